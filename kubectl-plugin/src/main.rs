@@ -1,6 +1,8 @@
 use std::io::Read;
 use std::process::ExitCode;
 
+use karpenter_why_core::{analyze, Document, Options, Severity};
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) != Some("analyze") {
@@ -10,12 +12,12 @@ fn main() -> ExitCode {
     let mut documents = Vec::new();
     for path in &args[1..] {
         let text = if path == "-" {
-            let mut s = String::new();
-            if let Err(e) = std::io::stdin().read_to_string(&mut s) {
+            let mut bytes = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
                 eprintln!("error: stdin: {e}");
                 return ExitCode::from(2);
             }
-            s
+            String::from_utf8_lossy(&bytes).into_owned()
         } else {
             match std::fs::read(path) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -30,19 +32,17 @@ fn main() -> ExitCode {
         } else {
             path.clone()
         };
-        documents.push(karpenter_why_core::Document { label, text });
+        documents.push(Document::new(label, text));
     }
-    let diagnoses = karpenter_why_core::analyze(&documents);
-    for d in &diagnoses {
-        println!("{} {} {}", d.id, d.slug, d.title);
-        for e in &d.evidence {
-            println!("  {}:{}: {}", e.source, e.line, e.text);
-        }
-    }
-    if diagnoses.is_empty() {
-        println!("no diagnosis");
-        ExitCode::SUCCESS
-    } else {
+    let report = analyze(&documents, &Options::default());
+    println!("{}", report.to_json());
+    if report
+        .diagnoses
+        .iter()
+        .any(|d| d.severity == Severity::Error)
+    {
         ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }

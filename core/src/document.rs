@@ -1,0 +1,68 @@
+//! Documents (text plus where it came from) and evidence spans pointing back into them.
+
+use serde::Serialize;
+
+/// Raw text plus a label saying where it came from (`karpenter.log`, `stdin`, `paste`,
+/// `GET /api/v1/namespaces/shop/pods/web-0`). Live mode and paste mode both produce these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    pub label: String,
+    pub text: String,
+}
+
+impl Document {
+    pub fn new(label: impl Into<String>, text: impl Into<String>) -> Self {
+        Document {
+            label: label.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// One quoted piece of input: where it came from and the exact text. Repeated identical
+/// lines collapse into one item with a count and the first/last timestamps seen.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    pub source: String,
+    /// 1-based line number in the document.
+    pub line: usize,
+    pub text: String,
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_seen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+impl Evidence {
+    pub fn new(source: impl Into<String>, line: usize, text: impl Into<String>) -> Self {
+        Evidence {
+            source: source.into(),
+            line,
+            text: text.into(),
+            count: 1,
+            first_seen: None,
+            last_seen: None,
+        }
+    }
+
+    pub fn at(mut self, time: Option<&str>) -> Self {
+        self.first_seen = time.map(str::to_string);
+        self.last_seen = self.first_seen.clone();
+        self
+    }
+}
+
+/// Input that could not be understood: reported with its place, never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputError {
+    pub source: String,
+    pub line: usize,
+    pub message: String,
+}

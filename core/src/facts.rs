@@ -1,0 +1,555 @@
+//! The typed, normalised model that rules reason over. Ingest fills it; rules only read it.
+//!
+//! Two layers:
+//! - `messages`: every message-bearing line from any source (event message, log message and
+//!   error, condition reason/message, kubelet journal text, unrecognised text), decoded (JSON
+//!   escapes resolved) so rules can match signal strings without caring where they came from.
+//! - typed objects (pods, NodePools, ...) for the rules that reason across facts.
+//!
+//! Only the fields rules need are modelled; unknown fields are ignored, never errors.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::document::{Evidence, InputError};
+
+/// What an object is, as far as the input says.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ObjectRef {
+    /// `Pod`, `Node`, `NodeClaim`, `NodePool`, `EC2NodeClass`, `Deployment`, ...
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl ObjectRef {
+    pub fn new(kind: &str, namespace: Option<&str>, name: &str) -> Self {
+        ObjectRef {
+            kind: kind.to_string(),
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        }
+    }
+
+    /// `ns/name` for namespaced objects, `name` otherwise.
+    pub fn qualified_name(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}/{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// Where a message came from; rules sometimes care (a condition reason is stronger than a
+/// free-text mention).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MessageOrigin {
+    /// A Kubernetes Event (describe Events table, `kubectl get events`, Event objects).
+    Event,
+    /// A Karpenter controller log record.
+    KarpenterLog,
+    /// A status condition of an object (`reason: message`).
+    Condition,
+    /// A kubelet (or other node agent) journal line.
+    Kubelet,
+    /// A field of an object (e.g. a container state reason/message).
+    ObjectField,
+    /// Text that matched no known format; still scanned for signals.
+    Unrecognised,
+}
+
+/// One message-bearing line, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub origin: MessageOrigin,
+    /// Decoded text rules match on. For log records: `message` then `error` and
+    /// `errorCauses`, joined with `: `. For events: the event message. For conditions:
+    /// `Type=Status Reason: message`.
+    pub text: String,
+    /// The raw input line(s), as the user will recognise them.
+    pub evidence: Evidence,
+    /// The object the message is about, when known (event's involved object, log's `Pod`...).
+    pub object: Option<ObjectRef>,
+    /// The NodePool the message is about, when known.
+    pub nodepool: Option<String>,
+    /// Timestamp as written in the input, when any.
+    pub time: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Event {
+    /// `Normal` / `Warning`.
+    pub event_type: String,
+    pub reason: String,
+    /// Reporting component (`karpenter`, `default-scheduler`, `kubelet`, ...).
+    pub source: String,
+    pub object: Option<ObjectRef>,
+    pub message: String,
+    /// `(x3 over 10m)` or the COUNT column; 1 when not stated.
+    pub count: usize,
+    /// Age / last seen as written.
+    pub age: Option<String>,
+    pub evidence: Evidence,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LogRecord {
+    /// Upper-case level: `DEBUG`, `INFO`, `WARN`, `ERROR`, ...
+    pub level: String,
+    pub time: Option<String>,
+    pub logger: Option<String>,
+    pub controller: Option<String>,
+    pub message: String,
+    pub error: Option<String>,
+    pub error_causes: Vec<String>,
+    /// Every other structured field, as JSON (`NodePool`, `Pod`, `NodeClaim`, `commit`...).
+    pub fields: BTreeMap<String, serde_json::Value>,
+    pub evidence: Evidence,
+}
+
+impl LogRecord {
+    /// A structured field as a name: `"x"`, `{"name":"x"}` or `{"namespace":"n","name":"x"}`
+    /// (qualified as `n/x`).
+    pub fn field_name(&self, key: &str) -> Option<String> {
+        match self.fields.get(key)? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Object(map) => {
+                let name = map.get("name")?.as_str()?;
+                match map.get("namespace").and_then(|v| v.as_str()) {
+                    Some(ns) if !ns.is_empty() => Some(format!("{ns}/{name}")),
+                    _ => Some(name.to_string()),
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Condition {
+    pub condition_type: String,
+    /// `True` / `False` / `Unknown`.
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub evidence: Option<Evidence>,
+}
+
+/// Common object metadata.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    /// Owner references (`ReplicaSet/web-7d9`, `StatefulSet/db`), first is the controller.
+    pub owners: Vec<ObjectRef>,
+    /// Where the object starts in the input.
+    pub evidence: Option<Evidence>,
+}
+
+/// A node selector requirement (NodePool/NodeClaim requirements, pod node affinity).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirement {
+    pub key: String,
+    /// `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`.
+    pub operator: String,
+    pub values: Vec<String>,
+    pub min_values: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Taint {
+    pub key: String,
+    pub value: Option<String>,
+    pub effect: String,
+}
+
+impl Taint {
+    /// `key=value:Effect` (or `key:Effect`), the way Karpenter and kubectl print taints.
+    pub fn display(&self) -> String {
+        match &self.value {
+            Some(v) if !v.is_empty() => format!("{}={}:{}", self.key, v, self.effect),
+            _ => format!("{}:{}", self.key, self.effect),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Toleration {
+    pub key: Option<String>,
+    /// `Equal` / `Exists`.
+    pub operator: Option<String>,
+    pub value: Option<String>,
+    pub effect: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TopologySpread {
+    pub topology_key: String,
+    pub max_skew: Option<i64>,
+    /// `DoNotSchedule` / `ScheduleAnyway`.
+    pub when_unsatisfiable: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Container {
+    pub name: String,
+    pub image: Option<String>,
+    /// `waiting` / `running` / `terminated`.
+    pub state: Option<String>,
+    /// e.g. `ImagePullBackOff`, `ErrImagePull`, `ContainerCreating`, `CrashLoopBackOff`.
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub ready: Option<bool>,
+    pub requests: BTreeMap<String, String>,
+    pub env: BTreeMap<String, String>,
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pod {
+    pub meta: Meta,
+    pub phase: Option<String>,
+    pub node_name: Option<String>,
+    pub nominated_node: Option<String>,
+    pub node_selector: BTreeMap<String, String>,
+    /// Required node affinity, one inner Vec per nodeSelectorTerm (terms are ORed).
+    pub node_affinity: Vec<Vec<Requirement>>,
+    pub tolerations: Vec<Toleration>,
+    pub topology_spread: Vec<TopologySpread>,
+    pub has_pod_anti_affinity: bool,
+    pub has_pod_affinity: bool,
+    pub containers: Vec<Container>,
+    pub init_containers: Vec<Container>,
+    /// PersistentVolumeClaim names the pod mounts.
+    pub pvc_names: Vec<String>,
+    pub host_ports: Vec<u32>,
+    pub dns_policy: Option<String>,
+    pub conditions: Vec<Condition>,
+    pub service_account: Option<String>,
+}
+
+impl Pod {
+    pub fn object_ref(&self) -> ObjectRef {
+        ObjectRef::new("Pod", self.meta.namespace.as_deref(), &self.meta.name)
+    }
+
+    pub fn is_pending(&self) -> bool {
+        self.phase.as_deref() == Some("Pending")
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DisruptionSpec {
+    pub consolidation_policy: Option<String>,
+    pub consolidate_after: Option<String>,
+    /// Budgets as written (`nodes: "0"`, `schedule`, `duration`, `reasons`).
+    pub budgets: Vec<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodePool {
+    pub meta: Meta,
+    pub nodeclass_ref: Option<String>,
+    pub requirements: Vec<Requirement>,
+    pub taints: Vec<Taint>,
+    pub startup_taints: Vec<Taint>,
+    /// `spec.template.metadata.labels`.
+    pub template_labels: BTreeMap<String, String>,
+    /// `spec.limits` (cpu, memory, ...).
+    pub limits: BTreeMap<String, String>,
+    /// `status.resources`: current usage.
+    pub usage: BTreeMap<String, String>,
+    pub disruption: DisruptionSpec,
+    pub weight: Option<i64>,
+    pub conditions: Vec<Condition>,
+    /// v1alpha5 Provisioner (pre-v0.32) rather than a NodePool.
+    pub is_provisioner: bool,
+}
+
+impl NodePool {
+    /// Values of an `In` requirement on `key`, if the NodePool constrains it.
+    pub fn allowed_values(&self, key: &str) -> Option<Vec<String>> {
+        self.requirements
+            .iter()
+            .find(|r| r.key == key && r.operator == "In")
+            .map(|r| r.values.clone())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeClass {
+    pub meta: Meta,
+    pub ami_family: Option<String>,
+    /// Selector terms as written (`tags`, `id`, `name`, `alias`...).
+    pub subnet_selector_terms: Vec<serde_json::Value>,
+    pub security_group_selector_terms: Vec<serde_json::Value>,
+    pub ami_selector_terms: Vec<serde_json::Value>,
+    pub role: Option<String>,
+    pub instance_profile: Option<String>,
+    /// `spec.kubelet` as written (maxPods, ...).
+    pub kubelet: Option<serde_json::Value>,
+    pub block_device_mappings: Vec<serde_json::Value>,
+    /// `status.subnets`: (id, zone).
+    pub status_subnets: Vec<(String, String)>,
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeClaim {
+    pub meta: Meta,
+    pub nodepool: Option<String>,
+    pub nodeclass_ref: Option<String>,
+    pub requirements: Vec<Requirement>,
+    pub taints: Vec<Taint>,
+    pub startup_taints: Vec<Taint>,
+    pub node_name: Option<String>,
+    pub provider_id: Option<String>,
+    pub instance_type: Option<String>,
+    pub zone: Option<String>,
+    pub capacity_type: Option<String>,
+    pub requests: BTreeMap<String, String>,
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Node {
+    pub meta: Meta,
+    pub taints: Vec<Taint>,
+    pub unschedulable: bool,
+    pub conditions: Vec<Condition>,
+    pub allocatable: BTreeMap<String, String>,
+    pub capacity: BTreeMap<String, String>,
+    pub provider_id: Option<String>,
+}
+
+/// A Kubernetes label selector (`matchLabels` and `matchExpressions`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
+    pub match_expressions: Vec<Requirement>,
+}
+
+impl LabelSelector {
+    /// Kubernetes semantics: every matchLabels pair and every expression must hold; an empty
+    /// selector matches everything.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.match_labels
+            .iter()
+            .all(|(k, v)| labels.get(k) == Some(v))
+            && self.match_expressions.iter().all(|e| {
+                let value = labels.get(&e.key);
+                match e.operator.as_str() {
+                    "In" => value.is_some_and(|v| e.values.contains(v)),
+                    "NotIn" => value.is_none_or(|v| !e.values.contains(v)),
+                    "Exists" => value.is_some(),
+                    "DoesNotExist" => value.is_none(),
+                    _ => false,
+                }
+            })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pdb {
+    pub meta: Meta,
+    pub selector: LabelSelector,
+    pub min_available: Option<String>,
+    pub max_unavailable: Option<String>,
+    pub disruptions_allowed: Option<i64>,
+    pub current_healthy: Option<i64>,
+    pub desired_healthy: Option<i64>,
+    pub expected_pods: Option<i64>,
+}
+
+/// Deployment, StatefulSet, DaemonSet or ReplicaSet.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Workload {
+    pub kind: String,
+    pub meta: Meta,
+    pub replicas: Option<i64>,
+    pub ready_replicas: Option<i64>,
+    pub selector: LabelSelector,
+    pub template_labels: BTreeMap<String, String>,
+    pub containers: Vec<Container>,
+    pub dns_policy: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StorageClass {
+    pub meta: Meta,
+    pub provisioner: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PersistentVolume {
+    pub meta: Meta,
+    /// `awsElasticBlockStore` (in-tree) rather than CSI.
+    pub in_tree_ebs: bool,
+    pub storage_class: Option<String>,
+    /// Zones from the PV's node affinity.
+    pub zones: Vec<String>,
+    pub claim: Option<ObjectRef>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PersistentVolumeClaim {
+    pub meta: Meta,
+    pub storage_class: Option<String>,
+    pub volume_name: Option<String>,
+    pub phase: Option<String>,
+}
+
+/// Which kinds of evidence the input contained: drives the checklist and the `missing` list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Collected {
+    PodEvents,
+    /// A NodeClaim list or object, or `No resources found` for nodeclaims.
+    NodeClaims,
+    KarpenterLogs,
+    /// Karpenter logs at debug level.
+    DebugLogs,
+    NodeClasses,
+    NodePools,
+    Nodes,
+    Pdbs,
+    KubeletLogs,
+    KarpenterDeployment,
+}
+
+/// `No resources found` (or an empty list) for a kind, with where it was said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmptyList {
+    /// Lower-case resource as typed, e.g. `nodeclaims`; `None` when the output does not say.
+    pub resource: Option<String>,
+    pub namespace: Option<String>,
+    pub evidence: Evidence,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub messages: Vec<Message>,
+    pub events: Vec<Event>,
+    pub logs: Vec<LogRecord>,
+    pub pods: Vec<Pod>,
+    pub nodes: Vec<Node>,
+    pub nodeclaims: Vec<NodeClaim>,
+    pub nodepools: Vec<NodePool>,
+    pub nodeclasses: Vec<NodeClass>,
+    pub pdbs: Vec<Pdb>,
+    pub workloads: Vec<Workload>,
+    pub storage_classes: Vec<StorageClass>,
+    pub persistent_volumes: Vec<PersistentVolume>,
+    pub pvcs: Vec<PersistentVolumeClaim>,
+    pub empty_lists: Vec<EmptyList>,
+    /// Karpenter version when the input reveals it (image tag, log `commit`/version line,
+    /// chart labels), without a leading `v`.
+    pub karpenter_version: Option<String>,
+    pub karpenter_namespace: Option<String>,
+    pub collected: BTreeSet<Collected>,
+    pub input_errors: Vec<InputError>,
+}
+
+impl Facts {
+    /// Messages whose decoded text contains `needle`, ASCII-case-insensitively.
+    pub fn messages_containing<'a>(
+        &'a self,
+        needle: &'a str,
+    ) -> impl Iterator<Item = &'a Message> + 'a {
+        self.messages
+            .iter()
+            .filter(move |m| contains_ignore_ascii_case(&m.text, needle))
+    }
+
+    /// Messages containing any of `needles`, each message once.
+    pub fn messages_containing_any<'a>(
+        &'a self,
+        needles: &'a [&'a str],
+    ) -> impl Iterator<Item = &'a Message> + 'a {
+        self.messages.iter().filter(move |m| {
+            needles
+                .iter()
+                .any(|n| contains_ignore_ascii_case(&m.text, n))
+        })
+    }
+
+    pub fn nodepool(&self, name: &str) -> Option<&NodePool> {
+        self.nodepools.iter().find(|p| p.meta.name == name)
+    }
+
+    pub fn nodeclass(&self, name: &str) -> Option<&NodeClass> {
+        self.nodeclasses.iter().find(|c| c.meta.name == name)
+    }
+
+    pub fn pending_pods(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.iter().filter(|p| p.is_pending())
+    }
+
+    /// The Karpenter controller Deployment, when the input has it.
+    pub fn karpenter_deployment(&self) -> Option<&Workload> {
+        self.workloads.iter().find(|w| {
+            w.kind == "Deployment"
+                && (w
+                    .meta
+                    .labels
+                    .get("app.kubernetes.io/name")
+                    .map(String::as_str)
+                    == Some("karpenter")
+                    || w.meta.name == "karpenter")
+        })
+    }
+
+    pub fn has(&self, what: Collected) -> bool {
+        self.collected.contains(&what)
+    }
+}
+
+/// ASCII case-insensitive substring test without allocating.
+pub fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    if n.is_empty() {
+        return true;
+    }
+    if n.len() > h.len() {
+        return false;
+    }
+    h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn selector_semantics() {
+        let sel = LabelSelector {
+            match_labels: labels(&[("app", "web")]),
+            match_expressions: vec![Requirement {
+                key: "tier".into(),
+                operator: "NotIn".into(),
+                values: vec!["batch".into()],
+                min_values: None,
+            }],
+        };
+        assert!(sel.matches(&labels(&[("app", "web")])));
+        assert!(!sel.matches(&labels(&[("app", "web"), ("tier", "batch")])));
+        assert!(!sel.matches(&labels(&[("app", "db")])));
+        assert!(LabelSelector::default().matches(&labels(&[])));
+    }
+
+    #[test]
+    fn case_insensitive_contains() {
+        assert!(contains_ignore_ascii_case(
+            "Pdb \"a/b\" prevents",
+            "pdb \"a/b\""
+        ));
+        assert!(!contains_ignore_ascii_case("abc", "abcd"));
+    }
+}

@@ -1,0 +1,5 @@
+//! KW0xx: workloads and cluster operations.
+
+use super::Rule;
+
+pub const RULES: &[Rule] = &[];

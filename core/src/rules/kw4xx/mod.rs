@@ -1,0 +1,5 @@
+//! KW4xx: disruption (the node is not removed or consolidated).
+
+use super::Rule;
+
+pub const RULES: &[Rule] = &[];
