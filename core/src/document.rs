@@ -8,6 +8,9 @@ use serde::Serialize;
 pub struct Document {
     pub label: String,
     pub text: String,
+    /// When `text` holds only some lines of a larger input (the streaming log scanner keeps
+    /// candidate lines only), the original 1-based line number of each line of `text`.
+    pub line_numbers: Option<Vec<usize>>,
 }
 
 impl Document {
@@ -15,6 +18,15 @@ impl Document {
         Document {
             label: label.into(),
             text: text.into(),
+            line_numbers: None,
+        }
+    }
+
+    /// The original 1-based line number of the line at `index` (0-based) of `text`.
+    pub fn original_line(&self, index: usize) -> usize {
+        match &self.line_numbers {
+            Some(numbers) => numbers.get(index).copied().unwrap_or(index + 1),
+            None => index + 1,
         }
     }
 }

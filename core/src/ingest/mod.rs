@@ -4,6 +4,8 @@
 use crate::document::{Document, Evidence};
 use crate::facts::{Facts, LogRecord, Message, MessageOrigin};
 
+pub mod logs;
+
 /// Ingests every document into one set of facts.
 pub fn ingest(documents: &[Document]) -> Facts {
     let mut facts = Facts::default();
@@ -19,8 +21,8 @@ fn ingest_document(doc: &Document, facts: &mut Facts) {
         if line.is_empty() {
             continue;
         }
-        let evidence = Evidence::new(&doc.label, index + 1, line);
-        if let Some(record) = parse_json_log(line, evidence.clone()) {
+        let evidence = Evidence::new(&doc.label, doc.original_line(index), line);
+        if let Some(record) = logs::parse_log_line(line, evidence.clone()) {
             facts.messages.push(Message {
                 origin: MessageOrigin::KarpenterLog,
                 text: log_text(&record),
@@ -50,31 +52,4 @@ fn log_text(record: &LogRecord) -> String {
         text.push_str(part);
     }
     text
-}
-
-fn parse_json_log(line: &str, evidence: Evidence) -> Option<LogRecord> {
-    let value: serde_json::Value = serde_json::from_str(line).ok()?;
-    let mut map = match value {
-        serde_json::Value::Object(map) => map,
-        _ => return None,
-    };
-    let message = map.remove("message").or_else(|| map.remove("msg"))?;
-    let level = map
-        .remove("level")
-        .and_then(|v| v.as_str().map(str::to_ascii_uppercase));
-    let text = |v: Option<serde_json::Value>| v.and_then(|v| v.as_str().map(str::to_string));
-    Some(LogRecord {
-        level: level.unwrap_or_default(),
-        time: text(map.remove("time").or_else(|| map.remove("ts"))),
-        logger: text(map.remove("logger")),
-        controller: text(map.remove("controller")),
-        message: message
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| message.to_string()),
-        error: text(map.remove("error")),
-        error_causes: Vec::new(),
-        fields: map.into_iter().collect(),
-        evidence,
-    })
 }

@@ -56,6 +56,11 @@ pub struct RuleMeta {
     pub title: &'static str,
     pub severity: Severity,
     pub docs: &'static str,
+    /// Lower-case substrings that mark a line as a candidate for this rule. The log scanner's
+    /// prefilter is built from every rule's signals, so a line holding none of them (and no
+    /// structural marker the scanner keeps on its own) is never fully parsed: a rule must list
+    /// here every text it matches in logs.
+    pub signals: &'static [&'static str],
     /// When any of these IDs fires, this rule's diagnoses are dropped (KW302 is the fallback
     /// for the specific launch rules, KW303 yields to kubelet evidence...).
     pub superseded_by: &'static [&'static str],

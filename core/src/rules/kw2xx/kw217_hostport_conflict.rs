@@ -11,6 +11,7 @@ const META: RuleMeta = RuleMeta {
     title: "The pod's hostPort is already taken on every candidate node",
     severity: Severity::Error,
     superseded_by: &[],
+    signals: SIGNALS,
     docs: r#"## What it means
 The pod asks for a `hostPort` (a port bound on the node's own IP) that another pod already
 holds, so it cannot be placed on that node, and Karpenter's simulation says the same of the
@@ -32,10 +33,7 @@ node and Karpenter launches one per replica.
 "#,
 };
 
-const SIGNALS: &[&str] = &[
-    "conflicts with existing hostport configuration",
-    "pod hostport conflicts with existing hostport",
-];
+const SIGNALS: &[&str] = &["conflicts with existing hostport configuration"];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<_> = facts
