@@ -2,6 +2,17 @@
 
 use super::Rule;
 
+mod kw201_no_instance_type_fits;
+mod kw202_no_offering_in_zone;
+mod kw203_requirements_incompatible;
+mod kw204_taint_not_tolerated;
 mod kw217_hostport_conflict;
+pub(crate) mod scheduling;
 
-pub const RULES: &[Rule] = &[kw217_hostport_conflict::RULE];
+pub const RULES: &[Rule] = &[
+    kw201_no_instance_type_fits::RULE,
+    kw202_no_offering_in_zone::RULE,
+    kw203_requirements_incompatible::RULE,
+    kw204_taint_not_tolerated::RULE,
+    kw217_hostport_conflict::RULE,
+];

@@ -1,0 +1,327 @@
+//! KW201 no-instance-type-fits.
+
+use crate::facts::{contains_ignore_ascii_case, Facts};
+use crate::rules::kw2xx::scheduling::{
+    cpu_cores, format_resources, group_hits, hit_messages, nodepool_label, pod_label,
+    resource_value, scheduling_errors, Cause, Clause, InstanceTypeFailure,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW201",
+    slug: "no-instance-type-fits",
+    title: "No instance type the NodePool allows has enough resources for the pod",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter simulated every instance type the NodePool allows and none can hold the pod: its
+requests plus the daemonset overhead (the DaemonSet pods every new node also runs) exceed what
+the largest allowed type offers, or no single type meets the requirements, the resources and
+an offering at once.
+
+Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`):
+`no instance type has enough resources, requirements=..., resources=...`, the v1.0 to v1.2
+`no instance type satisfied resources <json> and requirements <reqs> (no instance type has
+enough resources)`, and the combined texts `no instance type met the scheduling requirements or
+had enough resources[ or had a required offering]`, `no instance type had enough resources or
+had a required offering`, `no instance type met all requirements`, `no instance type met the
+requirements/resources/offering tuple`. `(CPU request >= 1 Million, m vs M typo?)` marks a CPU
+request of a million cores or more.
+
+## Why it happens
+The NodePool's requirements (`node.kubernetes.io/instance-type`, `karpenter.k8s.aws/instance-family`,
+`-size`, `-cpu`) allow only types smaller than the pod, the pod asks for more than any type
+offers (often a `M` where `m` was meant: `2000M` is two billion cores), or the daemonset
+overhead pushes a pod that would fit over the edge. `resources=` in the message is the total
+Karpenter tried to place.
+
+## How to fix
+Widen the NodePool's instance requirements (more families, larger sizes, a
+`karpenter.k8s.aws/instance-cpu` bound instead of a fixed type list), lower the pod's requests,
+or trim the DaemonSets that run on every node. When the NodePool also excluded types because
+they would breach its `spec.limits`, raise the limits (KW205).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "could not schedule pod",
+    "failed to schedule pod",
+    "no instance type has enough resources",
+    "no instance type satisfied resources",
+    "no instance type met",
+    "no instance type had enough resources",
+    "no instance type which",
+];
+
+/// The instance-type failures this rule explains: a resource shortfall, the tuple, or the
+/// requirements alone. `met the scheduling requirements or had a required offering` (no
+/// resource part) is KW202's.
+pub fn is_resource_failure(f: &InstanceTypeFailure) -> bool {
+    f.resources || f.tuple || (f.requirements && !f.offering)
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let errors = scheduling_errors(facts);
+    let groups = group_hits(
+        &errors,
+        |c| matches!(&c.cause, Cause::InstanceTypes(f) if is_resource_failure(f)),
+        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
+    );
+    let mut out = Vec::new();
+    for hits in groups {
+        let first = hits[0];
+        let clause = first.clause;
+        let Cause::InstanceTypes(failure) = &clause.cause else {
+            continue;
+        };
+        let pod = first.error.pod.as_ref();
+        let pool = nodepool_label(clause);
+        let excluded_by_limits = clause
+            .nodepool
+            .as_deref()
+            .is_some_and(|np| limits_exclusion_for(facts, np));
+        let mut summary = String::new();
+        if failure.cpu_typo {
+            summary.push_str(&format!(
+                "{} requests a million CPU cores or more: almost surely an `m`/`M` typo in its CPU request (`M` is mega, `m` is milli). ",
+                pod_label(pod)
+            ));
+        }
+        summary.push_str(&format!(
+            "{} does not fit {}: {}",
+            if failure.cpu_typo {
+                "It".to_string()
+            } else {
+                pod_label(pod)
+            },
+            pool,
+            failure_sentence(failure)
+        ));
+        if let Some(res) = &clause.resources {
+            summary.push_str(&format!(" It needs {}", format_resources(res)));
+            match &clause.daemonset_overhead {
+                Some(o) => summary.push_str(&format!(
+                    " (its requests plus daemonset overhead {})",
+                    format_resources(o)
+                )),
+                None => summary.push_str(" (its requests plus the daemonset overhead)"),
+            }
+            summary.push('.');
+        }
+        if let Some(allowed) = clause
+            .requirements
+            .as_deref()
+            .and_then(instance_requirements)
+        {
+            summary.push_str(&format!(" Instance requirements: {allowed}."));
+        }
+        if excluded_by_limits {
+            summary.push_str(
+                " Karpenter also excluded some of its instance types because they would breach the NodePool's limits: a limits problem too (KW205).",
+            );
+        }
+        summary.push_str(&first.error.nearest_note(clause));
+        let mut diagnosis = Diagnosis::new(&META, summary)
+            .with_object(pod)
+            .with_node_pool(clause.nodepool.as_deref())
+            .with_messages(hit_messages(&hits))
+            .with_remediation(remediation(
+                facts,
+                clause,
+                failure,
+                pod.map(|p| p.qualified_name()),
+            ));
+        if excluded_by_limits {
+            diagnosis = diagnosis.with_related(&["KW205"]);
+        }
+        out.push(diagnosis);
+    }
+    out
+}
+
+fn failure_sentence(f: &InstanceTypeFailure) -> &'static str {
+    if f.tuple {
+        "each of its requirements, resources and offerings is met by some instance type, but no single type meets all three."
+    } else if f.requirements && f.resources && f.offering {
+        "no instance type meets its requirements, has enough resources and has an available offering."
+    } else if f.requirements && f.resources {
+        "no instance type both meets its requirements and has enough resources."
+    } else if f.resources && f.offering {
+        "no instance type with enough resources has an available offering."
+    } else if f.resources {
+        "no instance type it allows has enough resources."
+    } else {
+        "no instance type meets all of its requirements."
+    }
+}
+
+/// The instance-shaping requirements of a requirements string (type, family, size, cpu...).
+fn instance_requirements(requirements: &str) -> Option<String> {
+    let picked: Vec<&str> = requirements
+        .split(", ")
+        .map(str::trim)
+        .filter(|r| {
+            r.starts_with("node.kubernetes.io/instance-type ")
+                || r.starts_with("karpenter.k8s.aws/instance-")
+        })
+        .collect();
+    (!picked.is_empty()).then(|| picked.join(", "))
+}
+
+/// A DEBUG `instance types were excluded because they would breach limits` line for `np`.
+pub fn limits_exclusion_for(facts: &Facts, np: &str) -> bool {
+    facts
+        .messages_containing("would breach")
+        .any(|m| m.nodepool.as_deref() == Some(np) || contains_ignore_ascii_case(&m.text, np))
+}
+
+fn remediation(
+    facts: &Facts,
+    clause: &Clause,
+    failure: &InstanceTypeFailure,
+    pod: Option<String>,
+) -> Vec<Remediation> {
+    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let mut steps = Vec::new();
+    let cpu = clause
+        .resources
+        .as_deref()
+        .and_then(|r| resource_value(r, "cpu"));
+    if failure.cpu_typo {
+        let (ns, name) = split_pod(pod.as_deref());
+        steps.push(Remediation::command(
+            "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
+            format!("kubectl get pod {name} -n {ns} -o jsonpath='{{range .spec.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
+        ));
+    }
+    let cores = cpu.as_deref().and_then(cpu_cores).filter(|c| *c < 1e5);
+    let gt = cores.map(|c| (c.floor() as u64).max(1)).unwrap_or(4);
+    let existing = facts
+        .nodepool(np)
+        .map(|p| !p.requirements.is_empty())
+        .unwrap_or(false);
+    steps.push(Remediation::yaml(
+        format!(
+            "Widen the instance requirements of NodePool {np} (`kubectl edit nodepool {np}`): replace a fixed instance-type list by families and a CPU bound large enough for the pod{}.",
+            if existing { ", keeping the other requirements" } else { "" }
+        ),
+        format!(
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-cpu\n          operator: Gt\n          values: [\"{gt}\"]\n"
+        ),
+    ));
+    steps.push(Remediation::text(
+        "Or lower the pod's requests so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
+    ));
+    if clause.daemonset_overhead.is_some() || clause.resources.is_some() {
+        steps.push(Remediation::command(
+            "Or trim the DaemonSets that land on every node of this NodePool (their requests are the daemonset overhead):",
+            "kubectl get daemonsets -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,CPU:.spec.template.spec.containers[*].resources.requests.cpu,MEMORY:.spec.template.spec.containers[*].resources.requests.memory",
+        ));
+    }
+    steps
+}
+
+fn split_pod(pod: Option<&str>) -> (String, String) {
+    match pod.and_then(|p| p.split_once('/')) {
+        Some((ns, name)) => (ns.to_string(), name.to_string()),
+        None => (
+            "<namespace>".to_string(),
+            pod.unwrap_or("<pod>").to_string(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn v1_5_enough_resources_event() {
+        let report = check_only(
+            "KW201",
+            r#"  Warning  FailedScheduling  90s (x2 over 6m40s)  karpenter  Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default], node.kubernetes.io/instance-type In [r5a.8xlarge], resources={"cpu":"29500m","memory":"246400Mi","pods":"6"}"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("default"));
+        assert!(
+            d.summary.contains("cpu 29500m, memory 246400Mi"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("r5a.8xlarge"), "{}", d.summary);
+    }
+
+    #[test]
+    fn v1_0_satisfied_resources_log_names_overhead() {
+        let report = check_only(
+            "KW201",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"trino-0","namespace":"analytics"},"error":"incompatible with nodepool \"default\", daemonset overhead={\"cpu\":\"500m\",\"memory\":\"640Mi\",\"pods\":\"5\"}, no instance type satisfied resources {\"cpu\":\"29500m\",\"memory\":\"246400Mi\",\"pods\":\"6\"} and requirements karpenter.sh/nodepool In [default], node.kubernetes.io/instance-type In [r5a.8xlarge] (no instance type has enough resources)"}"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with("Pod analytics/trino-0"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("daemonset overhead cpu 500m"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn combined_and_tuple_forms() {
+        for phrase in [
+            "no instance type met the scheduling requirements or had enough resources or had a required offering",
+            "no instance type met the scheduling requirements or had enough resources",
+            "no instance type had enough resources or had a required offering",
+            "no instance type met all requirements",
+            "no instance type met the requirements/resources/offering tuple",
+            "no instance type which met the scheduling requirements and the required offering had the required resources",
+        ] {
+            let text = format!("Failed to schedule pod, {phrase}, requirements=karpenter.sh/nodepool In [a], resources={{\"cpu\":\"1\"}}");
+            assert_eq!(ids(&check_only("KW201", &text)), ["KW201"], "{phrase}");
+        }
+    }
+
+    #[test]
+    fn cpu_typo_leads() {
+        let report = check_only(
+            "KW201",
+            r#"Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], resources={"cpu":"2000000","pods":"1"} (CPU request >= 1 Million, m vs M typo?)"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        assert!(report.diagnoses[0].summary.contains("`m`/`M` typo"));
+    }
+
+    #[test]
+    fn offering_only_and_scheduler_text_are_not_kw201() {
+        for text in [
+            "Failed to schedule pod, no instance type has the required offering, requirements=a In [b], resources={}",
+            "Failed to schedule pod, no instance type met the scheduling requirements or had a required offering, requirements=a In [b], resources={}",
+            "0/10 nodes are available: 10 Insufficient cpu, 10 Insufficient memory.",
+            "no instance types satisfy requirements of amis [ami-0f1e2d3c4b5a69788]",
+        ] {
+            assert!(ids(&check_only("KW201", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn one_diagnosis_per_nodepool_with_nearest() {
+        let report = check_only(
+            "KW201",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"p","namespace":"n"},"error":"did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule); no instance type has enough resources, requirements=karpenter.sh/nodepool In [big], resources={\"cpu\":\"64\"}"}
+{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"p","namespace":"n"},"error":"did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule); no instance type has enough resources, requirements=karpenter.sh/nodepool In [big], resources={\"cpu\":\"64\"}"}"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.evidence.len(), 1);
+        assert_eq!(d.evidence[0].count, 2);
+    }
+}

@@ -1,0 +1,583 @@
+//! KW202 no-offering-in-zone.
+
+use std::collections::BTreeSet;
+
+use crate::facts::{Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::{
+    format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
+    requirement_on, scheduling_errors, Cause, Clause,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW202",
+    slug: "no-offering-in-zone",
+    title:
+        "The instance types exist but none is offered in the zone or capacity type the pod needs",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter found instance types that match the pod and are large enough, but no *offering* of
+them (an instance type in a zone, with a capacity type, on-demand or spot or reserved) is
+available for the zones and capacity types the pod and the NodePool allow together.
+
+Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`): `no instance type
+has the required offering`, and the combined texts ending in `or had a required offering`
+(`no instance type met the scheduling requirements or had a required offering`, `... or had
+enough resources or had a required offering`, `no instance type had enough resources or had a
+required offering`, `no instance type which met the scheduling requirements and had enough
+resources, had a required offering`); v1.5+ `incompatible volume requirements, key
+topology.kubernetes.io/zone, ...` when the pod's volume pins a zone. The scheduler's `volume
+node affinity conflict` corroborates.
+
+## Why it happens
+Most often a StatefulSet whose EBS volume lives in one zone (EBS volumes never leave their
+zone) while the NodePool's `topology.kubernetes.io/zone` requirement, or the subnets its
+EC2NodeClass selects, do not cover that zone. Also: a spot-only NodePool whose spot offerings
+were marked unavailable after insufficient-capacity errors (KW215, KW216), a zone that does
+not exist (`eu-west-2z`), or a `topology.kubernetes.io/zone DoesNotExist` requirement that no
+offering can meet (every offering has a zone).
+
+## How to fix
+Add the zone to the NodePool's zone requirement and make sure the EC2NodeClass selects a subnet
+in it (`status.subnets` lists the zones it covers), or allow the other capacity type
+(`karpenter.sh/capacity-type In [on-demand, spot]`). For a volume in a zone you no longer
+serve, restore it from a snapshot in a covered zone.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "could not schedule pod",
+    "failed to schedule pod",
+    "required offering",
+    "incompatible volume requirements",
+    "volume node affinity conflict",
+];
+
+const ZONE_KEYS: &[&str] = &[
+    "topology.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/zone",
+    "topology.ebs.csi.aws.com/zone",
+];
+
+fn is_offering_clause(c: &Clause) -> bool {
+    match &c.cause {
+        Cause::InstanceTypes(f) => f.offering,
+        Cause::VolumeConflict { key, .. } => key.as_deref().is_none_or(|k| ZONE_KEYS.contains(&k)),
+        _ => false,
+    }
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let errors = scheduling_errors(facts);
+    let groups = group_hits(&errors, is_offering_clause, |c| {
+        format!("{:?}\u{0}{}", c.nodepool, c.reason)
+    });
+    let conflicts: Vec<&Message> = facts
+        .messages_containing("volume node affinity conflict")
+        .collect();
+    let mut out = Vec::new();
+    for hits in groups {
+        let first = hits[0];
+        let clause = first.clause;
+        let pod = first.error.pod.as_ref();
+        let zones = ZoneFacts::gather(facts, clause, pod, !conflicts.is_empty());
+        let mut summary = format!(
+            "{} cannot get a node from {}: {}",
+            pod_label(pod),
+            nodepool_label(clause),
+            lead(clause)
+        );
+        summary.push_str(&zones.explain());
+        if let Some(res) = &clause.resources {
+            summary.push_str(&format!(" Resources asked: {}.", format_resources(res)));
+        }
+        summary.push_str(&first.error.nearest_note(clause));
+        let diagnosis = Diagnosis::new(&META, summary)
+            .with_object(pod)
+            .with_node_pool(clause.nodepool.as_deref())
+            .with_messages(hit_messages(&hits))
+            .with_messages(conflicts.iter().copied())
+            .with_remediation(zones.remediation(clause));
+        let diagnosis = if zones.spot_only {
+            diagnosis.with_related(&["KW216", "KW215"])
+        } else {
+            diagnosis
+        };
+        out.push(diagnosis);
+    }
+    out
+}
+
+fn lead(clause: &Clause) -> String {
+    match &clause.cause {
+        Cause::VolumeConflict {
+            incoming, existing, ..
+        } => format!(
+            "its volume requires {} but the NodePool allows {}.",
+            incoming.as_deref().unwrap_or("another zone"),
+            existing.as_deref().unwrap_or("other zones")
+        ),
+        Cause::InstanceTypes(f) if f.requirements && f.resources => {
+            "no instance type meets its requirements, has enough resources and has an available offering (zone x capacity type) at once.".to_string()
+        }
+        Cause::InstanceTypes(f) if f.requirements => {
+            "no instance type both meets its requirements and has an available offering (zone x capacity type).".to_string()
+        }
+        Cause::InstanceTypes(f) if f.resources => {
+            "no instance type with enough resources has an available offering (zone x capacity type).".to_string()
+        }
+        _ => "no matching instance type has an available offering (zone x capacity type).".to_string(),
+    }
+}
+
+/// What the facts say about the zones involved.
+#[derive(Debug, Default)]
+struct ZoneFacts {
+    /// Zones the pod needs, with why.
+    required: Vec<(String, String)>,
+    /// The zones the clause's requirements allow (pod and NodePool combined).
+    allowed_by_requirements: Option<Vec<String>>,
+    zone_does_not_exist: bool,
+    nodepool: Option<String>,
+    nodepool_zones: Option<Vec<String>>,
+    nodeclass: Option<String>,
+    subnet_zones: Option<Vec<String>>,
+    subnet_tag: Option<(String, String)>,
+    spot_only: bool,
+    volume_conflict_seen: bool,
+}
+
+impl ZoneFacts {
+    fn gather(
+        facts: &Facts,
+        clause: &Clause,
+        pod: Option<&ObjectRef>,
+        volume_conflict_seen: bool,
+    ) -> Self {
+        let mut z = ZoneFacts {
+            volume_conflict_seen,
+            nodepool: clause.nodepool.clone(),
+            ..Default::default()
+        };
+        if let Cause::VolumeConflict {
+            incoming: Some(incoming),
+            ..
+        } = &clause.cause
+        {
+            for key in ZONE_KEYS {
+                for zone in in_values(incoming, key).unwrap_or_default() {
+                    z.push_required(zone, "its volume's node affinity");
+                }
+            }
+        }
+        if let Some(reqs) = &clause.requirements {
+            z.allowed_by_requirements = ZONE_KEYS.iter().find_map(|k| in_values(reqs, k));
+            z.zone_does_not_exist = ZONE_KEYS
+                .iter()
+                .any(|k| requirement_on(reqs, k).is_some_and(|r| r.ends_with(" DoesNotExist")));
+            z.spot_only =
+                in_values(reqs, "karpenter.sh/capacity-type").is_some_and(|v| v == ["spot"]);
+        }
+        let fact_pod = pod.and_then(|p| {
+            facts.pods.iter().find(|fp| {
+                fp.meta.name == p.name
+                    && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
+            })
+        });
+        if let Some(fp) = fact_pod {
+            for key in ZONE_KEYS {
+                if let Some(zone) = fp.node_selector.get(*key) {
+                    z.push_required(zone.clone(), "its nodeSelector");
+                }
+            }
+            // A zone every nodeSelectorTerm requires (terms are ORed, so only a single term
+            // pins the zone).
+            if let [term] = fp.node_affinity.as_slice() {
+                for r in term {
+                    if ZONE_KEYS.contains(&r.key.as_str()) && r.operator == "In" {
+                        for v in &r.values {
+                            z.push_required(v.clone(), "its node affinity");
+                        }
+                    }
+                }
+            }
+            for pv in &facts.persistent_volumes {
+                let bound_to_pod = pv.claim.as_ref().is_some_and(|c| {
+                    fp.pvc_names.contains(&c.name)
+                        && (c.namespace.is_none() || c.namespace == fp.meta.namespace)
+                });
+                if bound_to_pod {
+                    for zone in &pv.zones {
+                        z.push_required(
+                            zone.clone(),
+                            &format!("its PersistentVolume {}", pv.meta.name),
+                        );
+                    }
+                }
+            }
+        } else if let Some(ns) = pod.and_then(|p| p.namespace.as_deref()) {
+            // Without the pod's spec, a PV claimed from the pod's namespace is the best
+            // corroboration the input offers.
+            for pv in &facts.persistent_volumes {
+                if pv.claim.as_ref().and_then(|c| c.namespace.as_deref()) == Some(ns) {
+                    for zone in &pv.zones {
+                        z.push_required(
+                            zone.clone(),
+                            &format!("PersistentVolume {} of namespace {ns}", pv.meta.name),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(np) = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n)) {
+            z.nodepool_zones = ZONE_KEYS.iter().find_map(|k| np.allowed_values(k));
+            if !z.spot_only {
+                z.spot_only = np
+                    .allowed_values("karpenter.sh/capacity-type")
+                    .is_some_and(|v| v == ["spot"]);
+            }
+            if let Some(nc) = np.nodeclass_ref.as_deref().and_then(|n| facts.nodeclass(n)) {
+                z.nodeclass = Some(nc.meta.name.clone());
+                if !nc.status_subnets.is_empty() {
+                    let mut zones: Vec<String> = nc
+                        .status_subnets
+                        .iter()
+                        .map(|(_, zone)| zone.clone())
+                        .collect();
+                    zones.sort();
+                    zones.dedup();
+                    z.subnet_zones = Some(zones);
+                }
+                z.subnet_tag = nc.subnet_selector_terms.iter().find_map(|t| {
+                    let tags = t.get("tags")?.as_object()?;
+                    let (k, v) = tags.iter().next()?;
+                    Some((k.clone(), v.as_str().unwrap_or("*").to_string()))
+                });
+            } else {
+                z.nodeclass = np.nodeclass_ref.clone();
+            }
+        }
+        z
+    }
+
+    fn push_required(&mut self, zone: String, why: &str) {
+        if !self.required.iter().any(|(z, _)| *z == zone) {
+            self.required.push((zone, why.to_string()));
+        }
+    }
+
+    fn required_zones(&self) -> BTreeSet<&str> {
+        self.required.iter().map(|(z, _)| z.as_str()).collect()
+    }
+
+    /// The zones to compare: those the pod needs, else those the requirements allow.
+    fn wanted(&self) -> Vec<String> {
+        if !self.required.is_empty() {
+            return self.required.iter().map(|(z, _)| z.clone()).collect();
+        }
+        self.allowed_by_requirements.clone().unwrap_or_default()
+    }
+
+    fn missing_in_nodepool(&self) -> Vec<String> {
+        match &self.nodepool_zones {
+            Some(np) => self
+                .wanted()
+                .into_iter()
+                .filter(|z| !np.contains(z))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn missing_in_subnets(&self) -> Vec<String> {
+        match &self.subnet_zones {
+            Some(s) => self
+                .wanted()
+                .into_iter()
+                .filter(|z| !s.contains(z))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn explain(&self) -> String {
+        let mut s = String::new();
+        if self.zone_does_not_exist {
+            s.push_str(" Its requirements include `topology.kubernetes.io/zone DoesNotExist`: every offering has a zone, so none can match; remove that requirement from the pod (or the NodePool).");
+        }
+        for (zone, why) in &self.required {
+            s.push_str(&format!(" The pod needs zone {zone} ({why})."));
+        }
+        if self.required.is_empty() {
+            if let Some(allowed) = &self.allowed_by_requirements {
+                s.push_str(&format!(
+                    " The zones left to it are [{}].",
+                    allowed.join(" ")
+                ));
+            }
+        }
+        let np = self.nodepool.as_deref().unwrap_or("the NodePool");
+        let missing_np = self.missing_in_nodepool();
+        if !missing_np.is_empty() {
+            s.push_str(&format!(
+                " NodePool {np} does not allow {} (it allows [{}]).",
+                missing_np.join(", "),
+                self.nodepool_zones.as_deref().unwrap_or_default().join(" ")
+            ));
+        }
+        let missing_sub = self.missing_in_subnets();
+        let nc = self.nodeclass.as_deref().unwrap_or("its EC2NodeClass");
+        if !missing_sub.is_empty() {
+            s.push_str(&format!(
+                " EC2NodeClass {nc} has no subnet in {} (its subnets cover [{}]).",
+                missing_sub.join(", "),
+                self.subnet_zones.as_deref().unwrap_or_default().join(" ")
+            ));
+        }
+        let wanted = self.wanted();
+        if !wanted.is_empty()
+            && missing_np.is_empty()
+            && missing_sub.is_empty()
+            && self.nodepool_zones.is_some()
+            && self.subnet_zones.is_some()
+        {
+            s.push_str(&format!(
+                " NodePool {np} and EC2NodeClass {nc} both cover {}: the offerings there are unavailable (capacity, or the capacity type).",
+                wanted.join(", ")
+            ));
+        }
+        if self.spot_only {
+            s.push_str(" Only spot is allowed (`karpenter.sh/capacity-type In [spot]`): spot offerings that failed with insufficient capacity stay unavailable for a few minutes.");
+        }
+        if self.volume_conflict_seen && self.required.is_empty() {
+            s.push_str(" The scheduler's `volume node affinity conflict` says a volume pins the pod to a zone.");
+        }
+        s
+    }
+
+    fn remediation(&self, clause: &Clause) -> Vec<Remediation> {
+        let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+        let mut steps = Vec::new();
+        if self.zone_does_not_exist {
+            steps.push(Remediation::text(
+                "Remove the `topology.kubernetes.io/zone DoesNotExist` requirement from the pod's node affinity (or the NodePool): no instance offering lacks a zone.",
+            ));
+        }
+        let wanted = self.wanted();
+        let mut zones: Vec<String> = self.nodepool_zones.clone().unwrap_or_default();
+        for z in self.missing_in_nodepool() {
+            if !zones.contains(&z) {
+                zones.push(z);
+            }
+        }
+        if zones.is_empty() {
+            zones = wanted.clone();
+        }
+        let zone_list = if zones.is_empty() {
+            "\"<zone>\"".to_string()
+        } else {
+            zones
+                .iter()
+                .map(|z| format!("\"{z}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        steps.push(Remediation::yaml(
+            format!("Allow the zone in NodePool {np} (`kubectl edit nodepool {np}`):"),
+            format!(
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: topology.kubernetes.io/zone\n          operator: In\n          values: [{zone_list}]\n"
+            ),
+        ));
+        let nc = self.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+        let target = self
+            .missing_in_subnets()
+            .first()
+            .cloned()
+            .or_else(|| self.required_zones().into_iter().next().map(str::to_string))
+            .unwrap_or_else(|| "<zone>".to_string());
+        let (tag_key, tag_value) = self.subnet_tag.clone().unwrap_or_else(|| {
+            (
+                "karpenter.sh/discovery".to_string(),
+                "<cluster-name>".to_string(),
+            )
+        });
+        steps.push(Remediation::command(
+            format!(
+                "Make EC2NodeClass {nc} select a subnet in {target}: find one and give it the tag its subnetSelectorTerms match, then check `kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.subnets}}'`."
+            ),
+            format!(
+                "aws ec2 describe-subnets --filters Name=availability-zone,Values={target} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={tag_key},Value={tag_value}"
+            ),
+        ));
+        steps.push(Remediation::yaml(
+            format!("Or allow both capacity types in NodePool {np}, so an on-demand offering can serve when spot has none:"),
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"on-demand\", \"spot\"]\n".to_string(),
+        ));
+        if self
+            .required
+            .iter()
+            .any(|(_, why)| why.contains("PersistentVolume") || why.contains("volume"))
+        {
+            steps.push(Remediation::text(
+                "If the zone should no longer be served, move the data: snapshot the EBS volume and restore it in a zone the NodePool covers.",
+            ));
+        }
+        steps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{MessageOrigin, NodeClass, NodePool, PersistentVolume, Pod, Requirement};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn required_offering_forms() {
+        for phrase in [
+            "no instance type has the required offering",
+            "no instance type met the scheduling requirements or had a required offering",
+            "no instance type met the scheduling requirements or had enough resources or had a required offering",
+            "no instance type had enough resources or had a required offering",
+            "no instance type which met the scheduling requirements and had enough resources, had a required offering",
+        ] {
+            let text = format!("Failed to schedule pod, {phrase}, requirements=karpenter.sh/nodepool In [a], topology.kubernetes.io/zone In [eu-west-2z], resources={{\"cpu\":\"1\"}}");
+            let report = check_only("KW202", &text);
+            assert_eq!(ids(&report), ["KW202"], "{phrase}");
+            assert!(report.diagnoses[0].summary.contains("eu-west-2z"));
+        }
+    }
+
+    #[test]
+    fn zone_does_not_exist_is_explained() {
+        let report = check_only(
+            "KW202",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"ws","namespace":"coder"},"error":"did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule); no instance type met the scheduling requirements or had a required offering, requirements=karpenter.sh/nodepool In [coder-workspace], topology.kubernetes.io/zone DoesNotExist, resources={\"cpu\":\"4180m\"}"}"#,
+        );
+        assert_eq!(ids(&report), ["KW202"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("coder-workspace"));
+        assert!(d.summary.contains("DoesNotExist"), "{}", d.summary);
+    }
+
+    #[test]
+    fn resources_only_and_taints_are_not_kw202() {
+        for text in [
+            "Failed to schedule pod, no instance type has enough resources, requirements=a In [b], resources={}",
+            "Failed to schedule pod, did not tolerate taint (taint=a:NoSchedule)",
+            "Failed to schedule pod, incompatible volume requirements, key kubernetes.io/hostname, kubernetes.io/hostname In [a] not in kubernetes.io/hostname In [b]",
+        ] {
+            assert!(ids(&check_only("KW202", text)).is_empty(), "{text}");
+        }
+    }
+
+    fn message(text: &str) -> Message {
+        Message {
+            origin: MessageOrigin::Event,
+            text: text.to_string(),
+            evidence: Evidence::new("describe", 1, text),
+            object: Some(ObjectRef::new("Pod", Some("db"), "pg-0")),
+            nodepool: None,
+            time: None,
+        }
+    }
+
+    fn zone_req(zones: &[&str]) -> Requirement {
+        Requirement {
+            key: "topology.kubernetes.io/zone".into(),
+            operator: "In".into(),
+            values: zones.iter().map(|z| z.to_string()).collect(),
+            min_values: None,
+        }
+    }
+
+    fn facts_with(np_zones: &[&str], subnet_zones: &[&str]) -> Facts {
+        let mut facts = Facts::default();
+        facts.messages.push(message(
+            "Failed to schedule pod, no instance type has the required offering, requirements=karpenter.sh/nodepool In [default], topology.kubernetes.io/zone In [us-east-1a], resources={\"cpu\":\"1\"}",
+        ));
+        let mut pod = Pod::default();
+        pod.meta.name = "pg-0".into();
+        pod.meta.namespace = Some("db".into());
+        pod.phase = Some("Pending".into());
+        pod.pvc_names = vec!["data-pg-0".into()];
+        facts.pods.push(pod);
+        let mut pv = PersistentVolume::default();
+        pv.meta.name = "pvc-123".into();
+        pv.zones = vec!["us-east-1a".into()];
+        pv.claim = Some(ObjectRef::new(
+            "PersistentVolumeClaim",
+            Some("db"),
+            "data-pg-0",
+        ));
+        facts.persistent_volumes.push(pv);
+        let mut np = NodePool::default();
+        np.meta.name = "default".into();
+        np.nodeclass_ref = Some("default".into());
+        np.requirements = vec![zone_req(np_zones)];
+        facts.nodepools.push(np);
+        let mut nc = NodeClass::default();
+        nc.meta.name = "default".into();
+        nc.status_subnets = subnet_zones
+            .iter()
+            .enumerate()
+            .map(|(i, z)| (format!("subnet-{i}"), z.to_string()))
+            .collect();
+        facts.nodeclasses.push(nc);
+        facts
+    }
+
+    #[test]
+    fn says_the_nodepool_lacks_the_pv_zone() {
+        let facts = facts_with(
+            &["us-east-1b", "us-east-1c"],
+            &["us-east-1a", "us-east-1b", "us-east-1c"],
+        );
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("PersistentVolume pvc-123"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary
+                .contains("NodePool default does not allow us-east-1a"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("has no subnet"), "{}", d.summary);
+        assert!(d.remediation[0]
+            .yaml
+            .as_deref()
+            .unwrap()
+            .contains("\"us-east-1a\""));
+    }
+
+    #[test]
+    fn says_the_subnets_lack_the_pv_zone() {
+        let facts = facts_with(&["us-east-1a", "us-east-1b"], &["us-east-1b", "us-east-1c"]);
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("EC2NodeClass default has no subnet in us-east-1a"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("does not allow"), "{}", d.summary);
+    }
+
+    #[test]
+    fn volume_requirements_conflict_v1_5() {
+        let report = check_only(
+            "KW202",
+            "Failed to schedule pod, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1a] not in topology.kubernetes.io/zone In [us-east-1b us-east-1c]",
+        );
+        assert_eq!(ids(&report), ["KW202"]);
+        assert!(report.diagnoses[0].summary.contains("us-east-1a"));
+    }
+}

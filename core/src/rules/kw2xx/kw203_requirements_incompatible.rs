@@ -1,0 +1,266 @@
+//! KW203 requirements-incompatible.
+
+use crate::facts::{Facts, ObjectRef, Pod};
+use crate::rules::kw2xx::scheduling::{
+    group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause,
+    Clause, SchedulingError,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW203",
+    slug: "requirements-incompatible",
+    title: "The pod asks for a label value no NodePool offers",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The pod's `nodeSelector` or required node affinity asks for a label (or a label value) that the
+NodePool's requirements and template labels cannot produce, so no node Karpenter launches from
+that NodePool would match the pod.
+
+Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`):
+`incompatible requirements, label "<k>" does not have known values[ (typo of "<wk>"?)]` and
+`incompatible requirements, key <k>, <pod requirement> not in <NodePool requirement>`; older
+releases print the key form without the prefix (`key kubernetes.io/hostname,
+kubernetes.io/hostname DoesNotExist not in kubernetes.io/hostname In [hostname-placeholder-...]`).
+
+## Why it happens
+A typo in a label key (Karpenter suggests the well-known key it resembles: `typo of "..."`),
+a label that only existed on the old managed node groups (`eks.amazonaws.com/nodegroup`,
+`nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to one
+NodePool (`karpenter.sh/nodepool`) so that every other NodePool reports this clause (normal:
+look at the pinned NodePool's own failure).
+
+## How to fix
+Correct the pod's selector, or make the NodePool offer the label: add the value to its
+requirement, or put the label in `spec.template.metadata.labels`.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "could not schedule pod",
+    "failed to schedule pod",
+    "incompatible requirements",
+    "does not have known values",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let errors = scheduling_errors(facts);
+    let groups = group_hits(
+        &errors,
+        |c| {
+            matches!(
+                c.cause,
+                Cause::UnknownLabel { .. } | Cause::RequirementConflict { .. }
+            )
+        },
+        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
+    );
+    let mut out = Vec::new();
+    for hits in groups {
+        let first = hits[0];
+        let clause = first.clause;
+        let pod = first.error.pod.as_ref();
+        let fact_pod = pod.and_then(|p| find_pod(facts, p));
+        let pool = nodepool_label(clause);
+        let (mut summary, remediation, severity) = match &clause.cause {
+            Cause::UnknownLabel { label, typo_of } => {
+                let value = fact_pod.and_then(|p| p.node_selector.get(label).cloned());
+                let summary = match typo_of {
+                    Some(wk) => format!(
+                        "Label \"{label}\" looks like a typo of \"{wk}\": {} asks for it and {pool} has no known values for it, so no node it launches would match.",
+                        pod_label(pod)
+                    ),
+                    None => format!(
+                        "{} asks for label \"{label}\"{}, which {pool} neither requires nor sets: no node it launches would carry it.",
+                        pod_label(pod),
+                        value.as_deref().map(|v| format!("={v}")).unwrap_or_default()
+                    ),
+                };
+                (
+                    summary,
+                    unknown_label_fix(clause, label, typo_of.as_deref(), value.as_deref()),
+                    Severity::Error,
+                )
+            }
+            Cause::RequirementConflict {
+                key,
+                incoming,
+                existing,
+            } => {
+                let pinned_elsewhere = pinned_to_other_pool(first.error, key, incoming);
+                let summary = match &pinned_elsewhere {
+                    Some(other) => format!(
+                        "{} is pinned to NodePool \"{other}\" (`{incoming}`), so {pool} (`{existing}`) is not a candidate; this clause is expected, see NodePool \"{other}\"'s own failure.",
+                        pod_label(pod)
+                    ),
+                    None => format!(
+                        "{} requires `{incoming}`, but {pool} offers `{existing}`: no node it launches would match.",
+                        pod_label(pod)
+                    ),
+                };
+                let severity = if pinned_elsewhere.is_some() {
+                    Severity::Info
+                } else {
+                    Severity::Error
+                };
+                (summary, conflict_fix(clause, key, incoming), severity)
+            }
+            _ => continue,
+        };
+        summary.push_str(&first.error.nearest_note(clause));
+        out.push(
+            Diagnosis::new(&META, summary)
+                .with_severity(severity)
+                .with_object(pod)
+                .with_node_pool(clause.nodepool.as_deref())
+                .with_messages(hit_messages(&hits))
+                .with_remediation(remediation),
+        );
+    }
+    out
+}
+
+fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
+    facts.pods.iter().find(|p| {
+        p.meta.name == pod.name && (pod.namespace.is_none() || p.meta.namespace == pod.namespace)
+    })
+}
+
+/// The NodePool the pod pins itself to with `karpenter.sh/nodepool In [x]`, when that NodePool
+/// was tried too (it then has a clause of its own in the same error).
+fn pinned_to_other_pool(error: &SchedulingError, key: &str, incoming: &str) -> Option<String> {
+    if key != "karpenter.sh/nodepool" {
+        return None;
+    }
+    let wanted = in_values(incoming, key)?;
+    wanted.into_iter().find(|w| {
+        error
+            .clauses
+            .iter()
+            .any(|c| c.nodepool.as_deref() == Some(w))
+    })
+}
+
+fn unknown_label_fix(
+    clause: &Clause,
+    label: &str,
+    typo_of: Option<&str>,
+    value: Option<&str>,
+) -> Vec<Remediation> {
+    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let value = value.unwrap_or("<value>");
+    let mut steps = Vec::new();
+    if let Some(wk) = typo_of {
+        steps.push(Remediation::yaml(
+            format!("Correct the key in the pod template's nodeSelector (or node affinity): \"{label}\" -> \"{wk}\"."),
+            format!("nodeSelector:\n  {wk}: \"{value}\"\n"),
+        ));
+    } else {
+        steps.push(Remediation::text(format!(
+            "If \"{label}\" is a leftover from managed node groups, drop it from the pod template's nodeSelector / node affinity."
+        )));
+    }
+    steps.push(Remediation::yaml(
+        format!("Or make NodePool {np} set the label on its nodes (`kubectl edit nodepool {np}`):"),
+        format!("spec:\n  template:\n    metadata:\n      labels:\n        {label}: \"{value}\"\n"),
+    ));
+    steps
+}
+
+fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> {
+    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let values = in_values(incoming, key)
+        .filter(|v| !v.is_empty())
+        .map(|v| {
+            v.iter()
+                .map(|x| format!("\"{x}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_else(|| "\"<value>\"".to_string());
+    vec![
+        Remediation::text(format!(
+            "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
+        )),
+        Remediation::yaml(
+            format!("Or let NodePool {np} offer it: add the values to its requirement on {key} (`kubectl edit nodepool {np}`):"),
+            format!(
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{values}]\n"
+            ),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::Severity;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn typo_suggestion_leads() {
+        let report = check_only(
+            "KW203",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"web","namespace":"shop"},"error":"incompatible with nodepool \"jobs\", daemonset overhead={\"cpu\":\"681m\"}, did not tolerate pool=jobs:NoSchedule; incompatible with nodepool \"stable\", daemonset overhead={\"cpu\":\"681m\"}, incompatible requirements, label \"node-role.example.io/stable\" does not have known values (typo of \"example.io/stage\"?)"}"#,
+        );
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with(
+                "Label \"node-role.example.io/stable\" looks like a typo of \"example.io/stage\""
+            ),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.node_pool.as_deref(), Some("stable"));
+    }
+
+    #[test]
+    fn unknown_label_v1_5() {
+        let report = check_only(
+            "KW203",
+            r#"Failed to schedule pod, incompatible requirements, label "nodegroup" does not have known values"#,
+        );
+        assert_eq!(ids(&report), ["KW203"]);
+        assert!(report.diagnoses[0].summary.contains("\"nodegroup\""));
+    }
+
+    #[test]
+    fn key_conflict_forms() {
+        for text in [
+            "Failed to schedule pod, incompatible requirements, key kubernetes.io/arch, kubernetes.io/arch In [arm64] not in kubernetes.io/arch In [amd64]",
+            r#"Failed to schedule pod, incompatible with provisioner "default", key kubernetes.io/hostname, kubernetes.io/hostname DoesNotExist not in kubernetes.io/hostname In [hostname-placeholder-3245]"#,
+        ] {
+            let report = check_only("KW203", text);
+            assert_eq!(ids(&report), ["KW203"], "{text}");
+            assert_eq!(report.diagnoses[0].severity, Severity::Error);
+        }
+    }
+
+    #[test]
+    fn pinned_pod_makes_other_pools_info() {
+        let report = check_only(
+            "KW203",
+            r#"Failed to schedule pod, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu] not in karpenter.sh/nodepool In [default]; no instance type has enough resources, requirements=karpenter.sh/nodepool In [gpu], resources={"cpu":"64"}"#,
+        );
+        assert_eq!(ids(&report), ["KW203"]);
+        assert_eq!(report.diagnoses[0].severity, Severity::Info);
+        assert!(report.diagnoses[0]
+            .summary
+            .contains("pinned to NodePool \"gpu\""));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "0/5 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+            "Failed to schedule pod, no instance type has enough resources, requirements=karpenter.k8s.aws/instance-family In [g4ad] minValues 1, topology.kubernetes.io/zone DoesNotExist, resources={}",
+            "Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={}, unsatisfiable topology constraint for pod anti-affinity, key=kubernetes.io/hostname (counts = hostname-placeholder-0001: 1, podDomains = kubernetes.io/hostname Exists, nodeDomains = kubernetes.io/hostname In [hostname-placeholder-0001]",
+        ] {
+            assert!(ids(&check_only("KW203", text)).is_empty(), "{text}");
+        }
+    }
+}

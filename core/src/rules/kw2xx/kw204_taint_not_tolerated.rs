@@ -1,0 +1,232 @@
+//! KW204 taint-not-tolerated.
+
+use crate::facts::{Facts, Taint};
+use crate::rules::kw2xx::scheduling::{
+    group_hits, hit_messages, pod_label, scheduling_errors, Cause,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW204",
+    slug: "taint-not-tolerated",
+    title: "The pod does not tolerate the NodePool's taint",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The NodePool puts a taint on every node it launches, and the pod has no toleration for it, so
+Karpenter will not launch a node from that NodePool for the pod.
+
+Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`), in the three forms
+Karpenter used: `did not tolerate <k>=<v>:<Effect>` (v1.0 to v1.1, `k=:E` for an empty value),
+`did not tolerate <k>[=<v>]:<Effect>` (v1.2 to v1.4) and `did not tolerate taint
+(taint=<k>[=<v>]:<Effect>)` (v1.5+). The scheduler's `had untolerated taint {...}` is about
+existing nodes, not Karpenter's NodePools, and is not this rule.
+
+## Why it happens
+Dedicated NodePools (GPU, batch, system add-ons with `CriticalAddonsOnly`) are tainted so that
+only workloads that opt in land there. A pod meant for such a NodePool lacks the toleration;
+a pod not meant for it should match another NodePool, and the other clauses of the same message
+say why it does not.
+
+## How to fix
+Add the toleration to the pod template (YAML filled in with the taint), or let the pod use a
+NodePool without the taint (look at the nearest NodePool's own failure).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "could not schedule pod",
+    "failed to schedule pod",
+    "did not tolerate",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let errors = scheduling_errors(facts);
+    let groups = group_hits(
+        &errors,
+        |c| matches!(c.cause, Cause::Taint(_)),
+        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
+    );
+    let mut out = Vec::new();
+    for hits in groups {
+        let first = hits[0];
+        let clause = first.clause;
+        let Cause::Taint(text) = &clause.cause else {
+            continue;
+        };
+        let taint = parse_taint(text);
+        let pod = first.error.pod.as_ref();
+        // v1.5+ names no NodePool for a taint clause; the NodePools in the input say whose
+        // taint it is.
+        let nodepool = clause.nodepool.clone().or_else(|| {
+            let owners: Vec<&str> = facts
+                .nodepools
+                .iter()
+                .filter(|p| p.taints.iter().any(|t| same_taint(t, &taint)))
+                .map(|p| p.meta.name.as_str())
+                .collect();
+            match owners.as_slice() {
+                [one] => Some(one.to_string()),
+                _ => None,
+            }
+        });
+        let pool = match &nodepool {
+            Some(np) => format!("NodePool \"{np}\""),
+            None => "a NodePool".to_string(),
+        };
+        let mut summary = format!(
+            "{} does not tolerate taint {text} of {pool}.",
+            pod_label(pod)
+        );
+        let system = taint.key == "CriticalAddonsOnly";
+        if system {
+            summary.push_str(" CriticalAddonsOnly reserves that NodePool for cluster add-ons: a workload pod usually belongs on another NodePool.");
+        }
+        summary.push_str(&first.error.nearest_note(clause));
+        let untainted: Vec<&str> = facts
+            .nodepools
+            .iter()
+            .filter(|p| p.taints.is_empty())
+            .map(|p| p.meta.name.as_str())
+            .collect();
+        let toleration = Remediation::yaml(
+            format!("Add a toleration for {text} to the pod template (spec.template.spec of its Deployment/StatefulSet/Job):"),
+            toleration_yaml(&taint),
+        );
+        let other = Remediation::text(if untainted.is_empty() {
+            "Or let the pod use a NodePool without this taint: fix what keeps it off the nearest such NodePool (the other clauses of the same message).".to_string()
+        } else {
+            format!(
+                "Or let the pod use a NodePool without this taint ({}): fix what keeps it off that NodePool (the other clauses of the same message).",
+                untainted.join(", ")
+            )
+        });
+        let steps = if system {
+            vec![other, toleration]
+        } else {
+            vec![toleration, other]
+        };
+        out.push(
+            Diagnosis::new(&META, summary)
+                .with_object(pod)
+                .with_node_pool(nodepool.as_deref())
+                .with_messages(hit_messages(&hits))
+                .with_remediation(steps),
+        );
+    }
+    out
+}
+
+/// `key[=value]:Effect` as a taint; an empty value (`k=:E`) is no value.
+pub fn parse_taint(text: &str) -> Taint {
+    let (kv, effect) = text.rsplit_once(':').unwrap_or((text, ""));
+    let (key, value) = match kv.split_once('=') {
+        Some((k, v)) => (k, (!v.is_empty()).then(|| v.to_string())),
+        None => (kv, None),
+    };
+    Taint {
+        key: key.to_string(),
+        value,
+        effect: effect.to_string(),
+    }
+}
+
+fn same_taint(a: &Taint, b: &Taint) -> bool {
+    a.key == b.key
+        && a.effect == b.effect
+        && a.value.as_deref().unwrap_or("") == b.value.as_deref().unwrap_or("")
+}
+
+fn toleration_yaml(t: &Taint) -> String {
+    let effect = if t.effect.is_empty() {
+        String::new()
+    } else {
+        format!("\n    effect: \"{}\"", t.effect)
+    };
+    match &t.value {
+        Some(v) => format!(
+            "tolerations:\n  - key: \"{}\"\n    operator: \"Equal\"\n    value: \"{v}\"{effect}\n",
+            t.key
+        ),
+        None => format!(
+            "tolerations:\n  - key: \"{}\"\n    operator: \"Exists\"{effect}\n",
+            t.key
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{Message, MessageOrigin, NodePool};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn v1_5_form_one_diagnosis_per_taint() {
+        let report = check_only(
+            "KW204",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"docdb-proxy-0","namespace":"storage"},"error":"did not tolerate taint (taint=example.io/tier=A400:NoSchedule); did not tolerate taint (taint=example.io/set=lowdisruption:NoSchedule)"}"#,
+        );
+        assert_eq!(ids(&report), ["KW204", "KW204"]);
+        let yaml = report.diagnoses[0].remediation[0].yaml.as_deref().unwrap();
+        assert!(yaml.contains("key: \"example.io/tier\""), "{yaml}");
+        assert!(yaml.contains("value: \"A400\""), "{yaml}");
+    }
+
+    #[test]
+    fn v1_0_and_v1_2_forms() {
+        for (text, np) in [
+            (
+                r#"Failed to schedule pod, incompatible with nodepool "jobs", daemonset overhead={"cpu":"1"}, did not tolerate pool=jobs:NoSchedule"#,
+                "jobs",
+            ),
+            (
+                r#"Failed to schedule pod, incompatible with nodepool "system", daemonset overhead={}, did not tolerate CriticalAddonsOnly:NoSchedule"#,
+                "system",
+            ),
+            (
+                r#"Failed to schedule pod, incompatible with nodepool "gpu", daemonset overhead={}, did not tolerate nvidia.com/gpu=:NoSchedule"#,
+                "gpu",
+            ),
+        ] {
+            let report = check_only("KW204", text);
+            assert_eq!(ids(&report), ["KW204"], "{text}");
+            assert_eq!(report.diagnoses[0].node_pool.as_deref(), Some(np));
+        }
+    }
+
+    #[test]
+    fn nodepool_named_from_the_facts() {
+        let mut facts = Facts::default();
+        let text =
+            "Failed to schedule pod, did not tolerate taint (taint=workload=batch:NoSchedule)";
+        facts.messages.push(Message {
+            origin: MessageOrigin::Event,
+            text: text.into(),
+            evidence: Evidence::new("events", 3, text),
+            object: None,
+            nodepool: None,
+            time: None,
+        });
+        let mut np = NodePool::default();
+        np.meta.name = "batch-spot".into();
+        np.taints = vec![parse_taint("workload=batch:NoSchedule")];
+        facts.nodepools.push(np);
+        let d = &check(&facts)[0];
+        assert_eq!(d.node_pool.as_deref(), Some("batch-spot"));
+    }
+
+    #[test]
+    fn scheduler_and_startup_taint_texts_are_not_kw204() {
+        for text in [
+            "0/3 nodes are available: 1 node(s) had untolerated taint {CriticalAddonsOnly: true}, 2 Insufficient cpu.",
+            "Initialized=Unknown StartupTaintsExist: StartupTaint \"node.cilium.io/agent-not-ready=true:NoExecute\" still exists",
+        ] {
+            assert!(ids(&check_only("KW204", text)).is_empty(), "{text}");
+        }
+    }
+}

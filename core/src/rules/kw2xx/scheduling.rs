@@ -1,0 +1,1084 @@
+//! Karpenter's scheduling errors, parsed once for every KW2xx rule.
+//!
+//! Where they come from: the pod event `FailedScheduling` from `karpenter` with
+//! `Failed to schedule pod, <err>`, and the controller log `could not schedule pod` with
+//! `error` (and `errorCauses`, a copy of the same clauses); before v0.37 the log message was
+//! `Could not schedule pod, <err>` with the error inlined.
+//!
+//! `<err>` is one clause per NodePool (or one per failed attempt), joined by `; `:
+//! - v1.0 to v1.4: `incompatible with nodepool "<np>", daemonset overhead=<json>, <reason>`;
+//! - v1.5 and later: the bare `<reason>`; the NodePool shows only inside the reason
+//!   (`(NodePool=<np>)`, the `karpenter.sh/nodepool In [<np>]` of `requirements=`), in the
+//!   log's structured `NodePool` field, or not at all;
+//! - v1alpha5 (before v0.32): `incompatible with provisioner "<p>"[, daemonset overhead=<json>],
+//!   <reason>`.
+//!
+//! Each clause is classified into a [`Cause`]; each rule picks the causes it explains.
+
+use std::collections::BTreeMap;
+
+use crate::facts::{
+    contains_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin, ObjectRef,
+};
+
+/// One pod's scheduling failure as one message reported it.
+#[derive(Debug, Clone)]
+pub struct SchedulingError<'a> {
+    pub message: &'a Message,
+    /// The pod, when the message (event object, log `Pod` field) or the facts say.
+    pub pod: Option<ObjectRef>,
+    pub clauses: Vec<Clause>,
+}
+
+/// One NodePool's (or one attempt's) reason the pod does not fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clause {
+    /// The clause as written.
+    pub text: String,
+    pub nodepool: Option<String>,
+    /// The pre-v0.32 grammar named a Provisioner rather than a NodePool.
+    pub provisioner: bool,
+    /// `daemonset overhead=` JSON (v1.0 to v1.4 and late v1alpha5).
+    pub daemonset_overhead: Option<String>,
+    /// The clause without its `incompatible with nodepool ..., daemonset overhead=...,` prefix.
+    pub reason: String,
+    /// `requirements=` (or `and requirements ` in v1.0 to v1.2).
+    pub requirements: Option<String>,
+    /// `resources=` JSON: pod requests plus daemonset overhead.
+    pub resources: Option<String>,
+    pub cause: Cause,
+}
+
+/// Which instance-type filters no type passed, from the phrase Karpenter chose (the twelve
+/// `no instance type ...` forms of `InstanceTypeFilterError`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InstanceTypeFailure {
+    pub requirements: bool,
+    pub resources: bool,
+    pub offering: bool,
+    /// `no instance type met the requirements/resources/offering tuple`: each filter alone
+    /// passes some type, no type passes all three.
+    pub tuple: bool,
+    /// `(CPU request >= 1 Million, m vs M typo?)`.
+    pub cpu_typo: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cause {
+    /// `did not tolerate ...`: the taint as `key[=value]:Effect`.
+    Taint(String),
+    /// `incompatible requirements, label "<k>" does not have known values[ (typo of "<wk>"?)]`.
+    UnknownLabel {
+        label: String,
+        typo_of: Option<String>,
+    },
+    /// `incompatible requirements, key <k>, <incoming> not in <existing>`.
+    RequirementConflict {
+        key: String,
+        incoming: String,
+        existing: String,
+    },
+    /// `incompatible volume requirements, <requirement error>`: the pod's volumes pin it to
+    /// something (a zone) the NodePool does not offer.
+    VolumeConflict {
+        key: Option<String>,
+        incoming: Option<String>,
+        existing: Option<String>,
+    },
+    /// `checking host port usage, ...`.
+    HostPort,
+    /// One of the `no instance type ...` forms.
+    InstanceTypes(InstanceTypeFailure),
+    /// `all available instance types exceed limits for nodepool ...` and the provisioner forms.
+    Limits,
+    /// `node limits have been exhausted for nodepool ...` (`limits.nodes`, v1.11+).
+    NodeLimits,
+    /// `unsatisfiable topology constraint for <kind>, key=<key> (counts = ..., podDomains = ...,
+    /// nodeDomains = ...` (Karpenter prints no closing parenthesis).
+    Topology {
+        /// `topology spread`, `pod affinity` or `pod anti-affinity`.
+        constraint: String,
+        key: String,
+        counts: Option<String>,
+        pod_domains: Option<String>,
+        node_domains: Option<String>,
+    },
+    /// The minValues forms (U+2019 or ASCII apostrophes).
+    MinValues,
+    /// `nodepool requirements filtered out all available instance types`.
+    AllTypesFiltered,
+    /// The reserved-capacity forms (`could not be reserved`, `reservation fallback policy`...).
+    Reserved,
+    /// The dynamic resource allocation forms.
+    DynamicResources,
+    Other,
+}
+
+impl Cause {
+    /// How near a NodePool failing this way came to taking the pod: lower is nearer.
+    ///
+    /// Karpenter checks a NodePool in order: taints, host ports, requirements (labels), then
+    /// the instance types (requirements, resources, offerings) and limits. A NodePool that
+    /// got as far as resources or offerings matches the pod's selectors and tolerations: it is
+    /// the pool the pod was meant for, and only capacity is short (the easy fix). A label
+    /// mismatch says the pod was never meant for the pool; a taint says nothing about labels
+    /// yet, so it ranks just above the label failures.
+    pub fn nearness(&self) -> u8 {
+        match self {
+            Cause::Limits | Cause::NodeLimits | Cause::Reserved => 1,
+            Cause::InstanceTypes(f) if f.offering && !f.requirements && !f.resources => 1,
+            Cause::InstanceTypes(f) if !f.requirements => 2,
+            Cause::HostPort | Cause::Topology { .. } | Cause::VolumeConflict { .. } => 2,
+            Cause::DynamicResources => 3,
+            Cause::MinValues | Cause::AllTypesFiltered => 3,
+            Cause::InstanceTypes(_) => 4,
+            Cause::Other => 4,
+            Cause::Taint(_) => 5,
+            Cause::UnknownLabel { .. } | Cause::RequirementConflict { .. } => 6,
+        }
+    }
+
+    /// What the NodePool fails on, for the "nearest NodePool" sentence.
+    pub fn describe(&self) -> String {
+        match self {
+            Cause::Taint(t) => format!("the taint {t}"),
+            Cause::UnknownLabel { label, .. } => format!("the label {label}"),
+            Cause::RequirementConflict { key, .. } => format!("the requirement on {key}"),
+            Cause::VolumeConflict { .. } => "the volume's zone".to_string(),
+            Cause::HostPort => "a hostPort conflict".to_string(),
+            Cause::InstanceTypes(f) => {
+                let mut parts = Vec::new();
+                if f.requirements {
+                    parts.push("requirements");
+                }
+                if f.resources {
+                    parts.push("resources");
+                }
+                if f.offering {
+                    parts.push("offerings");
+                }
+                match parts.as_slice() {
+                    _ if f.tuple => {
+                        "its instance types (no single type meets requirements, resources and offerings)".to_string()
+                    }
+                    ["resources"] => "instance resources".to_string(),
+                    ["offerings"] => "offerings (zone / capacity type)".to_string(),
+                    ["requirements"] => "instance requirements".to_string(),
+                    _ => format!("its instance types ({})", parts.join(", ")),
+                }
+            }
+            Cause::Limits => "its spec.limits".to_string(),
+            Cause::NodeLimits => "its node limit".to_string(),
+            Cause::Topology { constraint, .. } => format!("a {constraint} constraint"),
+            Cause::MinValues => "minValues".to_string(),
+            Cause::AllTypesFiltered => "requirements that filter out every type".to_string(),
+            Cause::Reserved => "reserved capacity".to_string(),
+            Cause::DynamicResources => "dynamic resource requirements".to_string(),
+            Cause::Other => "another constraint".to_string(),
+        }
+    }
+}
+
+impl SchedulingError<'_> {
+    /// The clause of the NodePool that came nearest to taking the pod (see
+    /// [`Cause::nearness`]); ties keep Karpenter's order (NodePools are tried by weight).
+    pub fn nearest(&self) -> Option<&Clause> {
+        self.clauses.iter().min_by_key(|c| c.cause.nearness())
+    }
+
+    /// One sentence naming the nearest NodePool when the pod failed against several, empty
+    /// otherwise. `clause` is the one the diagnosis is about.
+    pub fn nearest_note(&self, clause: &Clause) -> String {
+        let tried = self.clauses.len();
+        let all_same_pool = self
+            .clauses
+            .iter()
+            .all(|c| c.nodepool.is_some() && c.nodepool == self.clauses[0].nodepool);
+        if tried < 2 || all_same_pool {
+            return String::new();
+        }
+        let Some(nearest) = self.nearest() else {
+            return String::new();
+        };
+        if nearest == clause {
+            let others: Vec<String> = self
+                .clauses
+                .iter()
+                .filter(|c| *c != clause)
+                .take(3)
+                .map(|c| match &c.nodepool {
+                    Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
+                    None => format!("an unnamed one ({})", c.cause.describe()),
+                })
+                .collect();
+            return format!(
+                " Of the {tried} NodePools tried, this one came nearest; the others fail on: {}.",
+                others.join("; ")
+            );
+        }
+        match &nearest.nodepool {
+            Some(name) => format!(
+                " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
+                nearest.cause.describe()
+            ),
+            None => format!(
+                " Of the {tried} NodePools tried, the nearest fails only on {}.",
+                nearest.cause.describe()
+            ),
+        }
+    }
+}
+
+/// Every scheduling error in the facts, in input order.
+pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
+    // Log messages carry `message: error: causes` in their text; the record keeps `error`
+    // apart, which avoids splitting a clause on the causes' copy of it.
+    let records: BTreeMap<(&str, usize), &LogRecord> = facts
+        .logs
+        .iter()
+        .filter(|r| contains_ignore_ascii_case(&r.message, "schedule pod"))
+        .map(|r| ((r.evidence.source.as_str(), r.evidence.line), r))
+        .collect();
+    let only_pod = match facts.pods.as_slice() {
+        [pod] => Some(pod.object_ref()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for message in &facts.messages {
+        let record = if message.origin == MessageOrigin::KarpenterLog {
+            records
+                .get(&(message.evidence.source.as_str(), message.evidence.line))
+                .copied()
+        } else {
+            None
+        };
+        let Some((error, pod, field_nodepool)) = error_text(message, record) else {
+            continue;
+        };
+        let pod = pod.or_else(|| only_pod.clone());
+        let mut clauses = parse_clauses(&error);
+        if clauses.is_empty() {
+            continue;
+        }
+        if let [clause] = clauses.as_mut_slice() {
+            if clause.nodepool.is_none() {
+                clause.nodepool = field_nodepool.or_else(|| message.nodepool.clone());
+            }
+        }
+        out.push(SchedulingError {
+            message,
+            pod,
+            clauses,
+        });
+    }
+    out
+}
+
+/// The error text, the pod and the structured NodePool field of a scheduling message.
+fn error_text(
+    message: &Message,
+    record: Option<&LogRecord>,
+) -> Option<(String, Option<ObjectRef>, Option<String>)> {
+    if let Some(record) = record {
+        let pod = record
+            .field_name("Pod")
+            .or_else(|| record.field_name("pod"))
+            .map(|q| pod_ref(&q));
+        let nodepool = record
+            .field_name("NodePool")
+            .or_else(|| record.field_name("nodepool"));
+        let inline = tail_after(&record.message, "schedule pod, ");
+        let error = match (&record.error, inline) {
+            (Some(e), _) if !e.trim().is_empty() => e.clone(),
+            (_, Some(inline)) => inline,
+            _ if !record.error_causes.is_empty() => record.error_causes.join("; "),
+            _ => return None,
+        };
+        return Some((error, pod, nodepool));
+    }
+    let text = &message.text;
+    let pod = message
+        .object
+        .as_ref()
+        .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
+        .cloned();
+    if let Some(tail) = tail_after(text, "failed to schedule pod, ") {
+        return Some((tail, pod, None));
+    }
+    // A log line that ingest could not decode (console format, a prefix it did not strip):
+    // the error follows the message; a console line's JSON fields follow a tab.
+    let tail = tail_after(text, "could not schedule pod")?;
+    let tail = tail.trim_start_matches([',', ':', ' ', '\t']);
+    let tail = tail.split("\t{").next().unwrap_or_default().trim();
+    (!tail.is_empty()).then(|| (tail.to_string(), pod, message.nodepool.clone()))
+}
+
+/// `ns/name` or `name` as a Pod reference.
+pub fn pod_ref(qualified: &str) -> ObjectRef {
+    match qualified.split_once('/') {
+        Some((ns, name)) => ObjectRef::new("Pod", Some(ns), name),
+        None => ObjectRef::new("Pod", None, qualified),
+    }
+}
+
+/// The text after the first case-insensitive occurrence of `marker`, if any.
+pub fn tail_after(text: &str, marker: &str) -> Option<String> {
+    let start = find_ignore_case(text, marker)? + marker.len();
+    text.get(start..).map(str::to_string)
+}
+
+/// Byte offset of the first ASCII-case-insensitive occurrence of `needle`.
+pub fn find_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    if n.is_empty() || n.len() > h.len() {
+        return None;
+    }
+    (0..=h.len() - n.len())
+        .find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n) && haystack.is_char_boundary(i))
+}
+
+/// Splits a scheduling error into clauses and parses each; repeated clauses (the log's
+/// `errorCauses` copy) are kept once.
+pub fn parse_clauses(error: &str) -> Vec<Clause> {
+    let mut out: Vec<Clause> = Vec::new();
+    for piece in split_clauses(error) {
+        let piece = piece.trim().trim_end_matches('.').trim();
+        if piece.is_empty() || out.iter().any(|c| c.text == piece) {
+            continue;
+        }
+        out.push(parse_clause(piece));
+    }
+    out
+}
+
+/// Splits on `; ` outside braces (a JSON value never holds one, but a quoted label could).
+fn split_clauses(error: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut depth, mut in_quotes, mut start) = (0i32, false, 0usize);
+    let bytes = error.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => in_quotes = !in_quotes,
+            b'{' if !in_quotes => depth += 1,
+            b'}' if !in_quotes => depth -= 1,
+            b';' if !in_quotes && depth <= 0 && bytes.get(i + 1) == Some(&b' ') => {
+                pieces.push(&error[start..i]);
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    pieces.push(&error[start.min(error.len())..]);
+    pieces
+}
+
+/// Parses one clause.
+pub fn parse_clause(text: &str) -> Clause {
+    let mut rest = text;
+    let mut nodepool = None;
+    let mut provisioner = false;
+    for (prefix, is_provisioner) in [
+        ("incompatible with nodepool ", false),
+        ("incompatible with provisioner ", true),
+        ("compatible with nodepool ", false),
+    ] {
+        if let Some(after) = strip_prefix_ignore_case(rest, prefix) {
+            if let Some((name, after_name)) = quoted(after) {
+                nodepool = Some(name.to_string());
+                provisioner = is_provisioner;
+                rest = after_name.trim_start_matches([',', ' ']);
+                // `compatible with nodepool "x" but failed to add pod while adhering to
+                // reservation fallback policy, <reason>`.
+                if let Some(after_but) = strip_prefix_ignore_case(rest, "but ") {
+                    rest = after_but;
+                }
+            }
+            break;
+        }
+    }
+    let mut daemonset_overhead = None;
+    if let Some(after) = strip_prefix_ignore_case(rest, "daemonset overhead=") {
+        if let Some(end) = json_object_end(after) {
+            daemonset_overhead = Some(after[..end].to_string());
+            rest = after[end..].trim_start_matches([',', ' ']);
+        }
+    }
+    let reason = rest.trim().to_string();
+    let (requirements, resources) = requirements_and_resources(&reason);
+    let cause = classify(&reason);
+    let nodepool = nodepool
+        .or_else(|| nodepool_in_reason(&reason, &cause))
+        .or_else(|| {
+            requirements
+                .as_deref()
+                .and_then(|r| single_value(r, "karpenter.sh/nodepool"))
+        })
+        .or_else(|| {
+            requirements
+                .as_deref()
+                .and_then(|r| single_value(r, "karpenter.sh/provisioner-name"))
+        });
+    Clause {
+        text: text.to_string(),
+        nodepool,
+        provisioner,
+        daemonset_overhead,
+        reason,
+        requirements,
+        resources,
+        cause,
+    }
+}
+
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
+/// `"name"rest` -> (`name`, `rest`).
+fn quoted(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix('"')?;
+    let end = inner.find('"')?;
+    Some((&inner[..end], &inner[end + 1..]))
+}
+
+/// The byte length of the JSON object at the start of `text` (balanced braces, strings
+/// skipped), or `None` when `text` does not start with one.
+pub fn json_object_end(text: &str) -> Option<usize> {
+    if !text.starts_with('{') {
+        return None;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
+    for (i, b) in text.bytes().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `requirements=` and `resources=` of the v1.3+ form, or the `satisfied resources <json>
+/// and requirements <reqs> (<reason>)` of v1.0 to v1.2.
+fn requirements_and_resources(reason: &str) -> (Option<String>, Option<String>) {
+    if let Some(start) = find_ignore_case(reason, "requirements=") {
+        let after = &reason[start + "requirements=".len()..];
+        let (reqs, resources) = match find_ignore_case(after, ", resources=") {
+            Some(i) => {
+                let res = &after[i + ", resources=".len()..];
+                let res = match find_ignore_case(res, " (cpu request") {
+                    Some(j) => &res[..j],
+                    None => res,
+                };
+                (&after[..i], Some(res.trim().to_string()))
+            }
+            None => (after, None),
+        };
+        return (Some(reqs.trim().to_string()), resources);
+    }
+    if let Some(start) = find_ignore_case(reason, "satisfied resources ") {
+        let after = &reason[start + "satisfied resources ".len()..];
+        let Some(end) = json_object_end(after) else {
+            return (None, None);
+        };
+        let resources = after[..end].to_string();
+        let rest = &after[end..];
+        let requirements = strip_prefix_ignore_case(rest, " and requirements ").map(|r| {
+            let r = match r.rfind(" (") {
+                Some(i) => &r[..i],
+                None => r,
+            };
+            r.trim().to_string()
+        });
+        return (requirements, Some(resources));
+    }
+    (None, None)
+}
+
+fn classify(reason: &str) -> Cause {
+    let lower = reason.to_ascii_lowercase();
+    // The phrase before `requirements=` (v1.3+) or inside the final parentheses (v1.0-1.2):
+    // `minValues 1` inside a requirements list is not a minValues failure.
+    let phrase = match lower.find(", requirements=") {
+        Some(i) => lower[..i].to_string(),
+        None if lower.contains("satisfied resources") => lower
+            .rfind(" (")
+            .map(|i| lower[i..].to_string())
+            .unwrap_or_else(|| lower.clone()),
+        None => lower.clone(),
+    };
+    if lower.contains("did not tolerate") {
+        return Cause::Taint(taint_in(reason));
+    }
+    if lower.contains("incompatible volume requirements") {
+        let conflict = key_conflict(reason);
+        return Cause::VolumeConflict {
+            key: conflict.as_ref().map(|c| c.0.clone()),
+            incoming: conflict.as_ref().map(|c| c.1.clone()),
+            existing: conflict.map(|c| c.2),
+        };
+    }
+    if lower.contains("does not have known values") {
+        let label = tail_after(reason, "label ")
+            .and_then(|t| quoted(&t).map(|(l, _)| l.to_string()))
+            .unwrap_or_default();
+        let typo_of =
+            tail_after(reason, "typo of ").and_then(|t| quoted(&t).map(|(l, _)| l.to_string()));
+        return Cause::UnknownLabel { label, typo_of };
+    }
+    if let Some((key, incoming, existing)) = key_conflict(reason) {
+        return Cause::RequirementConflict {
+            key,
+            incoming,
+            existing,
+        };
+    }
+    if lower.contains("host port") || lower.contains("hostport") {
+        return Cause::HostPort;
+    }
+    if let Some(tail) = tail_after(reason, "unsatisfiable topology constraint for ") {
+        return topology(&tail);
+    }
+    if lower.contains("node limits have been exhausted") {
+        return Cause::NodeLimits;
+    }
+    if lower.contains("exceed limits for") || lower.contains("exceed provisioner limits") {
+        return Cause::Limits;
+    }
+    if phrase.contains("minvalues requirement is not met")
+        || phrase.contains("meet minvalues requirements")
+        || phrase.contains("minvalues incompatibility")
+    {
+        return Cause::MinValues;
+    }
+    if phrase.contains("filtered out all") {
+        return Cause::AllTypesFiltered;
+    }
+    if phrase.contains("no instance type") {
+        return Cause::InstanceTypes(instance_type_failure(&phrase, &lower));
+    }
+    if lower.contains("reserv") {
+        return Cause::Reserved;
+    }
+    if lower.contains("dynamic resource") {
+        return Cause::DynamicResources;
+    }
+    Cause::Other
+}
+
+fn instance_type_failure(phrase: &str, whole: &str) -> InstanceTypeFailure {
+    let mut f = InstanceTypeFailure {
+        cpu_typo: whole.contains("m vs m typo"),
+        ..Default::default()
+    };
+    if phrase.contains("requirements/resources/offering tuple") {
+        f.tuple = true;
+    } else if phrase.contains("which met the scheduling requirements and had enough resources") {
+        f.offering = true;
+    } else if phrase.contains("which had enough resources and the required offering") {
+        f.requirements = true;
+    } else if phrase.contains("which met the scheduling requirements and the required offering") {
+        f.resources = true;
+    } else {
+        f.requirements = phrase.contains("met the scheduling requirements")
+            || phrase.contains("met all requirements");
+        f.resources = phrase.contains("enough resources");
+        f.offering = phrase.contains("required offering");
+    }
+    f
+}
+
+/// `key <k>, <incoming> not in <existing>` anywhere in the reason.
+fn key_conflict(reason: &str) -> Option<(String, String, String)> {
+    let start = if let Some(i) = find_ignore_case(reason, "incompatible requirements, key ") {
+        i + "incompatible requirements, key ".len()
+    } else if let Some(i) = find_ignore_case(reason, "requirements, key ") {
+        i + "requirements, key ".len()
+    } else if let Some(rest) = strip_prefix_ignore_case(reason, "key ") {
+        reason.len() - rest.len()
+    } else {
+        return None;
+    };
+    let after = &reason[start..];
+    let (key, pair) = after.split_once(", ")?;
+    let (incoming, existing) = pair.split_once(" not in ")?;
+    Some((
+        key.trim().to_string(),
+        incoming.trim().to_string(),
+        existing.trim().to_string(),
+    ))
+}
+
+/// The taint of a `did not tolerate` reason in any of its three forms, as `k[=v]:Effect`.
+fn taint_in(reason: &str) -> String {
+    let after = tail_after(reason, "did not tolerate ").unwrap_or_default();
+    let after = after.trim();
+    let taint = match strip_prefix_ignore_case(after, "taint (taint=") {
+        Some(inner) => inner.split(')').next().unwrap_or(inner),
+        None => match strip_prefix_ignore_case(after, "taint ") {
+            Some(inner) => inner,
+            None => after,
+        },
+    };
+    taint
+        .split([' ', ';', ','])
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn topology(tail: &str) -> Cause {
+    let (constraint, rest) = tail.split_once(", key=").unwrap_or((tail, ""));
+    let key = rest
+        .split([' ', ','])
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let field = |name: &str, next: Option<&str>| -> Option<String> {
+        let start = find_ignore_case(rest, name)? + name.len();
+        let value = &rest[start..];
+        let end = next
+            .and_then(|n| find_ignore_case(value, n))
+            .unwrap_or(value.len());
+        Some(value[..end].trim().trim_end_matches(')').trim().to_string())
+    };
+    Cause::Topology {
+        constraint: constraint.trim().to_string(),
+        key,
+        counts: field("counts = ", Some(", podDomains")),
+        pod_domains: field("podDomains = ", Some(", nodeDomains")),
+        node_domains: field("nodeDomains = ", None),
+    }
+}
+
+fn nodepool_in_reason(reason: &str, cause: &Cause) -> Option<String> {
+    for marker in ["(NodePool=", "(nodepool=", "(Provisioner="] {
+        if let Some(tail) = tail_after(reason, marker) {
+            let name: String = tail
+                .chars()
+                .take_while(|c| *c != ')' && *c != ',')
+                .collect();
+            if !name.is_empty() {
+                return Some(name.trim().to_string());
+            }
+        }
+    }
+    for marker in [
+        "for nodepool: ",
+        "for nodepool ",
+        "for provisioner: ",
+        "for provisioner ",
+    ] {
+        if let Some(tail) = tail_after(reason, marker) {
+            if let Some((name, _)) = quoted(tail.trim()) {
+                return Some(name.to_string());
+            }
+        }
+    }
+    if let Cause::RequirementConflict { key, existing, .. } = cause {
+        if key == "karpenter.sh/nodepool" || key == "karpenter.sh/provisioner-name" {
+            return single_value(existing, key);
+        }
+    }
+    None
+}
+
+/// The single value of `<key> In [<value>]` inside a requirements string.
+pub fn single_value(requirements: &str, key: &str) -> Option<String> {
+    let values = in_values(requirements, key)?;
+    match values.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The values of `<key> In [<v1> <v2>]` inside a requirements string (Karpenter's
+/// `Requirements.String()`: `key Op [v1 v2]` joined by `, `).
+pub fn in_values(requirements: &str, key: &str) -> Option<Vec<String>> {
+    let marker = format!("{key} In [");
+    let mut search = requirements;
+    loop {
+        let i = search.find(&marker)?;
+        // The key must start a requirement, not end a longer key.
+        let boundary = i == 0 || search[..i].ends_with(", ") || search[..i].ends_with(' ');
+        let after = &search[i + marker.len()..];
+        if boundary {
+            let end = after.find(']')?;
+            let values: Vec<String> = after[..end]
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            return Some(values);
+        }
+        search = after;
+    }
+}
+
+/// The requirement on `key` inside a requirements string, as written (`key Op [..]`).
+pub fn requirement_on(requirements: &str, key: &str) -> Option<String> {
+    requirements
+        .split(", ")
+        .map(str::trim)
+        .find(|r| r.starts_with(&format!("{key} ")))
+        .map(str::to_string)
+}
+
+/// `pod ns/name` or `the pod`.
+pub fn pod_label(pod: Option<&ObjectRef>) -> String {
+    match pod {
+        Some(p) => format!("Pod {}", p.qualified_name()),
+        None => "The pod".to_string(),
+    }
+}
+
+/// `NodePool "x"` or `a NodePool` (or `Provisioner "x"`).
+pub fn nodepool_label(clause: &Clause) -> String {
+    let kind = if clause.provisioner {
+        "Provisioner"
+    } else {
+        "NodePool"
+    };
+    match &clause.nodepool {
+        Some(np) => format!("{kind} \"{np}\""),
+        None => format!("a {kind}"),
+    }
+}
+
+/// A resources JSON (`{"cpu":"4180m","memory":"6264Mi"}`) as `cpu 4180m, memory 6264Mi`; the
+/// v1.14 `min={...}, max={...}` form and anything unparsable are returned as written.
+pub fn format_resources(json: &str) -> String {
+    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json.trim()) {
+        Ok(map) if !map.is_empty() => map
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(s) => format!("{k} {s}"),
+                None => format!("{k} {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => json.trim().to_string(),
+    }
+}
+
+/// One resource of a resources JSON (`cpu`, `memory`...).
+pub fn resource_value(json: &str, name: &str) -> Option<String> {
+    let map =
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json.trim()).ok()?;
+    match map.get(name)? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// A CPU quantity (`29500m`, `2`, `0.5`, `2000M`) in cores.
+pub fn cpu_cores(quantity: &str) -> Option<f64> {
+    let q = quantity.trim();
+    let (number, factor) = if let Some(n) = q.strip_suffix('m') {
+        (n, 0.001)
+    } else if let Some(n) = q.strip_suffix('k') {
+        (n, 1e3)
+    } else if let Some(n) = q.strip_suffix('M') {
+        (n, 1e6)
+    } else if let Some(n) = q.strip_suffix('G') {
+        (n, 1e9)
+    } else {
+        (q, 1.0)
+    };
+    number.parse::<f64>().ok().map(|n| n * factor)
+}
+
+/// A scheduling error together with one of its clauses.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit<'e, 'a> {
+    pub error: &'e SchedulingError<'a>,
+    pub clause: &'e Clause,
+}
+
+/// The clauses `pick` selects, grouped by pod and `key` in first-appearance order, so that a
+/// failure logged again and again yields one diagnosis with all its evidence.
+pub fn group_hits<'e, 'a>(
+    errors: &'e [SchedulingError<'a>],
+    pick: impl Fn(&Clause) -> bool,
+    key: impl Fn(&Clause) -> String,
+) -> Vec<Vec<Hit<'e, 'a>>> {
+    let mut groups: Vec<(String, Vec<Hit<'e, 'a>>)> = Vec::new();
+    for error in errors {
+        for clause in error.clauses.iter().filter(|c| pick(c)) {
+            let pod = error
+                .pod
+                .as_ref()
+                .map(ObjectRef::qualified_name)
+                .unwrap_or_default();
+            let k = format!("{pod}\u{0}{}", key(clause));
+            match groups.iter_mut().find(|(gk, _)| *gk == k) {
+                Some((_, hits)) => hits.push(Hit { error, clause }),
+                None => groups.push((k, vec![Hit { error, clause }])),
+            }
+        }
+    }
+    groups.into_iter().map(|(_, hits)| hits).collect()
+}
+
+/// The messages of a group of hits, for `Diagnosis::with_messages`.
+pub fn hit_messages<'e, 'a>(hits: &'e [Hit<'e, 'a>]) -> impl Iterator<Item = &'a Message> + 'e {
+    hits.iter().map(|h| h.error.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_0_prefixed_clauses() {
+        let clauses = parse_clauses(
+            r#"incompatible with nodepool "gpu", daemonset overhead={"cpu":"690m","memory":"843162368","pods":"11"}, no instance type satisfied resources {"cpu":"1690m","nvidia.com/gpu":"1","pods":"12"} and requirements karpenter.k8s.aws/instance-family In [g4ad] minValues 1, karpenter.sh/nodepool In [gpu], nvidia.com/gpu In [true] (no instance type has enough resources); incompatible with nodepool "default", daemonset overhead={"cpu":"690m","pods":"10"}, incompatible requirements, label "nvidia.com/gpu" does not have known values"#,
+        );
+        assert_eq!(clauses.len(), 2);
+        let gpu = &clauses[0];
+        assert_eq!(gpu.nodepool.as_deref(), Some("gpu"));
+        assert_eq!(
+            gpu.daemonset_overhead.as_deref(),
+            Some(r#"{"cpu":"690m","memory":"843162368","pods":"11"}"#)
+        );
+        assert_eq!(
+            gpu.resources.as_deref(),
+            Some(r#"{"cpu":"1690m","nvidia.com/gpu":"1","pods":"12"}"#)
+        );
+        assert_eq!(
+            gpu.requirements.as_deref(),
+            Some("karpenter.k8s.aws/instance-family In [g4ad] minValues 1, karpenter.sh/nodepool In [gpu], nvidia.com/gpu In [true]")
+        );
+        assert!(matches!(gpu.cause, Cause::InstanceTypes(f) if f.resources && !f.offering));
+        assert_eq!(
+            clauses[1].cause,
+            Cause::UnknownLabel {
+                label: "nvidia.com/gpu".into(),
+                typo_of: None
+            }
+        );
+        assert_eq!(clauses[1].nodepool.as_deref(), Some("default"));
+    }
+
+    #[test]
+    fn v1_5_bare_clauses_find_their_nodepool() {
+        let clauses = parse_clauses(
+            r#"incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [non-existent-zone] not in karpenter.sh/nodepool In [default-reserved]; no instance type met the scheduling requirements or had enough resources or had a required offering, requirements=karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [non-existent-zone], topology.kubernetes.io/zone In [eu-west-2z], resources={"cpu":"750m","memory":"256Mi","pods":"3"}; all available instance types exceed limits for nodepool (NodePool=default)"#,
+        );
+        assert_eq!(clauses.len(), 3);
+        assert_eq!(clauses[0].nodepool.as_deref(), Some("default-reserved"));
+        assert_eq!(clauses[1].nodepool.as_deref(), Some("non-existent-zone"));
+        assert_eq!(
+            clauses[1].cause,
+            Cause::InstanceTypes(InstanceTypeFailure {
+                requirements: true,
+                resources: true,
+                offering: true,
+                ..Default::default()
+            })
+        );
+        assert_eq!(
+            clauses[1].resources.as_deref(),
+            Some(r#"{"cpu":"750m","memory":"256Mi","pods":"3"}"#)
+        );
+        assert_eq!(clauses[2].cause, Cause::Limits);
+        assert_eq!(clauses[2].nodepool.as_deref(), Some("default"));
+    }
+
+    #[test]
+    fn taint_forms() {
+        for (text, taint) in [
+            (
+                "did not tolerate pool=jobs:NoSchedule",
+                "pool=jobs:NoSchedule",
+            ),
+            (
+                "did not tolerate CriticalAddonsOnly:NoSchedule",
+                "CriticalAddonsOnly:NoSchedule",
+            ),
+            (
+                "did not tolerate dedicated=:NoSchedule",
+                "dedicated=:NoSchedule",
+            ),
+            (
+                "did not tolerate taint (taint=example.io/tier=A400:NoSchedule)",
+                "example.io/tier=A400:NoSchedule",
+            ),
+        ] {
+            assert_eq!(
+                parse_clause(text).cause,
+                Cause::Taint(taint.into()),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_twelve_instance_type_phrases() {
+        let f = |r: bool, s: bool, o: bool| InstanceTypeFailure {
+            requirements: r,
+            resources: s,
+            offering: o,
+            ..Default::default()
+        };
+        for (phrase, want) in [
+            ("no instance type met the scheduling requirements or had enough resources or had a required offering", f(true, true, true)),
+            ("no instance type met the scheduling requirements or had enough resources", f(true, true, false)),
+            ("no instance type met the scheduling requirements or had a required offering", f(true, false, true)),
+            ("no instance type had enough resources or had a required offering", f(false, true, true)),
+            ("no instance type met all requirements", f(true, false, false)),
+            ("no instance type has enough resources", f(false, true, false)),
+            ("no instance type has the required offering", f(false, false, true)),
+            ("no instance type which met the scheduling requirements and had enough resources, had a required offering", f(false, false, true)),
+            ("no instance type which had enough resources and the required offering met the scheduling requirements", f(true, false, false)),
+            ("no instance type which met the scheduling requirements and the required offering had the required resources", f(false, true, false)),
+        ] {
+            let text = format!("{phrase}, requirements=kubernetes.io/os In [linux], resources={{\"cpu\":\"1\"}}");
+            assert_eq!(parse_clause(&text).cause, Cause::InstanceTypes(want), "{phrase}");
+        }
+        let tuple = parse_clause("no instance type met the requirements/resources/offering tuple, requirements=a In [b], resources={}");
+        assert!(matches!(tuple.cause, Cause::InstanceTypes(f) if f.tuple));
+        let typo = parse_clause(
+            r#"no instance type has enough resources, requirements=a In [b], resources={"cpu":"2000"} (CPU request >= 1 Million, m vs M typo?)"#,
+        );
+        assert!(matches!(typo.cause, Cause::InstanceTypes(f) if f.cpu_typo && f.resources));
+        assert_eq!(typo.resources.as_deref(), Some(r#"{"cpu":"2000"}"#));
+    }
+
+    #[test]
+    fn min_values_first_and_min_values_inside_requirements() {
+        let first = parse_clause("minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-family]), requirements=a In [b], resources={}");
+        assert_eq!(first.cause, Cause::MinValues);
+        let curly = parse_clause("pod didn\u{2019}t schedule because NodePool couldn\u{2019}t meet minValues requirements, minValues requirement is not met for label(s) (label(s)=[x]) (NodePool=spread)");
+        assert_eq!(curly.cause, Cause::MinValues);
+        assert_eq!(curly.nodepool.as_deref(), Some("spread"));
+        let inside = parse_clause("no instance type has enough resources, requirements=karpenter.k8s.aws/instance-family In [g4ad] minValues 1, resources={}");
+        assert!(matches!(inside.cause, Cause::InstanceTypes(_)));
+    }
+
+    #[test]
+    fn topology_without_closing_parenthesis() {
+        let c = parse_clause("unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone (counts = us-east-1a: 1, us-east-1b: 1, us-east-1c: 0, podDomains = topology.kubernetes.io/zone Exists, nodeDomains = topology.kubernetes.io/zone In [us-east-1a us-east-1b]");
+        match c.cause {
+            Cause::Topology {
+                constraint,
+                key,
+                counts,
+                node_domains,
+                ..
+            } => {
+                assert_eq!(constraint, "topology spread");
+                assert_eq!(key, "topology.kubernetes.io/zone");
+                assert_eq!(
+                    counts.as_deref(),
+                    Some("us-east-1a: 1, us-east-1b: 1, us-east-1c: 0")
+                );
+                assert_eq!(
+                    node_domains.as_deref(),
+                    Some("topology.kubernetes.io/zone In [us-east-1a us-east-1b]")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn provisioner_grammar_and_limits_forms() {
+        let c = parse_clause(
+            r#"incompatible with provisioner "default", daemonset overhead={"cpu":"100m"}, did not tolerate team=a:NoSchedule"#,
+        );
+        assert!(c.provisioner);
+        assert_eq!(c.nodepool.as_deref(), Some("default"));
+        for (text, np) in [
+            (
+                r#"all available instance types exceed limits for nodepool: "batch""#,
+                "batch",
+            ),
+            (
+                r#"all available instance types exceed limits for nodepool "batch""#,
+                "batch",
+            ),
+            (
+                "node limits have been exhausted for nodepool (NodePool=batch)",
+                "batch",
+            ),
+            (
+                r#"all available instance types exceed limits for provisioner: "old""#,
+                "old",
+            ),
+        ] {
+            let c = parse_clause(text);
+            assert!(
+                matches!(c.cause, Cause::Limits | Cause::NodeLimits),
+                "{text}"
+            );
+            assert_eq!(c.nodepool.as_deref(), Some(np), "{text}");
+        }
+    }
+
+    #[test]
+    fn nearest_prefers_capacity_over_labels() {
+        let clauses = parse_clauses(
+            r#"incompatible with nodepool "system", daemonset overhead={}, did not tolerate CriticalAddonsOnly=true:NoSchedule; incompatible with nodepool "default", daemonset overhead={}, incompatible requirements, label "nodegroup" does not have known values; all available instance types exceed limits for nodepool: "batch""#,
+        );
+        let message = Message {
+            origin: MessageOrigin::Unrecognised,
+            text: String::new(),
+            evidence: crate::document::Evidence::new("x", 1, ""),
+            object: None,
+            nodepool: None,
+            time: None,
+        };
+        let err = SchedulingError {
+            message: &message,
+            pod: None,
+            clauses,
+        };
+        assert_eq!(err.nearest().unwrap().nodepool.as_deref(), Some("batch"));
+        assert!(err
+            .nearest_note(&err.clauses[0])
+            .contains("\"batch\" came nearest"));
+        let own = err.nearest_note(&err.clauses[2]);
+        assert!(own.contains("this one came nearest"), "{own}");
+        assert!(
+            own.contains("\"system\" (the taint CriticalAddonsOnly=true:NoSchedule)"),
+            "{own}"
+        );
+    }
+
+    #[test]
+    fn bad_input_never_panics() {
+        for text in [
+            "",
+            ";",
+            "; ; ",
+            "incompatible with nodepool \"",
+            "daemonset overhead={",
+            "did not tolerate",
+            "key , not in",
+            "unsatisfiable topology constraint for ",
+            "é; ü",
+        ] {
+            let _ = parse_clauses(text);
+        }
+    }
+}
