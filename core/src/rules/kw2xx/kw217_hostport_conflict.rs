@@ -1,6 +1,7 @@
 //! KW217 hostport-conflict.
 
-use crate::facts::Facts;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, scheduling_errors, Cause};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -18,47 +19,164 @@ holds, so it cannot be placed on that node, and Karpenter's simulation says the 
 nodes it could launch.
 
 Signals: `checking host port usage, IP=<ip> Port=<port> Proto=<proto> conflicts with existing
-HostPort configuration ...`, `pod hostport conflicts with existing hostport configuration`.
+HostPort configuration ...` (v1.0 to v1.4, inside `incompatible with nodepool "<np>", ...`),
+`checking host port usage, pod hostport conflicts with existing hostport configuration
+(existing-hostport-ip=..., pod-hostport-port=<port>, ...)` (v1.5+).
 
 ## Why it happens
-Only one pod per node can bind a given IP/port/protocol. A Deployment with a `hostPort` and
-more replicas than nodes, or two workloads that pick the same port, leave pods Pending.
+Only one pod per node can bind a given IP/port/protocol. A DaemonSet that already binds the port
+on every node (a node exporter, an agent) makes the port unusable on any new node too; a
+Deployment with a `hostPort` and more replicas than nodes, or two workloads that pick the same
+port, leave pods Pending.
 Not this rule: `invariant violated registering host port usage, ... please file an issue`, a
 Karpenter-internal bookkeeping message that does not block the user's pod.
 
 ## How to fix
-Drop the `hostPort` (use a Service, or `hostNetwork` only where really needed), or spread the
-pods with a required pod anti-affinity on `kubernetes.io/hostname` so that each lands on its own
-node and Karpenter launches one per replica.
+Drop the `hostPort` (use a Service, or `hostNetwork` only where really needed), pick another
+port if a DaemonSet already holds this one, or spread the pods with a required pod
+anti-affinity on `kubernetes.io/hostname` so that each lands on its own node and Karpenter
+launches one per replica.
 "#,
 };
 
-const SIGNALS: &[&str] = &["conflicts with existing hostport configuration"];
+const SIGNALS: &[&str] = &[
+    "conflicts with existing hostport configuration",
+    "checking host port usage",
+];
+
+struct Conflict<'a> {
+    pod: Option<ObjectRef>,
+    nodepools: Vec<String>,
+    port: Option<String>,
+    messages: Vec<&'a Message>,
+}
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let hits: Vec<_> = facts
-        .messages_containing_any(SIGNALS)
-        .filter(|m| !m.text.to_ascii_lowercase().contains("invariant violated"))
-        .collect();
-    if hits.is_empty() {
-        return Vec::new();
+    let errors = scheduling_errors(facts);
+    let mut conflicts: Vec<Conflict> = Vec::new();
+    fn add<'a>(
+        conflicts: &mut Vec<Conflict<'a>>,
+        pod: Option<ObjectRef>,
+        np: Option<String>,
+        text: &str,
+        m: &'a Message,
+    ) {
+        let i = match conflicts.iter().position(|c| c.pod == pod) {
+            Some(i) => i,
+            None => {
+                conflicts.push(Conflict {
+                    pod,
+                    nodepools: Vec::new(),
+                    port: None,
+                    messages: Vec::new(),
+                });
+                conflicts.len() - 1
+            }
+        };
+        let c = &mut conflicts[i];
+        if let Some(np) = np {
+            if !c.nodepools.contains(&np) {
+                c.nodepools.push(np);
+            }
+        }
+        if c.port.is_none() {
+            c.port = port_in(text);
+        }
+        if !c.messages.iter().any(|x| std::ptr::eq(*x, m)) {
+            c.messages.push(m);
+        }
     }
-    let port = hits.iter().find_map(|m| field_after(&m.text, "Port="));
-    let object = hits.iter().find_map(|m| m.object.as_ref());
-    let pod_name = object
-        .map(|o| o.qualified_name())
-        .unwrap_or_else(|| "the pod".to_string());
-    let port_text = port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
-    let summary = format!(
-        "{pod_name} needs hostPort{port_text}, which another pod already holds on the candidate nodes."
+    for error in &errors {
+        for clause in error.clauses.iter().filter(|c| c.cause == Cause::HostPort) {
+            if is_bookkeeping(&clause.reason) {
+                continue;
+            }
+            add(
+                &mut conflicts,
+                error.pod.clone(),
+                clause.nodepool.clone(),
+                &clause.reason,
+                error.message,
+            );
+        }
+    }
+    for m in facts.messages_containing_any(SIGNALS) {
+        if is_bookkeeping(&m.text) || errors.iter().any(|e| std::ptr::eq(e.message, m)) {
+            continue;
+        }
+        let pod = m
+            .object
+            .clone()
+            .filter(|o| o.kind.eq_ignore_ascii_case("pod"));
+        add(&mut conflicts, pod, m.nodepool.clone(), &m.text, m);
+    }
+    conflicts.into_iter().map(|c| diagnose(facts, c)).collect()
+}
+
+fn is_bookkeeping(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "invariant violated")
+}
+
+/// The port of `Port=<p>` (v1.0 to v1.4) or `pod-hostport-port=<p>` (v1.5+).
+fn port_in(text: &str) -> Option<String> {
+    for key in ["pod-hostport-port=", "Port="] {
+        if let Some(i) = find_ignore_case(text, key) {
+            let value: String = text[i + key.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if !value.is_empty() {
+                return Some(value);
+            }
+        }
+    }
+    None
+}
+
+fn diagnose(facts: &Facts, c: Conflict<'_>) -> Diagnosis {
+    let pod_name = c
+        .pod
+        .as_ref()
+        .map(|o| format!("Pod {}", o.qualified_name()))
+        .unwrap_or_else(|| "The pod".to_string());
+    let port_text = c
+        .port
+        .as_deref()
+        .map(|p| format!(" {p}"))
+        .unwrap_or_default();
+    let mut summary = format!(
+        "{pod_name} needs hostPort{port_text}, which another pod already holds on the nodes Karpenter could launch"
     );
-    let app_label = "app: <your-app-label>";
-    vec![Diagnosis::new(&META, summary)
-        .with_object(object)
-        .with_messages(hits.iter().copied())
+    if !c.nodepools.is_empty() {
+        let pools: Vec<String> = c.nodepools.iter().map(|n| format!("\"{n}\"")).collect();
+        summary.push_str(&format!(" (NodePool {})", pools.join(", ")));
+    }
+    summary.push_str(": a DaemonSet binding the same port on every node is the usual holder.");
+    let fact_pod = c.pod.as_ref().and_then(|p| {
+        facts
+            .pods
+            .iter()
+            .find(|fp| fp.meta.name == p.name && fp.meta.namespace == p.namespace)
+    });
+    let app_label = fact_pod
+        .and_then(|p| {
+            ["app.kubernetes.io/name", "app", "k8s-app"]
+                .iter()
+                .find_map(|k| p.meta.labels.get(*k).map(|v| format!("{k}: {v}")))
+        })
+        .unwrap_or_else(|| "app: <your-app-label>".to_string());
+    let port = c.port.as_deref().unwrap_or("<port>");
+    Diagnosis::new(&META, summary)
+        .with_object(c.pod.as_ref())
+        .with_node_pool(c.nodepools.first().map(String::as_str))
+        .with_messages(c.messages.iter().copied())
         .with_remediation([
+            Remediation::command(
+                format!("Find what already binds port {port} on the nodes (DaemonSets first):"),
+                format!("kubectl get pods -A -o jsonpath='{{range .items[*]}}{{.metadata.namespace}}/{{.metadata.name}} {{.spec.containers[*].ports[?(@.hostPort=={port})].hostPort}}{{\"\\n\"}}{{end}}' | awk 'NF>1'"),
+            ),
             Remediation::text(
-                "Remove the hostPort from the pod spec and expose the port through a Service instead.",
+                "Remove the hostPort from the pod spec and expose the port through a Service, or pick a port no DaemonSet holds.",
             ),
             Remediation::yaml(
                 "Or keep one replica per node, so Karpenter launches a node for each:",
@@ -66,16 +184,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     "affinity:\n  podAntiAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      - labelSelector:\n          matchLabels:\n            {app_label}\n        topologyKey: kubernetes.io/hostname\n"
                 ),
             ),
-        ])]
-}
-
-fn field_after(text: &str, key: &str) -> Option<String> {
-    let start = text.find(key)? + key.len();
-    let value: String = text[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .collect();
-    (!value.is_empty()).then_some(value)
+        ])
 }
 
 #[cfg(test)]
@@ -83,21 +192,34 @@ mod tests {
     use crate::testing::{check_only, ids};
 
     #[test]
-    fn karpenter_log_form() {
+    fn v1_4_form_names_pools_and_port() {
         let report = check_only(
             "KW217",
-            r#"{"level":"ERROR","message":"could not schedule pod","error":"checking host port usage, IP=0.0.0.0 Port=8080 Proto=TCP conflicts with existing HostPort configuration 0.0.0.0:8080/TCP"}"#,
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"otel-0","namespace":"obs"},"error":"incompatible with nodepool \"general\", daemonset overhead={\"cpu\":\"560m\"}, checking host port usage, IP=0.0.0.0 Port=4317 Proto=TCP conflicts with existing HostPort configuration IP=0.0.0.0 Port=4317 Proto=TCP; incompatible with nodepool \"spot\", daemonset overhead={\"cpu\":\"460m\"}, checking host port usage, IP=0.0.0.0 Port=4317 Proto=TCP conflicts with existing HostPort configuration IP=0.0.0.0 Port=4317 Proto=TCP"}"#,
         );
         assert_eq!(ids(&report), ["KW217"]);
-        assert!(report.diagnoses[0].summary.contains("8080"));
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("hostPort 4317"), "{}", d.summary);
+        assert!(d.summary.contains("\"general\", \"spot\""), "{}", d.summary);
+    }
+
+    #[test]
+    fn v1_5_form() {
+        let report = check_only(
+            "KW217",
+            "Warning  FailedScheduling  2m4s (x5 over 12m)  karpenter  Failed to schedule pod, checking host port usage, pod hostport conflicts with existing hostport configuration (existing-hostport-ip=0.0.0.0, existing-hostport-port=9100, existing-hostport-protocol=TCP, pod-hostport-ip=0.0.0.0, pod-hostport-port=9100, pod-hostport-protocol=TCP)",
+        );
+        assert_eq!(ids(&report), ["KW217"]);
+        assert!(report.diagnoses[0].summary.contains("hostPort 9100"));
     }
 
     #[test]
     fn invariant_message_is_not_a_conflict() {
-        let report = check_only(
-            "KW217",
+        for text in [
             "invariant violated registering host port usage, pod hostport conflicts with existing hostport configuration, please file an issue",
-        );
-        assert!(ids(&report).is_empty());
+            "0/5 nodes are available: 5 node(s) didn't have free ports for the requested pod ports.",
+        ] {
+            assert!(ids(&check_only("KW217", text)).is_empty(), "{text}");
+        }
     }
 }

@@ -6,6 +6,10 @@ mod kw201_no_instance_type_fits;
 mod kw202_no_offering_in_zone;
 mod kw203_requirements_incompatible;
 mod kw204_taint_not_tolerated;
+mod kw205_nodepool_limits_reached;
+mod kw206_topology_spread_unsatisfiable;
+mod kw207_nodepool_filtered_all_types;
+mod kw209_pod_ignored_by_karpenter;
 mod kw217_hostport_conflict;
 pub(crate) mod scheduling;
 
@@ -14,5 +18,9 @@ pub const RULES: &[Rule] = &[
     kw202_no_offering_in_zone::RULE,
     kw203_requirements_incompatible::RULE,
     kw204_taint_not_tolerated::RULE,
+    kw205_nodepool_limits_reached::RULE,
+    kw206_topology_spread_unsatisfiable::RULE,
+    kw207_nodepool_filtered_all_types::RULE,
+    kw209_pod_ignored_by_karpenter::RULE,
     kw217_hostport_conflict::RULE,
 ];

@@ -313,6 +313,38 @@ fn error_text(
     (!tail.is_empty()).then(|| (tail.to_string(), pod, message.nodepool.clone()))
 }
 
+/// The log record a Karpenter log message was decoded from (same place in the input).
+pub fn record_of<'a>(facts: &'a Facts, message: &Message) -> Option<&'a LogRecord> {
+    if message.origin != MessageOrigin::KarpenterLog {
+        return None;
+    }
+    facts.logs.iter().find(|r| {
+        r.evidence.source == message.evidence.source && r.evidence.line == message.evidence.line
+    })
+}
+
+/// The NodePool a message names: its structured field (also the lower-case `nodepool` /
+/// `provisioner` fields of pre-v0.37 logs), a NodePool event's object, or a
+/// `(NodePool=<np>)` / `nodepool "<np>"` in its text.
+pub fn message_nodepool(facts: &Facts, message: &Message) -> Option<String> {
+    if let Some(np) = &message.nodepool {
+        return Some(np.clone());
+    }
+    if let Some(record) = record_of(facts, message) {
+        for key in ["NodePool", "nodepool", "Provisioner", "provisioner"] {
+            if let Some(np) = record.field_name(key) {
+                return Some(np);
+            }
+        }
+    }
+    if let Some(o) = &message.object {
+        if o.kind.eq_ignore_ascii_case("nodepool") || o.kind.eq_ignore_ascii_case("provisioner") {
+            return Some(o.name.clone());
+        }
+    }
+    nodepool_in_reason(&message.text, &Cause::Other)
+}
+
 /// `ns/name` or `name` as a Pod reference.
 pub fn pod_ref(qualified: &str) -> ObjectRef {
     match qualified.split_once('/') {

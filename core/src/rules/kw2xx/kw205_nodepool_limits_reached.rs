@@ -1,0 +1,390 @@
+//! KW205 nodepool-limits-reached.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::{
+    message_nodepool, record_of, scheduling_errors, Cause, InstanceTypeFailure,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW205",
+    slug: "nodepool-limits-reached",
+    title: "The NodePool has reached its spec.limits",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+A NodePool's `spec.limits` (total cpu, memory, nodes... of the nodes it owns) leaves no room
+for another node, so Karpenter will not launch one from it, however Pending the pod is.
+
+Signals: `all available instance types exceed limits for nodepool: "<np>"` (v1.0 to v1.2),
+`... exceed limits for nodepool "<np>"` (v1.3 to v1.4), `... exceed limits for nodepool
+(NodePool=<np>)` (v1.5+), `node limits have been exhausted for nodepool (NodePool=<np>)`
+(`limits.nodes`, v1.11+), the debug log `instance types were excluded because they would breach
+limits` (v1.10+; `<n> out of <m> instance types were excluded because they would breach limits`
+before), and the v1alpha5 forms `exceed limits for provisioner: "<p>"`, `exceed provisioner
+limits`, `<n> out of <m> instance types were excluded because they would breach provisioner
+limits`. A `no instance type has enough resources` next to an exclusion line for the same
+NodePool is a limits problem too: the types that still fit under the limits are too small.
+
+## Why it happens
+`spec.limits` caps what a NodePool may own in total (`status.resources` is the current usage).
+Growth of the workload, nodes that consolidation cannot remove, or a limit set once and
+forgotten bring the usage to the cap.
+
+## How to fix
+Raise `spec.limits` (`kubectl patch nodepool <np> --type merge -p
+'{"spec":{"limits":{"cpu":"<more>"}}}'`), or free capacity: remove idle nodes, let
+consolidation work (KW4xx explains what blocks it), or move workloads to another NodePool.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "could not schedule pod",
+    "failed to schedule pod",
+    "exceed limits for",
+    "exceed provisioner limits",
+    "node limits have been exhausted",
+    "would breach limits",
+    "would breach provisioner limits",
+];
+
+/// What the input says about one NodePool's limits.
+#[derive(Default)]
+struct PoolLimits<'a> {
+    nodepool: Option<String>,
+    provisioner: bool,
+    /// Every available type exceeds the limits (or the node limit is used up).
+    exhausted: bool,
+    node_limit: bool,
+    /// `(excluded, total)` of the exclusion lines.
+    excluded: Option<(u64, u64)>,
+    exclusion_seen: bool,
+    pods: Vec<ObjectRef>,
+    /// The same NodePool reported `no instance type has enough resources`.
+    resources_failure: bool,
+    messages: Vec<&'a Message>,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut pools: Vec<PoolLimits> = Vec::new();
+    let errors = scheduling_errors(facts);
+    let scheduling_texts: Vec<&str> = errors.iter().map(|e| e.message.text.as_str()).collect();
+    for error in &errors {
+        for clause in &error.clauses {
+            let pool_of = |pools: &mut Vec<PoolLimits<'_>>| -> usize {
+                pool_index(pools, clause.nodepool.as_deref())
+            };
+            match &clause.cause {
+                Cause::Limits | Cause::NodeLimits => {
+                    let i = pool_of(&mut pools);
+                    let p = &mut pools[i];
+                    p.exhausted = true;
+                    p.node_limit |= clause.cause == Cause::NodeLimits;
+                    p.provisioner |= clause.provisioner
+                        || contains_ignore_ascii_case(&clause.reason, "provisioner");
+                    if let Some(pod) = &error.pod {
+                        if !p.pods.contains(pod) {
+                            p.pods.push(pod.clone());
+                        }
+                    }
+                    push_message(&mut p.messages, error.message);
+                }
+                Cause::InstanceTypes(InstanceTypeFailure {
+                    resources: true, ..
+                }) => {
+                    let i = pool_of(&mut pools);
+                    pools[i].resources_failure = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    for m in facts.messages_containing_any(&[
+        "would breach limits",
+        "would breach provisioner limits",
+        "exceed limits for",
+        "exceed provisioner limits",
+        "node limits have been exhausted",
+    ]) {
+        if scheduling_texts.contains(&m.text.as_str()) {
+            continue;
+        }
+        let np = message_nodepool(facts, m);
+        let i = pool_index(&mut pools, np.as_deref());
+        let p = &mut pools[i];
+        p.provisioner |= contains_ignore_ascii_case(&m.text, "provisioner limits")
+            || contains_ignore_ascii_case(&m.text, "for provisioner");
+        if contains_ignore_ascii_case(&m.text, "would breach") {
+            p.exclusion_seen = true;
+            if let Some(counts) = exclusion_counts(facts, m) {
+                let (e, t) = p.excluded.unwrap_or((0, 0));
+                p.excluded = Some((e.max(counts.0), t.max(counts.1)));
+            }
+        } else {
+            p.exhausted = true;
+            p.node_limit |= contains_ignore_ascii_case(&m.text, "node limits");
+        }
+        push_message(&mut p.messages, m);
+    }
+    fold_unnamed(&mut pools);
+    pools
+        .into_iter()
+        .filter(|p| !p.messages.is_empty())
+        .map(|p| diagnose(facts, p))
+        .collect()
+}
+
+/// A line that names no NodePool (an exclusion line of an old release, an event without
+/// object) belongs to the only NodePool the other lines name, when there is exactly one.
+fn fold_unnamed(pools: &mut Vec<PoolLimits<'_>>) {
+    let named: Vec<usize> = (0..pools.len())
+        .filter(|&i| pools[i].nodepool.is_some())
+        .collect();
+    let Some(unnamed) = pools.iter().position(|p| p.nodepool.is_none()) else {
+        return;
+    };
+    let [target] = named.as_slice() else {
+        return;
+    };
+    let target = *target;
+    let u = pools.remove(unnamed);
+    let target = if unnamed < target { target - 1 } else { target };
+    let t = &mut pools[target];
+    t.provisioner |= u.provisioner;
+    t.exhausted |= u.exhausted;
+    t.node_limit |= u.node_limit;
+    t.exclusion_seen |= u.exclusion_seen;
+    t.resources_failure |= u.resources_failure;
+    if t.excluded.is_none() {
+        t.excluded = u.excluded;
+    }
+    for pod in u.pods {
+        if !t.pods.contains(&pod) {
+            t.pods.push(pod);
+        }
+    }
+    for m in u.messages {
+        push_message(&mut t.messages, m);
+    }
+}
+
+fn pool_index(pools: &mut Vec<PoolLimits<'_>>, np: Option<&str>) -> usize {
+    match pools.iter().position(|p| p.nodepool.as_deref() == np) {
+        Some(i) => i,
+        None => {
+            pools.push(PoolLimits {
+                nodepool: np.map(str::to_string),
+                ..Default::default()
+            });
+            pools.len() - 1
+        }
+    }
+}
+
+fn push_message<'a>(messages: &mut Vec<&'a Message>, m: &'a Message) {
+    if !messages.iter().any(|x| std::ptr::eq(*x, m)) {
+        messages.push(m);
+    }
+}
+
+/// `(excluded, total)` from `<n> out of <m> instance types ...` or the v1.10+ `excluded` /
+/// `total` fields.
+fn exclusion_counts(facts: &Facts, m: &Message) -> Option<(u64, u64)> {
+    let words: Vec<&str> = m.text.split_whitespace().collect();
+    if let Some(i) = words.iter().position(|w| *w == "out") {
+        if words.get(i + 1) == Some(&"of") && i > 0 {
+            let n = words[i - 1]
+                .trim_matches(|c: char| !c.is_ascii_digit())
+                .parse()
+                .ok();
+            let t = words.get(i + 2).and_then(|w| w.parse().ok());
+            if let (Some(n), Some(t)) = (n, t) {
+                return Some((n, t));
+            }
+        }
+    }
+    let record = record_of(facts, m)?;
+    let num = |k: &str| -> Option<u64> {
+        let v = record.fields.get(k)?;
+        v.as_u64().or_else(|| v.as_str()?.parse().ok())
+    };
+    Some((num("excluded")?, num("total")?))
+}
+
+fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
+    let kind = if p.provisioner {
+        "Provisioner"
+    } else {
+        "NodePool"
+    };
+    let name = p.nodepool.as_deref().unwrap_or("<nodepool>");
+    let label = match &p.nodepool {
+        Some(np) => format!("{kind} \"{np}\""),
+        None => format!("A {kind}"),
+    };
+    let all_excluded = p.excluded.is_some_and(|(e, t)| t > 0 && e >= t);
+    let blocking = p.exhausted || all_excluded || (p.exclusion_seen && p.resources_failure);
+    let mut summary = if p.exhausted && p.node_limit {
+        format!("{label} has used up its node limit (spec.limits.nodes): Karpenter launches no more nodes from it.")
+    } else if p.exhausted || all_excluded {
+        format!("{label} has reached its spec.limits: every available instance type would exceed them, so Karpenter launches nothing more from it.")
+    } else if p.resources_failure {
+        format!("{label} is at its spec.limits: Karpenter excluded instance types that would breach them, and the ones left have not enough resources for the pod (so `no instance type has enough resources` is a limits problem).")
+    } else {
+        format!("{label} is close to its spec.limits: Karpenter excluded instance types that would breach them.")
+    };
+    if let Some((e, t)) = p.excluded {
+        summary.push_str(&format!(" {e} out of {t} instance types were excluded."));
+    }
+    if !p.pods.is_empty() {
+        let names: Vec<String> = p.pods.iter().map(ObjectRef::qualified_name).collect();
+        summary.push_str(&format!(" Pending because of it: {}.", names.join(", ")));
+    }
+    let pool = p.nodepool.as_deref().and_then(|n| facts.nodepool(n));
+    let limits = pool.map(|np| &np.limits).filter(|l| !l.is_empty());
+    let usage = pool.map(|np| &np.usage).filter(|u| !u.is_empty());
+    if let Some(limits) = limits {
+        let parts: Vec<String> = limits
+            .iter()
+            .map(|(k, v)| match usage.and_then(|u| u.get(k)) {
+                Some(used) => format!("{k} {used} used of {v}"),
+                None => format!("{k} limit {v}"),
+            })
+            .collect();
+        summary.push_str(&format!(" Limits: {}.", parts.join(", ")));
+    }
+    let patch_value = limits
+        .and_then(|l| l.get("cpu"))
+        .and_then(|v| v.trim_matches('"').parse::<u64>().ok())
+        .map(|cpu| (cpu * 2).to_string())
+        .unwrap_or_else(|| "<more>".to_string());
+    let resource = if p.node_limit { "nodes" } else { "cpu" };
+    let command = if p.provisioner {
+        format!("kubectl patch provisioner {name} --type merge -p '{{\"spec\":{{\"limits\":{{\"resources\":{{\"{resource}\":\"{patch_value}\"}}}}}}}}'")
+    } else {
+        format!("kubectl patch nodepool {name} --type merge -p '{{\"spec\":{{\"limits\":{{\"{resource}\":\"{patch_value}\"}}}}}}'")
+    };
+    let lower = if p.provisioner {
+        "provisioner"
+    } else {
+        "nodepool"
+    };
+    Diagnosis::new(&META, summary)
+        .with_severity(if blocking {
+            Severity::Error
+        } else {
+            Severity::Warning
+        })
+        .with_object(p.pods.first())
+        .with_node_pool(p.nodepool.as_deref())
+        .with_messages(p.messages.iter().copied())
+        .with_remediation([
+            Remediation::command(
+                format!("See the limits and the current usage of {kind} {name}:"),
+                format!("kubectl get {lower} {name} -o jsonpath='{{.spec.limits}}{{\"\\n\"}}{{.status.resources}}{{\"\\n\"}}'"),
+            ),
+            Remediation::command("Raise the limit (the value here doubles the current one when known; pick what your budget allows):", command),
+            Remediation::text(
+                "Or free capacity: delete idle nodes of this NodePool, let consolidation remove under-used ones (KW4xx says what blocks it), or move workloads to another NodePool.",
+            ),
+        ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{MessageOrigin, NodePool};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_limits_form() {
+        for (text, np) in [
+            (r#"Failed to schedule pod, all available instance types exceed limits for nodepool: "batch""#, "batch"),
+            (r#"Failed to schedule pod, incompatible with nodepool "batch", daemonset overhead={}, all available instance types exceed limits for nodepool "batch""#, "batch"),
+            ("Failed to schedule pod, all available instance types exceed limits for nodepool (NodePool=batch)", "batch"),
+            ("Failed to schedule pod, node limits have been exhausted for nodepool (NodePool=batch)", "batch"),
+            (r#"Failed to schedule pod, incompatible with provisioner "default", all available instance types exceed limits for provisioner: "default""#, "default"),
+        ] {
+            let report = check_only("KW205", text);
+            assert_eq!(ids(&report), ["KW205"], "{text}");
+            assert_eq!(report.diagnoses[0].node_pool.as_deref(), Some(np), "{text}");
+            assert_eq!(report.diagnoses[0].severity, Severity::Error, "{text}");
+        }
+    }
+
+    #[test]
+    fn exclusion_line_alone_is_a_warning_with_counts() {
+        let report = check_only(
+            "KW205",
+            r#"{"level":"DEBUG","message":"40 out of 458 instance types were excluded because they would breach limits","NodePool":{"name":"linux"}}"#,
+        );
+        assert_eq!(ids(&report), ["KW205"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(d.summary.contains("40 out of 458"), "{}", d.summary);
+        assert_eq!(d.node_pool.as_deref(), Some("linux"));
+    }
+
+    #[test]
+    fn exclusion_next_to_enough_resources_is_an_error() {
+        let report = check_only(
+            "KW205",
+            r#"{"level":"DEBUG","message":"instance types were excluded because they would breach limits","NodePool":{"name":"big"},"excluded":12,"total":80}
+{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"w-0","namespace":"a"},"error":"no instance type has enough resources, requirements=karpenter.sh/nodepool In [big], resources={\"cpu\":\"30\"}"}"#,
+        );
+        assert_eq!(ids(&report), ["KW205"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(d.summary.contains("12 out of 80"), "{}", d.summary);
+    }
+
+    #[test]
+    fn provisioner_exclusion_and_no_name_forms() {
+        for text in [
+            "12 out of 300 instance types were excluded because they would breach provisioner limits",
+            "Could not schedule pod, all available instance types exceed provisioner limits",
+        ] {
+            assert_eq!(ids(&check_only("KW205", text)), ["KW205"], "{text}");
+        }
+    }
+
+    #[test]
+    fn quotes_limits_and_usage() {
+        let mut facts = Facts::default();
+        let text = "Failed to schedule pod, all available instance types exceed limits for nodepool (NodePool=spot-workers)";
+        facts.messages.push(Message {
+            origin: MessageOrigin::Event,
+            text: text.into(),
+            evidence: Evidence::new("events", 1, text),
+            object: Some(ObjectRef::new("Pod", Some("platform"), "log-shipper-1")),
+            nodepool: None,
+            time: None,
+        });
+        let mut np = NodePool::default();
+        np.meta.name = "spot-workers".into();
+        np.limits.insert("cpu".into(), "1000".into());
+        np.usage.insert("cpu".into(), "998".into());
+        facts.nodepools.push(np);
+        let d = &check(&facts)[0];
+        assert!(d.summary.contains("cpu 998 used of 1000"), "{}", d.summary);
+        assert!(d.remediation[1]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("\"cpu\":\"2000\""));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [a], resources={}",
+            "limits: cpu: 512",
+        ] {
+            assert!(ids(&check_only("KW205", text)).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! KW206 topology-spread-unsatisfiable.
+
+use crate::facts::Facts;
+use crate::rules::kw2xx::scheduling::{
+    group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW206",
+    slug: "topology-spread-unsatisfiable",
+    title: "The pod's topology spread or pod (anti-)affinity cannot be satisfied",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The pod has a `topologySpreadConstraints` with `whenUnsatisfiable: DoNotSchedule`, or a
+required pod affinity / anti-affinity, and no node Karpenter could launch would keep the
+constraint: the domain it would have to use (a zone, a hostname) is not one the NodePool can
+produce.
+
+Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`):
+`unsatisfiable topology constraint for topology spread, key=<key> (counts = ..., podDomains =
+..., nodeDomains = ...` (Karpenter prints no closing parenthesis), and the same text for `pod
+affinity` and `pod anti-affinity`. `counts` is how many matching pods each domain holds,
+`podDomains` the domains the pod allows, `nodeDomains` those the NodePools can create.
+
+## Why it happens
+Eligible domains come from the pod's own requirements, not from the NodePool: a pod that
+spreads over every zone (`maxSkew: 1`) while the only compatible NodePool allows two of three
+zones needs a node in the third zone for its next replica, which no NodePool can make. For
+anti-affinity on `kubernetes.io/hostname`, every replica needs a node of its own.
+
+## How to fix
+Restrict the pod's zones to the NodePool's with a `nodeAffinity` (then the spread is computed
+over those zones only), or add the missing zone to the NodePool; relax the constraint with
+`whenUnsatisfiable: ScheduleAnyway` where balance is a preference. For anti-affinity: allow
+more nodes (limits, instance types), or run fewer replicas than eligible nodes.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "could not schedule pod",
+    "failed to schedule pod",
+    "unsatisfiable topology constraint",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let errors = scheduling_errors(facts);
+    let groups = group_hits(
+        &errors,
+        |c| matches!(c.cause, Cause::Topology { .. }),
+        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
+    );
+    let mut out = Vec::new();
+    for hits in groups {
+        let first = hits[0];
+        let clause = first.clause;
+        let Cause::Topology {
+            constraint,
+            key,
+            counts,
+            pod_domains,
+            node_domains,
+        } = &clause.cause
+        else {
+            continue;
+        };
+        let pod = first.error.pod.as_ref();
+        let counted = counts.as_deref().map(domains_of_counts).unwrap_or_default();
+        let node_values = node_domains
+            .as_deref()
+            .and_then(|d| in_values(d, key))
+            .unwrap_or_default();
+        let pool_values = clause
+            .nodepool
+            .as_deref()
+            .and_then(|n| facts.nodepool(n))
+            .and_then(|np| np.allowed_values(key));
+        let missing: Vec<&String> = counted
+            .iter()
+            .filter(|d| !node_values.is_empty() && !node_values.contains(d))
+            .collect();
+        let anti = constraint.contains("anti-affinity");
+        let mut summary = format!(
+            "{} cannot satisfy its {constraint} on {key}",
+            pod_label(pod)
+        );
+        if clause.nodepool.is_some() {
+            summary.push_str(&format!(" with {}", nodepool_label(clause)));
+        }
+        summary.push('.');
+        if let Some(c) = counts {
+            summary.push_str(&format!(" Matching pods per domain: {c}."));
+        }
+        if let Some(d) = pod_domains {
+            summary.push_str(&format!(" The pod allows `{d}`"));
+            match node_domains {
+                Some(n) => summary.push_str(&format!(", the NodePools can create only `{n}`.")),
+                None => summary.push('.'),
+            }
+        }
+        if !missing.is_empty() && !anti {
+            let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+            if constraint.contains("affinity") {
+                summary.push_str(&format!(
+                    " The pods it must join are in {}, where no NodePool can launch a node.",
+                    list.join(", ")
+                ));
+            } else {
+                summary.push_str(&format!(
+                    " The spread counts {} too, where no NodePool can launch a node: the next replica would have to go there.",
+                    list.join(", ")
+                ));
+            }
+        }
+        if let Some(pool) = &pool_values {
+            summary.push_str(&format!(
+                " {} allows {key} [{}].",
+                nodepool_label(clause),
+                pool.join(" ")
+            ));
+        }
+        summary.push_str(&first.error.nearest_note(clause));
+        let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+        let mut steps = Vec::new();
+        if anti {
+            steps.push(Remediation::text(format!(
+                "Each replica needs its own {key} domain: let the NodePool launch more nodes (raise its limits, allow more instance types), run fewer replicas, or make the anti-affinity preferred (preferredDuringSchedulingIgnoredDuringExecution)."
+            )));
+        } else {
+            let values = if node_values.is_empty() {
+                "\"<zone-a>\", \"<zone-b>\"".to_string()
+            } else {
+                quote_list(&node_values)
+            };
+            let affinity = constraint.contains("affinity");
+            if !affinity {
+                steps.push(Remediation::yaml(
+                format!("Restrict the pod's {key} to the domains the NodePools can create, so the spread is computed over those only (pod template):"),
+                format!(
+                    "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: {key}\n              operator: In\n              values: [{values}]\n"
+                ),
+            ));
+            }
+            let mut widened: Vec<String> = pool_values.clone().unwrap_or(node_values.clone());
+            for m in &missing {
+                if !widened.contains(m) {
+                    widened.push((*m).clone());
+                }
+            }
+            if !widened.is_empty() {
+                steps.push(Remediation::yaml(
+                    format!("{} NodePool {np} to every domain the constraint needs (`kubectl edit nodepool {np}`; its EC2NodeClass needs a subnet in each zone):", if affinity { "Widen" } else { "Or widen" }),
+                    format!(
+                        "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{}]\n",
+                        quote_list(&widened)
+                    ),
+                ));
+            }
+            if !affinity {
+                steps.push(Remediation::text(
+                    "Or, where balance is a preference rather than a rule, set `whenUnsatisfiable: ScheduleAnyway` on the constraint.",
+                ));
+            }
+        }
+        out.push(
+            Diagnosis::new(&META, summary)
+                .with_object(pod)
+                .with_node_pool(clause.nodepool.as_deref())
+                .with_messages(hit_messages(&hits))
+                .with_remediation(steps),
+        );
+    }
+    out
+}
+
+/// The domain names of `counts = us-east-1a: 2, us-east-1b: 1 and 3 other(s)`.
+fn domains_of_counts(counts: &str) -> Vec<String> {
+    counts
+        .split(", ")
+        .filter_map(|part| part.split_once(": ").map(|(d, _)| d.trim().to_string()))
+        .filter(|d| !d.is_empty())
+        .collect()
+}
+
+fn quote_list(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn v1_5_spread_names_the_missing_zone() {
+        let report = check_only(
+            "KW206",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"es-2","namespace":"search"},"error":"unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone (counts = us-east-1a: 1, us-east-1b: 1, us-east-1c: 0, podDomains = topology.kubernetes.io/zone Exists, nodeDomains = topology.kubernetes.io/zone In [us-east-1a us-east-1b]"}"#,
+        );
+        assert_eq!(ids(&report), ["KW206"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("us-east-1c"), "{}", d.summary);
+        let yaml = d.remediation[0].yaml.as_deref().unwrap();
+        assert!(
+            yaml.contains("values: [\"us-east-1a\", \"us-east-1b\"]"),
+            "{yaml}"
+        );
+    }
+
+    #[test]
+    fn v1_0_prefixed_anti_affinity_and_affinity() {
+        for (text, kind) in [
+            (r#"Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"910m"}, unsatisfiable topology constraint for pod anti-affinity, key=kubernetes.io/hostname (counts = ip-10-0-1-10.ec2.internal: 1, podDomains = kubernetes.io/hostname Exists, nodeDomains = kubernetes.io/hostname In [hostname-placeholder-0001]"#, "pod anti-affinity"),
+            ("Failed to schedule pod, unsatisfiable topology constraint for pod affinity, key=topology.kubernetes.io/zone (counts = , podDomains = topology.kubernetes.io/zone In [eu-west-1a], nodeDomains = topology.kubernetes.io/zone In [eu-west-1b]", "pod affinity"),
+        ] {
+            let report = check_only("KW206", text);
+            assert_eq!(ids(&report), ["KW206"], "{text}");
+            assert!(report.diagnoses[0].summary.contains(kind));
+        }
+    }
+
+    #[test]
+    fn relaxation_and_preferred_advice_are_not_kw206() {
+        for text in [
+            r#"{"level":"INFO","message":"pod(s) have a preferred TopologySpreadConstraint which can prevent consolidation","pods":"search/es-0"}"#,
+            "relaxing soft constraints for pod since it previously failed to schedule, removing: spec.topologySpreadConstraints = {\"maxSkew\":1}",
+            "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints.",
+        ] {
+            assert!(ids(&check_only("KW206", text)).is_empty(), "{text}");
+        }
+    }
+}
