@@ -1,0 +1,177 @@
+//! KW210 security-groups-for-pods-delay.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW210",
+    slug: "security-groups-for-pods-delay",
+    title: "Security Groups for Pods: the pod waits for the node's trunk ENI",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The pod uses Security Groups for Pods (it requests `vpc.amazonaws.com/pod-eni`, usually through a
+SecurityGroupPolicy) and sits on a fresh Karpenter node in `ContainerCreating` for minutes (up
+to 30), or Karpenter's NodeClaim waits for the `vpc.amazonaws.com/pod-eni` resource, or the
+scheduler says the new node has none.
+
+Signals: NodeClaim `Initialized=Unknown ResourceNotRegistered` with `Resource
+"vpc.amazonaws.com/pod-eni" was requested but not registered`, the pre-v0.32 `Expected resource
+"vpc.amazonaws.com/pod-eni" didn't register on the node`, the scheduler's `Insufficient
+vpc.amazonaws.com/pod-eni`, and a pod requesting `vpc.amazonaws.com/pod-eni` stuck in
+`ContainerCreating`. The VPC resource controller's `The instance type <type> is not supported
+yet by the vpc resource controller` corroborates (that type gets no trunk ENI at all).
+
+## Why it happens
+Karpenter and amazon-vpc-resource-controller race over the node's trunk ENI: the controller
+attaches it and advertises `vpc.amazonaws.com/pod-eni` only some time after the node joins, and
+instance types it does not support never get one.
+
+## How to fix
+Label the NodePool's nodes `vpc.amazonaws.com/has-trunk-attached: "false"` (template label) so
+the resource controller attaches the trunk ENI at once, and restrict the NodePool to instance
+types that support trunking (newer families may not be supported yet).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "\"vpc.amazonaws.com/pod-eni\" was requested but not registered",
+    "resource \"vpc.amazonaws.com/pod-eni\" didn't register",
+    "insufficient vpc.amazonaws.com/pod-eni",
+    "not supported yet by the vpc resource controller",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let strong: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            let t = &m.text;
+            contains_ignore_ascii_case(t, "vpc.amazonaws.com/pod-eni")
+                && (contains_ignore_ascii_case(t, "was requested but not registered")
+                    || contains_ignore_ascii_case(t, "didn't register")
+                    || contains_ignore_ascii_case(t, "insufficient vpc.amazonaws.com/pod-eni"))
+        })
+        .collect();
+    let unsupported: Vec<&Message> = facts
+        .messages_containing("not supported yet by the vpc resource controller")
+        .collect();
+    // A pod that requests pod-eni and is still creating its sandbox.
+    let waiting: Vec<ObjectRef> = facts
+        .pods
+        .iter()
+        .filter(|p| {
+            p.containers.iter().any(|c| {
+                c.requests.contains_key("vpc.amazonaws.com/pod-eni")
+                    && c.reason.as_deref() == Some("ContainerCreating")
+            })
+        })
+        .map(|p| p.object_ref())
+        .collect();
+    if strong.is_empty() && waiting.is_empty() {
+        return Vec::new();
+    }
+    let unsupported_type = unsupported.iter().find_map(|m| {
+        tail_after(&m.text, "the instance type ")
+            .and_then(|t| t.split_whitespace().next().map(str::to_string))
+    });
+    let pod = waiting.first().cloned().or_else(|| {
+        strong.iter().find_map(|m| {
+            m.object
+                .clone()
+                .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
+        })
+    });
+    let nodeclaim = strong.iter().find_map(|m| {
+        m.object
+            .clone()
+            .filter(|o| o.kind.eq_ignore_ascii_case("nodeclaim"))
+    });
+    let nodepool = nodeclaim
+        .as_ref()
+        .and_then(|nc| facts.nodeclaims.iter().find(|c| c.meta.name == nc.name))
+        .and_then(|c| c.nodepool.clone())
+        .or_else(|| strong.iter().find_map(|m| m.nodepool.clone()));
+    let mut summary = String::from("Security Groups for Pods: ");
+    match (&pod, &nodeclaim) {
+        (Some(p), _) => summary.push_str(&format!(
+            "pod {} requests vpc.amazonaws.com/pod-eni and waits for the new node's trunk ENI",
+            p.qualified_name()
+        )),
+        (None, Some(nc)) => summary.push_str(&format!(
+            "NodeClaim {} waits for vpc.amazonaws.com/pod-eni, which the VPC resource controller has not registered yet",
+            nc.name
+        )),
+        (None, None) => summary.push_str(
+            "a pod requesting vpc.amazonaws.com/pod-eni waits for a node whose trunk ENI is attached",
+        ),
+    }
+    summary.push_str(" (Karpenter and amazon-vpc-resource-controller race over the trunk ENI; this can last up to 30 minutes).");
+    if let Some(t) = &unsupported_type {
+        summary.push_str(&format!(
+            " Instance type {t} is not supported by the VPC resource controller yet: nodes of that type never get a trunk ENI."
+        ));
+    }
+    let np = nodepool.as_deref().unwrap_or("<nodepool>");
+    let mut steps = vec![Remediation::yaml(
+        format!("Label the nodes of NodePool {np} so the resource controller attaches the trunk ENI at once (`kubectl edit nodepool {np}`):"),
+        "spec:\n  template:\n    metadata:\n      labels:\n        vpc.amazonaws.com/has-trunk-attached: \"false\"\n".to_string(),
+    )];
+    match &unsupported_type {
+        Some(t) => steps.push(Remediation::yaml(
+            format!("Keep {t} (unsupported by the VPC resource controller) out of the NodePool:"),
+            format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: NotIn\n          values: [\"{t}\"]\n"),
+        )),
+        None => steps.push(Remediation::text(
+            "Restrict the NodePool to instance types that support ENI trunking (see the VPC resource controller's list of supported types).",
+        )),
+    }
+    vec![Diagnosis::new(&META, summary)
+        .with_object(pod.as_ref().or(nodeclaim.as_ref()))
+        .with_node_pool(nodepool.as_deref())
+        .with_messages(strong.iter().copied())
+        .with_messages(unsupported.iter().copied())
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_signal() {
+        for text in [
+            "Message:               Resource \"vpc.amazonaws.com/pod-eni\" was requested but not registered",
+            "Initialized=Unknown ResourceNotRegistered: Resource \"vpc.amazonaws.com/pod-eni\" was requested but not registered",
+            "inflight check failed for node, Expected resource \"vpc.amazonaws.com/pod-eni\" didn't register on the node",
+            "0/6 nodes are available: 2 node(s) had untolerated taint {CriticalAddonsOnly: true}, 4 Insufficient vpc.amazonaws.com/pod-eni.",
+        ] {
+            assert_eq!(ids(&check_only("KW210", text)), ["KW210"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_the_unsupported_type() {
+        let report = check_only(
+            "KW210",
+            "default 6m Warning Unsupported node/ip-10-0-141-27.ec2.internal The instance type r8a.xlarge is not supported yet by the vpc resource controller\npayments 48s Warning FailedScheduling pod/ledger 0/6 nodes are available: 4 Insufficient vpc.amazonaws.com/pod-eni.",
+        );
+        assert_eq!(ids(&report), ["KW210"]);
+        assert!(report.diagnoses[0].summary.contains("r8a.xlarge"));
+    }
+
+    #[test]
+    fn pod_eni_in_allocatable_or_branch_failure_is_not_kw210() {
+        for text in [
+            r#"{"level":"INFO","message":"launched nodeclaim","allocatable":{"cpu":"3920m","pods":"58","vpc.amazonaws.com/pod-eni":"8"}}"#,
+            "Warning  BranchAllocationFailed  2m40s  vpc-resource-controller  failed to allocate branch ENI to pod: cannot create new eni entry already exist",
+            "Resource \"nvidia.com/gpu\" was requested but not registered",
+        ] {
+            assert!(ids(&check_only("KW210", text)).is_empty(), "{text}");
+        }
+    }
+}

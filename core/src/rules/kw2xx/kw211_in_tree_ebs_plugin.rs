@@ -1,0 +1,203 @@
+//! KW211 in-tree-ebs-plugin.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw2xx::scheduling::{record_of, tail_after};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW211",
+    slug: "in-tree-ebs-plugin",
+    title: "Volumes use the in-tree EBS plugin, whose attach limits Karpenter cannot compute",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+A StorageClass or PersistentVolume uses the in-tree `kubernetes.io/aws-ebs` plugin (or an
+`awsElasticBlockStore:` volume source) instead of the EBS CSI driver. Karpenter cannot discover
+the volume attach limits of in-tree volumes, so it may pack more volume-carrying pods on a node
+than the node can attach, and scale-ups fail.
+
+Signals: `StorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by
+Karpenter ...` and `PersistentVolume source 'AWSElasticBlockStore' uses an in-tree storage plugin
+which is unsupported by Karpenter ...` (Karpenter v0.28 to v0.29), a StorageClass with
+`provisioner: kubernetes.io/aws-ebs`, a PersistentVolume with `awsElasticBlockStore:`.
+
+## Why it happens
+Clusters created before the EBS CSI driver keep the old `gp2` StorageClass (in-tree) and the PVs
+made from it. Newer Karpenter translates in-tree names to CSI for counting, but the in-tree plugin
+is deprecated and removed from Kubernetes: migrating is the lasting fix.
+
+## How to fix
+Install the EBS CSI driver, create a StorageClass with `provisioner: ebs.csi.aws.com`, make it
+the default, and move workloads to it (new PVCs; existing data by snapshot and restore, or with
+CSI migration enabled).
+"#,
+};
+
+const SIGNALS: &[&str] = &["uses an in-tree storage plugin which is unsupported by karpenter"];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let messages: Vec<&Message> = facts
+        .messages_containing("uses an in-tree storage plugin which is unsupported by karpenter")
+        .collect();
+    let classes: Vec<&str> = facts
+        .storage_classes
+        .iter()
+        .filter(|sc| sc.provisioner.as_deref() == Some("kubernetes.io/aws-ebs"))
+        .map(|sc| sc.meta.name.as_str())
+        .collect();
+    let volumes: Vec<&str> = facts
+        .persistent_volumes
+        .iter()
+        .filter(|pv| pv.in_tree_ebs)
+        .map(|pv| pv.meta.name.as_str())
+        .collect();
+    if messages.is_empty() && classes.is_empty() && volumes.is_empty() {
+        return Vec::new();
+    }
+    // The log lines name the objects in their fields (`storage-class`, `persistent-volume`).
+    let mut named_classes: Vec<String> = classes.iter().map(|s| s.to_string()).collect();
+    let mut named_volumes: Vec<String> = volumes.iter().map(|s| s.to_string()).collect();
+    for m in &messages {
+        if let Some(r) = record_of(facts, m) {
+            if let Some(sc) = r.field_name("storage-class") {
+                push_unique(&mut named_classes, sc);
+            }
+            if let Some(pv) = r.field_name("persistent-volume") {
+                push_unique(&mut named_volumes, pv);
+            }
+        }
+        for (key, list) in [
+            ("\"storage-class\": \"", &mut named_classes),
+            ("\"persistent-volume\": \"", &mut named_volumes),
+        ] {
+            if let Some(v) =
+                tail_after(&m.text, key).and_then(|t| t.split('"').next().map(str::to_string))
+            {
+                push_unique(list, v);
+            }
+        }
+    }
+    let mut parts = Vec::new();
+    if !named_classes.is_empty() {
+        parts.push(format!("StorageClass {}", named_classes.join(", ")));
+    }
+    if !named_volumes.is_empty() {
+        parts.push(format!("PersistentVolume {}", named_volumes.join(", ")));
+    }
+    let pv_text = messages
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, "AWSElasticBlockStore"));
+    let sc_text = messages
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, "StorageClass .spec.provisioner"));
+    if parts.is_empty() {
+        if sc_text {
+            parts.push("a StorageClass".to_string());
+        }
+        if pv_text {
+            parts.push("a PersistentVolume".to_string());
+        }
+    }
+    let summary = format!(
+        "{} use{} the in-tree EBS plugin (kubernetes.io/aws-ebs): Karpenter cannot discover the attach limits of these volumes, so scale-ups may put more volumes on a node than it can attach.",
+        parts.join(" and "),
+        if parts.len() == 1 && !parts[0].contains(", ") { "s" } else { "" }
+    );
+    let sc = named_classes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "gp2".to_string());
+    let mut d = Diagnosis::new(&META, summary)
+        .with_messages(messages.iter().copied())
+        .with_remediation([
+            Remediation::yaml(
+                "Create a CSI StorageClass (the EBS CSI driver must be installed) and make it the default:",
+                "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\n  annotations:\n    storageclass.kubernetes.io/is-default-class: \"true\"\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3\n",
+            ),
+            Remediation::command(
+                format!("Stop {sc} being the default, then move workloads to the new class (new PVCs; existing data by snapshot and restore):"),
+                format!("kubectl patch storageclass {sc} -p '{{\"metadata\":{{\"annotations\":{{\"storageclass.kubernetes.io/is-default-class\":\"false\"}}}}}}'"),
+            ),
+        ]);
+    let evidence: Vec<_> = facts
+        .storage_classes
+        .iter()
+        .filter(|s| s.provisioner.as_deref() == Some("kubernetes.io/aws-ebs"))
+        .filter_map(|s| s.meta.evidence.clone())
+        .chain(
+            facts
+                .persistent_volumes
+                .iter()
+                .filter(|pv| pv.in_tree_ebs)
+                .filter_map(|pv| pv.meta.evidence.clone()),
+        )
+        .collect();
+    d = d.with_evidence(evidence);
+    vec![d]
+}
+
+fn push_unique(list: &mut Vec<String>, v: String) {
+    if !v.is_empty() && !list.contains(&v) {
+        list.push(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{PersistentVolume, StorageClass};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn both_log_forms() {
+        for text in [
+            "2023-04-05T23:56:53.464Z\tERROR\tcontroller.node_state\tStorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by Karpenter and is deprecated by Kubernetes. Scale-ups may fail because Karpenter will not discover driver limits.\t{\"commit\": \"b2af562\", \"storage-class\": \"gp2\", \"provisioner\": \"kubernetes.io/aws-ebs\"}",
+            "PersistentVolume source 'AWSElasticBlockStore' uses an in-tree storage plugin which is unsupported by Karpenter and is deprecated by Kubernetes.",
+        ] {
+            assert_eq!(ids(&check_only("KW211", text)), ["KW211"], "{text}");
+        }
+        let report = check_only("KW211", "StorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by Karpenter\t{\"storage-class\": \"gp2\"}");
+        assert!(
+            report.diagnoses[0]
+                .summary
+                .starts_with("StorageClass gp2 uses"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn from_objects() {
+        let mut facts = Facts::default();
+        let mut sc = StorageClass::default();
+        sc.meta.name = "gp2".into();
+        sc.provisioner = Some("kubernetes.io/aws-ebs".into());
+        facts.storage_classes.push(sc);
+        let mut pv = PersistentVolume::default();
+        pv.meta.name = "pvc-1".into();
+        pv.in_tree_ebs = true;
+        facts.persistent_volumes.push(pv);
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("StorageClass gp2 and PersistentVolume pvc-1"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn csi_is_not_in_tree() {
+        let mut facts = Facts::default();
+        let mut sc = StorageClass::default();
+        sc.meta.name = "gp3".into();
+        sc.provisioner = Some("ebs.csi.aws.com".into());
+        facts.storage_classes.push(sc);
+        assert!(check(&facts).is_empty());
+        let text = "checking volume usage, would exceed volume limit (provisioner=ebs.csi.aws.com, volume-count=26, volume-limit=25)";
+        assert!(ids(&check_only("KW211", text)).is_empty());
+    }
+}

@@ -1,0 +1,287 @@
+//! KW213 cni-ip-assignment-failed.
+
+use crate::facts::{Facts, Message, ObjectRef};
+use crate::rules::kw2xx::eni_limits::{eni_limits, max_pods};
+use crate::rules::kw2xx::kw214_subnet_ip_exhausted::exhausted_subnets;
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW213",
+    slug: "cni-ip-assignment-failed",
+    title: "The VPC CNI cannot give the pod an IP address",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The pod was scheduled on a node, but its sandbox cannot start: the AWS VPC CNI has no IP
+address to give it, so the pod stays in `ContainerCreating`.
+
+Signal: the kubelet event `FailedCreatePodSandBox` with `plugin type="aws-cni" ... failed (add):
+add cmd: failed to assign an IP address to container` (or `networkPlugin cni failed to set up
+pod ... network: add cmd: failed to assign an IP address to container`).
+
+## Why it happens
+Two causes, told apart by the facts:
+- `maxPods` above what the node's ENIs can address: the EC2NodeClass's `spec.kubelet.maxPods`
+  lets more pods onto the node than ENIs x (IPv4 addresses per ENI - 1) + 2. Security Groups for
+  Pods take one ENI for the trunk, which Karpenter does not subtract unless told.
+- the subnet is out of addresses (KW214): the subnets' `AvailableIpAddressCount` is near zero.
+
+## How to fix
+Turn on VPC CNI prefix delegation (`ENABLE_PREFIX_DELEGATION=true`, 16 addresses per slot), lower
+`maxPods` to what the instance types can address, tell Karpenter about the trunk ENI with
+`RESERVED_ENIS=1` when using Security Groups for Pods; for an exhausted subnet, see KW214.
+"#,
+};
+
+const SIGNALS: &[&str] = &["failed to assign an ip address"];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages_containing("failed to assign an ip address")
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let pods: Vec<ObjectRef> = {
+        let mut v: Vec<ObjectRef> = Vec::new();
+        for m in &hits {
+            if let Some(o) = m
+                .object
+                .as_ref()
+                .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
+            {
+                if !v.contains(o) {
+                    v.push(o.clone());
+                }
+            }
+        }
+        v
+    };
+    let exhausted = exhausted_subnets(facts);
+    let density = density_problem(facts, &pods);
+    let mut summary = match pods.as_slice() {
+        [] => "The VPC CNI cannot assign an IP address to the pod's sandbox (FailedCreatePodSandBox), so it stays in ContainerCreating.".to_string(),
+        [one] => format!("The VPC CNI cannot assign an IP address to pod {} (FailedCreatePodSandBox), so it stays in ContainerCreating.", one.qualified_name()),
+        many => format!(
+            "The VPC CNI cannot assign IP addresses to {} pods ({}), so they stay in ContainerCreating.",
+            many.len(),
+            many.iter().map(ObjectRef::qualified_name).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let mut related: Vec<&'static str> = Vec::new();
+    let mut confidence = Confidence::High;
+    if !exhausted.is_empty() {
+        let list: Vec<String> = exhausted
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}{} ({} free)",
+                    s.id.as_deref().unwrap_or("a subnet"),
+                    s.zone
+                        .as_deref()
+                        .map(|z| format!(" in {z}"))
+                        .unwrap_or_default(),
+                    s.available
+                )
+            })
+            .collect();
+        summary.push_str(&format!(
+            " Cause: the subnet is out of addresses, not maxPods: {} (KW214).",
+            list.join(", ")
+        ));
+        related.push("KW214");
+    } else if let Some(d) = &density {
+        summary.push_str(&format!(" Cause: {d}"));
+    } else {
+        summary.push_str(" The facts do not say which cause: maxPods above what the node's ENIs can address, or a subnet out of addresses (check `AvailableIpAddressCount`).");
+        confidence = Confidence::Medium;
+    }
+    let karpenter_ns = facts
+        .karpenter_namespace
+        .clone()
+        .unwrap_or_else(|| "<karpenter-namespace>".to_string());
+    let mut steps = vec![
+        Remediation::command(
+            "Check the subnets' free addresses first (the other cause):",
+            "aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=<cluster-name> --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table",
+        ),
+        Remediation::command(
+            "Turn on VPC CNI prefix delegation (each ENI slot then carries 16 addresses; Nitro instances only):",
+            "kubectl set env daemonset aws-node -n kube-system ENABLE_PREFIX_DELEGATION=true WARM_PREFIX_TARGET=1",
+        ),
+    ];
+    if let Some(nc) = facts
+        .nodeclasses
+        .iter()
+        .find(|c| configured_max_pods(c).is_some())
+    {
+        steps.push(Remediation::yaml(
+            format!(
+                "Or lower maxPods on EC2NodeClass {} to what its instance types can address (`kubectl edit ec2nodeclass {}`):",
+                nc.meta.name, nc.meta.name
+            ),
+            format!(
+                "spec:\n  kubelet:\n    maxPods: {}\n",
+                density_limit(facts, &pods).unwrap_or(58)
+            ),
+        ));
+    }
+    steps.push(Remediation::command(
+        "With Security Groups for Pods, tell Karpenter one ENI is the trunk, so its max-pods computation leaves it out:",
+        format!("kubectl set env deployment/karpenter -n {karpenter_ns} RESERVED_ENIS=1"),
+    ));
+    vec![Diagnosis::new(&META, summary)
+        .with_confidence(confidence)
+        .with_object(pods.first())
+        .with_messages(hits.iter().copied())
+        .with_related(&related)
+        .with_remediation(steps)]
+}
+
+fn configured_max_pods(nc: &crate::facts::NodeClass) -> Option<u64> {
+    let v = nc.kubelet.as_ref()?.get("maxPods")?;
+    v.as_u64().or_else(|| v.as_str()?.parse().ok())
+}
+
+/// The instance types of the failing pods' nodes (or of every node in the input).
+fn instance_types<'a>(facts: &'a Facts, pods: &[ObjectRef]) -> Vec<&'a str> {
+    let node_names: Vec<&str> = facts
+        .pods
+        .iter()
+        .filter(|p| pods.iter().any(|r| r.name == p.meta.name))
+        .filter_map(|p| p.node_name.as_deref())
+        .collect();
+    let mut types: Vec<&str> = facts
+        .nodes
+        .iter()
+        .filter(|n| node_names.is_empty() || node_names.contains(&n.meta.name.as_str()))
+        .filter_map(|n| {
+            n.meta
+                .labels
+                .get("node.kubernetes.io/instance-type")
+                .map(String::as_str)
+        })
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    types
+}
+
+/// The smallest pod limit the ENIs of the nodes' instance types allow.
+fn density_limit(facts: &Facts, pods: &[ObjectRef]) -> Option<u32> {
+    instance_types(facts, pods)
+        .into_iter()
+        .filter_map(|t| eni_limits(t).map(|(e, i)| max_pods(e, i)))
+        .min()
+}
+
+/// The maxPods-above-ENI-capacity explanation, when the facts show it.
+fn density_problem(facts: &Facts, pods: &[ObjectRef]) -> Option<String> {
+    let (nc, configured) = facts
+        .nodeclasses
+        .iter()
+        .find_map(|c| configured_max_pods(c).map(|m| (c, m)))?;
+    for t in instance_types(facts, pods) {
+        let Some((enis, ips)) = eni_limits(t) else {
+            continue;
+        };
+        let limit = max_pods(enis, ips);
+        if configured > u64::from(limit) {
+            return Some(format!(
+                "EC2NodeClass {} sets maxPods {configured}, but {t} has {enis} ENIs x ({ips} IPv4 addresses - 1) + 2 = {limit} pod addresses: pods beyond {limit} get no IP.",
+                nc.meta.name
+            ));
+        }
+    }
+    Some(format!(
+        "EC2NodeClass {} sets maxPods {configured}: if that is more than the node's instance type can address (ENIs x (IPv4 per ENI - 1) + 2), the extra pods get no IP.",
+        nc.meta.name
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{MessageOrigin, Node, NodeClass, Pod};
+    use crate::testing::{check_only, ids};
+
+    const EVENT: &str = r#"Warning  FailedCreatePodSandBox  39s  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "0f46": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container"#;
+
+    #[test]
+    fn sandbox_forms() {
+        for text in [
+            EVENT,
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "2043" network for pod "queue-1": networkPlugin cni failed to set up pod "queue-1_prod" network: add cmd: failed to assign an IP address to container"#,
+        ] {
+            assert_eq!(ids(&check_only("KW213", text)), ["KW213"], "{text}");
+        }
+    }
+
+    #[test]
+    fn subnet_cause_points_to_kw214() {
+        let text = format!("{EVENT}\n{{\n\"SubnetId\": \"subnet-0e91\",\n\"AvailabilityZone\": \"us-west-2b\",\n\"AvailableIpAddressCount\": 0\n}}");
+        let report = check_only("KW213", &text);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.related, ["KW214"]);
+        assert!(
+            d.summary.contains("subnet-0e91 in us-west-2b (0 free)"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn max_pods_cause_names_both_numbers() {
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            origin: MessageOrigin::Event,
+            text: EVENT.into(),
+            evidence: Evidence::new("events", 1, EVENT),
+            object: Some(ObjectRef::new("Pod", Some("shop"), "cart-1")),
+            nodepool: None,
+            time: None,
+        });
+        let mut pod = Pod::default();
+        pod.meta.name = "cart-1".into();
+        pod.meta.namespace = Some("shop".into());
+        pod.node_name = Some("ip-10-0-1-1".into());
+        facts.pods.push(pod);
+        let mut node = Node::default();
+        node.meta.name = "ip-10-0-1-1".into();
+        node.meta
+            .labels
+            .insert("node.kubernetes.io/instance-type".into(), "m5.large".into());
+        facts.nodes.push(node);
+        let mut nc = NodeClass::default();
+        nc.meta.name = "default".into();
+        nc.kubelet = Some(serde_json::json!({"maxPods": 110}));
+        facts.nodeclasses.push(nc);
+        let d = &check(&facts)[0];
+        assert!(d.summary.contains("maxPods 110"), "{}", d.summary);
+        assert!(
+            d.summary
+                .contains("m5.large has 3 ENIs x (10 IPv4 addresses - 1) + 2 = 29"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.yaml.as_deref() == Some("spec:\n  kubelet:\n    maxPods: 29\n")));
+    }
+
+    #[test]
+    fn other_sandbox_errors_are_not_kw213() {
+        for text in [
+            r#"Failed to create pod sandbox: plugin type="vpc-bridge" name="vpc" failed (add): failed to parse Kubernetes args: pod does not have label vpc.amazonaws.com/PrivateIPv4Address"#,
+            "No entry for c6i.xlarge in /etc/eks/eni-max-pods.txt",
+            "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+        ] {
+            assert!(ids(&check_only("KW213", text)).is_empty(), "{text}");
+        }
+    }
+}

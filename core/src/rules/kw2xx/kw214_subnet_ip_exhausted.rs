@@ -1,0 +1,348 @@
+//! KW214 subnet-ip-exhausted.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw2xx::scheduling::find_ignore_case;
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW214",
+    slug: "subnet-ip-exhausted",
+    title: "The subnet has run out of IP addresses",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+A subnet the EC2NodeClass uses has (almost) no free IP address left: EC2 refuses to launch
+instances in it, or the VPC CNI cannot give pods on the node an address.
+
+Signals: the EC2 code `InsufficientFreeAddressesInSubnet` (`There are not enough free addresses
+in subnet '<subnet>' to satisfy the requested number of instances`), the NodeClaim reason message
+`There are not enough free IP addresses to launch an instance in this subnet`, or the CNI's
+`failed to assign an IP address to container` while the subnets' `AvailableIpAddressCount` is
+near zero.
+
+## Why it happens
+With the VPC CNI every pod takes a VPC address, and each node pre-allocates a warm pool of them;
+small subnets (a /24 or less per zone) fill up quickly, most of all when pods pinned to one zone
+(a StatefulSet with EBS volumes) all land in the same subnet.
+
+## How to fix
+Add address space: a secondary VPC CIDR (100.64.0.0/10 is common) with new subnets tagged for the
+EC2NodeClass, or larger subnets; spread pods across zones (`topologySpreadConstraints` on
+`topology.kubernetes.io/zone`) so that every subnet is used; consider IPv6 clusters; lower the
+CNI's warm pool (`WARM_IP_TARGET`, `MINIMUM_IP_TARGET`).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "insufficientfreeaddressesinsubnet",
+    "not enough free ip addresses to launch an instance",
+    "not enough free addresses in subnet",
+    "insufficient free addresses in that subnet",
+    "failed to assign an ip address",
+];
+
+/// At or below this many free addresses a subnet counts as exhausted: a node needs one for
+/// itself and the CNI keeps a warm pool of several more.
+pub const NEAR_ZERO: u64 = 5;
+
+/// One subnet's free-address count, as `aws ec2 describe-subnets` printed it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubnetFree {
+    pub id: Option<String>,
+    pub zone: Option<String>,
+    pub available: u64,
+}
+
+/// The subnets whose `AvailableIpAddressCount` the input shows, in order. `describe-subnets`
+/// prints one JSON object per subnet (one field a line, fields in any order), so the fields are
+/// collected between braces, whether ingest keeps the document in one message or one a line.
+pub fn subnet_counts(facts: &Facts) -> Vec<SubnetFree> {
+    let mut out: Vec<SubnetFree> = Vec::new();
+    let mut current = SubnetFree::default();
+    let mut has_count = false;
+    let mut flush = |current: &mut SubnetFree, has_count: &mut bool| {
+        if *has_count {
+            out.push(std::mem::take(current));
+        } else {
+            *current = SubnetFree::default();
+        }
+        *has_count = false;
+    };
+    for m in &facts.messages {
+        for (i, segment) in m.text.split(['{', '}']).enumerate() {
+            // Every split point is a brace: an object starts or ends there.
+            if i > 0 {
+                flush(&mut current, &mut has_count);
+            }
+            for (key, slot) in [
+                ("SubnetId", 0),
+                ("AvailabilityZone\"", 1),
+                ("AvailabilityZone:", 1),
+                ("AvailableIpAddressCount", 2),
+            ] {
+                let Some(at) = find_ignore_case(segment, key) else {
+                    continue;
+                };
+                let value = field_value(&segment[at + key.len()..]);
+                match slot {
+                    0 => current.id = value.filter(|v| v.starts_with("subnet-")),
+                    1 => current.zone = value,
+                    _ => {
+                        if let Some(n) = value.and_then(|v| v.parse().ok()) {
+                            current.available = n;
+                            has_count = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    flush(&mut current, &mut has_count);
+    out
+}
+
+/// The value after a JSON/YAML key: skips `"`, `:` and spaces, stops at `"`, `,` or space.
+fn field_value(after: &str) -> Option<String> {
+    let v: String = after
+        .trim_start_matches(['"', ':', ' ', '\t', '='])
+        .chars()
+        .take_while(|c| !matches!(c, '"' | ',' | ' ' | '\t' | '}'))
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// The subnets at or below [`NEAR_ZERO`] free addresses.
+pub fn exhausted_subnets(facts: &Facts) -> Vec<SubnetFree> {
+    subnet_counts(facts)
+        .into_iter()
+        .filter(|s| s.available <= NEAR_ZERO)
+        .collect()
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let ec2: Vec<&Message> = facts
+        .messages_containing_any(&[
+            "insufficientfreeaddressesinsubnet",
+            "not enough free ip addresses to launch an instance",
+            "not enough free addresses in subnet",
+            "insufficient free addresses in that subnet",
+        ])
+        .collect();
+    let cni: Vec<&Message> = facts
+        .messages_containing("failed to assign an ip address")
+        .collect();
+    let exhausted = exhausted_subnets(facts);
+    let cni_with_counts = !cni.is_empty() && !exhausted.is_empty();
+    if ec2.is_empty() && !cni_with_counts {
+        return Vec::new();
+    }
+    let mut subnets: Vec<String> = Vec::new();
+    for m in &ec2 {
+        for token in m
+            .text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        {
+            if token.starts_with("subnet-")
+                && token.len() > 7
+                && !subnets.iter().any(|s| s == token)
+            {
+                subnets.push(token.to_string());
+            }
+        }
+    }
+    let zone_of = |id: &str| -> Option<String> {
+        facts
+            .nodeclasses
+            .iter()
+            .flat_map(|c| c.status_subnets.iter())
+            .find(|(sid, _)| sid == id)
+            .map(|(_, z)| z.clone())
+            .or_else(|| {
+                exhausted
+                    .iter()
+                    .find(|s| s.id.as_deref() == Some(id))
+                    .and_then(|s| s.zone.clone())
+            })
+    };
+    let nodepool = ec2.iter().find_map(|m| m.nodepool.clone()).or_else(|| {
+        ec2.iter().find_map(|m| {
+            let nc = m.object.as_ref()?;
+            facts
+                .nodeclaims
+                .iter()
+                .find(|c| c.meta.name == nc.name)
+                .and_then(|c| c.nodepool.clone())
+        })
+    });
+    let mut summary = String::new();
+    if !ec2.is_empty() {
+        let names: Vec<String> = subnets
+            .iter()
+            .map(|s| match zone_of(s) {
+                Some(z) => format!("{s} ({z})"),
+                None => s.clone(),
+            })
+            .collect();
+        summary.push_str(&format!(
+            "EC2 cannot launch instances{}: {} out of free IP addresses (InsufficientFreeAddressesInSubnet).",
+            nodepool
+                .as_deref()
+                .map(|n| format!(" for NodePool {n}"))
+                .unwrap_or_default(),
+            if names.is_empty() {
+                "the subnet is".to_string()
+            } else {
+                format!("subnet {} is", names.join(", "))
+            }
+        ));
+    }
+    if !exhausted.is_empty() {
+        let list: Vec<String> = exhausted
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}{}: {} free",
+                    s.id.as_deref().unwrap_or("a subnet"),
+                    s.zone
+                        .as_deref()
+                        .map(|z| format!(" ({z})"))
+                        .unwrap_or_default(),
+                    s.available
+                )
+            })
+            .collect();
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
+        if cni.is_empty() {
+            summary.push_str(&format!("Subnets near exhaustion: {}.", list.join(", ")));
+        } else {
+            summary.push_str(&format!(
+                "The VPC CNI fails to assign pod IPs (`failed to assign an IP address to container`) and the subnets are nearly empty: {}.",
+                list.join(", ")
+            ));
+        }
+    }
+    let ids = if subnets.is_empty() {
+        exhausted
+            .iter()
+            .filter_map(|s| s.id.clone())
+            .collect::<Vec<_>>()
+    } else {
+        subnets.clone()
+    };
+    let id_list = if ids.is_empty() {
+        "<subnet-id>".to_string()
+    } else {
+        ids.join(" ")
+    };
+    let mut d = Diagnosis::new(&META, summary)
+        .with_node_pool(nodepool.as_deref())
+        .with_messages(ec2.iter().copied());
+    if cni_with_counts {
+        d = d
+            .with_messages(cni.iter().copied())
+            .with_related(&["KW213"]);
+    }
+    let count_messages: Vec<&Message> = facts
+        .messages_containing("AvailableIpAddressCount")
+        .filter(|m| {
+            field_value(
+                &m.text[find_ignore_case(&m.text, "AvailableIpAddressCount").unwrap_or(0)
+                    + "AvailableIpAddressCount".len()..],
+            )
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|n| n <= NEAR_ZERO)
+        })
+        .collect();
+    d = d.with_messages(count_messages.iter().copied());
+    vec![d.with_remediation([
+        Remediation::command(
+            "See how many addresses each subnet has left:",
+            format!("aws ec2 describe-subnets --subnet-ids {id_list} --query 'Subnets[].[SubnetId,AvailabilityZone,CidrBlock,AvailableIpAddressCount]' --output table"),
+        ),
+        Remediation::command(
+            "Add address space: a secondary CIDR on the VPC, then subnets in it tagged like the EC2NodeClass's subnetSelectorTerms:",
+            "aws ec2 associate-vpc-cidr-block --vpc-id <vpc-id> --cidr-block 100.64.0.0/16",
+        ),
+        Remediation::yaml(
+            "Spread pods across zones so that every subnet is used (pod template):",
+            "topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n    whenUnsatisfiable: ScheduleAnyway\n    labelSelector:\n      matchLabels:\n        app: <your-app-label>\n",
+        ),
+        Remediation::command(
+            "Shrink the CNI's warm pool of addresses per node (or move to an IPv6 cluster):",
+            "kubectl set env daemonset aws-node -n kube-system WARM_IP_TARGET=2 MINIMUM_IP_TARGET=10",
+        ),
+    ])]
+}
+
+/// Whether the text says a subnet is out of addresses (for other rules' exclusions).
+pub fn mentions_subnet_exhaustion(text: &str) -> bool {
+    [
+        "insufficientfreeaddressesinsubnet",
+        "not enough free ip addresses",
+        "not enough free addresses in subnet",
+        "insufficient free addresses",
+    ]
+    .iter()
+    .any(|s| contains_ignore_ascii_case(text, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn ec2_forms() {
+        for text in [
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"search-k7v2n"},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-07d3a9c4e1b2f5a86' to satisfy the requested number of instances."}"#,
+            "Launched=Unknown InsufficientFreeAddressesInSubnet: There are not enough free IP addresses to launch an instance in this subnet",
+            "InsufficientFreeAddressesInSubnet: There are insufficient free addresses in that subnet to run instance",
+        ] {
+            assert_eq!(ids(&check_only("KW214", text)), ["KW214"], "{text}");
+        }
+        let report = check_only("KW214", "InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-07d3a9c4e1b2f5a86' to satisfy");
+        assert!(report.diagnoses[0]
+            .summary
+            .contains("subnet-07d3a9c4e1b2f5a86"));
+    }
+
+    #[test]
+    fn cni_failure_with_empty_subnets() {
+        let text = r#"Warning   FailedCreatePodSandBox   pod/cart-1   Failed to create pod sandbox: plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container
+[
+    {
+        "SubnetId": "subnet-0b5e2c8d71f4a9e36",
+        "AvailabilityZone": "us-west-2a",
+        "AvailableIpAddressCount": 2
+    },
+    {
+        "SubnetId": "subnet-0e91d4c7a2b36f158",
+        "AvailabilityZone": "us-west-2b",
+        "AvailableIpAddressCount": 180
+    }
+]"#;
+        let report = check_only("KW214", text);
+        assert_eq!(ids(&report), ["KW214"]);
+        let s = &report.diagnoses[0].summary;
+        assert!(
+            s.contains("subnet-0b5e2c8d71f4a9e36 (us-west-2a): 2 free"),
+            "{s}"
+        );
+        assert!(!s.contains("subnet-0e91d4c7a2b36f158"), "{s}");
+    }
+
+    #[test]
+    fn cni_failure_alone_or_roomy_subnets_is_not_kw214() {
+        for text in [
+            "add cmd: failed to assign an IP address to container",
+            "add cmd: failed to assign an IP address to container\n\"SubnetId\": \"subnet-0b5e2c8d71f4a9e36\",\n\"AvailableIpAddressCount\": 4000",
+            "no subnets found",
+        ] {
+            assert!(ids(&check_only("KW214", text)).is_empty(), "{text}");
+        }
+    }
+}

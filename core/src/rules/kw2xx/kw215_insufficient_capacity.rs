@@ -1,0 +1,381 @@
+//! KW215 insufficient-capacity.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
+use crate::rules::kw2xx::scheduling::{find_ignore_case, scheduling_errors, tail_after, Cause};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW215",
+    slug: "insufficient-capacity",
+    title: "EC2 has no capacity (or quota) for the requested instance types",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter asked EC2 for an instance and EC2 had none to give for that instance type, zone and
+capacity type (insufficient capacity), or an account quota forbids it. Karpenter deletes the
+NodeClaim, marks the offering unavailable for a few minutes and tries other types and zones;
+when none remains, the pod stays Pending.
+
+Signals: the ICE codes `InsufficientInstanceCapacity`, `MaxSpotInstanceCountExceeded`,
+`VcpuLimitExceeded`, `UnfulfillableCapacity`, `MaxFleetCountExceeded`,
+`ReservationCapacityExceeded`; `creating instance, insufficient capacity, ...`, `insufficient
+capacity, all requested instance types were unavailable during launch`; the NodeClaim event
+`InsufficientCapacityError`; EC2's own `We currently do not have sufficient <type> capacity in
+the Availability Zone you requested (<zone>)`; and `SpotMaxPriceTooLow` (`Your Spot request
+price of ... is lower than the minimum required Spot request fulfillment price`).
+
+## Why it happens
+Popular types (large GPU, latest generation) run out in a zone, spot pools dry up, a capacity
+reservation is full, or the account's quotas (running On-Demand vCPUs, spot instance requests,
+fleets) are reached. A NodePool that allows few types, one zone or only spot has nothing to fall
+back to.
+
+## How to fix
+Allow more instance families, sizes and zones in the NodePool, allow on-demand as a fallback for
+spot (KW216); for the quota codes ask for a Service Quotas increase; remove a spot max price.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "insufficientinstancecapacity",
+    "maxspotinstancecountexceeded",
+    "vcpulimitexceeded",
+    "unfulfillablecapacity:",
+    "maxfleetcountexceeded",
+    "reservationcapacityexceeded",
+    "insufficient capacity",
+    "all requested instance types were unavailable",
+    "insufficientcapacityerror",
+    "we currently do not have sufficient",
+    "spotmaxpricetoolow",
+    "lower than the minimum required spot request fulfillment price",
+];
+
+/// The EC2 codes Karpenter counts as insufficient capacity, with the quota to raise when the
+/// code is a quota.
+const CODES: &[(&str, Option<&str>)] = &[
+    ("InsufficientInstanceCapacity", None),
+    (
+        "MaxSpotInstanceCountExceeded",
+        Some("EC2 \"All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests\" (L-34B43A08), or the quota of the instance family's class"),
+    ),
+    (
+        "VcpuLimitExceeded",
+        Some("EC2 \"Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances\" (L-1216C47A), or the quota of the instance family's class (G and VT, P, ...)"),
+    ),
+    ("UnfulfillableCapacity", None),
+    (
+        "MaxFleetCountExceeded",
+        Some("EC2 Fleet \"Fleet requests\" quota"),
+    ),
+    ("ReservationCapacityExceeded", None),
+    ("SpotMaxPriceTooLow", None),
+];
+
+fn is_signal(text: &str) -> bool {
+    SIGNALS.iter().any(|s| contains_ignore_ascii_case(text, s))
+}
+
+/// A hit another rule explains better: the only fleet error is subnet exhaustion (KW214) or the
+/// spot service-linked role (KW101), both of which Karpenter files under insufficient capacity.
+fn explained_elsewhere(text: &str) -> bool {
+    let ice_code = CODES
+        .iter()
+        .any(|(c, _)| contains_ignore_ascii_case(text, &format!("{c}:")))
+        || contains_ignore_ascii_case(text, "we currently do not have sufficient")
+        || contains_ignore_ascii_case(text, "unavailable during launch");
+    !ice_code
+        && (mentions_subnet_exhaustion(text)
+            || contains_ignore_ascii_case(text, "ServiceLinkedRoleCreationNotPermitted"))
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| is_signal(&m.text) && !explained_elsewhere(&m.text))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut codes: Vec<&str> = Vec::new();
+    let mut quotas: Vec<&str> = Vec::new();
+    let mut shortages: Vec<(String, String)> = Vec::new();
+    let mut nodeclaims: Vec<String> = Vec::new();
+    let mut all_unavailable = false;
+    let mut spot_text = false;
+    for m in &hits {
+        let t = &m.text;
+        for (code, quota) in CODES {
+            let present = if *code == "UnfulfillableCapacity" {
+                // The v1.5+ `aws-error-code=UnfulfillableCapacity` suffix is on every fleet
+                // error; only `UnfulfillableCapacity: <message>` is the code itself.
+                contains_ignore_ascii_case(t, "UnfulfillableCapacity:")
+            } else {
+                contains_ignore_ascii_case(t, code)
+            };
+            if present && !codes.contains(code) {
+                codes.push(code);
+                if let Some(q) = quota {
+                    quotas.push(q);
+                }
+            }
+        }
+        if let Some(pair) = type_and_zone(t) {
+            if !shortages.contains(&pair) {
+                shortages.push(pair);
+            }
+        }
+        all_unavailable |=
+            contains_ignore_ascii_case(t, "all requested instance types were unavailable");
+        spot_text |= contains_ignore_ascii_case(t, "spot");
+        if let Some(o) = m
+            .object
+            .as_ref()
+            .filter(|o| o.kind.eq_ignore_ascii_case("nodeclaim"))
+        {
+            if !nodeclaims.contains(&o.name) {
+                nodeclaims.push(o.name.clone());
+            }
+        } else if let Some(name) = tail_after(t, "NodeClaim ")
+            .and_then(|r| r.split_whitespace().next().map(str::to_string))
+        {
+            if t.contains(" event: ") && !nodeclaims.contains(&name) {
+                nodeclaims.push(name);
+            }
+        }
+    }
+    for r in &facts.logs {
+        let t = format!("{} {}", r.message, r.error.as_deref().unwrap_or(""));
+        if is_signal(&t) && !explained_elsewhere(&t) {
+            if let Some(nc) = r.field_name("NodeClaim") {
+                if !nodeclaims.contains(&nc) {
+                    nodeclaims.push(nc);
+                }
+            }
+        }
+    }
+    let nodepools: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for m in &hits {
+            if let Some(np) = &m.nodepool {
+                if !v.contains(np) {
+                    v.push(np.clone());
+                }
+            }
+        }
+        for nc in &nodeclaims {
+            // The NodeClaim object, or the `created nodeclaim` log line naming both.
+            let from_objects = facts
+                .nodeclaims
+                .iter()
+                .find(|c| &c.meta.name == nc)
+                .and_then(|c| c.nodepool.clone());
+            let from_logs = || {
+                facts.logs.iter().find_map(|r| {
+                    (r.field_name("NodeClaim").as_ref() == Some(nc))
+                        .then(|| r.field_name("NodePool"))
+                        .flatten()
+                })
+            };
+            if let Some(np) = from_objects.or_else(from_logs) {
+                if !v.contains(&np) {
+                    v.push(np);
+                }
+            }
+        }
+        v
+    };
+    // No offering left: every requested type was unavailable, or Karpenter then reports that no
+    // instance type has the required offering.
+    let no_offering_left = all_unavailable
+        || scheduling_errors(facts).iter().any(|e| {
+            e.clauses
+                .iter()
+                .any(|c| matches!(c.cause, Cause::InstanceTypes(f) if f.offering))
+        });
+    let quota_codes: Vec<&str> = codes
+        .iter()
+        .copied()
+        .filter(|c| CODES.iter().any(|(k, q)| k == c && q.is_some()))
+        .collect();
+    let capacity_codes: Vec<&str> = codes
+        .iter()
+        .copied()
+        .filter(|c| !quota_codes.contains(c) && *c != "SpotMaxPriceTooLow")
+        .collect();
+    let price_too_low = codes.contains(&"SpotMaxPriceTooLow");
+    let mut summary = String::new();
+    if !shortages.is_empty()
+        || !capacity_codes.is_empty()
+        || (quota_codes.is_empty() && !price_too_low)
+    {
+        summary.push_str("EC2 has no capacity");
+        if !shortages.is_empty() {
+            let list: Vec<String> = shortages
+                .iter()
+                .map(|(t, z)| format!("{t} in {z}"))
+                .collect();
+            summary.push_str(&format!(" for {}", list.join(", ")));
+        }
+        if !capacity_codes.is_empty() {
+            summary.push_str(&format!(" ({})", capacity_codes.join(", ")));
+        }
+        summary.push('.');
+    }
+    if price_too_low {
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
+        summary.push_str(
+            "The spot request's max price is below EC2's current spot price (SpotMaxPriceTooLow).",
+        );
+    }
+    if !quota_codes.is_empty() {
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
+        summary.push_str(&format!(
+            "An account quota refuses the launch ({}).",
+            quota_codes.join(", ")
+        ));
+    }
+    if !nodeclaims.is_empty() {
+        summary.push_str(&format!(
+            " Karpenter deleted the NodeClaim{} {} and marked the offering unavailable for a few minutes.",
+            if nodeclaims.len() > 1 { "s" } else { "" },
+            nodeclaims.join(", ")
+        ));
+    }
+    if no_offering_left {
+        summary.push_str(" No other offering remains: every requested instance type was unavailable, so the pods stay Pending.");
+    } else {
+        summary.push_str(" Karpenter retries with the other allowed types and zones.");
+    }
+    let np = nodepools
+        .first()
+        .map(String::as_str)
+        .unwrap_or("<nodepool>");
+    let mut steps = vec![Remediation::yaml(
+        format!("Give NodePool {np} more to fall back to: more families and sizes, every zone, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
+        "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+    )];
+    for q in &quotas {
+        steps.push(Remediation::command(
+            format!("Ask for a Service Quotas increase: {q}."),
+            "aws service-quotas list-service-quotas --service-code ec2 --query \"Quotas[?contains(QuotaName, 'Spot') || contains(QuotaName, 'On-Demand')].[QuotaName,QuotaCode,Value]\" --output table",
+        ));
+    }
+    if codes.contains(&"SpotMaxPriceTooLow") {
+        steps.push(Remediation::text(
+            "Remove the spot max price (a launch template or old provisioner setting): Karpenter's spot requests should pay up to the on-demand price.",
+        ));
+    }
+    if codes.contains(&"ReservationCapacityExceeded") {
+        steps.push(Remediation::text(
+            "The capacity reservation is full: enlarge it, or let the NodePool fall back to on-demand/spot outside the reservation.",
+        ));
+    }
+    let mut related: Vec<&'static str> = Vec::new();
+    if spot_text || codes.contains(&"MaxSpotInstanceCountExceeded") {
+        related.push("KW216");
+    }
+    vec![Diagnosis::new(&META, summary)
+        .with_severity(if no_offering_left {
+            Severity::Error
+        } else {
+            Severity::Warning
+        })
+        .with_node_pool(nodepools.first().map(String::as_str))
+        .with_messages(hits.iter().copied())
+        .with_related(&related)
+        .with_remediation(steps)]
+}
+
+/// `(instance type, zone)` of `We currently do not have sufficient <type> capacity in the
+/// Availability Zone you requested (<zone>)`.
+fn type_and_zone(text: &str) -> Option<(String, String)> {
+    let after = tail_after(text, "do not have sufficient ")?;
+    let ty = after.split_whitespace().next()?.to_string();
+    let zone_at = find_ignore_case(&after, "you requested (")? + "you requested (".len();
+    let zone: String = after[zone_at..].chars().take_while(|c| *c != ')').collect();
+    (!zone.is_empty()).then_some((ty, zone))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"gpu-1"},"error":"insufficient capacity, all requested instance types were unavailable during launch"}"#,
+            "creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m7g.8xlarge capacity in the Availability Zone you requested (eu-west-1c).",
+            "creating instance, insufficient capacity, with fleet error(s), MaxSpotInstanceCountExceeded: Max spot instance count exceeded",
+            "creating instance, insufficient capacity, with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 32 allows",
+            "UnfulfillableCapacity: Unable to fulfill capacity due to your request configuration.",
+            "MaxFleetCountExceeded: You've reached your quota for maximum Fleet Requests for this account.",
+            "ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.",
+            "3s  Warning  InsufficientCapacityError  nodeclaim/trino-m7g-4kq8r  NodeClaim trino-m7g-4kq8r event: creating instance, insufficient capacity",
+            "We currently do not have sufficient p4d.24xlarge capacity in the Availability Zone you requested (us-east-1a).",
+            "SpotMaxPriceTooLow: Your Spot request price of 0.05 is lower than the minimum required Spot request fulfillment price of 0.0832.",
+        ] {
+            assert_eq!(ids(&check_only("KW215", text)), ["KW215"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_type_zone_nodeclaim_and_severity() {
+        let report = check_only(
+            "KW215",
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"trino-m7g-4kq8r"},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m7g.8xlarge capacity in the Availability Zone you requested (eu-west-1c). Our system will be working on provisioning additional capacity."}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("m7g.8xlarge in eu-west-1c"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("trino-m7g-4kq8r"), "{}", d.summary);
+        assert_eq!(d.severity, Severity::Warning);
+        let all = check_only(
+            "KW215",
+            "insufficient capacity, all requested instance types were unavailable during launch",
+        );
+        assert_eq!(all.diagnoses[0].severity, Severity::Error);
+    }
+
+    #[test]
+    fn quota_codes_name_the_quota() {
+        let report = check_only(
+            "KW215",
+            "MaxSpotInstanceCountExceeded: Max spot instance count exceeded",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("An account quota refuses the launch (MaxSpotInstanceCountExceeded)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r.text.contains("L-34B43A08")));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet)",
+            "launching nodeclaim, creating instance, with fleet error(s), too few instances returned: too few instances returned",
+            "creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-1' to satisfy the requested number of instances.",
+            "creating instance, insufficient capacity, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.",
+            "0/4 nodes are available: 4 Insufficient cpu.",
+        ] {
+            assert!(ids(&check_only("KW215", text)).is_empty(), "{text}");
+        }
+    }
+}
