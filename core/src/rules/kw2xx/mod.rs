@@ -3,6 +3,7 @@
 use super::Rule;
 
 pub(crate) mod eni_limits;
+mod kw200_karpenter_not_acting;
 mod kw201_no_instance_type_fits;
 mod kw202_no_offering_in_zone;
 mod kw203_requirements_incompatible;
@@ -21,6 +22,7 @@ mod kw217_hostport_conflict;
 pub(crate) mod scheduling;
 
 pub const RULES: &[Rule] = &[
+    kw200_karpenter_not_acting::RULE,
     kw201_no_instance_type_fits::RULE,
     kw202_no_offering_in_zone::RULE,
     kw203_requirements_incompatible::RULE,

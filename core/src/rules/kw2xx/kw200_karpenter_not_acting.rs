@@ -1,0 +1,473 @@
+//! KW200 karpenter-not-acting.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, pod_ref, record_of};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW200",
+    slug: "karpenter-not-acting",
+    title: "The pod is Pending and Karpenter shows no sign of acting on it",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The kube-scheduler cannot place the pod (`FailedScheduling`, `0/<n> nodes are available: ...`),
+which is exactly when Karpenter should step in, but nothing from Karpenter answers: no
+`FailedScheduling` or `Nominated` event from `karpenter` on the pod, no NodeClaim for it, no
+Karpenter log line naming it.
+
+Signal: the scheduler's `0/<n> nodes are available` on a Pending pod, with none of the above.
+The scheduler's own reasons (`Insufficient cpu`, `had untolerated taint`, `didn't match Pod's
+node affinity/selector`) are about existing nodes, not about what Karpenter could launch.
+
+## Why it happens
+In order of likelihood: Karpenter is not running or not the leader (its own pods Pending,
+crash-looping, or a replica that lost the lease); Karpenter ignores the pod on purpose (KW209:
+`karpenter.sh/nodepool DoesNotExist`, matchFields, PVC problems: at debug level it logs `ignoring
+pod`); there is no NodePool, or none is ready (KW208).
+
+## How to fix
+Walk the checklist: `kubectl get pods -n <karpenter-ns> -l app.kubernetes.io/name=karpenter`
+(running? ready?), `kubectl logs -n <karpenter-ns> -l app.kubernetes.io/name=karpenter` (errors,
+the pod's name), `kubectl get nodepools` (any, Ready?), `kubectl get nodeclaims`. Karpenter's own
+pods need capacity Karpenter does not manage (a managed node group or Fargate).
+"#,
+};
+
+const SIGNALS: &[&str] = &["nodes are available"];
+
+/// A pod the scheduler could not place, with the messages saying so.
+struct Candidate<'a> {
+    pod: Option<ObjectRef>,
+    messages: Vec<&'a Message>,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for m in facts.messages_containing("nodes are available") {
+        if is_karpenter_text(&m.text)
+            || contains_ignore_ascii_case(&m.text, "vpc.amazonaws.com/pod-eni")
+        {
+            // KW210 explains a pod-eni shortage on a node Karpenter did launch.
+            continue;
+        }
+        let pod = scheduler_pod(facts, m);
+        if pod.as_ref().is_some_and(|p| !still_pending(facts, p)) {
+            continue;
+        }
+        match candidates.iter_mut().find(|c| c.pod == pod) {
+            Some(c) => c.messages.push(m),
+            None => candidates.push(Candidate {
+                pod,
+                messages: vec![m],
+            }),
+        }
+    }
+    if pod_got_scheduled(facts) {
+        candidates.retain(|c| c.pod.is_some());
+    }
+    let silent: Vec<Candidate> = candidates
+        .into_iter()
+        .filter(|c| !karpenter_acted(facts, c.pod.as_ref()))
+        .collect();
+    if silent.is_empty() {
+        return Vec::new();
+    }
+    vec![diagnose(facts, &silent)]
+}
+
+/// Karpenter's own texts never say `nodes are available`; guard anyway against a Karpenter
+/// message quoting the scheduler.
+fn is_karpenter_text(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "failed to schedule pod")
+        || contains_ignore_ascii_case(text, "could not schedule pod")
+}
+
+/// The pod a scheduler message is about: the event's object, a `pod/<name>` in an events
+/// table row, or the only pod the input describes.
+fn scheduler_pod(facts: &Facts, m: &Message) -> Option<ObjectRef> {
+    if let Some(o) = m
+        .object
+        .as_ref()
+        .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
+    {
+        return Some(o.clone());
+    }
+    if let Some(i) = find_ignore_case(&m.text, "pod/") {
+        let name: String = m.text[i + 4..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        if !name.is_empty() {
+            return Some(pod_ref(&name));
+        }
+    }
+    match facts.pods.as_slice() {
+        [only] => Some(only.object_ref()),
+        _ => None,
+    }
+}
+
+fn still_pending(facts: &Facts, pod: &ObjectRef) -> bool {
+    facts
+        .pods
+        .iter()
+        .find(|p| p.meta.name == pod.name)
+        .is_none_or(|p| p.phase.is_none() || (p.is_pending() && p.node_name.is_none()))
+}
+
+/// `Successfully assigned <ns>/<pod> to <node>`: the pod left Pending after the scheduler's
+/// complaint (the healthy path).
+fn pod_got_scheduled(facts: &Facts) -> bool {
+    facts
+        .messages_containing("successfully assigned")
+        .next()
+        .is_some()
+        || facts
+            .pods
+            .iter()
+            .any(|p| p.phase.as_deref() == Some("Running"))
+}
+
+/// Any sign that Karpenter looked at `pod` (or, when the pod is unknown, at any pod).
+fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
+    let about_pod = |m: &Message| -> bool {
+        match (pod, &m.object) {
+            (Some(p), Some(o)) => o.name == p.name,
+            _ => true,
+        }
+    };
+    let karpenter_event = facts.events.iter().any(|e| {
+        e.source.eq_ignore_ascii_case("karpenter")
+            && matches!(e.reason.as_str(), "FailedScheduling" | "Nominated")
+            && match (pod, &e.object) {
+                (Some(p), Some(o)) => o.name == p.name,
+                _ => true,
+            }
+    });
+    let karpenter_text = facts
+        .messages_containing_any(&["failed to schedule pod", "pod should schedule on"])
+        .any(about_pod);
+    let log_names_pod = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::KarpenterLog)
+        .any(|m| match pod {
+            Some(p) => {
+                contains_ignore_ascii_case(&m.text, &p.name)
+                    || record_of(facts, m).is_some_and(|r| {
+                        r.fields
+                            .values()
+                            .any(|v| contains_ignore_ascii_case(&v.to_string(), &p.name))
+                    })
+            }
+            None => [
+                "provisionable pod",
+                "schedule pod",
+                "created nodeclaim",
+                "computed new nodeclaim",
+            ]
+            .iter()
+            .any(|s| contains_ignore_ascii_case(&m.text, s)),
+        });
+    // A NodeClaim still on its way (not Ready yet) is Karpenter at work.
+    let launching = facts.nodeclaims.iter().any(|c| {
+        !c.conditions
+            .iter()
+            .any(|x| x.condition_type == "Ready" && x.status == "True")
+    });
+    karpenter_event || karpenter_text || log_names_pod || launching
+}
+
+/// What the input says about Karpenter itself not running.
+fn not_running(facts: &Facts) -> Option<String> {
+    if let Some(d) = facts.karpenter_deployment() {
+        if d.ready_replicas.unwrap_or(0) == 0 && d.replicas.unwrap_or(1) > 0 {
+            return Some(format!(
+                "the Karpenter Deployment {} has no ready replica ({}/{})",
+                d.meta.name,
+                d.ready_replicas.unwrap_or(0),
+                d.replicas.unwrap_or(0)
+            ));
+        }
+    }
+    let own: Vec<&crate::facts::Pod> = facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.name.starts_with("karpenter-"))
+        .collect();
+    if !own.is_empty() && own.iter().all(|p| p.phase.as_deref() != Some("Running")) {
+        return Some(format!(
+            "Karpenter's own pods are not running ({})",
+            own.iter()
+                .map(|p| format!("{} {}", p.meta.name, p.phase.as_deref().unwrap_or("?")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // `kubectl get deploy,pods` rows: `deployment.apps/karpenter   0/2 ...`,
+    // `pod/karpenter-6b9d7c8f45-m4xkw   0/1   Pending ...`.
+    let mut reasons: Vec<String> = Vec::new();
+    for m in &facts.messages {
+        let mut words = m.text.split_whitespace();
+        let (Some(name), Some(ready)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let name = name.rsplit('/').next().unwrap_or(name);
+        let is_karpenter = name == "karpenter" || name.starts_with("karpenter-");
+        if is_karpenter && ready.starts_with("0/") && ready.len() > 2 {
+            let status = words.next().unwrap_or("");
+            let reason = if status.chars().all(|c| c.is_ascii_digit()) {
+                format!("the Karpenter Deployment has no ready replica ({ready})")
+            } else {
+                format!("pod {name} is {status} ({ready} ready)")
+            };
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
+        }
+    }
+    (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
+    let names: Vec<String> = silent
+        .iter()
+        .filter_map(|c| c.pod.as_ref().map(ObjectRef::qualified_name))
+        .collect();
+    let who = match names.as_slice() {
+        [] => "The pod is".to_string(),
+        [one] => format!("Pod {one} is"),
+        many => format!("Pods {} are", many.join(", ")),
+    };
+    let mut summary = format!(
+        "{who} Pending with only the kube-scheduler's FailedScheduling: no Karpenter event, NodeClaim or log line answers."
+    );
+    let ns = facts
+        .karpenter_namespace
+        .clone()
+        .unwrap_or_else(|| "<karpenter-namespace>".to_string());
+    let mut related: Vec<&'static str> = Vec::new();
+    let stopped = not_running(facts);
+    if let Some(reason) = &stopped {
+        summary.push_str(&format!(" Karpenter is not running: {reason}."));
+        if silent.iter().any(|c| {
+            c.pod
+                .as_ref()
+                .is_some_and(|p| p.name.starts_with("karpenter-"))
+        }) || reason.contains("Pending")
+        {
+            summary.push_str(" Its own pods cannot run on nodes it manages: they need a managed node group or Fargate.");
+        }
+    } else {
+        summary.push_str(" Check in order: Karpenter running and leader, the pod not ignored by Karpenter (KW209), a ready NodePool (KW208).");
+        related.extend(["KW209", "KW208"]);
+    }
+    let ignored = silent.iter().filter_map(|c| c.pod.as_ref()).any(|p| {
+        facts.pods.iter().any(|fp| {
+            fp.meta.name == p.name
+                && fp
+                    .node_affinity
+                    .iter()
+                    .flatten()
+                    .any(|r| r.key == "karpenter.sh/nodepool" && r.operator == "DoesNotExist")
+        })
+    });
+    if ignored {
+        summary.push_str(" The pod requires `karpenter.sh/nodepool DoesNotExist`: Karpenter ignores it on purpose (KW209).");
+        if !related.contains(&"KW209") {
+            related.push("KW209");
+        }
+    }
+    let no_nodepool = facts.nodepools.is_empty()
+        && facts.empty_lists.iter().any(|e| {
+            e.resource
+                .as_deref()
+                .is_some_and(|r| r.starts_with("nodepool"))
+        });
+    if no_nodepool {
+        summary.push_str(" There is no NodePool (`kubectl get nodepools`: No resources found): Karpenter has nothing to provision from (KW208).");
+        if !related.contains(&"KW208") {
+            related.push("KW208");
+        }
+    }
+    let no_nodeclaims = facts.empty_lists.iter().any(|e| {
+        e.resource
+            .as_deref()
+            .is_some_and(|r| r.starts_with("nodeclaim"))
+    }) || facts.messages.iter().any(|m| {
+        m.text.trim() == "No resources found"
+            || contains_ignore_ascii_case(&m.text, "no resources found")
+    });
+    let confidence = if no_nodeclaims || stopped.is_some() {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+    let pod_ns = silent
+        .iter()
+        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()));
+    let first_pod = silent.iter().find_map(|c| c.pod.as_ref());
+    let mut steps = vec![
+        Remediation::command(
+            "Is Karpenter running and ready (and which replica is the leader)?",
+            format!("kubectl get pods -n {ns} -l app.kubernetes.io/name=karpenter -o wide"),
+        ),
+        Remediation::command(
+            "Do its logs mention the pod, or errors?",
+            format!(
+                "kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h{}",
+                first_pod
+                    .map(|p| format!(" | grep -E '{}|ERROR'", p.name))
+                    .unwrap_or_default()
+            ),
+        ),
+        Remediation::command(
+            "Is there a ready NodePool, and did Karpenter create any NodeClaim?",
+            "kubectl get nodepools,nodeclaims",
+        ),
+    ];
+    if stopped.is_some() {
+        steps.insert(
+            0,
+            Remediation::command(
+                "Why are Karpenter's pods not running? (Pending: they need a managed node group or Fargate, never Karpenter nodes)",
+                format!("kubectl describe pods -n {ns} -l app.kubernetes.io/name=karpenter"),
+            ),
+        );
+    }
+    if let Some(p) = first_pod {
+        steps.push(Remediation::command(
+            "Look at the pod's full event list (Karpenter's own events come from `karpenter`):",
+            format!(
+                "kubectl describe pod {} -n {}",
+                p.name,
+                pod_ns.as_deref().unwrap_or("<namespace>")
+            ),
+        ));
+    }
+    Diagnosis::new(&META, summary)
+        .with_confidence(confidence)
+        .with_object(first_pod)
+        .with_messages(silent.iter().flat_map(|c| c.messages.iter().copied()))
+        .with_related(&related)
+        .with_remediation(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{Event, Pod, Workload};
+    use crate::testing::{check_only, ids};
+
+    const SCHEDULER: &str = "  Warning  FailedScheduling  3m5s (x9 over 22m)  default-scheduler  0/3 nodes are available: 1 node(s) had untolerated taint {CriticalAddonsOnly: true}, 2 Insufficient cpu.";
+
+    #[test]
+    fn scheduler_only() {
+        let report = check_only(
+            "KW200",
+            &format!("{SCHEDULER}\n\n$ kubectl get nodeclaims\nNo resources found"),
+        );
+        assert_eq!(ids(&report), ["KW200"]);
+        assert_eq!(report.diagnoses[0].confidence, Confidence::High);
+    }
+
+    #[test]
+    fn karpenter_deployment_down_is_named() {
+        let text = "2m47s  Warning  FailedScheduling  pod/orders-export-1  0/2 nodes are available: 2 Insufficient memory.\ndeployment.apps/karpenter   0/2     2            0           214d\npod/karpenter-6b9d7c8f45-m4xkw   0/1     Pending   0          38m";
+        let report = check_only("KW200", text);
+        assert_eq!(ids(&report), ["KW200"]);
+        let s = &report.diagnoses[0].summary;
+        assert!(s.contains("Pod orders-export-1"), "{s}");
+        assert!(s.contains("Karpenter is not running"), "{s}");
+    }
+
+    #[test]
+    fn any_karpenter_answer_means_it_acted() {
+        for karpenter in [
+            "  Normal   Nominated  108s  karpenter  Pod should schedule on: nodeclaim/default-cvkcv",
+            "  Warning  FailedScheduling  12s  karpenter  Failed to schedule pod, node selector term with matchFields is not supported",
+            r#"{"level":"INFO","message":"found provisionable pod(s)","Pods":"billing/tax-1"}"#,
+        ] {
+            let text = format!("{SCHEDULER}\n{karpenter}");
+            assert!(ids(&check_only("KW200", &text)).is_empty(), "{karpenter}");
+        }
+        let scheduled = format!("{SCHEDULER}\n  Normal   Scheduled  77s  default-scheduler  Successfully assigned shop/checkout-1 to ip-10-0-87-142.ec2.internal");
+        assert!(ids(&check_only("KW200", &scheduled)).is_empty());
+    }
+
+    #[test]
+    fn typed_facts_link_pod_and_deployment() {
+        let mut facts = Facts::default();
+        let text = "0/2 nodes are available: 2 Insufficient memory.";
+        let pod_ref = ObjectRef::new("Pod", Some("etl"), "job-1");
+        facts.messages.push(Message {
+            origin: MessageOrigin::Event,
+            text: text.into(),
+            evidence: Evidence::new("events", 5, text),
+            object: Some(pod_ref.clone()),
+            nodepool: None,
+            time: None,
+        });
+        facts.events.push(Event {
+            event_type: "Warning".into(),
+            reason: "FailedScheduling".into(),
+            source: "default-scheduler".into(),
+            object: Some(pod_ref.clone()),
+            message: text.into(),
+            count: 1,
+            ..Default::default()
+        });
+        let mut pod = Pod::default();
+        pod.meta.name = "job-1".into();
+        pod.meta.namespace = Some("etl".into());
+        pod.phase = Some("Pending".into());
+        facts.pods.push(pod);
+        let mut deploy = Workload {
+            kind: "Deployment".into(),
+            replicas: Some(2),
+            ready_replicas: Some(0),
+            ..Default::default()
+        };
+        deploy.meta.name = "karpenter".into();
+        facts.workloads.push(deploy);
+        facts.karpenter_namespace = Some("kube-system".into());
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("Deployment karpenter has no ready replica (0/2)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("-n kube-system"));
+        // Another event, this time from Karpenter, on the same pod: it acted.
+        facts.events.push(Event {
+            event_type: "Normal".into(),
+            reason: "Nominated".into(),
+            source: "karpenter".into(),
+            object: Some(pod_ref),
+            message: "Pod should schedule on: nodeclaim/x".into(),
+            count: 1,
+            ..Default::default()
+        });
+        assert!(check(&facts).is_empty());
+    }
+
+    #[test]
+    fn no_scheduler_message_no_kw200() {
+        for text in [
+            "Failed to schedule pod, no instance type has enough resources, requirements=a In [b], resources={}",
+            "0/3 nodes are available: 3 Insufficient vpc.amazonaws.com/pod-eni.",
+        ] {
+            assert!(ids(&check_only("KW200", text)).is_empty(), "{text}");
+        }
+    }
+}
