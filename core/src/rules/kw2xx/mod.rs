@@ -39,3 +39,41 @@ pub const RULES: &[Rule] = &[
     kw215_insufficient_capacity::RULE,
     kw217_hostport_conflict::RULE,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::RULES;
+
+    /// The group's own contract: IDs in range, docs in the three sections, lower-case
+    /// signals (the log prefilter matches lower-cased lines).
+    #[test]
+    fn metadata_is_well_formed() {
+        for rule in RULES {
+            let m = &rule.meta;
+            assert!(m.id.starts_with("KW2") && m.id.len() == 5, "{}", m.id);
+            assert!(
+                m.slug
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{}",
+                m.slug
+            );
+            let sections: Vec<&str> = m.docs.lines().filter(|l| l.starts_with("## ")).collect();
+            assert_eq!(
+                sections,
+                ["## What it means", "## Why it happens", "## How to fix"],
+                "{}",
+                m.id
+            );
+            assert!(!m.signals.is_empty(), "{} has no signals", m.id);
+            for s in m.signals {
+                assert_eq!(
+                    *s,
+                    s.to_lowercase(),
+                    "{}: signal {s:?} is not lower-case",
+                    m.id
+                );
+            }
+        }
+    }
+}
