@@ -5,6 +5,7 @@ use crate::document::{Document, Evidence};
 use crate::facts::{Facts, LogRecord, Message, MessageOrigin};
 
 pub mod logs;
+pub mod objects;
 
 /// Ingests every document into one set of facts.
 pub fn ingest(documents: &[Document]) -> Facts {
