@@ -41,7 +41,7 @@ impl ObjectRef {
 
 /// Where a message came from; rules sometimes care (a condition reason is stronger than a
 /// free-text mention).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MessageOrigin {
     /// A Kubernetes Event (describe Events table, `kubectl get events`, Event objects).
     Event,
@@ -54,11 +54,12 @@ pub enum MessageOrigin {
     /// A field of an object (e.g. a container state reason/message).
     ObjectField,
     /// Text that matched no known format; still scanned for signals.
+    #[default]
     Unrecognised,
 }
 
 /// One message-bearing line, decoded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Message {
     pub origin: MessageOrigin,
     /// Decoded text rules match on. For log records: `message` then `error` and
@@ -71,6 +72,12 @@ pub struct Message {
     pub object: Option<ObjectRef>,
     /// The NodePool the message is about, when known.
     pub nodepool: Option<String>,
+    /// The event reason (`FailedScheduling`, `DisruptionBlocked`, `SpotInterrupted`...) or the
+    /// condition reason (`NodeClassNotFound`...), when the message has one.
+    pub reason: Option<String>,
+    /// Who said it: the event's reporting component (`karpenter`, `default-scheduler`,
+    /// `kubelet`), or the log's `logger`/`controller`.
+    pub component: Option<String>,
     /// Timestamp as written in the input, when any.
     pub time: Option<String>,
 }

@@ -30,6 +30,8 @@ fn ingest_document(doc: &Document, facts: &mut Facts) {
                 evidence,
                 object: None,
                 nodepool: record.field_name("NodePool"),
+                reason: None,
+                component: record.logger.clone().or_else(|| record.controller.clone()),
                 time: record.time.clone(),
             });
             facts.logs.push(record);
@@ -41,6 +43,8 @@ fn ingest_document(doc: &Document, facts: &mut Facts) {
             evidence,
             object: None,
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         });
     }

@@ -51,6 +51,8 @@ fn keep_lines_as_messages(segment: Segment<'_>, facts: &mut Facts) {
             evidence: segment.evidence(offset, line),
             object: None,
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         });
     }

@@ -411,6 +411,8 @@ mod tests {
             evidence: Evidence::new("events", 5, text),
             object: Some(pod_ref.clone()),
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         });
         facts.events.push(Event {

@@ -483,6 +483,8 @@ mod tests {
             evidence: Evidence::new("describe", 1, text),
             object: Some(ObjectRef::new("Pod", Some("db"), "pg-0")),
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         }
     }

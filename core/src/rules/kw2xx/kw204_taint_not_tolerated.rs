@@ -210,6 +210,8 @@ mod tests {
             evidence: Evidence::new("events", 3, text),
             object: None,
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         });
         let mut np = NodePool::default();

@@ -362,6 +362,8 @@ mod tests {
             evidence: Evidence::new("events", 1, text),
             object: Some(ObjectRef::new("Pod", Some("platform"), "log-shipper-1")),
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         });
         let mut np = NodePool::default();

@@ -243,6 +243,8 @@ mod tests {
             evidence: Evidence::new("events", 1, EVENT),
             object: Some(ObjectRef::new("Pod", Some("shop"), "cart-1")),
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         });
         let mut pod = Pod::default();

@@ -1078,6 +1078,8 @@ mod tests {
             evidence: crate::document::Evidence::new("x", 1, ""),
             object: None,
             nodepool: None,
+            reason: None,
+            component: None,
             time: None,
         };
         let err = SchedulingError {
