@@ -1,5 +1,7 @@
 //! Documents (text plus where it came from) and evidence spans pointing back into them.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 /// Raw text plus a label saying where it came from (`karpenter.log`, `stdin`, `paste`,
@@ -11,6 +13,9 @@ pub struct Document {
     /// When `text` holds only some lines of a larger input (the streaming log scanner keeps
     /// candidate lines only), the original 1-based line number of each line of `text`.
     pub line_numbers: Option<Vec<usize>>,
+    /// Karpenter log lines the streaming scanner left out of `text` (noise holding no
+    /// catalogue signal), counted per upper-case level.
+    pub omitted_log_lines: BTreeMap<String, usize>,
 }
 
 impl Document {
@@ -19,6 +24,7 @@ impl Document {
             label: label.into(),
             text: text.into(),
             line_numbers: None,
+            omitted_log_lines: BTreeMap::new(),
         }
     }
 

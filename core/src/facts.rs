@@ -152,6 +152,10 @@ pub struct Meta {
     pub owners: Vec<ObjectRef>,
     /// Where the object starts in the input.
     pub evidence: Option<Evidence>,
+    /// True when the object is known only from a `kubectl get` table row: its spec (selectors,
+    /// requirements, taints...) is unknown, not empty, so rules must not read its empty
+    /// collections as "none".
+    pub from_table: bool,
 }
 
 /// A node selector requirement (NodePool/NodeClaim requirements, pod node affinity).
@@ -234,6 +238,8 @@ pub struct Pod {
     pub dns_policy: Option<String>,
     pub conditions: Vec<Condition>,
     pub service_account: Option<String>,
+    /// `Guaranteed` / `Burstable` / `BestEffort`, when the input states it.
+    pub qos_class: Option<String>,
 }
 
 impl Pod {
@@ -328,6 +334,8 @@ pub struct Node {
     pub allocatable: BTreeMap<String, String>,
     pub capacity: BTreeMap<String, String>,
     pub provider_id: Option<String>,
+    /// The pods running on the node (`kubectl describe node`'s Non-terminated Pods table).
+    pub pods: Vec<ObjectRef>,
 }
 
 /// A Kubernetes label selector (`matchLabels` and `matchExpressions`).
@@ -455,6 +463,9 @@ pub struct Facts {
     pub karpenter_namespace: Option<String>,
     pub collected: BTreeSet<Collected>,
     pub input_errors: Vec<InputError>,
+    /// Karpenter log lines seen per upper-case level (`INFO`, `ERROR`...), counting the noise
+    /// lines the log prefilter did not parse (and the streaming scanner left out).
+    pub log_lines_by_level: BTreeMap<String, usize>,
 }
 
 impl Facts {
