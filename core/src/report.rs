@@ -1,12 +1,19 @@
-//! The report: what was asked about, the diagnoses, the 8-step checklist, the missing facts
-//! (each with the command that collects it) and the input errors. Serialises to the JSON
-//! schema of DESIGN.md (`schemaVersion` 1).
+//! The report: what was asked about (the subject), the diagnoses, the same diagnoses grouped by
+//! cause when the input concerns several pods, the 8-step checklist, the missing facts (each
+//! with the command that collects it) and the input errors. Serialises to the JSON schema of
+//! DESIGN.md (`schemaVersion` 1); fields beyond that schema are additive.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::document::InputError;
-use crate::facts::Facts;
-use crate::rules::Diagnosis;
+use crate::facts::{Facts, ObjectRef};
+use crate::rules::{Diagnosis, SerializedRef, Severity};
+
+mod checklist;
+
+pub use checklist::{ChecklistStep, Missing, StepStatus};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -15,9 +22,14 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct Report {
     pub schema_version: u32,
     pub tool: Tool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when the input names no pod, node, NodeClaim, NodePool or EC2NodeClass.
     pub subject: Option<Subject>,
+    /// Sorted by severity, then confidence, then ID.
     pub diagnoses: Vec<Diagnosis>,
+    /// Only when the subject is several pods: diagnoses with the same ID and cause merged
+    /// into one group listing the pods.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<DiagnosisGroup>,
     pub checklist: Vec<ChecklistStep>,
     pub missing: Vec<Missing>,
     pub input_errors: Vec<InputError>,
@@ -29,53 +41,469 @@ pub struct Tool {
     pub version: &'static str,
 }
 
+/// What the input is about. For several objects of one kind the kind is plural (`Pods`), the
+/// name lists them and `objects` holds each.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Subject {
     pub kind: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     pub name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<SerializedRef>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StepStatus {
-    Ok,
-    Problem,
-    NotCollected,
+impl Subject {
+    /// `Pod shop/web-0`, `Node ip-10-0-1-2`, `3 Pods in shop: web-0, web-1, web-2`.
+    pub fn describe(&self) -> String {
+        if self.objects.len() > 1 {
+            let place = match &self.namespace {
+                Some(ns) => format!(" in {ns}"),
+                None => String::new(),
+            };
+            return format!("{} {}{place}: {}", self.objects.len(), self.kind, self.name);
+        }
+        match &self.namespace {
+            Some(ns) => format!("{} {ns}/{}", self.kind, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
+
+    pub fn is_several_pods(&self) -> bool {
+        self.kind == "Pods"
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ChecklistStep {
-    pub step: u8,
-    pub name: &'static str,
-    pub status: StepStatus,
-    pub signal: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Missing {
-    pub what: String,
-    pub command: String,
+/// Diagnoses with one ID and one cause across several pods.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosisGroup {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub severity: Severity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_pool: Option<String>,
+    /// The first diagnosis's summary (it names its own pod).
+    pub summary: String,
+    /// The pods with this cause (empty when the diagnosis names no pod).
+    pub pods: Vec<SerializedRef>,
+    /// Number of pods.
+    pub count: usize,
+    /// Evidence lines across the group, repeats included.
+    pub occurrences: usize,
+    /// Indices into `Report::diagnoses`.
+    pub diagnoses: Vec<usize>,
 }
 
 impl Report {
     pub fn build(facts: &Facts, diagnoses: Vec<Diagnosis>) -> Report {
+        let subject = infer_subject(facts, &diagnoses);
+        let groups = match &subject {
+            Some(s) if s.is_several_pods() => group_by_cause(&diagnoses),
+            _ => Vec::new(),
+        };
+        let (checklist, missing) = checklist::walk(facts, &diagnoses, subject.as_ref());
         Report {
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "karpenter-why",
                 version: env!("CARGO_PKG_VERSION"),
             },
-            subject: None,
+            subject,
             diagnoses,
-            checklist: Vec::new(),
-            missing: Vec::new(),
+            groups,
+            checklist,
+            missing,
             input_errors: facts.input_errors.clone(),
         }
     }
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("report serialises")
+    }
+
+    /// At least one error-severity diagnosis (the CLI's exit code 1).
+    pub fn has_errors(&self) -> bool {
+        self.diagnoses.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// Number of diagnoses of each severity, most severe first.
+    pub fn counts(&self) -> [(Severity, usize); 3] {
+        [Severity::Error, Severity::Warning, Severity::Info]
+            .map(|s| (s, self.diagnoses.iter().filter(|d| d.severity == s).count()))
+    }
+}
+
+/// Kinds a subject can be, in tie-break order: a node or NodeClaim described next to the pods
+/// on it is what the user asked about; a NodePool or EC2NodeClass is usually context.
+const SUBJECT_KINDS: &[(&str, &str)] = &[
+    ("Node", "Nodes"),
+    ("NodeClaim", "NodeClaims"),
+    ("Pod", "Pods"),
+    ("NodePool", "NodePools"),
+    ("Provisioner", "Provisioners"),
+    ("EC2NodeClass", "EC2NodeClasses"),
+];
+
+#[derive(Default)]
+struct Candidate {
+    score: u32,
+    /// Present as a typed object (a describe or YAML of it).
+    typed: bool,
+    named_by_diagnosis: bool,
+    pending: bool,
+}
+
+impl Candidate {
+    fn of_interest(&self) -> bool {
+        self.named_by_diagnosis || self.pending
+    }
+}
+
+/// What the input is about. Each object of a subject kind scores: +2 when the input holds
+/// it as an object (+1 more for a Pending pod), +3 / +2 / +1 for every error / warning / info
+/// diagnosis naming it, +1 when events or log lines are about it. The kind with the highest
+/// total wins (ties: `SUBJECT_KINDS` order). Within it, the objects of interest (named by a
+/// diagnosis, or Pending) are the subject, preferring the one object the input describes when
+/// there is exactly one; several objects make a plural subject.
+pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> {
+    let mut candidates: BTreeMap<ObjectRef, Candidate> = BTreeMap::new();
+    let mut typed = |r: ObjectRef, pending: bool| {
+        let c = candidates.entry(r).or_default();
+        c.score += 2 + u32::from(pending);
+        c.typed = true;
+        c.pending |= pending;
+    };
+    for p in &facts.pods {
+        typed(p.object_ref(), p.is_pending());
+    }
+    for n in &facts.nodes {
+        typed(ObjectRef::new("Node", None, &n.meta.name), false);
+    }
+    for n in &facts.nodeclaims {
+        typed(ObjectRef::new("NodeClaim", None, &n.meta.name), false);
+    }
+    for n in &facts.nodepools {
+        let kind = if n.is_provisioner {
+            "Provisioner"
+        } else {
+            "NodePool"
+        };
+        typed(ObjectRef::new(kind, None, &n.meta.name), false);
+    }
+    for n in &facts.nodeclasses {
+        typed(ObjectRef::new("EC2NodeClass", None, &n.meta.name), false);
+    }
+    for d in diagnoses {
+        if let Some(o) = &d.object {
+            let c = candidates
+                .entry(ObjectRef::new(&o.kind, o.namespace.as_deref(), &o.name))
+                .or_default();
+            c.score += match d.severity {
+                Severity::Error => 3,
+                Severity::Warning => 2,
+                Severity::Info => 1,
+            };
+            c.named_by_diagnosis = true;
+        }
+    }
+    let mentioned: std::collections::BTreeSet<&ObjectRef> = facts
+        .events
+        .iter()
+        .filter_map(|e| e.object.as_ref())
+        .chain(facts.messages.iter().filter_map(|m| m.object.as_ref()))
+        .collect();
+    for r in mentioned {
+        candidates.entry(r.clone()).or_default().score += 1;
+    }
+    let kind_score = |kind: &str| -> u32 {
+        candidates
+            .iter()
+            .filter(|(r, _)| r.kind == kind)
+            .map(|(_, c)| c.score)
+            .sum()
+    };
+    let (kind, plural) = SUBJECT_KINDS
+        .iter()
+        .copied()
+        .filter(|(k, _)| kind_score(k) > 0)
+        .fold(None::<(&str, &str, u32)>, |best, (k, p)| {
+            let s = kind_score(k);
+            match best {
+                Some((_, _, bs)) if bs >= s => best,
+                _ => Some((k, p, s)),
+            }
+        })
+        .map(|(k, p, _)| (k, p))?;
+    let of_kind: Vec<(&ObjectRef, &Candidate)> =
+        candidates.iter().filter(|(r, _)| r.kind == kind).collect();
+    let typed_of_interest: Vec<&ObjectRef> = of_kind
+        .iter()
+        .filter(|(_, c)| c.typed && c.of_interest())
+        .map(|(r, _)| *r)
+        .collect();
+    let chosen: Vec<&ObjectRef> = if typed_of_interest.len() == 1 {
+        typed_of_interest
+    } else {
+        let interesting: Vec<&ObjectRef> = of_kind
+            .iter()
+            .filter(|(_, c)| c.of_interest())
+            .map(|(r, _)| *r)
+            .collect();
+        let typed_only: Vec<&ObjectRef> = of_kind
+            .iter()
+            .filter(|(_, c)| c.typed)
+            .map(|(r, _)| *r)
+            .collect();
+        if !interesting.is_empty() {
+            interesting
+        } else if !typed_only.is_empty() {
+            typed_only
+        } else {
+            of_kind.iter().map(|(r, _)| *r).collect()
+        }
+    };
+    Some(subject_of(kind, plural, &chosen))
+}
+
+fn subject_of(kind: &str, plural: &str, objects: &[&ObjectRef]) -> Subject {
+    if let [one] = objects {
+        return Subject {
+            kind: kind.to_string(),
+            namespace: one.namespace.clone(),
+            name: one.name.clone(),
+            objects: Vec::new(),
+        };
+    }
+    let first_ns = objects.first().and_then(|o| o.namespace.clone());
+    let common_ns = first_ns.filter(|ns| {
+        objects
+            .iter()
+            .all(|o| o.namespace.as_deref() == Some(ns.as_str()))
+    });
+    let names: Vec<String> = objects
+        .iter()
+        .map(|o| match common_ns {
+            Some(_) => o.name.clone(),
+            None => o.qualified_name(),
+        })
+        .collect();
+    Subject {
+        kind: plural.to_string(),
+        namespace: common_ns,
+        name: names.join(", "),
+        objects: objects.iter().map(|o| SerializedRef::from(*o)).collect(),
+    }
+}
+
+/// Groups diagnoses by ID, NodePool and summary with the pod's own name taken out: pods of one
+/// workload stuck for one reason collapse into one group; a different NodePool, taint or
+/// request makes a different cause.
+pub fn group_by_cause(diagnoses: &[Diagnosis]) -> Vec<DiagnosisGroup> {
+    let mut groups: Vec<DiagnosisGroup> = Vec::new();
+    let mut index: BTreeMap<(&str, Option<&str>, String), usize> = BTreeMap::new();
+    for (i, d) in diagnoses.iter().enumerate() {
+        let pod = d.object.as_ref().filter(|o| o.kind == "Pod");
+        let cause = match pod {
+            Some(p) => without_pod_name(&d.summary, p),
+            None => d.summary.clone(),
+        };
+        let occurrences: usize = d.evidence.iter().map(|e| e.count).sum();
+        let key = (d.id, d.node_pool.as_deref(), cause);
+        match index.get(&key) {
+            Some(&g) => {
+                let group = &mut groups[g];
+                if let Some(p) = pod {
+                    if !group.pods.contains(p) {
+                        group.pods.push(p.clone());
+                    }
+                }
+                group.count = group.pods.len();
+                group.occurrences += occurrences;
+                group.diagnoses.push(i);
+            }
+            None => {
+                index.insert(key, groups.len());
+                let pods: Vec<SerializedRef> = pod.cloned().into_iter().collect();
+                groups.push(DiagnosisGroup {
+                    id: d.id,
+                    title: d.title,
+                    severity: d.severity,
+                    node_pool: d.node_pool.clone(),
+                    summary: d.summary.clone(),
+                    count: pods.len(),
+                    pods,
+                    occurrences,
+                    diagnoses: vec![i],
+                });
+            }
+        }
+    }
+    groups
+}
+
+fn without_pod_name(summary: &str, pod: &SerializedRef) -> String {
+    match &pod.namespace {
+        Some(ns) => summary.replace(&format!("{ns}/{}", pod.name), "<pod>"),
+        None => summary.replace(&format!("Pod {}", pod.name), "Pod <pod>"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{Node, NodePool, Pod};
+    use crate::rules::{Confidence, RuleMeta};
+
+    static META: RuleMeta = RuleMeta {
+        id: "KW999",
+        slug: "test-symptom",
+        title: "test",
+        severity: Severity::Error,
+        docs: "",
+        signals: &[],
+        superseded_by: &[],
+    };
+
+    fn pod(ns: &str, name: &str, phase: &str) -> Pod {
+        let mut p = Pod::default();
+        p.meta.name = name.into();
+        p.meta.namespace = Some(ns.into());
+        p.phase = Some(phase.into());
+        p
+    }
+
+    fn diagnosis_on(kind: &str, ns: Option<&str>, name: &str, summary: &str) -> Diagnosis {
+        let r = ObjectRef::new(kind, ns, name);
+        Diagnosis::new(&META, summary).with_object(Some(&r))
+    }
+
+    #[test]
+    fn nothing_named_means_no_subject() {
+        assert_eq!(infer_subject(&Facts::default(), &[]), None);
+    }
+
+    #[test]
+    fn one_described_pod_is_the_subject_even_when_logs_name_others() {
+        let mut facts = Facts::default();
+        facts.pods.push(pod("shop", "web-0", "Pending"));
+        let d = [
+            diagnosis_on("Pod", Some("shop"), "web-0", "Pod shop/web-0 x"),
+            diagnosis_on("Pod", Some("shop"), "other-1", "Pod shop/other-1 x"),
+        ];
+        let s = infer_subject(&facts, &d).unwrap();
+        assert_eq!((s.kind.as_str(), s.name.as_str()), ("Pod", "web-0"));
+        assert_eq!(s.namespace.as_deref(), Some("shop"));
+        assert_eq!(s.describe(), "Pod shop/web-0");
+    }
+
+    #[test]
+    fn several_pending_pods_make_a_plural_subject() {
+        let mut facts = Facts::default();
+        facts.pods.push(pod("shop", "web-0", "Pending"));
+        facts.pods.push(pod("shop", "web-1", "Pending"));
+        facts.pods.push(pod("shop", "healthy", "Running"));
+        let s = infer_subject(&facts, &[]).unwrap();
+        assert_eq!(s.kind, "Pods");
+        assert_eq!(s.name, "web-0, web-1");
+        assert_eq!(s.objects.len(), 2);
+        assert_eq!(s.describe(), "2 Pods in shop: web-0, web-1");
+    }
+
+    #[test]
+    fn pods_in_several_namespaces_are_qualified() {
+        let d = [
+            diagnosis_on("Pod", Some("a"), "x", "Pod a/x"),
+            diagnosis_on("Pod", Some("b"), "y", "Pod b/y"),
+        ];
+        let s = infer_subject(&Facts::default(), &d).unwrap();
+        assert_eq!(s.namespace, None);
+        assert_eq!(s.name, "a/x, b/y");
+    }
+
+    #[test]
+    fn a_described_node_beats_a_pod_named_by_a_warning() {
+        let mut facts = Facts::default();
+        let mut node = Node::default();
+        node.meta.name = "ip-10-0-1-2".into();
+        facts.nodes.push(node);
+        let mut w = diagnosis_on("Pod", Some("a"), "x", "Pod a/x blocks");
+        w.severity = Severity::Warning;
+        let s = infer_subject(&facts, &[w.clone()]).unwrap();
+        assert_eq!((s.kind.as_str(), s.name.as_str()), ("Node", "ip-10-0-1-2"));
+        // Without the node, the pod is what the input is about.
+        let s = infer_subject(&Facts::default(), &[w]).unwrap();
+        assert_eq!(s.kind, "Pod");
+    }
+
+    #[test]
+    fn a_nodepool_alone_is_the_subject() {
+        let mut facts = Facts::default();
+        let mut np = NodePool::default();
+        np.meta.name = "default".into();
+        facts.nodepools.push(np);
+        let s = infer_subject(&facts, &[]).unwrap();
+        assert_eq!((s.kind.as_str(), s.name.as_str()), ("NodePool", "default"));
+    }
+
+    #[test]
+    fn groups_merge_pods_with_the_same_cause_only() {
+        let mk = |name: &str, np: &str, zone: &str| {
+            diagnosis_on(
+                "Pod",
+                Some("shop"),
+                name,
+                &format!("Pod shop/{name} cannot get a node from NodePool \"{np}\": zone {zone}"),
+            )
+            .with_node_pool(Some(np))
+            .with_evidence([Evidence::new("log", 1, format!("line {name}"))])
+        };
+        let d = vec![
+            mk("web-0", "default", "a"),
+            mk("web-1", "default", "a"),
+            mk("web-2", "default", "b"),
+            mk("web-3", "other", "a"),
+            mk("web-1", "default", "a"),
+        ];
+        let groups = group_by_cause(&d);
+        assert_eq!(groups.len(), 3);
+        assert_eq!(groups[0].count, 2);
+        assert_eq!(groups[0].diagnoses, [0, 1, 4]);
+        assert_eq!(groups[0].occurrences, 3);
+        assert_eq!(groups[0].pods[1].name, "web-1");
+        assert_eq!(groups[1].pods[0].name, "web-2");
+        assert_eq!(groups[2].node_pool.as_deref(), Some("other"));
+    }
+
+    #[test]
+    fn report_groups_only_for_several_pods() {
+        let mut facts = Facts::default();
+        facts.pods.push(pod("shop", "web-0", "Pending"));
+        let d = vec![diagnosis_on("Pod", Some("shop"), "web-0", "Pod shop/web-0")];
+        assert!(Report::build(&facts, d.clone()).groups.is_empty());
+        facts.pods.push(pod("shop", "web-1", "Pending"));
+        let report = Report::build(&facts, d);
+        assert_eq!(report.groups.len(), 1);
+        assert!(report.has_errors());
+        assert_eq!(report.counts()[0], (Severity::Error, 1));
+    }
+
+    #[test]
+    fn json_has_the_schema_fields() {
+        let mut facts = Facts::default();
+        facts.pods.push(pod("shop", "web-0", "Pending"));
+        let d = diagnosis_on("Pod", Some("shop"), "web-0", "s").with_confidence(Confidence::Low);
+        let v: serde_json::Value =
+            serde_json::from_str(&Report::build(&facts, vec![d]).to_json()).unwrap();
+        assert_eq!(v["schemaVersion"], 1);
+        assert_eq!(v["tool"]["name"], "karpenter-why");
+        assert_eq!(v["subject"]["kind"], "Pod");
+        assert_eq!(v["diagnoses"][0]["id"], "KW999");
+        assert_eq!(v["diagnoses"][0]["confidence"], "low");
+        assert_eq!(v["checklist"].as_array().unwrap().len(), 8);
+        assert!(v["missing"].is_array());
+        assert!(v["inputErrors"].is_array());
+        assert!(v.get("groups").is_none());
     }
 }

@@ -1,31 +1,35 @@
+//! `kubectl karpenter-why`: parse the flags, run the verb (core does the work and the
+//! rendering), print, and map the result to DESIGN.md's exit codes.
+
+use std::io::Write;
 use std::process::ExitCode;
 
-use karpenter_why_core::{analyze, Options, Severity};
+use clap::Parser;
 
+mod cli;
 mod input;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) != Some("analyze") {
-        eprintln!("usage: kubectl karpenter-why analyze FILE...|-");
-        return ExitCode::from(2);
-    }
-    let documents = match input::read_documents(&args[1..]) {
-        Ok(documents) => documents,
+    // clap prints usage errors itself and exits 2 (0 for --help and --version).
+    let parsed = cli::Cli::parse();
+    match cli::dispatch(parsed) {
+        Ok(outcome) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
+            match stdout
+                .write_all(outcome.stdout.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("error: writing the output: {e}");
+                    ExitCode::from(2)
+                }
+                _ => outcome.code,
+            }
+        }
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-    };
-    let report = analyze(&documents, &Options::default());
-    println!("{}", report.to_json());
-    if report
-        .diagnoses
-        .iter()
-        .any(|d| d.severity == Severity::Error)
-    {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     }
 }

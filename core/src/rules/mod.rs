@@ -262,6 +262,47 @@ pub fn collapse_evidence(
     out
 }
 
+/// A range of the catalogue: IDs `KW<digit>xx` of one subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    /// `KW2`: every ID of the group starts with it.
+    pub prefix: &'static str,
+    pub title: &'static str,
+}
+
+/// The catalogue's ranges, in order.
+pub const GROUPS: &[Group] = &[
+    Group {
+        prefix: "KW0",
+        title: "Workloads and cluster operations",
+    },
+    Group {
+        prefix: "KW1",
+        title: "Installation, credentials, IAM, CRDs",
+    },
+    Group {
+        prefix: "KW2",
+        title: "Provisioning (the pod stays Pending)",
+    },
+    Group {
+        prefix: "KW3",
+        title: "Launch and node readiness",
+    },
+    Group {
+        prefix: "KW4",
+        title: "Disruption (the node is not removed or consolidated)",
+    },
+    Group {
+        prefix: "KW5",
+        title: "NodeClass, NodePool and controller configuration",
+    },
+];
+
+/// The group an ID belongs to, by its range.
+pub fn group_of(id: &str) -> Option<&'static Group> {
+    GROUPS.iter().find(|g| id.starts_with(g.prefix))
+}
+
 /// Every rule, in catalogue order.
 pub fn all() -> Vec<&'static Rule> {
     [

@@ -1,0 +1,931 @@
+//! The 8-step checklist of the Karpenter troubleshooting guide (CATALOGUE.md, "The
+//! checklist"): for each step, what the input showed (`ok` / `problem` / `not collected`) and
+//! the signal that decided it; and for each step not collected, the exact command that
+//! collects it, filled in with the names the facts know.
+
+use serde::Serialize;
+
+use crate::facts::{contains_ignore_ascii_case, Condition, Facts, MessageOrigin};
+use crate::report::Subject;
+use crate::rules::Diagnosis;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepStatus {
+    Ok,
+    Problem,
+    NotCollected,
+}
+
+impl StepStatus {
+    /// The word every renderer prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Ok => "ok",
+            StepStatus::Problem => "problem",
+            StepStatus::NotCollected => "not collected",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChecklistStep {
+    pub step: u8,
+    pub name: &'static str,
+    pub status: StepStatus,
+    pub signal: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Missing {
+    pub what: String,
+    /// One or more shell lines, ready to paste.
+    pub command: String,
+}
+
+/// The longest signal quoted in a step; the full line is in the diagnoses' evidence.
+const SIGNAL_CHARS: usize = 160;
+
+/// Namespaces Karpenter is commonly installed in, tried in turn when the input does not say.
+const COMMON_KARPENTER_NAMESPACES: &str = "kube-system karpenter";
+
+const IAM_IDS: &[&str] = &["KW101", "KW102", "KW103", "KW105"];
+const IAM_SIGNALS: &[&str] = &[
+    "UnauthorizedOperation",
+    "AccessDenied",
+    "is not authorized to perform",
+    "unauthorized to call",
+    "Encoded authorization failure message",
+    "NoCredentialProviders",
+];
+const NODECLASS_IDS: &[&str] = &["KW501", "KW502", "KW503"];
+const NODEPOOL_IDS: &[&str] = &["KW205", "KW207", "KW208", "KW216"];
+const NODECLASS_CONDITIONS: &[&str] = &[
+    "SubnetsReady",
+    "SecurityGroupsReady",
+    "AMIsReady",
+    "InstanceProfileReady",
+    "ValidationSucceeded",
+    "Ready",
+];
+const NODECLAIM_CONDITIONS: &[&str] = &["Launched", "Registered", "Initialized", "Ready"];
+
+/// Walks the checklist; returns the steps and the missing facts.
+pub fn walk(
+    facts: &Facts,
+    diagnoses: &[Diagnosis],
+    subject: Option<&Subject>,
+) -> (Vec<ChecklistStep>, Vec<Missing>) {
+    let names = Names::gather(facts, diagnoses, subject);
+    let ctx = Ctx { facts, diagnoses };
+    let steps: [(&'static str, Seen, String, String); 8] = [
+        (
+            "Pod events",
+            ctx.pod_events(),
+            format!("Events of {}", names.target_label()),
+            names.events_command(),
+        ),
+        (
+            "NodeClaims",
+            ctx.nodeclaims(),
+            "NodeClaims (none listed means Karpenter made no request)".to_string(),
+            "kubectl describe nodeclaims".to_string(),
+        ),
+        (
+            "Karpenter logs",
+            ctx.karpenter_logs(),
+            "Karpenter controller logs".to_string(),
+            names.logs_command(""),
+        ),
+        (
+            "Debug logs",
+            ctx.debug_logs(),
+            "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with LOG_LEVEL=info (KW004)".to_string(),
+            names.debug_command(),
+        ),
+        (
+            "EC2NodeClass",
+            ctx.nodeclass(),
+            "EC2NodeClass spec and status (subnetSelectorTerms, securityGroupSelectorTerms, conditions)".to_string(),
+            names.get_yaml("ec2nodeclass", "ec2nodeclasses", &names.nodeclasses),
+        ),
+        (
+            "Real resource tags",
+            ctx.resource_tags(),
+            "The AWS subnets and security groups the selector terms should match".to_string(),
+            names.tags_command(facts),
+        ),
+        (
+            "IAM",
+            ctx.iam(),
+            "Authorization errors in the Karpenter logs (decode a blob with `aws sts decode-authorization-message`)".to_string(),
+            names.logs_command(" | grep -iE 'unauthorized|accessdenied|not authorized'"),
+        ),
+        (
+            "NodePool",
+            ctx.nodepool(),
+            "NodePool spec and status (capacity types, instance types, zones, limits)".to_string(),
+            names.get_yaml("nodepool", "nodepools", &names.nodepools),
+        ),
+    ];
+    let mut checklist = Vec::new();
+    let mut missing = Vec::new();
+    for (i, (name, seen, what, command)) in steps.into_iter().enumerate() {
+        if seen.status == StepStatus::NotCollected {
+            missing.push(Missing { what, command });
+        }
+        checklist.push(ChecklistStep {
+            step: i as u8 + 1,
+            name,
+            status: seen.status,
+            signal: seen.signal,
+        });
+    }
+    (checklist, missing)
+}
+
+struct Seen {
+    status: StepStatus,
+    signal: String,
+}
+
+impl Seen {
+    fn ok(signal: impl Into<String>) -> Self {
+        Seen {
+            status: StepStatus::Ok,
+            signal: signal.into(),
+        }
+    }
+    fn problem(signal: impl Into<String>) -> Self {
+        Seen {
+            status: StepStatus::Problem,
+            signal: clip(&signal.into()),
+        }
+    }
+    fn not_collected(signal: impl Into<String>) -> Self {
+        Seen {
+            status: StepStatus::NotCollected,
+            signal: signal.into(),
+        }
+    }
+}
+
+fn clip(s: &str) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(SIGNAL_CHARS) {
+        Some((cut, _)) => format!("{}...", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn failing(conditions: &[Condition], order: &[&str]) -> Option<String> {
+    order.iter().find_map(|t| {
+        conditions
+            .iter()
+            .find(|c| c.condition_type == *t && c.status != "True")
+            .map(|c| {
+                let mut s = format!("{}={}", c.condition_type, c.status);
+                if let Some(r) = &c.reason {
+                    s.push_str(&format!(" ({r})"));
+                }
+                if let Some(m) = c.message.as_deref().filter(|m| !m.is_empty()) {
+                    s.push_str(&format!(": {m}"));
+                }
+                s
+            })
+    })
+}
+
+struct Ctx<'a> {
+    facts: &'a Facts,
+    diagnoses: &'a [Diagnosis],
+}
+
+impl Ctx<'_> {
+    fn diagnosis_among(&self, ids: &[&str]) -> Option<&Diagnosis> {
+        self.diagnoses.iter().find(|d| ids.contains(&d.id))
+    }
+
+    fn pod_events(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        let scheduling_events = f.events.iter().filter(|e| e.reason == "FailedScheduling");
+        // Karpenter's own FailedScheduling says more than the scheduler's.
+        let from_events = scheduling_events
+            .clone()
+            .find(|e| e.source == "karpenter")
+            .or_else(|| scheduling_events.clone().next())
+            .map(|e| format!("FailedScheduling ({}): {}", e.source, e.message));
+        let from_messages = || {
+            f.messages
+                .iter()
+                .find(|m| {
+                    m.reason.as_deref() == Some("FailedScheduling")
+                        || (m.origin == MessageOrigin::Unrecognised
+                            && contains_ignore_ascii_case(&m.text, "FailedScheduling"))
+                })
+                .map(|m| match (&m.reason, &m.component) {
+                    (Some(_), Some(c)) => format!("FailedScheduling ({c}): {}", m.text),
+                    (Some(_), None) => format!("FailedScheduling: {}", m.text),
+                    _ => m.text.clone(),
+                })
+        };
+        if let Some(signal) = from_events.or_else(from_messages) {
+            return Seen::problem(signal);
+        }
+        let event_messages = f
+            .messages
+            .iter()
+            .filter(|m| m.origin == MessageOrigin::Event)
+            .count();
+        let collected = f.has(Collected::PodEvents) || !f.events.is_empty() || event_messages > 0;
+        if !collected {
+            return Seen::not_collected("no events in the input");
+        }
+        if let Some(w) = f.events.iter().find(|e| e.event_type == "Warning") {
+            return Seen::problem(format!("Warning {}: {}", w.reason, w.message));
+        }
+        let n = f.events.len().max(event_messages);
+        Seen::ok(format!(
+            "{}, no FailedScheduling",
+            plural(n, "event", "events")
+        ))
+    }
+
+    fn nodeclaims(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        let empty = f.empty_lists.iter().find(|e| {
+            e.resource
+                .as_deref()
+                .is_some_and(|r| r.contains("nodeclaim"))
+        });
+        if let Some(e) = empty {
+            return Seen::problem(format!(
+                "`{}` ({}:{}): Karpenter created no NodeClaim",
+                e.evidence.text, e.evidence.source, e.evidence.line
+            ));
+        }
+        for nc in &f.nodeclaims {
+            if let Some(c) = failing(&nc.conditions, NODECLAIM_CONDITIONS) {
+                return Seen::problem(format!("NodeClaim {}: {c}", nc.meta.name));
+            }
+        }
+        if !f.nodeclaims.is_empty() {
+            return Seen::ok(format!(
+                "{}, none with a False or Unknown condition",
+                plural(f.nodeclaims.len(), "NodeClaim", "NodeClaims")
+            ));
+        }
+        if f.has(Collected::NodeClaims) {
+            return Seen::ok("NodeClaims listed, none failing");
+        }
+        Seen::not_collected("no NodeClaim list or object in the input")
+    }
+
+    fn karpenter_logs(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        if f.logs.is_empty() && !f.has(Collected::KarpenterLogs) {
+            return Seen::not_collected("no Karpenter log lines in the input");
+        }
+        let bad: Vec<_> = f
+            .logs
+            .iter()
+            .filter(|l| {
+                matches!(
+                    l.level.as_str(),
+                    "ERROR" | "WARN" | "WARNING" | "FATAL" | "PANIC" | "DPANIC"
+                )
+            })
+            .collect();
+        match bad.first() {
+            Some(first) => {
+                let mut text = first.message.clone();
+                if let Some(e) = &first.error {
+                    text.push_str(": ");
+                    text.push_str(e);
+                }
+                Seen::problem(format!(
+                    "{} ERROR/WARN of {}; first: {text}",
+                    bad.len(),
+                    plural(f.logs.len(), "line", "lines")
+                ))
+            }
+            None => Seen::ok(format!(
+                "{}, no ERROR or WARN",
+                plural(f.logs.len(), "line", "lines")
+            )),
+        }
+    }
+
+    fn debug_logs(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        let n = f.logs.iter().filter(|l| l.level == "DEBUG").count();
+        if n > 0 {
+            return Seen::ok(plural(n, "DEBUG line", "DEBUG lines"));
+        }
+        if f.has(Collected::DebugLogs) {
+            return Seen::ok("Karpenter runs at debug level");
+        }
+        Seen::not_collected("no DEBUG lines: needed when the info-level logs do not explain")
+    }
+
+    fn nodeclass(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        for nc in &f.nodeclasses {
+            if let Some(c) = failing(&nc.conditions, NODECLASS_CONDITIONS) {
+                return Seen::problem(format!("EC2NodeClass {}: {c}", nc.meta.name));
+            }
+        }
+        if let Some(d) = self.diagnosis_among(NODECLASS_IDS) {
+            return Seen::problem(format!("{}: {}", d.id, d.summary));
+        }
+        match f.nodeclasses.first() {
+            Some(nc) if f.nodeclasses.len() == 1 => Seen::ok(format!(
+                "EC2NodeClass {}: {} and {}, no failing condition",
+                nc.meta.name,
+                plural(
+                    nc.subnet_selector_terms.len(),
+                    "subnet selector term",
+                    "subnet selector terms"
+                ),
+                plural(
+                    nc.security_group_selector_terms.len(),
+                    "security group selector term",
+                    "security group selector terms"
+                )
+            )),
+            Some(_) => Seen::ok(format!(
+                "{} EC2NodeClasses, no failing condition",
+                f.nodeclasses.len()
+            )),
+            None if f.has(Collected::NodeClasses) => Seen::ok("EC2NodeClasses listed"),
+            None => Seen::not_collected("no EC2NodeClass in the input"),
+        }
+    }
+
+    fn resource_tags(&self) -> Seen {
+        let f = self.facts;
+        for nc in &f.nodeclasses {
+            if let Some(c) = failing(&nc.conditions, &["SubnetsReady", "SecurityGroupsReady"]) {
+                return Seen::problem(format!("EC2NodeClass {}: {c}", nc.meta.name));
+            }
+        }
+        if let Some(d) = self.diagnosis_among(&["KW501"]) {
+            return Seen::problem(format!("{}: {}", d.id, d.summary));
+        }
+        if let Some(nc) = f
+            .nodeclasses
+            .iter()
+            .find(|nc| !nc.status_subnets.is_empty())
+        {
+            let mut zones: Vec<&str> = nc.status_subnets.iter().map(|(_, z)| z.as_str()).collect();
+            zones.sort();
+            zones.dedup();
+            return Seen::ok(format!(
+                "EC2NodeClass {} resolved {} in {}",
+                nc.meta.name,
+                plural(nc.status_subnets.len(), "subnet", "subnets"),
+                zones.join(", ")
+            ));
+        }
+        Seen::not_collected("no EC2NodeClass status.subnets and no AWS describe output")
+    }
+
+    fn iam(&self) -> Seen {
+        let f = self.facts;
+        if let Some(d) = self.diagnosis_among(IAM_IDS) {
+            return Seen::problem(format!("{}: {}", d.id, d.summary));
+        }
+        if let Some(m) = f.messages.iter().find(|m| {
+            IAM_SIGNALS
+                .iter()
+                .any(|s| contains_ignore_ascii_case(&m.text, s))
+        }) {
+            return Seen::problem(format!(
+                "{}:{}: {}",
+                m.evidence.source, m.evidence.line, m.text
+            ));
+        }
+        if !f.logs.is_empty() {
+            return Seen::ok(format!(
+                "no authorization error in {}",
+                plural(f.logs.len(), "Karpenter log line", "Karpenter log lines")
+            ));
+        }
+        Seen::not_collected("no Karpenter logs to look for authorization errors in")
+    }
+
+    fn nodepool(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        for np in &f.nodepools {
+            if let Some(c) = failing(&np.conditions, &["NodeClassReady", "Ready"]) {
+                return Seen::problem(format!("NodePool {}: {c}", np.meta.name));
+            }
+            if np
+                .allowed_values("karpenter.sh/capacity-type")
+                .is_some_and(|v| v == ["spot"])
+            {
+                return Seen::problem(format!(
+                    "NodePool {} allows only spot (karpenter.sh/capacity-type In [spot])",
+                    np.meta.name
+                ));
+            }
+        }
+        if let Some(d) = self.diagnosis_among(NODEPOOL_IDS) {
+            return Seen::problem(format!("{}: {}", d.id, d.summary));
+        }
+        match f.nodepools.as_slice() {
+            [np] => {
+                let values = |key: &str| {
+                    np.allowed_values(key)
+                        .map(|v| v.join(" "))
+                        .unwrap_or_else(|| "any".to_string())
+                };
+                Seen::ok(format!(
+                    "NodePool {}: zones [{}], capacity types [{}], {}",
+                    np.meta.name,
+                    values("topology.kubernetes.io/zone"),
+                    values("karpenter.sh/capacity-type"),
+                    plural(np.requirements.len(), "requirement", "requirements")
+                ))
+            }
+            [] if f.has(Collected::NodePools) => Seen::ok("NodePools listed"),
+            [] => Seen::not_collected("no NodePool in the input"),
+            many => Seen::ok(format!("{} NodePools, none failing", many.len())),
+        }
+    }
+}
+
+/// The names commands are filled in with.
+struct Names {
+    /// (namespace, name) of the pod the report is about.
+    pod: Option<(Option<String>, String)>,
+    /// `Node` / `NodeClaim` subject, when the report is about one.
+    other_subject: Option<(String, String)>,
+    karpenter_namespace: Option<String>,
+    nodepools: Vec<String>,
+    nodeclasses: Vec<String>,
+}
+
+fn push_unique(list: &mut Vec<String>, name: &str) {
+    if !name.is_empty() && !list.iter().any(|n| n == name) {
+        list.push(name.to_string());
+    }
+}
+
+impl Names {
+    fn gather(facts: &Facts, diagnoses: &[Diagnosis], subject: Option<&Subject>) -> Self {
+        let subject_pod = subject.and_then(|s| match s.kind.as_str() {
+            "Pod" => Some((s.namespace.clone(), s.name.clone())),
+            "Pods" => s
+                .objects
+                .first()
+                .map(|o| (o.namespace.clone(), o.name.clone())),
+            _ => None,
+        });
+        let pod = subject_pod
+            .or_else(|| {
+                diagnoses
+                    .iter()
+                    .filter_map(|d| d.object.as_ref())
+                    .find(|o| o.kind == "Pod")
+                    .map(|o| (o.namespace.clone(), o.name.clone()))
+            })
+            .or_else(|| {
+                let p = facts.pending_pods().next().or(facts.pods.first())?;
+                Some((p.meta.namespace.clone(), p.meta.name.clone()))
+            });
+        let other_subject = subject
+            .filter(|s| matches!(s.kind.as_str(), "Node" | "NodeClaim"))
+            .map(|s| (s.kind.to_lowercase(), s.name.clone()));
+        let mut nodepools = Vec::new();
+        for np in &facts.nodepools {
+            push_unique(&mut nodepools, &np.meta.name);
+        }
+        for d in diagnoses {
+            if let Some(np) = &d.node_pool {
+                push_unique(&mut nodepools, np);
+            }
+        }
+        for nc in &facts.nodeclaims {
+            if let Some(np) = &nc.nodepool {
+                push_unique(&mut nodepools, np);
+            }
+        }
+        for p in &facts.pods {
+            if let Some(np) = p.node_selector.get("karpenter.sh/nodepool") {
+                push_unique(&mut nodepools, np);
+            }
+        }
+        let mut nodeclasses = Vec::new();
+        for nc in &facts.nodeclasses {
+            push_unique(&mut nodeclasses, &nc.meta.name);
+        }
+        let refs = facts
+            .nodepools
+            .iter()
+            .filter_map(|np| np.nodeclass_ref.as_deref())
+            .chain(
+                facts
+                    .nodeclaims
+                    .iter()
+                    .filter_map(|nc| nc.nodeclass_ref.as_deref()),
+            );
+        for r in refs {
+            push_unique(&mut nodeclasses, r);
+        }
+        Names {
+            pod,
+            other_subject,
+            karpenter_namespace: facts.karpenter_namespace.clone(),
+            nodepools,
+            nodeclasses,
+        }
+    }
+
+    fn target_label(&self) -> String {
+        if let Some((kind, name)) = &self.other_subject {
+            return format!("{kind} {name}");
+        }
+        match &self.pod {
+            Some((Some(ns), name)) => format!("pod {ns}/{name}"),
+            Some((None, name)) => format!("pod {name}"),
+            None => "the Pending pods".to_string(),
+        }
+    }
+
+    fn events_command(&self) -> String {
+        if let Some((kind, name)) = &self.other_subject {
+            return format!("kubectl describe {kind} {name}");
+        }
+        match &self.pod {
+            Some((Some(ns), name)) => format!("kubectl describe pod {name} -n {ns}"),
+            Some((None, name)) => format!("kubectl describe pod {name}"),
+            None => "kubectl get events -A --field-selector reason=FailedScheduling".to_string(),
+        }
+    }
+
+    /// `kubectl logs` of the Karpenter controller in its namespace, or in each common one
+    /// when the input does not say which.
+    fn logs_command(&self, pipe: &str) -> String {
+        const LOGS: &str = "-l app.kubernetes.io/name=karpenter --since=1h --prefix";
+        match &self.karpenter_namespace {
+            Some(ns) => format!("kubectl logs -n {ns} {LOGS}{pipe}"),
+            None => format!(
+                "for ns in {COMMON_KARPENTER_NAMESPACES}; do kubectl logs -n \"$ns\" {LOGS}; done{pipe}"
+            ),
+        }
+    }
+
+    fn debug_command(&self) -> String {
+        match &self.karpenter_namespace {
+            Some(ns) => format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=debug"),
+            None => format!(
+                "for ns in {COMMON_KARPENTER_NAMESPACES}; do kubectl set env deployment/karpenter -n \"$ns\" LOG_LEVEL=debug; done"
+            ),
+        }
+    }
+
+    fn get_yaml(&self, one: &str, all: &str, names: &[String]) -> String {
+        if names.is_empty() {
+            format!("kubectl get {all} -o yaml")
+        } else {
+            format!("kubectl get {one} {} -o yaml", names.join(" "))
+        }
+    }
+
+    /// `aws ec2 describe-subnets` / `describe-security-groups` with the EC2NodeClass's own
+    /// selector terms when the input has them, else the getting-started guide's
+    /// `karpenter.sh/discovery` convention with a placeholder.
+    fn tags_command(&self, facts: &Facts) -> String {
+        let mut lines = Vec::new();
+        let known: Vec<_> = facts
+            .nodeclasses
+            .iter()
+            .filter(|nc| self.nodeclasses.contains(&nc.meta.name))
+            .collect();
+        for nc in &known {
+            for term in &nc.subnet_selector_terms {
+                if let Some(args) = selector_args(term, "--subnet-ids") {
+                    lines.push(format!(
+                        "aws ec2 describe-subnets {args} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table"
+                    ));
+                }
+            }
+            for term in &nc.security_group_selector_terms {
+                if let Some(args) = selector_args(term, "--group-ids") {
+                    lines.push(format!(
+                        "aws ec2 describe-security-groups {args} --query 'SecurityGroups[].[GroupId,GroupName,VpcId]' --output table"
+                    ));
+                }
+            }
+        }
+        if lines.is_empty() {
+            let source = match self.nodeclasses.first() {
+                Some(nc) => format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.subnetSelectorTerms}}{{\"\\n\"}}{{.spec.securityGroupSelectorTerms}}{{\"\\n\"}}'"),
+                None => "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.subnetSelectorTerms} {.spec.securityGroupSelectorTerms}{\"\\n\"}{end}'".to_string(),
+            };
+            lines.push(source);
+            lines.push("aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values=<cluster-name>\" --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table".to_string());
+            lines.push("aws ec2 describe-security-groups --filters \"Name=tag:karpenter.sh/discovery,Values=<cluster-name>\" --query 'SecurityGroups[].[GroupId,GroupName,VpcId]' --output table".to_string());
+        }
+        lines.join("\n")
+    }
+}
+
+/// The `aws ec2 describe-*` arguments for one selector term: `tags` become filters (`*` means
+/// any value), `id` the ID option.
+fn selector_args(term: &serde_json::Value, id_option: &str) -> Option<String> {
+    if let Some(id) = term.get("id").and_then(|v| v.as_str()) {
+        return Some(format!("{id_option} {id}"));
+    }
+    let tags = term.get("tags")?.as_object()?;
+    let filters: Vec<String> = tags
+        .iter()
+        .map(|(k, v)| match v.as_str() {
+            Some("*") | None => format!("\"Name=tag-key,Values={k}\""),
+            Some(v) => format!("\"Name=tag:{k},Values={v}\""),
+        })
+        .collect();
+    (!filters.is_empty()).then(|| format!("--filters {}", filters.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{
+        Collected, EmptyList, Event, LogRecord, NodeClaim, NodeClass, NodePool, Requirement,
+    };
+    use crate::report::infer_subject;
+
+    fn run(facts: &Facts) -> (Vec<ChecklistStep>, Vec<Missing>) {
+        let subject = infer_subject(facts, &[]);
+        walk(facts, &[], subject.as_ref())
+    }
+
+    fn status(steps: &[ChecklistStep]) -> Vec<&'static str> {
+        steps.iter().map(|s| s.status.as_str()).collect()
+    }
+
+    fn log(level: &str, message: &str) -> LogRecord {
+        LogRecord {
+            level: level.into(),
+            message: message.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn empty_input_collects_nothing_and_lists_every_command() {
+        let (steps, missing) = run(&Facts::default());
+        assert_eq!(steps.len(), 8);
+        assert!(steps.iter().all(|s| s.status == StepStatus::NotCollected));
+        assert_eq!(
+            steps.iter().map(|s| s.step).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5, 6, 7, 8]
+        );
+        assert_eq!(missing.len(), 8);
+        assert!(missing[2]
+            .command
+            .starts_with("for ns in kube-system karpenter; do kubectl logs -n \"$ns\""));
+        assert_eq!(missing[4].command, "kubectl get ec2nodeclasses -o yaml");
+        assert_eq!(missing[7].command, "kubectl get nodepools -o yaml");
+        assert!(missing[5].command.contains("<cluster-name>"));
+    }
+
+    #[test]
+    fn commands_are_filled_with_known_names() {
+        let mut facts = Facts::default();
+        let mut pod = crate::facts::Pod::default();
+        pod.meta.name = "web-0".into();
+        pod.meta.namespace = Some("shop".into());
+        pod.phase = Some("Pending".into());
+        pod.node_selector
+            .insert("karpenter.sh/nodepool".into(), "general".into());
+        facts.pods.push(pod);
+        facts.karpenter_namespace = Some("karpenter".into());
+        let mut nc = NodeClaim::default();
+        nc.meta.name = "general-abc".into();
+        nc.nodeclass_ref = Some("al2023".into());
+        facts.nodeclaims.push(nc);
+        let (steps, missing) = run(&facts);
+        let cmd = |what: &str| {
+            missing
+                .iter()
+                .find(|m| m.what.starts_with(what))
+                .map(|m| m.command.clone())
+                .unwrap()
+        };
+        assert_eq!(
+            cmd("Events of pod shop/web-0"),
+            "kubectl describe pod web-0 -n shop"
+        );
+        assert_eq!(
+            cmd("Karpenter controller logs"),
+            "kubectl logs -n karpenter -l app.kubernetes.io/name=karpenter --since=1h --prefix"
+        );
+        assert_eq!(
+            cmd("Karpenter debug logs"),
+            "kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=debug"
+        );
+        assert_eq!(
+            cmd("EC2NodeClass"),
+            "kubectl get ec2nodeclass al2023 -o yaml"
+        );
+        assert_eq!(cmd("NodePool"), "kubectl get nodepool general -o yaml");
+        assert!(cmd("The AWS subnets").contains("kubectl get ec2nodeclass al2023"));
+        assert_eq!(steps[1].status, StepStatus::Ok, "{:?}", steps[1]);
+    }
+
+    #[test]
+    fn failed_scheduling_and_error_logs_are_problems() {
+        let mut facts = Facts::default();
+        facts.events.push(Event {
+            event_type: "Warning".into(),
+            reason: "FailedScheduling".into(),
+            source: "default-scheduler".into(),
+            message: "0/3 nodes are available".into(),
+            ..Default::default()
+        });
+        facts.events.push(Event {
+            event_type: "Warning".into(),
+            reason: "FailedScheduling".into(),
+            source: "karpenter".into(),
+            message: "Failed to schedule pod, no instance type has the required offering".into(),
+            ..Default::default()
+        });
+        facts.logs.push(log("INFO", "found provisionable pod(s)"));
+        facts.logs.push(LogRecord {
+            error: Some("no instance type has the required offering".into()),
+            ..log("ERROR", "could not schedule pod")
+        });
+        let (steps, missing) = run(&facts);
+        assert_eq!(
+            status(&steps),
+            [
+                "problem",
+                "not collected",
+                "problem",
+                "not collected",
+                "not collected",
+                "not collected",
+                "ok",
+                "not collected"
+            ]
+        );
+        assert!(steps[0]
+            .signal
+            .starts_with("FailedScheduling (karpenter): Failed to schedule pod"));
+        assert_eq!(
+            steps[2].signal,
+            "1 ERROR/WARN of 2 lines; first: could not schedule pod: no instance type has the required offering"
+        );
+        assert_eq!(
+            steps[6].signal,
+            "no authorization error in 2 Karpenter log lines"
+        );
+        assert_eq!(missing.len(), 5);
+    }
+
+    #[test]
+    fn unparsed_describe_lines_still_show_failed_scheduling() {
+        let mut facts = Facts::default();
+        facts.messages.push(crate::facts::Message {
+            text: "Warning  FailedScheduling  2m  karpenter  Failed to schedule pod".into(),
+            ..Default::default()
+        });
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[0].status, StepStatus::Problem);
+    }
+
+    #[test]
+    fn no_resources_found_for_nodeclaims_is_a_problem() {
+        let mut facts = Facts::default();
+        facts.empty_lists.push(EmptyList {
+            resource: Some("nodeclaims".into()),
+            namespace: None,
+            evidence: Evidence::new("paste", 3, "No resources found"),
+        });
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[1].status, StepStatus::Problem);
+        assert_eq!(
+            steps[1].signal,
+            "`No resources found` (paste:3): Karpenter created no NodeClaim"
+        );
+    }
+
+    #[test]
+    fn nodeclass_and_nodepool_status() {
+        let mut facts = Facts::default();
+        let mut nc = NodeClass::default();
+        nc.meta.name = "default".into();
+        nc.subnet_selector_terms =
+            vec![serde_json::json!({"tags": {"karpenter.sh/discovery": "prod"}})];
+        nc.security_group_selector_terms = vec![serde_json::json!({"id": "sg-123"})];
+        nc.conditions.push(Condition {
+            condition_type: "SubnetsReady".into(),
+            status: "False".into(),
+            reason: Some("SubnetsNotFound".into()),
+            message: Some("SubnetSelector did not match any Subnets".into()),
+            evidence: None,
+        });
+        facts.nodeclasses.push(nc);
+        let mut np = NodePool::default();
+        np.meta.name = "spot".into();
+        np.nodeclass_ref = Some("default".into());
+        np.requirements.push(Requirement {
+            key: "karpenter.sh/capacity-type".into(),
+            operator: "In".into(),
+            values: vec!["spot".into()],
+            min_values: None,
+        });
+        facts.nodepools.push(np);
+        facts.collected.insert(Collected::NodePools);
+        let (steps, missing) = run(&facts);
+        assert_eq!(steps[4].status, StepStatus::Problem);
+        assert_eq!(
+            steps[4].signal,
+            "EC2NodeClass default: SubnetsReady=False (SubnetsNotFound): SubnetSelector did not match any Subnets"
+        );
+        assert_eq!(steps[5].status, StepStatus::Problem);
+        assert_eq!(steps[7].status, StepStatus::Problem);
+        assert!(steps[7].signal.contains("allows only spot"));
+        assert!(!missing
+            .iter()
+            .any(|m| m.what.starts_with("The AWS subnets")));
+
+        // Healthy: the resolved subnets prove the tags exist; the commands use the terms.
+        facts.nodeclasses[0].conditions.clear();
+        facts.nodeclasses[0].status_subnets = vec![
+            ("subnet-1".into(), "eu-west-1a".into()),
+            ("subnet-2".into(), "eu-west-1b".into()),
+        ];
+        facts.nodepools[0].requirements[0]
+            .values
+            .push("on-demand".into());
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[4].status, StepStatus::Ok, "{:?}", steps[4]);
+        assert_eq!(
+            steps[5].signal,
+            "EC2NodeClass default resolved 2 subnets in eu-west-1a, eu-west-1b"
+        );
+        assert_eq!(
+            steps[7].signal,
+            "NodePool spot: zones [any], capacity types [spot on-demand], 1 requirement"
+        );
+
+        facts.nodeclasses[0].status_subnets.clear();
+        let (_, missing) = run(&facts);
+        let tags = &missing
+            .iter()
+            .find(|m| m.what.starts_with("The AWS"))
+            .unwrap()
+            .command;
+        assert!(
+            tags.contains("--filters \"Name=tag:karpenter.sh/discovery,Values=prod\""),
+            "{tags}"
+        );
+        assert!(
+            tags.contains("describe-security-groups --group-ids sg-123"),
+            "{tags}"
+        );
+    }
+
+    #[test]
+    fn long_signals_are_clipped() {
+        let mut facts = Facts::default();
+        facts.logs.push(log("ERROR", &"x".repeat(500)));
+        let (steps, _) = run(&facts);
+        assert!(steps[2].signal.chars().count() <= SIGNAL_CHARS + 3);
+        assert!(steps[2].signal.ends_with("..."));
+    }
+
+    #[test]
+    fn iam_signals_in_any_message() {
+        let mut facts = Facts::default();
+        facts.messages.push(crate::facts::Message {
+            text: "creating instance, UnauthorizedOperation: You are not authorized".into(),
+            evidence: Evidence::new("karpenter.log", 7, "..."),
+            ..Default::default()
+        });
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[6].status, StepStatus::Problem);
+        assert!(steps[6]
+            .signal
+            .starts_with("karpenter.log:7: creating instance"));
+    }
+}

@@ -1,0 +1,306 @@
+//! The command line: flags and verbs (clap derive; the same definitions drive `--help` and,
+//! later, completions and the man page), and what each offline verb does.
+//!
+//! # Adding the live verbs
+//! The top level is `Cli { global, command: Option<Command> }`, so that the default verb fits
+//! without reshaping (the test `a_default_pod_verb_fits_beside_the_verbs` proves the shape):
+//! - `kubectl karpenter-why POD [-n NS]`: add to `Cli` a `#[command(flatten)] target:
+//!   PodTarget` holding `pod: Option<String>` (positional) and the kubectl connection flags.
+//!   A first word naming a verb (`analyze`, `node`, ...) parses as the verb; any other word is
+//!   the pod; `dispatch` runs the pod verb when `command` is `None` and `target.pod` is
+//!   `Some`. Do not set `args_conflicts_with_subcommands`: it would reject the global `-o`
+//!   and `--color` before a verb.
+//! - `node NODE`, `nodeclaim NAME`, `pending [-A|-n NS]`, `collect POD -o FILE`: new variants
+//!   of `Command`, each with its own `Args` struct; shared kubectl flags (`--kubeconfig`,
+//!   `--context`, `-n`, `--since`, `--karpenter-namespace`) go in one `Args` struct flattened
+//!   into each. Exit code 3 (cluster unreachable) belongs to them.
+//! - `completion SHELL` can render from `Cli::command()`.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use karpenter_why_core::render::{self, TextOptions};
+use karpenter_why_core::{analyze, rules, Options, Report};
+
+use crate::input;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl karpenter-why",
+    bin_name = "kubectl karpenter-why",
+    version,
+    about = "Why is this pod Pending, why did Karpenter not launch a node, why is that node not going away?",
+    long_about = None,
+    after_help = "Exit codes: 0 no error-severity diagnosis, 1 at least one, 2 bad usage or unreadable input."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Flags every verb takes, before or after the verb.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, global = true, default_value_t = Output::Text)]
+    pub output: Output,
+    /// When to colour text output; `auto` colours a terminal unless NO_COLOR is set.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Diagnose saved or pasted text offline: files, directories of files, or stdin (`-`).
+    Analyze(AnalyzeArgs),
+    /// Print a rule's documentation (what it means, why it happens, how to fix).
+    Explain(ExplainArgs),
+    /// List every rule of the catalogue.
+    Rules,
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Files or directories to read; `-` (or nothing) reads stdin. Several inputs are
+    /// analysed together, as one paste.
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<String>,
+    /// Run only these rule IDs (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub only: Vec<String>,
+    /// RFC 3339 time that ages are computed against (default: none; core reads no clock).
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A rule ID, e.g. KW202 (case-insensitive).
+    #[arg(value_name = "ID")]
+    pub id: String,
+}
+
+/// A failure that exits with code 2: bad usage or unreadable input, said in one line.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a verb produced: text for stdout and the exit code.
+pub struct Outcome {
+    pub stdout: String,
+    pub code: ExitCode,
+}
+
+/// Colour decision: an explicit flag wins; `auto` colours only a terminal, and never when
+/// `NO_COLOR` is set to anything non-empty (no-color.org) or the terminal is `dumb`.
+pub fn use_color(
+    choice: ColorChoice,
+    no_color: Option<&str>,
+    term: Option<&str>,
+    is_tty: bool,
+) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => is_tty && no_color.is_none_or(str::is_empty) && term != Some("dumb"),
+    }
+}
+
+impl GlobalArgs {
+    fn text_options(&self) -> TextOptions {
+        let no_color = std::env::var("NO_COLOR").ok();
+        let term = std::env::var("TERM").ok();
+        TextOptions {
+            color: use_color(
+                self.color,
+                no_color.as_deref(),
+                term.as_deref(),
+                std::io::stdout().is_terminal(),
+            ),
+            ..TextOptions::default()
+        }
+    }
+}
+
+/// Runs the parsed command line.
+pub fn dispatch(cli: Cli) -> Result<Outcome, UsageError> {
+    let Some(command) = cli.command else {
+        let mut help = <Cli as clap::CommandFactory>::command();
+        return Err(UsageError(format!(
+            "a verb is required\n\n{}",
+            help.render_help()
+        )));
+    };
+    let global = &cli.global;
+    match command {
+        Command::Analyze(args) => run_analyze(args, global),
+        Command::Explain(args) => {
+            let rule = rules::find(&args.id).ok_or_else(|| {
+                UsageError(format!(
+                    "unknown rule ID {:?} (`kubectl karpenter-why rules` lists them)",
+                    args.id
+                ))
+            })?;
+            let stdout = match global.output {
+                Output::Text => render::text::explain(rule, &global.text_options()),
+                Output::Markdown => render::markdown::explain(rule),
+                Output::Json => render::json::explain(rule),
+            };
+            Ok(success(stdout))
+        }
+        Command::Rules => {
+            let all = rules::all();
+            let stdout = match global.output {
+                Output::Text => render::text::rules(&all, &global.text_options()),
+                Output::Markdown => render::markdown::rules(&all),
+                Output::Json => render::json::rules(&all),
+            };
+            Ok(success(stdout))
+        }
+    }
+}
+
+fn success(stdout: String) -> Outcome {
+    Outcome {
+        stdout,
+        code: ExitCode::SUCCESS,
+    }
+}
+
+fn run_analyze(args: AnalyzeArgs, global: &GlobalArgs) -> Result<Outcome, UsageError> {
+    for id in &args.only {
+        if rules::find(id).is_none() {
+            return Err(UsageError(format!(
+                "unknown rule ID {id:?} in --only (`kubectl karpenter-why rules` lists them)"
+            )));
+        }
+    }
+    let reads_stdin = args.inputs.is_empty() || args.inputs.iter().any(|i| i == "-");
+    if reads_stdin && std::io::stdin().is_terminal() {
+        eprintln!("reading stdin: paste the text, then Ctrl-D (`kubectl karpenter-why analyze --help` for files)");
+    }
+    let documents = input::read_documents(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    let options = Options {
+        now: args.now,
+        only: (!args.only.is_empty()).then_some(args.only),
+    };
+    let report = analyze(&documents, &options);
+    Ok(Outcome {
+        stdout: render_report(&report, global),
+        code: exit_code(&report),
+    })
+}
+
+fn render_report(report: &Report, global: &GlobalArgs) -> String {
+    match global.output {
+        Output::Text => render::text::report(report, &global.text_options()),
+        Output::Markdown => render::markdown::report(report),
+        Output::Json => {
+            let mut json = render::json::report(report);
+            json.push('\n');
+            json
+        }
+    }
+}
+
+/// DESIGN.md's exit codes: 1 when any diagnosis is an error, else 0.
+pub fn exit_code(report: &Report) -> ExitCode {
+    if report.has_errors() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn flags_go_before_or_after_the_verb() {
+        let cli = Cli::try_parse_from(["k", "-o", "json", "analyze", "a.txt", "b.txt"]).unwrap();
+        assert_eq!(cli.global.output, Output::Json);
+        let Some(Command::Analyze(args)) = cli.command else {
+            panic!("analyze expected");
+        };
+        assert_eq!(args.inputs, ["a.txt", "b.txt"]);
+        let cli =
+            Cli::try_parse_from(["k", "rules", "--output", "markdown", "--color=never"]).unwrap();
+        assert_eq!(cli.global.output, Output::Markdown);
+        assert_eq!(cli.global.color, ColorChoice::Never);
+        let cli = Cli::try_parse_from(["k", "analyze", "--only", "KW202,kw201", "-"]).unwrap();
+        let Some(Command::Analyze(args)) = cli.command else {
+            panic!("analyze expected");
+        };
+        assert_eq!(args.only, ["KW202", "kw201"]);
+        assert_eq!(args.inputs, ["-"]);
+    }
+
+    #[test]
+    fn a_default_pod_verb_fits_beside_the_verbs() {
+        let extended = || {
+            Cli::command()
+                .arg(clap::Arg::new("pod").value_name("POD"))
+                .arg(clap::Arg::new("namespace").short('n').long("namespace"))
+        };
+        let m = extended()
+            .try_get_matches_from(["k", "web-0", "-n", "shop", "-o", "json"])
+            .unwrap();
+        assert_eq!(m.get_one::<String>("pod").unwrap(), "web-0");
+        assert_eq!(m.subcommand_name(), None);
+        let m = extended()
+            .try_get_matches_from(["k", "-o", "json", "analyze", "f.txt"])
+            .unwrap();
+        assert_eq!(m.subcommand_name(), Some("analyze"));
+        assert_eq!(m.get_one::<String>("pod"), None);
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors() {
+        let e = Cli::try_parse_from(["k", "-o", "yaml", "rules"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let e = Cli::try_parse_from(["k", "frobnicate"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn colour_rules() {
+        use ColorChoice::*;
+        assert!(use_color(Always, Some("1"), None, false));
+        assert!(!use_color(Never, None, None, true));
+        assert!(use_color(Auto, None, Some("xterm-256color"), true));
+        assert!(!use_color(Auto, None, None, false));
+        assert!(!use_color(Auto, Some("1"), None, true));
+        // An empty NO_COLOR does not count (no-color.org).
+        assert!(use_color(Auto, Some(""), None, true));
+        assert!(!use_color(Auto, None, Some("dumb"), true));
+    }
+}
