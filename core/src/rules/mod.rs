@@ -337,3 +337,244 @@ pub fn run(facts: &Facts, rules: &[&'static Rule]) -> Vec<Diagnosis> {
         .sort_by(|a, b| (a.severity, a.confidence, a.id).cmp(&(b.severity, b.confidence, b.id)));
     diagnoses
 }
+
+/// Registry meta-tests over every group: the catalogue's conventions, checked on each rule's
+/// metadata (fixtures and the generated docs are checked in `tests/tests/registry.rs`).
+#[cfg(test)]
+mod registry_tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    const SECTIONS: [&str; 3] = ["## What it means", "## Why it happens", "## How to fix"];
+
+    /// First words that name a fix rather than the symptom (`use-csi-driver` says what to
+    /// do; `in-tree-ebs-plugin` says what is wrong).
+    const FIX_WORDS: &[&str] = &[
+        "use",
+        "avoid",
+        "add",
+        "set",
+        "enable",
+        "disable",
+        "remove",
+        "increase",
+        "raise",
+        "lower",
+        "configure",
+        "install",
+        "fix",
+        "upgrade",
+        "create",
+        "delete",
+        "change",
+        "switch",
+        "prefer",
+        "allow",
+        "migrate",
+        "mirror",
+        "restart",
+        "update",
+        "tag",
+        "grant",
+    ];
+
+    fn by_group() -> Vec<(&'static Group, &'static [Rule])> {
+        let lists: [&'static [Rule]; 6] = [
+            kw0xx::RULES,
+            kw1xx::RULES,
+            kw2xx::RULES,
+            kw3xx::RULES,
+            kw4xx::RULES,
+            kw5xx::RULES,
+        ];
+        GROUPS.iter().zip(lists).collect()
+    }
+
+    fn is_id(s: &str) -> bool {
+        s.len() == 5 && s.starts_with("KW") && s[2..].bytes().all(|b| b.is_ascii_digit())
+    }
+
+    /// What is wrong with one rule's metadata, as readable lines.
+    fn problems(m: &RuleMeta, group: &Group) -> Vec<String> {
+        let mut p = Vec::new();
+        if !is_id(m.id) {
+            p.push(format!("{}: ID is not KW + three digits", m.id));
+        }
+        if !m.id.starts_with(group.prefix) {
+            p.push(format!(
+                "{}: registered in {}xx ({}) but outside its range",
+                m.id, group.prefix, group.title
+            ));
+        }
+        let kebab = !m.slug.is_empty()
+            && m.slug
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !m.slug.starts_with('-')
+            && !m.slug.ends_with('-')
+            && !m.slug.contains("--");
+        if !kebab {
+            p.push(format!(
+                "{}: slug {:?} is not lower-case kebab",
+                m.id, m.slug
+            ));
+        }
+        let first = m.slug.split('-').next().unwrap_or("");
+        if FIX_WORDS.contains(&first) {
+            p.push(format!(
+                "{}: slug {:?} names a fix; name the symptom",
+                m.id, m.slug
+            ));
+        }
+        if m.title.is_empty()
+            || !m.title.starts_with(|c: char| c.is_uppercase())
+            || m.title.ends_with('.')
+        {
+            p.push(format!(
+                "{}: title {:?} must be a capitalised phrase without a final period",
+                m.id, m.title
+            ));
+        }
+        let headings: Vec<&str> = m.docs.lines().filter(|l| l.starts_with('#')).collect();
+        if headings != SECTIONS {
+            p.push(format!(
+                "{}: docs headings {headings:?}, expected exactly {SECTIONS:?}",
+                m.id
+            ));
+        } else {
+            for (i, h) in SECTIONS.iter().enumerate() {
+                let start = m.docs.find(h).unwrap() + h.len();
+                let end = SECTIONS
+                    .get(i + 1)
+                    .and_then(|next| m.docs.find(next))
+                    .unwrap_or(m.docs.len());
+                if m.docs[start..end].trim().is_empty() {
+                    p.push(format!("{}: docs section {h:?} is empty", m.id));
+                }
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for s in m.signals {
+            if s.trim().is_empty() {
+                p.push(format!("{}: empty signal", m.id));
+            }
+            if *s != s.to_lowercase() {
+                p.push(format!(
+                    "{}: signal {s:?} is not lower-case (the log prefilter matches lower-cased lines)",
+                    m.id
+                ));
+            }
+            if !seen.insert(*s) {
+                p.push(format!("{}: signal {s:?} listed twice", m.id));
+            }
+        }
+        for s in m.superseded_by {
+            if !is_id(s) || *s == m.id {
+                p.push(format!(
+                    "{}: superseded_by {s:?} is not another rule ID",
+                    m.id
+                ));
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn every_rule_follows_the_catalogue_conventions() {
+        let mut all_problems = Vec::new();
+        let mut ids = BTreeSet::new();
+        for (group, rules) in by_group() {
+            for rule in rules {
+                all_problems.extend(problems(&rule.meta, group));
+                if !ids.insert(rule.meta.id) {
+                    all_problems.push(format!("{}: registered twice", rule.meta.id));
+                }
+            }
+        }
+        assert!(all_problems.is_empty(), "\n{}", all_problems.join("\n"));
+        assert_eq!(ids.len(), all().len());
+        for id in &ids {
+            assert_eq!(find(&id.to_lowercase()).map(|r| r.meta.id), Some(*id));
+        }
+    }
+
+    #[test]
+    fn the_checks_catch_bad_metadata() {
+        let good = RuleMeta {
+            id: "KW299",
+            slug: "thing-broken",
+            title: "A thing is broken",
+            severity: Severity::Error,
+            docs: "## What it means\na\n## Why it happens\nb\n## How to fix\nc\n",
+            signals: &["thing broken"],
+            superseded_by: &["KW298"],
+        };
+        assert_eq!(problems(&good, &GROUPS[2]), Vec::<String>::new());
+        let cases: [(RuleMeta, &str); 8] = [
+            (
+                RuleMeta {
+                    id: "KW399",
+                    ..good
+                },
+                "outside its range",
+            ),
+            (
+                RuleMeta {
+                    id: "KW2x9",
+                    ..good
+                },
+                "not KW + three digits",
+            ),
+            (
+                RuleMeta {
+                    slug: "use-csi-driver",
+                    ..good
+                },
+                "names a fix",
+            ),
+            (
+                RuleMeta {
+                    slug: "Thing_Broken",
+                    ..good
+                },
+                "kebab",
+            ),
+            (
+                RuleMeta {
+                    docs: "## What it means\na\n## How to fix\nc\n",
+                    ..good
+                },
+                "docs headings",
+            ),
+            (
+                RuleMeta {
+                    docs: "## What it means\n\n## Why it happens\nb\n## How to fix\nc\n",
+                    ..good
+                },
+                "is empty",
+            ),
+            (
+                RuleMeta {
+                    signals: &["Thing"],
+                    ..good
+                },
+                "not lower-case",
+            ),
+            (
+                RuleMeta {
+                    superseded_by: &["KW299"],
+                    ..good
+                },
+                "superseded_by",
+            ),
+        ];
+        for (meta, expected) in cases {
+            let found = problems(&meta, &GROUPS[2]);
+            assert!(
+                found.iter().any(|p| p.contains(expected)),
+                "{expected:?} not in {found:?}"
+            );
+        }
+    }
+}

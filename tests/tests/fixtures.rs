@@ -1,0 +1,138 @@
+//! Per-rule fixtures: `tests/fixtures/<ID>/<name>.pos.<ext>` must make rule ID report, and
+//! `<name>.neg.<ext>` must not, each analysed with only that rule enabled. The rendered text
+//! of every positive is snapshotted (`tests/tests/snapshots/`), so wording changes show up in
+//! review.
+//!
+//! New or changed snapshots: `INSTA_UPDATE=always cargo test -p karpenter-why-tests --test
+//! fixtures` writes them (no cargo-insta needed); read them and commit them. Under `CI=true`
+//! a missing or different snapshot fails.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use karpenter_why_core::render::{self, TextOptions};
+use karpenter_why_core::{analyze, rules, Document, Options, Report};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+#[derive(Debug)]
+struct Fixture {
+    id: String,
+    /// `KW202/v1.5-volume-zone.pos.txt`: the document label, stable across machines.
+    label: String,
+    positive: bool,
+    text: String,
+}
+
+/// Every fixture, sorted; a file whose name says neither `.pos.` nor `.neg.` is an error.
+fn load() -> (Vec<Fixture>, Vec<String>) {
+    let mut fixtures = Vec::new();
+    let mut errors = Vec::new();
+    let mut dirs: Vec<_> = fs::read_dir(fixtures_dir())
+        .expect("tests/fixtures exists")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let id = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut files: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        for file in files {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let positive = if name.contains(".pos.") {
+                true
+            } else if name.contains(".neg.") {
+                false
+            } else {
+                errors.push(format!(
+                    "{id}/{name}: name it <variant>.pos.<ext> or <near-miss>.neg.<ext>"
+                ));
+                continue;
+            };
+            fixtures.push(Fixture {
+                label: format!("{id}/{name}"),
+                id: id.clone(),
+                positive,
+                text: String::from_utf8_lossy(&fs::read(&file).unwrap()).into_owned(),
+            });
+        }
+    }
+    (fixtures, errors)
+}
+
+fn analyze_alone(f: &Fixture) -> Report {
+    analyze(
+        &[Document::new(f.label.clone(), f.text.clone())],
+        &Options {
+            now: None,
+            only: Some(vec![f.id.clone()]),
+        },
+    )
+}
+
+#[test]
+fn positives_report_their_rule_and_negatives_do_not() {
+    let (fixtures, mut failures) = load();
+    assert!(!fixtures.is_empty());
+    for f in &fixtures {
+        if rules::find(&f.id).is_none() {
+            failures.push(format!("{}: no rule {} is registered", f.label, f.id));
+            continue;
+        }
+        let report = analyze_alone(f);
+        let fired: Vec<&str> = report.diagnoses.iter().map(|d| d.id).collect();
+        let reported = fired.contains(&f.id.as_str());
+        if f.positive && !reported {
+            failures.push(format!("{}: {} not reported", f.label, f.id));
+        }
+        if !f.positive && reported {
+            let summary = &report.diagnoses[0].summary;
+            failures.push(format!(
+                "{}: near miss reported as {}: {summary}",
+                f.label, f.id
+            ));
+        }
+    }
+    let positives = fixtures.iter().filter(|f| f.positive).count();
+    println!(
+        "fixtures: {} ({positives} positive, {} negative), {} failed",
+        fixtures.len(),
+        fixtures.len() - positives,
+        failures.len()
+    );
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn rendered() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        insta::glob!("../fixtures", "*/*.pos.*", |path| {
+            let id = path
+                .parent()
+                .and_then(Path::file_name)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let fixture = Fixture {
+                label: format!("{id}/{name}"),
+                id,
+                positive: true,
+                text: String::from_utf8_lossy(&fs::read(path).unwrap()).into_owned(),
+            };
+            let text = render::text::report(&analyze_alone(&fixture), &TextOptions::default());
+            insta::assert_snapshot!(text);
+        });
+    });
+}
