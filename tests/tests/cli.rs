@@ -391,3 +391,46 @@ fn output_to_a_closed_pipe_is_not_a_crash() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn several_pods_are_grouped_by_cause() {
+    let line = |pod: &str, zone: &str| {
+        format!(
+            "{{\"level\":\"ERROR\",\"time\":\"2025-06-03T09:29:40.507Z\",\"message\":\"could not schedule pod\",\"Pod\":{{\"name\":\"{pod}\",\"namespace\":\"shop\"}},\"error\":\"no instance type has the required offering, requirements=karpenter.sh/nodepool In [default], topology.kubernetes.io/zone In [{zone}], resources={{\\\"cpu\\\":\\\"1\\\"}}\"}}\n"
+        )
+    };
+    let input = [
+        line("web-0", "eu-west-1a"),
+        line("web-1", "eu-west-1a"),
+        line("db-0", "eu-west-1b"),
+    ]
+    .concat();
+    let r = run_with(&["analyze", "-o", "json"], Some(&input), &[]);
+    let v = json(&r);
+    assert_eq!(v["subject"]["kind"], "Pods", "{}", r.stdout);
+    assert_eq!(v["subject"]["namespace"], "shop");
+    assert_eq!(v["subject"]["objects"].as_array().unwrap().len(), 3);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{}", r.stdout);
+    assert_eq!(groups[0]["count"], 2);
+    assert_eq!(groups[0]["pods"][1]["name"], "web-1");
+    assert_eq!(groups[1]["count"], 1);
+    let text = run_with(&["analyze"], Some(&input), &[]);
+    assert!(
+        text.stdout
+            .starts_with("karpenter-why: 3 Pods in shop: db-0, web-0, web-1\n"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("\n  2 pods: web-0, web-1\n"),
+        "{}",
+        text.stdout
+    );
+    assert_eq!(
+        text.stdout.matches("error[KW202]").count(),
+        2,
+        "{}",
+        text.stdout
+    );
+}

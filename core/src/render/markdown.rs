@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::render::{
-    counts_line, location, notes, repeat_note, sections, subject_line, CHECKLIST_TITLE,
+    counts_line, location, repeat_note, sections, subject_line, CHECKLIST_TITLE,
     INPUT_ERRORS_TITLE, MAX_EVIDENCE, MISSING_TITLE, NO_DIAGNOSIS, RULES_TITLE,
 };
 use crate::report::Report;
@@ -125,7 +125,8 @@ pub fn report(report: &Report) -> String {
             }
         }
         let _ = writeln!(out);
-        let mut facts: Vec<String> = notes(d)
+        let mut facts: Vec<String> = section
+            .notes()
             .into_iter()
             .map(|(k, v)| format!("{k}: {}", code(&v)))
             .collect();
@@ -306,7 +307,7 @@ mod tests {
             "## warning KW999: A test problem\n\n**2 pods:** `web-0`, `web-1`\n\nPod shop/web-0 waits | here.\n",
             "**Evidence**\n\n`log:2` (seen 2 times)\n\n````text\nhas ``` fences\n````\n",
             "**How to fix**\n\n1. Run:\n   ```sh\n   kubectl get pods\n   ```\n",
-            "object: `Pod shop/web-0` · docs: `kubectl karpenter-why explain KW999`\n",
+            "\n\ndocs: `kubectl karpenter-why explain KW999`\n",
             "## Checklist\n\n| # | Step | Status | Signal |\n|---|------|--------|--------|\n| 1 | Pod events | not collected | no events in the input |\n",
             "## Missing facts: collect these and run again\n\n- Events of pod shop/web-0\n  ```sh\n  kubectl describe pod web-0 -n shop\n  ```\n",
         ] {

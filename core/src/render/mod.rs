@@ -147,6 +147,15 @@ impl Section<'_> {
         crate::rules::collapse_evidence(Vec::new(), items)
     }
 
+    /// The notes to print; a group lists its pods instead of one object.
+    pub fn notes(&self) -> Vec<(&'static str, String)> {
+        let mut all = notes(self.diagnosis);
+        if self.pods.len() > 1 {
+            all.retain(|(key, _)| *key != "object");
+        }
+        all
+    }
+
     /// `(fix shown for web-0; the other pods have the same cause)` for groups.
     pub fn shown_for(&self) -> Option<String> {
         match self.pods.as_slice() {

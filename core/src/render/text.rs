@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use crate::render::{
-    counts_line, location, notes, printable, repeat_note, sections, subject_line, Section,
+    counts_line, location, printable, repeat_note, sections, subject_line, Section,
     CHECKLIST_TITLE, INPUT_ERRORS_TITLE, MAX_EVIDENCE, MISSING_TITLE, NO_DIAGNOSIS, RULES_TITLE,
 };
 use crate::report::{Report, StepStatus};
@@ -211,7 +211,7 @@ fn diagnosis(section: &Section<'_>, options: &TextOptions, p: &Paint, out: &mut 
             evidence.len() - shown.len()
         );
     }
-    for (key, value) in notes(d) {
+    for (key, value) in section.notes() {
         let _ = writeln!(
             out,
             "{pad} {} {key}: {}",
