@@ -354,17 +354,9 @@ mod tests {
     use super::*;
     use crate::document::Evidence;
     use crate::facts::{Node, NodePool, Pod};
-    use crate::rules::{Confidence, RuleMeta};
+    use crate::rules::Confidence;
 
-    static META: RuleMeta = RuleMeta {
-        id: "KW999",
-        slug: "test-symptom",
-        title: "test",
-        severity: Severity::Error,
-        docs: "",
-        signals: &[],
-        superseded_by: &[],
-    };
+    use crate::testing::SAMPLE_META as META;
 
     fn pod(ns: &str, name: &str, phase: &str) -> Pod {
         let mut p = Pod::default();

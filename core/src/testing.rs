@@ -1,6 +1,18 @@
 //! Test helpers shared by rule tests.
 
+use crate::rules::{RuleMeta, Severity};
 use crate::{analyze_text, Options, Report};
+
+/// A rule's metadata for renderer and report tests, outside every group's range.
+pub static SAMPLE_META: RuleMeta = RuleMeta {
+    id: "KW999",
+    slug: "test-symptom",
+    title: "A test problem",
+    severity: Severity::Error,
+    docs: "## What it means\nA.\n## Why it happens\nB.\n## How to fix\nC.\n",
+    signals: &[],
+    superseded_by: &[],
+};
 
 /// Analyses `text` (one document labelled `fixture`) with only rule `id` enabled.
 pub fn check_only(id: &str, text: &str) -> Report {

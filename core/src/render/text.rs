@@ -344,15 +344,7 @@ mod tests {
     use crate::facts::{Facts, ObjectRef, Pod};
     use crate::rules::{Diagnosis, Remediation, RuleMeta};
 
-    static META: RuleMeta = RuleMeta {
-        id: "KW999",
-        slug: "test-symptom",
-        title: "A test problem",
-        severity: Severity::Error,
-        docs: "## What it means\nA.\n## Why it happens\nB.\n## How to fix\nC.\n",
-        signals: &[],
-        superseded_by: &[],
-    };
+    use crate::testing::SAMPLE_META as META;
 
     fn sample() -> Report {
         let mut facts = Facts::default();

@@ -303,19 +303,22 @@ pub fn group_of(id: &str) -> Option<&'static Group> {
     GROUPS.iter().find(|g| id.starts_with(g.prefix))
 }
 
+/// Each group's rules, in the order of `GROUPS`.
+const REGISTRY: [&[Rule]; 6] = [
+    kw0xx::RULES,
+    kw1xx::RULES,
+    kw2xx::RULES,
+    kw3xx::RULES,
+    kw4xx::RULES,
+    kw5xx::RULES,
+];
+
 /// Every rule, in catalogue order.
 pub fn all() -> Vec<&'static Rule> {
-    [
-        kw0xx::RULES,
-        kw1xx::RULES,
-        kw2xx::RULES,
-        kw3xx::RULES,
-        kw4xx::RULES,
-        kw5xx::RULES,
-    ]
-    .into_iter()
-    .flat_map(|group| group.iter())
-    .collect()
+    REGISTRY
+        .into_iter()
+        .flat_map(|group| group.iter())
+        .collect()
 }
 
 /// The rule with this ID (case-insensitive), if any.
@@ -380,15 +383,8 @@ mod registry_tests {
     ];
 
     fn by_group() -> Vec<(&'static Group, &'static [Rule])> {
-        let lists: [&'static [Rule]; 6] = [
-            kw0xx::RULES,
-            kw1xx::RULES,
-            kw2xx::RULES,
-            kw3xx::RULES,
-            kw4xx::RULES,
-            kw5xx::RULES,
-        ];
-        GROUPS.iter().zip(lists).collect()
+        assert_eq!(GROUPS.len(), REGISTRY.len());
+        GROUPS.iter().zip(REGISTRY).collect()
     }
 
     fn is_id(s: &str) -> bool {
