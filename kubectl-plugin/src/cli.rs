@@ -202,6 +202,12 @@ fn run_analyze(args: AnalyzeArgs, global: &GlobalArgs) -> Result<Outcome, UsageE
         eprintln!("reading stdin: paste the text, then Ctrl-D (`kubectl karpenter-why analyze --help` for files)");
     }
     let documents = input::read_documents(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    if documents.is_empty() {
+        return Err(UsageError(format!(
+            "no files to read in {}",
+            args.inputs.join(", ")
+        )));
+    }
     let options = Options {
         now: args.now,
         only: (!args.only.is_empty()).then_some(args.only),

@@ -185,6 +185,16 @@ fn unreadable_file_is_one_line_and_exit_2() {
 }
 
 #[test]
+fn an_empty_directory_is_unreadable_input() {
+    let dir = temp_dir("empty");
+    let r = run(&["analyze", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains(dir.to_str().unwrap()), "{}", r.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn unknown_rule_id_is_one_line_and_exit_2() {
     for args in [
         &["explain", "KW999"][..],

@@ -170,11 +170,13 @@ impl Seen {
     }
 }
 
+/// One line, runs of spaces (table columns of a pasted describe) collapsed, at most
+/// `SIGNAL_CHARS` characters.
 fn clip(s: &str) -> String {
-    let s = s.trim();
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     match s.char_indices().nth(SIGNAL_CHARS) {
         Some((cut, _)) => format!("{}...", &s[..cut]),
-        None => s.to_string(),
+        None => s,
     }
 }
 
@@ -225,13 +227,18 @@ impl Ctx<'_> {
             .or_else(|| scheduling_events.clone().next())
             .map(|e| format!("FailedScheduling ({}): {}", e.source, e.message));
         let from_messages = || {
-            f.messages
-                .iter()
+            let scheduling = f.messages.iter().filter(|m| {
+                m.reason.as_deref() == Some("FailedScheduling")
+                    || (m.origin == MessageOrigin::Unrecognised
+                        && contains_ignore_ascii_case(&m.text, "FailedScheduling"))
+            });
+            scheduling
+                .clone()
                 .find(|m| {
-                    m.reason.as_deref() == Some("FailedScheduling")
-                        || (m.origin == MessageOrigin::Unrecognised
-                            && contains_ignore_ascii_case(&m.text, "FailedScheduling"))
+                    m.component.as_deref() == Some("karpenter")
+                        || contains_ignore_ascii_case(&m.text, "Failed to schedule pod")
                 })
+                .or_else(|| scheduling.clone().next())
                 .map(|m| match (&m.reason, &m.component) {
                     (Some(_), Some(c)) => format!("FailedScheduling ({c}): {}", m.text),
                     (Some(_), None) => format!("FailedScheduling: {}", m.text),
@@ -804,12 +811,21 @@ mod tests {
     #[test]
     fn unparsed_describe_lines_still_show_failed_scheduling() {
         let mut facts = Facts::default();
-        facts.messages.push(crate::facts::Message {
-            text: "Warning  FailedScheduling  2m  karpenter  Failed to schedule pod".into(),
-            ..Default::default()
-        });
+        for text in [
+            "Warning  FailedScheduling  3m  default-scheduler  0/3 nodes are available",
+            "Warning  FailedScheduling  2m  karpenter  Failed to schedule pod",
+        ] {
+            facts.messages.push(crate::facts::Message {
+                text: text.into(),
+                ..Default::default()
+            });
+        }
         let (steps, _) = run(&facts);
         assert_eq!(steps[0].status, StepStatus::Problem);
+        assert_eq!(
+            steps[0].signal,
+            "Warning FailedScheduling 2m karpenter Failed to schedule pod"
+        );
     }
 
     #[test]
