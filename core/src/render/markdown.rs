@@ -44,9 +44,28 @@ fn code(s: &str) -> String {
     }
 }
 
-/// A table cell: one line, pipes escaped.
+/// Prose: one line, with `<` outside code spans escaped so that placeholders such as
+/// `<nodepool>` are not swallowed as HTML tags.
+fn prose(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_code = false;
+    for c in s.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' if !in_code => out.push_str("&lt;"),
+            '\n' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table cell: prose with pipes escaped.
 fn cell(s: &str) -> String {
-    s.replace('\n', " ").replace('|', "\\|")
+    prose(s).replace('|', "\\|")
 }
 
 /// The report as markdown.
@@ -79,7 +98,7 @@ pub fn report(report: &Report) -> String {
             );
             let _ = writeln!(out);
         }
-        let _ = writeln!(out, "{}", d.summary);
+        let _ = writeln!(out, "{}", prose(&d.summary));
         if let Some(note) = section.shown_for() {
             let _ = writeln!(out);
             let _ = writeln!(out, "_{note}_");
@@ -115,7 +134,7 @@ pub fn report(report: &Report) -> String {
             let _ = writeln!(out, "**How to fix**");
             let _ = writeln!(out);
             for (i, step) in d.remediation.iter().enumerate() {
-                let _ = writeln!(out, "{}. {}", i + 1, step.text.replace('\n', " "));
+                let _ = writeln!(out, "{}. {}", i + 1, prose(&step.text));
                 if let Some(cmd) = &step.command {
                     block("sh", cmd, "   ", &mut out);
                 }
@@ -153,7 +172,7 @@ pub fn report(report: &Report) -> String {
         let _ = writeln!(out, "## {MISSING_TITLE}");
         let _ = writeln!(out);
         for m in &report.missing {
-            let _ = writeln!(out, "- {}", m.what.replace('\n', " "));
+            let _ = writeln!(out, "- {}", prose(&m.what));
             block("sh", &m.command, "  ", &mut out);
         }
     }
@@ -166,7 +185,7 @@ pub fn report(report: &Report) -> String {
                 out,
                 "- {}: {}",
                 code(&format!("{}:{}", e.source, e.line)),
-                e.message.replace('\n', " ")
+                prose(&e.message)
             );
         }
     }
@@ -339,6 +358,15 @@ mod tests {
         assert!(explain(&rule).starts_with(
             "# KW299 test-symptom\n\n**A test problem** · severity: warning\n\n## What it means\n"
         ));
+    }
+
+    #[test]
+    fn placeholders_survive_outside_code() {
+        assert_eq!(
+            prose("Edit <nodepool> with `kubectl edit nodepool <nodepool>`\nnow"),
+            "Edit &lt;nodepool> with `kubectl edit nodepool <nodepool>` now"
+        );
+        assert_eq!(cell("a | b"), "a \\| b");
     }
 
     #[test]
