@@ -136,3 +136,35 @@ fn rendered() {
         });
     });
 }
+
+/// A renamed or deleted fixture leaves its snapshot behind; a `.snap.new` is an unreviewed
+/// change. Neither belongs in the tree.
+#[test]
+fn every_snapshot_belongs_to_a_fixture() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let mut stray = Vec::new();
+    for entry in fs::read_dir(&dir).expect("tests/tests/snapshots exists") {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(rest) = name
+            .strip_prefix("rendered@")
+            .and_then(|n| n.strip_suffix(".snap"))
+        else {
+            if name.starts_with("rendered@") {
+                stray.push(format!(
+                    "{name}: unreviewed; accept it with INSTA_UPDATE=always or delete it"
+                ));
+            }
+            continue;
+        };
+        let Some((id, file)) = rest.split_once("__") else {
+            stray.push(format!("{name}: not <ID>__<fixture>"));
+            continue;
+        };
+        if !fixtures_dir().join(id).join(file).is_file() {
+            stray.push(format!(
+                "{name}: tests/fixtures/{id}/{file} does not exist; delete the snapshot"
+            ));
+        }
+    }
+    assert!(stray.is_empty(), "\n{}", stray.join("\n"));
+}
