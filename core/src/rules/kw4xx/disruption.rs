@@ -1,0 +1,267 @@
+//! What the KW4xx rules share: reading Karpenter's disruption messages.
+//!
+//! The `DisruptionBlocked` (Node, NodeClaim, NodePool) and `Unconsolidatable` (Node, NodeClaim)
+//! event texts changed across versions:
+//! - before v1.0: `Cannot disrupt Node: PDB "<ns>/<name>" prevents pod evictions`;
+//! - v1.0 to v1.1: `Cannot disrupt Node: ` / `Cannot disrupt NodeClaim: ` then a lower-case
+//!   sentence (`pdb "<ns>/<name>" prevents pod evictions`, `state node isn't initialized`);
+//! - v1.2 to v1.4: the sentence alone, first letter upper-cased (`Pdb "<ns>/<name>" ...`);
+//! - v1.5 and later: structured, the objects in a trailing `(<Key>=<value>, ...)`
+//!   (`Pdb prevents pod evictions (PodDisruptionBudget=[<ns>/<name>])`, v1.5 to v1.6 without
+//!   the brackets).
+//!
+//! The rules match substrings case-insensitively and read the objects with the helpers here.
+//! Events exported as JSON and pasted as-is keep their quotes escaped (`\"`), so texts are
+//! unescaped first.
+
+use std::borrow::Cow;
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::find_ignore_case;
+
+/// `[NAMESPACE] LAST SEEN TYPE REASON OBJECT ...`: the OBJECT column is at most the fifth word.
+const OBJECT_COLUMN_WITHIN: usize = 5;
+
+/// The message text with JSON-escaped quotes (`\"`) unescaped.
+pub fn unescaped(text: &str) -> Cow<'_, str> {
+    if text.contains("\\\"") {
+        Cow::Owned(text.replace("\\\\\\\"", "\"").replace("\\\"", "\""))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// Messages holding any of `needles` (case-insensitive, after unescaping).
+pub fn messages_with<'a>(facts: &'a Facts, needles: &[&str]) -> Vec<&'a Message> {
+    facts
+        .messages
+        .iter()
+        .filter(|m| {
+            let t = unescaped(&m.text);
+            needles.iter().any(|n| contains_ignore_ascii_case(&t, n))
+        })
+        .collect()
+}
+
+/// The values of a structured-error key: `(<key>=<v>)`, `(<key>=[<v1> <v2>])`, also when the
+/// key is not the first (`, <key>=`).
+pub fn serrors_values(text: &str, key: &str) -> Option<Vec<String>> {
+    let mut rest = text;
+    loop {
+        let i = find_ignore_case(rest, &format!("{key}="))?;
+        let before = rest[..i].trim_end_matches(' ');
+        let after = &rest[i + key.len() + 1..];
+        if before.ends_with('(') || before.ends_with(',') {
+            let value = if let Some(inner) = after.strip_prefix('[') {
+                inner.split(']').next().unwrap_or_default()
+            } else {
+                after.split([')', ',']).next().unwrap_or_default()
+            };
+            let values: Vec<String> = value
+                .split_whitespace()
+                .map(|v| v.trim_matches('"').to_string())
+                .filter(|v| !v.is_empty())
+                .collect();
+            return (!values.is_empty()).then_some(values);
+        }
+        rest = after;
+    }
+}
+
+/// The double-quoted value right after `marker` (case-insensitive).
+pub fn quoted_after(text: &str, marker: &str) -> Option<String> {
+    let start = find_ignore_case(text, marker)? + marker.len();
+    let rest = text[start..].trim_start().strip_prefix('"')?;
+    let value: String = rest.chars().take_while(|c| *c != '"').collect();
+    (!value.is_empty()).then_some(value)
+}
+
+/// The whitespace-delimited word right after `marker`, without trailing punctuation.
+pub fn word_after(text: &str, marker: &str) -> Option<String> {
+    let start = find_ignore_case(text, marker)? + marker.len();
+    let word: String = text[start..]
+        .trim_start()
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let word = word
+        .trim_end_matches(['.', ',', ';', ':', ')', '"'])
+        .to_string();
+    (!word.is_empty()).then_some(word)
+}
+
+/// A number right after `marker` (`Failed to drain node, 3 pods`, `creating 2 candidates`).
+pub fn number_after(text: &str, marker: &str) -> Option<u64> {
+    word_after(text, marker)?.parse().ok()
+}
+
+/// The object an event or log line is about: the message's own object (event involved
+/// object, describe header), else a `node/<name>`, `nodeclaim/<name>` or `nodepool/<name>`
+/// OBJECT column of a `kubectl get events` row (one of the first columns, never the message,
+/// which may name other objects).
+pub fn subject_of(message: &Message) -> Option<ObjectRef> {
+    if let Some(o) = &message.object {
+        return Some(o.clone());
+    }
+    for word in message.text.split_whitespace().take(OBJECT_COLUMN_WITHIN) {
+        let Some((kind, name)) = word.split_once('/') else {
+            continue;
+        };
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "node" => "Node",
+            "nodeclaim" => "NodeClaim",
+            "nodepool" => "NodePool",
+            _ => continue,
+        };
+        if !name.is_empty() && !name.contains('/') && !name.ends_with(',') {
+            return Some(ObjectRef::new(kind, None, name));
+        }
+    }
+    None
+}
+
+/// Adds `item` to `list` unless it is already there (keeps first-appearance order).
+pub fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// `node ip-1, NodeClaim default-x` for the summary; `the node` when nothing is known.
+pub fn subjects_label(subjects: &[ObjectRef]) -> String {
+    if subjects.is_empty() {
+        return "the node".to_string();
+    }
+    subjects
+        .iter()
+        .map(|s| match s.kind.as_str() {
+            "Node" => format!("node {}", s.name),
+            other => format!("{other} {}", s.qualified_name()),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The node to name in a command: a Node subject, else a NodeClaim's node from the facts.
+pub fn node_name(facts: &Facts, subjects: &[ObjectRef]) -> Option<String> {
+    if let Some(n) = subjects.iter().find(|s| s.kind == "Node") {
+        return Some(n.name.clone());
+    }
+    subjects
+        .iter()
+        .find(|s| s.kind == "NodeClaim")
+        .and_then(|s| {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|c| c.meta.name == s.name)
+                .and_then(|c| c.node_name.clone())
+        })
+}
+
+/// The messages a rule matched and the objects they concern, in input order.
+#[derive(Debug, Default)]
+pub struct Hits<'a> {
+    pub messages: Vec<&'a Message>,
+    pub subjects: Vec<ObjectRef>,
+}
+
+impl Hits<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+}
+
+/// Messages whose unescaped text satisfies `pred`, with their subjects.
+pub fn hits<'a>(facts: &'a Facts, pred: impl Fn(&str) -> bool) -> Hits<'a> {
+    let mut out = Hits::default();
+    for m in &facts.messages {
+        if pred(&unescaped(&m.text)) {
+            if let Some(s) = subject_of(m) {
+                push_unique(&mut out.subjects, s);
+            }
+            out.messages.push(m);
+        }
+    }
+    out
+}
+
+/// Whether `text` holds any of `needles`, ASCII-case-insensitively.
+pub fn has_any(text: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|n| contains_ignore_ascii_case(text, n))
+}
+
+/// `ns/name` as (namespace, name); a bare name has no namespace.
+pub fn split_qualified(qualified: &str) -> (Option<&str>, &str) {
+    match qualified.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, qualified),
+    }
+}
+
+/// `-n <ns> ` for a command, empty without a namespace.
+pub fn ns_flag(ns: Option<&str>) -> String {
+    ns.map(|n| format!(" -n {n}")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structured_values() {
+        assert_eq!(
+            serrors_values(
+                "Pdb prevents pod evictions (PodDisruptionBudget=[a/b c/d])",
+                "PodDisruptionBudget"
+            ),
+            Some(vec!["a/b".to_string(), "c/d".to_string()])
+        );
+        assert_eq!(
+            serrors_values(
+                "Pdb prevents pod evictions (PodDisruptionBudget=default/x)",
+                "PodDisruptionBudget"
+            ),
+            Some(vec!["default/x".to_string()])
+        );
+        assert_eq!(
+            serrors_values(
+                "Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[a/b a/c])",
+                "PodDisruptionBudget(s)"
+            ),
+            Some(vec!["a/b".to_string(), "a/c".to_string()])
+        );
+        assert_eq!(
+            serrors_values("x (NodePool=legacy, Pod=ns/p)", "Pod"),
+            Some(vec!["ns/p".to_string()])
+        );
+        // `Pod=` inside another key is not the key.
+        assert_eq!(serrors_values("(PodDisruptionBudget=a/b)", "Pod"), None);
+    }
+
+    #[test]
+    fn subjects_from_table_columns() {
+        let m = Message {
+            text: "50m Normal DisruptionBlocked nodeclaim/node-68kbk Cannot disrupt NodeClaim: x"
+                .into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            subject_of(&m),
+            Some(ObjectRef::new("NodeClaim", None, "node-68kbk"))
+        );
+        let plain = Message {
+            text: "Pdb \"a/b\" prevents pod evictions".into(),
+            ..Default::default()
+        };
+        assert_eq!(subject_of(&plain), None);
+    }
+
+    #[test]
+    fn unescaping() {
+        assert_eq!(
+            unescaped(r#"Pod \"default/x\" has \"karpenter.sh/do-not-disrupt\" annotation"#),
+            r#"Pod "default/x" has "karpenter.sh/do-not-disrupt" annotation"#
+        );
+    }
+}

@@ -1,0 +1,829 @@
+//! KW401 pdb-blocks-eviction.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, Pdb, Pod};
+use crate::rules::kw4xx::disruption::{
+    messages_with, node_name, ns_flag, number_after, push_unique, quoted_after, serrors_values,
+    split_qualified, subject_of, subjects_label, unescaped, word_after,
+};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW401",
+    slug: "pdb-blocks-eviction",
+    title: "A PodDisruptionBudget blocks the eviction Karpenter needs",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter removes a node by evicting its pods through the eviction API, which honours
+PodDisruptionBudgets. A PDB that allows no disruption right now (`ALLOWED DISRUPTIONS 0`) makes
+the eviction fail: consolidation, drift and expiry skip the node, and a node already being
+terminated stays in its drain.
+
+Signals: the `DisruptionBlocked` / `Unconsolidatable` texts `Cannot disrupt Node: PDB
+"<ns>/<name>" prevents pod evictions` (before v1.0), `pdb "<ns>/<name>" prevents pod evictions`
+(v1.0 to v1.1, after `Cannot disrupt Node: `), `Pdb "<ns>/<name>" prevents pod evictions`
+(v1.2 to v1.4), `Pdb prevents pod evictions (PodDisruptionBudget=<ns>/<name>)` (v1.5 to v1.6;
+`=[<ns>/<name>]` from v1.7), the docs' unquoted `pdb <ns>/<name> prevents pod evictions`,
+`Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[...])` (v1.7+); the drain
+events `Failed to drain node, evicting pod violates a PDB (Pod=<ns>/<pod>)` (v1.0: `evicting pod
+<ns>/<pod> violates a PDB`), `... eviction does not support multiple PDBs (Pod=<ns>/<pod>)`,
+`Failed to drain node, <n> pods are waiting to be evicted`; the v1.0 log `can't drain node, PDB
+"<ns>/<name>" is blocking evictions`; and, from objects, a PDB with `status.disruptionsAllowed:
+0` selecting a pod that runs on a node.
+
+## Why it happens
+The budget counts healthy pods. With `minAvailable` equal to the healthy count (or
+`maxUnavailable` already used up), no pod may go. The classic case: 2 ingress-nginx replicas,
+`minAvailable: 1`, and one replica unhealthy (an image it cannot pull, KW001): the PDB expects 2,
+sees 1 healthy, needs 1, and allows 0 disruptions, so the healthy replica's node can never be
+drained. A pod selected by two PDBs cannot be evicted at all (the eviction API refuses).
+
+## How to fix
+Make the unhealthy pods healthy (the budget then allows disruptions again and Karpenter
+continues by itself), run more replicas than the budget must keep, or loosen the budget
+(`maxUnavailable: 1`, a percentage; `unhealthyPodEvictionPolicy: AlwaysAllow` lets running but
+not-ready pods be evicted). Give each pod at most one PDB. Do not delete pods to force the drain:
+the budget is protecting the replicas that still serve.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "prevents pod evictions",
+    "does not support multiple pdbs",
+    "violates a pdb",
+    "pods are waiting to be evicted",
+    "is blocking evictions",
+];
+
+/// One budget problem: the PDB(s) named, or a drain that names none.
+#[derive(Default)]
+struct Group<'a> {
+    pdbs: Vec<String>,
+    multiple: bool,
+    pods: Vec<String>,
+    waiting: Option<u64>,
+    subjects: Vec<ObjectRef>,
+    messages: Vec<&'a Message>,
+    /// From a PDB object alone (no event or log line names it).
+    inferred: bool,
+}
+
+impl Group<'_> {
+    fn key(&self) -> String {
+        if self.pdbs.is_empty() {
+            format!("drain:{}", subjects_label(&self.subjects))
+        } else {
+            format!("pdb:{}:{}", self.multiple, self.pdbs.join(" "))
+        }
+    }
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for m in messages_with(facts, SIGNALS) {
+        let t = unescaped(&m.text);
+        let mut g = Group::default();
+        if contains_ignore_ascii_case(&t, "does not support multiple pdbs") {
+            g.multiple = true;
+            g.pdbs = serrors_values(&t, "PodDisruptionBudget(s)").unwrap_or_default();
+            g.pods = serrors_values(&t, "Pod").unwrap_or_default();
+        } else if contains_ignore_ascii_case(&t, "prevents pod evictions")
+            || contains_ignore_ascii_case(&t, "is blocking evictions")
+        {
+            g.pdbs = named_pdbs(&t);
+        } else if contains_ignore_ascii_case(&t, "violates a pdb") {
+            g.pods = serrors_values(&t, "Pod")
+                .or_else(|| word_after(&t, "evicting pod ").map(|p| vec![p]))
+                .unwrap_or_default();
+        } else {
+            g.waiting = number_after(&t, "failed to drain node,");
+        }
+        if g.pdbs.is_empty() && !g.multiple {
+            // A drain that names only the pod: the PDB covering it, when the facts have one.
+            for pod in &g.pods {
+                for pdb in pdbs_covering_pod(facts, pod) {
+                    push_unique(&mut g.pdbs, pdb_name(pdb));
+                }
+            }
+        }
+        if let Some(s) = subject_of(m) {
+            g.subjects.push(s);
+        }
+        g.messages.push(m);
+        merge(&mut groups, g);
+    }
+    // A PDB allowing no disruption that covers a scheduled pod blocks that pod's node even
+    // when no event says so yet.
+    for pdb in &facts.pdbs {
+        if pdb.disruptions_allowed != Some(0) || pdb.expected_pods == Some(0) {
+            continue;
+        }
+        let name = pdb_name(pdb);
+        if groups.iter().any(|g| g.pdbs.contains(&name)) {
+            continue;
+        }
+        let on_nodes: Vec<&Pod> = covered_pods(facts, pdb)
+            .into_iter()
+            .filter(|p| p.node_name.is_some())
+            .collect();
+        if on_nodes.is_empty() {
+            continue;
+        }
+        let mut g = Group {
+            pdbs: vec![name],
+            inferred: true,
+            ..Default::default()
+        };
+        for p in on_nodes {
+            push_unique(&mut g.pods, p.object_ref().qualified_name());
+            if let Some(n) = &p.node_name {
+                push_unique(&mut g.subjects, ObjectRef::new("Node", None, n));
+            }
+        }
+        groups.push(g);
+    }
+    groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+fn merge<'a>(groups: &mut Vec<Group<'a>>, g: Group<'a>) {
+    let key = g.key();
+    match groups.iter_mut().find(|x| x.key() == key) {
+        Some(existing) => {
+            for s in g.subjects {
+                push_unique(&mut existing.subjects, s);
+            }
+            for p in g.pods {
+                push_unique(&mut existing.pods, p);
+            }
+            existing.waiting = existing.waiting.or(g.waiting);
+            existing.messages.extend(g.messages);
+        }
+        None => groups.push(g),
+    }
+}
+
+/// The PDB names of a `prevents pod evictions` / `is blocking evictions` text, in every
+/// grammar.
+fn named_pdbs(text: &str) -> Vec<String> {
+    if let Some(v) = serrors_values(text, "PodDisruptionBudget") {
+        return v;
+    }
+    if let Some(q) = quoted_after(text, "pdb ") {
+        return vec![q];
+    }
+    // The docs' unquoted `pdb <ns>/<name> prevents pod evictions`.
+    word_after(text, "pdb ")
+        .filter(|w| w.contains('/'))
+        .map(|w| vec![w])
+        .unwrap_or_default()
+}
+
+/// `ns/name` of a PDB.
+fn pdb_name(pdb: &Pdb) -> String {
+    match &pdb.meta.namespace {
+        Some(ns) => format!("{ns}/{}", pdb.meta.name),
+        None => pdb.meta.name.clone(),
+    }
+}
+
+/// Pods the PDB selects: by labels when the pod's are known; a pod listed without labels
+/// (`kubectl get pods` rows) counts when its name starts with the PDB's, the way charts name
+/// both after the workload.
+fn covered_pods<'a>(facts: &'a Facts, pdb: &Pdb) -> Vec<&'a Pod> {
+    facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.namespace == pdb.meta.namespace || p.meta.namespace.is_none())
+        .filter(|p| {
+            if p.meta.labels.is_empty() {
+                p.meta.name.starts_with(&format!("{}-", pdb.meta.name))
+            } else {
+                pdb.selector.matches(&p.meta.labels)
+            }
+        })
+        .collect()
+}
+
+fn pdbs_covering_pod<'a>(facts: &'a Facts, qualified_pod: &str) -> Vec<&'a Pdb> {
+    let (ns, name) = split_qualified(qualified_pod);
+    facts
+        .pdbs
+        .iter()
+        .filter(|pdb| pdb.meta.namespace.as_deref() == ns)
+        .filter(|pdb| {
+            match facts
+                .pods
+                .iter()
+                .find(|p| p.meta.name == name && p.meta.namespace.as_deref() == ns)
+            {
+                Some(p) if !p.meta.labels.is_empty() => pdb.selector.matches(&p.meta.labels),
+                _ => name.starts_with(&format!("{}-", pdb.meta.name)),
+            }
+        })
+        .collect()
+}
+
+/// Why a pod does not count as healthy, if it does not.
+fn unhealthy_reason(pod: &Pod) -> Option<String> {
+    if let Some(reason) = pod
+        .containers
+        .iter()
+        .chain(pod.init_containers.iter())
+        .find_map(|c| c.reason.clone().filter(|r| r != "Completed"))
+    {
+        return Some(reason);
+    }
+    if pod.containers.iter().any(|c| c.ready == Some(false)) {
+        return Some("not Ready".to_string());
+    }
+    match pod.phase.as_deref() {
+        Some("Running") | Some("Succeeded") | None => None,
+        Some(other) => Some(other.to_string()),
+    }
+}
+
+/// An image pull failure anywhere in the input: the image and whether it looks like an
+/// availability failure (KW001) or a wrong name / credentials (KW002).
+struct PullFailure<'a> {
+    image: Option<String>,
+    related: &'static str,
+    messages: Vec<&'a Message>,
+}
+
+fn pull_failure(facts: &Facts) -> Option<PullFailure<'_>> {
+    let messages = messages_with(
+        facts,
+        &[
+            "failed to pull image",
+            "back-off pulling image",
+            "errimagepull",
+            "imagepullbackoff",
+        ],
+    );
+    let from_pods = facts
+        .pods
+        .iter()
+        .flat_map(|p| p.containers.iter())
+        .find(|c| {
+            matches!(
+                c.reason.as_deref(),
+                Some("ErrImagePull") | Some("ImagePullBackOff")
+            )
+        });
+    if messages.is_empty() && from_pods.is_none() {
+        return None;
+    }
+    let image = messages
+        .iter()
+        .find_map(|m| {
+            let t = unescaped(&m.text);
+            quoted_after(&t, "pull image").or_else(|| quoted_after(&t, "pulling image"))
+        })
+        .or_else(|| from_pods.and_then(|c| c.image.clone()));
+    let not_availability = [
+        "manifest unknown",
+        "not found",
+        "unauthorized",
+        "no basic auth credentials",
+        "403 forbidden",
+        "pull access denied",
+    ];
+    let related = if messages.iter().any(|m| {
+        not_availability
+            .iter()
+            .any(|n| contains_ignore_ascii_case(&m.text, n))
+    }) {
+        "KW002"
+    } else {
+        "KW001"
+    };
+    Some(PullFailure {
+        image,
+        related,
+        messages,
+    })
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let on = subjects_label(&g.subjects);
+    let pdb_objects: Vec<&Pdb> = g
+        .pdbs
+        .iter()
+        .filter_map(|n| facts.pdbs.iter().find(|p| &pdb_name(p) == n))
+        .collect();
+    let mut summary = if g.multiple {
+        format!(
+            "Pods selected by more than one PodDisruptionBudget ({}) cannot be evicted: the eviction API refuses pods with several PDBs, so Karpenter cannot drain {on}.",
+            g.pdbs.join(", ")
+        )
+    } else if g.inferred {
+        format!(
+            "PodDisruptionBudget {} allows 0 disruptions and covers {} on {on}: Karpenter cannot drain {} (inferred from the PDB's status; no event in the input says so yet).",
+            g.pdbs.join(", "),
+            g.pods.join(", "),
+            if g.subjects.len() > 1 { "those nodes" } else { "that node" }
+        )
+    } else if !g.pdbs.is_empty() {
+        format!(
+            "PodDisruptionBudget {} prevents pod evictions, so Karpenter cannot disrupt {on}.",
+            g.pdbs.join(", ")
+        )
+    } else {
+        format!("Karpenter cannot finish draining {on}.")
+    };
+    if !g.pods.is_empty() && !g.inferred {
+        summary.push_str(&format!(
+            " Evicting pod {} violates its budget.",
+            g.pods.join(", ")
+        ));
+    }
+    if let Some(n) = g.waiting {
+        summary.push_str(&format!(" {n} pods are waiting to be evicted."));
+    }
+    let mut evidence: Vec<Evidence> = Vec::new();
+    let mut unhealthy: Vec<(String, String)> = Vec::new();
+    for pdb in &pdb_objects {
+        summary.push(' ');
+        summary.push_str(&budget_sentence(pdb));
+        if let Some(e) = &pdb.meta.evidence {
+            evidence.push(e.clone());
+        }
+        for p in covered_pods(facts, pdb) {
+            if let Some(reason) = unhealthy_reason(p) {
+                let name = p.object_ref().qualified_name();
+                if !unhealthy.iter().any(|(n, _)| n == &name) {
+                    unhealthy.push((name, reason));
+                    if let Some(e) = &p.meta.evidence {
+                        evidence.push(e.clone());
+                    }
+                }
+            }
+        }
+    }
+    if !unhealthy.is_empty() {
+        let list: Vec<String> = unhealthy
+            .iter()
+            .map(|(n, r)| format!("{n} ({r})"))
+            .collect();
+        summary.push_str(&format!(
+            " Not healthy: {}; while it stays so, evicting a healthy replica would break the budget.",
+            list.join(", ")
+        ));
+    }
+    let pull = pull_failure(facts);
+    let mut related: Vec<&'static str> = Vec::new();
+    if let Some(p) = &pull {
+        let image = p
+            .image
+            .as_deref()
+            .map(|i| format!(" of {i}"))
+            .unwrap_or_default();
+        summary.push_str(&format!(
+            " The input also shows an image pull failure{image}: a replica that cannot start stays unhealthy and keeps the budget at 0 allowed disruptions ({}).",
+            p.related
+        ));
+        related.push(p.related);
+    }
+    let mut d = Diagnosis::new(&META, summary)
+        .with_object(g.subjects.first())
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(evidence)
+        .with_related(&related)
+        .with_remediation(remediation(facts, g, &pdb_objects, &unhealthy));
+    if let Some(p) = &pull {
+        d = d.with_messages(p.messages.iter().copied());
+    }
+    if g.inferred {
+        d = d
+            .with_severity(Severity::Warning)
+            .with_confidence(Confidence::Medium);
+    } else if g.pdbs.is_empty() && g.pods.is_empty() {
+        // Pods waiting to be evicted: a PDB is the usual reason, not the only one.
+        d = d.with_confidence(Confidence::Medium);
+    }
+    d
+}
+
+/// `It requires minAvailable: 1; 2 pods expected, 1 healthy (1 needed), so 0 disruptions are
+/// allowed.`
+fn budget_sentence(pdb: &Pdb) -> String {
+    let rule = match (&pdb.min_available, &pdb.max_unavailable) {
+        (Some(m), _) => format!("minAvailable: {m}"),
+        (None, Some(m)) => format!("maxUnavailable: {m}"),
+        (None, None) => "its default (no minAvailable or maxUnavailable)".to_string(),
+    };
+    let mut s = format!("{} requires {rule}", pdb_name(pdb));
+    let counts: Vec<String> = [
+        pdb.expected_pods.map(|n| format!("{n} pods expected")),
+        pdb.current_healthy.map(|n| format!("{n} healthy")),
+        pdb.desired_healthy.map(|n| format!("{n} needed")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !counts.is_empty() {
+        s.push_str(&format!("; {}", counts.join(", ")));
+    }
+    if let Some(n) = pdb.disruptions_allowed {
+        s.push_str(&format!(
+            ", so {n} disruption{} {} allowed",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" }
+        ));
+    }
+    s.push('.');
+    s
+}
+
+fn remediation(
+    facts: &Facts,
+    g: &Group<'_>,
+    pdb_objects: &[&Pdb],
+    unhealthy: &[(String, String)],
+) -> Vec<Remediation> {
+    let mut steps = Vec::new();
+    if g.multiple {
+        let (ns, _) = split_qualified(g.pdbs.first().map(String::as_str).unwrap_or(""));
+        let names: Vec<&str> = g.pdbs.iter().map(|p| split_qualified(p).1).collect();
+        steps.push(Remediation::command(
+            "Compare the budgets' selectors: each pod must be selected by at most one PDB. Narrow one selector, or remove the budget that duplicates the other.",
+            format!(
+                "kubectl get pdb{} {} -o yaml",
+                ns_flag(ns),
+                if names.is_empty() {
+                    "<pdb-a> <pdb-b>".to_string()
+                } else {
+                    names.join(" ")
+                }
+            ),
+        ));
+    } else if let Some(first) = g.pdbs.first() {
+        let (ns, name) = split_qualified(first);
+        steps.push(Remediation::command(
+            "See the budget and the pods it counts (ALLOWED DISRUPTIONS 0 blocks every eviction):",
+            format!("kubectl describe pdb {name}{}", ns_flag(ns)),
+        ));
+    } else {
+        let node = node_name(facts, &g.subjects).unwrap_or_else(|| "<node>".to_string());
+        steps.push(Remediation::command(
+            "List the pods still on the node and the budgets with no allowed disruption:",
+            format!(
+                "kubectl get pods -A --field-selector spec.nodeName={node} -o wide && kubectl get pdb -A"
+            ),
+        ));
+    }
+    if !g.multiple && !g.pdbs.is_empty() {
+        let (ns, _) = split_qualified(&g.pdbs[0]);
+        let selector = pdb_objects
+            .first()
+            .map(|p| selector_flag(p))
+            .unwrap_or_default();
+        steps.push(Remediation::command(
+            "Make the pods it counts healthy first: a healthy set restores the allowed disruptions and Karpenter continues on its own. Find the ones that are not Ready:",
+            format!("kubectl get pods{}{selector} -o wide", ns_flag(ns)),
+        ));
+    }
+    for (pod, reason) in unhealthy.iter().take(3) {
+        let (ns, name) = split_qualified(pod);
+        steps.push(Remediation::command(
+            format!("Fix pod {pod} ({reason}) first:"),
+            format!("kubectl describe pod {name}{}", ns_flag(ns)),
+        ));
+    }
+    if !g.multiple {
+        let (ns, name) = match g.pdbs.first() {
+            Some(q) => split_qualified(q),
+            None => (None, "<pdb>"),
+        };
+        let workload = pdb_objects
+            .first()
+            .and_then(|pdb| workload_of(facts, pdb))
+            .unwrap_or_else(|| "deployment/<workload>".to_string());
+        steps.push(Remediation::command(
+            "Or run more replicas than the budget must keep available, so one can move:",
+            format!("kubectl scale {workload}{} --replicas=3", ns_flag(ns)),
+        ));
+        let selector_yaml = pdb_objects
+            .first()
+            .map(|pdb| selector_yaml(pdb))
+            .unwrap_or_else(|| "    matchLabels:\n      <label>: <value>\n".to_string());
+        steps.push(Remediation::yaml(
+            "Or let the budget allow one disruption at a time; `unhealthyPodEvictionPolicy: AlwaysAllow` also lets running but not-ready pods be evicted:",
+            format!(
+                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {name}\n{}spec:\n  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: AlwaysAllow\n  selector:\n{selector_yaml}",
+                ns.map(|n| format!("  namespace: {n}\n")).unwrap_or_default()
+            ),
+        ));
+    }
+    if g.waiting.is_some() || (!g.pods.is_empty() && !g.inferred) {
+        steps.push(Remediation::text(
+            "For a node that must go regardless, set the NodePool's `spec.template.spec.terminationGracePeriod` (Karpenter v1): after that period Karpenter deletes the remaining pods despite their budgets.",
+        ));
+    }
+    steps.push(Remediation::text(
+        "Do not delete the pods to force the drain: the budget is protecting the replicas that still serve; deleting them bypasses it and can take the workload down.",
+    ));
+    steps
+}
+
+/// ` -l k=v,k2=v2` from the PDB's matchLabels, empty when it has none.
+fn selector_flag(pdb: &Pdb) -> String {
+    if pdb.selector.match_labels.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = pdb
+        .selector
+        .match_labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(" -l {}", pairs.join(","))
+}
+
+fn selector_yaml(pdb: &Pdb) -> String {
+    if pdb.selector.match_labels.is_empty() {
+        return "    matchLabels:\n      <label>: <value>\n".to_string();
+    }
+    let mut s = "    matchLabels:\n".to_string();
+    for (k, v) in &pdb.selector.match_labels {
+        s.push_str(&format!("      {k}: {v}\n"));
+    }
+    s
+}
+
+/// `deployment/<name>` of the workload whose pods the PDB selects.
+fn workload_of(facts: &Facts, pdb: &Pdb) -> Option<String> {
+    facts
+        .workloads
+        .iter()
+        .filter(|w| w.kind == "Deployment" || w.kind == "StatefulSet")
+        .find(|w| {
+            w.meta.namespace == pdb.meta.namespace
+                && !w.template_labels.is_empty()
+                && pdb.selector.matches(&w.template_labels)
+        })
+        .map(|w| format!("{}/{}", w.kind.to_ascii_lowercase(), w.meta.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Container, LabelSelector, Meta};
+    use crate::testing::{check_only, ids};
+    use std::collections::BTreeMap;
+
+    fn one(text: &str) -> Diagnosis {
+        let report = check_only("KW401", text);
+        assert_eq!(ids(&report), ["KW401"], "{text}");
+        report.diagnoses[0].clone()
+    }
+
+    #[test]
+    fn every_grammar_names_the_pdb() {
+        for (text, pdb) in [
+            (
+                r#"50m Normal DisruptionBlocked node/ip-10-80-104-183 Cannot disrupt Node: PDB "kube-system/ebs-csi-controller" prevents pod evictions"#,
+                "kube-system/ebs-csi-controller",
+            ),
+            (
+                r#"Cannot disrupt NodeClaim: pdb "monitoring/prometheus-k8s" prevents pod evictions"#,
+                "monitoring/prometheus-k8s",
+            ),
+            (
+                r#"Normal  DisruptionBlocked  26s  karpenter  Pdb "default/nginx-test-pdb" prevents pod evictions"#,
+                "default/nginx-test-pdb",
+            ),
+            (
+                "Pdb prevents pod evictions (PodDisruptionBudget=default/nginx-test-pdb)",
+                "default/nginx-test-pdb",
+            ),
+            (
+                "Pdb prevents pod evictions (PodDisruptionBudget=[ingress-nginx/ingress-nginx-controller])",
+                "ingress-nginx/ingress-nginx-controller",
+            ),
+            (
+                "Normal Unconsolidatable 66s karpenter pdb default/inflate-pdb prevents pod evictions",
+                "default/inflate-pdb",
+            ),
+            (
+                r#"{"level":"ERROR","message":"consistency error","error":"can't drain node, PDB \"default/test\" is blocking evictions"}"#,
+                "default/test",
+            ),
+            (
+                r#"{"message":"Cannot disrupt Node: PDB \"kube-system/ebs-csi-controller\" prevents pod evictions","reason":"DisruptionBlocked"}"#,
+                "kube-system/ebs-csi-controller",
+            ),
+        ] {
+            let d = one(text);
+            assert!(d.summary.contains(pdb), "{text}: {}", d.summary);
+            assert_eq!(d.severity, Severity::Error);
+            assert!(d
+                .remediation
+                .iter()
+                .any(|r| r.command.as_deref().is_some_and(|c| c.starts_with("kubectl describe pdb"))));
+        }
+    }
+
+    #[test]
+    fn node_and_nodeclaim_events_for_one_pdb_make_one_diagnosis() {
+        let d = one(
+            "50m Normal DisruptionBlocked node/ip-1 Cannot disrupt Node: pdb \"a/b\" prevents pod evictions\n50m Normal DisruptionBlocked nodeclaim/np-x Cannot disrupt NodeClaim: pdb \"a/b\" prevents pod evictions",
+        );
+        assert_eq!(d.evidence.len(), 2);
+        assert!(
+            d.summary.contains("node ip-1, NodeClaim np-x"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn multiple_pdbs_and_drain_forms() {
+        let d = one(
+            "Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[default/app-pdb default/app-pdb-legacy])",
+        );
+        assert!(d
+            .summary
+            .contains("default/app-pdb, default/app-pdb-legacy"));
+        assert!(d.remediation.iter().any(|r| r.command.as_deref()
+            == Some("kubectl get pdb -n default app-pdb app-pdb-legacy -o yaml")));
+        let drain = one(
+            "Warning  FailedDraining  35s  karpenter  Failed to drain node, 3 pods are waiting to be evicted\nWarning  FailedDraining  5s  karpenter  Failed to drain node, evicting pod violates a PDB (Pod=ingress-nginx/ingress-nginx-controller-7c9f8d6b5-2xkqp)",
+        );
+        assert!(drain
+            .summary
+            .contains("ingress-nginx/ingress-nginx-controller-7c9f8d6b5-2xkqp"));
+        assert!(drain.summary.contains("3 pods are waiting"));
+        assert_eq!(drain.evidence.len(), 2);
+        let v10 = one("Failed to drain node, evicting pod shop/web-1 violates a PDB");
+        assert!(v10.summary.contains("shop/web-1"), "{}", v10.summary);
+        let waiting = one("Failed to drain node, 12 pods are waiting to be evicted");
+        assert_eq!(waiting.confidence, Confidence::Medium);
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "Normal DisruptionBlocked 30s karpenter No allowed disruptions due to blocking budget",
+            r#"Pod "default/x" has "karpenter.sh/do-not-disrupt" annotation"#,
+            "Deleting the pod to accommodate the terminationTime. This bypasses the PDB of the pod and the do-not-disrupt annotation.",
+            "ingress-nginx   ingress-nginx-controller   1   N/A   1   41d",
+        ] {
+            assert!(ids(&check_only("KW401", text)).is_empty(), "{text}");
+        }
+    }
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn ingress_facts() -> Facts {
+        let sel = labels(&[("app.kubernetes.io/name", "ingress-nginx")]);
+        let mut facts = Facts::default();
+        facts.pdbs.push(Pdb {
+            meta: Meta {
+                name: "ingress-nginx-controller".into(),
+                namespace: Some("ingress-nginx".into()),
+                ..Default::default()
+            },
+            selector: LabelSelector {
+                match_labels: sel.clone(),
+                match_expressions: Vec::new(),
+            },
+            min_available: Some("1".into()),
+            disruptions_allowed: Some(0),
+            current_healthy: Some(1),
+            desired_healthy: Some(1),
+            expected_pods: Some(2),
+            ..Default::default()
+        });
+        for (name, node, reason) in [
+            (
+                "ingress-nginx-controller-7c9f8d6b5-2xkqp",
+                "ip-10-0-33-12",
+                Some("ImagePullBackOff"),
+            ),
+            (
+                "ingress-nginx-controller-7c9f8d6b5-m8q4d",
+                "ip-10-0-18-77",
+                None,
+            ),
+        ] {
+            facts.pods.push(Pod {
+                meta: Meta {
+                    name: name.into(),
+                    namespace: Some("ingress-nginx".into()),
+                    labels: sel.clone(),
+                    ..Default::default()
+                },
+                phase: Some(
+                    if reason.is_some() {
+                        "Pending"
+                    } else {
+                        "Running"
+                    }
+                    .into(),
+                ),
+                node_name: Some(node.into()),
+                containers: vec![Container {
+                    name: "controller".into(),
+                    image: Some("registry.k8s.io/ingress-nginx/controller:v1.11.2".into()),
+                    reason: reason.map(str::to_string),
+                    ready: Some(reason.is_none()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            });
+        }
+        facts
+    }
+
+    #[test]
+    fn ingress_nginx_story_end_to_end() {
+        let mut facts = ingress_facts();
+        facts.messages.push(Message {
+            text: "Pdb prevents pod evictions (PodDisruptionBudget=[ingress-nginx/ingress-nginx-controller])".into(),
+            object: Some(ObjectRef::new("Node", None, "ip-10-0-18-77")),
+            reason: Some("DisruptionBlocked".into()),
+            ..Default::default()
+        });
+        facts.messages.push(Message {
+            text: "Back-off pulling image \"registry.k8s.io/ingress-nginx/controller:v1.11.2\""
+                .into(),
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        let s = &d[0].summary;
+        for part in [
+            "ingress-nginx/ingress-nginx-controller prevents pod evictions",
+            "node ip-10-0-18-77",
+            "minAvailable: 1",
+            "2 pods expected, 1 healthy, 1 needed, so 0 disruptions are allowed",
+            "ingress-nginx/ingress-nginx-controller-7c9f8d6b5-2xkqp (ImagePullBackOff)",
+            "registry.k8s.io/ingress-nginx/controller:v1.11.2",
+        ] {
+            assert!(s.contains(part), "{part}: {s}");
+        }
+        assert_eq!(d[0].related, ["KW001"]);
+        assert!(d[0].remediation.iter().any(|r| r.command.as_deref()
+            == Some(
+                "kubectl get pods -n ingress-nginx -l app.kubernetes.io/name=ingress-nginx -o wide"
+            )));
+        assert!(d[0]
+            .remediation
+            .iter()
+            .any(|r| r.text.starts_with("Do not delete the pods")));
+        assert!(!d[0].remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("delete pod"))));
+    }
+
+    #[test]
+    fn a_zero_budget_over_a_scheduled_pod_is_inferred() {
+        let facts = ingress_facts();
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Warning);
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        assert!(d[0].summary.contains("inferred"), "{}", d[0].summary);
+        assert!(d[0]
+            .summary
+            .contains("node ip-10-0-33-12, node ip-10-0-18-77"));
+        // A budget that allows a disruption, or one covering nothing, is fine.
+        let mut ok = ingress_facts();
+        ok.pdbs[0].disruptions_allowed = Some(1);
+        assert!(check(&ok).is_empty());
+        let mut empty = ingress_facts();
+        empty.pdbs[0].expected_pods = Some(0);
+        assert!(check(&empty).is_empty());
+        let mut unrelated = ingress_facts();
+        for p in &mut unrelated.pods {
+            p.meta.labels = labels(&[("app", "other")]);
+        }
+        assert!(check(&unrelated).is_empty());
+    }
+
+    #[test]
+    fn a_drain_pod_finds_its_budget_from_the_objects() {
+        let mut facts = ingress_facts();
+        facts.messages.push(Message {
+            text: "Failed to drain node, evicting pod violates a PDB (Pod=ingress-nginx/ingress-nginx-controller-7c9f8d6b5-m8q4d)".into(),
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0]
+            .summary
+            .contains("PodDisruptionBudget ingress-nginx/ingress-nginx-controller"));
+        assert_eq!(d[0].severity, Severity::Error);
+    }
+}

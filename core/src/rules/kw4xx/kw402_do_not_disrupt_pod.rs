@@ -1,0 +1,371 @@
+//! KW402 do-not-disrupt-pod.
+
+use crate::facts::{Facts, Message, ObjectRef, Pod};
+use crate::rules::kw4xx::disruption::{
+    has_any, push_unique, quoted_after, serrors_values, split_qualified, subject_of,
+    subjects_label, unescaped, word_after,
+};
+use crate::rules::version::{at_least, version_label};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW402",
+    slug: "do-not-disrupt-pod",
+    title: "A pod's karpenter.sh/do-not-disrupt annotation keeps its node",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+A pod on the node carries `karpenter.sh/do-not-disrupt`, so Karpenter will not voluntarily
+disrupt the node (consolidation, drift; expiry waits for the NodePool's
+`terminationGracePeriod`).
+
+Signals: the `DisruptionBlocked` texts `pod "<ns>/<pod>" has "karpenter.sh/do-not-disrupt"
+annotation` (v1.0 to v1.1, after `Cannot disrupt Node: `), `Pod "<ns>/<pod>" has
+"karpenter.sh/do-not-disrupt" annotation` (v1.2 to v1.4, and before v1.0 after `Cannot disrupt
+Node: `), `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=<ns>/<pod>)` (v1.5+); the
+pre-v0.32 `pod <pod> has do-not-evict annotation` (annotation `karpenter.sh/do-not-evict`); and
+a pod on a node whose annotation is `"true"` or a duration. An invalid value
+(`InvalidDoNotDisruptAnnotation`) is ignored by Karpenter and blocks nothing.
+
+## Why it happens
+The annotation is set on purpose for pods that must run to completion (batch jobs, builds,
+stateful leaders), often through the workload's pod template, and then forgotten: every new pod
+carries it again, and the node stays however empty it becomes.
+
+## How to fix
+Remove it from the running pod (`kubectl annotate pod <pod> -n <ns>
+karpenter.sh/do-not-disrupt-`) and from the workload's pod template. Where the Karpenter
+version supports it (v1.12 and later), give it a duration instead of `"true"` (`"4h"`): the pod
+is protected for that long after it starts.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "karpenter.sh/do-not-disrupt",
+    "do-not-evict annotation",
+    "karpenter.sh/do-not-evict",
+];
+
+const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
+
+/// A pod-level do-not-disrupt text: the annotation named with `has`.
+fn is_signal(text: &str) -> bool {
+    has_any(
+        text,
+        &[
+            "has \"karpenter.sh/do-not-disrupt\" annotation",
+            "has do-not-evict annotation",
+            "has \"karpenter.sh/do-not-evict\" annotation",
+        ],
+    )
+}
+
+/// The pod a signal names.
+fn pod_named(text: &str) -> Option<String> {
+    serrors_values(text, "Pod")
+        .and_then(|v| v.into_iter().next())
+        .or_else(|| quoted_after(text, "pod "))
+        .or_else(|| {
+            // Pre-v0.32 `Unable to drain node, pod <pod> has do-not-evict annotation`.
+            word_after(text, "pod ").filter(|w| w != "has" && w != "\"")
+        })
+}
+
+struct Group<'a> {
+    pod: Option<String>,
+    legacy: bool,
+    subjects: Vec<ObjectRef>,
+    messages: Vec<&'a Message>,
+    from_object: bool,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for m in &facts.messages {
+        let t = unescaped(&m.text);
+        if !is_signal(&t) {
+            continue;
+        }
+        let pod = pod_named(&t);
+        let legacy = has_any(&t, &["do-not-evict"]);
+        let g = match groups.iter_mut().find(|g| g.pod == pod) {
+            Some(g) => g,
+            None => {
+                groups.push(Group {
+                    pod,
+                    legacy,
+                    subjects: Vec::new(),
+                    messages: Vec::new(),
+                    from_object: false,
+                });
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        if let Some(s) = subject_of(m) {
+            push_unique(&mut g.subjects, s);
+        }
+        g.messages.push(m);
+    }
+    for pod in &facts.pods {
+        let Some(node) = &pod.node_name else {
+            continue;
+        };
+        if !blocks(pod) {
+            continue;
+        }
+        let name = pod.object_ref().qualified_name();
+        match groups.iter_mut().find(|g| g.pod.as_deref() == Some(&name)) {
+            Some(g) => push_unique(&mut g.subjects, ObjectRef::new("Node", None, node)),
+            None => groups.push(Group {
+                pod: Some(name),
+                legacy: false,
+                subjects: vec![ObjectRef::new("Node", None, node)],
+                messages: Vec::new(),
+                from_object: true,
+            }),
+        }
+    }
+    groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+/// Whether the pod's annotation value makes Karpenter keep its node: `"true"`, or a Go
+/// duration (Karpenter versions without duration support ignore other values, as do later
+/// ones for anything unparsable).
+fn blocks(pod: &Pod) -> bool {
+    match pod.meta.annotations.get(ANNOTATION) {
+        Some(v) => v == "true" || is_go_duration(v),
+        None => false,
+    }
+}
+
+/// `5m`, `2h30m`, `1.5h`, `90s`: Go's `time.ParseDuration` grammar (a sign and `0` aside).
+fn is_go_duration(value: &str) -> bool {
+    let mut rest = value.trim();
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if number_len == 0 || rest[..number_len].parse::<f64>().is_err() {
+            return false;
+        }
+        rest = &rest[number_len..];
+        let unit = ["ns", "us", "µs", "ms", "s", "m", "h"]
+            .into_iter()
+            .filter(|u| rest.starts_with(u))
+            .max_by_key(|u| u.len());
+        match unit {
+            Some(u) => rest = &rest[u.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let key = if g.legacy {
+        "karpenter.sh/do-not-evict"
+    } else {
+        ANNOTATION
+    };
+    let pod_label = g
+        .pod
+        .as_deref()
+        .map(|p| format!("Pod {p}"))
+        .unwrap_or_else(|| "A pod".to_string());
+    let mut summary = format!(
+        "{pod_label} carries the {key} annotation, so Karpenter will not voluntarily disrupt {}.",
+        subjects_label(&g.subjects)
+    );
+    let value = g.pod.as_deref().and_then(|q| {
+        let (ns, name) = split_qualified(q);
+        facts
+            .pods
+            .iter()
+            .find(|p| p.meta.name == name && p.meta.namespace.as_deref() == ns)
+            .and_then(|p| p.meta.annotations.get(ANNOTATION).cloned())
+    });
+    if let Some(v) = &value {
+        summary.push_str(&format!(" Its value is \"{v}\"."));
+    }
+    if g.from_object {
+        summary.push_str(" (Inferred from the pod's annotation; no event in the input names it.)");
+    }
+    let (ns, name) = match g.pod.as_deref() {
+        Some(q) => match split_qualified(q) {
+            (Some(ns), name) => (ns.to_string(), name.to_string()),
+            (None, name) => ("<namespace>".to_string(), name.to_string()),
+        },
+        None => ("<namespace>".to_string(), "<pod>".to_string()),
+    };
+    let mut steps = vec![
+        Remediation::command(
+            "Remove the annotation from the running pod once it may move:",
+            format!("kubectl annotate pod {name} -n {ns} {key}-"),
+        ),
+        Remediation::command(
+            "If the workload's pod template sets it, remove it there too, or every new pod blocks again. Find the owner:",
+            format!(
+                "kubectl get pod {name} -n {ns} -o jsonpath='{{.metadata.ownerReferences[*].kind}}/{{.metadata.ownerReferences[*].name}}{{\"\\n\"}}'"
+            ),
+        ),
+    ];
+    if g.legacy {
+        steps.push(Remediation::text(
+            "karpenter.sh/do-not-evict is the pre-v0.32 name; v0.32 replaced it with karpenter.sh/do-not-disrupt and v1.0 removed it.",
+        ));
+    } else {
+        let duration = match at_least(facts, 1, 12) {
+            Some(true) => format!(
+                "Karpenter {} accepts a duration instead of \"true\": the pod is protected for that long after it starts.",
+                version_label(facts).unwrap_or_default()
+            ),
+            Some(false) => format!(
+                "Karpenter {} only honours \"true\"; a duration value needs v1.12 or later (earlier versions ignore it).",
+                version_label(facts).unwrap_or_default()
+            ),
+            None => "From Karpenter v1.12 the value may be a duration instead of \"true\" (protected for that long after the pod starts); earlier versions honour only \"true\".".to_string(),
+        };
+        steps.push(Remediation::yaml(
+            duration,
+            format!("metadata:\n  annotations:\n    {ANNOTATION}: \"4h\"\n"),
+        ));
+    }
+    Diagnosis::new(&META, summary)
+        .with_object(g.subjects.first())
+        .with_confidence(if g.from_object {
+            Confidence::Medium
+        } else {
+            Confidence::High
+        })
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(
+            g.pod
+                .as_deref()
+                .and_then(|q| {
+                    let (ns, name) = split_qualified(q);
+                    facts
+                        .pods
+                        .iter()
+                        .find(|p| p.meta.name == name && p.meta.namespace.as_deref() == ns)
+                })
+                .filter(|_| g.from_object)
+                .and_then(|p| p.meta.evidence.clone()),
+        )
+        .with_remediation(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Meta;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_grammar_names_the_pod() {
+        for text in [
+            r#"{"involvedObject":{"kind":"Node","name":"ip-1"},"reason":"DisruptionBlocked","eventMessage":"Cannot disrupt Node: Pod \"default/batch-job-2ekrbha7\" has \"karpenter.sh/do-not-disrupt\" annotation"}"#,
+            r#"Cannot disrupt NodeClaim: pod "default/batch-job-2ekrbha7" has "karpenter.sh/do-not-disrupt" annotation"#,
+            r#"Normal  DisruptionBlocked  3m  karpenter  Pod "default/batch-job-2ekrbha7" has "karpenter.sh/do-not-disrupt" annotation"#,
+            r#"Normal  DisruptionBlocked  3m  karpenter  Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-job-2ekrbha7)"#,
+        ] {
+            let report = check_only("KW402", text);
+            assert_eq!(ids(&report), ["KW402"], "{text}");
+            let d = &report.diagnoses[0];
+            assert!(
+                d.summary.contains("Pod default/batch-job-2ekrbha7"),
+                "{}",
+                d.summary
+            );
+            assert_eq!(
+                d.remediation[0].command.as_deref(),
+                Some("kubectl annotate pod batch-job-2ekrbha7 -n default karpenter.sh/do-not-disrupt-")
+            );
+        }
+    }
+
+    #[test]
+    fn legacy_do_not_evict() {
+        let report = check_only(
+            "KW402",
+            "DEBUG controller.termination Unable to drain node, pod build-7 has do-not-evict annotation",
+        );
+        assert_eq!(ids(&report), ["KW402"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("karpenter.sh/do-not-evict"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("build-7") && c.ends_with("karpenter.sh/do-not-evict-")));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            r#"Warning InvalidDoNotDisruptAnnotation pod/batch-job-2ekrbha7 Invalid karpenter.sh/do-not-disrupt annotation: failed to parse "forever" as a duration: time: invalid duration "forever", ignoring annotation"#,
+            r#"Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation"#,
+            "Deleting the pod to accommodate the terminationTime. This bypasses the PDB of the pod and the do-not-disrupt annotation.",
+        ] {
+            assert!(ids(&check_only("KW402", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        for ok in ["5m", "2h30m", "1.5h", "90s", "1h30m45s", "300ms"] {
+            assert!(is_go_duration(ok), "{ok}");
+        }
+        for bad in ["forever", "", "true", "5", "h", "5 m", "1d"] {
+            assert!(!is_go_duration(bad), "{bad}");
+        }
+    }
+
+    fn pod_with(value: &str, node: Option<&str>) -> Pod {
+        Pod {
+            meta: Meta {
+                name: "etl-0".into(),
+                namespace: Some("data".into()),
+                annotations: [(ANNOTATION.to_string(), value.to_string())].into(),
+                ..Default::default()
+            },
+            node_name: node.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn annotated_pod_on_a_node() {
+        let mut facts = Facts::default();
+        facts.pods.push(pod_with("true", Some("ip-10-0-1-1")));
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        assert!(d[0].summary.contains("Pod data/etl-0"));
+        assert!(d[0].summary.contains("node ip-10-0-1-1"));
+        assert!(d[0].summary.contains("Its value is \"true\""));
+        facts.karpenter_version = Some("1.6.0".into());
+        let d = check(&facts);
+        assert!(d[0].remediation[2].text.contains("v1.6.0 only honours"));
+        for (value, node) in [
+            ("forever", Some("ip-1")),
+            ("false", Some("ip-1")),
+            ("true", None),
+        ] {
+            let mut f = Facts::default();
+            f.pods.push(pod_with(value, node));
+            assert!(check(&f).is_empty(), "{value} {node:?}");
+        }
+        let mut f = Facts::default();
+        f.pods.push(pod_with("30m", Some("ip-1")));
+        assert_eq!(check(&f).len(), 1);
+    }
+}

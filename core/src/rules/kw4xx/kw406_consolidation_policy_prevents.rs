@@ -1,0 +1,280 @@
+//! KW406 consolidation-policy-prevents.
+
+use crate::facts::{Facts, Message, NodePool, ObjectRef};
+use crate::rules::kw4xx::disruption::{
+    has_any, push_unique, quoted_after, subject_of, subjects_label, unescaped,
+};
+use crate::rules::version::at_least;
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW406",
+    slug: "consolidation-policy-prevents",
+    title: "The NodePool's consolidation policy keeps underused nodes",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The NodePool is configured not to consolidate nodes that still run pods (or not to
+consolidate at all), so an underused node stays. This is the configuration working as written.
+
+Signals: the `Unconsolidatable` texts `NodePool "<np>" has consolidation policy WhenEmpty, but
+node is not empty` (v1.14), `NodePool "<np>" has non-empty consolidation disabled` (v1.0 to
+v1.13), `NodePool "<np>" has consolidation disabled` (`consolidateAfter: Never`), the v1alpha5
+`Provisioner "<p>" has consolidation disabled`; and the NodePool spec itself
+(`consolidationPolicy: WhenEmpty`, `consolidateAfter: Never`).
+
+## Why it happens
+`consolidationPolicy: WhenEmpty` removes only empty nodes; `consolidateAfter: Never` disables
+consolidation. Both are often chosen to avoid churn for stateful or slow-starting workloads.
+
+## How to fix
+If underused nodes should be packed, set `consolidationPolicy: WhenEmptyOrUnderutilized`
+(`WhenUnderutilized` on the v1beta1 API, v0.32 to v0.37) and a `consolidateAfter` duration; keep
+disruption under control with `spec.disruption.budgets` and PodDisruptionBudgets instead.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "has consolidation policy whenempty",
+    "has non-empty consolidation disabled",
+    "has consolidation disabled",
+];
+
+struct Group<'a> {
+    nodepool: Option<String>,
+    disabled: bool,
+    subjects: Vec<ObjectRef>,
+    messages: Vec<&'a Message>,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for m in &facts.messages {
+        let t = unescaped(&m.text);
+        if !has_any(&t, SIGNALS) {
+            continue;
+        }
+        let nodepool = quoted_after(&t, "nodepool ").or_else(|| quoted_after(&t, "provisioner "));
+        // `has consolidation disabled` (consolidateAfter: Never) versus the WhenEmpty forms.
+        let disabled = has_any(&t, &["has consolidation disabled"]);
+        let g = match groups
+            .iter_mut()
+            .find(|g| g.nodepool == nodepool && g.disabled == disabled)
+        {
+            Some(g) => g,
+            None => {
+                groups.push(Group {
+                    nodepool,
+                    disabled,
+                    subjects: Vec::new(),
+                    messages: Vec::new(),
+                });
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        if let Some(s) = subject_of(m) {
+            push_unique(&mut g.subjects, s);
+        }
+        g.messages.push(m);
+    }
+    let mut out: Vec<Diagnosis> = groups.iter().map(|g| from_messages(facts, g)).collect();
+    for np in &facts.nodepools {
+        if groups
+            .iter()
+            .any(|g| g.nodepool.as_deref() == Some(np.meta.name.as_str()))
+        {
+            continue;
+        }
+        if let Some(d) = from_spec(facts, np) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// `consolidationPolicy: WhenEmpty, consolidateAfter: 5m` as the spec writes it.
+fn spec_quote(np: &NodePool) -> Option<String> {
+    let parts: Vec<String> = [
+        np.disruption
+            .consolidation_policy
+            .as_ref()
+            .map(|p| format!("consolidationPolicy: {p}")),
+        np.disruption
+            .consolidate_after
+            .as_ref()
+            .map(|a| format!("consolidateAfter: {a}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
+    let mut summary = if g.disabled {
+        format!(
+            "NodePool {np} has consolidation disabled (consolidateAfter: Never), so Karpenter does not consolidate {}.",
+            subjects_label(&g.subjects)
+        )
+    } else {
+        format!(
+            "NodePool {np} only consolidates empty nodes (consolidationPolicy: WhenEmpty), and {} still runs pods, so it stays however underused it is.",
+            subjects_label(&g.subjects)
+        )
+    };
+    if let Some(quote) = facts.nodepool(np).and_then(spec_quote) {
+        summary.push_str(&format!(" Its spec.disruption: {quote}."));
+    }
+    summary.push_str(" This is the configuration working as written.");
+    Diagnosis::new(&META, summary)
+        .with_object(g.subjects.first())
+        .with_node_pool(g.nodepool.as_deref())
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(facts.nodepool(np).and_then(|p| p.meta.evidence.clone()))
+        .with_remediation(fix(facts, np))
+}
+
+fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
+    let policy = np.disruption.consolidation_policy.as_deref();
+    let after = np.disruption.consolidate_after.as_deref();
+    let when_empty = policy == Some("WhenEmpty");
+    let never = after == Some("Never");
+    if !when_empty && !never {
+        return None;
+    }
+    let name = &np.meta.name;
+    let quote = spec_quote(np).unwrap_or_default();
+    let summary = if never {
+        format!(
+            "NodePool {name} disables consolidation ({quote}): Karpenter never consolidates its nodes, empty or not. Inferred from the NodePool spec."
+        )
+    } else {
+        format!(
+            "NodePool {name} only consolidates empty nodes ({quote}): a node that still runs pods stays however underused it is. Inferred from the NodePool spec."
+        )
+    };
+    Some(
+        Diagnosis::new(&META, summary)
+            .with_confidence(Confidence::Medium)
+            .with_object(Some(&ObjectRef::new("NodePool", None, name)))
+            .with_node_pool(Some(name))
+            .with_evidence(np.meta.evidence.clone())
+            .with_remediation(fix(facts, name)),
+    )
+}
+
+fn fix(facts: &Facts, np: &str) -> Vec<Remediation> {
+    // v1beta1 (v0.32 to v0.37) named the policy WhenUnderutilized and allowed
+    // consolidateAfter only with WhenEmpty.
+    let yaml = if at_least(facts, 1, 0) == Some(false) {
+        "spec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n".to_string()
+    } else {
+        "spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 1m\n"
+            .to_string()
+    };
+    vec![
+        Remediation::command(
+            "See the NodePool's disruption settings:",
+            format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption}}{{\"\\n\"}}'"),
+        ),
+        Remediation::yaml(
+            format!(
+                "If underused nodes should be packed, let NodePool {np} consolidate them (`kubectl edit nodepool {np}`); keep the pace under control with spec.disruption.budgets:"
+            ),
+            yaml,
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{DisruptionSpec, Meta};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_wording_names_the_nodepool() {
+        for text in [
+            r#"Normal  Unconsolidatable  5m  karpenter  NodePool "batch" has consolidation policy WhenEmpty, but node is not empty"#,
+            r#"Normal  Unconsolidatable  5m  karpenter  NodePool "batch" has non-empty consolidation disabled"#,
+            r#"NodePool "batch" has consolidation disabled"#,
+            r#"Provisioner "batch" has consolidation disabled"#,
+        ] {
+            let report = check_only("KW406", text);
+            assert_eq!(ids(&report), ["KW406"], "{text}");
+            let d = &report.diagnoses[0];
+            assert!(d.summary.starts_with("NodePool batch"), "{}", d.summary);
+            assert_eq!(d.node_pool.as_deref(), Some("batch"));
+            assert!(d.remediation[1]
+                .yaml
+                .as_deref()
+                .is_some_and(|y| y.contains("WhenEmptyOrUnderutilized")));
+        }
+    }
+
+    fn pool(policy: &str, after: &str) -> NodePool {
+        NodePool {
+            meta: Meta {
+                name: "batch".into(),
+                ..Default::default()
+            },
+            disruption: DisruptionSpec {
+                consolidation_policy: Some(policy.into()),
+                consolidate_after: Some(after.into()),
+                budgets: Vec::new(),
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn quotes_the_spec_and_reads_it_alone() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(pool("WhenEmpty", "5m"));
+        facts.messages.push(Message {
+            text: r#"NodePool "batch" has consolidation policy WhenEmpty, but node is not empty"#
+                .into(),
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].summary.contains(
+            "Its spec.disruption: consolidationPolicy: WhenEmpty, consolidateAfter: 5m."
+        ));
+        facts.messages.clear();
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        let mut never = Facts::default();
+        never
+            .nodepools
+            .push(pool("WhenEmptyOrUnderutilized", "Never"));
+        assert!(check(&never)[0].summary.contains("never consolidates"));
+        let mut fine = Facts::default();
+        fine.nodepools.push(pool("WhenEmptyOrUnderutilized", "30s"));
+        assert!(check(&fine).is_empty());
+        let mut old = Facts {
+            karpenter_version: Some("0.37.1".into()),
+            ..Default::default()
+        };
+        old.nodepools.push(pool("WhenEmpty", "30s"));
+        assert!(check(&old)[0].remediation[1]
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("WhenUnderutilized\n")));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "Can't replace with a cheaper node",
+            "pdb default/inflate-pdb prevents pod evictions",
+        ] {
+            assert!(ids(&check_only("KW406", text)).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! KW407 disruption-budget-blocks.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, NodePool};
+use crate::rules::kw4xx::disruption::{hits, push_unique, unescaped, word_after};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW407",
+    slug: "disruption-budget-blocks",
+    title: "The NodePool's disruption budget allows no disruption now",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The NodePool's own `spec.disruption.budgets` (not a PodDisruptionBudget) allows zero nodes to be
+disrupted right now, for every reason or for the reason named, so Karpenter holds back
+consolidation, drift or emptiness on the NodePool's nodes.
+
+Signals: the NodePool `DisruptionBlocked` events `No allowed disruptions due to blocking budget`
+and `No allowed disruptions for disruption reason <Underutilized|Empty|Drifted> due to blocking
+budget`.
+
+## Why it happens
+A budget with `nodes: "0"`, a scheduled window (`schedule` + `duration`) that is active now, a
+percentage that rounds to no node for a small NodePool, or a budget already used up by nodes
+being disrupted. Budgets may be limited to `reasons`; the most restrictive active budget wins.
+
+## How to fix
+Read `spec.disruption.budgets`; if the block is not intended, widen the budget (`nodes: "1"` or
+a percentage), shorten or move its window, or scope it to the reasons you mean to hold back.
+Otherwise wait for the window to end.
+"#,
+};
+
+const SIGNALS: &[&str] = &["no allowed disruptions"];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let found = hits(facts, |t| {
+        contains_ignore_ascii_case(t, "no allowed disruptions")
+            && contains_ignore_ascii_case(t, "blocking budget")
+    });
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    for m in &found.messages {
+        let t = unescaped(&m.text);
+        if let Some(r) = word_after(&t, "for disruption reason") {
+            push_unique(&mut reasons, r);
+        }
+    }
+    let nodepool: Option<&NodePool> = found
+        .subjects
+        .iter()
+        .find(|s| s.kind == "NodePool")
+        .and_then(|s| facts.nodepool(&s.name))
+        .or(match facts.nodepools.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        });
+    let name = found
+        .subjects
+        .iter()
+        .find(|s| s.kind == "NodePool")
+        .map(|s| s.name.clone())
+        .or_else(|| nodepool.map(|p| p.meta.name.clone()));
+    let np_label = name
+        .as_deref()
+        .map(|n| format!("NodePool {n}"))
+        .unwrap_or_else(|| "The NodePool".to_string());
+    let scope = if reasons.is_empty() {
+        "for any reason".to_string()
+    } else {
+        format!("for {}", reasons.join(", "))
+    };
+    let mut summary = format!(
+        "{np_label}'s disruption budget allows no node to be disrupted now ({scope}), so Karpenter waits. This is spec.disruption.budgets, not a PodDisruptionBudget."
+    );
+    let quoted = nodepool.map(|p| budgets_yaml(&p.disruption.budgets));
+    match &quoted {
+        Some(Some(yaml)) => summary.push_str(&format!(" Its budgets: {}", one_line(yaml))),
+        Some(None) => summary.push_str(
+            " Its spec shows no budgets (the default is nodes: 10%): the nodes already being disrupted use up the budget.",
+        ),
+        None => {}
+    }
+    let np = name.as_deref().unwrap_or("<nodepool>");
+    let mut steps = vec![Remediation::command(
+        "Read the budgets (nodes, schedule, duration, reasons); a schedule with a duration blocks only inside its window:",
+        format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption.budgets}}{{\"\\n\"}}'"),
+    )];
+    if let Some(Some(yaml)) = &quoted {
+        steps.push(Remediation::yaml(
+            format!("NodePool {np}'s current budgets:"),
+            format!("spec:\n  disruption:\n    budgets:\n{yaml}"),
+        ));
+    }
+    steps.push(Remediation::yaml(
+        format!(
+            "If the block is not intended, allow some disruption (keep a zero-node window only for the hours it is meant for) with `kubectl edit nodepool {np}`:"
+        ),
+        "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n",
+    ));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(found.subjects.first())
+        .with_node_pool(name.as_deref())
+        .with_messages(found.messages.iter().copied())
+        .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
+        .with_remediation(steps)]
+}
+
+/// The budgets as YAML list items (indented for `spec.disruption.budgets`), `None` when there
+/// are none.
+fn budgets_yaml(budgets: &[serde_json::Value]) -> Option<String> {
+    if budgets.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for b in budgets {
+        let Some(map) = b.as_object() else {
+            out.push_str(&format!("      - {b}\n"));
+            continue;
+        };
+        // Karpenter's documented order first, then anything else.
+        let mut keys: Vec<&String> = map.keys().collect();
+        let rank = |k: &str| {
+            ["nodes", "schedule", "duration", "reasons"]
+                .iter()
+                .position(|x| *x == k)
+                .unwrap_or(9)
+        };
+        keys.sort_by_key(|k| (rank(k), k.to_string()));
+        for (i, k) in keys.iter().enumerate() {
+            let value = match &map[k.as_str()] {
+                serde_json::Value::String(s) => format!("\"{s}\""),
+                serde_json::Value::Array(items) => format!(
+                    "[{}]",
+                    items
+                        .iter()
+                        .map(|v| match v {
+                            serde_json::Value::String(s) => format!("\"{s}\""),
+                            other => other.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                other => other.to_string(),
+            };
+            let lead = if i == 0 { "      - " } else { "        " };
+            out.push_str(&format!("{lead}{k}: {value}\n"));
+        }
+    }
+    Some(out)
+}
+
+/// `- nodes: "0"; schedule: ...` on one line for the summary.
+fn one_line(yaml: &str) -> String {
+    let items: Vec<String> = yaml
+        .split("      - ")
+        .filter(|s| !s.trim().is_empty())
+        .map(|item| {
+            item.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .map(|i| format!("[{i}]"))
+        .collect();
+    format!("{}.", items.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{DisruptionSpec, Message, Meta, ObjectRef};
+    use crate::rules::Confidence;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn both_wordings() {
+        let report = check_only(
+            "KW407",
+            "Normal  DisruptionBlocked  30s  karpenter  No allowed disruptions for disruption reason Drifted due to blocking budget\nNormal  DisruptionBlocked  30s  karpenter  No allowed disruptions due to blocking budget",
+        );
+        assert_eq!(ids(&report), ["KW407"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("(for Drifted)"), "{}", d.summary);
+        assert!(d.summary.contains("not a PodDisruptionBudget"));
+        assert_eq!(d.evidence.len(), 2);
+        assert_eq!(d.confidence, Confidence::High);
+        for near in [
+            "Pdb prevents pod evictions (PodDisruptionBudget=default/x)",
+            "No allowed disruptions",
+        ] {
+            assert!(ids(&check_only("KW407", near)).is_empty(), "{near}");
+        }
+    }
+
+    #[test]
+    fn quotes_the_budgets() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(NodePool {
+            meta: Meta {
+                name: "default".into(),
+                ..Default::default()
+            },
+            disruption: DisruptionSpec {
+                budgets: vec![
+                    serde_json::json!({"nodes": "0", "schedule": "0 9 * * mon-fri", "duration": "8h", "reasons": ["Drifted"]}),
+                    serde_json::json!({"nodes": "10%"}),
+                ],
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        facts.messages.push(Message {
+            text: "No allowed disruptions for disruption reason Drifted due to blocking budget"
+                .into(),
+            object: Some(ObjectRef::new("NodePool", None, "default")),
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(d
+            .summary
+            .starts_with("NodePool default's disruption budget"));
+        assert!(d.summary.contains(
+            r#"Its budgets: [nodes: "0", schedule: "0 9 * * mon-fri", duration: "8h", reasons: ["Drifted"]] [nodes: "10%"]."#
+        ), "{}", d.summary);
+        assert_eq!(
+            d.remediation[1].yaml.as_deref(),
+            Some("spec:\n  disruption:\n    budgets:\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: \"8h\"\n        reasons: [\"Drifted\"]\n      - nodes: \"10%\"\n")
+        );
+        facts.nodepools[0].disruption.budgets.clear();
+        assert!(check(&facts)[0].summary.contains("default is nodes: 10%"));
+    }
+}

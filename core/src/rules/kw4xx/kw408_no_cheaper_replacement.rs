@@ -1,0 +1,143 @@
+//! KW408 no-cheaper-replacement.
+
+use crate::facts::Facts;
+use crate::rules::kw4xx::disruption::{has_any, hits, number_after, subjects_label, unescaped};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW408",
+    slug: "no-cheaper-replacement",
+    title: "Consolidation found no cheaper replacement for the node",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Consolidation considered replacing the node with a cheaper one and found none worth it, so the
+node stays. This is a normal decision, not a failure.
+
+Signals: the `Unconsolidatable` texts `Can't replace with a cheaper node` (the v1.0 docs:
+`can't replace with a lower-priced node`), `SpotToSpotConsolidation is disabled, can't replace
+a spot node with a spot node`, and `SpotToSpotConsolidation requires <n> cheaper instance type
+options than the current candidate to consolidate, got <m>`.
+
+## Why it happens
+The node is already the cheapest type that fits its pods, or the cheaper types are not allowed
+by the NodePool. For spot nodes, replacing spot with spot is off unless the
+`SpotToSpotConsolidation` feature gate is enabled, and even then Karpenter wants at least 15
+cheaper instance types to choose from, so that it does not trade a node for one likely to be
+interrupted.
+
+## How to fix
+Usually nothing. To let spot nodes consolidate onto cheaper spot: enable the feature gate (helm
+`--set settings.featureGates.spotToSpotConsolidation=true`, or the controller's
+`FEATURE_GATES=SpotToSpotConsolidation=true`), and allow many instance types (families, sizes,
+generations) in the NodePool so that enough cheaper options exist. Right-size pod requests so a
+smaller type fits.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "can't replace with a cheaper node",
+    "can't replace with a lower-priced node",
+    "can\u{2019}t replace with a cheaper node",
+    "can\u{2019}t replace with a lower-priced node",
+    "spottospotconsolidation is disabled",
+    "spottospotconsolidation requires",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let found = hits(facts, |t| has_any(t, SIGNALS));
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let texts: Vec<String> = found
+        .messages
+        .iter()
+        .map(|m| unescaped(&m.text).into_owned())
+        .collect();
+    let gate_off = texts
+        .iter()
+        .any(|t| has_any(t, &["spottospotconsolidation is disabled"]));
+    let options = texts.iter().find_map(|t| {
+        let required = number_after(t, "SpotToSpotConsolidation requires")?;
+        let got = number_after(t, ", got");
+        Some((required, got))
+    });
+    let on = subjects_label(&found.subjects);
+    let mut summary = format!(
+        "Consolidation keeps {on}: it found no cheaper replacement worth making. This is a normal decision."
+    );
+    if gate_off {
+        summary.push_str(" Replacing a spot node with another spot node is off: the SpotToSpotConsolidation feature gate is disabled.");
+    }
+    if let Some((required, got)) = options {
+        let got = got.map(|g| format!(", found {g}")).unwrap_or_default();
+        summary.push_str(&format!(
+            " Spot-to-spot consolidation needs at least {required} cheaper instance types to choose from{got}, so that it does not trade the node for one likely to be interrupted."
+        ));
+    }
+    let mut steps = Vec::new();
+    if gate_off || options.is_none() {
+        let ns = facts
+            .karpenter_namespace
+            .as_deref()
+            .unwrap_or("<karpenter-namespace>");
+        steps.push(Remediation::command(
+            "To let spot nodes consolidate onto cheaper spot, enable the SpotToSpotConsolidation feature gate (helm; or the controller's env FEATURE_GATES=SpotToSpotConsolidation=true):",
+            format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --namespace {ns} --set settings.featureGates.spotToSpotConsolidation=true"),
+        ));
+    }
+    steps.push(Remediation::yaml(
+        "Give consolidation cheaper options: allow many families, sizes and generations in the NodePool:",
+        "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"4\"]\n",
+    ));
+    steps.push(Remediation::text(
+        "Right-size pod requests: a node full of over-requested pods has no cheaper type that fits.",
+    ));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(found.subjects.first())
+        .with_messages(found.messages.iter().copied())
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_wording() {
+        for text in [
+            "Normal  Unconsolidatable  13m (x86 over 23h)  karpenter  Can't replace with a cheaper node",
+            "Normal  Unconsolidatable  33s (x3 over 30m)  karpenter  can't replace with a lower-priced node",
+            "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+            "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 3",
+        ] {
+            assert_eq!(ids(&check_only("KW408", text)), ["KW408"], "{text}");
+        }
+        let d = &check_only(
+            "KW408",
+            "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node\nSpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 3",
+        )
+        .diagnoses[0];
+        assert!(d.summary.contains("feature gate is disabled"));
+        assert!(d
+            .summary
+            .contains("at least 15 cheaper instance types to choose from, found 3"));
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("settings.featureGates.spotToSpotConsolidation=true")));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "Can't remove without creating 2 candidates",
+            "disrupting node(s) via replace, replacing with spot node",
+        ] {
+            assert!(ids(&check_only("KW408", text)).is_empty(), "{text}");
+        }
+    }
+}

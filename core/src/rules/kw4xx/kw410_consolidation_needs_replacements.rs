@@ -1,0 +1,93 @@
+//! KW410 consolidation-needs-replacements.
+
+use crate::facts::{contains_ignore_ascii_case, Facts};
+use crate::rules::kw4xx::disruption::{hits, node_name, number_after, subjects_label, unescaped};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW410",
+    slug: "consolidation-needs-replacements",
+    title: "Removing the node would need more than one replacement node",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Consolidation simulated removing the node and found its pods would need several new nodes.
+Karpenter replaces a node with at most one, so it keeps this one: an underused node can stay
+for that reason.
+
+Signal: the `Unconsolidatable` text `Can't remove without creating <n> candidates`.
+
+## Why it happens
+The node's pods do not fit together on one cheaper node, nor on the other nodes' free space:
+large pods, anti-affinity or topology spread between them, or resources only a big instance has.
+
+## How to fix
+Usually nothing: the decision saves churn. To let the node go, make its pods fit elsewhere
+(smaller requests, relaxed anti-affinity / spread), or let the NodePool offer an instance type
+that holds them all.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "can't remove without creating",
+    "can\u{2019}t remove without creating",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let found = hits(facts, |t| {
+        SIGNALS.iter().any(|s| contains_ignore_ascii_case(t, s))
+    });
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let count = found.messages.iter().find_map(|m| {
+        let t = unescaped(&m.text);
+        number_after(&t, "without creating")
+    });
+    let how_many = count
+        .map(|n| format!("{n} new nodes"))
+        .unwrap_or_else(|| "several new nodes".to_string());
+    let summary = format!(
+        "Consolidation keeps {}: its pods would need {how_many}, and Karpenter replaces a node with at most one. This is a normal decision, not an error.",
+        subjects_label(&found.subjects)
+    );
+    let node = node_name(facts, &found.subjects).unwrap_or_else(|| "<node>".to_string());
+    vec![Diagnosis::new(&META, summary)
+        .with_object(found.subjects.first())
+        .with_messages(found.messages.iter().copied())
+        .with_remediation([
+            Remediation::command(
+                "See the node's pods and their requests; large pods or anti-affinity between them keep them apart:",
+                format!("kubectl get pods -A --field-selector spec.nodeName={node} -o custom-columns=NS:.metadata.namespace,POD:.metadata.name,CPU:.spec.containers[*].resources.requests.cpu,MEM:.spec.containers[*].resources.requests.memory"),
+            ),
+            Remediation::text(
+                "To let it go: smaller requests, preferred instead of required anti-affinity, or an instance type in the NodePool big enough to hold all its pods.",
+            ),
+        ])]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn names_the_count() {
+        let report = check_only(
+            "KW410",
+            "Normal  Unconsolidatable  5m  karpenter  Can't remove without creating 2 candidates",
+        );
+        assert_eq!(ids(&report), ["KW410"]);
+        assert!(report.diagnoses[0].summary.contains("2 new nodes"));
+        assert_eq!(
+            ids(&check_only(
+                "KW410",
+                "Can\u{2019}t remove without creating 3 candidates"
+            )),
+            ["KW410"]
+        );
+        assert!(ids(&check_only("KW410", "Can't replace with a cheaper node")).is_empty());
+    }
+}

@@ -1,0 +1,256 @@
+//! KW411 nodeclaim-without-node.
+
+use crate::facts::{contains_ignore_ascii_case, Facts};
+use crate::rules::kw4xx::disruption::{has_any, hits, subjects_label, unescaped};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW411",
+    slug: "nodeclaim-without-node",
+    title: "Karpenter cannot disrupt a NodeClaim without a node, or a node it does not manage",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter's disruption logic only considers a NodeClaim together with its Node. Either the
+NodeClaim has no Node yet (the instance is still registering, or never will), or the Node is
+not Karpenter's (a managed node group's, a self-managed one).
+
+Signals: the `DisruptionBlocked` texts `state node doesn't contain both a node and a nodeclaim`
+(v1.0), `node is not managed by karpenter` (v1.1), `Node isn't managed by karpenter` and
+`Nodeclaim does not have an associated node` (v1.2+).
+
+## Why it happens
+Right after a launch the NodeClaim exists before its Node registers: that is normal for a
+minute or two. If it lasts, the node never joined (bootstrap, networking, IAM: KW303). For a
+node Karpenter does not manage, nothing is wrong: Karpenter leaves it alone by design.
+
+## How to fix
+Wait a few minutes after a launch. If the NodeClaim stays without a node, follow KW303
+(`kubectl get nodeclaim <name> -o yaml`: the `Registered` condition). For a non-Karpenter node,
+nothing to do; scale it with the tool that owns it.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "doesn't contain both a node and a nodeclaim",
+    "does not have an associated node",
+    "isn't managed by karpenter",
+    "is not managed by karpenter",
+];
+
+/// Texts that say a NodeClaim's node has not registered yet.
+const NOT_REGISTERED: &[&str] = &["node not registered with cluster", "nodenotfound"];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let found = hits(facts, |t| has_any(t, SIGNALS));
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let unmanaged_only = found.messages.iter().all(|m| {
+        let t = unescaped(&m.text);
+        has_any(&t, &["managed by karpenter"])
+    });
+    let on = subjects_label(&found.subjects);
+    let waiting_claims: Vec<String> = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| {
+            c.conditions.iter().any(|k| {
+                k.condition_type == "Registered"
+                    && k.status != "True"
+                    && k.reason.as_deref() != Some("AwaitingReconciliation")
+            }) || (c.node_name.is_none() && c.provider_id.is_some())
+        })
+        .map(|c| c.meta.name.clone())
+        .collect();
+    let not_registered_text = facts
+        .messages
+        .iter()
+        .any(|m| has_any(&m.text, NOT_REGISTERED));
+    let age = longest_age_minutes(facts);
+    let long_wait = age.is_some_and(|a| a >= 5);
+    let mut related: Vec<&'static str> = Vec::new();
+    let mut summary = if unmanaged_only {
+        format!(
+            "Karpenter does not disrupt {on}: the node is not managed by Karpenter (a managed node group's or self-managed node), which it leaves alone by design."
+        )
+    } else {
+        format!(
+            "Karpenter cannot disrupt {on}: the NodeClaim has no registered node (or the node is not Karpenter's)."
+        )
+    };
+    if !unmanaged_only {
+        if !waiting_claims.is_empty() || not_registered_text || long_wait {
+            let who = if waiting_claims.is_empty() {
+                "The NodeClaim".to_string()
+            } else {
+                format!("NodeClaim {}", waiting_claims.join(", "))
+            };
+            let how_long = age
+                .map(|a| format!(" for about {a} minutes"))
+                .unwrap_or_default();
+            summary.push_str(&format!(
+                " {who} has waited for its node{how_long}: beyond a few minutes the instance is not joining the cluster (KW303)."
+            ));
+            related.push("KW303");
+        } else {
+            summary.push_str(" Right after a launch this is normal for a minute or two.");
+        }
+    }
+    let claim = waiting_claims.first().cloned().or_else(|| {
+        found
+            .subjects
+            .iter()
+            .find(|s| s.kind == "NodeClaim")
+            .map(|s| s.name.clone())
+    });
+    let steps = if unmanaged_only {
+        vec![Remediation::text(
+            "Nothing to do for Karpenter: scale that node with the tool that owns it (its managed node group, ASG, or your own process).",
+        )]
+    } else {
+        vec![
+            Remediation::command(
+                "Read the NodeClaim's Registered condition; Karpenter gives up and deletes it after 15 minutes without a node:",
+                format!(
+                    "kubectl get nodeclaim {} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'",
+                    claim.as_deref().unwrap_or("<nodeclaim>")
+                ),
+            ),
+            Remediation::text(
+                "If the instance runs but never joins, follow KW303: the node's bootstrap, its IAM role's access entry (or aws-auth mapping), networking to the API server.",
+            ),
+        ]
+    };
+    vec![Diagnosis::new(&META, summary)
+        .with_object(found.subjects.first())
+        .with_messages(found.messages.iter().copied())
+        .with_related(&related)
+        .with_remediation(steps)]
+}
+
+/// The longest age of the matching events (`14m`, `2m (x31 over 3h)` counts 3h), in minutes.
+fn longest_age_minutes(facts: &Facts) -> Option<u64> {
+    facts
+        .events
+        .iter()
+        .filter(|e| {
+            SIGNALS
+                .iter()
+                .any(|s| contains_ignore_ascii_case(&e.message, s))
+        })
+        .filter_map(|e| e.age.as_deref())
+        .filter_map(age_minutes)
+        .max()
+}
+
+/// Minutes in a kubectl age: `14m`, `4m59s`, `3h`, `2d`, `2m (x31 over 3h)` (the `over` span).
+fn age_minutes(age: &str) -> Option<u64> {
+    let span = age
+        .split(" over ")
+        .nth(1)
+        .map(|s| s.trim_end_matches(')'))
+        .unwrap_or(age);
+    let mut total = 0u64;
+    let mut number = String::new();
+    let mut seen = false;
+    for c in span.trim().chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        let n: u64 = number.parse().ok()?;
+        number.clear();
+        total += match c {
+            'd' => n * 24 * 60,
+            'h' => n * 60,
+            'm' => n,
+            's' => 0,
+            _ => return None,
+        };
+        seen = true;
+    }
+    (seen && number.is_empty()).then_some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Event, Message, Meta, NodeClaim};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_wording() {
+        for text in [
+            "Normal  DisruptionBlocked  14m  karpenter  Cannot disrupt NodeClaim: state node doesn't contain both a node and a nodeclaim",
+            "Nodeclaim does not have an associated node",
+            "Cannot disrupt Node: node is not managed by karpenter",
+            "Node isn't managed by karpenter",
+        ] {
+            assert_eq!(ids(&check_only("KW411", text)), ["KW411"], "{text}");
+        }
+        let unmanaged = &check_only(
+            "KW411",
+            "1m Normal DisruptionBlocked node/ip-1 Node isn't managed by karpenter",
+        )
+        .diagnoses[0];
+        assert!(
+            unmanaged.summary.contains("by design"),
+            "{}",
+            unmanaged.summary
+        );
+        assert!(unmanaged.related.is_empty());
+    }
+
+    #[test]
+    fn points_to_kw303_when_the_node_never_registered() {
+        let report = check_only(
+            "KW411",
+            "Message: Node not registered with cluster\nReason: NodeNotFound\nNormal  DisruptionBlocked  14m  karpenter  Cannot disrupt NodeClaim: state node doesn't contain both a node and a nodeclaim",
+        );
+        assert_eq!(report.diagnoses[0].related, ["KW303"]);
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "Nodeclaim does not have an associated node".into(),
+            ..Default::default()
+        });
+        assert!(check(&facts)[0].related.is_empty());
+        facts.nodeclaims.push(NodeClaim {
+            meta: Meta {
+                name: "default-4xq7m".into(),
+                ..Default::default()
+            },
+            conditions: vec![Condition {
+                condition_type: "Registered".into(),
+                status: "Unknown".into(),
+                reason: Some("NodeNotFound".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert_eq!(d.related, ["KW303"]);
+        assert!(d.summary.contains("NodeClaim default-4xq7m has waited"));
+        facts.nodeclaims.clear();
+        facts.events.push(Event {
+            message: "Nodeclaim does not have an associated node".into(),
+            age: Some("2m (x7 over 20m)".into()),
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(d.summary.contains("about 20 minutes"), "{}", d.summary);
+    }
+
+    #[test]
+    fn ages() {
+        assert_eq!(age_minutes("14m"), Some(14));
+        assert_eq!(age_minutes("4m59s"), Some(4));
+        assert_eq!(age_minutes("2m (x31 over 3h)"), Some(180));
+        assert_eq!(age_minutes("2d"), Some(2880));
+        assert_eq!(age_minutes("<unknown>"), None);
+        assert_eq!(age_minutes("14"), None);
+    }
+}
