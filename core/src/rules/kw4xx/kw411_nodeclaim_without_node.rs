@@ -89,12 +89,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             } else {
                 format!("NodeClaim {}", waiting_claims.join(", "))
             };
-            let how_long = age
-                .map(|a| format!(" for about {a} minutes"))
-                .unwrap_or_default();
-            summary.push_str(&format!(
-                " {who} has waited for its node{how_long}: beyond a few minutes the instance is not joining the cluster (KW303)."
-            ));
+            match age.filter(|_| long_wait) {
+                Some(a) => summary.push_str(&format!(
+                    " {who} has waited for its node for about {a} minutes: the instance is not joining the cluster (KW303)."
+                )),
+                None => summary.push_str(&format!(
+                    " {who}'s node has not registered; if that lasts beyond a few minutes, the instance is not joining the cluster (KW303)."
+                )),
+            }
             related.push("KW303");
         } else {
             summary.push_str(" Right after a launch this is normal for a minute or two.");
@@ -125,9 +127,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ]
     };
+    let registration = facts
+        .messages
+        .iter()
+        .filter(|m| !unmanaged_only && has_any(&m.text, NOT_REGISTERED));
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
         .with_messages(found.messages.iter().copied())
+        .with_messages(registration)
         .with_related(&related)
         .with_remediation(steps)]
 }
@@ -233,7 +240,12 @@ mod tests {
         });
         let d = &check(&facts)[0];
         assert_eq!(d.related, ["KW303"]);
-        assert!(d.summary.contains("NodeClaim default-4xq7m has waited"));
+        assert!(
+            d.summary
+                .contains("NodeClaim default-4xq7m's node has not registered"),
+            "{}",
+            d.summary
+        );
         facts.nodeclaims.clear();
         facts.events.push(Event {
             message: "Nodeclaim does not have an associated node".into(),
