@@ -146,16 +146,29 @@ pub struct Condition {
 pub struct Meta {
     pub name: String,
     pub namespace: Option<String>,
+    /// `apiVersion` as written (`karpenter.sh/v1`, `karpenter.sh/v1beta1`, `policy/v1`...): tells
+    /// the Karpenter API generation apart.
+    pub api_version: Option<String>,
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
     /// Owner references (`ReplicaSet/web-7d9`, `StatefulSet/db`), first is the controller.
     pub owners: Vec<ObjectRef>,
-    /// Where the object starts in the input.
+    /// The line naming the object (`name: web-0`, `Name:  web-0`).
     pub evidence: Option<Evidence>,
     /// True when the object is known only from a `kubectl get` table row: its spec (selectors,
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
     pub from_table: bool,
+}
+
+impl Meta {
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels.get(key).map(String::as_str)
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations.get(key).map(String::as_str)
+    }
 }
 
 /// A node selector requirement (NodePool/NodeClaim requirements, pod node affinity).
@@ -200,6 +213,7 @@ pub struct TopologySpread {
     pub max_skew: Option<i64>,
     /// `DoNotSchedule` / `ScheduleAnyway`.
     pub when_unsatisfiable: Option<String>,
+    pub label_selector: Option<LabelSelector>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -212,9 +226,24 @@ pub struct Container {
     pub reason: Option<String>,
     pub message: Option<String>,
     pub ready: Option<bool>,
+    pub restart_count: Option<i64>,
+    /// `lastState.terminated.reason` (`OOMKilled`, `Error`...): why the previous run ended.
+    pub last_termination_reason: Option<String>,
     pub requests: BTreeMap<String, String>,
+    /// Literal env values; `valueFrom` entries map to an empty string. Each also becomes a
+    /// `Setting` with its evidence.
     pub env: BTreeMap<String, String>,
     pub args: Vec<String>,
+}
+
+impl Container {
+    /// The image tag (`1.0.8` of `public.ecr.aws/karpenter/controller:1.0.8@sha256:...`).
+    pub fn image_tag(&self) -> Option<&str> {
+        let image = self.image.as_deref()?;
+        let without_digest = image.split('@').next()?;
+        let last = without_digest.rsplit('/').next()?;
+        last.split_once(':').map(|(_, tag)| tag)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -226,9 +255,13 @@ pub struct Pod {
     pub node_selector: BTreeMap<String, String>,
     /// Required node affinity, one inner Vec per nodeSelectorTerm (terms are ORed).
     pub node_affinity: Vec<Vec<Requirement>>,
+    /// A required nodeSelectorTerm uses `matchFields` (Karpenter ignores such pods).
+    pub node_affinity_match_fields: bool,
     pub tolerations: Vec<Toleration>,
     pub topology_spread: Vec<TopologySpread>,
+    /// Any pod anti-affinity term, required or preferred.
     pub has_pod_anti_affinity: bool,
+    /// Any pod affinity term, required or preferred.
     pub has_pod_affinity: bool,
     pub containers: Vec<Container>,
     pub init_containers: Vec<Container>,
@@ -240,6 +273,7 @@ pub struct Pod {
     pub service_account: Option<String>,
     /// `Guaranteed` / `Burstable` / `BestEffort`, when the input states it.
     pub qos_class: Option<String>,
+    pub scheduler_name: Option<String>,
 }
 
 impl Pod {
@@ -250,14 +284,25 @@ impl Pod {
     pub fn is_pending(&self) -> bool {
         self.phase.as_deref() == Some("Pending")
     }
+
+    /// Every container of the pod, init containers first.
+    pub fn all_containers(&self) -> impl Iterator<Item = &Container> {
+        self.init_containers.iter().chain(self.containers.iter())
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DisruptionSpec {
+    /// `WhenEmptyOrUnderutilized` / `WhenEmpty` (v1), `WhenUnderutilized` (v1beta1).
     pub consolidation_policy: Option<String>,
+    /// `consolidateAfter`; for a v1alpha5 Provisioner `ttlSecondsAfterEmpty` as `<n>s`.
     pub consolidate_after: Option<String>,
+    /// v1alpha5 Provisioner `consolidation.enabled`.
+    pub consolidation_enabled: Option<bool>,
     /// Budgets as written (`nodes: "0"`, `schedule`, `duration`, `reasons`).
     pub budgets: Vec<serde_json::Value>,
+    /// Where `spec.disruption` is, when written.
+    pub evidence: Option<Evidence>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -267,13 +312,19 @@ pub struct NodePool {
     pub requirements: Vec<Requirement>,
     pub taints: Vec<Taint>,
     pub startup_taints: Vec<Taint>,
-    /// `spec.template.metadata.labels`.
+    /// `spec.template.metadata.labels` (v1alpha5: `spec.labels`).
     pub template_labels: BTreeMap<String, String>,
-    /// `spec.limits` (cpu, memory, ...).
+    /// `spec.limits` (cpu, memory, ...; v1alpha5: `spec.limits.resources`).
     pub limits: BTreeMap<String, String>,
     /// `status.resources`: current usage.
     pub usage: BTreeMap<String, String>,
     pub disruption: DisruptionSpec,
+    /// `expireAfter` (v1: template spec; v1beta1: disruption; v1alpha5: `ttlSecondsUntilExpired`
+    /// as `<n>s`).
+    pub expire_after: Option<String>,
+    /// Kubelet settings as written: v1beta1 `spec.template.spec.kubelet`, v1alpha5
+    /// `spec.kubeletConfiguration` (v1 moved them to the EC2NodeClass).
+    pub kubelet: Option<serde_json::Value>,
     pub weight: Option<i64>,
     pub conditions: Vec<Condition>,
     /// v1alpha5 Provisioner (pre-v0.32) rather than a NodePool.
@@ -288,13 +339,44 @@ impl NodePool {
             .find(|r| r.key == key && r.operator == "In")
             .map(|r| r.values.clone())
     }
+
+    /// `maxPods` of the NodePool's own kubelet settings (v1beta1 / v1alpha5).
+    pub fn max_pods(&self) -> Option<u64> {
+        json_u64(self.kubelet.as_ref()?.get("maxPods")?)
+    }
 }
 
+/// One `blockDeviceMappings` entry of an EC2NodeClass.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockDeviceMapping {
+    pub device_name: Option<String>,
+    /// `ebs.volumeSize` as written (`20Gi`, `100G`).
+    pub volume_size: Option<String>,
+    pub volume_type: Option<String>,
+    pub encrypted: Option<bool>,
+    pub kms_key_id: Option<String>,
+    pub snapshot_id: Option<String>,
+    pub root_volume: Option<bool>,
+    pub evidence: Option<Evidence>,
+}
+
+/// One `status.amis` entry of an EC2NodeClass: the AMIs the selector resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResolvedAmi {
+    pub id: String,
+    pub name: Option<String>,
+    /// The AMI's requirements (`kubernetes.io/arch In [arm64]`...).
+    pub requirements: Vec<Requirement>,
+}
+
+/// An EC2NodeClass (v1, v1beta1) or a v1alpha1 AWSNodeTemplate.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeClass {
     pub meta: Meta,
     pub ami_family: Option<String>,
-    /// Selector terms as written (`tags`, `id`, `name`, `alias`...).
+    /// Selector terms as written (`tags`, `id`, `name`, `alias`...). An AWSNodeTemplate's
+    /// selector map becomes one `{"tags": {...}}` term, its `aws-ids` one `{"id": ...}` term
+    /// per ID.
     pub subnet_selector_terms: Vec<serde_json::Value>,
     pub security_group_selector_terms: Vec<serde_json::Value>,
     pub ami_selector_terms: Vec<serde_json::Value>,
@@ -302,15 +384,43 @@ pub struct NodeClass {
     pub instance_profile: Option<String>,
     /// `spec.kubelet` as written (maxPods, ...).
     pub kubelet: Option<serde_json::Value>,
-    pub block_device_mappings: Vec<serde_json::Value>,
+    pub block_device_mappings: Vec<BlockDeviceMapping>,
     /// `status.subnets`: (id, zone).
     pub status_subnets: Vec<(String, String)>,
+    pub status_amis: Vec<ResolvedAmi>,
+    /// `status.instanceProfile`: the profile Karpenter created or resolved.
+    pub status_instance_profile: Option<String>,
     pub conditions: Vec<Condition>,
+    /// A v1alpha1 AWSNodeTemplate (pre-v0.32) rather than an EC2NodeClass.
+    pub is_aws_node_template: bool,
 }
 
+impl NodeClass {
+    /// `spec.kubelet.maxPods`.
+    pub fn max_pods(&self) -> Option<u64> {
+        json_u64(self.kubelet.as_ref()?.get("maxPods")?)
+    }
+
+    /// The `alias` of an `amiSelectorTerms` entry (`al2023@latest`), v1 only.
+    pub fn ami_alias(&self) -> Option<&str> {
+        self.ami_selector_terms
+            .iter()
+            .find_map(|t| t.get("alias")?.as_str())
+    }
+}
+
+/// A number written as a number or as a numeric string.
+fn json_u64(value: &serde_json::Value) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| value.as_str()?.trim().parse().ok())
+}
+
+/// A NodeClaim (v1, v1beta1) or a v1alpha5 Machine.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeClaim {
     pub meta: Meta,
+    /// The `karpenter.sh/nodepool` label (v1alpha5: `karpenter.sh/provisioner-name`).
     pub nodepool: Option<String>,
     pub nodeclass_ref: Option<String>,
     pub requirements: Vec<Requirement>,
@@ -318,11 +428,32 @@ pub struct NodeClaim {
     pub startup_taints: Vec<Taint>,
     pub node_name: Option<String>,
     pub provider_id: Option<String>,
+    pub image_id: Option<String>,
+    /// From the `node.kubernetes.io/instance-type` label.
     pub instance_type: Option<String>,
+    /// From the `topology.kubernetes.io/zone` label, else from the provider ID
+    /// (`aws:///us-east-1a/i-...`).
     pub zone: Option<String>,
+    /// From the `karpenter.sh/capacity-type` label.
     pub capacity_type: Option<String>,
+    /// `spec.resources.requests`: what the pods and daemonsets it was made for ask.
     pub requests: BTreeMap<String, String>,
+    pub capacity: BTreeMap<String, String>,
+    pub allocatable: BTreeMap<String, String>,
+    pub expire_after: Option<String>,
+    /// v1beta1 / v1alpha5 `spec.kubelet` as written.
+    pub kubelet: Option<serde_json::Value>,
     pub conditions: Vec<Condition>,
+    /// A v1alpha5 Machine (pre-v0.32) rather than a NodeClaim.
+    pub is_machine: bool,
+}
+
+impl NodeClaim {
+    pub fn condition(&self, condition_type: &str) -> Option<&Condition> {
+        self.conditions
+            .iter()
+            .find(|c| c.condition_type == condition_type)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -336,6 +467,33 @@ pub struct Node {
     pub provider_id: Option<String>,
     /// The pods running on the node (`kubectl describe node`'s Non-terminated Pods table).
     pub pods: Vec<ObjectRef>,
+}
+
+impl Node {
+    pub fn condition(&self, condition_type: &str) -> Option<&Condition> {
+        self.conditions
+            .iter()
+            .find(|c| c.condition_type == condition_type)
+    }
+
+    pub fn nodepool(&self) -> Option<&str> {
+        self.meta.label("karpenter.sh/nodepool")
+    }
+
+    pub fn instance_type(&self) -> Option<&str> {
+        self.meta.label("node.kubernetes.io/instance-type")
+    }
+
+    /// `spot`, `on-demand` or `reserved`, from the `karpenter.sh/capacity-type` label.
+    pub fn capacity_type(&self) -> Option<&str> {
+        self.meta.label("karpenter.sh/capacity-type")
+    }
+
+    /// Karpenter sets `karpenter.sh/initialized=true` once the node is ready, every requested
+    /// resource is registered and every startup taint is gone.
+    pub fn karpenter_initialized(&self) -> bool {
+        self.meta.label("karpenter.sh/initialized") == Some("true")
+    }
 }
 
 /// A Kubernetes label selector (`matchLabels` and `matchExpressions`).
@@ -369,12 +527,16 @@ impl LabelSelector {
 pub struct Pdb {
     pub meta: Meta,
     pub selector: LabelSelector,
+    /// An int or a percentage, as written.
     pub min_available: Option<String>,
     pub max_unavailable: Option<String>,
+    /// `IfHealthyBudget` / `AlwaysAllow`.
+    pub unhealthy_pod_eviction_policy: Option<String>,
     pub disruptions_allowed: Option<i64>,
     pub current_healthy: Option<i64>,
     pub desired_healthy: Option<i64>,
     pub expected_pods: Option<i64>,
+    pub conditions: Vec<Condition>,
 }
 
 /// Deployment, StatefulSet, DaemonSet or ReplicaSet.
@@ -382,18 +544,36 @@ pub struct Pdb {
 pub struct Workload {
     pub kind: String,
     pub meta: Meta,
+    /// `spec.replicas`; for a DaemonSet `status.desiredNumberScheduled`.
     pub replicas: Option<i64>,
+    /// `status.readyReplicas`; for a DaemonSet `status.numberReady`.
     pub ready_replicas: Option<i64>,
     pub selector: LabelSelector,
     pub template_labels: BTreeMap<String, String>,
+    pub template_annotations: BTreeMap<String, String>,
     pub containers: Vec<Container>,
+    pub init_containers: Vec<Container>,
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
     pub dns_policy: Option<String>,
+    pub service_account: Option<String>,
+    pub conditions: Vec<Condition>,
+}
+
+impl Workload {
+    pub fn object_ref(&self) -> ObjectRef {
+        ObjectRef::new(&self.kind, self.meta.namespace.as_deref(), &self.meta.name)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StorageClass {
     pub meta: Meta,
     pub provisioner: Option<String>,
+    /// `Immediate` / `WaitForFirstConsumer`.
+    pub volume_binding_mode: Option<String>,
+    /// Zones of `allowedTopologies`.
+    pub allowed_zones: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -401,10 +581,15 @@ pub struct PersistentVolume {
     pub meta: Meta,
     /// `awsElasticBlockStore` (in-tree) rather than CSI.
     pub in_tree_ebs: bool,
+    /// `spec.csi.driver` (`ebs.csi.aws.com`...).
+    pub csi_driver: Option<String>,
+    /// The EBS volume ID (in-tree `volumeID` or CSI `volumeHandle`).
+    pub volume_id: Option<String>,
     pub storage_class: Option<String>,
-    /// Zones from the PV's node affinity.
+    /// Zones from the PV's node affinity (or its legacy zone labels).
     pub zones: Vec<String>,
     pub claim: Option<ObjectRef>,
+    pub phase: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -413,6 +598,94 @@ pub struct PersistentVolumeClaim {
     pub storage_class: Option<String>,
     pub volume_name: Option<String>,
     pub phase: Option<String>,
+}
+
+/// Where a `Setting` was written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SettingSource {
+    /// A container's `env` entry; `key` is the variable name.
+    Env,
+    /// A container's `args` flag; `key` is the flag with its dashes (`--log-level`).
+    Arg,
+    /// A ConfigMap `data` entry.
+    ConfigMap,
+    /// A document without `kind` (helm values, a fragment): `key` is the dotted path
+    /// (`settings.isolatedVPC`, `controller.image.registry`, `tolerations[0].key`).
+    #[default]
+    Values,
+}
+
+/// One configuration knob with its value and where it was written: container env and args,
+/// ConfigMap data, helm values. Rules look them up by key (`LOG_LEVEL`, `--log-level`,
+/// `logLevel`, `settings.isolatedVPC`, `enableRebalanceDraining`...).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Setting {
+    pub source: SettingSource,
+    /// The workload / pod / ConfigMap holding it, or for helm values the release
+    /// (`HelmRelease/<name>`) when the paste names it (`helm get values <name>`).
+    pub owner: Option<ObjectRef>,
+    pub container: Option<String>,
+    pub key: String,
+    pub value: String,
+    pub evidence: Evidence,
+}
+
+/// A CustomResourceDefinition: served and storage versions and conversion (KW104).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Crd {
+    pub meta: Meta,
+    pub group: String,
+    /// `spec.names.kind`.
+    pub kind: String,
+    pub versions: Vec<CrdVersion>,
+    /// `spec.conversion.strategy`: `None` / `Webhook`.
+    pub conversion_strategy: Option<String>,
+    /// `status.storedVersions`.
+    pub stored_versions: Vec<String>,
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CrdVersion {
+    pub name: String,
+    pub served: bool,
+    pub storage: bool,
+}
+
+/// The `kube-system/aws-auth` ConfigMap: which IAM roles map to which Kubernetes groups.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AwsAuth {
+    pub meta: Meta,
+    pub map_roles: Vec<MapRole>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MapRole {
+    pub role_arn: String,
+    pub username: Option<String>,
+    pub groups: Vec<String>,
+    pub evidence: Option<Evidence>,
+}
+
+/// A VPC resource controller SecurityGroupPolicy (Security Groups for Pods).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SecurityGroupPolicy {
+    pub meta: Meta,
+    pub pod_selector: Option<LabelSelector>,
+    pub service_account_selector: Option<LabelSelector>,
+    pub group_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServiceAccount {
+    pub meta: Meta,
+}
+
+impl ServiceAccount {
+    /// The IRSA role (`eks.amazonaws.com/role-arn` annotation).
+    pub fn role_arn(&self) -> Option<&str> {
+        self.meta.annotation("eks.amazonaws.com/role-arn")
+    }
 }
 
 /// Which kinds of evidence the input contained: drives the checklist and the `missing` list.
@@ -456,6 +729,11 @@ pub struct Facts {
     pub storage_classes: Vec<StorageClass>,
     pub persistent_volumes: Vec<PersistentVolume>,
     pub pvcs: Vec<PersistentVolumeClaim>,
+    pub settings: Vec<Setting>,
+    pub crds: Vec<Crd>,
+    pub aws_auth: Option<AwsAuth>,
+    pub security_group_policies: Vec<SecurityGroupPolicy>,
+    pub service_accounts: Vec<ServiceAccount>,
     pub empty_lists: Vec<EmptyList>,
     /// Karpenter version when the input reveals it (image tag, log `commit`/version line,
     /// chart labels), without a leading `v`.
@@ -519,6 +797,70 @@ impl Facts {
 
     pub fn has(&self, what: Collected) -> bool {
         self.collected.contains(&what)
+    }
+
+    /// Settings whose key is one of `keys` (ASCII case-insensitive), wherever written.
+    pub fn settings_named<'a>(
+        &'a self,
+        keys: &'a [&'a str],
+    ) -> impl Iterator<Item = &'a Setting> + 'a {
+        self.settings
+            .iter()
+            .filter(move |s| keys.iter().any(|k| s.key.eq_ignore_ascii_case(k)))
+    }
+
+    pub fn pods_on_node<'a>(&'a self, node: &'a str) -> impl Iterator<Item = &'a Pod> + 'a {
+        self.pods
+            .iter()
+            .filter(move |p| p.node_name.as_deref() == Some(node))
+    }
+
+    /// The PDBs of the pod's namespace whose selector matches the pod's labels.
+    pub fn pdbs_covering<'a>(&'a self, pod: &'a Pod) -> impl Iterator<Item = &'a Pdb> + 'a {
+        self.pdbs.iter().filter(move |b| {
+            b.meta.namespace == pod.meta.namespace && b.selector.matches(&pod.meta.labels)
+        })
+    }
+
+    /// The pod's top controller: a ReplicaSet's Deployment (from the ReplicaSet object when the
+    /// input has it, else from the `pod-template-hash` naming convention), or the direct
+    /// controller (StatefulSet, DaemonSet, Job...).
+    pub fn controller_of(&self, pod: &Pod) -> Option<ObjectRef> {
+        let owner = pod.meta.owners.first()?;
+        if owner.kind != "ReplicaSet" {
+            return Some(owner.clone());
+        }
+        let replica_set = self.workloads.iter().find(|w| {
+            w.kind == "ReplicaSet"
+                && w.meta.name == owner.name
+                && w.meta.namespace == pod.meta.namespace
+        });
+        if let Some(rs) = replica_set {
+            return Some(
+                rs.meta
+                    .owners
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| owner.clone()),
+            );
+        }
+        let deployment = pod
+            .meta
+            .label("pod-template-hash")
+            .and_then(|hash| owner.name.strip_suffix(hash)?.strip_suffix('-'));
+        Some(match deployment {
+            Some(name) => ObjectRef::new("Deployment", pod.meta.namespace.as_deref(), name),
+            None => owner.clone(),
+        })
+    }
+
+    /// A Deployment, StatefulSet, DaemonSet or ReplicaSet by reference.
+    pub fn workload(&self, reference: &ObjectRef) -> Option<&Workload> {
+        self.workloads.iter().find(|w| {
+            w.kind == reference.kind
+                && w.meta.name == reference.name
+                && w.meta.namespace == reference.namespace
+        })
     }
 }
 
