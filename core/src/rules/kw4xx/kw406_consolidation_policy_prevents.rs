@@ -225,7 +225,7 @@ mod tests {
             disruption: DisruptionSpec {
                 consolidation_policy: Some(policy.into()),
                 consolidate_after: Some(after.into()),
-                budgets: Vec::new(),
+                ..Default::default()
             },
             ..Default::default()
         }
