@@ -1,60 +1,539 @@
 //! Ingest: documents -> facts. Splits a mixed paste into segments, recognises each format and
 //! fills the fact model, keeping evidence (label, line, exact text) for everything.
+//!
+//! The segmenter walks the lines of each document once. Karpenter log lines go through the
+//! prefilter of [`scan`] first (noise is counted, not parsed); every other line starts a
+//! segment of the first format that claims it:
+//!
+//! | first line                                   | segment                         | module          |
+//! |----------------------------------------------|---------------------------------|-----------------|
+//! | `==> LABEL <==`                              | new document part (label, lines)| here            |
+//! | `$ kubectl ...` prompt                        | context for what follows        | `segment`       |
+//! | JSON / console log line (prefixed, wrapped)  | log record (console: multi-line)| `logs`          |
+//! | journal / klog line                          | kubelet message                 | `kubelet`       |
+//! | `No resources found...`                      | empty list                      | `tables`        |
+//! | `Name:` at column 0                          | `kubectl describe` block        | `describe*`     |
+//! | `Events:` at column 0                        | a describe Events table alone   | `events_table`  |
+//! | upper-case column header                     | `kubectl get` table / events    | `tables`        |
+//! | `apiVersion:` / `kind:` / `---` / helm values | YAML objects                    | `objects`       |
+//! | `{` / `[` opening a multi-line value          | JSON objects, exports, or text  | `objects`, here |
+//! | `time=... type=... reason=...`, event rows    | events                          | `events_table`  |
+//! | anything else                                | `Unrecognised` message          | here            |
 
-use crate::document::{Document, Evidence};
-use crate::facts::{Facts, LogRecord, Message, MessageOrigin};
+use std::borrow::Cow;
 
+use crate::document::{Document, Evidence, InputError};
+use crate::facts::{Collected, Facts, Message, MessageOrigin};
+
+mod describe;
+mod describe_misc;
+mod describe_node;
+mod describe_pod;
+mod events_table;
+mod kubelet;
 pub mod logs;
 pub mod objects;
+pub mod scan;
+mod segment;
+mod tables;
+
+use objects::Segment;
+use scan::{Decision, LogLineFilter, SignalMatcher};
+use segment::Command;
 
 /// Ingests every document into one set of facts.
 pub fn ingest(documents: &[Document]) -> Facts {
-    let mut facts = Facts::default();
+    let mut sink = Sink::default();
     for doc in documents {
-        ingest_document(doc, &mut facts);
+        for (level, count) in &doc.omitted_log_lines {
+            *sink
+                .facts
+                .log_lines_by_level
+                .entry(level.clone())
+                .or_insert(0) += count;
+            sink.facts.collected.insert(Collected::KarpenterLogs);
+            if level == "DEBUG" {
+                sink.facts.collected.insert(Collected::DebugLogs);
+            }
+        }
+        for part in split_parts(doc) {
+            let part = Part::new(&part);
+            ingest_part(&part, &mut sink);
+        }
     }
-    facts
+    sink.finish()
 }
 
-fn ingest_document(doc: &Document, facts: &mut Facts) {
-    for (index, raw) in doc.text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
+/// Where parsed facts go, plus what can only be settled once every document is read.
+#[derive(Default)]
+pub(crate) struct Sink {
+    pub facts: Facts,
+    pub deferred: tables::Deferred,
+}
+
+impl Sink {
+    fn finish(mut self) -> Facts {
+        let deferred = std::mem::take(&mut self.deferred);
+        deferred.apply(&mut self.facts);
+        detect_version(&mut self.facts);
+        self.facts
+    }
+
+    pub fn message(&mut self, message: Message) {
+        self.facts.messages.push(message);
+    }
+
+    /// Text no format claimed: kept, and still scanned for signals.
+    pub fn unrecognised(&mut self, part: &Part<'_>, index: usize) {
+        let text = part.lines[index].trim();
+        if text.is_empty() {
+            return;
         }
-        let evidence = Evidence::new(&doc.label, doc.original_line(index), line);
-        if let Some(record) = logs::parse_log_line(line, evidence.clone()) {
-            facts.messages.push(Message {
-                origin: MessageOrigin::KarpenterLog,
-                text: log_text(&record),
-                evidence,
-                object: None,
-                nodepool: record.field_name("NodePool"),
-                reason: None,
-                component: record.logger.clone().or_else(|| record.controller.clone()),
-                time: record.time.clone(),
-            });
-            facts.logs.push(record);
-            continue;
-        }
-        facts.messages.push(Message {
+        self.message(Message {
             origin: MessageOrigin::Unrecognised,
-            text: line.to_string(),
-            evidence,
-            object: None,
-            nodepool: None,
-            reason: None,
-            component: None,
-            time: None,
+            text: text.to_string(),
+            evidence: part.evidence(index),
+            ..Message::default()
+        });
+    }
+
+    pub fn error(&mut self, part: &Part<'_>, index: usize, message: impl Into<String>) {
+        self.facts.input_errors.push(InputError {
+            source: part.doc.label.clone(),
+            line: part.line_no(index),
+            message: message.into(),
+        });
+    }
+
+    pub fn collected(&mut self, what: Collected) {
+        self.facts.collected.insert(what);
+    }
+}
+
+/// The lines of one document part (a document, or the text after a `==> LABEL <==` header).
+pub(crate) struct Part<'a> {
+    pub doc: &'a Document,
+    pub lines: Vec<&'a str>,
+}
+
+impl<'a> Part<'a> {
+    fn new(doc: &'a Document) -> Self {
+        Part {
+            doc,
+            lines: doc.text.lines().collect(),
+        }
+    }
+
+    /// The original line number of the line at `index`.
+    pub fn line_no(&self, index: usize) -> usize {
+        self.doc.original_line(index)
+    }
+
+    /// Evidence quoting the line at `index`.
+    pub fn evidence(&self, index: usize) -> Evidence {
+        self.evidence_text(index, self.lines.get(index).copied().unwrap_or_default())
+    }
+
+    pub fn evidence_text(&self, index: usize, text: &str) -> Evidence {
+        Evidence::new(&self.doc.label, self.line_no(index), text.trim())
+    }
+
+    /// The lines `start..end` as a segment for the objects module.
+    pub fn segment(&self, start: usize, end: usize) -> Segment<'a> {
+        let text = &self.doc.text;
+        let from = self.offset(start).unwrap_or(text.len());
+        let to = if end == 0 {
+            from
+        } else {
+            self.offset(end - 1)
+                .map_or(from, |o| o + self.lines[end - 1].len())
+        };
+        Segment {
+            doc: self.doc,
+            first_index: start,
+            text: text.get(from..to.max(from)).unwrap_or_default(),
+        }
+    }
+
+    fn offset(&self, index: usize) -> Option<usize> {
+        let line = self.lines.get(index)?;
+        let base = self.doc.text.as_ptr() as usize;
+        Some(line.as_ptr() as usize - base)
+    }
+}
+
+/// The document itself, or one document per `==> LABEL <==` section (the text before the
+/// first header keeps the document's label). Line numbers in a section count from its header.
+fn split_parts(doc: &Document) -> Vec<Cow<'_, Document>> {
+    let lines: Vec<&str> = doc.text.lines().collect();
+    let headers: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| scan::header_label(l.as_bytes()).is_some())
+        .map(|(i, _)| i)
+        .collect();
+    if headers.is_empty() {
+        return vec![Cow::Borrowed(doc)];
+    }
+    let mut parts = Vec::new();
+    let section = |label: String, range: std::ops::Range<usize>, base: Option<usize>| {
+        let mut text = String::new();
+        let mut numbers = Vec::with_capacity(range.len());
+        for i in range {
+            text.push_str(lines[i]);
+            text.push('\n');
+            let original = doc.original_line(i);
+            numbers.push(match base {
+                Some(b) => original.saturating_sub(doc.original_line(b)),
+                None => original,
+            });
+        }
+        let mut part = Document::new(label, text);
+        part.line_numbers = Some(numbers);
+        part
+    };
+    if lines[..headers[0]].iter().any(|l| !l.trim().is_empty()) {
+        parts.push(Cow::Owned(section(doc.label.clone(), 0..headers[0], None)));
+    }
+    for (k, &h) in headers.iter().enumerate() {
+        let end = headers.get(k + 1).copied().unwrap_or(lines.len());
+        let label = scan::header_label(lines[h].as_bytes())
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .unwrap_or_default();
+        parts.push(Cow::Owned(section(label, h + 1..end, Some(h))));
+    }
+    parts
+}
+
+/// What the segmenter knows while walking a part.
+pub(crate) struct Context {
+    /// The last shell command the paste showed (`$ kubectl describe pod web-0 -n shop`).
+    pub command: Option<Command>,
+}
+
+fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
+    let matcher = SignalMatcher::for_rules();
+    let mut filter = LogLineFilter::default();
+    let mut cx = Context { command: None };
+    let mut garbage_from: Option<usize> = None;
+    let mut i = 0;
+    while i < part.lines.len() {
+        let line = part.lines[i];
+        if line.trim().is_empty() {
+            // A command's output ends at a blank line, unless another table of the same
+            // command follows (`kubectl get deploy,pods` prints one table per kind).
+            let next = (i..part.lines.len()).find(|&k| !part.lines[k].trim().is_empty());
+            if next.is_none_or(|k| tables::Table::from_header(part.lines[k]).is_none()) {
+                cx.command = None;
+            }
+            i = next.unwrap_or(part.lines.len());
+            continue;
+        }
+        if segment::is_garbage(line) {
+            garbage_from.get_or_insert(i);
+            sink.unrecognised_cleaned(part, i);
+            i += 1;
+            continue;
+        }
+        if let Some(from) = garbage_from.take() {
+            sink.error(part, from, garbage_message(from, i));
+        }
+        let bytes = line.as_bytes();
+        match filter.decide(bytes, || matcher.is_match(bytes)) {
+            Decision::Drop(level) => {
+                sink.count_log_line(&level.upper());
+                i += 1;
+                continue;
+            }
+            Decision::KeepLog(level) => {
+                sink.count_log_line(&level.upper());
+                if let Some(next) = log_segment(part, i, sink, true) {
+                    i = next;
+                    continue;
+                }
+            }
+            Decision::NotLog => {}
+        }
+        i = dispatch(part, i, &mut cx, sink);
+    }
+    if let Some(from) = garbage_from {
+        sink.error(part, from, garbage_message(from, part.lines.len()));
+    }
+}
+
+fn garbage_message(from: usize, to: usize) -> String {
+    let n = to - from;
+    if n == 1 {
+        "binary data (NUL or control bytes) instead of text; its printable text was still scanned"
+            .to_string()
+    } else {
+        format!("{n} lines of binary data (NUL or control bytes) instead of text; their printable text was still scanned")
+    }
+}
+
+impl Sink {
+    fn count_log_line(&mut self, level: &str) {
+        *self
+            .facts
+            .log_lines_by_level
+            .entry(level.to_string())
+            .or_insert(0) += 1;
+        self.collected(Collected::KarpenterLogs);
+        if level == "DEBUG" {
+            self.collected(Collected::DebugLogs);
+        }
+    }
+
+    /// A garbage line's printable characters, kept as an unrecognised message.
+    fn unrecognised_cleaned(&mut self, part: &Part<'_>, index: usize) {
+        let cleaned: String = part.lines[index]
+            .chars()
+            .map(|c| if c.is_control() && c != '\t' { ' ' } else { c })
+            .collect();
+        let cleaned = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+        if cleaned.chars().filter(|c| c.is_alphanumeric()).count() < 4 {
+            return;
+        }
+        self.message(Message {
+            origin: MessageOrigin::Unrecognised,
+            evidence: part.evidence_text(index, &cleaned),
+            text: cleaned,
+            ..Message::default()
         });
     }
 }
 
-fn log_text(record: &LogRecord) -> String {
-    let mut text = record.message.clone();
-    for part in record.error.iter().chain(record.error_causes.iter()) {
-        text.push_str(": ");
-        text.push_str(part);
+/// A log line at `i` (and a console record's continuation lines): the next index, or `None`
+/// when the line is not a log line after all.
+fn log_segment(part: &Part<'_>, i: usize, sink: &mut Sink, quick: bool) -> Option<usize> {
+    let line = part.lines[i];
+    match logs::parse_line(line, part.evidence(i)) {
+        logs::LogParse::Record(mut record) => {
+            let mut next = i + 1;
+            if let Some((end, message, fields)) = console_continuation(part, i) {
+                let head = logs::console_head(line)?;
+                let evidence_text = part.lines[i..=end]
+                    .iter()
+                    .map(|l| l.trim())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                *record = logs::console_record(
+                    &head,
+                    message,
+                    Some(fields),
+                    part.evidence_text(i, &evidence_text),
+                );
+                next = end + 1;
+            }
+            if !quick {
+                sink.count_log_line(&record.level);
+            }
+            if record.level == "DEBUG" {
+                sink.collected(Collected::DebugLogs);
+            }
+            sink.collected(Collected::KarpenterLogs);
+            sink.message(logs::record_message(&record));
+            sink.facts.logs.push(*record);
+            Some(next)
+        }
+        logs::LogParse::Malformed(why) => {
+            sink.error(part, i, why);
+            sink.unrecognised(part, i);
+            Some(i + 1)
+        }
+        logs::LogParse::NotLog => None,
     }
-    text
 }
+
+/// A console record whose message runs over several lines (an error with newlines) ends with
+/// a line carrying the JSON fields: `(last index, whole message, fields)`.
+fn console_continuation(
+    part: &Part<'_>,
+    i: usize,
+) -> Option<(usize, String, serde_json::Map<String, serde_json::Value>)> {
+    let head = logs::console_head(part.lines[i])?;
+    if logs::split_fields(head.rest).1.is_some() {
+        return None;
+    }
+    let mut message = head.rest.trim_end().to_string();
+    for j in i + 1..part.lines.len().min(i + 64) {
+        let line = part.lines[j];
+        if line.trim().is_empty()
+            || scan::quick_level(line.as_bytes()).is_some()
+            || logs::console_head(line).is_some()
+            || segment::prompt(line).is_some()
+        {
+            return None;
+        }
+        let (text, fields) = logs::split_fields(line);
+        message.push('\n');
+        message.push_str(text.trim());
+        if let Some(fields) = fields {
+            return Some((j, message, fields));
+        }
+    }
+    None
+}
+
+/// Everything but the log prefilter: finds the segment starting at `i`, ingests it and
+/// returns the index after it.
+fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usize {
+    let line = part.lines[i];
+    if let Some(command) = segment::prompt(line) {
+        cx.command = Some(command);
+        return i + 1;
+    }
+    if segment::is_cut_mark(line) {
+        return i + 1;
+    }
+    if let Some(next) = log_segment(part, i, sink, false) {
+        return next;
+    }
+    if let Some(next) = kubelet::ingest(part, i, sink) {
+        return next;
+    }
+    if let Some(next) = tables::no_resources(part, i, cx, sink) {
+        return next;
+    }
+    if segment::starts_describe(line) {
+        let end = segment::describe_end(&part.lines, i);
+        describe::ingest(part, i, end, cx, sink);
+        return end;
+    }
+    if segment::is_events_heading(line) {
+        let end = segment::section_end(&part.lines, i);
+        let object = cx.command.as_ref().and_then(Command::described_object);
+        events_table::ingest_section(part, i, end, object.as_ref(), sink);
+        if object.as_ref().is_some_and(|o| o.kind == "Pod") {
+            sink.collected(Collected::PodEvents);
+        }
+        return end;
+    }
+    if let Some(table) = tables::Table::from_header(line) {
+        return tables::ingest(part, i, table, cx, sink);
+    }
+    if let Some((start, end)) = segment::yaml_block(part, i, cx) {
+        if start > i || end > start {
+            objects::ingest_structured(part.segment(start, end), &mut sink.facts);
+        }
+        return end.max(i + 1);
+    }
+    if let Some(next) = json_segment(part, i, sink) {
+        return next;
+    }
+    if let Some(next) = events_table::ingest_line(part, i, sink) {
+        return next;
+    }
+    sink.unrecognised(part, i);
+    i + 1
+}
+
+/// A JSON value at `i`: one line or several (bracket-matched). Kubernetes objects go to the
+/// objects module, log exports become log records, exporter events become events, and other
+/// JSON (AWS CLI output, jsonpath output) is kept line by line as text.
+fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
+    let first = part.lines[i].trim_start();
+    if !(first.starts_with('{') || first.starts_with('[')) {
+        return None;
+    }
+    let end = match segment::json_end(&part.lines, i) {
+        Some(end) => end,
+        None => {
+            if first.len() > 1 && serde_json::from_str::<serde_json::Value>(first).is_err() {
+                sink.error(
+                    part,
+                    i,
+                    "a JSON value starts here but is never closed (truncated?)",
+                );
+            }
+            sink.unrecognised(part, i);
+            return Some(i + 1);
+        }
+    };
+    let segment = part.segment(i, end);
+    let value: serde_json::Value = match serde_json::from_str(segment.text) {
+        Ok(v) => v,
+        Err(e) => {
+            sink.error(part, i, format!("malformed JSON: {e}"));
+            for k in i..end {
+                sink.unrecognised(part, k);
+            }
+            return Some(end);
+        }
+    };
+    if segment::is_kubernetes_json(&value) {
+        objects::ingest_structured(segment, &mut sink.facts);
+        return Some(end);
+    }
+    if events_table::ingest_json(part, i, end, &value, sink) {
+        return Some(end);
+    }
+    if json_log_export(part, i, end, &value, sink) {
+        return Some(end);
+    }
+    for k in i..end {
+        sink.unrecognised(part, k);
+    }
+    Some(end)
+}
+
+/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`):
+/// one record per array item, evidence at the item's first line.
+fn json_log_export(
+    part: &Part<'_>,
+    i: usize,
+    end: usize,
+    value: &serde_json::Value,
+    sink: &mut Sink,
+) -> bool {
+    let items: Vec<&serde_json::Value> = match value {
+        serde_json::Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let starts = segment::json_item_lines(&part.lines, i, end, value.is_array());
+    let mut records = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        let line = starts.get(n).copied().unwrap_or(i);
+        let text = item.to_string();
+        match logs::parse_line(&text, part.evidence(line)) {
+            logs::LogParse::Record(record) => records.push(record),
+            _ => return false,
+        }
+    }
+    if records.is_empty() {
+        return false;
+    }
+    for record in records {
+        sink.count_log_line(&record.level);
+        sink.message(logs::record_message(&record));
+        sink.facts.logs.push(*record);
+    }
+    true
+}
+
+/// The Karpenter version, when the input reveals it: a log record's `version` field, the
+/// controller image tag or the helm chart seen in any text.
+fn detect_version(facts: &mut Facts) {
+    if facts.karpenter_version.is_some() {
+        return;
+    }
+    let from_logs = facts.logs.iter().find_map(|r| {
+        r.fields
+            .get("version")
+            .and_then(|v| v.as_str())
+            .and_then(segment::version_number)
+    });
+    let from_images = || {
+        facts
+            .workloads
+            .iter()
+            .flat_map(|w| w.containers.iter())
+            .filter_map(|c| c.image.as_deref())
+            .chain(facts.messages.iter().map(|m| m.text.as_str()))
+            .find_map(segment::karpenter_version_in)
+    };
+    facts.karpenter_version = from_logs.or_else(from_images);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,462 @@
+//! `kubectl describe` output: split into top-level sections, the kind recognised, then read by
+//! the per-kind modules (`describe_pod`, `describe_node`, `describe_misc`); custom resources
+//! (NodePool, NodeClaim, EC2NodeClass, Provisioner, AWSNodeTemplate...) go to the objects
+//! module's generic describe reader. The `Events:` table is read here for every kind and
+//! attached to the described object.
+
+use std::collections::BTreeMap;
+
+use crate::facts::{Collected, Condition, Message, MessageOrigin, ObjectRef, Taint};
+
+use super::segment::{self, is_blank};
+use super::tables::{is_separator, Table};
+use super::{
+    describe_misc, describe_node, describe_pod, events_table, objects, Context, Part, Sink,
+};
+
+/// One top-level `Key:  value` of a describe block, with its continuation values (lines
+/// aligned under the value, as Labels and Tolerations print) and its indented body.
+#[derive(Debug, Clone)]
+pub struct Section<'a> {
+    pub key: &'a str,
+    /// Line index of the key.
+    pub line: usize,
+    /// The inline value then each continuation line, with their line indexes; `<none>` kept.
+    pub values: Vec<(usize, &'a str)>,
+    /// Indented lines under the key that are not continuations.
+    pub body: std::ops::Range<usize>,
+}
+
+impl<'a> Section<'a> {
+    /// The inline value (trimmed), empty when none.
+    pub fn value(&self) -> &'a str {
+        self.values.first().map_or("", |(_, v)| v)
+    }
+
+    /// The values that are not `<none>` / `<unset>` / empty.
+    pub fn items(&self) -> impl Iterator<Item = (usize, &'a str)> + '_ {
+        self.values
+            .iter()
+            .copied()
+            .filter(|(_, v)| !v.is_empty() && !matches!(*v, "<none>" | "<unset>" | "<nil>"))
+    }
+}
+
+/// `(key, value)` of a `Key:  value` / `Key:` line (trimmed).
+pub fn key_value(line: &str) -> Option<(&str, &str)> {
+    key_value_at(line).map(|(k, v, _)| (k, v))
+}
+
+/// `(key, value, byte offset of the value in line)`; the key ends at the first colon that is
+/// followed by whitespace or ends the line.
+fn key_value_at(line: &str) -> Option<(&str, &str, usize)> {
+    let lead = line.len() - line.trim_start().len();
+    let trimmed = line.trim();
+    let mut search = 0;
+    while let Some(pos) = trimmed[search..].find(':') {
+        let at = search + pos;
+        let after = &trimmed[at + 1..];
+        if after.is_empty() || after.starts_with([' ', '\t']) {
+            let key = trimmed[..at].trim();
+            if key.is_empty() || key.starts_with(['/', '-', '"']) {
+                return None;
+            }
+            let value = after.trim_start();
+            let offset = lead + at + 1 + (after.len() - value.len());
+            return Some((key, value.trim_end(), offset));
+        }
+        search = at + 1;
+    }
+    None
+}
+
+/// The top-level sections of the block `start..end`.
+pub fn sections<'a>(part: &Part<'a>, start: usize, end: usize) -> Vec<Section<'a>> {
+    let mut out: Vec<Section<'a>> = Vec::new();
+    let mut value_column: Option<usize> = None;
+    let mut k = start;
+    while k < end {
+        let line = part.lines[k];
+        if is_blank(line) || segment::is_cut_mark(line) {
+            k += 1;
+            continue;
+        }
+        let indent = segment::indent(line);
+        if indent == 0 {
+            if let Some((key, value, offset)) = key_value_at(line) {
+                value_column = (!value.is_empty()).then_some(offset);
+                out.push(Section {
+                    key,
+                    line: k,
+                    values: vec![(k, value)],
+                    body: k + 1..k + 1,
+                });
+            }
+            k += 1;
+            continue;
+        }
+        let Some(section) = out.last_mut() else {
+            k += 1;
+            continue;
+        };
+        let continues = value_column == Some(indent) && section.body.is_empty();
+        if continues {
+            section.values.push((k, line.trim()));
+        } else {
+            if section.body.is_empty() {
+                section.body = k..k;
+            }
+            value_column = None;
+            section.body.end = k + 1;
+        }
+        k += 1;
+    }
+    out
+}
+
+/// A node of a section body's indentation tree.
+#[derive(Debug, Clone)]
+pub struct TreeNode<'a> {
+    pub indent: usize,
+    /// `Some` for `Key:  value` lines.
+    pub key: Option<&'a str>,
+    pub value: &'a str,
+    /// The whole line, trimmed.
+    pub raw: &'a str,
+    pub line: usize,
+    pub children: Vec<usize>,
+}
+
+/// The indentation tree of a section body (containers, volumes, capacity...).
+#[derive(Debug, Clone, Default)]
+pub struct Tree<'a> {
+    pub nodes: Vec<TreeNode<'a>>,
+    pub roots: Vec<usize>,
+}
+
+impl<'a> Tree<'a> {
+    pub fn parse(part: &Part<'a>, range: std::ops::Range<usize>) -> Tree<'a> {
+        let mut tree = Tree::default();
+        let mut stack: Vec<usize> = Vec::new();
+        for k in range {
+            let line = part.lines[k];
+            if is_blank(line) {
+                continue;
+            }
+            let indent = segment::indent(line);
+            while stack
+                .last()
+                .is_some_and(|&top| tree.nodes[top].indent >= indent)
+            {
+                stack.pop();
+            }
+            let (key, value) = match key_value(line) {
+                Some((key, value)) => (Some(key), value),
+                None => (None, line.trim()),
+            };
+            let id = tree.nodes.len();
+            tree.nodes.push(TreeNode {
+                indent,
+                key,
+                value,
+                raw: line.trim(),
+                line: k,
+                children: Vec::new(),
+            });
+            match stack.last() {
+                Some(&parent) => tree.nodes[parent].children.push(id),
+                None => tree.roots.push(id),
+            }
+            stack.push(id);
+        }
+        tree
+    }
+
+    pub fn node(&self, id: usize) -> &TreeNode<'a> {
+        &self.nodes[id]
+    }
+
+    pub fn children(&self, id: usize) -> impl Iterator<Item = &TreeNode<'a>> + '_ {
+        self.nodes[id].children.iter().map(|&c| &self.nodes[c])
+    }
+
+    pub fn child(&self, id: usize, key: &str) -> Option<usize> {
+        self.nodes[id]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| self.nodes[c].key == Some(key))
+    }
+
+    /// `key: value` children of `id` as a map (requests, capacity, environment...).
+    pub fn map_of(&self, id: usize) -> BTreeMap<String, String> {
+        self.children(id)
+            .filter_map(|n| Some((n.key?.to_string(), n.value.to_string())))
+            .filter(|(_, v)| !v.is_empty())
+            .collect()
+    }
+}
+
+/// What kind of object a describe block is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Described {
+    Pod,
+    Node,
+    Pdb,
+    Workload(&'static str),
+    /// Custom resources (`API Version:` and `Kind:`): the objects module reads them.
+    Generic,
+    Unknown,
+}
+
+/// The kind, from the keys the block prints; the command that produced it (`kubectl describe
+/// pod ...`) decides only when the keys do not.
+fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
+    let has = |key: &str| sections.iter().any(|s| s.key == key);
+    if has("API Version") && has("Kind") {
+        Described::Generic
+    } else if has("Containers") || has("QoS Class") || (has("IP") && has("Node") && has("Status")) {
+        Described::Pod
+    } else if has("ProviderID")
+        || (has("Roles") && has("Taints"))
+        || (has("Capacity") && has("Allocatable"))
+        || has("Non-terminated Pods")
+    {
+        Described::Node
+    } else if has("Min available") || has("Max unavailable") || has("Allowed disruptions") {
+        Described::Pdb
+    } else if has("StrategyType") {
+        Described::Workload("Deployment")
+    } else if has("Desired Number of Nodes Scheduled") {
+        Described::Workload("DaemonSet")
+    } else if has("Replicas") && has("Pods Status") {
+        Described::Workload(if has("Update Strategy") {
+            "StatefulSet"
+        } else {
+            "ReplicaSet"
+        })
+    } else {
+        match command_kind {
+            Some("Pod") => Described::Pod,
+            Some("Node") => Described::Node,
+            Some("PodDisruptionBudget") => Described::Pdb,
+            Some("Deployment") => Described::Workload("Deployment"),
+            Some("StatefulSet") => Described::Workload("StatefulSet"),
+            Some("DaemonSet") => Described::Workload("DaemonSet"),
+            Some("ReplicaSet") => Described::Workload("ReplicaSet"),
+            _ => Described::Unknown,
+        }
+    }
+}
+
+/// A describe block `start..end`.
+pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mut Sink) {
+    let sections = sections(part, start, end);
+    let described = cx.command.as_ref().and_then(|c| c.described_object());
+    let kind = kind_of(&sections, described.as_ref().map(|o| o.kind.as_str()));
+    let name = section(&sections, "Name")
+        .map(Section::value)
+        .unwrap_or_default();
+    let namespace = section(&sections, "Namespace")
+        .map(Section::value)
+        .filter(|n| !n.is_empty());
+    let events = sections.iter().find(|s| s.key == "Events");
+    let object = match kind {
+        Described::Pod => {
+            let pod = describe_pod::read(part, &sections, sink);
+            let object = pod.object_ref();
+            sink.facts.pods.push(pod);
+            Some(object)
+        }
+        Described::Node => {
+            let node = describe_node::read(part, &sections, sink);
+            let object = ObjectRef::new("Node", None, &node.meta.name);
+            sink.facts.nodes.push(node);
+            sink.collected(Collected::Nodes);
+            Some(object)
+        }
+        Described::Pdb => {
+            let pdb = describe_misc::read_pdb(part, &sections);
+            let object = ObjectRef::new(
+                "PodDisruptionBudget",
+                pdb.meta.namespace.as_deref(),
+                &pdb.meta.name,
+            );
+            sink.facts.pdbs.push(pdb);
+            sink.collected(Collected::Pdbs);
+            Some(object)
+        }
+        Described::Workload(kind) => {
+            let workload = describe_misc::read_workload(part, &sections, kind, sink);
+            let object = ObjectRef::new(
+                kind,
+                workload.meta.namespace.as_deref(),
+                &workload.meta.name,
+            );
+            if sink_is_karpenter(&workload) {
+                sink.collected(Collected::KarpenterDeployment);
+            }
+            sink.facts.workloads.push(workload);
+            Some(object)
+        }
+        Described::Generic => {
+            let body_end = events.map_or(end, |e| e.line);
+            objects::ingest_generic_describe(part.segment(start, body_end), &mut sink.facts);
+            let kind = section(&sections, "Kind")
+                .map(Section::value)
+                .unwrap_or_default();
+            (!kind.is_empty() && !name.is_empty()).then(|| {
+                let ns = namespace.filter(|_| segment::is_namespaced(kind));
+                ObjectRef::new(kind, ns, name)
+            })
+        }
+        Described::Unknown => {
+            let body_end = events.map_or(end, |e| e.line);
+            for k in start..body_end {
+                sink.unrecognised(part, k);
+            }
+            // Only the command can say what this is; trust it for the object it names.
+            described.filter(|o| name.is_empty() || o.name == name)
+        }
+    };
+    if let Some(events) = events {
+        let end_of_events = events.body.end.max(events.line + 1);
+        events_table::ingest_section(part, events.line, end_of_events, object.as_ref(), sink);
+        if kind == Described::Pod {
+            sink.collected(Collected::PodEvents);
+        }
+    }
+    report_cut(part, &sections, kind, sink);
+}
+
+fn sink_is_karpenter(workload: &crate::facts::Workload) -> bool {
+    workload.kind == "Deployment"
+        && (workload.meta.name == "karpenter"
+            || workload
+                .meta
+                .labels
+                .get("app.kubernetes.io/name")
+                .is_some_and(|n| n == "karpenter"))
+}
+
+/// A block whose last section is a heading with nothing under it was cut while copying.
+fn report_cut(part: &Part<'_>, sections: &[Section<'_>], kind: Described, sink: &mut Sink) {
+    const NEEDS_BODY: &[&str] = &[
+        "Containers",
+        "Init Containers",
+        "Conditions",
+        "Volumes",
+        "Capacity",
+        "Allocatable",
+        "Non-terminated Pods",
+        "Spec",
+        "Status",
+    ];
+    let Some(last) = sections.last() else {
+        return;
+    };
+    let empty = last.value().is_empty() && last.body.is_empty() && last.values.len() == 1;
+    if empty && NEEDS_BODY.contains(&last.key) && kind != Described::Unknown {
+        sink.error(
+            part,
+            last.line,
+            format!(
+                "the describe output ends at `{}:` with nothing under it (cut while copying?); the rest of the block was read",
+                last.key
+            ),
+        );
+    }
+}
+
+pub fn section<'s, 'a>(sections: &'s [Section<'a>], key: &str) -> Option<&'s Section<'a>> {
+    sections.iter().find(|s| s.key == key)
+}
+
+/// `key=value` label lines (Labels, Node-Selectors).
+pub fn labels(section: Option<&Section<'_>>) -> BTreeMap<String, String> {
+    section
+        .into_iter()
+        .flat_map(|s| s.items())
+        .filter_map(|(_, v)| match v.split_once('=') {
+            Some((k, v)) => Some((k.trim().to_string(), v.trim().to_string())),
+            None => (!v.contains(' ')).then(|| (v.to_string(), String::new())),
+        })
+        .collect()
+}
+
+/// `key: value` annotation lines.
+pub fn annotations(section: Option<&Section<'_>>) -> BTreeMap<String, String> {
+    section
+        .into_iter()
+        .flat_map(|s| s.items())
+        .filter_map(|(_, v)| {
+            let (k, v) = v.split_once(':')?;
+            Some((k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
+/// `key=value:Effect` / `key:Effect` taint lines.
+pub fn taint(text: &str) -> Option<Taint> {
+    let (kv, effect) = text.trim().rsplit_once(':')?;
+    if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+        return None;
+    }
+    let (key, value) = match kv.split_once('=') {
+        Some((k, v)) => (k, Some(v.to_string())),
+        None => (kv, None),
+    };
+    Some(Taint {
+        key: key.to_string(),
+        value,
+        effect: effect.to_string(),
+    })
+}
+
+/// A free-text field of a described object (a reason, a message): kept as a message so its
+/// words are matched like any other.
+pub fn field_message(
+    part: &Part<'_>,
+    line: usize,
+    text: String,
+    reason: Option<String>,
+    object: &ObjectRef,
+    sink: &mut Sink,
+) {
+    if text.trim().is_empty() {
+        return;
+    }
+    sink.message(Message {
+        origin: MessageOrigin::ObjectField,
+        text,
+        evidence: part.evidence(line),
+        object: Some(object.clone()),
+        reason,
+        ..Message::default()
+    });
+}
+
+/// A conditions table under a section (`Type  Status` for pods; nodes add heartbeat and
+/// transition times, `Reason` and `Message`).
+pub fn conditions(part: &Part<'_>, s: &Section<'_>) -> Vec<Condition> {
+    let mut lines = s.body.clone();
+    let Some(header) = lines.next() else {
+        return Vec::new();
+    };
+    let Some(table) = Table::from_any_header(part.lines[header]) else {
+        return Vec::new();
+    };
+    lines
+        .filter(|&k| !is_separator(part.lines[k]))
+        .filter_map(|k| {
+            let cells = table.cut(part.lines[k])?;
+            Some(Condition {
+                condition_type: table.cell(&cells, "TYPE")?.to_string(),
+                status: table.cell(&cells, "STATUS")?.to_string(),
+                reason: table.cell(&cells, "REASON").map(str::to_string),
+                message: table.cell(&cells, "MESSAGE").map(str::to_string),
+                evidence: Some(part.evidence(k)),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,133 @@
+//! `kubectl describe` of PodDisruptionBudgets and workloads (Deployment, StatefulSet,
+//! DaemonSet, ReplicaSet): the fields the disruption and workload rules read.
+
+use crate::facts::{Meta, ObjectRef, Pdb, Workload};
+
+use super::describe::{self, section, Section, Tree};
+use super::tables::parse_selector;
+use super::{describe_pod, Part, Sink};
+
+fn value<'a>(sections: &[Section<'a>], key: &str) -> Option<&'a str> {
+    section(sections, key)
+        .map(Section::value)
+        .filter(|v| !v.is_empty() && !matches!(*v, "<none>" | "<unset>" | "N/A"))
+}
+
+fn meta(part: &Part<'_>, sections: &[Section<'_>]) -> Meta {
+    Meta {
+        name: value(sections, "Name").unwrap_or_default().to_string(),
+        namespace: Some(
+            value(sections, "Namespace")
+                .unwrap_or("default")
+                .to_string(),
+        ),
+        labels: describe::labels(section(sections, "Labels")),
+        annotations: describe::annotations(section(sections, "Annotations")),
+        evidence: section(sections, "Name").map(|s| part.evidence(s.line)),
+        ..Meta::default()
+    }
+}
+
+pub fn read_pdb(part: &Part<'_>, sections: &[Section<'_>]) -> Pdb {
+    let mut pdb = Pdb {
+        meta: meta(part, sections),
+        min_available: value(sections, "Min available").map(str::to_string),
+        max_unavailable: value(sections, "Max unavailable").map(str::to_string),
+        selector: value(sections, "Selector")
+            .map(parse_selector)
+            .unwrap_or_default(),
+        ..Pdb::default()
+    };
+    if let Some(status) = section(sections, "Status") {
+        let tree = Tree::parse(part, status.body.clone());
+        for &root in &tree.roots {
+            let n = tree.node(root);
+            let number = n.value.parse::<i64>().ok();
+            match n.key {
+                Some("Allowed disruptions") => pdb.disruptions_allowed = number,
+                Some("Current") => pdb.current_healthy = number,
+                Some("Desired") => pdb.desired_healthy = number,
+                Some("Total") => pdb.expected_pods = number,
+                _ => {}
+            }
+        }
+    }
+    pdb
+}
+
+/// `3 desired | 3 updated | 3 total | 3 available | 0 unavailable` -> (desired, available).
+fn replicas(text: &str) -> (Option<i64>, Option<i64>) {
+    let mut desired = None;
+    let mut available = None;
+    for part in text.split('|') {
+        let mut words = part.split_whitespace();
+        let (Some(n), Some(what)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let n = n.parse().ok();
+        match what {
+            "desired" => desired = n,
+            "available" => available = n,
+            _ => {}
+        }
+    }
+    (desired, available)
+}
+
+pub fn read_workload(
+    part: &Part<'_>,
+    sections: &[Section<'_>],
+    kind: &str,
+    sink: &mut Sink,
+) -> Workload {
+    let meta = meta(part, sections);
+    let object = ObjectRef::new(kind, meta.namespace.as_deref(), &meta.name);
+    let (mut replicas, mut ready) = value(sections, "Replicas").map_or((None, None), replicas);
+    if kind == "DaemonSet" {
+        replicas =
+            value(sections, "Desired Number of Nodes Scheduled").and_then(|v| v.parse().ok());
+        ready = value(sections, "Number of Nodes Scheduled with Available Pods")
+            .and_then(|v| v.parse().ok());
+    }
+    if let Some(status) = value(sections, "Pods Status") {
+        ready = ready.or_else(|| status.split_whitespace().next()?.parse().ok());
+    }
+    let mut workload = Workload {
+        kind: kind.to_string(),
+        replicas,
+        ready_replicas: ready,
+        selector: value(sections, "Selector")
+            .map(parse_selector)
+            .unwrap_or_default(),
+        meta,
+        ..Workload::default()
+    };
+    if let Some(template) = section(sections, "Pod Template") {
+        let tree = Tree::parse(part, template.body.clone());
+        for &root in &tree.roots {
+            let n = tree.node(root);
+            match n.key {
+                Some("Labels") => {
+                    let values = std::iter::once(n.value).chain(tree.children(root).map(|c| c.raw));
+                    for v in values {
+                        if let Some((k, v)) = v.split_once('=') {
+                            workload
+                                .template_labels
+                                .insert(k.trim().to_string(), v.trim().to_string());
+                        }
+                    }
+                }
+                Some("Containers") => {
+                    for &c in &tree.node(root).children {
+                        if let Some(name) = tree.node(c).key {
+                            let read = describe_pod::container(part, &tree, c, name, &object, sink);
+                            workload.containers.push(read.container);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    workload
+}

@@ -1,0 +1,372 @@
+//! Kubernetes events in text form: the `Events:` table of `kubectl describe`
+//! (`Type Reason Age From Message`, `(x3 over 10m)`, `<unknown>`, wrapped messages),
+//! `kubectl get events` tables (default columns, `-A` with NAMESPACE, `-o wide`, the old
+//! column set), rows pasted without their header, the `time=... type=... reason=...` form,
+//! and events as JSON lines from event exporters. Event objects in YAML/JSON with `kind: Event`
+//! belong to the objects module.
+
+use serde_json::Value;
+
+use crate::facts::{Collected, Event, Message, MessageOrigin, ObjectRef};
+
+use super::segment::{self, object_ref};
+use super::tables::{self, is_separator, split_gaps, Table};
+use super::{Part, Sink};
+
+/// An events table has TYPE, REASON and MESSAGE columns.
+pub fn is_events_table(table: &Table) -> bool {
+    table.has("TYPE") && table.has("REASON") && table.has("MESSAGE")
+}
+
+/// Adds an event and the message rules match on.
+pub fn push_event(sink: &mut Sink, event: Event, time: Option<String>) {
+    let object = event.object.clone();
+    if object.as_ref().is_some_and(|o| o.kind == "Pod") {
+        sink.collected(Collected::PodEvents);
+    }
+    let nodepool = object
+        .as_ref()
+        .filter(|o| o.kind == "NodePool" || o.kind == "Provisioner")
+        .map(|o| o.name.clone());
+    sink.message(Message {
+        origin: MessageOrigin::Event,
+        text: event.message.clone(),
+        evidence: event.evidence.clone(),
+        object,
+        nodepool,
+        reason: Some(event.reason.clone()).filter(|r| !r.is_empty()),
+        component: Some(event.source.clone()).filter(|s| !s.is_empty()),
+        time,
+    });
+    sink.facts.events.push(event);
+}
+
+/// `Events:` at `heading` with its indented table (or `<none>`) up to `end`, about `object`.
+pub fn ingest_section(
+    part: &Part<'_>,
+    heading: usize,
+    end: usize,
+    object: Option<&ObjectRef>,
+    sink: &mut Sink,
+) {
+    let first_line = part.lines[heading];
+    if first_line.contains("<none>") {
+        return;
+    }
+    let Some(header) = (heading + 1..end).find(|&k| !segment::is_blank(part.lines[k])) else {
+        return;
+    };
+    match Table::from_any_header(part.lines[header]).filter(is_events_table) {
+        Some(table) => {
+            let namespace = object.and_then(|o| o.namespace.clone());
+            ingest_rows(
+                part,
+                header + 1,
+                end,
+                &table,
+                namespace.as_deref(),
+                object,
+                sink,
+            );
+        }
+        None => {
+            sink.error(
+                part,
+                header,
+                "an Events: section without its `Type  Reason  Age  From  Message` header; its lines were kept as text",
+            );
+            for k in header..end {
+                if ingest_line(part, k, sink).is_none() {
+                    sink.unrecognised(part, k);
+                }
+            }
+        }
+    }
+}
+
+/// The rows of an events table (`start..end`, after the header). Rows that do not fill the
+/// TYPE column continue the previous row's message (a wrapped line).
+#[allow(clippy::too_many_arguments)]
+pub fn ingest_rows(
+    part: &Part<'_>,
+    start: usize,
+    end: usize,
+    table: &Table,
+    namespace: Option<&str>,
+    object: Option<&ObjectRef>,
+    sink: &mut Sink,
+) {
+    let mut pending: Vec<(Event, Option<String>)> = Vec::new();
+    for k in start..end {
+        let line = part.lines[k];
+        if segment::is_blank(line) || is_separator(line) || segment::is_cut_mark(line) {
+            continue;
+        }
+        let cells = table.cut(line);
+        let is_row = cells
+            .as_ref()
+            .and_then(|c| table.cell(c, "TYPE"))
+            .is_some_and(is_event_type);
+        match cells.filter(|_| is_row) {
+            Some(cells) => {
+                pending.push(row_event(part, k, table, &cells, namespace, object));
+            }
+            _ => {
+                let row_like = split_gaps(line.trim())
+                    .iter()
+                    .take(3)
+                    .any(|c| is_event_type(c));
+                match pending.last_mut() {
+                    Some((event, _)) if !row_like => {
+                        let more = line.trim();
+                        event.message.push(' ');
+                        event.message.push_str(more);
+                        event.evidence.text.push(' ');
+                        event.evidence.text.push_str(more);
+                    }
+                    _ => match headerless_row(part, k, line.trim()) {
+                        Some((mut event, time)) => {
+                            if event.object.is_none() {
+                                event.object = object.cloned();
+                            }
+                            pending.push((event, time));
+                        }
+                        None => {
+                            sink.error(
+                                part,
+                                k,
+                                "an events table row that does not match its header; kept as text",
+                            );
+                            sink.unrecognised(part, k);
+                        }
+                    },
+                }
+            }
+        }
+    }
+    for (event, time) in pending {
+        push_event(sink, event, time);
+    }
+}
+
+fn is_event_type(t: &str) -> bool {
+    t.eq_ignore_ascii_case("Normal") || t.eq_ignore_ascii_case("Warning")
+}
+
+fn row_event(
+    part: &Part<'_>,
+    k: usize,
+    table: &Table,
+    cells: &[String],
+    namespace: Option<&str>,
+    object: Option<&ObjectRef>,
+) -> (Event, Option<String>) {
+    let cell = |name: &str| table.cell(cells, name).map(str::to_string);
+    let age = cell("AGE").or_else(|| cell("LAST SEEN"));
+    let namespace = cell("NAMESPACE").or_else(|| namespace.map(str::to_string));
+    let row_object = cell("OBJECT")
+        .and_then(|o| object_ref(&o, namespace.as_deref()))
+        .or_else(|| {
+            let kind = cell("KIND")?;
+            let name = cell("NAME")?;
+            tables::kind_and_name(&kind, &name, namespace.as_deref())
+        });
+    let count = cell("COUNT")
+        .and_then(|c| c.parse().ok())
+        .or_else(|| age.as_deref().and_then(repeat_count))
+        .unwrap_or(1);
+    let source = cell("FROM").or_else(|| cell("SOURCE")).unwrap_or_default();
+    let event = Event {
+        event_type: cell("TYPE").unwrap_or_default(),
+        reason: cell("REASON").unwrap_or_default(),
+        source: component(&source),
+        object: row_object.or_else(|| object.cloned()),
+        message: cell("MESSAGE").unwrap_or_default(),
+        count,
+        age: age.clone(),
+        evidence: part.evidence(k),
+    };
+    (event, age)
+}
+
+/// `kubelet, ip-10-0-1-2` (older describe output) names the component and its host.
+fn component(source: &str) -> String {
+    source
+        .split(',')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// `3` from `2m (x3 over 10m)`.
+fn repeat_count(age: &str) -> Option<usize> {
+    let start = age.find("(x")? + 2;
+    let digits: String = age[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// A one-line event outside any table: `time=... type=Warning reason=X from=kubelet
+/// message=...`, or an events row pasted without its header (`Warning  FailedMount
+/// pod/x  message`, `Warning  FailedMount  3m  kubelet  message`).
+pub fn ingest_line(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
+    let line = part.lines[i].trim();
+    let event = logfmt_event(part, i, line).or_else(|| headerless_row(part, i, line))?;
+    let time = event.1;
+    push_event(sink, event.0, time);
+    Some(i + 1)
+}
+
+fn logfmt_event(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Option<String>)> {
+    let (head, message) = line.split_once(" message=")?;
+    let mut fields = std::collections::BTreeMap::new();
+    for token in head.split_whitespace() {
+        let (k, v) = token.split_once('=')?;
+        fields.insert(k, v.trim_matches('"'));
+    }
+    let event_type = *fields.get("type")?;
+    let reason = *fields.get("reason")?;
+    if !is_event_type(event_type) {
+        return None;
+    }
+    let time = fields.get("time").map(|t| t.to_string());
+    let object = fields
+        .get("object")
+        .and_then(|o| object_ref(o, fields.get("namespace").copied()));
+    Some((
+        Event {
+            event_type: event_type.to_string(),
+            reason: reason.to_string(),
+            source: fields
+                .get("from")
+                .map(|f| f.to_string())
+                .unwrap_or_default(),
+            object,
+            message: message.trim_matches('"').to_string(),
+            count: 1,
+            age: time.clone(),
+            evidence: part.evidence(i),
+        },
+        time,
+    ))
+}
+
+fn headerless_row(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Option<String>)> {
+    let cells = split_gaps(line);
+    let t = cells.iter().take(3).position(|c| is_event_type(c))?;
+    let reason = *cells.get(t + 1)?;
+    let reason_ok = reason
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_uppercase())
+        && reason.chars().all(|c| c.is_ascii_alphanumeric());
+    if !reason_ok {
+        return None;
+    }
+    let before: Vec<&str> = cells[..t].to_vec();
+    let rest = &cells[t + 2..];
+    let (object, age, source, message) = match rest {
+        [obj, message @ ..] if obj.contains('/') && !message.is_empty() => {
+            let namespace = before.first().filter(|_| before.len() == 2).copied();
+            (
+                object_ref(obj, namespace),
+                before.last().map(|a| a.to_string()),
+                String::new(),
+                message.join("  "),
+            )
+        }
+        [age, from, message @ ..] if looks_like_age(age) && !message.is_empty() => (
+            None,
+            Some(age.to_string()),
+            component(from),
+            message.join("  "),
+        ),
+        _ => return None,
+    };
+    Some((
+        Event {
+            event_type: cells[t].to_string(),
+            reason: reason.to_string(),
+            source,
+            object,
+            message,
+            count: age.as_deref().and_then(repeat_count).unwrap_or(1),
+            age: age.clone(),
+            evidence: part.evidence(i),
+        },
+        age,
+    ))
+}
+
+fn looks_like_age(s: &str) -> bool {
+    s == "<unknown>"
+        || s.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && s.split_whitespace()
+                .next()
+                .is_some_and(|a| a.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// Events as JSON from an event exporter (`involvedObject`, `reason`, `message` or
+/// `eventMessage`; one object or an array). True when `value` was such events.
+pub fn ingest_json(part: &Part<'_>, i: usize, end: usize, value: &Value, sink: &mut Sink) -> bool {
+    let items: Vec<&Value> = match value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let is_event = |v: &Value| {
+        v.get("involvedObject").is_some_and(Value::is_object)
+            && v.get("reason").is_some()
+            && (v.get("message").is_some()
+                || v.get("eventMessage").is_some()
+                || v.get("note").is_some())
+    };
+    if items.is_empty() || !items.iter().all(|v| is_event(v)) {
+        return false;
+    }
+    let starts = segment::json_item_lines(&part.lines, i, end, value.is_array());
+    for (n, item) in items.iter().enumerate() {
+        let line = starts.get(n).copied().unwrap_or(i);
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        let involved = &item["involvedObject"];
+        let namespace = text(involved.get("namespace"))
+            .or_else(|| text(item.get("eventNamespace")))
+            .or_else(|| text(item.pointer("/metadata/namespace")));
+        let object = match (text(involved.get("kind")), text(involved.get("name"))) {
+            (Some(kind), Some(name)) => {
+                let ns = namespace
+                    .as_deref()
+                    .filter(|_| segment::is_namespaced(&kind));
+                Some(ObjectRef::new(&kind, ns, &name))
+            }
+            _ => None,
+        };
+        let time = text(item.get("lastTimestamp"))
+            .or_else(|| text(item.get("eventTime")))
+            .or_else(|| text(item.get("firstTimestamp")));
+        let source = text(item.pointer("/source/component"))
+            .or_else(|| text(item.get("reportingComponent")))
+            .or_else(|| text(item.get("reportingController")))
+            .unwrap_or_default();
+        let event = Event {
+            event_type: text(item.get("type")).unwrap_or_default(),
+            reason: text(item.get("reason")).unwrap_or_default(),
+            source,
+            object,
+            message: text(item.get("message"))
+                .or_else(|| text(item.get("eventMessage")))
+                .or_else(|| text(item.get("note")))
+                .unwrap_or_default(),
+            count: item
+                .get("count")
+                .and_then(Value::as_u64)
+                .map_or(1, |c| c as usize),
+            age: time.clone(),
+            evidence: part.evidence(line),
+        };
+        push_event(sink, event, time);
+    }
+    true
+}

@@ -1,0 +1,611 @@
+//! The Karpenter log prefilter, and the streaming scanner built on it.
+//!
+//! Karpenter logs are mostly INFO noise (`found provisionable pod(s)`, `created nodeclaim`...).
+//! A line is parsed fully only when it may matter: it is not a log line at all (describe
+//! output, YAML, tables: the segmenter needs those whole), its level is not INFO/DEBUG, it
+//! holds a catalogue signal (the `signals` of every registered rule, matched ASCII
+//! case-insensitively on the raw bytes, also in their JSON-escaped spellings), or it is the
+//! first log line (its `commit`) or the first DEBUG line (KW004) of its document.
+//!
+//! The same decision ([`LogLineFilter`]) runs in ingest and in [`StreamScanner`], so a file
+//! streamed through the scanner and the same text pasted whole give identical facts: the
+//! scanner keeps exactly the lines ingest would parse, plus the non-log lines.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
+use memchr::memmem;
+
+use crate::document::Document;
+
+/// Lines longer than this are cut when streaming, so memory stays bounded by a constant even
+/// for input without newlines; ingest then reports the cut line as malformed.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// How far into a line the level field is looked for: wrappers (timestamps, `kubectl logs
+/// --prefix`, CloudWatch columns) put a little text before the JSON object.
+const LEVEL_WINDOW: usize = 512;
+
+/// Multi-pattern matcher over raw bytes, ASCII case-insensitive.
+#[derive(Debug, Clone)]
+pub struct SignalMatcher {
+    automaton: AhoCorasick,
+    patterns: usize,
+}
+
+impl SignalMatcher {
+    /// A matcher for `signals`, each also in the spellings it takes inside JSON strings
+    /// (quotes and backslashes escaped, `<>&` as `\u003c`..., non-ASCII as `\uXXXX`), inside
+    /// JSON nested in a JSON string (CloudWatch `@message`, Fluent Bit `log`), and inside a
+    /// CSV field (quotes doubled).
+    pub fn new<'a>(signals: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut patterns: Vec<String> = Vec::new();
+        for signal in signals {
+            let signal = signal.to_ascii_lowercase();
+            if signal.is_empty() {
+                continue;
+            }
+            let zap = escape_json(&signal, false, false);
+            let variants = [
+                zap.clone(),
+                escape_json(&signal, true, false),
+                escape_json(&signal, true, true),
+                escape_json(&zap, false, false),
+                signal.replace('"', "\"\""),
+                signal,
+            ];
+            for v in variants {
+                if !patterns.contains(&v) {
+                    patterns.push(v);
+                }
+            }
+        }
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&patterns)
+            .or_else(|_| {
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&patterns)
+            })
+            .unwrap_or_else(|_| AhoCorasick::new(Vec::<String>::new()).expect("empty automaton"));
+        SignalMatcher {
+            automaton,
+            patterns: patterns.len(),
+        }
+    }
+
+    /// The matcher for every registered rule's signals, built once.
+    pub fn for_rules() -> &'static SignalMatcher {
+        static MATCHER: OnceLock<SignalMatcher> = OnceLock::new();
+        MATCHER.get_or_init(|| {
+            let rules = crate::rules::all();
+            SignalMatcher::new(rules.iter().flat_map(|r| r.meta.signals.iter().copied()))
+        })
+    }
+
+    /// How many byte patterns the signals expanded to.
+    pub fn pattern_count(&self) -> usize {
+        self.patterns
+    }
+
+    pub fn is_match(&self, haystack: &[u8]) -> bool {
+        self.patterns > 0 && self.automaton.is_match(haystack)
+    }
+
+    /// Start of the first match at or after `from`, if any.
+    pub fn find_from(&self, haystack: &[u8], from: usize) -> Option<usize> {
+        if self.patterns == 0 || from >= haystack.len() {
+            return None;
+        }
+        self.automaton
+            .find(Input::new(haystack).range(from..))
+            .map(|m| m.start())
+    }
+}
+
+/// `s` as it appears inside a JSON string: quotes and backslashes escaped; `html` also escapes
+/// `<`, `>`, `&` (Go's encoding/json); `ascii` writes non-ASCII characters as `\uXXXX`.
+fn escape_json(s: &str, html: bool, ascii: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '<' if html => out.push_str("\\u003c"),
+            '>' if html => out.push_str("\\u003e"),
+            '&' if html => out.push_str("\\u0026"),
+            c if ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The level word of a line that is certainly a log record, judged from its bytes alone
+/// (no parsing): a JSON object (possibly wrapped or prefixed) with a `level` field and a
+/// closing brace, or the console format's tab-separated level column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuickLevel<'a> {
+    word: &'a [u8],
+}
+
+impl QuickLevel<'_> {
+    pub fn is_info(&self) -> bool {
+        self.word.eq_ignore_ascii_case(b"info")
+    }
+
+    pub fn is_debug(&self) -> bool {
+        self.word.eq_ignore_ascii_case(b"debug")
+    }
+
+    /// INFO and DEBUG lines are noise unless they hold a signal.
+    pub fn is_noise(&self) -> bool {
+        self.is_info() || self.is_debug()
+    }
+
+    /// Upper-case level name, for counting.
+    pub fn upper(&self) -> String {
+        String::from_utf8_lossy(self.word).to_ascii_uppercase()
+    }
+}
+
+fn level_finders() -> &'static [memmem::Finder<'static>; 5] {
+    static FINDERS: OnceLock<[memmem::Finder<'static>; 5]> = OnceLock::new();
+    FINDERS.get_or_init(|| {
+        [
+            memmem::Finder::new(b"\"level\":\""),
+            memmem::Finder::new(b"\"level\": \""),
+            memmem::Finder::new(b"\\\"level\\\":\\\""),
+            memmem::Finder::new(b"\\\"level\\\": \\\""),
+            memmem::Finder::new(b"\"\"level\"\":\"\""),
+        ]
+    })
+}
+
+const LEVEL_WORDS: &[&[u8]] = &[
+    b"DEBUG", b"INFO", b"WARN", b"WARNING", b"ERROR", b"DPANIC", b"PANIC", b"FATAL",
+];
+
+/// See [`QuickLevel`]. Lines it returns `None` for are "not a log line" to the prefilter.
+pub fn quick_level(line: &[u8]) -> Option<QuickLevel<'_>> {
+    let line = trim_end(line);
+    let last = *line.last()?;
+    let head = &line[..line.len().min(LEVEL_WINDOW)];
+    // A JSON object closes the line; a CSV field holding one closes with `}"`. (A line of a
+    // pretty-printed export ending in `}",` or `}"` is not a record on its own.)
+    let csv = line.ends_with(b"}\"");
+    if last == b'}' || csv {
+        const FAST: &[u8] = b"{\"level\":\"";
+        let finders = level_finders();
+        let value_start = if !csv && head.starts_with(FAST) {
+            Some(FAST.len())
+        } else if csv {
+            finders[4].find(head).map(|p| p + finders[4].needle().len())
+        } else {
+            finders[..4]
+                .iter()
+                .find_map(|f| f.find(head).map(|p| p + f.needle().len()))
+        };
+        if let Some(start) = value_start {
+            let word_len = line[start..]
+                .iter()
+                .take(16)
+                .take_while(|b| b.is_ascii_alphabetic())
+                .count();
+            if word_len > 0 {
+                return Some(QuickLevel {
+                    word: &line[start..start + word_len],
+                });
+            }
+            return None;
+        }
+    }
+    // Console encoder: `<time>\t<LEVEL>\t<logger>\t<message>[\t<json fields>]`.
+    if line.first().is_some_and(|b| b.is_ascii_whitespace()) {
+        return None;
+    }
+    let window = &line[..line.len().min(160)];
+    for tab in memchr::memchr_iter(b'\t', window) {
+        let rest = &line[tab + 1..];
+        let word_len = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        if rest.get(word_len) == Some(&b'\t') && LEVEL_WORDS.contains(&&rest[..word_len]) {
+            return Some(QuickLevel {
+                word: &rest[..word_len],
+            });
+        }
+    }
+    None
+}
+
+fn trim_end(line: &[u8]) -> &[u8] {
+    let end = line
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    &line[..end]
+}
+
+/// `LABEL` of a `==> LABEL <==` line (the convention of `tail`/`head` on several files, and
+/// what `kubectl karpenter-why collect` writes between documents).
+pub fn header_label(line: &[u8]) -> Option<&[u8]> {
+    let line = trim_end(line);
+    let inner = line.strip_prefix(b"==> ")?.strip_suffix(b" <==")?;
+    let start = inner.iter().position(|b| !b.is_ascii_whitespace())?;
+    Some(trim_end(&inner[start..]))
+}
+
+/// What the prefilter decided for one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision<'a> {
+    /// Not a log line: hand it to the segmenter whole.
+    NotLog,
+    /// A log line to parse fully.
+    KeepLog(QuickLevel<'a>),
+    /// A noise log line: count it, parse nothing.
+    Drop(QuickLevel<'a>),
+}
+
+/// The keep/drop decision for log lines, with the little state it needs (first log line and
+/// first DEBUG line of the current document part).
+#[derive(Debug, Clone, Default)]
+pub struct LogLineFilter {
+    seen_log: bool,
+    seen_debug: bool,
+}
+
+impl LogLineFilter {
+    /// A `==> label <==` header starts a new document part.
+    pub fn reset(&mut self) {
+        *self = LogLineFilter::default();
+    }
+
+    /// Decides for `line`; `has_signal` is asked only when the answer depends on it, so the
+    /// scanner can pass the result of a search it ran over a whole block.
+    pub fn decide<'a>(
+        &mut self,
+        line: &'a [u8],
+        has_signal: impl FnOnce() -> bool,
+    ) -> Decision<'a> {
+        let Some(level) = quick_level(line) else {
+            return Decision::NotLog;
+        };
+        let first_log = !self.seen_log;
+        self.seen_log = true;
+        let first_debug = level.is_debug() && !self.seen_debug;
+        if level.is_debug() {
+            self.seen_debug = true;
+        }
+        if !level.is_noise() || first_log || first_debug || has_signal() {
+            Decision::KeepLog(level)
+        } else {
+            Decision::Drop(level)
+        }
+    }
+}
+
+/// Counters of one scan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    pub bytes: u64,
+    pub lines: usize,
+    pub kept_lines: usize,
+    pub omitted_info: usize,
+    pub omitted_debug: usize,
+    /// Lines longer than [`MAX_LINE_BYTES`], kept cut.
+    pub cut_lines: usize,
+}
+
+/// What a scan produced: the document of kept lines (with their original line numbers) and
+/// the counters.
+#[derive(Debug, Clone)]
+pub struct ScanOutput {
+    pub document: Document,
+    pub stats: ScanStats,
+}
+
+/// Streams raw bytes (any chunking) and keeps only the lines ingest would look at; memory is
+/// the kept lines plus at most one partial line, whatever the input size.
+#[derive(Debug)]
+pub struct StreamScanner<'m> {
+    label: String,
+    matcher: &'m SignalMatcher,
+    filter: LogLineFilter,
+    partial: Vec<u8>,
+    partial_cut: bool,
+    kept: String,
+    line_numbers: Vec<usize>,
+    next_line: usize,
+    stats: ScanStats,
+}
+
+impl StreamScanner<'static> {
+    /// A scanner using every registered rule's signals.
+    pub fn new(label: impl Into<String>) -> Self {
+        StreamScanner::with_matcher(label, SignalMatcher::for_rules())
+    }
+}
+
+impl<'m> StreamScanner<'m> {
+    pub fn with_matcher(label: impl Into<String>, matcher: &'m SignalMatcher) -> Self {
+        StreamScanner {
+            label: label.into(),
+            matcher,
+            filter: LogLineFilter::default(),
+            partial: Vec::new(),
+            partial_cut: false,
+            kept: String::new(),
+            line_numbers: Vec::new(),
+            next_line: 1,
+            stats: ScanStats::default(),
+        }
+    }
+
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        self.stats.bytes += bytes.len() as u64;
+        if !self.partial.is_empty() || self.partial_cut {
+            match memchr::memchr(b'\n', bytes) {
+                Some(nl) => {
+                    self.push_partial(&bytes[..nl]);
+                    let line = std::mem::take(&mut self.partial);
+                    if self.partial_cut {
+                        self.stats.cut_lines += 1;
+                    }
+                    self.partial_cut = false;
+                    self.whole_line(&line);
+                    self.partial = line;
+                    self.partial.clear();
+                    bytes = &bytes[nl + 1..];
+                }
+                None => {
+                    self.push_partial(bytes);
+                    return;
+                }
+            }
+        }
+        let complete = match memchr::memrchr(b'\n', bytes) {
+            Some(nl) => nl + 1,
+            None => 0,
+        };
+        self.block(&bytes[..complete]);
+        self.push_partial(&bytes[complete..]);
+    }
+
+    fn push_partial(&mut self, bytes: &[u8]) {
+        let room = MAX_LINE_BYTES.saturating_sub(self.partial.len());
+        if bytes.len() > room {
+            self.partial_cut = true;
+        }
+        self.partial
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// Complete lines (`block` ends with a newline). The signal search runs over the whole
+    /// block and is resumed only past the line of each match, so every byte is looked at once.
+    fn block(&mut self, block: &[u8]) {
+        // (searched from, leftmost-ending match from there): still valid for any later line
+        // starting at or before that match.
+        let mut cached: Option<(usize, Option<usize>)> = None;
+        let mut start = 0usize;
+        for nl in memchr::memchr_iter(b'\n', block) {
+            let line = &block[start..nl];
+            let line_start = start;
+            start = nl + 1;
+            if line.len() > MAX_LINE_BYTES {
+                self.stats.cut_lines += 1;
+                self.whole_line(&line[..MAX_LINE_BYTES]);
+                continue;
+            }
+            let matcher = self.matcher;
+            let mut has_signal = || {
+                let fresh = cached.is_some_and(|(from, found)| {
+                    from <= line_start && found.is_none_or(|m| m >= line_start)
+                });
+                if !fresh {
+                    cached = Some((line_start, matcher.find_from(block, line_start)));
+                }
+                cached.and_then(|(_, found)| found).is_some_and(|m| m < nl)
+            };
+            self.line_with(line, &mut has_signal);
+        }
+    }
+
+    fn whole_line(&mut self, line: &[u8]) {
+        let matcher = self.matcher;
+        self.line_with(line, &mut || matcher.is_match(line));
+    }
+
+    fn line_with(&mut self, raw: &[u8], has_signal: &mut dyn FnMut() -> bool) {
+        let number = self.next_line;
+        self.next_line += 1;
+        self.stats.lines += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if header_label(line).is_some() {
+            self.filter.reset();
+        }
+        match self.filter.decide(line, has_signal) {
+            Decision::Drop(level) => {
+                if level.is_debug() {
+                    self.stats.omitted_debug += 1;
+                } else {
+                    self.stats.omitted_info += 1;
+                }
+            }
+            Decision::NotLog | Decision::KeepLog(_) => {
+                self.stats.kept_lines += 1;
+                self.kept.push_str(&String::from_utf8_lossy(line));
+                self.kept.push('\n');
+                self.line_numbers.push(number);
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> ScanOutput {
+        if !self.partial.is_empty() || self.partial_cut {
+            if self.partial_cut {
+                self.stats.cut_lines += 1;
+            }
+            let line = std::mem::take(&mut self.partial);
+            self.whole_line(&line);
+        }
+        let mut document = Document::new(self.label, self.kept);
+        document.line_numbers = Some(self.line_numbers);
+        if self.stats.omitted_info > 0 {
+            document
+                .omitted_log_lines
+                .insert("INFO".to_string(), self.stats.omitted_info);
+        }
+        if self.stats.omitted_debug > 0 {
+            document
+                .omitted_log_lines
+                .insert("DEBUG".to_string(), self.stats.omitted_debug);
+        }
+        ScanOutput {
+            document,
+            stats: self.stats,
+        }
+    }
+}
+
+/// Scans a whole byte buffer (the one-shot form of [`StreamScanner`]).
+pub fn scan_bytes(label: impl Into<String>, bytes: &[u8]) -> ScanOutput {
+    let mut scanner = StreamScanner::new(label);
+    scanner.feed(bytes);
+    scanner.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_match_in_their_json_spellings() {
+        let m = SignalMatcher::new([
+            "\"vpc.amazonaws.com/pod-eni\" was requested",
+            "pod didn’t schedule",
+            "a > b",
+        ]);
+        assert!(m.is_match(b"Resource \"vpc.amazonaws.com/pod-eni\" was requested"));
+        assert!(
+            m.is_match(br#"{"message":"Resource \"vpc.amazonaws.com/pod-eni\" was requested"}"#)
+        );
+        assert!(m.is_match(br#"{"@message":"{\"error\":\"Resource \\\"vpc.amazonaws.com/pod-eni\\\" was requested\"}"}"#));
+        assert!(
+            m.is_match(br#"x,"{""e"":""RESOURCE ""vpc.amazonaws.com/pod-eni"" WAS REQUESTED""}""#)
+        );
+        assert!(m.is_match("Pod didn’t schedule".as_bytes()));
+        assert!(m.is_match(br"pod didn\u2019t schedule"));
+        assert!(m.is_match(br"a \u003e b"));
+        assert!(!m.is_match(b"vpc.amazonaws.com/pod-eni was requested"));
+        assert!(!SignalMatcher::new([]).is_match(b"anything"));
+    }
+
+    #[test]
+    fn quick_level_forms() {
+        let level = |s: &str| quick_level(s.as_bytes()).map(|l| l.upper());
+        assert_eq!(
+            level(r#"{"level":"INFO","message":"x"}"#).as_deref(),
+            Some("INFO")
+        );
+        assert_eq!(
+            level(r#"[pod/k/controller] {"level":"DEBUG","message":"x"}  "#).as_deref(),
+            Some("DEBUG")
+        );
+        assert_eq!(
+            level(r#"{"log":"{\"level\":\"info\",\"msg\":\"x\"}\n","stream":"stderr"}"#).as_deref(),
+            Some("INFO")
+        );
+        assert_eq!(
+            level(r#"t,"{""level"":""ERROR"",""message"":""x""}""#).as_deref(),
+            Some("ERROR")
+        );
+        assert_eq!(
+            level("2023-04-21T06:05:00.044Z\tINFO\tcontroller.x\tmsg\t{\"commit\": \"b\"}")
+                .as_deref(),
+            Some("INFO")
+        );
+        // Truncated, pretty-printed and other lines are not log lines to the prefilter.
+        assert_eq!(level(r#"{"level":"INFO","message":"x"#), None);
+        assert_eq!(level(r#"  "@message": "{\"level\":\"INFO\"}","#), None);
+        assert_eq!(level("Name:   web-0"), None);
+        assert_eq!(level("\tINFO\tindented"), None);
+    }
+
+    fn lines_kept(text: &str, signals: &[&str]) -> Vec<usize> {
+        let m = SignalMatcher::new(signals.iter().copied());
+        let mut scanner = StreamScanner::with_matcher("t", &m);
+        scanner.feed(text.as_bytes());
+        scanner.finish().document.line_numbers.unwrap()
+    }
+
+    #[test]
+    fn keeps_what_ingest_needs() {
+        let text = [
+            r#"{"level":"INFO","message":"first, for its commit"}"#,
+            r#"{"level":"INFO","message":"found provisionable pod(s)"}"#,
+            r#"{"level":"DEBUG","message":"first debug"}"#,
+            r#"{"level":"DEBUG","message":"second debug"}"#,
+            r#"{"level":"ERROR","message":"anything at error"}"#,
+            r#"{"level":"INFO","message":"could not schedule pod"}"#,
+            "Name:  not a log line",
+            "==> other.log <==",
+            r#"{"level":"INFO","message":"first of the next part"}"#,
+            r#"{"level":"INFO","message":"noise"}"#,
+        ]
+        .join("\n");
+        assert_eq!(
+            lines_kept(&text, &["could not schedule pod"]),
+            vec![1, 3, 5, 6, 7, 8, 9]
+        );
+    }
+
+    #[test]
+    fn chunking_does_not_change_the_result() {
+        let text: String = (0..400)
+            .map(|i| match i % 7 {
+                0 => format!("{{\"level\":\"ERROR\",\"message\":\"failed {i}\"}}\n"),
+                3 => format!("plain text {i}\r\n"),
+                5 => format!("{{\"level\":\"INFO\",\"message\":\"signal here {i}\"}}\n"),
+                _ => format!("{{\"level\":\"INFO\",\"message\":\"noise {i}\"}}\n"),
+            })
+            .collect();
+        let m = SignalMatcher::new(["signal here"]);
+        let whole = {
+            let mut s = StreamScanner::with_matcher("t", &m);
+            s.feed(text.as_bytes());
+            s.finish()
+        };
+        for chunk in [1, 2, 7, 64, 1000] {
+            let mut s = StreamScanner::with_matcher("t", &m);
+            for piece in text.as_bytes().chunks(chunk) {
+                s.feed(piece);
+            }
+            let out = s.finish();
+            assert_eq!(out.document, whole.document, "chunk {chunk}");
+            assert_eq!(out.stats, whole.stats, "chunk {chunk}");
+        }
+        assert_eq!(whole.stats.lines, 400);
+        assert_eq!(whole.stats.omitted_info, 400 - whole.stats.kept_lines);
+        assert!(whole.document.text.contains("plain text 3\n"));
+        assert!(!whole.document.text.contains('\r'));
+    }
+
+    #[test]
+    fn an_endless_line_is_cut_not_buffered() {
+        let m = SignalMatcher::new([]);
+        let mut s = StreamScanner::with_matcher("t", &m);
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..10 {
+            s.feed(&chunk);
+        }
+        let out = s.finish();
+        assert_eq!(out.stats.cut_lines, 1);
+        assert_eq!(out.document.text.len(), MAX_LINE_BYTES + 1);
+    }
+}

@@ -1,0 +1,563 @@
+//! Where segments start and end, and the small vocabulary the segmenter shares with the
+//! format modules: shell prompts, Kubernetes kind names, indentation.
+
+use crate::facts::ObjectRef;
+
+use super::{Context, Part};
+
+/// Leading spaces (a tab counts as one).
+pub fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+pub fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// A line of binary data: NUL bytes, other control characters, or the replacement characters
+/// the reader put in place of invalid UTF-8.
+pub fn is_garbage(line: &str) -> bool {
+    if line.contains('\0') {
+        return true;
+    }
+    let mut total = 0usize;
+    let mut bad = 0usize;
+    for c in line.chars() {
+        total += 1;
+        if (c.is_control() && c != '\t' && c != '\r') || c == '\u{FFFD}' {
+            bad += 1;
+        }
+    }
+    bad > 0 && bad * 4 >= total.max(1)
+}
+
+/// `...`, `…`, `[...]`, `<snip>`: where the user cut output short.
+pub fn is_cut_mark(line: &str) -> bool {
+    matches!(
+        line.trim(),
+        "..." | "…" | "[...]" | "(...)" | "<snip>" | "[snip]" | "<...>" | "---snip---"
+    )
+}
+
+/// A shell command the paste shows, when it is a `kubectl` (or `k`, `oc`) command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Command {
+    /// `get`, `describe`, `logs`...
+    pub verb: Option<String>,
+    /// The resource as typed, lower-case (`nodeclaims`, `pod`, `deploy,pods`, `nodeclaim/x`).
+    pub resource: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    /// `-L a,b` label columns.
+    pub label_columns: Vec<String>,
+}
+
+impl Command {
+    /// The object a `kubectl describe <kind> <name>` command is about.
+    pub fn described_object(&self) -> Option<ObjectRef> {
+        if self.verb.as_deref() != Some("describe") {
+            return None;
+        }
+        let resource = self.resource.as_deref()?;
+        let (resource, name) = match resource.split_once('/') {
+            Some((r, n)) => (r, Some(n.to_string())),
+            None => (resource, self.name.clone()),
+        };
+        let kind = canonical_kind(resource)?;
+        let namespace = if is_namespaced(kind) {
+            Some(
+                self.namespace
+                    .clone()
+                    .unwrap_or_else(|| "default".to_string()),
+            )
+        } else {
+            None
+        };
+        Some(ObjectRef::new(kind, namespace.as_deref(), &name?))
+    }
+
+    /// `kubectl get events` / `kubectl events`.
+    pub fn lists_events(&self) -> bool {
+        match self.verb.as_deref() {
+            Some("events") => true,
+            Some("get") => self
+                .resource
+                .as_deref()
+                .and_then(canonical_kind)
+                .is_some_and(|k| k == "Event"),
+            _ => false,
+        }
+    }
+
+    /// The kind a `kubectl get <resource>` lists, when one.
+    pub fn listed_kind(&self) -> Option<&'static str> {
+        if self.verb.as_deref() != Some("get") {
+            return None;
+        }
+        let resource = self.resource.as_deref()?;
+        if resource.contains(',') {
+            return None;
+        }
+        canonical_kind(resource.split('/').next().unwrap_or(resource))
+    }
+}
+
+/// The command of a prompt line (`$ kubectl get nodeclaims`, `user@host:~$ k describe pod x`,
+/// `% ...`, `❯ ...`), up to the first pipe.
+pub fn prompt(line: &str) -> Option<Command> {
+    let trimmed = line.trim_start();
+    let after = ["$ ", "% ", "❯ ", "> ", "# "]
+        .iter()
+        .find_map(|p| trimmed.strip_prefix(p))
+        .or_else(|| {
+            // `user@host:~/dir$ cmd`
+            let (head, rest) = trimmed.split_once("$ ")?;
+            (!head.is_empty() && !head.contains(char::is_whitespace)).then_some(rest)
+        })?;
+    let command_line = after.split('|').next().unwrap_or(after);
+    let mut tokens = command_line.split_whitespace().peekable();
+    let tool = tokens.next()?;
+    let known_tools = [
+        "kubectl",
+        "k",
+        "oc",
+        "stern",
+        "aws",
+        "helm",
+        "journalctl",
+        "eksctl",
+        "cat",
+        "grep",
+        "jq",
+        "kubectl-karpenter_why",
+        "sudo",
+        "tail",
+        "head",
+        "less",
+    ];
+    if !known_tools.contains(&tool) {
+        return None;
+    }
+    let mut command = Command::default();
+    if !matches!(tool, "kubectl" | "k" | "oc") {
+        command.verb = Some(tool.to_string());
+        return Some(command);
+    }
+    let mut positional = Vec::new();
+    while let Some(token) = tokens.next() {
+        let mut flag_value = |name_short: &str, name_long: &str| -> Option<String> {
+            if token == name_short || token == name_long {
+                return tokens.peek().map(|v| v.to_string());
+            }
+            token
+                .strip_prefix(&format!("{name_long}="))
+                .or_else(|| token.strip_prefix(&format!("{name_short}=")))
+                .map(str::to_string)
+        };
+        if let Some(ns) = flag_value("-n", "--namespace") {
+            if !token.contains('=') {
+                tokens.next();
+            }
+            command.namespace = Some(ns);
+            continue;
+        }
+        if let Some(cols) = flag_value("-L", "--label-columns") {
+            if !token.contains('=') {
+                tokens.next();
+            }
+            command
+                .label_columns
+                .extend(cols.split(',').map(str::to_string));
+            continue;
+        }
+        let takes_value = [
+            "-o",
+            "--output",
+            "-l",
+            "--selector",
+            "--context",
+            "--kubeconfig",
+            "-c",
+            "--container",
+            "--since",
+            "--tail",
+            "--field-selector",
+            "--sort-by",
+        ];
+        if takes_value.contains(&token) {
+            tokens.next();
+            continue;
+        }
+        if token == "-A" || token == "--all-namespaces" {
+            command.all_namespaces = true;
+            continue;
+        }
+        if token.starts_with('-') {
+            continue;
+        }
+        positional.push(token.to_ascii_lowercase());
+    }
+    let mut positional = positional.into_iter();
+    command.verb = positional.next();
+    command.resource = positional.next();
+    command.name = positional.next();
+    Some(command)
+}
+
+/// The canonical kind of a resource name as typed (plural, singular, short name, with or
+/// without its API group).
+pub fn canonical_kind(resource: &str) -> Option<&'static str> {
+    let lower = resource.to_ascii_lowercase();
+    let base = lower.split('.').next().unwrap_or(&lower);
+    Some(match base {
+        "pod" | "pods" | "po" => "Pod",
+        "node" | "nodes" | "no" => "Node",
+        "nodeclaim" | "nodeclaims" => "NodeClaim",
+        "nodepool" | "nodepools" => "NodePool",
+        "ec2nodeclass" | "ec2nodeclasses" | "ec2nc" | "ec2ncs" => "EC2NodeClass",
+        "machine" | "machines" => "Machine",
+        "provisioner" | "provisioners" => "Provisioner",
+        "awsnodetemplate" | "awsnodetemplates" => "AWSNodeTemplate",
+        "deployment" | "deployments" | "deploy" => "Deployment",
+        "statefulset" | "statefulsets" | "sts" => "StatefulSet",
+        "daemonset" | "daemonsets" | "ds" => "DaemonSet",
+        "replicaset" | "replicasets" | "rs" => "ReplicaSet",
+        "job" | "jobs" => "Job",
+        "cronjob" | "cronjobs" | "cj" => "CronJob",
+        "poddisruptionbudget" | "poddisruptionbudgets" | "pdb" | "pdbs" => "PodDisruptionBudget",
+        "persistentvolumeclaim" | "persistentvolumeclaims" | "pvc" | "pvcs" => {
+            "PersistentVolumeClaim"
+        }
+        "persistentvolume" | "persistentvolumes" | "pv" | "pvs" => "PersistentVolume",
+        "storageclass" | "storageclasses" | "sc" => "StorageClass",
+        "event" | "events" | "ev" => "Event",
+        "service" | "services" | "svc" => "Service",
+        "configmap" | "configmaps" | "cm" => "ConfigMap",
+        "namespace" | "namespaces" | "ns" => "Namespace",
+        "serviceaccount" | "serviceaccounts" | "sa" => "ServiceAccount",
+        "horizontalpodautoscaler" | "horizontalpodautoscalers" | "hpa" => "HorizontalPodAutoscaler",
+        _ => return None,
+    })
+}
+
+/// Cluster-scoped kinds have no namespace (their events are filed in `default`).
+pub fn is_namespaced(kind: &str) -> bool {
+    !matches!(
+        kind,
+        "Node"
+            | "NodeClaim"
+            | "NodePool"
+            | "EC2NodeClass"
+            | "Machine"
+            | "Provisioner"
+            | "AWSNodeTemplate"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "Namespace"
+    )
+}
+
+/// `kind/name` (an events OBJECT column, a `kubectl get` NAME with its kind) as an object.
+pub fn object_ref(kind_name: &str, namespace: Option<&str>) -> Option<ObjectRef> {
+    let (kind, name) = kind_name.trim().split_once('/')?;
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return None;
+    }
+    let kind = canonical_kind(kind).map(str::to_string).or_else(|| {
+        // An unknown kind keeps its spelling, capitalised.
+        let mut chars = kind.chars();
+        let first = chars.next()?;
+        kind.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.')
+            .then(|| first.to_ascii_uppercase().to_string() + chars.as_str())
+    })?;
+    let namespace = namespace.filter(|_| is_namespaced(&kind));
+    Some(ObjectRef::new(&kind, namespace, name))
+}
+
+/// A key at column 0 as `kubectl describe` prints them: `Name:`, `QoS Class:`,
+/// `Node-Selectors:`, `Non-terminated Pods:`...
+pub fn is_describe_key_line(line: &str) -> bool {
+    let Some((key, rest)) = line.split_once(':') else {
+        return false;
+    };
+    (rest.is_empty() || rest.starts_with([' ', '\t']))
+        && key.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && key.len() <= 60
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " -()/._".contains(c))
+}
+
+pub fn starts_describe(line: &str) -> bool {
+    line.starts_with("Name:") && is_describe_key_line(line)
+}
+
+/// The end (exclusive) of a `kubectl describe` block starting at `start`: indented lines and
+/// column-0 `Key:` lines belong to it; a blank line ends it unless indented text follows; a
+/// new `Name:` starts the next object.
+pub fn describe_end(lines: &[&str], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_blank(line) {
+            let next = (i + 1..lines.len()).find(|&k| !is_blank(lines[k]));
+            match next {
+                Some(k)
+                    if indent(lines[k]) > 0
+                        && super::scan::quick_level(lines[k].as_bytes()).is_none() =>
+                {
+                    i = k;
+                    continue;
+                }
+                _ => return i,
+            }
+        }
+        if indent(line) > 0 {
+            i += 1;
+            continue;
+        }
+        if starts_describe(line) {
+            return i;
+        }
+        if is_describe_key_line(line) || is_cut_mark(line) {
+            i += 1;
+            continue;
+        }
+        return i;
+    }
+    lines.len()
+}
+
+/// `Events:` alone at column 0 (a describe block cut before it), or `Events:  <none>`.
+pub fn is_events_heading(line: &str) -> bool {
+    line.strip_prefix("Events:")
+        .is_some_and(|rest| rest.trim().is_empty() || rest.trim() == "<none>")
+}
+
+/// The end of a column-0 heading's indented body.
+pub fn section_end(lines: &[&str], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < lines.len() && !is_blank(lines[i]) && indent(lines[i]) > 0 {
+        i += 1;
+    }
+    i
+}
+
+/// A YAML key at column 0 the way Kubernetes and helm values write them.
+fn is_yaml_key_line(line: &str) -> bool {
+    let Some((key, rest)) = line.split_once(':') else {
+        return false;
+    };
+    (rest.is_empty() || rest.starts_with(' '))
+        && key.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+}
+
+fn is_yaml_line(line: &str) -> bool {
+    indent(line) > 0
+        || line.starts_with("- ")
+        || line == "-"
+        || line.starts_with('#')
+        || line.trim_end() == "---"
+        || line.trim_end() == "..."
+        || is_yaml_key_line(line)
+}
+
+/// A YAML segment at `i`: `(first YAML line, end)`. It starts at `apiVersion:` / `kind:` /
+/// `---`, after a helm `USER-SUPPLIED VALUES:` / `COMPUTED VALUES:` heading, or (for helm values
+/// files) at a block of lower-case keys with nested values when the document or the command
+/// says YAML.
+pub fn yaml_block(part: &Part<'_>, i: usize, cx: &Context) -> Option<(usize, usize)> {
+    let lines = &part.lines;
+    let line = lines[i];
+    let heading = matches!(
+        line.trim_end(),
+        "USER-SUPPLIED VALUES:" | "COMPUTED VALUES:"
+    );
+    let start = if heading { i + 1 } else { i };
+    let k8s =
+        line.starts_with("apiVersion:") || line.starts_with("kind:") || line.trim_end() == "---";
+    if !heading && !k8s {
+        let says_yaml = part.doc.label.ends_with(".yaml")
+            || part.doc.label.ends_with(".yml")
+            || cx
+                .command
+                .as_ref()
+                .is_some_and(|c| matches!(c.verb.as_deref(), Some("helm") | Some("cat")));
+        if !is_yaml_key_line(line) {
+            return None;
+        }
+        let end = yaml_end(lines, start);
+        let nested = (start + 1..end).any(|k| indent(lines[k]) > 0 && !is_blank(lines[k]));
+        let keys = (start..end).filter(|&k| is_yaml_key_line(lines[k])).count();
+        if !(says_yaml && (nested || keys >= 2) || nested && end - start >= 3) {
+            return None;
+        }
+        return Some((start, end));
+    }
+    Some((start, yaml_end(lines, start)))
+}
+
+fn yaml_end(lines: &[&str], start: usize) -> usize {
+    let mut i = start;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_blank(line) {
+            let next = (i + 1..lines.len()).find(|&k| !is_blank(lines[k]));
+            match next {
+                Some(k) if is_yaml_line(lines[k]) && !starts_other_format(lines[k]) => {
+                    i = k;
+                    continue;
+                }
+                _ => return i,
+            }
+        }
+        if (i > start && (line.starts_with("apiVersion:") || line.trim_end() == "---"))
+            || (is_yaml_line(line) && !starts_other_format(line))
+            || i == start
+        {
+            i += 1;
+            continue;
+        }
+        return i;
+    }
+    lines.len()
+}
+
+/// Lines that end a YAML block even though they are indented or key-shaped.
+fn starts_other_format(line: &str) -> bool {
+    prompt(line).is_some()
+        || super::scan::quick_level(line.as_bytes()).is_some()
+        || super::scan::header_label(line.as_bytes()).is_some()
+}
+
+/// The end (exclusive) of the JSON value opening at line `start`, by bracket matching outside
+/// strings; `None` when it never closes.
+pub fn json_end(lines: &[&str], start: usize) -> Option<usize> {
+    let mut depth = 0i64;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (k, line) in lines.iter().enumerate().skip(start) {
+        for c in line.chars() {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match c {
+                '"' => in_string = true,
+                '{' | '[' => depth += 1,
+                '}' | ']' => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Strings do not span lines in JSON; an unterminated one means this is not JSON.
+        if in_string {
+            return None;
+        }
+    }
+    None
+}
+
+/// The line of each top-level item of a JSON array spanning `start..end` (or of the single
+/// object when it is not an array).
+pub fn json_item_lines(lines: &[&str], start: usize, end: usize, array: bool) -> Vec<usize> {
+    if !array {
+        return vec![start];
+    }
+    let mut out = Vec::new();
+    let mut depth = 0i64;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (k, line) in lines.iter().enumerate().take(end).skip(start) {
+        for c in line.chars() {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match c {
+                '"' => in_string = true,
+                '{' | '[' => {
+                    if depth == 1 {
+                        out.push(k);
+                    }
+                    depth += 1;
+                }
+                '}' | ']' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Whether a JSON value holds Kubernetes objects (`apiVersion`/`kind`, directly or in its
+/// items).
+pub fn is_kubernetes_json(value: &serde_json::Value) -> bool {
+    let is_object = |v: &serde_json::Value| {
+        v.get("apiVersion").is_some_and(|a| a.is_string())
+            && v.get("kind").is_some_and(|k| k.is_string())
+    };
+    match value {
+        serde_json::Value::Array(items) => items.iter().any(is_object),
+        v => is_object(v),
+    }
+}
+
+/// `1.6.3` from `v1.6.3`, `1.6.3`, `1.6.3-rc.1`.
+pub fn version_number(s: &str) -> Option<String> {
+    let s = s.trim().trim_start_matches('v');
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let number = &s[..end];
+    let parts: Vec<&str> = number.split('.').collect();
+    (parts.len() >= 2 && parts.iter().all(|p| !p.is_empty()))
+        .then(|| number.trim_end_matches('.').to_string())
+}
+
+/// The Karpenter version a text names: the controller image tag
+/// (`public.ecr.aws/karpenter/controller:1.6.3@sha256:...`) or the helm chart
+/// (`karpenter-1.6.2`, `helm.sh/chart: karpenter-1.6.2`).
+pub fn karpenter_version_in(text: &str) -> Option<String> {
+    if let Some(pos) = text.find("karpenter/controller:") {
+        return version_number(&text[pos + "karpenter/controller:".len()..]);
+    }
+    let mut search = 0;
+    while let Some(pos) = text[search..].find("karpenter-") {
+        let at = search + pos;
+        let before_ok = at == 0
+            || text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_whitespace() || c == '\t' || c == ':');
+        let after = &text[at + "karpenter-".len()..];
+        if before_ok && after.starts_with(|c: char| c.is_ascii_digit()) {
+            if let Some(version) = version_number(after) {
+                return Some(version);
+            }
+        }
+        search = at + 1;
+    }
+    None
+}

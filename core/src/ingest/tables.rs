@@ -1,0 +1,657 @@
+//! Column tables (`kubectl get`, helm, and the tables inside `kubectl describe`) and
+//! `No resources found`.
+//!
+//! Cells are cut at the header's column positions (kubectl aligns every cell of a column, so
+//! an empty cell stays empty); a row that does not align falls back to splitting on runs of
+//! two or more spaces.
+
+use std::collections::BTreeSet;
+
+use crate::facts::{
+    Collected, Condition, Container, EmptyList, LabelSelector, Message, MessageOrigin, Meta, Node,
+    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, Pod, Workload,
+};
+
+use super::segment::{self, canonical_kind, Command};
+use super::{events_table, Context, Part, Sink};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// Upper-case name.
+    pub name: String,
+    /// Character index of the column's first character in the header.
+    start: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    tabs: bool,
+}
+
+impl Table {
+    /// A `kubectl get` (or helm) header: upper-case column names, among them `NAME`, or
+    /// `TYPE` and `REASON`, or `LAST SEEN`.
+    pub fn from_header(line: &str) -> Option<Table> {
+        if line.starts_with(char::is_whitespace) {
+            return None;
+        }
+        let table = Table::columns_of(line)?;
+        let upper = table.columns.iter().all(|c| {
+            c.name
+                .chars()
+                .next()
+                .is_some_and(|ch| ch.is_ascii_uppercase())
+                && c.name.chars().all(|ch| {
+                    ch.is_ascii_uppercase() || ch.is_ascii_digit() || " ()%/_.-".contains(ch)
+                })
+        });
+        let known = table.has("NAME")
+            || (table.has("TYPE") && table.has("REASON"))
+            || table.has("LAST SEEN");
+        (upper && known).then_some(table)
+    }
+
+    /// Any header of two or more columns (describe's `Type  Reason  Age  From  Message`,
+    /// `Namespace  Name  CPU Requests ...`).
+    pub fn from_any_header(line: &str) -> Option<Table> {
+        Table::columns_of(line)
+    }
+
+    fn columns_of(line: &str) -> Option<Table> {
+        let tabs = line.trim().contains('\t');
+        let mut columns = Vec::new();
+        if tabs {
+            let mut pos = 0usize;
+            for cell in line.split('\t') {
+                let name = cell.trim();
+                if !name.is_empty() {
+                    columns.push(Column {
+                        name: name.to_ascii_uppercase(),
+                        start: pos,
+                    });
+                }
+                pos += cell.chars().count() + 1;
+            }
+        } else {
+            let chars: Vec<char> = line.trim_end().chars().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                if chars[k] == ' ' {
+                    k += 1;
+                    continue;
+                }
+                let start = k;
+                let mut name = String::new();
+                while k < chars.len() {
+                    if chars[k] == ' ' && chars.get(k + 1).is_none_or(|c| *c == ' ') {
+                        break;
+                    }
+                    name.push(chars[k]);
+                    k += 1;
+                }
+                columns.push(Column {
+                    name: name.to_ascii_uppercase(),
+                    start,
+                });
+            }
+        }
+        let words_ok = columns
+            .iter()
+            .all(|c| c.name.len() <= 40 && !c.name.contains(':') && !c.name.contains('='));
+        (columns.len() >= 2 && words_ok).then_some(Table { columns, tabs })
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.index(name).is_some()
+    }
+
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The cell of column `name` in a cut row, when non-empty.
+    pub fn cell<'r>(&self, cells: &'r [String], name: &str) -> Option<&'r str> {
+        let i = self.index(name)?;
+        cells.get(i).map(String::as_str).filter(|c| !c.is_empty())
+    }
+
+    /// The cells of a row, one per column.
+    pub fn cut(&self, row: &str) -> Option<Vec<String>> {
+        if self.tabs {
+            let mut cells: Vec<String> = row.split('\t').map(|c| c.trim().to_string()).collect();
+            if cells.len() > self.columns.len() {
+                let rest = cells.split_off(self.columns.len() - 1).join(" ");
+                cells.push(rest);
+            }
+            cells.resize(self.columns.len(), String::new());
+            return Some(cells);
+        }
+        self.cut_at_positions(row).or_else(|| self.cut_on_gaps(row))
+    }
+
+    fn cut_at_positions(&self, row: &str) -> Option<Vec<String>> {
+        let chars: Vec<char> = row.trim_end().chars().collect();
+        let first = self.columns.first()?.start;
+        if chars[..first.min(chars.len())].iter().any(|c| *c != ' ') {
+            return None;
+        }
+        let mut cells = Vec::with_capacity(self.columns.len());
+        for (n, column) in self.columns.iter().enumerate() {
+            let start = column.start.min(chars.len());
+            let end = self
+                .columns
+                .get(n + 1)
+                .map_or(chars.len(), |c| c.start.min(chars.len()));
+            if n > 0 && start < chars.len() && start > 0 && chars[start - 1] != ' ' {
+                return None;
+            }
+            let cell: String = chars[start..end.max(start)].iter().collect();
+            cells.push(cell.trim().to_string());
+        }
+        Some(cells)
+    }
+
+    fn cut_on_gaps(&self, row: &str) -> Option<Vec<String>> {
+        let parts: Vec<&str> = split_gaps(row.trim());
+        let n = self.columns.len();
+        match parts.len() {
+            len if len == n => Some(parts.iter().map(|p| p.to_string()).collect()),
+            len if len > n => {
+                let mut cells: Vec<String> = parts[..n - 1].iter().map(|p| p.to_string()).collect();
+                cells.push(parts[n - 1..].join("  "));
+                Some(cells)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Splits on runs of two or more spaces (or tabs).
+pub fn split_gaps(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut k = 0;
+    while k < bytes.len() {
+        let gap = bytes[k] == b'\t'
+            || (bytes[k] == b' ' && bytes.get(k + 1).is_some_and(|b| *b == b' ' || *b == b'\t'));
+        if gap {
+            if k > start {
+                parts.push(&text[start..k]);
+            }
+            while k < bytes.len() && (bytes[k] == b' ' || bytes[k] == b'\t') {
+                k += 1;
+            }
+            start = k;
+        } else {
+            k += 1;
+        }
+    }
+    if start < bytes.len() {
+        parts.push(&text[start..]);
+    }
+    parts
+}
+
+/// A row of dashes under a header (describe tables).
+pub fn is_separator(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && t.chars().all(|c| c == '-' || c == ' ' || c == '\t')
+}
+
+/// A `kubectl get` table at `i`: events tables become events; the other kinds become objects
+/// known only by their row (merged at the end, never over a fuller description). Returns the
+/// index after the table.
+pub fn ingest(part: &Part<'_>, i: usize, table: Table, cx: &Context, sink: &mut Sink) -> usize {
+    let end = table_end(&part.lines, i);
+    if events_table::is_events_table(&table) {
+        // `kubectl get events` without `-n` lists the default namespace.
+        let namespace = cx
+            .command
+            .as_ref()
+            .filter(|c| c.lists_events())
+            .and_then(|c| {
+                c.namespace
+                    .clone()
+                    .or_else(|| (!c.all_namespaces).then(|| "default".to_string()))
+            });
+        events_table::ingest_rows(part, i + 1, end, &table, namespace.as_deref(), None, sink);
+        return end;
+    }
+    let listed = cx.command.as_ref().and_then(Command::listed_kind);
+    for j in i + 1..end {
+        let line = part.lines[j];
+        if is_separator(line) {
+            continue;
+        }
+        let Some(cells) = table.cut(line) else {
+            sink.unrecognised(part, j);
+            continue;
+        };
+        let row = Row {
+            table: &table,
+            cells: &cells,
+            part,
+            index: j,
+            command: cx.command.as_ref(),
+        };
+        if !row.ingest(listed, sink) {
+            sink.unrecognised(part, j);
+        }
+    }
+    end
+}
+
+fn table_end(lines: &[&str], header: usize) -> usize {
+    let mut j = header + 1;
+    while j < lines.len() {
+        let line = lines[j];
+        if segment::is_blank(line)
+            || segment::prompt(line).is_some()
+            || super::scan::quick_level(line.as_bytes()).is_some()
+            || super::scan::header_label(line.as_bytes()).is_some()
+            || segment::starts_describe(line)
+            || (j > header + 1 && Table::from_header(line).is_some())
+        {
+            break;
+        }
+        j += 1;
+    }
+    j
+}
+
+struct Row<'r, 'p> {
+    table: &'r Table,
+    cells: &'r [String],
+    part: &'r Part<'p>,
+    index: usize,
+    command: Option<&'r Command>,
+}
+
+impl Row<'_, '_> {
+    fn cell(&self, name: &str) -> Option<&str> {
+        self.table
+            .cell(self.cells, name)
+            .filter(|c| !matches!(*c, "<none>" | "<unknown>" | "N/A"))
+    }
+
+    fn meta(&self, name: &str, namespaced: bool) -> Meta {
+        let namespace = if namespaced {
+            self.cell("NAMESPACE")
+                .map(str::to_string)
+                .or_else(|| self.command.and_then(|c| c.namespace.clone()))
+                .or_else(|| Some("default".to_string()))
+        } else {
+            None
+        };
+        Meta {
+            name: name.to_string(),
+            namespace,
+            evidence: Some(self.part.evidence(self.index)),
+            from_table: true,
+            ..Meta::default()
+        }
+    }
+
+    fn ready_condition(&self, status: &str) -> Condition {
+        Condition {
+            condition_type: "Ready".to_string(),
+            status: status.to_string(),
+            reason: None,
+            message: None,
+            evidence: Some(self.part.evidence(self.index)),
+        }
+    }
+
+    /// Turns the row into an object; false when the table's kind is unknown.
+    fn ingest(&self, listed: Option<&'static str>, sink: &mut Sink) -> bool {
+        let Some(raw_name) = self.cell("NAME") else {
+            return false;
+        };
+        let (kind, name) = match raw_name.split_once('/') {
+            Some((k, n)) => (canonical_kind(k), n),
+            None => (self.kind_from_header().or(listed), raw_name),
+        };
+        let Some(kind) = kind else {
+            if self.table.has("CHART") {
+                self.helm_release(sink);
+                return true;
+            }
+            return false;
+        };
+        match kind {
+            "Pod" => self.pod(name, sink),
+            "Node" => self.node(name, sink),
+            "NodeClaim" => self.nodeclaim(name, sink),
+            "NodePool" => self.nodepool(name, sink),
+            "EC2NodeClass" => self.nodeclass(name, sink),
+            "PodDisruptionBudget" => self.pdb(name, sink),
+            "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => {
+                self.workload(kind, name, sink)
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn kind_from_header(&self) -> Option<&'static str> {
+        let t = self.table;
+        Some(if t.has("NODECLASS") && t.has("NODES") {
+            "NodePool"
+        } else if t.has("ZONE") && t.has("NODE") && (t.has("CAPACITY") || t.has("TYPE")) {
+            "NodeClaim"
+        } else if t.has("ROLES") && t.has("VERSION") {
+            "Node"
+        } else if t.has("RESTARTS") && t.has("STATUS") {
+            "Pod"
+        } else if t.has("ALLOWED DISRUPTIONS") || t.has("MIN AVAILABLE") {
+            "PodDisruptionBudget"
+        } else if t.has("UP-TO-DATE") && t.has("AVAILABLE") && !t.has("DESIRED") {
+            "Deployment"
+        } else if t.has("DESIRED") && t.has("NODE SELECTOR") {
+            "DaemonSet"
+        } else {
+            return None;
+        })
+    }
+
+    fn pod(&self, name: &str, sink: &mut Sink) {
+        let mut pod = Pod {
+            meta: self.meta(name, true),
+            node_name: self.cell("NODE").map(str::to_string),
+            nominated_node: self.cell("NOMINATED NODE").map(str::to_string),
+            ..Pod::default()
+        };
+        if let Some(status) = self.cell("STATUS") {
+            pod.phase = pod_phase(status).map(str::to_string);
+            let healthy = matches!(status, "Running" | "Completed" | "Pending");
+            if !healthy {
+                sink.message(Message {
+                    origin: MessageOrigin::ObjectField,
+                    text: status.to_string(),
+                    evidence: self.part.evidence(self.index),
+                    object: Some(pod.object_ref()),
+                    reason: Some(status.to_string()),
+                    ..Message::default()
+                });
+            }
+        }
+        sink.deferred.pods.push(pod);
+    }
+
+    fn node(&self, name: &str, sink: &mut Sink) {
+        let mut node = Node {
+            meta: self.meta(name, false),
+            ..Node::default()
+        };
+        if let Some(status) = self.cell("STATUS") {
+            let ready = status.split(',').next().unwrap_or_default();
+            let condition = match ready {
+                "Ready" => "True",
+                "NotReady" => "False",
+                _ => "Unknown",
+            };
+            node.conditions.push(self.ready_condition(condition));
+            node.unschedulable = status.contains("SchedulingDisabled");
+        }
+        if let Some(roles) = self.cell("ROLES") {
+            for role in roles.split(',') {
+                node.meta
+                    .labels
+                    .insert(format!("node-role.kubernetes.io/{role}"), String::new());
+            }
+        }
+        for key in self
+            .command
+            .map(|c| c.label_columns.as_slice())
+            .unwrap_or_default()
+        {
+            let header = key.rsplit('/').next().unwrap_or(key).to_ascii_uppercase();
+            if let Some(value) = self.cell(&header) {
+                node.meta.labels.insert(key.clone(), value.to_string());
+            }
+        }
+        sink.collected(Collected::Nodes);
+        sink.deferred.nodes.push(node);
+    }
+
+    fn nodeclaim(&self, name: &str, sink: &mut Sink) {
+        let mut claim = NodeClaim {
+            meta: self.meta(name, false),
+            instance_type: self.cell("TYPE").map(str::to_string),
+            capacity_type: self.cell("CAPACITY").map(str::to_string),
+            zone: self.cell("ZONE").map(str::to_string),
+            node_name: self.cell("NODE").map(str::to_string),
+            nodepool: self.cell("NODEPOOL").map(str::to_string),
+            nodeclass_ref: self.cell("NODECLASS").map(str::to_string),
+            provider_id: self.cell("ID").map(str::to_string),
+            ..NodeClaim::default()
+        };
+        if let Some(ready) = self.cell("READY") {
+            claim.conditions.push(self.ready_condition(ready));
+        }
+        sink.collected(Collected::NodeClaims);
+        sink.deferred.nodeclaims.push(claim);
+    }
+
+    fn nodepool(&self, name: &str, sink: &mut Sink) {
+        let mut pool = NodePool {
+            meta: self.meta(name, false),
+            nodeclass_ref: self.cell("NODECLASS").map(str::to_string),
+            weight: self.cell("WEIGHT").and_then(|w| w.parse().ok()),
+            ..NodePool::default()
+        };
+        if let Some(ready) = self.cell("READY") {
+            pool.conditions.push(self.ready_condition(ready));
+        }
+        sink.collected(Collected::NodePools);
+        sink.deferred.nodepools.push(pool);
+    }
+
+    fn nodeclass(&self, name: &str, sink: &mut Sink) {
+        let mut class = NodeClass {
+            meta: self.meta(name, false),
+            role: self.cell("ROLE").map(str::to_string),
+            ..NodeClass::default()
+        };
+        if let Some(ready) = self.cell("READY") {
+            class.conditions.push(self.ready_condition(ready));
+        }
+        sink.collected(Collected::NodeClasses);
+        sink.deferred.nodeclasses.push(class);
+    }
+
+    fn pdb(&self, name: &str, sink: &mut Sink) {
+        let pdb = Pdb {
+            meta: self.meta(name, true),
+            min_available: self.cell("MIN AVAILABLE").map(str::to_string),
+            max_unavailable: self.cell("MAX UNAVAILABLE").map(str::to_string),
+            disruptions_allowed: self
+                .cell("ALLOWED DISRUPTIONS")
+                .and_then(|d| d.parse().ok()),
+            ..Pdb::default()
+        };
+        sink.collected(Collected::Pdbs);
+        sink.deferred.pdbs.push(pdb);
+    }
+
+    fn workload(&self, kind: &str, name: &str, sink: &mut Sink) {
+        let (ready, replicas) = match self.cell("READY").and_then(|r| r.split_once('/')) {
+            Some((r, d)) => (r.parse().ok(), d.parse().ok()),
+            None => (
+                self.cell("READY").and_then(|r| r.parse().ok()),
+                self.cell("DESIRED").and_then(|d| d.parse().ok()),
+            ),
+        };
+        let images: Vec<&str> = self
+            .cell("IMAGES")
+            .map(|i| i.split(',').collect())
+            .unwrap_or_default();
+        let names: Vec<&str> = self
+            .cell("CONTAINERS")
+            .map(|c| c.split(',').collect())
+            .unwrap_or_default();
+        let containers = images
+            .iter()
+            .enumerate()
+            .map(|(k, image)| Container {
+                name: names.get(k).copied().unwrap_or_default().to_string(),
+                image: Some(image.to_string()),
+                ..Container::default()
+            })
+            .collect();
+        let workload = Workload {
+            kind: kind.to_string(),
+            meta: self.meta(name, true),
+            replicas,
+            ready_replicas: ready,
+            selector: self
+                .cell("SELECTOR")
+                .map(parse_selector)
+                .unwrap_or_default(),
+            containers,
+            ..Workload::default()
+        };
+        if workload.meta.name == "karpenter" {
+            sink.collected(Collected::KarpenterDeployment);
+        }
+        sink.deferred.workloads.push(workload);
+    }
+
+    fn helm_release(&self, sink: &mut Sink) {
+        if let Some(version) = self.cell("CHART").and_then(segment::karpenter_version_in) {
+            sink.facts.karpenter_version.get_or_insert(version);
+        }
+    }
+}
+
+/// The pod phase a `kubectl get pods` STATUS implies, when it does.
+fn pod_phase(status: &str) -> Option<&'static str> {
+    Some(match status {
+        "Running" | "CrashLoopBackOff" | "Terminating" | "NotReady" => "Running",
+        "Completed" | "Succeeded" => "Succeeded",
+        "Error" | "Evicted" | "Failed" | "OOMKilled" | "ContainerStatusUnknown" => "Failed",
+        "Pending"
+        | "ContainerCreating"
+        | "ImagePullBackOff"
+        | "ErrImagePull"
+        | "PodInitializing"
+        | "CreateContainerConfigError"
+        | "InvalidImageName"
+        | "ErrImageNeverPull" => "Pending",
+        s if s.starts_with("Init:") => "Pending",
+        _ => return None,
+    })
+}
+
+/// `a=b,c=d` (kubectl's selector column and describe's `Selector:`).
+pub fn parse_selector(text: &str) -> LabelSelector {
+    let mut selector = LabelSelector::default();
+    for pair in text.split(',') {
+        if let Some((k, v)) = pair.split_once('=') {
+            selector
+                .match_labels
+                .insert(k.trim().to_string(), v.trim().to_string());
+        }
+    }
+    selector
+}
+
+/// `No resources found`, `No resources found in <ns> namespace.`, `No events found`: an empty
+/// list of the resource the command asked for.
+pub fn no_resources(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
+    let line = part.lines[i].trim();
+    let rest = line
+        .strip_prefix("No resources found")
+        .or_else(|| line.strip_prefix("No events found"))?;
+    let rest = rest.trim().trim_end_matches('.');
+    let namespace = rest
+        .strip_prefix("in ")
+        .and_then(|r| r.strip_suffix(" namespace"))
+        .map(str::to_string);
+    if !(rest.is_empty() || namespace.is_some()) {
+        return None;
+    }
+    let command = cx.command.as_ref();
+    let resource = if line.starts_with("No events found") {
+        Some("events".to_string())
+    } else {
+        command
+            .filter(|c| c.verb.as_deref() == Some("get"))
+            .and_then(|c| c.resource.clone())
+    };
+    let namespace = namespace.or_else(|| command.and_then(|c| c.namespace.clone()));
+    for r in resource.iter().flat_map(|r| r.split(',')) {
+        let collected = match canonical_kind(r) {
+            Some("NodeClaim") => Some(Collected::NodeClaims),
+            Some("NodePool") => Some(Collected::NodePools),
+            Some("EC2NodeClass") => Some(Collected::NodeClasses),
+            Some("PodDisruptionBudget") => Some(Collected::Pdbs),
+            Some("Node") => Some(Collected::Nodes),
+            Some("Event") => Some(Collected::PodEvents),
+            _ => None,
+        };
+        if let Some(c) = collected {
+            sink.collected(c);
+        }
+    }
+    sink.facts.empty_lists.push(EmptyList {
+        resource,
+        namespace,
+        evidence: part.evidence(i),
+    });
+    Some(i + 1)
+}
+
+/// Objects seen only as table rows, added once every document is read unless a fuller
+/// description of the same object exists.
+#[derive(Debug, Default)]
+pub struct Deferred {
+    pods: Vec<Pod>,
+    nodes: Vec<Node>,
+    nodeclaims: Vec<NodeClaim>,
+    nodepools: Vec<NodePool>,
+    nodeclasses: Vec<NodeClass>,
+    pdbs: Vec<Pdb>,
+    workloads: Vec<Workload>,
+}
+
+impl Deferred {
+    pub fn apply(self, facts: &mut crate::facts::Facts) {
+        fn merge<T>(into: &mut Vec<T>, rows: Vec<T>, meta: impl Fn(&T) -> &Meta) {
+            let mut seen: BTreeSet<(Option<String>, String)> = into
+                .iter()
+                .map(|o| (meta(o).namespace.clone(), meta(o).name.clone()))
+                .collect();
+            for row in rows {
+                let key = (meta(&row).namespace.clone(), meta(&row).name.clone());
+                if seen.insert(key) {
+                    into.push(row);
+                }
+            }
+        }
+        merge(&mut facts.pods, self.pods, |p| &p.meta);
+        merge(&mut facts.nodes, self.nodes, |n| &n.meta);
+        merge(&mut facts.nodeclaims, self.nodeclaims, |n| &n.meta);
+        merge(&mut facts.nodepools, self.nodepools, |n| &n.meta);
+        merge(&mut facts.nodeclasses, self.nodeclasses, |n| &n.meta);
+        merge(&mut facts.pdbs, self.pdbs, |p| &p.meta);
+        let mut workloads = self.workloads;
+        workloads.retain(|w| {
+            !facts.workloads.iter().any(|f| {
+                f.kind == w.kind
+                    && f.meta.name == w.meta.name
+                    && f.meta.namespace == w.meta.namespace
+            })
+        });
+        facts.workloads.extend(workloads);
+    }
+}
+
+/// The object a row names, for events of old kubectl versions (`KIND` and `NAME` columns).
+pub fn kind_and_name(kind: &str, name: &str, namespace: Option<&str>) -> Option<ObjectRef> {
+    segment::object_ref(&format!("{kind}/{name}"), namespace)
+}

@@ -1,0 +1,794 @@
+use super::*;
+use crate::facts::ObjectRef;
+
+fn corpus_inputs() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let mut out = Vec::new();
+    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    cases.sort_by_key(|e| e.file_name());
+    for case in cases {
+        if !case.path().is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(case.path()).unwrap().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with("input.") {
+                let text = String::from_utf8_lossy(&std::fs::read(f.path()).unwrap()).into_owned();
+                out.push((
+                    format!("{}/{}", case.file_name().to_string_lossy(), name),
+                    text,
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_inputs_raise_no_input_error() {
+    let inputs = corpus_inputs();
+    assert!(inputs.len() >= 100);
+    for (name, text) in inputs {
+        let facts = ingest(&[Document::new(name.clone(), text)]);
+        assert!(
+            facts.input_errors.is_empty(),
+            "{name}: {:?}",
+            facts.input_errors
+        );
+    }
+}
+
+fn facts_of(text: &str) -> Facts {
+    ingest(&[Document::new("paste", text)])
+}
+
+const DESCRIBE_POD: &str = r#"$ kubectl describe pod web-0 -n shop
+Name:             web-0
+Namespace:        shop
+Priority:         0
+Service Account:  web
+Node:             ip-10-0-1-2.ec2.internal/10.0.1.2
+Labels:           app=web
+                  tier=frontend
+Annotations:      karpenter.sh/do-not-disrupt: true
+Status:           Pending
+Reason:           Evicted
+Message:          The node was low on resource: ephemeral-storage.
+Controlled By:    StatefulSet/web
+Containers:
+  app:
+    Image:      nginx:1.27
+    Port:       8080/TCP
+    Host Port:  8080/TCP
+    State:      Waiting
+      Reason:   ImagePullBackOff
+    Ready:      False
+    Requests:
+      cpu:                        29
+      memory:                     240Gi
+      vpc.amazonaws.com/pod-eni:  1
+    Environment:
+      LOG_LEVEL:  debug
+    Mounts:
+      /data from data (rw)
+Conditions:
+  Type           Status
+  PodScheduled   False
+Volumes:
+  data:
+    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)
+    ClaimName:  data-web-0
+    ReadOnly:   false
+QoS Class:                   Burstable
+Node-Selectors:              karpenter.sh/nodepool=default
+                             kubernetes.io/os=linux
+Tolerations:                 dedicated=spark:NoSchedule
+                             node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+Topology Spread Constraints: topology.kubernetes.io/zone:DoNotSchedule when max skew 1 is exceeded for selector app=web
+Events:
+  Type     Reason            Age                  From               Message
+  ----     ------            ----                 ----               -------
+  Warning  FailedScheduling  106s (x2 over 6m46s)  karpenter          Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"500m"},
+                                                                       no instance type has enough resources
+  Warning  FailedScheduling  <unknown>            default-scheduler  0/10 nodes are available: 10 Insufficient cpu.
+"#;
+
+#[test]
+fn describe_pod_fields() {
+    let facts = facts_of(DESCRIBE_POD);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let pod = &facts.pods[0];
+    assert_eq!(
+        pod.object_ref(),
+        ObjectRef::new("Pod", Some("shop"), "web-0")
+    );
+    assert_eq!(pod.phase.as_deref(), Some("Pending"));
+    assert_eq!(pod.node_name.as_deref(), Some("ip-10-0-1-2.ec2.internal"));
+    assert_eq!(
+        pod.meta.labels.get("tier").map(String::as_str),
+        Some("frontend")
+    );
+    assert_eq!(
+        pod.meta
+            .annotations
+            .get("karpenter.sh/do-not-disrupt")
+            .map(String::as_str),
+        Some("true")
+    );
+    assert_eq!(
+        pod.meta.owners,
+        vec![ObjectRef::new("StatefulSet", Some("shop"), "web")]
+    );
+    assert_eq!(pod.service_account.as_deref(), Some("web"));
+    assert_eq!(pod.qos_class.as_deref(), Some("Burstable"));
+    assert_eq!(pod.host_ports, vec![8080]);
+    assert_eq!(pod.pvc_names, vec!["data-web-0"]);
+    assert_eq!(pod.node_selector.len(), 2);
+    assert_eq!(pod.node_selector["kubernetes.io/os"], "linux");
+    let c = &pod.containers[0];
+    assert_eq!(c.name, "app");
+    assert_eq!(c.image.as_deref(), Some("nginx:1.27"));
+    assert_eq!(c.state.as_deref(), Some("waiting"));
+    assert_eq!(c.reason.as_deref(), Some("ImagePullBackOff"));
+    assert_eq!(c.ready, Some(false));
+    assert_eq!(c.requests["cpu"], "29");
+    assert_eq!(c.requests["vpc.amazonaws.com/pod-eni"], "1");
+    assert_eq!(c.env["LOG_LEVEL"], "debug");
+    assert_eq!(pod.conditions[0].condition_type, "PodScheduled");
+    assert_eq!(pod.conditions[0].status, "False");
+    assert_eq!(pod.tolerations.len(), 2);
+    assert_eq!(pod.tolerations[0].key.as_deref(), Some("dedicated"));
+    assert_eq!(pod.tolerations[0].value.as_deref(), Some("spark"));
+    assert_eq!(pod.tolerations[0].effect.as_deref(), Some("NoSchedule"));
+    assert_eq!(pod.tolerations[1].operator.as_deref(), Some("Exists"));
+    assert_eq!(
+        pod.topology_spread[0].topology_key,
+        "topology.kubernetes.io/zone"
+    );
+    assert_eq!(pod.topology_spread[0].max_skew, Some(1));
+    assert_eq!(
+        pod.topology_spread[0].when_unsatisfiable.as_deref(),
+        Some("DoNotSchedule")
+    );
+    // Events: object, count, wrapped message, `<unknown>` age, exact lines.
+    assert_eq!(facts.events.len(), 2);
+    let e = &facts.events[0];
+    assert_eq!(e.object, Some(pod.object_ref()));
+    assert_eq!(e.count, 2);
+    assert_eq!(e.source, "karpenter");
+    assert_eq!(e.evidence.line, 47);
+    assert!(e
+        .message
+        .ends_with("daemonset overhead={\"cpu\":\"500m\"}, no instance type has enough resources"));
+    assert_eq!(facts.events[1].age.as_deref(), Some("<unknown>"));
+    assert_eq!(facts.events[1].evidence.line, 49);
+    assert!(facts.has(Collected::PodEvents));
+    let event_message = facts
+        .messages
+        .iter()
+        .find(|m| m.origin == MessageOrigin::Event)
+        .unwrap();
+    assert!(event_message
+        .text
+        .starts_with("Failed to schedule pod, incompatible"));
+    assert_eq!(event_message.reason.as_deref(), Some("FailedScheduling"));
+    assert_eq!(event_message.component.as_deref(), Some("karpenter"));
+    // Free-text fields become messages too.
+    let fields: Vec<&str> = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::ObjectField)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(
+        fields,
+        vec![
+            "Evicted",
+            "The node was low on resource: ephemeral-storage.",
+            "ImagePullBackOff"
+        ]
+    );
+    // No describe line leaks out as unrecognised text.
+    assert!(facts
+        .messages
+        .iter()
+        .all(|m| m.origin != MessageOrigin::Unrecognised));
+}
+
+const DESCRIBE_NODE: &str = "Name:               ip-10-0-71-41.ec2.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=default
+                    topology.kubernetes.io/zone=us-east-1b
+Annotations:        karpenter.sh/nodepool-hash: 9876543210987654321
+Taints:             node.kubernetes.io/not-ready:NoSchedule
+                    karpenter.sh/disrupted:NoSchedule
+Unschedulable:      true
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   Mon, 12 May 2025 09:24:10 +0000   Mon, 12 May 2025 09:14:02 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available
+  Ready            False   Mon, 12 May 2025 09:24:10 +0000   Mon, 12 May 2025 09:14:02 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized
+Capacity:
+  cpu:                2
+  pods:               29
+Allocatable:
+  cpu:                1930m
+  pods:               29
+ProviderID:                   aws:///us-east-1b/i-0123456789abcdef0
+Non-terminated Pods:          (2 in total)
+  Namespace                   Name                   CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age
+  ---------                   ----                   ------------  ----------  ---------------  -------------  ---
+  kube-system                 aws-node-9wqkv         25m (1%)      0 (0%)      0 (0%)           0 (0%)         10m
+  shop                        web-0                  1 (51%)       0 (0%)      0 (0%)           0 (0%)         10m
+Events:
+  Type    Reason             Age   From       Message
+  ----    ------             ----  ----       -------
+  Normal  DisruptionBlocked  9m    karpenter  Node isn't initialized
+";
+
+#[test]
+fn describe_node_fields() {
+    let facts = facts_of(DESCRIBE_NODE);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let node = &facts.nodes[0];
+    assert_eq!(node.meta.name, "ip-10-0-71-41.ec2.internal");
+    assert_eq!(node.meta.labels["karpenter.sh/nodepool"], "default");
+    assert_eq!(node.taints.len(), 2);
+    assert_eq!(
+        node.taints[0].display(),
+        "node.kubernetes.io/not-ready:NoSchedule"
+    );
+    assert!(node.unschedulable);
+    assert_eq!(node.capacity["cpu"], "2");
+    assert_eq!(node.allocatable["cpu"], "1930m");
+    assert_eq!(
+        node.provider_id.as_deref(),
+        Some("aws:///us-east-1b/i-0123456789abcdef0")
+    );
+    assert_eq!(
+        node.pods,
+        vec![
+            ObjectRef::new("Pod", Some("kube-system"), "aws-node-9wqkv"),
+            ObjectRef::new("Pod", Some("shop"), "web-0")
+        ]
+    );
+    let ready = node
+        .conditions
+        .iter()
+        .find(|c| c.condition_type == "Ready")
+        .unwrap();
+    assert_eq!(ready.status, "False");
+    assert_eq!(ready.reason.as_deref(), Some("KubeletNotReady"));
+    assert!(ready
+        .message
+        .as_deref()
+        .unwrap()
+        .ends_with("cni plugin not initialized"));
+    let condition = facts
+        .messages
+        .iter()
+        .find(|m| {
+            m.origin == MessageOrigin::Condition && m.reason.as_deref() == Some("KubeletNotReady")
+        })
+        .unwrap();
+    assert!(condition
+        .text
+        .starts_with("Ready=False KubeletNotReady: container runtime network not ready"));
+    assert_eq!(condition.evidence.line, 13);
+    assert_eq!(
+        facts.events[0].object,
+        Some(ObjectRef::new("Node", None, "ip-10-0-71-41.ec2.internal"))
+    );
+    assert_eq!(facts.events[0].evidence.line, 29);
+    assert!(facts.has(Collected::Nodes));
+}
+
+#[test]
+fn get_events_tables() {
+    let text = "$ kubectl get events -A
+NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
+default     12s         Warning                               nodeclaim/default-7xk2p   Attempted to launch a spot instance but failed due to \"AuthFailure.ServiceLinkedRoleCreationNotPermitted\"
+shop        2m          Warning   FailedScheduling            pod/web-0                 0/3 nodes are available: 3 Insufficient cpu.
+default     1m          Normal    DisruptionBlocked           nodepool/default          No allowed disruptions due to blocking budget
+
+$ kubectl get events -n checkout
+LAST SEEN   TYPE      REASON                   OBJECT                         MESSAGE
+41s         Warning   FailedCreatePodSandBox   pod/cart-api-6f4d8b7c9-2xkpl   Failed to create pod sandbox: add cmd: failed to assign an IP address to container
+";
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let e = &facts.events;
+    assert_eq!(e.len(), 4);
+    assert_eq!(e[0].reason, "");
+    assert_eq!(
+        e[0].object,
+        Some(ObjectRef::new("NodeClaim", None, "default-7xk2p"))
+    );
+    assert_eq!(e[0].evidence.line, 3);
+    assert_eq!(
+        e[1].object,
+        Some(ObjectRef::new("Pod", Some("shop"), "web-0"))
+    );
+    assert_eq!(e[1].age.as_deref(), Some("2m"));
+    let nodepool_message = facts
+        .messages
+        .iter()
+        .find(|m| m.text.starts_with("No allowed disruptions"))
+        .unwrap();
+    assert_eq!(nodepool_message.nodepool.as_deref(), Some("default"));
+    // The namespace comes from the command when the table has no NAMESPACE column.
+    assert_eq!(
+        e[3].object,
+        Some(ObjectRef::new(
+            "Pod",
+            Some("checkout"),
+            "cart-api-6f4d8b7c9-2xkpl"
+        ))
+    );
+    assert_eq!(e[3].evidence.line, 9);
+    assert!(facts.has(Collected::PodEvents));
+}
+
+#[test]
+fn wide_and_old_event_columns_and_loose_rows() {
+    let text = "LAST SEEN   TYPE      REASON             OBJECT           SUBOBJECT   SOURCE      MESSAGE                         FIRST SEEN   COUNT   NAME
+5m          Warning   FailedScheduling   pod/web-0                    karpenter   Failed to schedule pod, x       1h           7       web-0.17f
+";
+    let facts = facts_of(text);
+    assert_eq!(facts.events[0].count, 7);
+    assert_eq!(facts.events[0].source, "karpenter");
+    assert_eq!(facts.events[0].message, "Failed to schedule pod, x");
+
+    let text = "time=2023-06-12T19:18:15Z type=Warning reason=FailedCreatePodSandBox from=kubelet message=Failed to create pod sandbox: x
+Warning   FailedAttachVolume    pod/example-pod                      AttachVolume.Attach failed for volume \"v\"
+  Warning  FailedMount  3m (x4 over 9m)  kubelet  Unable to attach or mount volumes
+";
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty());
+    let e = &facts.events;
+    assert_eq!(e.len(), 3);
+    assert_eq!(e[0].reason, "FailedCreatePodSandBox");
+    assert_eq!(e[0].source, "kubelet");
+    assert_eq!(e[0].message, "Failed to create pod sandbox: x");
+    assert_eq!(
+        facts.messages[0].time.as_deref(),
+        Some("2023-06-12T19:18:15Z")
+    );
+    assert_eq!(
+        e[1].object,
+        Some(ObjectRef::new("Pod", None, "example-pod"))
+    );
+    assert_eq!(e[1].message, "AttachVolume.Attach failed for volume \"v\"");
+    assert_eq!(e[2].count, 4);
+    assert_eq!(e[2].source, "kubelet");
+}
+
+#[test]
+fn standalone_events_take_the_object_from_the_command() {
+    let text = "$ kubectl describe node ip-10-0-18-77.ec2.internal
+...
+Events:
+  Type    Reason             Age   From       Message
+  ----    ------             ----  ----       -------
+  Normal  DisruptionBlocked  40s   karpenter  Pdb prevents pod evictions (PodDisruptionBudget=[ingress-nginx/ingress-nginx-controller])
+";
+    let facts = facts_of(text);
+    assert_eq!(
+        facts.events[0].object,
+        Some(ObjectRef::new("Node", None, "ip-10-0-18-77.ec2.internal"))
+    );
+    assert_eq!(facts.events[0].evidence.line, 6);
+    let text = "Events:\n  Type  Reason\n";
+    let facts = facts_of(text);
+    assert!(facts.events.is_empty());
+}
+
+#[test]
+fn json_log_lines_and_decoded_text() {
+    let text = r#"{"level":"INFO","time":"2025-08-18T03:12:44.101Z","logger":"controller","message":"found provisionable pod(s)","commit":"1c39126","controller":"provisioner","Pods":"coder/w-1","duration":"38ms"}
+{"level":"ERROR","time":"2025-08-18T03:12:44.139Z","logger":"controller","message":"could not schedule pod","commit":"1c39126","controller":"provisioner","Pod":{"name":"w-1","namespace":"coder"},"error":"incompatible requirements, label \"karpenter.sh/nodepol\" does not have known values (typo of \"karpenter.sh/nodepool\"?)"}
+"#;
+    let facts = facts_of(text);
+    assert_eq!(facts.logs.len(), 2);
+    let m = &facts.messages[1];
+    assert_eq!(m.origin, MessageOrigin::KarpenterLog);
+    assert_eq!(
+        m.text,
+        "could not schedule pod: incompatible requirements, label \"karpenter.sh/nodepol\" does not have known values (typo of \"karpenter.sh/nodepool\"?)"
+    );
+    assert_eq!(m.object, Some(ObjectRef::new("Pod", Some("coder"), "w-1")));
+    assert_eq!(m.evidence.line, 2);
+    assert_eq!(m.time.as_deref(), Some("2025-08-18T03:12:44.139Z"));
+    assert_eq!(facts.logs[0].fields["commit"], "1c39126");
+    assert_eq!(facts.log_lines_by_level["INFO"], 1);
+    assert_eq!(facts.log_lines_by_level["ERROR"], 1);
+    assert!(facts.has(Collected::KarpenterLogs));
+    assert!(!facts.has(Collected::DebugLogs));
+}
+
+#[test]
+fn console_record_spanning_lines() {
+    let text = "ERROR   controller.aws.pricing  updating on-demand pricing, RequestError: send request failed
+caused by: Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp 52.94.231.236:443: i/o timeout, using existing pricing data from 2022-08-17T00:19:52Z  {\"commit\": \"4b5f953\"}
+next line of text
+";
+    let facts = facts_of(text);
+    assert_eq!(facts.logs.len(), 1);
+    let r = &facts.logs[0];
+    assert_eq!(r.level, "ERROR");
+    assert_eq!(r.controller.as_deref(), Some("aws.pricing"));
+    assert!(r.message.contains("send request failed\ncaused by: Post"));
+    assert!(r
+        .message
+        .ends_with("using existing pricing data from 2022-08-17T00:19:52Z"));
+    assert_eq!(r.fields["commit"], "4b5f953");
+    assert_eq!(facts.messages[1].text, "next line of text");
+    assert_eq!(facts.messages[1].evidence.line, 3);
+}
+
+#[test]
+fn truncated_log_line_is_an_error_and_still_scanned() {
+    let text = "{\"level\":\"INFO\",\"message\":\"starting\"}\n{\"level\":\"ERROR\",\"time\":\"2025\",\"message\":\"could not schedule pod\",\"error\":\"did not tolerate taint (taint=a=b:NoSchedule\n{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\"}\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.input_errors.len(), 1);
+    let error = &facts.input_errors[0];
+    assert_eq!((error.source.as_str(), error.line), ("paste", 2));
+    assert!(
+        error.message.starts_with("truncated JSON log line"),
+        "{}",
+        error.message
+    );
+    assert!(facts
+        .messages
+        .iter()
+        .any(|m| m.origin == MessageOrigin::Unrecognised
+            && m.text.contains("did not tolerate taint")));
+}
+
+#[test]
+fn kubelet_journal_lines() {
+    let text = "Jan 27 21:23:58 ip-172-31-9-51.eu-west-1.compute.internal kubelet[3130]: E0127 21:23:58.112233    3130 kubelet_node_status.go:92] \"Unable to register node with API server\" err=\"Unauthorized\" node=\"ip-172-31-9-51.eu-west-1.compute.internal\"\n";
+    let facts = facts_of(text);
+    let m = &facts.messages[0];
+    assert_eq!(m.origin, MessageOrigin::Kubelet);
+    assert_eq!(
+        m.text,
+        "Unable to register node with API server err=\"Unauthorized\" node=\"ip-172-31-9-51.eu-west-1.compute.internal\""
+    );
+    assert_eq!(
+        m.object,
+        Some(ObjectRef::new(
+            "Node",
+            None,
+            "ip-172-31-9-51.eu-west-1.compute.internal"
+        ))
+    );
+    assert_eq!(m.time.as_deref(), Some("Jan 27 21:23:58"));
+    assert!(facts.has(Collected::KubeletLogs));
+}
+
+#[test]
+fn get_tables_and_empty_lists() {
+    let text = "$ kubectl get nodeclaims
+No resources found
+
+$ kubectl get pods -n karpenter
+No resources found in karpenter namespace.
+
+$ kubectl get nodepools
+NAME              NODECLASS   NODES   READY   AGE
+general-purpose   default     0       True    6d
+
+$ kubectl get pdb -A
+NAMESPACE       NAME                       MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE
+ingress-nginx   ingress-nginx-controller   1               N/A               0                     41d
+
+$ kubectl get deploy,pods -n kube-system -o wide
+NAME                        READY   UP-TO-DATE   AVAILABLE   AGE    CONTAINERS   IMAGES                                                 SELECTOR
+deployment.apps/karpenter   0/2     2            0           214d   controller   public.ecr.aws/karpenter/controller:1.6.3@sha256:9f2   app.kubernetes.io/name=karpenter
+
+NAME                             READY   STATUS             RESTARTS   AGE   IP       NODE     NOMINATED NODE   READINESS GATES
+pod/karpenter-6b9d7c8f45-m4xkw   0/1     Pending            0          38m   <none>   <none>   <none>           <none>
+pod/web-1                        0/1     ImagePullBackOff   0          38m   <none>   ip-1     <none>           <none>
+
+$ kubectl get nodeclaims -o wide
+NAME            TYPE         CAPACITY   ZONE         NODE   READY     AGE   IMAGEID   ID   NODEPOOL   NODECLASS   DRIFTED
+default-abc12   m5.large     spot       us-east-1a          Unknown   3m                   default    default
+";
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.empty_lists.len(), 2);
+    assert_eq!(facts.empty_lists[0].resource.as_deref(), Some("nodeclaims"));
+    assert_eq!(facts.empty_lists[0].namespace, None);
+    assert_eq!(facts.empty_lists[0].evidence.line, 2);
+    assert_eq!(facts.empty_lists[1].resource.as_deref(), Some("pods"));
+    assert_eq!(facts.empty_lists[1].namespace.as_deref(), Some("karpenter"));
+    assert!(facts.has(Collected::NodeClaims));
+    assert!(facts.has(Collected::NodePools));
+    assert!(facts.has(Collected::Pdbs));
+    let pool = &facts.nodepools[0];
+    assert_eq!(pool.meta.name, "general-purpose");
+    assert!(pool.meta.from_table);
+    assert_eq!(pool.nodeclass_ref.as_deref(), Some("default"));
+    assert_eq!(pool.conditions[0].status, "True");
+    let pdb = &facts.pdbs[0];
+    assert_eq!(pdb.meta.namespace.as_deref(), Some("ingress-nginx"));
+    assert_eq!(pdb.min_available.as_deref(), Some("1"));
+    assert_eq!(pdb.max_unavailable, None);
+    assert_eq!(pdb.disruptions_allowed, Some(0));
+    let deploy = &facts.workloads[0];
+    assert_eq!(
+        (deploy.kind.as_str(), deploy.replicas, deploy.ready_replicas),
+        ("Deployment", Some(2), Some(0))
+    );
+    assert_eq!(deploy.meta.namespace.as_deref(), Some("kube-system"));
+    assert!(facts.has(Collected::KarpenterDeployment));
+    assert_eq!(facts.karpenter_version.as_deref(), Some("1.6.3"));
+    assert_eq!(facts.pods.len(), 2);
+    assert_eq!(facts.pods[0].phase.as_deref(), Some("Pending"));
+    assert_eq!(facts.pods[1].node_name.as_deref(), Some("ip-1"));
+    assert!(facts.messages.iter().any(|m| m.text == "ImagePullBackOff"
+        && m.object == Some(ObjectRef::new("Pod", Some("kube-system"), "web-1"))));
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.instance_type.as_deref(), Some("m5.large"));
+    assert_eq!(claim.node_name, None);
+    assert_eq!(claim.nodepool.as_deref(), Some("default"));
+    assert_eq!(claim.conditions[0].status, "Unknown");
+}
+
+#[test]
+fn table_rows_never_replace_a_description() {
+    let text = format!("{DESCRIBE_POD}\n$ kubectl get pods -n shop\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\n");
+    let facts = facts_of(&text);
+    assert_eq!(facts.pods.len(), 1);
+    assert!(!facts.pods[0].meta.from_table);
+}
+
+#[test]
+fn file_headers_switch_the_label_and_restart_line_numbers() {
+    let text = "intro text\n==> pod.txt <==\nEvents:\n  Type     Reason   Age  From     Message\n  Warning  Failed   1m   kubelet  Error: ImagePullBackOff\n\n==> karpenter.log <==\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n";
+    let facts = facts_of(text);
+    let sources: Vec<(String, usize, MessageOrigin)> = facts
+        .messages
+        .iter()
+        .map(|m| (m.evidence.source.clone(), m.evidence.line, m.origin))
+        .collect();
+    assert_eq!(
+        sources,
+        vec![
+            ("paste".to_string(), 1, MessageOrigin::Unrecognised),
+            ("pod.txt".to_string(), 3, MessageOrigin::Event),
+            ("karpenter.log".to_string(), 1, MessageOrigin::KarpenterLog),
+        ]
+    );
+}
+
+#[test]
+fn binary_garbage_is_one_error_and_the_rest_is_read() {
+    let text = "\u{0}\u{1}\u{2}ELF\u{0}\u{0}\n\u{0}\u{0}\u{0}\u{0}\n\u{FFFD}\u{FFFD}\u{FFFD}x\nWarning  FailedScheduling  pod/web-0  0/3 nodes are available\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.input_errors.len(), 1);
+    assert_eq!(facts.input_errors[0].line, 1);
+    assert!(facts.input_errors[0]
+        .message
+        .starts_with("3 lines of binary data"));
+    assert_eq!(facts.events.len(), 1);
+}
+
+#[test]
+fn describe_cut_in_the_middle_is_reported() {
+    let text = "Name:         web-0\nNamespace:    shop\nStatus:       Pending\nContainers:\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.pods.len(), 1);
+    assert_eq!(facts.input_errors.len(), 1);
+    assert_eq!(facts.input_errors[0].line, 4);
+    assert!(facts.input_errors[0].message.contains("`Containers:`"));
+}
+
+#[test]
+fn json_values_are_routed_by_shape() {
+    let text = r#"{"eventNamespace":"default","involvedObject":{"kind":"Node","name":"ip-1"},"reason":"DisruptionBlocked","eventMessage":"Cannot disrupt Node: PDB \"a/b\" prevents pod evictions","source":{"component":"karpenter"},"lastTimestamp":"2024-02-26T16:41:54Z","count":3,"type":"Normal"}
+[
+    {
+        "SubnetId": "subnet-0b5e2c8d71f4a9e36",
+        "AvailableIpAddressCount": 0
+    }
+]
+[
+  {"@timestamp": "2025-01-01 00:00:00.000", "@message": "{\"level\":\"ERROR\",\"message\":\"failed launching nodeclaim\",\"error\":\"InsufficientInstanceCapacity: x\"}"},
+  {"@timestamp": "2025-01-01 00:00:01.000", "@message": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}"}
+]
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.events.len(), 1);
+    assert_eq!(facts.events[0].count, 3);
+    assert_eq!(
+        facts.events[0].message,
+        "Cannot disrupt Node: PDB \"a/b\" prevents pod evictions"
+    );
+    assert_eq!(
+        facts.events[0].object,
+        Some(ObjectRef::new("Node", None, "ip-1"))
+    );
+    assert!(facts
+        .messages
+        .iter()
+        .any(|m| m.origin == MessageOrigin::Unrecognised
+            && m.text == "\"AvailableIpAddressCount\": 0"
+            && m.evidence.line == 5));
+    assert_eq!(facts.logs.len(), 2);
+    assert_eq!(facts.logs[0].evidence.line, 9);
+    assert_eq!(facts.logs[1].evidence.line, 10);
+    assert_eq!(
+        facts.logs[0].time.as_deref(),
+        Some("2025-01-01 00:00:00.000")
+    );
+}
+
+#[test]
+fn generic_describe_events_attach_to_the_custom_resource() {
+    let text = "Name:         default\nNamespace:\nAPI Version:  karpenter.sh/v1\nKind:         NodePool\nSpec:\n  Weight:  10\nEvents:\n  Type    Reason             Age   From       Message\n  ----    ------             ----  ----       -------\n  Normal  DisruptionBlocked  30s   karpenter  No allowed disruptions due to blocking budget\n";
+    let facts = facts_of(text);
+    assert_eq!(
+        facts.events[0].object,
+        Some(ObjectRef::new("NodePool", None, "default"))
+    );
+    let m = facts
+        .messages
+        .iter()
+        .find(|m| m.origin == MessageOrigin::Event)
+        .unwrap();
+    assert_eq!(m.nodepool.as_deref(), Some("default"));
+    // The objects module got the block without its Events table.
+    assert!(!facts
+        .messages
+        .iter()
+        .any(|m| m.origin != MessageOrigin::Event && m.text.contains("blocking budget")));
+}
+
+#[test]
+fn describe_pdb_and_deployment() {
+    let text = "Name:           ingress-nginx-controller
+Namespace:      ingress-nginx
+Min available:  1
+Selector:       app.kubernetes.io/component=controller,app.kubernetes.io/name=ingress-nginx
+Status:
+    Allowed disruptions:  0
+    Current:              1
+    Desired:              1
+    Total:                2
+Events:                   <none>
+
+Name:                   karpenter
+Namespace:              kube-system
+Labels:                 app.kubernetes.io/name=karpenter
+Selector:               app.kubernetes.io/name=karpenter
+Replicas:               2 desired | 2 updated | 2 total | 1 available | 1 unavailable
+StrategyType:           RollingUpdate
+Pod Template:
+  Labels:           app.kubernetes.io/name=karpenter
+  Service Account:  karpenter
+  Containers:
+   controller:
+    Image:      public.ecr.aws/karpenter/controller:1.2.0
+    Environment:
+      LOG_LEVEL:  debug
+Events:          <none>
+";
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let pdb = &facts.pdbs[0];
+    assert_eq!(pdb.min_available.as_deref(), Some("1"));
+    assert_eq!(pdb.disruptions_allowed, Some(0));
+    assert_eq!(
+        (pdb.current_healthy, pdb.desired_healthy, pdb.expected_pods),
+        (Some(1), Some(1), Some(2))
+    );
+    assert_eq!(
+        pdb.selector.match_labels["app.kubernetes.io/component"],
+        "controller"
+    );
+    let w = &facts.workloads[0];
+    assert_eq!(
+        (w.kind.as_str(), w.replicas, w.ready_replicas),
+        ("Deployment", Some(2), Some(1))
+    );
+    assert_eq!(w.template_labels["app.kubernetes.io/name"], "karpenter");
+    assert_eq!(w.containers[0].env["LOG_LEVEL"], "debug");
+    assert!(facts.has(Collected::KarpenterDeployment));
+    assert_eq!(facts.karpenter_version.as_deref(), Some("1.2.0"));
+}
+
+/// What must not depend on how the input reached ingest (streamed or whole, in which order).
+fn signature(facts: &Facts) -> Vec<String> {
+    let mut out: Vec<String> = facts
+        .messages
+        .iter()
+        .map(|m| format!("{:?} {} {:?} {:?}", m.origin, m.text, m.object, m.reason))
+        .collect();
+    out.extend(
+        facts
+            .events
+            .iter()
+            .map(|e| format!("event {} {}", e.reason, e.message)),
+    );
+    out.extend(
+        facts
+            .pods
+            .iter()
+            .map(|p| format!("pod {:?} {:?}", p.meta.name, p.phase)),
+    );
+    out.extend(facts.nodes.iter().map(|n| format!("node {}", n.meta.name)));
+    out.extend(
+        facts
+            .empty_lists
+            .iter()
+            .map(|e| format!("empty {:?}", e.resource)),
+    );
+    out.push(format!("{:?}", facts.collected));
+    out.sort();
+    out
+}
+
+#[test]
+fn streamed_input_gives_the_same_facts() {
+    for (name, text) in corpus_inputs() {
+        let whole = ingest(&[Document::new(name.clone(), text.clone())]);
+        let mut scanner = scan::StreamScanner::new(name.clone());
+        for chunk in text.as_bytes().chunks(97) {
+            scanner.feed(chunk);
+        }
+        let streamed = ingest(&[scanner.finish().document]);
+        assert_eq!(signature(&whole), signature(&streamed), "{name}");
+        assert_eq!(
+            whole.log_lines_by_level, streamed.log_lines_by_level,
+            "{name}"
+        );
+        let lines = |f: &Facts| {
+            f.messages
+                .iter()
+                .map(|m| m.evidence.line)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines(&whole), lines(&streamed), "{name}");
+    }
+}
+
+#[test]
+fn mixed_pastes_in_any_order_give_the_facts_of_the_parts() {
+    let parts = [
+        DESCRIBE_POD.to_string(),
+        DESCRIBE_NODE.to_string(),
+        "$ kubectl get nodeclaims\nNo resources found\n".to_string(),
+        "Jan 27 21:23:58 ip-1 kubelet[3130]: E0127 21:23:58.112233    3130 x.go:92] \"Unable to register node with API server\" err=\"Unauthorized\"\n".to_string(),
+        "{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"error\":\"did not tolerate taint (taint=a=b:NoSchedule)\"}\n".to_string(),
+        "LAST SEEN   TYPE      REASON             OBJECT        MESSAGE\n2m          Warning   FailedScheduling   pod/web-0     0/3 nodes are available: 3 Insufficient cpu.\n".to_string(),
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n".to_string(),
+    ];
+    let mut alone: Vec<String> = parts
+        .iter()
+        .flat_map(|p| signature(&facts_of(p)))
+        .filter(|s| !s.starts_with('{'))
+        .collect();
+    alone.sort();
+    for rotation in 0..parts.len() {
+        let mut order: Vec<&String> = parts.iter().collect();
+        order.rotate_left(rotation);
+        if rotation % 2 == 1 {
+            order.reverse();
+        }
+        let pasted = order
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let facts = facts_of(&pasted);
+        assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+        let together: Vec<String> = signature(&facts)
+            .into_iter()
+            .filter(|s| !s.starts_with('{'))
+            .collect();
+        assert_eq!(together, alone, "rotation {rotation}");
+    }
+}
