@@ -423,7 +423,10 @@ fn record_object(record: &LogRecord) -> Option<ObjectRef> {
         }
         match qualified.split_once('/') {
             Some((ns, name)) if *namespaced => Some(ObjectRef::new(kind, Some(ns), name)),
-            _ => Some(ObjectRef::new(kind, None, &qualified)),
+            // A cluster-scoped name has no slash: `"provisioner": "kubernetes.io/aws-ebs"` is a
+            // StorageClass provisioner, not a Karpenter Provisioner.
+            Some(_) => None,
+            None => Some(ObjectRef::new(kind, None, &qualified)),
         }
     })
 }
@@ -433,7 +436,7 @@ pub fn record_message(record: &LogRecord) -> Message {
     let nodepool = ["NodePool", "nodepool", "provisioner"]
         .iter()
         .find_map(|k| record.field_name(k))
-        .filter(|n| !n.is_empty());
+        .filter(|n| !n.is_empty() && !n.contains('/'));
     Message {
         origin: MessageOrigin::KarpenterLog,
         text: record_text(record),
