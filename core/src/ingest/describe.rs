@@ -188,6 +188,15 @@ impl<'a> Tree<'a> {
             .find(|&c| self.nodes[c].key == Some(key))
     }
 
+    /// The inline value and the lines under it (a multi-value field such as a pod template's
+    /// `Labels:`), without `<none>`.
+    pub fn values(&self, id: usize) -> Vec<&'a str> {
+        std::iter::once(self.nodes[id].value)
+            .chain(self.children(id).map(|c| c.raw))
+            .filter(|v| !v.is_empty() && !matches!(*v, "<none>" | "<unset>"))
+            .collect()
+    }
+
     /// `key: value` children of `id` as a map (requests, capacity, environment...).
     pub fn map_of(&self, id: usize) -> BTreeMap<String, String> {
         self.children(id)

@@ -106,17 +106,24 @@ pub fn read_workload(
         let tree = Tree::parse(part, template.body.clone());
         for &root in &tree.roots {
             let n = tree.node(root);
+            let pairs = |sep: char| {
+                tree.values(root)
+                    .into_iter()
+                    .filter_map(move |v| v.split_once(sep))
+                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            };
             match n.key {
-                Some("Labels") => {
-                    let values = std::iter::once(n.value).chain(tree.children(root).map(|c| c.raw));
-                    for v in values {
-                        if let Some((k, v)) = v.split_once('=') {
-                            workload
-                                .template_labels
-                                .insert(k.trim().to_string(), v.trim().to_string());
-                        }
-                    }
+                Some("Labels") => workload.template_labels.extend(pairs('=')),
+                Some("Annotations") => workload.template_annotations.extend(pairs(':')),
+                Some("Node-Selectors") => workload.node_selector.extend(pairs('=')),
+                Some("Service Account") => {
+                    workload.service_account = Some(n.value.to_string()).filter(|v| !v.is_empty())
                 }
+                Some("Tolerations") => workload.tolerations.extend(
+                    tree.values(root)
+                        .into_iter()
+                        .filter_map(describe_pod::toleration),
+                ),
                 Some("Containers") => {
                     for &c in &tree.node(root).children {
                         if let Some(name) = tree.node(c).key {

@@ -4,7 +4,9 @@
 //! constraints and QoS class. Free-text fields (the pod's `Reason`/`Message`, container state
 //! reasons and messages) also become messages.
 
-use crate::facts::{Container, Meta, ObjectRef, Pod, Toleration, TopologySpread};
+use crate::facts::{
+    Container, Meta, ObjectRef, Pod, Setting, SettingSource, Toleration, TopologySpread,
+};
 
 use super::describe::{self, section, Section, Tree};
 use super::{Part, Sink};
@@ -28,7 +30,7 @@ pub fn read(part: &Part<'_>, sections: &[Section<'_>], sink: &mut Sink) -> Pod {
                 .into_iter()
                 .collect(),
             evidence: section(sections, "Name").map(|s| part.evidence(s.line)),
-            from_table: false,
+            ..Meta::default()
         },
         phase: value("Status")
             .and_then(|s| s.split_whitespace().next())
@@ -125,45 +127,64 @@ pub fn container(
         name: name.to_string(),
         image: field("Image").map(str::to_string),
         ready: field("Ready").map(|r| r.eq_ignore_ascii_case("true")),
+        restart_count: field("Restart Count").and_then(|n| n.parse().ok()),
         ..Container::default()
     };
     if let Some(state) = tree.child(id, "State") {
         let node = tree.node(state);
         c.state = Some(node.value.to_ascii_lowercase()).filter(|s| !s.is_empty());
-        let reason = tree.child(state, "Reason").map(|r| tree.node(r));
-        let message = tree.child(state, "Message").map(|m| tree.node(m));
-        c.reason = reason.map(|r| r.value.to_string());
-        c.message = message.map(|m| m.value.to_string());
-        if let Some(r) = reason {
-            let text = match &c.message {
-                Some(m) => format!("{}: {m}", r.value),
-                None => r.value.to_string(),
-            };
-            describe::field_message(part, r.line, text, Some(r.value.to_string()), object, sink);
-        }
+        let (reason, message) = state_detail(part, tree, state, object, sink);
+        c.reason = reason;
+        c.message = message;
     }
     if let Some(last) = tree.child(id, "Last State") {
-        if let Some(r) = tree.child(last, "Reason").map(|r| tree.node(r)) {
-            describe::field_message(
-                part,
-                r.line,
-                format!("last state {}", r.value),
-                Some(r.value.to_string()),
-                object,
-                sink,
-            );
+        let (reason, _) = state_detail(part, tree, last, object, sink);
+        if tree.node(last).value.eq_ignore_ascii_case("terminated") {
+            c.last_termination_reason = reason;
         }
     }
     if let Some(requests) = tree.child(id, "Requests") {
         c.requests = tree.map_of(requests);
     }
     if let Some(env) = tree.child(id, "Environment") {
-        c.env = tree.map_of(env);
+        for var in tree.children(env) {
+            let Some(key) = var.key else { continue };
+            // `<set to the key 'k' in secret 's'>` and the like come from `valueFrom`.
+            let from_ref = var.value.starts_with('<');
+            let value = if from_ref { "" } else { var.value };
+            c.env.insert(key.to_string(), value.to_string());
+            if !from_ref {
+                sink.facts.settings.push(Setting {
+                    source: SettingSource::Env,
+                    owner: Some(object.clone()),
+                    container: Some(name.to_string()),
+                    key: key.to_string(),
+                    value: value.to_string(),
+                    evidence: part.evidence(var.line),
+                });
+            }
+        }
     }
     for key in ["Command", "Args"] {
-        if let Some(args) = tree.child(id, key) {
-            c.args
-                .extend(tree.children(args).map(|n| n.raw.to_string()));
+        let Some(list) = tree.child(id, key) else {
+            continue;
+        };
+        let items: Vec<(usize, &str)> = tree.children(list).map(|n| (n.line, n.raw)).collect();
+        for (k, (line, text)) in items.iter().enumerate() {
+            c.args.push(text.to_string());
+            if key == "Command" {
+                continue;
+            }
+            if let Some((flag, value)) = flag_setting(text, items.get(k + 1).map(|(_, t)| *t)) {
+                sink.facts.settings.push(Setting {
+                    source: SettingSource::Arg,
+                    owner: Some(object.clone()),
+                    container: Some(name.to_string()),
+                    key: flag,
+                    value,
+                    evidence: part.evidence(*line),
+                });
+            }
         }
     }
     let host_ports = ["Host Port", "Host Ports"]
@@ -180,7 +201,7 @@ pub fn container(
 }
 
 /// kubectl prints tolerations as `key[=value][:effect][ op=Exists][ for Ns]`.
-fn toleration(text: &str) -> Option<Toleration> {
+pub fn toleration(text: &str) -> Option<Toleration> {
     let text = text.split(" for ").next().unwrap_or(text).trim();
     let (spec, exists) = match text.strip_suffix("op=Exists") {
         Some(spec) => (spec.trim(), true),
@@ -217,9 +238,59 @@ fn topology_spread(text: &str) -> Option<TopologySpread> {
         .nth(1)
         .and_then(|r| r.split_whitespace().next())
         .and_then(|n| n.parse().ok());
+    let label_selector = rest
+        .split_once("for selector ")
+        .map(|(_, sel)| super::tables::parse_selector(sel.trim()));
     Some(TopologySpread {
         topology_key: key.to_string(),
         max_skew,
         when_unsatisfiable: Some(when.to_string()),
+        label_selector,
+    })
+}
+
+/// A container state's `Reason` (and `Message`): kept, and an `ObjectField` message
+/// `reason: message` about the pod.
+fn state_detail(
+    part: &Part<'_>,
+    tree: &Tree<'_>,
+    state: usize,
+    object: &ObjectRef,
+    sink: &mut Sink,
+) -> (Option<String>, Option<String>) {
+    let reason = tree.child(state, "Reason").map(|r| tree.node(r));
+    let message = tree.child(state, "Message").map(|m| tree.node(m));
+    let text = match (reason, message) {
+        (Some(r), Some(m)) => format!("{}: {}", r.value, m.value),
+        (Some(only), None) | (None, Some(only)) => only.value.to_string(),
+        (None, None) => return (None, None),
+    };
+    let line = message.or(reason).map_or(tree.node(state).line, |n| n.line);
+    describe::field_message(
+        part,
+        line,
+        text,
+        reason.map(|r| r.value.to_string()),
+        object,
+        sink,
+    );
+    (
+        reason.map(|r| r.value.to_string()),
+        message.map(|m| m.value.to_string()),
+    )
+}
+
+/// `--flag=value`, `--flag value`, or a bare `--flag` (true).
+fn flag_setting(text: &str, next: Option<&str>) -> Option<(String, String)> {
+    let flag = text.strip_prefix('-')?;
+    if flag.is_empty() {
+        return None;
+    }
+    Some(match text.split_once('=') {
+        Some((k, v)) => (k.to_string(), v.to_string()),
+        None => match next {
+            Some(next) if !next.starts_with('-') => (text.to_string(), next.to_string()),
+            _ => (text.to_string(), "true".to_string()),
+        },
     })
 }
