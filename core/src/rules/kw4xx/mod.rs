@@ -29,39 +29,40 @@ pub const RULES: &[Rule] = &[
     kw411_nodeclaim_without_node::RULE,
 ];
 
+/// A rule group's metadata contract: IDs in range, slugs in kebab case, docs in the three
+/// sections, lower-case signals (the log prefilter matches lower-cased lines). KW5xx, KW005,
+/// KW208 and KW216 use it too.
 #[cfg(test)]
-mod tests {
-    use super::RULES;
-    use crate::rules::RuleMeta;
-
-    /// The group's contract: IDs in range, docs in the three sections, lower-case signals (the
-    /// log prefilter matches lower-cased lines).
-    pub(crate) fn check_meta(m: &RuleMeta, prefix: &str) {
-        assert!(m.id.starts_with(prefix) && m.id.len() == 5, "{}", m.id);
-        assert!(
-            m.slug
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
-            "{}",
-            m.slug
-        );
-        let sections: Vec<&str> = m.docs.lines().filter(|l| l.starts_with("## ")).collect();
+pub(crate) fn check_meta(m: &crate::rules::RuleMeta, prefix: &str) {
+    assert!(m.id.starts_with(prefix) && m.id.len() == 5, "{}", m.id);
+    assert!(
+        m.slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+        "{}",
+        m.slug
+    );
+    let sections: Vec<&str> = m.docs.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(
+        sections,
+        ["## What it means", "## Why it happens", "## How to fix"],
+        "{}",
+        m.id
+    );
+    assert!(!m.signals.is_empty(), "{} has no signals", m.id);
+    for s in m.signals {
         assert_eq!(
-            sections,
-            ["## What it means", "## Why it happens", "## How to fix"],
-            "{}",
+            *s,
+            s.to_lowercase(),
+            "{}: signal {s:?} is not lower-case",
             m.id
         );
-        assert!(!m.signals.is_empty(), "{} has no signals", m.id);
-        for s in m.signals {
-            assert_eq!(
-                *s,
-                s.to_lowercase(),
-                "{}: signal {s:?} is not lower-case",
-                m.id
-            );
-        }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_meta, RULES};
 
     #[test]
     fn metadata_is_well_formed() {

@@ -1,0 +1,717 @@
+//! KW501 nodeclass-not-ready.
+
+use crate::document::Evidence;
+use crate::facts::{Facts, Message, NodeClass};
+use crate::rules::kw2xx::scheduling::{message_nodepool, record_of};
+use crate::rules::kw4xx::disruption::{has_any, push_unique, unescaped};
+use crate::rules::kw5xx::nodeclass::{
+    describe_commands, go_map_tags, message_nodeclass, reports_condition, sole_nodeclass,
+    term_label, terms_yaml, transition, Selected,
+};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW501",
+    slug: "nodeclass-not-ready",
+    title: "The EC2NodeClass cannot resolve its subnets, security groups, AMIs or instance profile",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+An EC2NodeClass resolves its selector terms into real AWS resources: subnets, security groups,
+AMIs, an instance profile (and, when used, a placement group and capacity reservations). One of
+them resolved to nothing, so the EC2NodeClass is not ready, the NodePools that use it are not
+ready either (KW208), and Karpenter launches no node from them.
+
+Signals: conditions `SubnetsReady=False` (`SubnetsNotFound`: `SubnetSelector did not match any
+Subnets`), `SecurityGroupsReady=False` (`SecurityGroupsNotFound`: `SecurityGroupSelector did not
+match any SecurityGroups`), `AMIsReady=False` (`AMISelector did not match any AMIs`,
+`UnsupportedAlias`, v1.0's `Ubuntu AMI discovery is not supported`), `InstanceProfileReady` not
+True (`creating instance profile` / `getting instance profile` errors), `PlacementGroupReady=False`,
+`CapacityReservationsReady=False`, the `Ready=False` roll-up (`UnhealthyDependents`) listing
+them, and the matching `Status condition transitioned` events; the pre-v1 logs `no subnets
+found`, `no subnets matched selector map[...]`, `no security groups exist given constraints`, `no
+amis exist given constraints` and an empty `discovered subnets` (`no subnets found` still shows
+in v1 logs, e.g. with `failed listing instance types`).
+
+## Why it happens
+The selector terms do not match what exists: a typo in a tag value, tags never put on the
+subnets or security groups (`karpenter.sh/discovery: <cluster>`), resources in another VPC or
+account, an AMI name or owner that matches nothing, an alias the family no longer publishes for
+the cluster's Kubernetes version, or an instance profile Karpenter may not create.
+
+## How to fix
+Run the `aws ec2 describe-*` command for each selector term (filled in below): no output means
+nothing carries those tags. Tag the resources (`aws ec2 create-tags`) or correct the terms in
+the EC2NodeClass; Karpenter re-resolves them within minutes.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "subnetsready=false",
+    "subnetsnotfound",
+    "subnetselector did not match",
+    "no subnets found",
+    "no subnets matched selector",
+    "discovered subnets",
+    "securitygroupsready=false",
+    "securitygroupsnotfound",
+    "securitygroupselector did not match",
+    "no security groups exist given constraints",
+    "amisready=false",
+    "amiselector did not match",
+    "unsupportedalias",
+    "ami discovery is not supported",
+    "no amis exist given constraints",
+    "instanceprofileready=false",
+    "creating instance profile",
+    "getting instance profile",
+    "placementgroupready=false",
+    "placementgroupresolutionfailed",
+    "placementgroupnotfound",
+    "failed to resolve placement group",
+    "capacityreservationsready=false",
+    "status condition transitioned",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dependent {
+    Subnets,
+    SecurityGroups,
+    Amis,
+    InstanceProfile,
+    PlacementGroup,
+    CapacityReservations,
+}
+
+const DEPENDENTS: [Dependent; 6] = [
+    Dependent::Subnets,
+    Dependent::SecurityGroups,
+    Dependent::Amis,
+    Dependent::InstanceProfile,
+    Dependent::PlacementGroup,
+    Dependent::CapacityReservations,
+];
+
+impl Dependent {
+    fn condition(self) -> &'static str {
+        match self {
+            Dependent::Subnets => "SubnetsReady",
+            Dependent::SecurityGroups => "SecurityGroupsReady",
+            Dependent::Amis => "AMIsReady",
+            Dependent::InstanceProfile => "InstanceProfileReady",
+            Dependent::PlacementGroup => "PlacementGroupReady",
+            Dependent::CapacityReservations => "CapacityReservationsReady",
+        }
+    }
+
+    /// Texts that report this dependent failing besides its `<Condition>=False`.
+    fn needles(self) -> &'static [&'static str] {
+        match self {
+            Dependent::Subnets => &[
+                "SubnetsNotFound",
+                "SubnetSelector did not match any Subnets",
+                "no subnets found",
+                "no subnets matched selector",
+                "discovered subnets []",
+                "discovered subnets: []",
+            ],
+            Dependent::SecurityGroups => &[
+                "SecurityGroupsNotFound",
+                "SecurityGroupSelector did not match any SecurityGroups",
+                "no security groups exist given constraints",
+            ],
+            Dependent::Amis => &[
+                "AMISelector did not match any AMIs",
+                "UnsupportedAlias",
+                "AMI discovery is not supported",
+                "no amis exist given constraints",
+            ],
+            Dependent::InstanceProfile => {
+                &["creating instance profile", "getting instance profile"]
+            }
+            Dependent::PlacementGroup => &[
+                "PlacementGroupResolutionFailed",
+                "PlacementGroupNotFound",
+                "Failed to resolve placement group",
+            ],
+            Dependent::CapacityReservations => &[],
+        }
+    }
+
+    fn meaning(self) -> &'static str {
+        match self {
+            Dependent::Subnets => "no subnet matches its subnetSelectorTerms",
+            Dependent::SecurityGroups => "no security group matches its securityGroupSelectorTerms",
+            Dependent::Amis => "no AMI matches its amiSelectorTerms",
+            Dependent::InstanceProfile => "its instance profile could not be created or found",
+            Dependent::PlacementGroup => "its placement group could not be resolved",
+            Dependent::CapacityReservations => "its capacity reservations could not be resolved",
+        }
+    }
+
+    fn selected(self) -> Option<Selected> {
+        match self {
+            Dependent::Subnets => Some(Selected::Subnets),
+            Dependent::SecurityGroups => Some(Selected::SecurityGroups),
+            Dependent::Amis => Some(Selected::Amis),
+            _ => None,
+        }
+    }
+}
+
+/// The dependents a message reports failing.
+fn reported(facts: &Facts, m: &Message) -> Vec<Dependent> {
+    let t = unescaped(&m.text);
+    let mut out = Vec::new();
+    for d in DEPENDENTS {
+        if reports_condition(&t, d.condition(), "False") || has_any(&t, d.needles()) {
+            out.push(d);
+        }
+    }
+    // A transition of the dependent's own condition with the reason carries it too.
+    if let Some(tr) = transition(&t) {
+        if let Some(d) = DEPENDENTS
+            .iter()
+            .find(|d| d.condition().eq_ignore_ascii_case(&tr.condition_type))
+        {
+            if tr.to.eq_ignore_ascii_case("False") && !out.contains(d) {
+                out.push(*d);
+            }
+        }
+    }
+    // `discovered subnets` logged with an empty list (pre-v1 JSON logs).
+    if let Some(r) = record_of(facts, m) {
+        if r.message.eq_ignore_ascii_case("discovered subnets")
+            && r.fields
+                .get("subnets")
+                .and_then(|v| v.as_array())
+                .is_some_and(|a| a.is_empty())
+            && !out.contains(&Dependent::Subnets)
+        {
+            out.push(Dependent::Subnets);
+        }
+    }
+    out
+}
+
+struct Group<'a> {
+    nodeclass: Option<String>,
+    dependents: Vec<Dependent>,
+    messages: Vec<&'a Message>,
+    evidence: Vec<Evidence>,
+    details: Vec<String>,
+    nodepools: Vec<String>,
+    inferred: bool,
+}
+
+fn group_for<'g, 'a>(
+    groups: &'g mut Vec<Group<'a>>,
+    nodeclass: Option<String>,
+) -> &'g mut Group<'a> {
+    match groups.iter().position(|g| g.nodeclass == nodeclass) {
+        Some(i) => &mut groups[i],
+        None => {
+            groups.push(Group {
+                nodeclass,
+                dependents: Vec::new(),
+                messages: Vec::new(),
+                evidence: Vec::new(),
+                details: Vec::new(),
+                nodepools: Vec::new(),
+                inferred: false,
+            });
+            groups.last_mut().expect("just pushed")
+        }
+    }
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let default_nc = sole_nodeclass(facts);
+    for m in &facts.messages {
+        let deps = reported(facts, m);
+        if deps.is_empty() {
+            continue;
+        }
+        let nc = message_nodeclass(facts, m).or_else(|| default_nc.clone());
+        let nodepool = message_nodepool(facts, m);
+        let g = group_for(&mut groups, nc);
+        for d in deps {
+            push_unique(&mut g.dependents, d);
+        }
+        if let Some(tr) = transition(&unescaped(&m.text)) {
+            if DEPENDENTS
+                .iter()
+                .any(|d| d.condition().eq_ignore_ascii_case(&tr.condition_type))
+            {
+                let detail = match (&tr.reason, &tr.message) {
+                    (Some(r), Some(msg)) => format!("{}={} ({r}: {msg})", tr.condition_type, tr.to),
+                    (Some(r), None) => format!("{}={} ({r})", tr.condition_type, tr.to),
+                    _ => format!("{}={}", tr.condition_type, tr.to),
+                };
+                push_unique(&mut g.details, detail);
+            }
+        }
+        if let Some(np) = nodepool {
+            push_unique(&mut g.nodepools, np);
+        }
+        g.messages.push(m);
+    }
+    for nc in &facts.nodeclasses {
+        let ready = nc
+            .conditions
+            .iter()
+            .find(|c| c.condition_type == "Ready")
+            .map(|c| c.status.as_str());
+        let others_resolved = nc.conditions.iter().any(|c| {
+            matches!(
+                c.condition_type.as_str(),
+                "SubnetsReady" | "SecurityGroupsReady" | "AMIsReady"
+            ) && c.status == "True"
+        });
+        for c in &nc.conditions {
+            let Some(d) = DEPENDENTS
+                .iter()
+                .find(|d| d.condition() == c.condition_type)
+            else {
+                continue;
+            };
+            // Karpenter never sets InstanceProfileReady False: a failure leaves it Unknown
+            // while the other dependents resolve.
+            let failing = c.status == "False"
+                || (*d == Dependent::InstanceProfile
+                    && c.status == "Unknown"
+                    && ready != Some("True")
+                    && others_resolved);
+            if !failing {
+                continue;
+            }
+            let g = group_for(&mut groups, Some(nc.meta.name.clone()));
+            push_unique(&mut g.dependents, *d);
+            g.evidence
+                .extend(c.evidence.clone().or_else(|| nc.meta.evidence.clone()));
+            let detail = match (&c.reason, &c.message) {
+                (Some(r), Some(msg)) if !msg.is_empty() => {
+                    format!("{}={} ({r}: {msg})", c.condition_type, c.status)
+                }
+                (Some(r), _) => format!("{}={} ({r})", c.condition_type, c.status),
+                _ => format!("{}={}", c.condition_type, c.status),
+            };
+            push_unique(&mut g.details, detail);
+            if c.status == "Unknown" {
+                g.inferred = true;
+            }
+        }
+    }
+    groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let nodeclass: Option<&NodeClass> = g.nodeclass.as_deref().and_then(|n| facts.nodeclass(n));
+    let name = g.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+    let label = g
+        .nodeclass
+        .as_deref()
+        .map(|n| format!("EC2NodeClass {n}"))
+        .unwrap_or_else(|| "The EC2NodeClass".to_string());
+    let mut failing: Vec<String> = g.details.clone();
+    for d in &g.dependents {
+        if !g.details.iter().any(|x| x.starts_with(d.condition())) {
+            failing.push(match d {
+                Dependent::InstanceProfile => "InstanceProfileReady not True".to_string(),
+                _ => format!("{}=False", d.condition()),
+            });
+        }
+    }
+    let unsupported_alias = g.messages.iter().any(|m| {
+        has_any(
+            &m.text,
+            &["UnsupportedAlias", "AMI discovery is not supported"],
+        )
+    }) || g.details.iter().any(|x| x.contains("UnsupportedAlias"));
+    let meanings: Vec<&str> = g
+        .dependents
+        .iter()
+        .map(|d| {
+            if *d == Dependent::Amis && unsupported_alias {
+                "its AMI alias is not supported (for this family or Kubernetes version)"
+            } else {
+                d.meaning()
+            }
+        })
+        .collect();
+    let mut summary = format!(
+        "{label} is not ready: {}; {}.",
+        failing.join(", "),
+        meanings.join("; ")
+    );
+    let mut fallback_tags: Vec<(String, String)> = Vec::new();
+    for m in &g.messages {
+        let t = unescaped(&m.text);
+        if has_any(&t, &["matched selector map["]) {
+            fallback_tags = go_map_tags(&t);
+        }
+    }
+    for d in &g.dependents {
+        let Some(sel) = d.selected() else { continue };
+        match nodeclass.map(|nc| sel.terms(nc)) {
+            Some(terms) if !terms.is_empty() => {
+                let labels: Vec<String> = terms.iter().map(term_label).collect();
+                summary.push_str(&format!(" Its {}: {}.", sel.field(), labels.join("; ")));
+            }
+            _ if !fallback_tags.is_empty() && sel == Selected::Subnets => {
+                let pairs: Vec<String> = fallback_tags
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                summary.push_str(&format!(" The selector was tags {}.", pairs.join(",")));
+            }
+            _ => {}
+        }
+    }
+    let mut uses: Vec<&str> = facts
+        .nodepools
+        .iter()
+        .filter(|p| g.nodeclass.is_some() && p.nodeclass_ref == g.nodeclass)
+        .map(|p| p.meta.name.as_str())
+        .collect();
+    for np in &g.nodepools {
+        push_unique(&mut uses, np.as_str());
+    }
+    if uses.is_empty() {
+        summary.push_str(" NodePools that use it are not ready either, so Karpenter launches no node from them (KW208).");
+    } else {
+        summary.push_str(&format!(
+            " NodePool {} uses it and is not ready either, so Karpenter launches no node from it (KW208).",
+            uses.join(", ")
+        ));
+    }
+    if g.inferred {
+        summary.push_str(
+            " (InstanceProfileReady stays Unknown while the other dependents resolved: inferred.)",
+        );
+    }
+    let mut steps = Vec::new();
+    for d in &g.dependents {
+        steps.extend(fix(*d, nodeclass, name, &fallback_tags, unsupported_alias));
+    }
+    steps.push(Remediation::command(
+        "After the fix, Karpenter re-resolves within minutes; watch the conditions:",
+        format!(
+            "kubectl get ec2nodeclass {name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"
+        ),
+    ));
+    let mut d = Diagnosis::new(&META, summary)
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(g.evidence.clone())
+        .with_related(&["KW208"])
+        .with_remediation(steps);
+    if let Some(n) = &g.nodeclass {
+        d = d.with_object(Some(&crate::facts::ObjectRef::new("EC2NodeClass", None, n)));
+    }
+    if g.inferred && g.dependents == [Dependent::InstanceProfile] {
+        d = d.with_confidence(Confidence::Medium);
+    }
+    d
+}
+
+fn fix(
+    d: Dependent,
+    nodeclass: Option<&NodeClass>,
+    name: &str,
+    fallback_tags: &[(String, String)],
+    unsupported_alias: bool,
+) -> Vec<Remediation> {
+    let mut steps = Vec::new();
+    if let Some(sel) = d.selected() {
+        let what = match sel {
+            Selected::Subnets => "subnets",
+            Selected::SecurityGroups => "security groups",
+            Selected::Amis => "AMIs",
+        };
+        let tags = if sel == Selected::Subnets {
+            fallback_tags
+        } else {
+            &[]
+        };
+        let terms_known = nodeclass.is_some_and(|nc| !sel.terms(nc).is_empty());
+        if sel == Selected::Amis && !terms_known {
+            // AMI terms have no common default to guess: read them first.
+            steps.push(Remediation::command(
+                "Read the AMI selector terms (alias, name/owner, id, tags, ssmParameter):",
+                format!("kubectl get ec2nodeclass {name} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}'"),
+            ));
+            steps.push(Remediation::command(
+                "Then see what a name term matches (owners: the term's owner, else your account and Amazon):",
+                "aws ec2 describe-images --owners self amazon --filters \"Name=name,Values=<ami-name>\" --query 'Images[].[ImageId,Name,CreationDate,Architecture]' --output table",
+            ));
+        } else {
+            for cmd in describe_commands(sel, nodeclass, tags) {
+                steps.push(Remediation::command(
+                    format!(
+                        "See which {what} the selector term matches (no output: nothing matches):"
+                    ),
+                    cmd,
+                ));
+            }
+        }
+        if let Some(yaml) = nodeclass.and_then(|nc| terms_yaml(sel, nc)) {
+            steps.push(Remediation::yaml(
+                format!(
+                    "Correct the terms if they are wrong (`kubectl edit ec2nodeclass {name}`); they are now:"
+                ),
+                yaml,
+            ));
+        }
+        if sel != Selected::Amis {
+            let (k, v) = first_tag(sel, nodeclass, tags).unwrap_or((
+                "karpenter.sh/discovery".to_string(),
+                "<cluster-name>".to_string(),
+            ));
+            let id = if sel == Selected::Subnets {
+                "<subnet-id>"
+            } else {
+                "<security-group-id>"
+            };
+            steps.push(Remediation::command(
+                format!("Or tag the {what} Karpenter should use:"),
+                format!("aws ec2 create-tags --resources {id} --tags Key={k},Value={v}"),
+            ));
+        } else if unsupported_alias {
+            steps.push(Remediation::text(
+                "An alias the family does not publish for the cluster's Kubernetes version (AL2 stops at Kubernetes 1.32; Karpenter v1.0 dropped Ubuntu discovery) needs another family (al2023@latest, bottlerocket@latest) or an AMI selected by id or name.",
+            ));
+        }
+        return steps;
+    }
+    match d {
+        Dependent::InstanceProfile => {
+            let role = nodeclass.and_then(|nc| nc.role.clone());
+            let profile = nodeclass.and_then(|nc| nc.instance_profile.clone());
+            let cmd = match (&profile, &role) {
+                (Some(p), _) => format!("aws iam get-instance-profile --instance-profile-name {p}"),
+                (None, Some(r)) => format!("aws iam get-role --role-name {r}"),
+                (None, None) => "aws iam get-role --role-name <spec.role>".to_string(),
+            };
+            steps.push(Remediation::command(
+                "Check that the role (spec.role) or instance profile (spec.instanceProfile) exists:",
+                cmd,
+            ));
+            steps.push(Remediation::text(
+                "With spec.role, Karpenter creates the instance profile itself: its controller role needs iam:CreateInstanceProfile, iam:TagInstanceProfile, iam:AddRoleToInstanceProfile, iam:GetInstanceProfile and iam:PassRole on the node role. The Reconciler error of the nodeclass controller names the refused call (KW105).",
+            ));
+        }
+        Dependent::PlacementGroup => steps.push(Remediation::command(
+            "Check that the placement group named in spec.placementGroup exists in the region:",
+            "aws ec2 describe-placement-groups --query 'PlacementGroups[].[GroupName,GroupId,Strategy,State]' --output table",
+        )),
+        Dependent::CapacityReservations => steps.push(Remediation::command(
+            "Check the capacity reservations spec.capacityReservationSelectorTerms should match (active, in the cluster's zones):",
+            "aws ec2 describe-capacity-reservations --query 'CapacityReservations[].[CapacityReservationId,InstanceType,AvailabilityZone,State,AvailableInstanceCount]' --output table",
+        )),
+        _ => {}
+    }
+    steps
+}
+
+/// The first tag key and value of a selector's terms (or of a pre-v1 log's map).
+fn first_tag(
+    sel: Selected,
+    nodeclass: Option<&NodeClass>,
+    fallback: &[(String, String)],
+) -> Option<(String, String)> {
+    if let Some(nc) = nodeclass {
+        for t in sel.terms(nc) {
+            if let Some((k, v)) = t
+                .get("tags")
+                .and_then(|t| t.as_object())
+                .and_then(|m| m.iter().next())
+            {
+                return Some((k.clone(), v.as_str().unwrap_or_default().to_string()));
+            }
+        }
+    }
+    fallback.first().cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, NodePool};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_signal_form() {
+        for (text, cond) in [
+            ("SubnetsReady=False SubnetsNotFound: SubnetSelector did not match any Subnets", "SubnetsReady"),
+            ("reason: SubnetsNotFound", "SubnetsReady"),
+            ("    Message:               SecurityGroupSelector did not match any SecurityGroups", "SecurityGroupsReady"),
+            ("Normal  SecurityGroupsReady  1m  karpenter  Status condition transitioned, Type: SecurityGroupsReady, Status: True -> False, Reason: SecurityGroupsNotFound, Message: SecurityGroupSelector did not match any SecurityGroups", "SecurityGroupsReady"),
+            ("AMIsReady=False AMINotFound: AMISelector did not match any AMIs", "AMIsReady"),
+            ("AMIsReady=False UnsupportedAlias: AL2 AMIs are not supported for Kubernetes 1.33", "AMIsReady"),
+            ("Ready=False UnhealthyDependents: SubnetsReady=False, ValidationSucceeded=False", "SubnetsReady"),
+            ("Status condition transitioned, Type: PlacementGroupReady, Status: True -> False, Reason: PlacementGroupNotFound, Message: Placement group \"pg-1\" not found", "PlacementGroupReady"),
+            (r#"{"level":"ERROR","message":"failed listing instance types","controller":"disruption","nodepool":"my-nodepool","error":"no subnets found"}"#, "SubnetsReady"),
+            ("2023-02-01T10:00:00.000Z ERROR controller.provisioner Provisioning failed, launching node, creating cloud provider instance, getting launch template configs, getting subnets, no subnets matched selector map[karpenter.sh/discovery:demo]", "SubnetsReady"),
+            ("launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no amis exist given constraints", "AMIsReady"),
+            ("no security groups exist given constraints", "SecurityGroupsReady"),
+            (r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclass","EC2NodeClass":{"name":"gpu"},"error":"creating instance profile, AccessDenied: not authorized to perform iam:CreateInstanceProfile"}"#, "InstanceProfileReady"),
+        ] {
+            let report = check_only("KW501", text);
+            assert_eq!(ids(&report), ["KW501"], "{text}");
+            assert!(report.diagnoses[0].summary.contains(cond), "{text}: {}", report.diagnoses[0].summary);
+            assert_eq!(report.diagnoses[0].related, ["KW208"]);
+        }
+    }
+
+    #[test]
+    fn pre_v1_selector_fills_the_command() {
+        let d = &check_only(
+            "KW501",
+            "ERROR controller.provisioner no subnets matched selector map[karpenter.sh/discovery:demo]",
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.contains("tags karpenter.sh/discovery=demo"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("\"Name=tag:karpenter.sh/discovery,Values=demo\"")));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "NodeClassReady=False NodeClassNotFound: NodeClass not found on cluster",
+            "message: NodeClassReady=False",
+            "Ready=False UnhealthyDependents: ValidationSucceeded=False",
+            "no instance types satisfy requirements of amis ami-0123 (al2023)",
+            "type: SubnetsReady\nstatus: \"True\"\nreason: SubnetsReady",
+            "Launched=Unknown AMINotFound: AMI used for instance launch either does not exist",
+        ] {
+            assert!(ids(&check_only("KW501", text)).is_empty(), "{text}");
+        }
+    }
+
+    fn nodeclass(conditions: Vec<Condition>) -> NodeClass {
+        NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Default::default()
+            },
+            subnet_selector_terms: vec![
+                serde_json::json!({"tags": {"karpenter.sh/discovery": "my-clusterr"}}),
+            ],
+            security_group_selector_terms: vec![
+                serde_json::json!({"tags": {"karpenter.sh/discovery": "my-cluster"}}),
+            ],
+            role: Some("KarpenterNodeRole-my-cluster".into()),
+            conditions,
+            ..Default::default()
+        }
+    }
+
+    fn cond(t: &str, s: &str, r: &str, m: &str) -> Condition {
+        Condition {
+            condition_type: t.into(),
+            status: s.into(),
+            reason: Some(r.into()),
+            message: Some(m.into()),
+            evidence: None,
+        }
+    }
+
+    #[test]
+    fn names_selector_terms_and_fills_commands_from_objects() {
+        let mut facts = Facts::default();
+        facts.nodeclasses.push(nodeclass(vec![
+            cond(
+                "SubnetsReady",
+                "False",
+                "SubnetsNotFound",
+                "SubnetSelector did not match any Subnets",
+            ),
+            cond("SecurityGroupsReady", "True", "SecurityGroupsReady", ""),
+            cond(
+                "Ready",
+                "False",
+                "UnhealthyDependents",
+                "SubnetsReady=False",
+            ),
+        ]));
+        facts.nodepools.push(NodePool {
+            meta: Meta {
+                name: "general".into(),
+                ..Default::default()
+            },
+            nodeclass_ref: Some("default".into()),
+            ..Default::default()
+        });
+        facts.messages.push(Message {
+            text: "Ready=False UnhealthyDependents: SubnetsReady=False".into(),
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1, "{d:?}");
+        let s = &d[0].summary;
+        assert!(s.starts_with("EC2NodeClass default is not ready: SubnetsReady=False (SubnetsNotFound: SubnetSelector did not match any Subnets)"), "{s}");
+        assert!(
+            s.contains("Its subnetSelectorTerms: tags karpenter.sh/discovery=my-clusterr."),
+            "{s}"
+        );
+        assert!(s.contains("NodePool general uses it"), "{s}");
+        assert_eq!(
+            d[0].remediation[0].command.as_deref(),
+            Some("aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values=my-clusterr\" --query 'Subnets[].[SubnetId,AvailabilityZone,VpcId,AvailableIpAddressCount]' --output table")
+        );
+        assert!(d[0]
+            .remediation
+            .iter()
+            .any(|r| r.command.as_deref() == Some("aws ec2 create-tags --resources <subnet-id> --tags Key=karpenter.sh/discovery,Value=my-clusterr")));
+    }
+
+    #[test]
+    fn instance_profile_unknown_while_others_resolved() {
+        let mut facts = Facts::default();
+        facts.nodeclasses.push(nodeclass(vec![
+            cond("SubnetsReady", "True", "SubnetsReady", ""),
+            cond(
+                "InstanceProfileReady",
+                "Unknown",
+                "AwaitingReconciliation",
+                "object is awaiting reconciliation",
+            ),
+            cond(
+                "Ready",
+                "Unknown",
+                "ReconcilingDependents",
+                "InstanceProfileReady=Unknown",
+            ),
+        ]));
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        assert!(
+            d[0].remediation[0].command.as_deref()
+                == Some("aws iam get-role --role-name KarpenterNodeRole-my-cluster")
+        );
+        // Freshly created: everything Unknown is not a failure.
+        let mut fresh = Facts::default();
+        fresh.nodeclasses.push(nodeclass(vec![
+            cond("SubnetsReady", "Unknown", "AwaitingReconciliation", ""),
+            cond(
+                "InstanceProfileReady",
+                "Unknown",
+                "AwaitingReconciliation",
+                "",
+            ),
+        ]));
+        assert!(check(&fresh).is_empty());
+    }
+}

@@ -1,0 +1,490 @@
+//! KW502 nodeclass-validation-failed.
+
+use crate::document::Evidence;
+use crate::facts::{Facts, Message, ObjectRef};
+use crate::rules::kw4xx::disruption::{has_any, push_unique, unescaped};
+use crate::rules::kw5xx::nodeclass::{
+    contains_word, message_nodeclass, reports_condition, sole_nodeclass, transition,
+};
+use crate::rules::version::{at_least, version_label};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW502",
+    slug: "nodeclass-validation-failed",
+    title: "The EC2NodeClass failed validation",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter validates every EC2NodeClass (v1.2+) before using it: its tags, the cluster CIDR
+AL2023 nodes need, the instance profile it names, its kubelet configuration, and (KW105) that
+the controller may launch with it. `ValidationSucceeded=False` makes the EC2NodeClass, and every
+NodePool that uses it, not ready: nothing launches.
+
+Signals: `ValidationSucceeded=False` with reasons `TagValidationFailed` (v1.2: `"<key>" tag does
+not pass tag validation requirements`; v1.3+: `tags failed validation requirements
+(tags=...)`), `ClusterCIDRResolutionFailed` (`Failed to detect the cluster CIDR`; v1.0 to v1.6
+set `Ready=False` reason `NodeClassNotReady` instead), `InstanceProfileNotFound` (`Instance
+profile "<name>" not found`), `DependenciesNotReady` (`Awaiting AMI, Instance Profile, Security
+Group, and Subnet resolution`: see KW501), the kubelet reasons (`InvalidKubeletConfiguration`,
+`KubeletExpressionInvalid`, `KubeletExpressionEvaluationFailed`, `KubeletExpressionsDisabled`,
+`UnsupportedKubeletConfiguration`), `UserDataSizeLimitExceeded`; and a bare
+`ValidationSucceeded=False` (`NodeClassRef not ready, ValidationSucceeded=False`) when the input
+shows no reason. The authorization reasons (`...AuthCheckFailed`) are KW105.
+
+## Why it happens
+A reserved tag key in `spec.tags` (`kubernetes.io/cluster/...`, `karpenter.sh/nodepool`,
+`karpenter.sh/nodeclaim`, `karpenter.k8s.aws/ec2nodeclass`), no `eks:DescribeCluster` for the
+controller, an instance profile that does not exist, a kubelet setting the version rejects, user
+data over 16 KB, or a dependency (subnets, security groups, AMIs) that did not resolve.
+
+## How to fix
+Fix the cause the reason names. Karpenter caches the result and re-validates every 10 minutes.
+The widespread advice to annotate `karpenter.sh/force-refresh` is only half true: no such key
+exists in Karpenter, but from v1.7 a change to any annotation invalidates the validation cache,
+so `kubectl annotate ec2nodeclass <name> karpenter.sh/force-refresh="$(date +%s)" --overwrite`
+works on v1.7 and later; before v1.7 it does nothing: restart the controller (`kubectl rollout
+restart deployment/karpenter -n <namespace>`) or wait.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "validationsucceeded",
+    "tagvalidationfailed",
+    "clustercidrresolutionfailed",
+    "instanceprofilenotfound",
+    "dependenciesnotready",
+    "kubeletconfiguration",
+    "kubeletexpression",
+    "nodeclassnotready",
+    "failed to detect the cluster cidr",
+    "tag validation requirements",
+    "tags failed validation requirements",
+    "awaiting ami, instance profile, security group, and subnet resolution",
+    "nodeclasscel feature gate is disabled",
+    "rejected the rendered user data as too large",
+    "status condition transitioned",
+];
+
+/// A validation failure reason this rule owns, what it means and what to do.
+#[derive(PartialEq)]
+struct Reason {
+    name: &'static str,
+    /// Texts of its condition message, for inputs that show the message without the reason.
+    messages: &'static [&'static str],
+    meaning: &'static str,
+    fix: &'static str,
+}
+
+const REASONS: &[Reason] = &[
+    Reason {
+        name: "TagValidationFailed",
+        messages: &["does not pass tag validation requirements", "tags failed validation requirements"],
+        meaning: "spec.tags holds a key Karpenter reserves for itself",
+        fix: "Remove the reserved keys from spec.tags: kubernetes.io/cluster/<cluster>, karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass (Karpenter sets them on what it launches).",
+    },
+    Reason {
+        name: "ClusterCIDRResolutionFailed",
+        messages: &["Failed to detect the cluster CIDR"],
+        meaning: "Karpenter could not read the cluster's service CIDR, which AL2023 nodes need",
+        fix: "Allow eks:DescribeCluster on the Karpenter controller role (Karpenter reads the service CIDR with it), then let it re-validate.",
+    },
+    Reason {
+        name: "InstanceProfileNotFound",
+        messages: &[],
+        meaning: "the instance profile named in spec.instanceProfile does not exist",
+        fix: "Create the instance profile (with the node role in it), correct spec.instanceProfile, or use spec.role and let Karpenter manage the profile: aws iam get-instance-profile --instance-profile-name <name>.",
+    },
+    Reason {
+        name: "DependenciesNotReady",
+        messages: &["Awaiting AMI, Instance Profile, Security Group, and Subnet resolution"],
+        meaning: "validation waits for the subnets, security groups, AMIs or instance profile to resolve",
+        fix: "Fix the dependency that is not ready first (KW501: SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady); validation follows.",
+    },
+    Reason {
+        name: "InvalidKubeletConfiguration",
+        messages: &[],
+        meaning: "spec.kubelet holds an invalid setting",
+        fix: "Correct spec.kubelet (the condition message names the field).",
+    },
+    Reason {
+        name: "KubeletExpressionInvalid",
+        messages: &[],
+        meaning: "a CEL expression in spec.kubelet does not compile",
+        fix: "Correct the CEL expression in spec.kubelet.",
+    },
+    Reason {
+        name: "KubeletExpressionEvaluationFailed",
+        messages: &[],
+        meaning: "a CEL expression in spec.kubelet failed to evaluate",
+        fix: "Correct the CEL expression in spec.kubelet.",
+    },
+    Reason {
+        name: "KubeletExpressionsDisabled",
+        messages: &["NodeClassCEL feature gate is disabled"],
+        meaning: "spec.kubelet uses a CEL expression but the NodeClassCEL feature gate is off",
+        fix: "Enable the NodeClassCEL feature gate, or replace the expression with plain values.",
+    },
+    Reason {
+        name: "UnsupportedKubeletConfiguration",
+        messages: &[],
+        meaning: "spec.kubelet sets something the AMI family does not support",
+        fix: "Remove the unsupported kubelet setting for this AMI family.",
+    },
+    Reason {
+        name: "UserDataSizeLimitExceeded",
+        messages: &["rejected the rendered user data as too large"],
+        meaning: "the rendered user data is over EC2's 16 KB limit",
+        fix: "Shrink spec.userData (move scripts to S3 or an image) below 16 KB once rendered.",
+    },
+];
+
+/// Reasons that are not this rule's: the controller's authorization checks (KW105) and a
+/// NodePool's own validation.
+const NOT_OURS: &[&str] = &[
+    "CreateLaunchTemplateAuthCheckFailed",
+    "CreateFleetAuthCheckFailed",
+    "RunInstancesAuthCheckFailed",
+    "Controller isn't authorized to call",
+    "NodePoolValidationFailed",
+];
+
+/// The reasons a message reports. `UserDataSizeLimitExceeded` is also a NodeClaim launch
+/// reason, so alone it counts only from a ValidationSucceeded transition or condition.
+fn reasons_in(text: &str) -> Vec<&'static Reason> {
+    let tr = transition(text);
+    let validation_context = tr
+        .as_ref()
+        .is_some_and(|t| t.condition_type.eq_ignore_ascii_case("ValidationSucceeded"))
+        || contains_word(text, "ValidationSucceeded=False");
+    REASONS
+        .iter()
+        .filter(|r| {
+            let by_name = contains_word(text, r.name)
+                && (r.name != "UserDataSizeLimitExceeded" || validation_context);
+            by_name || has_any(text, r.messages)
+        })
+        .collect()
+}
+
+/// `NodeClassNotReady` with the cluster CIDR message (v1.0 to v1.6).
+fn is_old_cidr(text: &str) -> bool {
+    contains_word(text, "NodeClassNotReady") && has_any(text, &["cluster CIDR"])
+}
+
+struct Group<'a> {
+    nodeclass: Option<String>,
+    reasons: Vec<&'static Reason>,
+    bare: bool,
+    messages: Vec<&'a Message>,
+    evidence: Vec<Evidence>,
+    details: Vec<String>,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let not_ours_present = facts.messages.iter().any(|m| has_any(&m.text, NOT_OURS))
+        || facts.nodeclasses.iter().any(|nc| {
+            nc.conditions
+                .iter()
+                .any(|c| c.reason.as_deref().is_some_and(|r| has_any(r, NOT_OURS)))
+        });
+    let default_nc = sole_nodeclass(facts);
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut add = |nc: Option<String>| -> usize {
+        match groups.iter().position(|g| g.nodeclass == nc) {
+            Some(i) => i,
+            None => {
+                groups.push(Group {
+                    nodeclass: nc,
+                    reasons: Vec::new(),
+                    bare: false,
+                    messages: Vec::new(),
+                    evidence: Vec::new(),
+                    details: Vec::new(),
+                });
+                groups.len() - 1
+            }
+        }
+    };
+    let mut indices: Vec<(usize, &Message, Vec<&'static Reason>, bool)> = Vec::new();
+    for m in &facts.messages {
+        let t = unescaped(&m.text);
+        let mut reasons = reasons_in(&t);
+        if is_old_cidr(&t) {
+            push_unique(&mut reasons, &REASONS[1]);
+        }
+        let bare = reports_condition(&t, "ValidationSucceeded", "False");
+        if reasons.is_empty() && !bare {
+            continue;
+        }
+        let nc = message_nodeclass(facts, m).or_else(|| default_nc.clone());
+        indices.push((add(nc), m, reasons, bare));
+    }
+    let mut typed: Vec<(usize, Option<Evidence>, String, Vec<&'static Reason>)> = Vec::new();
+    for nc in &facts.nodeclasses {
+        for c in &nc.conditions {
+            let reason = c.reason.as_deref().unwrap_or_default();
+            let is_validation = c.condition_type == "ValidationSucceeded" && c.status == "False";
+            let is_old = c.condition_type == "Ready"
+                && reason == "NodeClassNotReady"
+                && c.message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("cluster CIDR"));
+            if !is_validation && !is_old {
+                continue;
+            }
+            if has_any(reason, NOT_OURS) {
+                continue;
+            }
+            let reasons: Vec<&'static Reason> = if is_old {
+                vec![&REASONS[1]]
+            } else {
+                REASONS.iter().filter(|r| r.name == reason).collect()
+            };
+            let detail = match &c.message {
+                Some(msg) if !msg.is_empty() => {
+                    format!("{}=False ({reason}: {msg})", c.condition_type)
+                }
+                _ => format!("{}=False ({reason})", c.condition_type),
+            };
+            let i = add(Some(nc.meta.name.clone()));
+            typed.push((
+                i,
+                c.evidence.clone().or_else(|| nc.meta.evidence.clone()),
+                detail,
+                reasons,
+            ));
+        }
+    }
+    for (i, m, reasons, bare) in indices {
+        let g = &mut groups[i];
+        for r in reasons {
+            push_unique(&mut g.reasons, r);
+        }
+        g.bare |= bare;
+        g.messages.push(m);
+    }
+    for (i, e, detail, reasons) in typed {
+        let g = &mut groups[i];
+        g.evidence.extend(e);
+        push_unique(&mut g.details, detail);
+        if reasons.is_empty() {
+            g.bare = true;
+        }
+        for r in reasons {
+            push_unique(&mut g.reasons, r);
+        }
+    }
+    groups
+        .iter()
+        .filter(|g| !g.reasons.is_empty() || (g.bare && !not_ours_present))
+        .map(|g| diagnose(facts, g))
+        .collect()
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let name = g.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+    let label = g
+        .nodeclass
+        .as_deref()
+        .map(|n| format!("EC2NodeClass {n}"))
+        .unwrap_or_else(|| "The EC2NodeClass".to_string());
+    let mut summary = if g.reasons.is_empty() {
+        format!(
+            "{label} failed validation (ValidationSucceeded=False); the input does not show the reason."
+        )
+    } else {
+        let shown: Vec<String> = if g.details.is_empty() {
+            g.reasons.iter().map(|r| r.name.to_string()).collect()
+        } else {
+            g.details.clone()
+        };
+        let meanings: Vec<&str> = g.reasons.iter().map(|r| r.meaning).collect();
+        format!(
+            "{label} failed validation ({}): {}.",
+            shown.join(", "),
+            meanings.join("; ")
+        )
+    };
+    summary.push_str(
+        " It is not ready, nor is any NodePool that uses it (KW208): Karpenter launches nothing from them.",
+    );
+    let mut steps = Vec::new();
+    if g.reasons.is_empty() {
+        steps.push(Remediation::command(
+            "Read the reason and message of the ValidationSucceeded condition:",
+            format!(
+                "kubectl get ec2nodeclass {name} -o jsonpath='{{range .status.conditions[?(@.type==\"ValidationSucceeded\")]}}{{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"
+            ),
+        ));
+    }
+    for r in &g.reasons {
+        steps.push(Remediation::text(format!("{}: {}", r.name, r.fix)));
+    }
+    steps.extend(refresh_steps(facts, name));
+    let mut related: Vec<&'static str> = vec!["KW208"];
+    if g.reasons.iter().any(|r| r.name == "DependenciesNotReady") {
+        related.insert(0, "KW501");
+    }
+    let mut d = Diagnosis::new(&META, summary)
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(g.evidence.clone())
+        .with_related(&related)
+        .with_remediation(steps);
+    if let Some(n) = &g.nodeclass {
+        d = d.with_object(Some(&ObjectRef::new("EC2NodeClass", None, n)));
+    }
+    if g.reasons.is_empty() {
+        d = d.with_confidence(Confidence::Medium);
+    }
+    d
+}
+
+/// The truth about refreshing the cached validation result, for the version in the input.
+fn refresh_steps(facts: &Facts, name: &str) -> Vec<Remediation> {
+    let ns = facts
+        .karpenter_namespace
+        .as_deref()
+        .unwrap_or("<karpenter-namespace>");
+    let annotate = format!(
+        "kubectl annotate ec2nodeclass {name} karpenter.sh/force-refresh=\"$(date +%s)\" --overwrite"
+    );
+    let restart = format!("kubectl rollout restart deployment/karpenter -n {ns}");
+    let version = version_label(facts).unwrap_or_default();
+    match at_least(facts, 1, 7) {
+        Some(true) => vec![Remediation::command(
+            format!("After the fix, Karpenter {version} re-validates within 10 minutes, or at once when any annotation of the EC2NodeClass changes (karpenter.sh/force-refresh is not a key Karpenter defines; any key works):"),
+            annotate,
+        )],
+        Some(false) => vec![Remediation::command(
+            format!("After the fix, Karpenter {version} re-validates within 10 minutes. Annotating the EC2NodeClass (the karpenter.sh/force-refresh advice) does nothing before v1.7; to re-validate now, restart the controller:"),
+            restart,
+        )],
+        None => vec![
+            Remediation::command(
+                "After the fix, Karpenter re-validates within 10 minutes. Karpenter v1.7 and later: any annotation change re-validates at once (karpenter.sh/force-refresh is not a key Karpenter defines; any key works):",
+                annotate,
+            ),
+            Remediation::command(
+                "Before v1.7: annotations do not refresh the cached result; restart the controller instead:",
+                restart,
+            ),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, NodeClass};
+    use crate::testing::{check_only, ids};
+
+    fn first(text: &str) -> Diagnosis {
+        let report = check_only("KW502", text);
+        assert_eq!(ids(&report), ["KW502"], "{text}");
+        report.diagnoses[0].clone()
+    }
+
+    #[test]
+    fn every_reason_form() {
+        for (text, reason) in [
+            ("ValidationSucceeded=False DependenciesNotReady: Awaiting AMI, Instance Profile, Security Group, and Subnet resolution", "DependenciesNotReady"),
+            ("    reason: DependenciesNotReady", "DependenciesNotReady"),
+            ("Status condition transitioned, Type: ValidationSucceeded, Status: True -> False, Reason: TagValidationFailed, Message: tags failed validation requirements (tags=\"karpenter.sh/nodepool\")", "TagValidationFailed"),
+            ("\"kubernetes.io/cluster/prod\" tag does not pass tag validation requirements", "TagValidationFailed"),
+            ("ValidationSucceeded=False ClusterCIDRResolutionFailed: Failed to detect the cluster CIDR", "ClusterCIDRResolutionFailed"),
+            ("Ready=False NodeClassNotReady: Failed to detect the cluster CIDR", "ClusterCIDRResolutionFailed"),
+            ("ValidationSucceeded=False InstanceProfileNotFound: Instance profile \"KarpenterNodeProfile\" not found", "InstanceProfileNotFound"),
+            ("ValidationSucceeded=False KubeletExpressionsDisabled: spec.kubelet contains a CEL expression, but the NodeClassCEL feature gate is disabled", "KubeletExpressionsDisabled"),
+            ("ValidationSucceeded=False UserDataSizeLimitExceeded: ec2:CreateLaunchTemplate rejected the rendered user data as too large", "UserDataSizeLimitExceeded"),
+        ] {
+            let d = first(text);
+            assert!(d.summary.contains(reason), "{text}: {}", d.summary);
+            assert_eq!(d.confidence, Confidence::High);
+        }
+        let dep = first("reason: DependenciesNotReady");
+        assert_eq!(dep.related, ["KW501", "KW208"]);
+    }
+
+    #[test]
+    fn bare_validation_failure_without_an_auth_reason() {
+        let d = first(
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-n8v3c"},"error":"NodeClassRef not ready, ValidationSucceeded=False"}"#,
+        );
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert!(d.summary.contains("does not show the reason"));
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("ValidationSucceeded")));
+    }
+
+    #[test]
+    fn auth_checks_and_other_validations_are_not_ours() {
+        for text in [
+            "Normal  Ready  3m  karpenter  Status condition transitioned, Type: Ready, Status: True -> False, Reason: UnhealthyDependents, Message: ValidationSucceeded=False\nNormal  ValidationSucceeded  3m  karpenter  Status condition transitioned, Type: ValidationSucceeded, Status: True -> False, Reason: RunInstancesAuthCheckFailed, Message: Controller isn't authorized to call ec2:RunInstances",
+            "    Message:  Controller isn't authorized to call ec2:CreateFleet\n    Reason:   CreateFleetAuthCheckFailed\n    Message:  ValidationSucceeded=False",
+            "type: ValidationSucceeded\nstatus: \"True\"\nreason: ValidationSucceeded",
+            "Launched=Unknown UserDataSizeLimitExceeded: Rendered user data exceeds the EC2 user data size limit",
+            "ValidationSucceeded=False NodePoolValidationFailed: invalid requirements",
+        ] {
+            assert!(ids(&check_only("KW502", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn refresh_advice_follows_the_version() {
+        let text =
+            "ValidationSucceeded=False TagValidationFailed: tags failed validation requirements";
+        let unknown = first(text);
+        let cmds: Vec<&str> = unknown
+            .remediation
+            .iter()
+            .filter_map(|r| r.command.as_deref())
+            .collect();
+        assert_eq!(cmds.len(), 2);
+        assert!(unknown
+            .remediation
+            .iter()
+            .any(|r| r.text.starts_with("Before v1.7")));
+        let mut facts = Facts {
+            karpenter_version: Some("1.8.1".into()),
+            ..Default::default()
+        };
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Default::default()
+            },
+            conditions: vec![Condition {
+                condition_type: "ValidationSucceeded".into(),
+                status: "False".into(),
+                reason: Some("TagValidationFailed".into()),
+                message: Some(
+                    "tags failed validation requirements (tags=\"karpenter.sh/nodepool\")".into(),
+                ),
+                evidence: None,
+            }],
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(d.summary.starts_with("EC2NodeClass default failed validation (ValidationSucceeded=False (TagValidationFailed"), "{}", d.summary);
+        let last = d.remediation.last().unwrap();
+        assert_eq!(
+            last.command.as_deref(),
+            Some("kubectl annotate ec2nodeclass default karpenter.sh/force-refresh=\"$(date +%s)\" --overwrite")
+        );
+        assert!(last.text.contains("v1.8.1"));
+        facts.karpenter_version = Some("1.6.2".into());
+        facts.karpenter_namespace = Some("kube-system".into());
+        let last = check(&facts)[0].remediation.last().unwrap().clone();
+        assert_eq!(
+            last.command.as_deref(),
+            Some("kubectl rollout restart deployment/karpenter -n kube-system")
+        );
+        assert!(last.text.contains("does nothing before v1.7"));
+    }
+}

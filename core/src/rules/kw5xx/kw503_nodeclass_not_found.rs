@@ -1,0 +1,390 @@
+//! KW503 nodeclass-not-found.
+
+use crate::document::Evidence;
+use crate::facts::{Collected, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::message_nodepool;
+use crate::rules::kw4xx::disruption::{has_any, push_unique, quoted_after, unescaped};
+use crate::rules::kw5xx::nodeclass::contains_word;
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW503",
+    slug: "nodeclass-not-found",
+    title: "The NodePool references an EC2NodeClass that does not exist",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+A NodePool's `spec.template.spec.nodeClassRef` names an EC2NodeClass the cluster does not have
+(or one being deleted). The NodePool is not ready (KW208) and Karpenter launches nothing from it.
+
+Signals: NodePool condition `NodeClassReady=False` with reason `NodeClassNotFound` (`NodeClass
+not found on cluster`) or `NodeClassTerminating` (`NodeClass is Terminating`), the warning
+event `Failed resolving NodeClass` (`Failed resolving AWSNodeTemplate` before v0.32), the API
+error `ec2nodeclasses.karpenter.k8s.aws "<name>" not found` in the logs, and a NodePool whose
+`nodeClassRef` names an EC2NodeClass absent from input that lists the EC2NodeClasses.
+
+## Why it happens
+A typo in `nodeClassRef.name`, the EC2NodeClass not applied yet (or applied to another
+cluster), deleted while NodePools still use it, or a chart or GitOps tool that renamed it.
+
+## How to fix
+Create the EC2NodeClass with that name, or point `nodeClassRef.name` at one that exists
+(`kubectl get ec2nodeclasses`). A terminating one waits for its NodeClaims to go
+(`WaitingOnNodeClaimTermination`): recreate it or move the NodePool to another.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "nodeclassnotfound",
+    "nodeclass not found on cluster",
+    "nodeclassterminating",
+    "nodeclass is terminating",
+    "failed resolving nodeclass",
+    "failed resolving awsnodetemplate",
+    "ec2nodeclasses.karpenter.k8s.aws",
+    "ec2nodeclass.karpenter.k8s.aws",
+];
+
+struct Group<'a> {
+    nodepool: Option<String>,
+    nodeclass: Option<String>,
+    terminating: bool,
+    messages: Vec<&'a Message>,
+    evidence: Vec<Evidence>,
+    inferred: bool,
+}
+
+fn is_signal(text: &str) -> bool {
+    contains_word(text, "NodeClassNotFound")
+        || contains_word(text, "NodeClassTerminating")
+        || has_any(
+            text,
+            &[
+                "NodeClass not found on cluster",
+                "NodeClass is Terminating",
+                "Failed resolving NodeClass",
+                "Failed resolving AWSNodeTemplate",
+            ],
+        )
+        || (has_any(
+            text,
+            &[
+                "ec2nodeclasses.karpenter.k8s.aws \"",
+                "EC2NodeClass.karpenter.k8s.aws \"",
+                "awsnodetemplates.karpenter.k8s.aws \"",
+            ],
+        ) && has_any(text, &["not found"]))
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for m in &facts.messages {
+        let t = unescaped(&m.text);
+        if !is_signal(&t) {
+            continue;
+        }
+        let nodepool = message_nodepool(facts, m);
+        let named = quoted_after(&t, "ec2nodeclasses.karpenter.k8s.aws")
+            .or_else(|| quoted_after(&t, "EC2NodeClass.karpenter.k8s.aws"))
+            .or_else(|| quoted_after(&t, "awsnodetemplates.karpenter.k8s.aws"));
+        let nodeclass = named.or_else(|| {
+            nodepool
+                .as_deref()
+                .and_then(|np| facts.nodepool(np))
+                .and_then(|p| p.nodeclass_ref.clone())
+        });
+        let terminating = has_any(&t, &["Terminating"]);
+        let i = match groups
+            .iter()
+            .position(|g| g.nodepool == nodepool && g.nodeclass == nodeclass)
+        {
+            Some(i) => i,
+            None => {
+                groups.push(Group {
+                    nodepool,
+                    nodeclass,
+                    terminating,
+                    messages: Vec::new(),
+                    evidence: Vec::new(),
+                    inferred: false,
+                });
+                groups.len() - 1
+            }
+        };
+        groups[i].terminating |= terminating;
+        groups[i].messages.push(m);
+    }
+    // Typed NodePools: the condition itself, or a reference the listed EC2NodeClasses lack.
+    let classes_listed = !facts.nodeclasses.is_empty()
+        || facts.has(Collected::NodeClasses)
+        || facts.empty_lists.iter().any(|e| {
+            e.resource
+                .as_deref()
+                .is_some_and(|r| r.starts_with("ec2nodeclass"))
+        });
+    for np in &facts.nodepools {
+        let cond = np.conditions.iter().find(|c| {
+            c.condition_type == "NodeClassReady"
+                && c.status == "False"
+                && matches!(
+                    c.reason.as_deref(),
+                    Some("NodeClassNotFound") | Some("NodeClassTerminating")
+                )
+        });
+        let missing = classes_listed
+            && np
+                .nodeclass_ref
+                .as_deref()
+                .is_some_and(|r| facts.nodeclass(r).is_none());
+        if cond.is_none() && !missing {
+            continue;
+        }
+        let name = Some(np.meta.name.clone());
+        let i = match groups
+            .iter()
+            .position(|g| g.nodepool == name || (g.nodepool.is_none() && groups.len() == 1))
+        {
+            Some(i) => i,
+            None => {
+                groups.push(Group {
+                    nodepool: name.clone(),
+                    nodeclass: None,
+                    terminating: false,
+                    messages: Vec::new(),
+                    evidence: Vec::new(),
+                    inferred: cond.is_none(),
+                });
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[i];
+        g.nodepool = name;
+        if g.nodeclass.is_none() {
+            g.nodeclass = np.nodeclass_ref.clone();
+        }
+        if let Some(c) = cond {
+            g.terminating |= c.reason.as_deref() == Some("NodeClassTerminating");
+            g.evidence.extend(c.evidence.clone());
+        }
+        g.evidence.extend(np.meta.evidence.clone());
+    }
+    groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let np_label = g
+        .nodepool
+        .as_deref()
+        .map(|n| format!("NodePool {n}"))
+        .unwrap_or_else(|| "A NodePool".to_string());
+    let nc = g.nodeclass.as_deref();
+    let state = if g.terminating {
+        "is being deleted (NodeClassTerminating)"
+    } else {
+        "does not exist on the cluster"
+    };
+    let target = match nc {
+        Some(n) => format!("EC2NodeClass {n}, which {state}"),
+        None => format!("an EC2NodeClass that {state}"),
+    };
+    let mut summary = format!(
+        "{np_label} references {target}: the NodePool is not ready (KW208) and Karpenter launches nothing from it."
+    );
+    if g.inferred {
+        let existing: Vec<&str> = facts
+            .nodeclasses
+            .iter()
+            .map(|c| c.meta.name.as_str())
+            .collect();
+        let list = if existing.is_empty() {
+            "none".to_string()
+        } else {
+            existing.join(", ")
+        };
+        summary.push_str(&format!(
+            " Inferred from the input's EC2NodeClasses ({list}), which lack it."
+        ));
+    }
+    let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
+    let nc_name = nc.unwrap_or("<ec2nodeclass>");
+    let mut steps = vec![
+        Remediation::command(
+            "List the EC2NodeClasses that exist and the reference the NodePool holds:",
+            format!(
+                "kubectl get ec2nodeclasses && kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.nodeClassRef}}{{\"\\n\"}}'"
+            ),
+        ),
+        Remediation::command(
+            "Point the NodePool at an existing EC2NodeClass:",
+            format!(
+                "kubectl patch nodepool {np} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"nodeClassRef\":{{\"group\":\"karpenter.k8s.aws\",\"kind\":\"EC2NodeClass\",\"name\":\"<existing-ec2nodeclass>\"}}}}}}}}}}'"
+            ),
+        ),
+    ];
+    let cluster = cluster_hint(facts);
+    steps.push(Remediation::yaml(
+        format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):"),
+        format!(
+            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: {nc_name}\nspec:\n  role: <node-role-name>\n  amiSelectorTerms:\n    - alias: al2023@latest\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n"
+        ),
+    ));
+    if g.terminating {
+        steps.push(Remediation::command(
+            "A terminating EC2NodeClass waits for its NodeClaims to go (WaitingOnNodeClaimTermination); see which remain:",
+            format!("kubectl get nodeclaims -l karpenter.k8s.aws/ec2nodeclass={nc_name}"),
+        ));
+    }
+    let mut d = Diagnosis::new(&META, summary)
+        .with_node_pool(g.nodepool.as_deref())
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(g.evidence.clone())
+        .with_related(&["KW208"])
+        .with_remediation(steps);
+    if let Some(n) = &g.nodepool {
+        d = d.with_object(Some(&ObjectRef::new("NodePool", None, n)));
+    }
+    if g.inferred && g.messages.is_empty() {
+        d = d.with_confidence(Confidence::Medium);
+    }
+    d
+}
+
+/// The `karpenter.sh/discovery` value other EC2NodeClasses use, for the template.
+fn cluster_hint(facts: &Facts) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for nc in &facts.nodeclasses {
+        for t in &nc.subnet_selector_terms {
+            if let Some(v) = t
+                .get("tags")
+                .and_then(|t| t.get("karpenter.sh/discovery"))
+                .and_then(|v| v.as_str())
+            {
+                push_unique(&mut seen, v.to_string());
+            }
+        }
+    }
+    match seen.as_slice() {
+        [one] => one.clone(),
+        _ => "<cluster-name>".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, NodeClass, NodePool};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_signal_form() {
+        for text in [
+            "NodeClassReady=False NodeClassNotFound: NodeClass not found on cluster",
+            "      message: NodeClass not found on cluster",
+            "      reason: NodeClassNotFound",
+            "Normal  NodeClassReady  2m27s  karpenter  Status condition transitioned, Type: NodeClassReady, Status: Unknown -> False, Reason: NodeClassNotFound, Message: NodeClass not found on cluster",
+            "Warning    20s    karpenter  Failed resolving NodeClass",
+            "NodeClassReady=False NodeClassTerminating: NodeClass is Terminating",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","error":"launching nodeclaim, resolving node class, ec2nodeclasses.karpenter.k8s.aws \"default-v2\" not found"}"#,
+            "Failed resolving AWSNodeTemplate",
+        ] {
+            assert_eq!(ids(&check_only("KW503", text)), ["KW503"], "{text}");
+        }
+        let d = &check_only(
+            "KW503",
+            r#"{"level":"ERROR","message":"Reconciler error","error":"resolving node class, ec2nodeclasses.karpenter.k8s.aws \"default-v2\" not found"}"#,
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.contains("EC2NodeClass default-v2"),
+            "{}",
+            d.summary
+        );
+        let t = &check_only(
+            "KW503",
+            "NodeClassReady=False NodeClassTerminating: NodeClass is Terminating",
+        )
+        .diagnoses[0];
+        assert!(t.summary.contains("being deleted"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "NodeClassReady=False UnhealthyDependents: SubnetsReady=False",
+            "Error from server (BadRequest): error when creating \"STDIN\": NodePool in version \"v1\" cannot be handled as a NodePool: strict decoding error: unknown field \"spec.template.spec.nodeClassRef.foo\"",
+            "reason: NodeClassReady",
+            "pods \"web-1\" not found",
+        ] {
+            assert!(ids(&check_only("KW503", text)).is_empty(), "{text}");
+        }
+    }
+
+    fn nodepool(name: &str, nc: &str) -> NodePool {
+        NodePool {
+            meta: Meta {
+                name: name.into(),
+                ..Default::default()
+            },
+            nodeclass_ref: Some(nc.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn reference_missing_from_listed_nodeclasses() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(nodepool("general", "defualt"));
+        // Without EC2NodeClasses in the input nothing can be said.
+        assert!(check(&facts).is_empty());
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Default::default()
+            },
+            subnet_selector_terms: vec![
+                serde_json::json!({"tags": {"karpenter.sh/discovery": "prod"}}),
+            ],
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(d[0]
+            .summary
+            .contains("NodePool general references EC2NodeClass defualt"));
+        assert!(d[0].summary.contains("(default)"));
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        assert!(d[0].remediation[2].yaml.as_deref().is_some_and(
+            |y| y.contains("name: defualt") && y.contains("karpenter.sh/discovery: prod")
+        ));
+        facts.nodepools[0].nodeclass_ref = Some("default".into());
+        assert!(check(&facts).is_empty());
+    }
+
+    #[test]
+    fn typed_condition_names_both() {
+        let mut facts = Facts::default();
+        let mut np = nodepool("default", "default");
+        np.conditions.push(Condition {
+            condition_type: "NodeClassReady".into(),
+            status: "False".into(),
+            reason: Some("NodeClassNotFound".into()),
+            message: Some("NodeClass not found on cluster".into()),
+            evidence: None,
+        });
+        facts.nodepools.push(np);
+        facts.messages.push(Message {
+            text: "NodeClassReady=False NodeClassNotFound: NodeClass not found on cluster".into(),
+            object: Some(ObjectRef::new("NodePool", None, "default")),
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0]
+            .summary
+            .starts_with("NodePool default references EC2NodeClass default, which does not exist"));
+        assert_eq!(d[0].confidence, Confidence::High);
+    }
+}

@@ -1,0 +1,265 @@
+//! KW504 pricing-unreachable.
+
+use crate::facts::{Facts, Message};
+use crate::rules::kw4xx::disruption::{has_any, unescaped};
+use crate::rules::version::{at_least, version_label};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW504",
+    slug: "pricing-unreachable",
+    title: "Karpenter cannot reach the AWS Price List API",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter refreshes on-demand prices from the AWS Price List API
+(`api.pricing.<region>.amazonaws.com`) to rank instance types by cost. It cannot reach it, so it
+keeps using the prices built into its binary, which only an upgrade refreshes: cost decisions
+(which type to launch, whether consolidation saves money) drift from real prices, and the error
+repeats every 12 hours.
+
+Signals: `updating on-demand pricing, ...` (before v1) or `updating pricing, retreiving
+on-demand pricing data, ...` (v1, sic) with a network failure (`i/o timeout`, `dial tcp`, `no
+such host`, `send request failed`) to `api.pricing.<region>.amazonaws.com`; in partitions without
+a Price List endpoint (GovCloud) `UnrecognizedClientException: The security token included in
+the request is invalid` from the pricing call. Not this rule: `running in an isolated VPC,
+on-demand pricing information will not be updated` (the setting is already on), and an
+`AccessDeniedException` on `pricing:GetProducts` (an IAM or SCP refusal, KW105).
+
+## Why it happens
+The cluster runs in a VPC without internet egress, and the Price List API has no VPC endpoint in
+most regions; or the partition has no Price List API at all.
+
+## How to fix
+Tell Karpenter it runs in an isolated VPC so it stops calling the API and uses its built-in
+prices: on Karpenter v0.32 and later (v1) `ISOLATED_VPC=true` (flag `--isolated-vpc`, helm
+`--set settings.isolatedVPC=true`); before v0.32 `AWS_ISOLATED_VPC=true` (flag
+`--aws-isolated-vpc`; v0.19 to v0.31 the `karpenter-global-settings` key `aws.isolatedVPC`, helm
+`settings.aws.isolatedVPC`), the names the troubleshooting page still shows. Upgrade Karpenter
+regularly to refresh the built-in prices.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "updating on-demand pricing",
+    "on-demand pricing data",
+    "updating pricing",
+    "api.pricing.",
+    "unrecognizedclientexception",
+];
+
+/// Texts that say the call is about on-demand prices (the Price List API).
+const PRICING: &[&str] = &[
+    "updating on-demand pricing",
+    "retreiving on-demand pricing data",
+    "retrieving on-demand pricing data",
+    "api.pricing.",
+    "Pricing: GetProducts",
+];
+
+/// Network failures: the endpoint is not reachable.
+const UNREACHABLE: &[&str] = &[
+    "i/o timeout",
+    "dial tcp",
+    "no such host",
+    "connection refused",
+    "connection reset",
+    "context deadline exceeded",
+    "send request failed",
+    "request send failed",
+    "exceeded maximum number of attempts",
+];
+
+fn is_signal(text: &str) -> bool {
+    let pricing = has_any(text, PRICING);
+    let unreachable = has_any(text, UNREACHABLE);
+    let govcloud = has_any(text, &["UnrecognizedClientException"])
+        && (pricing || has_any(text, &["pricing", "us-gov-"]));
+    let refused = has_any(
+        text,
+        &[
+            "AccessDeniedException",
+            "not authorized to perform: pricing:",
+        ],
+    );
+    ((pricing && unreachable) || govcloud) && !refused
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| is_signal(&unescaped(&m.text)))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let texts: Vec<String> = hits
+        .iter()
+        .map(|m| unescaped(&m.text).into_owned())
+        .collect();
+    let endpoint = texts.iter().find_map(|t| endpoint_in(t));
+    let govcloud = texts
+        .iter()
+        .any(|t| has_any(t, &["UnrecognizedClientException"]));
+    let mut summary = match &endpoint {
+        Some(e) => format!(
+            "Karpenter cannot reach the AWS Price List API ({e}) to refresh on-demand prices."
+        ),
+        None => {
+            "Karpenter cannot reach the AWS Price List API to refresh on-demand prices.".to_string()
+        }
+    };
+    if govcloud {
+        summary.push_str(" The partition has no Price List endpoint (GovCloud answers UnrecognizedClientException).");
+    } else {
+        summary.push_str(" The VPC has no route to it (an isolated VPC: no internet egress, and the Price List API has no VPC endpoint in most regions).");
+    }
+    summary.push_str(" Karpenter falls back to the prices built into its binary, refreshed only by upgrades, so its cost decisions drift; it retries every 12 hours.");
+    let ns = facts
+        .karpenter_namespace
+        .as_deref()
+        .unwrap_or("<karpenter-namespace>");
+    let v1_env = Remediation::command(
+        "Karpenter v0.32 and later (v1): set ISOLATED_VPC=true (flag --isolated-vpc; helm --set settings.isolatedVPC=true) so it stops calling the API:",
+        format!("kubectl set env deployment/karpenter -n {ns} ISOLATED_VPC=true"),
+    );
+    let v1_helm = Remediation::command(
+        "Or, for a helm-managed install (v0.32 and later), keep it in the chart values:",
+        format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace {ns} --reuse-values --set settings.isolatedVPC=true"),
+    );
+    // v0.19 to v0.31 read settings from the karpenter-global-settings ConfigMap instead.
+    let old = if at_least(facts, 0, 19) == Some(true) {
+        Remediation::command(
+            "Before v0.32 (v0.19 to v0.31) the setting is the karpenter-global-settings key aws.isolatedVPC (helm settings.aws.isolatedVPC), the successor of AWS_ISOLATED_VPC; restart the controller after the change:",
+            format!("kubectl patch configmap karpenter-global-settings -n {ns} --type merge -p '{{\"data\":{{\"aws.isolatedVPC\":\"true\"}}}}' && kubectl rollout restart deployment/karpenter -n {ns}"),
+        )
+    } else {
+        Remediation::command(
+            "Before v0.32: AWS_ISOLATED_VPC=true (flag --aws-isolated-vpc), the name Karpenter's troubleshooting page still shows; from v0.19 to v0.31 it lives in the karpenter-global-settings ConfigMap as aws.isolatedVPC (helm settings.aws.isolatedVPC):",
+            format!("kubectl set env deployment/karpenter -n {ns} AWS_ISOLATED_VPC=true"),
+        )
+    };
+    let version = version_label(facts).unwrap_or_default();
+    let mut steps = match at_least(facts, 0, 32) {
+        Some(true) => {
+            summary.push_str(&format!(" On Karpenter {version} the setting is ISOLATED_VPC (AWS_ISOLATED_VPC, which the troubleshooting page still shows, is the pre-v0.32 name)."));
+            vec![v1_env, v1_helm]
+        }
+        Some(false) => {
+            summary.push_str(&format!(
+                " On Karpenter {version} the setting is the pre-v0.32 AWS_ISOLATED_VPC."
+            ));
+            vec![old]
+        }
+        None => vec![v1_env, v1_helm, old],
+    };
+    steps.push(Remediation::text(
+        "Upgrade Karpenter regularly: in an isolated VPC each release brings the only price refresh.",
+    ));
+    vec![Diagnosis::new(&META, summary)
+        .with_messages(hits.iter().copied())
+        .with_remediation(steps)]
+}
+
+/// `api.pricing.us-east-1.amazonaws.com` in the text.
+fn endpoint_in(text: &str) -> Option<String> {
+    let start = text.find("api.pricing.")?;
+    let host: String = text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    Some(host.trim_end_matches('.').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "ERROR   controller.aws.pricing  updating on-demand pricing, RequestError: send request failed",
+            "caused by: Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp 52.94.231.236:443: i/o timeout, using existing pricing data from 2022-08-17T00:19:52Z",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp 52.94.231.236:443: i/o timeout"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, https response error StatusCode: 400, api error UnrecognizedClientException: The security token included in the request is invalid"}"#,
+        ] {
+            assert_eq!(ids(&check_only("KW504", text)), ["KW504"], "{text}");
+        }
+        let d = &check_only(
+            "KW504",
+            "updating on-demand pricing, RequestError: send request failed caused by: Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp: i/o timeout",
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.contains("(api.pricing.us-east-1.amazonaws.com)"),
+            "{}",
+            d.summary
+        );
+        // Version unknown: both names, labelled.
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.starts_with("Karpenter v0.32 and later")));
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.starts_with("Before v0.32")));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            r#"{"level":"DEBUG","message":"running in an isolated VPC, on-demand pricing information will not be updated","controller":"providers.pricing"}"#,
+            "AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterController/1 is not authorized to perform: pricing:GetProducts with an explicit deny in a service control policy, using existing pricing data from 2023-02-27T15:52:29Z",
+            "updating pricing, retrieving spot pricing data, no spot pricing found",
+            "pricing-5d7b6c9f8-qq4tm   0/1   ContainerCreating   0   7m",
+            "dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout",
+        ] {
+            assert!(ids(&check_only("KW504", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn setting_name_follows_the_version() {
+        let text =
+            "updating on-demand pricing, RequestError: send request failed: dial tcp: i/o timeout";
+        let mut facts = Facts {
+            karpenter_version: Some("1.3.2".into()),
+            karpenter_namespace: Some("kube-system".into()),
+            ..Default::default()
+        };
+        facts.messages.push(Message {
+            text: text.into(),
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl set env deployment/karpenter -n kube-system ISOLATED_VPC=true")
+        );
+        assert!(!d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("AWS_ISOLATED_VPC"))));
+        assert!(d
+            .summary
+            .contains("On Karpenter v1.3.2 the setting is ISOLATED_VPC"));
+        facts.karpenter_version = Some("0.18.1".into());
+        let d = &check(&facts)[0];
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl set env deployment/karpenter -n kube-system AWS_ISOLATED_VPC=true")
+        );
+        assert_eq!(d.remediation.len(), 2);
+        facts.karpenter_version = Some("0.31.4".into());
+        let d = &check(&facts)[0];
+        assert!(d.remediation[0].command.as_deref().is_some_and(|c| c
+            .contains("karpenter-global-settings")
+            && c.contains("aws.isolatedVPC")));
+    }
+}

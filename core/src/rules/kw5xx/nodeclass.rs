@@ -1,0 +1,431 @@
+//! What the KW5xx rules (and KW208) share: EC2NodeClass conditions however they reached the
+//! input, the NodeClass a message is about, and the AWS commands that check selector terms.
+//!
+//! A condition reaches the input in four shapes:
+//! - a typed condition of an EC2NodeClass object (`facts.nodeclasses[].conditions`);
+//! - a condition message `<Type>=<Status> <Reason>: <message>` (ingest's form);
+//! - the transition event `Status condition transitioned, Type: <T>, Status: <a> -> <b>,
+//!   Reason: <r>[, Message: <m>]`;
+//! - raw lines of YAML or describe output (`reason: SubnetsNotFound`, `Message: SubnetSelector
+//!   did not match any Subnets`), and the `Ready` roll-up message listing the unhealthy
+//!   dependents (`SubnetsReady=False, ValidationSucceeded=False`).
+//!
+//! The rules match the texts of each shape and read names from the typed objects.
+
+use serde_json::Value;
+
+use crate::facts::{Facts, Message, NodeClass};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
+use crate::rules::kw4xx::disruption::{quoted_after, unescaped};
+
+/// One `Status condition transitioned` event, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    pub condition_type: String,
+    pub to: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+/// `Status condition transitioned, Type: SubnetsReady, Status: True -> False, Reason:
+/// SubnetsNotFound, Message: ...`.
+pub fn transition(text: &str) -> Option<Transition> {
+    let at = find_ignore_case(text, "status condition transitioned")?;
+    let rest = &text[at..];
+    let field = |name: &str| -> Option<String> {
+        let i = find_ignore_case(rest, &format!("{name}: "))? + name.len() + 2;
+        let value = &rest[i..];
+        // The message is last and may hold commas; the other fields end at the next comma.
+        let value = if name == "Message" {
+            value
+        } else {
+            value.split(',').next().unwrap_or_default()
+        };
+        let value = value.trim();
+        (!value.is_empty()).then(|| value.to_string())
+    };
+    let status = field("Status")?;
+    let to = status
+        .rsplit("->")
+        .next()
+        .map(str::trim)
+        .unwrap_or(&status)
+        .to_string();
+    Some(Transition {
+        condition_type: field("Type")?,
+        to,
+        reason: field("Reason"),
+        message: field("Message"),
+    })
+}
+
+/// Whether `text` reports condition `condition_type` as `status`: a condition message or a
+/// roll-up (`<Type>=<Status>`), or a transition event to that status.
+pub fn reports_condition(text: &str, condition_type: &str, status: &str) -> bool {
+    if contains_word(text, &format!("{condition_type}={status}")) {
+        return true;
+    }
+    transition(text).is_some_and(|t| {
+        t.condition_type.eq_ignore_ascii_case(condition_type) && t.to.eq_ignore_ascii_case(status)
+    })
+}
+
+/// `needle` in `text` (case-insensitive) not preceded by a letter, so that `Ready=False`
+/// does not match inside `NodeClassReady=False`.
+pub fn contains_word(text: &str, needle: &str) -> bool {
+    let mut rest = text;
+    while let Some(i) = find_ignore_case(rest, needle) {
+        let before = rest[..i].chars().next_back();
+        if !before.is_some_and(|c| c.is_ascii_alphanumeric()) {
+            return true;
+        }
+        rest = &rest[i + needle.len()..];
+    }
+    false
+}
+
+/// The EC2NodeClass a message is about: its object, the log's `EC2NodeClass` (or
+/// `nodeclass`) field, or a `nodeClassRef` quoted in the text.
+pub fn message_nodeclass(facts: &Facts, message: &Message) -> Option<String> {
+    if let Some(o) = &message.object {
+        if o.kind.eq_ignore_ascii_case("EC2NodeClass") || o.kind.eq_ignore_ascii_case("NodeClass") {
+            return Some(o.name.clone());
+        }
+    }
+    if let Some(r) = record_of(facts, message) {
+        for key in ["EC2NodeClass", "ec2nodeclass", "NodeClass", "nodeclass"] {
+            if let Some(n) = r.field_name(key) {
+                return Some(n);
+            }
+        }
+    }
+    let t = unescaped(&message.text);
+    quoted_after(&t, "ec2nodeclasses.karpenter.k8s.aws")
+        .or_else(|| quoted_after(&t, "EC2NodeClass.karpenter.k8s.aws"))
+}
+
+/// The EC2NodeClass to name when a message does not say: the only one in the facts, or the
+/// one every NodePool references.
+pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
+    if let [only] = facts.nodeclasses.as_slice() {
+        return Some(only.meta.name.clone());
+    }
+    let mut refs = facts
+        .nodepools
+        .iter()
+        .filter_map(|p| p.nodeclass_ref.clone());
+    let first = refs.next()?;
+    refs.all(|r| r == first).then_some(first)
+}
+
+/// What a selector selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selected {
+    Subnets,
+    SecurityGroups,
+    Amis,
+}
+
+impl Selected {
+    pub fn terms<'a>(&self, nc: &'a NodeClass) -> &'a [Value] {
+        match self {
+            Selected::Subnets => &nc.subnet_selector_terms,
+            Selected::SecurityGroups => &nc.security_group_selector_terms,
+            Selected::Amis => &nc.ami_selector_terms,
+        }
+    }
+
+    pub fn field(&self) -> &'static str {
+        match self {
+            Selected::Subnets => "subnetSelectorTerms",
+            Selected::SecurityGroups => "securityGroupSelectorTerms",
+            Selected::Amis => "amiSelectorTerms",
+        }
+    }
+}
+
+/// A selector term as one phrase: `tags karpenter.sh/discovery=my-cluster`, `id subnet-1`,
+/// `alias al2023@latest`.
+pub fn term_label(term: &Value) -> String {
+    let Some(map) = term.as_object() else {
+        return term.to_string();
+    };
+    let mut parts = Vec::new();
+    for (k, v) in map {
+        match (k.as_str(), v) {
+            ("tags", Value::Object(tags)) => {
+                let pairs: Vec<String> = tags
+                    .iter()
+                    .map(|(tk, tv)| format!("{tk}={}", tv.as_str().unwrap_or_default()))
+                    .collect();
+                parts.push(format!("tags {}", pairs.join(",")));
+            }
+            (key, Value::String(s)) => parts.push(format!("{key} {s}")),
+            (key, other) => parts.push(format!("{key} {other}")),
+        }
+    }
+    parts.join(" ")
+}
+
+/// `"Name=tag:<k>,Values=<v>"` filters for a term's tags (`*` matches any value).
+fn tag_filters(term: &Value) -> Vec<String> {
+    term.get("tags")
+        .and_then(Value::as_object)
+        .map(|tags| {
+            tags.iter()
+                .map(|(k, v)| match v.as_str().unwrap_or_default() {
+                    "*" | "" => format!("\"Name=tag-key,Values={k}\""),
+                    value => format!("\"Name=tag:{k},Values={value}\""),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn string_field<'a>(term: &'a Value, key: &str) -> Option<&'a str> {
+    term.get(key).and_then(Value::as_str)
+}
+
+/// The AWS CLI command that shows what one selector term matches.
+pub fn describe_command(selected: Selected, term: &Value) -> String {
+    let filters = tag_filters(term);
+    match selected {
+        Selected::Subnets => {
+            let select = match string_field(term, "id") {
+                Some(id) => format!("--subnet-ids {id}"),
+                None => format!("--filters {}", filters.join(" ")),
+            };
+            format!("aws ec2 describe-subnets {select} --query 'Subnets[].[SubnetId,AvailabilityZone,VpcId,AvailableIpAddressCount]' --output table")
+        }
+        Selected::SecurityGroups => {
+            let select = match (string_field(term, "id"), string_field(term, "name")) {
+                (Some(id), _) => format!("--group-ids {id}"),
+                (None, Some(name)) => {
+                    let mut f = vec![format!("\"Name=group-name,Values={name}\"")];
+                    f.extend(filters);
+                    format!("--filters {}", f.join(" "))
+                }
+                (None, None) => format!("--filters {}", filters.join(" ")),
+            };
+            format!("aws ec2 describe-security-groups {select} --query 'SecurityGroups[].[GroupId,GroupName,VpcId]' --output table")
+        }
+        Selected::Amis => {
+            if let Some(alias) = string_field(term, "alias") {
+                return alias_command(alias);
+            }
+            if let Some(param) = string_field(term, "ssmParameter") {
+                return format!(
+                    "aws ssm get-parameter --name {param} --query Parameter.Value --output text"
+                );
+            }
+            let query =
+                "--query 'Images[].[ImageId,Name,CreationDate,Architecture]' --output table";
+            if let Some(id) = string_field(term, "id") {
+                return format!("aws ec2 describe-images --image-ids {id} {query}");
+            }
+            // Without an owner Karpenter searches the account's own images and Amazon's.
+            let owners = string_field(term, "owner").unwrap_or("self amazon");
+            let mut f = Vec::new();
+            if let Some(name) = string_field(term, "name") {
+                f.push(format!("\"Name=name,Values={name}\""));
+            }
+            f.extend(filters);
+            format!(
+                "aws ec2 describe-images --owners {owners} --filters {} {query}",
+                f.join(" ")
+            )
+        }
+    }
+}
+
+/// The SSM parameter an `amiSelectorTerms` alias resolves from (the latest x86_64 AMI of
+/// the family; Karpenter reads the matching arm64 and pinned-version parameters alike).
+fn alias_command(alias: &str) -> String {
+    let family = alias
+        .split('@')
+        .next()
+        .unwrap_or(alias)
+        .to_ascii_lowercase();
+    let path = match family.as_str() {
+        "al2023" => "/aws/service/eks/optimized-ami/<kubernetes-version>/amazon-linux-2023/x86_64/standard/recommended/image_id".to_string(),
+        "al2" => "/aws/service/eks/optimized-ami/<kubernetes-version>/amazon-linux-2/recommended/image_id".to_string(),
+        "bottlerocket" => "/aws/service/bottlerocket/aws-k8s-<kubernetes-version>/x86_64/latest/image_id".to_string(),
+        "windows2019" => "/aws/service/ami-windows-latest/Windows_Server-2019-English-Core-EKS_Optimized-<kubernetes-version>/image_id".to_string(),
+        "windows2022" => "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-<kubernetes-version>/image_id".to_string(),
+        other => format!("<the SSM parameter of the {other} family for Kubernetes <kubernetes-version>>"),
+    };
+    format!("aws ssm get-parameter --name {path} --query Parameter.Value --output text")
+}
+
+/// The commands for every term of the NodeClass's selector, or the catalogue's default when
+/// the NodeClass (or its terms) is not in the input; `fallback_tags` are tags a pre-v1 log
+/// printed (`no subnets matched selector map[k:v]`).
+pub fn describe_commands(
+    selected: Selected,
+    nodeclass: Option<&NodeClass>,
+    fallback_tags: &[(String, String)],
+) -> Vec<String> {
+    if let Some(nc) = nodeclass {
+        let terms = selected.terms(nc);
+        if !terms.is_empty() {
+            return terms
+                .iter()
+                .map(|t| describe_command(selected, t))
+                .collect();
+        }
+    }
+    let tags: Vec<(String, String)> = if fallback_tags.is_empty() {
+        vec![(
+            "karpenter.sh/discovery".to_string(),
+            "<cluster-name>".to_string(),
+        )]
+    } else {
+        fallback_tags.to_vec()
+    };
+    let map: serde_json::Map<String, Value> = tags
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    let term = serde_json::json!({ "tags": map });
+    vec![describe_command(selected, &term)]
+}
+
+/// The tags of a Go map printed in a pre-v1 message: `map[karpenter.sh/discovery:demo]`.
+pub fn go_map_tags(text: &str) -> Vec<(String, String)> {
+    let Some(start) = text.find("map[") else {
+        return Vec::new();
+    };
+    let inner = text[start + 4..].split(']').next().unwrap_or_default();
+    inner
+        .split_whitespace()
+        .filter_map(|pair| {
+            // The key may hold `:` only in the unusual `aws:` prefix; split at the last one.
+            let (k, v) = pair.rsplit_once(':')?;
+            (!k.is_empty()).then(|| (k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+/// The selector terms as the spec writes them, for a YAML remediation.
+pub fn terms_yaml(selected: Selected, nc: &NodeClass) -> Option<String> {
+    let terms = selected.terms(nc);
+    if terms.is_empty() {
+        return None;
+    }
+    let mut out = format!("spec:\n  {}:\n", selected.field());
+    for term in terms {
+        let Some(map) = term.as_object() else {
+            continue;
+        };
+        let mut first = true;
+        for (k, v) in map {
+            let lead = if first { "    - " } else { "      " };
+            first = false;
+            match v {
+                Value::Object(inner) => {
+                    out.push_str(&format!("{lead}{k}:\n"));
+                    for (ik, iv) in inner {
+                        out.push_str(&format!(
+                            "        {ik}: {}\n",
+                            iv.as_str().map(str::to_string).unwrap_or(iv.to_string())
+                        ));
+                    }
+                }
+                Value::String(s) => out.push_str(&format!("{lead}{k}: {s}\n")),
+                other => out.push_str(&format!("{lead}{k}: {other}\n")),
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Meta;
+
+    #[test]
+    fn transitions() {
+        let t = transition("Status condition transitioned, Type: SubnetsReady, Status: True -> False, Reason: SubnetsNotFound, Message: SubnetSelector did not match any Subnets").unwrap();
+        assert_eq!(t.condition_type, "SubnetsReady");
+        assert_eq!(t.to, "False");
+        assert_eq!(t.reason.as_deref(), Some("SubnetsNotFound"));
+        assert_eq!(
+            t.message.as_deref(),
+            Some("SubnetSelector did not match any Subnets")
+        );
+        let r = transition("Status condition transitioned, Type: Ready, Status: True -> False, Reason: UnhealthyDependents, Message: SubnetsReady=False, ValidationSucceeded=False").unwrap();
+        assert_eq!(
+            r.message.as_deref(),
+            Some("SubnetsReady=False, ValidationSucceeded=False")
+        );
+        assert!(reports_condition(
+            "Status condition transitioned, Type: NodeClassReady, Status: Unknown -> False, Reason: NodeClassNotFound",
+            "NodeClassReady",
+            "False"
+        ));
+        assert!(!reports_condition("NodeClassReady=False", "Ready", "False"));
+        assert!(reports_condition("message: Ready=False", "Ready", "False"));
+    }
+
+    #[test]
+    fn commands_from_terms() {
+        let tags = serde_json::json!({"tags": {"karpenter.sh/discovery": "my-clusterr"}});
+        assert_eq!(
+            describe_command(Selected::Subnets, &tags),
+            "aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values=my-clusterr\" --query 'Subnets[].[SubnetId,AvailabilityZone,VpcId,AvailableIpAddressCount]' --output table"
+        );
+        assert!(describe_command(
+            Selected::SecurityGroups,
+            &serde_json::json!({"tags": {"Name": "*"}})
+        )
+        .contains("\"Name=tag-key,Values=Name\""));
+        assert!(
+            describe_command(Selected::SecurityGroups, &serde_json::json!({"id": "sg-1"}))
+                .contains("--group-ids sg-1")
+        );
+        assert!(describe_command(
+            Selected::Amis,
+            &serde_json::json!({"name": "my-ami-*", "owner": "123456789012"})
+        )
+        .contains("--owners 123456789012 --filters \"Name=name,Values=my-ami-*\""));
+        assert!(describe_command(
+            Selected::Amis,
+            &serde_json::json!({"alias": "al2023@latest"})
+        )
+        .contains("amazon-linux-2023"));
+        assert_eq!(term_label(&tags), "tags karpenter.sh/discovery=my-clusterr");
+        let nc = NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Default::default()
+            },
+            subnet_selector_terms: vec![tags, serde_json::json!({"id": "subnet-0abc"})],
+            ..Default::default()
+        };
+        assert_eq!(
+            describe_commands(Selected::Subnets, Some(&nc), &[]).len(),
+            2
+        );
+        assert_eq!(
+            terms_yaml(Selected::Subnets, &nc).as_deref(),
+            Some("spec:\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: my-clusterr\n    - id: subnet-0abc\n")
+        );
+        assert!(describe_commands(Selected::SecurityGroups, None, &[])[0]
+            .contains("Values=<cluster-name>"));
+    }
+
+    #[test]
+    fn go_maps() {
+        assert_eq!(
+            go_map_tags(
+                "no subnets matched selector map[karpenter.sh/discovery:demo Name:private]"
+            ),
+            vec![
+                ("karpenter.sh/discovery".to_string(), "demo".to_string()),
+                ("Name".to_string(), "private".to_string())
+            ]
+        );
+        assert!(go_map_tags("no subnets found").is_empty());
+    }
+}
