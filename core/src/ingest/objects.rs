@@ -46,7 +46,9 @@ impl Segment<'_> {
 /// helm values).
 pub fn ingest_structured(segment: Segment<'_>, facts: &mut Facts) {
     let src = Source::new(segment);
-    let first = segment.text.trim_start();
+    let first = segment
+        .text
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
     if first.starts_with(['{', '[']) {
         ingest_json(&src, facts);
     } else {
@@ -83,6 +85,9 @@ struct Source<'a> {
 
 /// Lines longer than this are quoted by the part that matters (one-line JSON), not in full.
 const LONG_LINE: usize = 200;
+
+/// A value written over more lines (a script in user data) is quoted by its first lines.
+const MAX_QUOTED_LINES: usize = 8;
 
 impl<'a> Source<'a> {
     fn new(segment: Segment<'a>) -> Self {
@@ -136,12 +141,22 @@ impl<'a> Source<'a> {
             .evidence(index, self.line(index).unwrap_or_default())
     }
 
-    /// The line a node was written on; on a long line (one-line JSON) just the node's text.
+    /// The line a node was written on; on a long line (one-line JSON) just the node's text;
+    /// for a scalar written over several lines, those lines joined, so the quote is whole.
     fn evidence(&self, node: &Node) -> Evidence {
         match node.span {
             Some((start, end)) if self.is_long_line(node.line) => self
                 .segment
                 .evidence(node.line, &self.segment.text[start..end]),
+            _ if node.last_line > node.line => {
+                let last = node.last_line.min(node.line + MAX_QUOTED_LINES - 1);
+                let text: Vec<&str> = (node.line..=last)
+                    .filter_map(|i| self.line(i))
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .collect();
+                self.segment.evidence(node.line, &text.join(" "))
+            }
             _ => self.evidence_at(node.line),
         }
     }
@@ -233,7 +248,10 @@ fn ingest_yaml(src: &Source<'_>, facts: &mut Facts) {
         if start > last {
             continue;
         }
-        let begin = src.line_starts[start];
+        let mut begin = src.line_starts[start];
+        if src.segment.text[begin..].starts_with('\u{feff}') {
+            begin += '\u{feff}'.len_utf8();
+        }
         let end = src
             .line_starts
             .get(last + 1)

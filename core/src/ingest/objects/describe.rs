@@ -106,6 +106,7 @@ fn structural_lines(text: &str) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     let mut in_events = false;
     for (index, raw) in text.lines().enumerate() {
+        let raw = raw.trim_start_matches('\u{feff}');
         let content = raw.trim();
         if content.is_empty() {
             continue;
@@ -222,7 +223,9 @@ impl BlockParser<'_> {
                 self.pos += 1;
             }
             return if multi_line {
-                Node::new(Value::Str(text), at)
+                let mut node = Node::new(Value::Str(text), at);
+                node.last_line = self.lines[self.pos - 1].index;
+                node
             } else if text == "<nil>" {
                 Node::new(Value::Null, at)
             } else {

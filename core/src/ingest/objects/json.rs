@@ -1,9 +1,12 @@
 //! JSON text (pretty `kubectl get -o json`, the API server's one-line JSON, several values one
 //! after another) into trees with line numbers and byte spans. A reader of its own rather than
-//! the YAML parser: it runs at hundreds of MB/s where the YAML parser manages about 15, it
-//! knows where each value ends on a long line, and it resumes after a broken value.
+//! the YAML parser: on a 33 MB pod list it reads about 150 MB/s where yaml-rust2 produces its
+//! events at about 25 MB/s, it knows where each value ends on a long line, and it resumes
+//! after a broken value.
 
 use super::tree::{Node, Value, MAX_DEPTH};
+
+const BOM: &str = "\u{feff}";
 
 /// A broken value: what was wrong and where (0-based line), and the lines it covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +93,9 @@ impl<'a> Reader<'a> {
     }
 
     fn skip_ws(&mut self) {
+        if self.pos == 0 && self.bytes.starts_with(BOM.as_bytes()) {
+            self.pos = BOM.len();
+        }
         while let Some(&b) = self.bytes.get(self.pos) {
             match b {
                 b'\n' => {
@@ -161,6 +167,7 @@ impl<'a> Reader<'a> {
         Ok(Node {
             value,
             line,
+            last_line: line,
             span: Some((start, self.pos)),
         })
     }
@@ -190,6 +197,7 @@ impl<'a> Reader<'a> {
             self.pos += 1;
             let mut child = self.value(depth + 1)?;
             child.line = key_line;
+            child.last_line = child.last_line.max(key_line);
             child.span = Some((key_start, self.pos));
             entries.push((key, child));
             self.skip_ws();

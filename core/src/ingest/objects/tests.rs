@@ -1029,7 +1029,8 @@ items:
     kind: Pod
     name: web-0
     namespace: shop
-  message: 'Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={\"cpu\":\"180m\"}, did not tolerate workload=batch:NoSchedule'
+  message: 'Failed to schedule pod, incompatible with nodepool \"default\", daemonset
+    overhead={\"cpu\":\"180m\"}, did not tolerate workload=batch:NoSchedule'
   metadata:
     name: web-0.17a
     namespace: shop
@@ -1041,7 +1042,9 @@ items:
 - apiVersion: v1
   kind: Event
   involvedObject: {kind: NodePool, name: default}
-  message: NodePool requirements filtered out all compatible available instance types
+  # kubectl folds long strings; a block scalar reads the same
+  message: >-
+    NodePool requirements filtered out all compatible available instance types
   reason: NoCompatibleInstanceTypes
   reportingComponent: karpenter
   source: {}
@@ -1071,11 +1074,24 @@ metadata:
         Some("2025-02-11T09:41:27Z")
     );
     assert_eq!(first.evidence.line, 14);
+    assert_eq!(
+        first.evidence.text,
+        r#"message: 'Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"180m"}, did not tolerate workload=batch:NoSchedule'"#,
+        "a folded string is quoted whole"
+    );
+    assert_eq!(
+        first.message,
+        r#"Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"180m"}, did not tolerate workload=batch:NoSchedule"#
+    );
     let events = messages(&facts, MessageOrigin::Event);
     assert_eq!(events[0].text, first.message);
     assert_eq!(events[0].component.as_deref(), Some("karpenter"));
     assert_eq!(events[0].time.as_deref(), Some("2025-02-11T09:51:27Z"));
     assert_eq!(events[1].nodepool.as_deref(), Some("default"));
+    assert_eq!(
+        events[1].evidence.text,
+        "message: >- NodePool requirements filtered out all compatible available instance types"
+    );
     assert_eq!(
         events[1].component.as_deref(),
         Some("karpenter"),
@@ -1393,6 +1409,22 @@ fn helm_values_become_dotted_settings() {
         ]
     );
     assert_eq!(facts.settings[0].owner, None);
+}
+
+#[test]
+fn byte_order_mark_and_windows_line_ends() {
+    let facts = structured(
+        "x",
+        "\u{feff}{\"kind\":\"NodePool\",\"metadata\":{\"name\":\"a\"}}",
+    );
+    assert_eq!(facts.nodepools[0].meta.name, "a");
+    let facts = structured("x", "\u{feff}kind: NodePool\r\nmetadata:\r\n  name: b\r\n");
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.nodepools[0].meta.name, "b");
+    assert_eq!(
+        facts.nodepools[0].meta.evidence.as_ref().unwrap().text,
+        "name: b"
+    );
 }
 
 #[test]

@@ -24,6 +24,9 @@ pub struct Node {
     /// 0-based line in the segment where the node starts; for a mapping value, the line of its
     /// key (the line a user recognises: `message: ...`).
     pub line: usize,
+    /// The last line of a scalar written over several lines (a long YAML string folded by
+    /// kubectl, a block scalar, a multi-line describe value); `line` otherwise.
+    pub last_line: usize,
     /// Byte range in the segment text, known for JSON only; for a mapping value it starts at
     /// the key. Lets a one-line JSON object quote just the part that matters.
     pub span: Option<(usize, usize)>,
@@ -34,6 +37,7 @@ impl Node {
         Node {
             value,
             line,
+            last_line: line,
             span: None,
         }
     }

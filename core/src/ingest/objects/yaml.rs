@@ -66,10 +66,14 @@ struct Builder {
     root: Option<Node>,
     anchors: HashMap<usize, Node>,
     alias_nodes: usize,
+    /// The stack depth of the frame whose last element is a scalar value just read: the next
+    /// event's line tells where that scalar ends (kubectl folds long strings over lines).
+    open_scalar: Option<usize>,
 }
 
 impl Builder {
     fn event(&mut self, event: Event, line: usize) -> Result<(), String> {
+        self.close_scalar(line);
         match event {
             Event::DocumentStart => {
                 self.stack.clear();
@@ -142,6 +146,23 @@ impl Builder {
         Ok(())
     }
 
+    /// The scalar read last ends on the line before the next event's, if that is further on.
+    fn close_scalar(&mut self, next_line: usize) {
+        let Some(depth) = self.open_scalar.take() else {
+            return;
+        };
+        let node = match self.stack.get_mut(depth.wrapping_sub(1)) {
+            Some(Frame::Seq { items, .. }) => items.last_mut(),
+            Some(Frame::Map { entries, .. }) => entries.last_mut().map(|(_, n)| n),
+            None => None,
+        };
+        if let Some(node) = node {
+            if next_line > node.line + 1 {
+                node.last_line = next_line - 1;
+            }
+        }
+    }
+
     fn open(&mut self, frame: Frame) -> Result<(), String> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(format!("YAML nested deeper than {MAX_DEPTH} levels"));
@@ -154,15 +175,21 @@ impl Builder {
         if anchor != 0 {
             self.anchors.insert(anchor, node.clone());
         }
+        let is_scalar = !matches!(node.value, Value::Seq(_) | Value::Map(_));
+        let depth = self.stack.len();
         match self.stack.last_mut() {
             None => self.root = Some(node),
-            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Seq { items, .. }) => {
+                items.push(node);
+                self.open_scalar = is_scalar.then_some(depth);
+            }
             Some(Frame::Map { entries, key, .. }) => match key.take() {
                 None => *key = Some((node.text().map(str::to_string), node.line)),
                 Some((text, key_line)) => {
                     node.line = key_line;
                     if let Some(text) = text {
                         entries.push((text, node));
+                        self.open_scalar = is_scalar.then_some(depth);
                     }
                 }
             },
