@@ -129,6 +129,39 @@ fn the_readme_example_is_a_full_diagnosis_with_exit_code_1() {
     }
     assert!(!r.stdout.contains('\u{1b}'), "no colour when piped");
     assert!(r.stderr.is_empty(), "{}", r.stderr);
+    // The example holds the pod's events, the Karpenter log, the NodePool and the
+    // EC2NodeClass; NodeClaims and debug logs are what it lacks.
+    let v = json(&run(&["analyze", "-o", "json", EXAMPLE]));
+    let statuses: Vec<&str> = v["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "problem",
+            "not-collected",
+            "problem",
+            "not-collected",
+            "ok",
+            "ok",
+            "ok",
+            "ok"
+        ],
+        "{}",
+        v["checklist"]
+    );
+    let missing: Vec<&str> = v["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing[0], "kubectl describe nodeclaims");
+    assert!(missing[1].contains("LOG_LEVEL=debug"), "{missing:?}");
+    assert_eq!(ids(&v), ["KW202"]);
 }
 
 #[test]

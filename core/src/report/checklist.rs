@@ -58,6 +58,8 @@ const IAM_SIGNALS: &[&str] = &[
     "Encoded authorization failure message",
     "NoCredentialProviders",
 ];
+/// Log levels that mean something went wrong.
+const BAD_LEVELS: &[&str] = &["ERROR", "WARN", "WARNING", "FATAL", "PANIC", "DPANIC"];
 const NODECLASS_IDS: &[&str] = &["KW501", "KW502", "KW503"];
 const NODEPOOL_IDS: &[&str] = &["KW205", "KW207", "KW208", "KW216"];
 const NODECLASS_CONDITIONS: &[&str] = &[
@@ -298,23 +300,34 @@ impl Ctx<'_> {
         Seen::not_collected("no NodeClaim list or object in the input")
     }
 
+    /// Karpenter log lines at any of `levels` (all levels when empty): the ingest's counts,
+    /// which include the noise lines the log prefilter never parsed, else the parsed records.
+    fn log_lines(&self, levels: &[&str]) -> usize {
+        let f = self.facts;
+        let wanted = |level: &str| levels.is_empty() || levels.contains(&level);
+        if f.log_lines_by_level.is_empty() {
+            f.logs.iter().filter(|l| wanted(&l.level)).count()
+        } else {
+            f.log_lines_by_level
+                .iter()
+                .filter(|(level, _)| wanted(level))
+                .map(|(_, n)| n)
+                .sum()
+        }
+    }
+
     fn karpenter_logs(&self) -> Seen {
         use crate::facts::Collected;
         let f = self.facts;
         if f.logs.is_empty() && !f.has(Collected::KarpenterLogs) {
             return Seen::not_collected("no Karpenter log lines in the input");
         }
-        let bad: Vec<_> = f
+        let total = plural(self.log_lines(&[]), "line", "lines");
+        let first_bad = f
             .logs
             .iter()
-            .filter(|l| {
-                matches!(
-                    l.level.as_str(),
-                    "ERROR" | "WARN" | "WARNING" | "FATAL" | "PANIC" | "DPANIC"
-                )
-            })
-            .collect();
-        match bad.first() {
+            .find(|l| BAD_LEVELS.contains(&l.level.as_str()));
+        match first_bad {
             Some(first) => {
                 let mut text = first.message.clone();
                 if let Some(e) = &first.error {
@@ -322,22 +335,18 @@ impl Ctx<'_> {
                     text.push_str(e);
                 }
                 Seen::problem(format!(
-                    "{} ERROR/WARN of {}; first: {text}",
-                    bad.len(),
-                    plural(f.logs.len(), "line", "lines")
+                    "{} ERROR/WARN of {total}; first: {text}",
+                    self.log_lines(BAD_LEVELS).max(1)
                 ))
             }
-            None => Seen::ok(format!(
-                "{}, no ERROR or WARN",
-                plural(f.logs.len(), "line", "lines")
-            )),
+            None => Seen::ok(format!("{total}, no ERROR or WARN")),
         }
     }
 
     fn debug_logs(&self) -> Seen {
         use crate::facts::Collected;
         let f = self.facts;
-        let n = f.logs.iter().filter(|l| l.level == "DEBUG").count();
+        let n = self.log_lines(&["DEBUG"]);
         if n > 0 {
             return Seen::ok(plural(n, "DEBUG line", "DEBUG lines"));
         }
@@ -428,7 +437,11 @@ impl Ctx<'_> {
         if !f.logs.is_empty() {
             return Seen::ok(format!(
                 "no authorization error in {}",
-                plural(f.logs.len(), "Karpenter log line", "Karpenter log lines")
+                plural(
+                    self.log_lines(&[]),
+                    "Karpenter log line",
+                    "Karpenter log lines"
+                )
             ));
         }
         Seen::not_collected("no Karpenter logs to look for authorization errors in")
@@ -806,6 +819,28 @@ mod tests {
             "no authorization error in 2 Karpenter log lines"
         );
         assert_eq!(missing.len(), 5);
+    }
+
+    #[test]
+    fn log_counts_include_the_lines_the_prefilter_skipped() {
+        let mut facts = Facts::default();
+        facts.logs.push(LogRecord {
+            error: Some("boom".into()),
+            ..log("ERROR", "failed launching nodeclaim")
+        });
+        facts.log_lines_by_level.insert("INFO".into(), 1200);
+        facts.log_lines_by_level.insert("ERROR".into(), 3);
+        facts.log_lines_by_level.insert("DEBUG".into(), 40);
+        let (steps, _) = run(&facts);
+        assert_eq!(
+            steps[2].signal,
+            "3 ERROR/WARN of 1243 lines; first: failed launching nodeclaim: boom"
+        );
+        assert_eq!(steps[3].signal, "40 DEBUG lines");
+        assert_eq!(
+            steps[6].signal,
+            "no authorization error in 1243 Karpenter log lines"
+        );
     }
 
     #[test]
