@@ -4,7 +4,9 @@
 //! - `messages`: every message-bearing line from any source (event message, log message and
 //!   error, condition reason/message, kubelet journal text, unrecognised text), decoded (JSON
 //!   escapes resolved) so rules can match signal strings without caring where they came from.
-//! - typed objects (pods, NodePools, ...) for the rules that reason across facts.
+//! - typed objects (pods, NodePools, ...) for the rules that reason across facts, and
+//!   `settings`: every configuration knob (container env and args, ConfigMap data, helm values
+//!   as dotted paths) with the line it was written on.
 //!
 //! Only the fields rules need are modelled; unknown fields are ignored, never errors.
 
@@ -64,7 +66,8 @@ pub struct Message {
     pub origin: MessageOrigin,
     /// Decoded text rules match on. For log records: `message` then `error` and
     /// `errorCauses`, joined with `: `. For events: the event message. For conditions:
-    /// `Type=Status Reason: message`.
+    /// `Type=Status Reason: message` (` Reason` and `: message` only when not empty). For
+    /// object fields (a container state, a pod's status): `Reason: message`.
     pub text: String,
     /// The raw input line(s), as the user will recognise them.
     pub evidence: Evidence,
@@ -902,6 +905,107 @@ mod tests {
         assert!(!sel.matches(&labels(&[("app", "web"), ("tier", "batch")])));
         assert!(!sel.matches(&labels(&[("app", "db")])));
         assert!(LabelSelector::default().matches(&labels(&[])));
+    }
+
+    fn pod(name: &str, owner: Option<ObjectRef>, hash: Option<&str>) -> Pod {
+        let mut meta = Meta {
+            name: name.into(),
+            namespace: Some("shop".into()),
+            owners: owner.into_iter().collect(),
+            ..Meta::default()
+        };
+        if let Some(hash) = hash {
+            meta.labels.insert("pod-template-hash".into(), hash.into());
+        }
+        Pod {
+            meta,
+            node_name: Some("n1".into()),
+            ..Pod::default()
+        }
+    }
+
+    #[test]
+    fn controller_of_resolves_replica_sets() {
+        let rs = ObjectRef::new("ReplicaSet", Some("shop"), "web-7d9c6b5f4");
+        let mut facts = Facts::default();
+        let by_hash = pod("web-7d9c6b5f4-x", Some(rs.clone()), Some("7d9c6b5f4"));
+        assert_eq!(
+            facts.controller_of(&by_hash),
+            Some(ObjectRef::new("Deployment", Some("shop"), "web"))
+        );
+        let bare_rs = pod("web-x", Some(rs.clone()), None);
+        assert_eq!(facts.controller_of(&bare_rs), Some(rs.clone()));
+        facts.workloads.push(Workload {
+            kind: "ReplicaSet".into(),
+            meta: Meta {
+                name: rs.name.clone(),
+                namespace: Some("shop".into()),
+                owners: vec![ObjectRef::new("Deployment", Some("shop"), "frontend")],
+                ..Meta::default()
+            },
+            ..Workload::default()
+        });
+        assert_eq!(
+            facts.controller_of(&bare_rs).map(|r| r.name),
+            Some("frontend".to_string()),
+            "the ReplicaSet object wins over the naming convention"
+        );
+        let sts = ObjectRef::new("StatefulSet", Some("shop"), "db");
+        assert_eq!(
+            facts.controller_of(&pod("db-0", Some(sts.clone()), None)),
+            Some(sts)
+        );
+        assert_eq!(facts.controller_of(&pod("static", None, None)), None);
+        assert!(facts.workload(&rs).is_some());
+        assert!(facts
+            .workload(&ObjectRef::new("ReplicaSet", None, &rs.name))
+            .is_none());
+    }
+
+    #[test]
+    fn pods_on_node_and_covering_pdbs() {
+        let mut facts = Facts::default();
+        let mut web = pod("web-0", None, None);
+        web.meta.labels.insert("app".into(), "web".into());
+        facts.pods.push(web.clone());
+        facts.pods.push(Pod {
+            node_name: Some("n2".into()),
+            ..pod("other", None, None)
+        });
+        facts.pdbs.push(Pdb {
+            meta: Meta {
+                name: "web".into(),
+                namespace: Some("shop".into()),
+                ..Meta::default()
+            },
+            selector: LabelSelector {
+                match_labels: labels(&[("app", "web")]),
+                ..LabelSelector::default()
+            },
+            ..Pdb::default()
+        });
+        facts.pdbs.push(Pdb {
+            meta: Meta {
+                name: "elsewhere".into(),
+                namespace: Some("other".into()),
+                ..Meta::default()
+            },
+            ..Pdb::default()
+        });
+        let on_n1: Vec<&str> = facts
+            .pods_on_node("n1")
+            .map(|p| p.meta.name.as_str())
+            .collect();
+        assert_eq!(on_n1, vec!["web-0"]);
+        let covering: Vec<&str> = facts
+            .pdbs_covering(&web)
+            .map(|b| b.meta.name.as_str())
+            .collect();
+        assert_eq!(
+            covering,
+            vec!["web"],
+            "a PDB of another namespace never covers"
+        );
     }
 
     #[test]
