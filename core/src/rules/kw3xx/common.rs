@@ -1,0 +1,496 @@
+//! What the KW3xx rules share: NodeClaim and NodePool conditions from every form the input can
+//! carry them in (typed objects, decoded condition messages, condition-transition events), the
+//! objects a message names, and the launch-error grammar of every Karpenter version.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of, tail_after};
+
+/// One status condition of a NodeClaim or NodePool, wherever the input showed it.
+#[derive(Debug, Clone)]
+pub struct SeenCondition {
+    /// `NodeClaim` or `NodePool`, when known.
+    pub kind: Option<String>,
+    pub object: Option<String>,
+    pub condition_type: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+    pub evidence: Vec<Evidence>,
+}
+
+impl SeenCondition {
+    pub fn is(&self, condition_type: &str) -> bool {
+        self.condition_type.eq_ignore_ascii_case(condition_type)
+    }
+
+    pub fn not_true(&self) -> bool {
+        !self.status.eq_ignore_ascii_case("true")
+    }
+
+    /// `Type=Status Reason: message`, the way the report quotes a condition.
+    pub fn display(&self) -> String {
+        let mut s = format!("{}={} {}", self.condition_type, self.status, self.reason);
+        if !self.message.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.message);
+        }
+        s
+    }
+}
+
+/// Every NodeClaim and NodePool condition the facts hold, each once.
+pub fn conditions(facts: &Facts) -> Vec<SeenCondition> {
+    let mut out: Vec<SeenCondition> = Vec::new();
+    let mut push = |c: SeenCondition| {
+        let dup = out.iter_mut().find(|o| {
+            o.condition_type == c.condition_type
+                && o.reason == c.reason
+                && o.message == c.message
+                && (o.object.is_none() || c.object.is_none() || o.object == c.object)
+        });
+        match dup {
+            Some(o) => {
+                if o.object.is_none() {
+                    o.object = c.object.clone();
+                    o.kind = c.kind.clone();
+                }
+                for e in c.evidence {
+                    if !o.evidence.contains(&e) {
+                        o.evidence.push(e);
+                    }
+                }
+            }
+            None => out.push(c),
+        }
+    };
+    let typed = facts
+        .nodeclaims
+        .iter()
+        .map(|c| ("NodeClaim", &c.meta, &c.conditions))
+        .chain(
+            facts
+                .nodepools
+                .iter()
+                .map(|p| ("NodePool", &p.meta, &p.conditions)),
+        );
+    for (kind, meta, conds) in typed {
+        for c in conds {
+            let evidence = c
+                .evidence
+                .clone()
+                .or_else(|| meta.evidence.clone())
+                .into_iter()
+                .collect();
+            push(SeenCondition {
+                kind: Some(kind.to_string()),
+                object: Some(meta.name.clone()),
+                condition_type: c.condition_type.clone(),
+                status: c.status.clone(),
+                reason: c.reason.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+                evidence,
+            });
+        }
+    }
+    for m in &facts.messages {
+        let parsed = if m.origin == MessageOrigin::Condition {
+            parse_condition_text(&m.text, m.reason.as_deref())
+        } else {
+            parse_transition(&m.text)
+        };
+        if let Some(mut c) = parsed {
+            if let Some(o) = &m.object {
+                c.kind = Some(o.kind.clone());
+                c.object = Some(o.name.clone());
+            }
+            c.evidence = vec![message_evidence(m)];
+            push(c);
+        }
+    }
+    out
+}
+
+fn message_evidence(m: &Message) -> Evidence {
+    let mut e = m.evidence.clone();
+    if e.first_seen.is_none() {
+        e.first_seen = m.time.clone();
+        e.last_seen = m.time.clone();
+    }
+    e
+}
+
+/// `Type=Status Reason: message` (the decoded form of a condition).
+pub fn parse_condition_text(text: &str, reason: Option<&str>) -> Option<SeenCondition> {
+    let (head, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+    let (condition_type, status) = head.split_once('=')?;
+    let (parsed_reason, message) = match rest.split_once(": ") {
+        Some((r, m)) if !r.contains(' ') => (r.trim(), m.trim()),
+        _ if !rest.contains(' ') => (rest.trim().trim_end_matches(':'), ""),
+        _ => ("", rest.trim()),
+    };
+    Some(SeenCondition {
+        kind: None,
+        object: None,
+        condition_type: condition_type.to_string(),
+        status: status.to_string(),
+        reason: reason.unwrap_or(parsed_reason).to_string(),
+        message: message.to_string(),
+        evidence: Vec::new(),
+    })
+}
+
+/// `Status condition transitioned, Type: T, Status: A -> B, Reason: R[, Message: M]`: the
+/// condition after the transition.
+pub fn parse_transition(text: &str) -> Option<SeenCondition> {
+    let rest = tail_after(text, "Status condition transitioned, Type: ")?;
+    let (condition_type, rest) = rest.split_once(", Status: ")?;
+    let (statuses, rest) = rest.split_once(", Reason: ").unwrap_or((rest, ""));
+    let status = statuses.rsplit("-> ").next().unwrap_or(statuses).trim();
+    let (reason, message) = rest.split_once(", Message: ").unwrap_or((rest, ""));
+    Some(SeenCondition {
+        kind: None,
+        object: None,
+        condition_type: condition_type.trim().to_string(),
+        status: status.to_string(),
+        reason: reason.trim().to_string(),
+        message: message.trim().to_string(),
+        evidence: Vec::new(),
+    })
+}
+
+/// The NodeClaim a message is about: the event's object, the log's `NodeClaim` field (lower-case
+/// `nodeclaim` / `machine` before v0.37), `nodeclaim/<name>` or `NodeClaim <name> event:`.
+pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
+    if let Some(o) = &m.object {
+        if o.kind.eq_ignore_ascii_case("nodeclaim") || o.kind.eq_ignore_ascii_case("machine") {
+            return Some(o.name.clone());
+        }
+    }
+    if let Some(r) = record_of(facts, m) {
+        for key in ["NodeClaim", "nodeclaim", "Machine", "machine"] {
+            if let Some(n) = r.field_name(key).filter(|n| !n.is_empty()) {
+                return Some(n);
+            }
+        }
+    }
+    name_after(&m.text, "nodeclaim/").or_else(|| {
+        let n = name_after(&m.text, "NodeClaim ")?;
+        contains_ignore_ascii_case(&m.text, &format!("NodeClaim {n} event:")).then_some(n)
+    })
+}
+
+/// The Node a message is about: the event's object, the log's `Node` field, `node/<name>`,
+/// the kubelet's `node="<name>"`, or the host of a journal line (`Mon DD HH:MM:SS <host> kubelet[`).
+pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
+    if let Some(o) = &m.object {
+        if o.kind.eq_ignore_ascii_case("node") {
+            return Some(o.name.clone());
+        }
+    }
+    if let Some(r) = record_of(facts, m) {
+        for key in ["Node", "node"] {
+            if let Some(n) = r.field_name(key).filter(|n| !n.is_empty()) {
+                return Some(n);
+            }
+        }
+    }
+    if let Some(n) = name_after(&m.text, "node/") {
+        return Some(n);
+    }
+    if let Some(at) = find_ignore_case(&m.text, " node=\"") {
+        let rest = &m.text[at + " node=\"".len()..];
+        let name: String = rest.chars().take_while(|c| *c != '"').collect();
+        if !name.is_empty() {
+            return Some(name);
+        }
+    }
+    journal_host(&m.text)
+}
+
+/// The host of a journal line: `Apr 16 22:26:30 <host> kubelet[10125]: ...`.
+pub fn journal_host(text: &str) -> Option<String> {
+    let mut words = text.split_whitespace();
+    let month = words.next()?;
+    let day = words.next()?;
+    let time = words.next()?;
+    let host = words.next()?;
+    let unit = words.next()?;
+    let looks_like_journal = month.len() == 3
+        && month.chars().all(|c| c.is_ascii_alphabetic())
+        && day.chars().all(|c| c.is_ascii_digit())
+        && time.matches(':').count() == 2
+        && unit.contains('[');
+    looks_like_journal.then(|| host.to_string())
+}
+
+/// A Kubernetes object name right after `marker` (`nodeclaim/`, `node/`).
+pub fn name_after(text: &str, marker: &str) -> Option<String> {
+    let rest = tail_after(text, marker)?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+        .collect();
+    let name = name.trim_end_matches('.').to_string();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The NodePool of a NodeClaim: the typed object, or the `created nodeclaim` log line naming
+/// both.
+pub fn nodepool_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
+    facts
+        .nodeclaims
+        .iter()
+        .find(|c| c.meta.name == nodeclaim)
+        .and_then(|c| {
+            c.nodepool
+                .clone()
+                .or_else(|| c.meta.labels.get("karpenter.sh/nodepool").cloned())
+        })
+        .or_else(|| {
+            facts.logs.iter().find_map(|r| {
+                (r.field_name("NodeClaim").as_deref() == Some(nodeclaim))
+                    .then(|| r.field_name("NodePool"))
+                    .flatten()
+            })
+        })
+}
+
+/// The EC2NodeClass of a NodeClaim or of its NodePool.
+pub fn nodeclass_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
+    facts
+        .nodeclaims
+        .iter()
+        .find(|c| c.meta.name == nodeclaim)
+        .and_then(|c| {
+            c.nodeclass_ref
+                .clone()
+                .or_else(|| c.meta.labels.get("karpenter.k8s.aws/ec2nodeclass").cloned())
+        })
+        .or_else(|| {
+            let np = nodepool_of_nodeclaim(facts, nodeclaim)?;
+            facts.nodepool(&np)?.nodeclass_ref.clone()
+        })
+}
+
+/// The only EC2NodeClass, or the only one the NodePools reference, when the input shows just one.
+pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
+    let mut names: Vec<String> = facts
+        .nodeclasses
+        .iter()
+        .map(|c| c.meta.name.clone())
+        .chain(facts.nodepools.iter().filter_map(|p| p.nodeclass_ref.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    (names.len() == 1).then(|| names.remove(0))
+}
+
+/// The namespace Karpenter runs in, as a shell expression that works when the facts do not say
+/// (the Karpenter docs' own `KARPENTER_NAMESPACE` convention, defaulting to `kube-system`).
+pub fn karpenter_namespace(facts: &Facts) -> String {
+    facts
+        .karpenter_namespace
+        .clone()
+        .unwrap_or_else(|| "${KARPENTER_NAMESPACE:-kube-system}".to_string())
+}
+
+/// Adds `item` to `list` unless it is already there.
+pub fn push_unique(list: &mut Vec<String>, item: impl Into<String>) {
+    let item = item.into();
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub fn join_names(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Messages with any of `needles` in their text (ASCII case-insensitive), in input order.
+pub fn messages_with<'a>(facts: &'a Facts, needles: &[&str]) -> Vec<&'a Message> {
+    facts
+        .messages
+        .iter()
+        .filter(|m| needles.iter().any(|n| contains_ignore_ascii_case(&m.text, n)))
+        .collect()
+}
+
+/// A launch error taken apart: which grammar (Karpenter version) wrote it, the EC2 error code
+/// and message, and the AWS SDK suffix fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchError {
+    /// The EC2 code (`InvalidBlockDeviceMapping`), when the error carries one.
+    pub code: Option<String>,
+    /// What follows the code (or the whole innermost error when there is no code).
+    pub detail: String,
+    /// `aws-error-code=` of the v1.5+ suffix.
+    pub aws_error_code: Option<String>,
+    /// `aws-operation-name=` of the v1.5+ suffix.
+    pub aws_operation: Option<String>,
+    /// Which Karpenter versions write this grammar.
+    pub grammar: &'static str,
+}
+
+/// The wrapping prefixes of launch errors across versions, innermost last.
+const WRAPPERS: &[&str] = &[
+    "could not launch node, ",
+    "launching instances, ",
+    "launching machine, ",
+    "creating cloud provider instance, ",
+    "launching nodeclaim, ",
+    "creating instance, ",
+    "insufficient capacity, ",
+    "creating nodeclaim, ",
+    "with fleet error(s), ",
+    "creating fleet request, ",
+    "getting launch template configs, ",
+    "getting launch templates, ",
+    "validating ec2:runinstances authorization, ",
+];
+
+/// Takes a launch error apart (`launching nodeclaim, creating instance, [creating nodeclaim, ]
+/// [with fleet error(s), ]<Code>: <Msg>[ (aws-error-code=...)]`, the pre-v1 `Could not launch
+/// node, launching instances, ...` / `launching machine, creating cloud provider instance, ...`,
+/// and the API-level `operation error EC2: <Op>, https response error ..., api error <Code>:
+/// <msg>`). `None` when `text` holds no launch error.
+pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
+    let lower = text.to_ascii_lowercase();
+    let mut start = None;
+    for w in WRAPPERS {
+        if let Some(at) = lower.find(w) {
+            let end = at + w.len();
+            // The innermost wrapper ends last.
+            if start.is_none_or(|s| end > s) {
+                start = Some(end);
+            }
+        }
+    }
+    let api_error = lower.find("api error ").map(|at| at + "api error ".len());
+    let start = match (start, api_error) {
+        (Some(s), Some(a)) => s.max(a),
+        (s, a) => s.or(a)?,
+    };
+    let mut inner = text.get(start..)?.trim().to_string();
+    let mut aws_error_code = None;
+    let mut aws_operation = None;
+    if let Some(at) = find_ignore_case(&inner, " (aws-error-code=") {
+        let suffix = inner[at + 2..].trim_end_matches(')').to_string();
+        for part in suffix.split(", ") {
+            if let Some(v) = part.strip_prefix("aws-error-code=") {
+                aws_error_code = Some(v.to_string());
+            } else if let Some(v) = part.strip_prefix("aws-operation-name=") {
+                aws_operation = Some(v.to_string());
+            }
+        }
+        inner.truncate(at);
+    }
+    let (code, detail) = match inner.split_once(": ") {
+        Some((c, d)) if is_error_code(c) => (Some(c.to_string()), d.trim().to_string()),
+        _ => (None, inner.clone()),
+    };
+    let grammar = if aws_error_code.is_some() {
+        "v1.5+"
+    } else if lower.contains("could not launch node, ") || lower.contains("launching machine, ") {
+        "pre-v0.32"
+    } else if lower.contains("creating nodeclaim, ") {
+        "v1.3-v1.4"
+    } else if lower.contains("launching nodeclaim, ")
+        && lower.contains("with fleet error(s), ")
+        && !lower.contains("insufficient capacity, ")
+    {
+        "v1.0"
+    } else if lower.contains("launching nodeclaim, ") {
+        "v1.1-v1.2"
+    } else {
+        ""
+    };
+    Some(LaunchError {
+        code,
+        detail,
+        aws_error_code,
+        aws_operation,
+        grammar,
+    })
+}
+
+/// `InvalidBlockDeviceMapping`, `Client.InternalError`, `InvalidAMIID.NotFound`: one word of
+/// letters and dots starting upper-case.
+fn is_error_code(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && s.len() > 3
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+        && s.chars().any(|c| c.is_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_error_grammars() {
+        let v10 = parse_launch_error("launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda").unwrap();
+        assert_eq!(v10.code.as_deref(), Some("InvalidBlockDeviceMapping"));
+        assert_eq!(v10.detail, "Invalid device name /dev/xvda");
+        assert_eq!(v10.grammar, "v1.0");
+        let v11 = parse_launch_error(
+            "launching nodeclaim, creating instance, InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
+        )
+        .unwrap();
+        assert_eq!(v11.code.as_deref(), Some("InvalidAMIID.NotFound"));
+        assert_eq!(v11.grammar, "v1.1-v1.2");
+        let v13 = parse_launch_error(
+            "launching nodeclaim, creating instance, creating nodeclaim, RequestLimitExceeded: Request limit exceeded.",
+        )
+        .unwrap();
+        assert_eq!(v13.grammar, "v1.3-v1.4");
+        let v15 = parse_launch_error("launching nodeclaim, creating instance, creating nodeclaim, InvalidParameter: Security group sg-1 and subnet subnet-2 belong to different networks. (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet, aws-request-id=x, aws-service-name=EC2, aws-status-code=200)").unwrap();
+        assert_eq!(v15.code.as_deref(), Some("InvalidParameter"));
+        assert_eq!(
+            v15.detail,
+            "Security group sg-1 and subnet subnet-2 belong to different networks."
+        );
+        assert_eq!(v15.aws_operation.as_deref(), Some("CreateFleet"));
+        assert_eq!(v15.grammar, "v1.5+");
+        let pre = parse_launch_error("Could not launch node, launching instances, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda; ...").unwrap();
+        assert_eq!(pre.grammar, "pre-v0.32");
+        let api = parse_launch_error("validating ec2:RunInstances authorization, operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: 4c, api error InvalidBlockDeviceMapping: Volume of size 2GB is smaller than snapshot 'snap-1', expect size>= 4GB").unwrap();
+        assert_eq!(api.code.as_deref(), Some("InvalidBlockDeviceMapping"));
+        assert!(api.detail.starts_with("Volume of size 2GB"));
+        let plain = parse_launch_error("launching nodeclaim, creating instance, with fleet error(s), too few instances returned: too few instances returned").unwrap();
+        assert_eq!(plain.code, None);
+        assert!(parse_launch_error("found provisionable pod(s)").is_none());
+    }
+
+    #[test]
+    fn condition_forms() {
+        let c = parse_condition_text(
+            "Initialized=Unknown ResourceNotRegistered: Resource \"nvidia.com/gpu\" was requested but not registered",
+            Some("ResourceNotRegistered"),
+        )
+        .unwrap();
+        assert_eq!(c.condition_type, "Initialized");
+        assert_eq!(c.status, "Unknown");
+        assert_eq!(c.reason, "ResourceNotRegistered");
+        assert!(c.message.starts_with("Resource"));
+        let t = parse_transition("Status condition transitioned, Type: NodeRegistrationHealthy, Status: Unknown -> False, Reason: RegistrationFailed, Message: Failed to register node").unwrap();
+        assert_eq!(t.condition_type, "NodeRegistrationHealthy");
+        assert_eq!(t.status, "False");
+        assert_eq!(t.reason, "RegistrationFailed");
+        assert_eq!(t.message, "Failed to register node");
+    }
+
+    #[test]
+    fn journal_hosts() {
+        assert_eq!(
+            journal_host("Apr 16 22:26:30 ip-10-0-5-6.ec2.internal kubelet[10125]: E0416").as_deref(),
+            Some("ip-10-0-5-6.ec2.internal")
+        );
+        assert_eq!(journal_host("Node not registered with cluster"), None);
+    }
+}

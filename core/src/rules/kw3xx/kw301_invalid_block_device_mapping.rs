@@ -1,0 +1,335 @@
+//! KW301 invalid-block-device-mapping.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of, tail_after};
+use crate::rules::kw3xx::common::{
+    join_names, karpenter_namespace, nodeclass_of_nodeclaim, nodeclaim_of, parse_launch_error,
+    push_unique, sole_nodeclass,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW301",
+    slug: "invalid-block-device-mapping",
+    title: "EC2 rejects the EC2NodeClass block device mappings",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+EC2 refused to launch (or, in the EC2NodeClass's dry-run validation, would refuse to launch) an
+instance because of its block device mappings: `InvalidBlockDeviceMapping`. No node comes up
+until the mapping is fixed.
+
+Signals: `InvalidBlockDeviceMapping: Invalid device name /dev/xvda`, `InvalidBlockDeviceMapping:
+Volume of size <n>GB is smaller than snapshot '<snap>', expect size>= <m>GB`,
+`InvalidBlockDeviceMapping: Snapshot <snap> is not available for use`, in a CreateFleet error
+(`launching nodeclaim, creating instance, [creating nodeclaim, ][with fleet error(s), ]...`,
+pre-v0.32 `Could not launch node, launching instances, with fleet error(s), ...` and `launching
+machine, creating cloud provider instance, ...`, v1.5+ with the `(aws-error-code=...)` suffix) or
+in the EC2NodeClass validation (`validating ec2:RunInstances authorization, ... api error
+InvalidBlockDeviceMapping: ...`, v1.3+), which leaves `ValidationSucceeded` not True and the
+NodePool not Ready.
+
+## Why it happens
+The `deviceName` does not match the AMI's root device (`/dev/xvda` for AL2 and AL2023; for
+Bottlerocket `/dev/xvda` is the OS volume and `/dev/xvdb` the data volume; `/dev/sda1` for
+Windows and Ubuntu), a `volumeSize` is smaller than the snapshot the AMI's volume is created
+from, or the snapshot is still pending or was deleted.
+
+## How to fix
+Edit the EC2NodeClass `spec.blockDeviceMappings`: the device name of the AMI family, and a
+`volumeSize` at least the snapshot's size (the error says `expect size>= <m>GB`). For a custom AMI
+read its mappings with `aws ec2 describe-images --image-ids <ami> --query
+'Images[].BlockDeviceMappings'`. Since v1.7 any annotation change on the EC2NodeClass re-runs the
+validation at once.
+"#,
+};
+
+const SIGNALS: &[&str] = &["invalidblockdevicemapping"];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages_containing("InvalidBlockDeviceMapping")
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut nodeclasses: Vec<String> = Vec::new();
+    let mut nodeclaims: Vec<String> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut wrong_devices: Vec<String> = Vec::new();
+    let mut min_size_gb: Option<u64> = None;
+    let mut snapshots: Vec<String> = Vec::new();
+    let mut validation = false;
+    let mut launch = false;
+    for m in &hits {
+        if let Some(nc) = nodeclass_named(facts, m) {
+            push_unique(&mut nodeclasses, nc);
+        }
+        if let Some(claim) = nodeclaim_of(facts, m) {
+            if let Some(nc) = nodeclass_of_nodeclaim(facts, &claim) {
+                push_unique(&mut nodeclasses, nc);
+            }
+            push_unique(&mut nodeclaims, claim);
+        }
+        if contains_ignore_ascii_case(&m.text, "validating ec2:RunInstances") {
+            validation = true;
+        } else {
+            launch = true;
+        }
+        let detail = parse_launch_error(&m.text)
+            .filter(|e| e.code.as_deref() == Some("InvalidBlockDeviceMapping"))
+            .map(|e| e.detail)
+            .or_else(|| tail_after(&m.text, "InvalidBlockDeviceMapping: "))
+            .unwrap_or_default();
+        let detail = detail
+            .split("; ")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_end_matches(['"', '}'])
+            .to_string();
+        if let Some(dev) = tail_after(&detail, "Invalid device name ") {
+            let dev = dev.split_whitespace().next().unwrap_or_default().to_string();
+            push_unique(&mut wrong_devices, dev);
+        }
+        if let Some(n) = expected_size(&detail) {
+            min_size_gb = Some(min_size_gb.map_or(n, |m| m.max(n)));
+        }
+        for word in detail.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+            if word.starts_with("snap-") && word.len() > 5 {
+                push_unique(&mut snapshots, word);
+            }
+        }
+        if !detail.is_empty() {
+            push_unique(&mut problems, detail);
+        }
+    }
+    if nodeclasses.is_empty() {
+        if let Some(nc) = sole_nodeclass(facts) {
+            nodeclasses.push(nc);
+        }
+    }
+    let nodeclass = nodeclasses
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "<ec2nodeclass>".to_string());
+    let mut summary = format!(
+        "EC2 rejects the block device mappings of EC2NodeClass {}",
+        if nodeclasses.is_empty() {
+            "(name not in the input)".to_string()
+        } else {
+            join_names(&nodeclasses)
+        }
+    );
+    if !problems.is_empty() {
+        summary.push_str(&format!(
+            ": InvalidBlockDeviceMapping \"{}\"",
+            problems.join("\"; \"")
+        ));
+    }
+    summary.push('.');
+    match (validation, launch) {
+        (true, false) => summary.push_str(" The EC2NodeClass's dry-run validation fails, so ValidationSucceeded is not True and its NodePools launch nothing."),
+        (_, true) if !nodeclaims.is_empty() => summary.push_str(&format!(
+            " Every launch fails: NodeClaim {} could not be launched.",
+            join_names(&nodeclaims)
+        )),
+        _ => summary.push_str(" Every launch with these mappings fails."),
+    }
+    let family = family_of(facts, &nodeclass);
+    let mut steps = Vec::new();
+    if !wrong_devices.is_empty() {
+        steps.push(Remediation::yaml(
+            format!(
+                "EC2 does not know device {} for this AMI: use the AMI family's device names in EC2NodeClass {nodeclass} (`kubectl edit ec2nodeclass {nodeclass}`){}:",
+                join_names(&wrong_devices),
+                family
+                    .as_deref()
+                    .map(|f| format!(", here {f}"))
+                    .unwrap_or_else(|| ": AL2/AL2023 `/dev/xvda`; Bottlerocket `/dev/xvda` (OS) and `/dev/xvdb` (data); Windows and Ubuntu `/dev/sda1`".to_string())
+            ),
+            mappings_yaml(family.as_deref(), None),
+        ));
+    }
+    if let Some(n) = min_size_gb {
+        steps.push(Remediation::yaml(
+            format!("The volume is smaller than the snapshot it is created from: set `volumeSize` to at least {n}Gi on the mapping that uses it (`kubectl edit ec2nodeclass {nodeclass}`):"),
+            mappings_yaml(family.as_deref(), Some(n)),
+        ));
+    }
+    if !snapshots.is_empty() && min_size_gb.is_none() {
+        steps.push(Remediation::command(
+            format!(
+                "Check snapshot {}: it must be `completed` and exist in this region and account (a pending or deleted snapshot cannot back a volume):",
+                join_names(&snapshots)
+            ),
+            format!(
+                "aws ec2 describe-snapshots --snapshot-ids {} --query 'Snapshots[].[SnapshotId,State,VolumeSize]' --output table",
+                snapshots.join(" ")
+            ),
+        ));
+    }
+    if steps.is_empty() {
+        steps.push(Remediation::yaml(
+            format!("Fix `spec.blockDeviceMappings` of EC2NodeClass {nodeclass} (`kubectl edit ec2nodeclass {nodeclass}`):"),
+            mappings_yaml(family.as_deref(), None),
+        ));
+    }
+    steps.push(Remediation::command(
+        "Compare with the AMI's own mappings (root device name and snapshot sizes):",
+        format!(
+            "kubectl get ec2nodeclass {nodeclass} -o jsonpath='{{.spec.blockDeviceMappings}}{{\"\\n\"}}{{.status.amis[*].id}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids <ami-id> --query 'Images[].[RootDeviceName,BlockDeviceMappings]'"
+        ),
+    ));
+    if validation {
+        steps.push(Remediation::command(
+            "Then watch the validation pass (since v1.7 any annotation change re-runs it at once):",
+            format!(
+                "kubectl get ec2nodeclass {nodeclass} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}} {{.message}}{{\"\\n\"}}{{end}}'; kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=10m | grep -i blockdevice",
+                karpenter_namespace(facts)
+            ),
+        ));
+    }
+    let object = nodeclasses
+        .first()
+        .map(|n| ObjectRef::new("EC2NodeClass", None, n));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_messages(hits.iter().copied())
+        .with_related(if validation { &["KW502"] } else { &[] })
+        .with_remediation(steps)]
+}
+
+/// The EC2NodeClass a message names: the log's `EC2NodeClass` field, or the event's object.
+fn nodeclass_named(facts: &Facts, m: &Message) -> Option<String> {
+    if let Some(o) = &m.object {
+        if o.kind.eq_ignore_ascii_case("ec2nodeclass") || o.kind.eq_ignore_ascii_case("nodeclass")
+        {
+            return Some(o.name.clone());
+        }
+    }
+    let r = record_of(facts, m)?;
+    ["EC2NodeClass", "ec2nodeclass", "NodeClass"]
+        .iter()
+        .find_map(|k| r.field_name(k))
+}
+
+/// `expect size>= 20GB` -> 20.
+fn expected_size(detail: &str) -> Option<u64> {
+    let at = find_ignore_case(detail, "expect size")?;
+    let digits: String = detail[at..]
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// The AMI family of an EC2NodeClass: `amiFamily`, or the family of its `alias` selector term.
+fn family_of(facts: &Facts, nodeclass: &str) -> Option<String> {
+    let nc = facts.nodeclass(nodeclass)?;
+    if let Some(f) = &nc.ami_family {
+        return Some(f.clone());
+    }
+    nc.ami_selector_terms.iter().find_map(|t| {
+        let alias = t.get("alias")?.as_str()?;
+        let family = alias.split('@').next()?.to_ascii_lowercase();
+        Some(
+            match family.as_str() {
+                "al2" => "AL2",
+                "al2023" => "AL2023",
+                "bottlerocket" => "Bottlerocket",
+                "windows2019" => "Windows2019",
+                "windows2022" => "Windows2022",
+                "windows2025" => "Windows2025",
+                _ => return None,
+            }
+            .to_string(),
+        )
+    })
+}
+
+/// `spec.blockDeviceMappings` for an AMI family, with the given minimum size.
+fn mappings_yaml(family: Option<&str>, min_gb: Option<u64>) -> String {
+    let family = family.unwrap_or("AL2023").to_ascii_lowercase();
+    if family == "bottlerocket" {
+        let data = min_gb.map_or(20, |n| n.max(20));
+        let os = min_gb.map_or(4, |n| n.max(4));
+        return format!(
+            "spec:\n  blockDeviceMappings:\n    - deviceName: /dev/xvda   # Bottlerocket OS volume\n      ebs:\n        volumeSize: {os}Gi\n        volumeType: gp3\n        encrypted: true\n    - deviceName: /dev/xvdb   # Bottlerocket data volume (images, ephemeral storage)\n      ebs:\n        volumeSize: {data}Gi\n        volumeType: gp3\n        encrypted: true\n"
+        );
+    }
+    let device = if family.starts_with("windows") || family == "ubuntu" {
+        "/dev/sda1"
+    } else {
+        "/dev/xvda"
+    };
+    let size = min_gb.map_or(20, |n| n.max(20));
+    format!(
+        "spec:\n  blockDeviceMappings:\n    - deviceName: {device}   # root volume\n      ebs:\n        volumeSize: {size}Gi\n        volumeType: gp3\n        encrypted: true\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "2022-01-19T18:22:23.366Z ERROR controller.provisioning Could not launch node, launching instances, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda; ...",
+            "karpenter-785fc5c56d-qp4vp controller 2023-02-17T18:07:57.495Z\tERROR\tcontroller.provisioner\tlaunching machine, creating cloud provider instance, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Snapshot snap-0a91e509380d5a3bc is not available for use. Its current state is pending\t{\"commit\": \"8c27519-dirty\"}",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-b8k2n"},"error":"launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"x-1"},"error":"launching nodeclaim, creating instance, creating nodeclaim, InvalidBlockDeviceMapping: Invalid device name /dev/sdx (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet, aws-request-id=2, aws-service-name=EC2, aws-status-code=200)"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclass","EC2NodeClass":{"name":"br"},"error":"validating ec2:RunInstances authorization, operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: 4c, api error InvalidBlockDeviceMapping: Volume of size 2GB is smaller than snapshot 'snap-0f59de5aef3442431', expect size>= 4GB"}"#,
+        ] {
+            assert_eq!(ids(&check_only("KW301", text)), ["KW301"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_nodeclass_and_size() {
+        let report = check_only(
+            "KW301",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclass","EC2NodeClass":{"name":"node-nvidia-gpu"},"error":"validating ec2:RunInstances authorization, operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: 9f, api error InvalidBlockDeviceMapping: Volume of size 2GB is smaller than snapshot 'snap-0a8454f13dc7cb861', expect size\u003e= 20GB (aws-error-code=InvalidBlockDeviceMapping, aws-operation-name=RunInstances, aws-request-id=9f, aws-service-name=EC2, aws-status-code=400)"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("EC2NodeClass node-nvidia-gpu"), "{}", d.summary);
+        assert!(d.summary.contains("dry-run validation"), "{}", d.summary);
+        assert!(
+            d.summary.contains("Volume of size 2GB is smaller than snapshot"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("aws-error-code"), "{}", d.summary);
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.yaml.as_deref().is_some_and(|y| y.contains("volumeSize: 20Gi"))));
+    }
+
+    #[test]
+    fn device_name_names_nodeclaim() {
+        let report = check_only(
+            "KW301",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-b8k2n"},"error":"launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("default-b8k2n"), "{}", d.summary);
+        assert!(d.remediation[0].text.contains("/dev/xvda"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "launching nodeclaim, creating instance, with fleet error(s), InvalidParameterValue: Value (x) for parameter blockDeviceMapping is invalid",
+            "blockDeviceMappings:\n  - deviceName: /dev/xvda",
+        ] {
+            assert!(ids(&check_only("KW301", text)).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,693 @@
+//! KW302 launch-failed: the fallback for launch failures no more specific rule explains.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::rules::kw3xx::common::{
+    conditions, join_names, karpenter_namespace, nodeclass_of_nodeclaim, nodeclaim_of,
+    nodepool_of_nodeclaim, parse_launch_error, push_unique, sole_nodeclass, LaunchError,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW302",
+    slug: "launch-failed",
+    title: "Karpenter could not launch the NodeClaim's instance",
+    severity: Severity::Error,
+    superseded_by: &["KW101", "KW105", "KW214", "KW215", "KW301", "KW310"],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter created a NodeClaim but its CreateFleet call failed with an error that is not
+insufficient capacity: the NodeClaim keeps `Launched=Unknown` (or `False`) with a reason from
+Karpenter's error mapping, the controller logs `Reconciler error` with `launching nodeclaim,
+...`, and after the 5-minute launch timeout the NodeClaim is deleted and a new one tries again.
+This is the fallback: when a more specific rule explains the failure (KW101 spot service-linked
+role, KW105 IAM, KW214 subnet exhausted, KW215 capacity, KW301 block device mappings, KW310 AMI
+architecture) only that one is reported.
+
+Reasons (v1.2+): `LaunchTemplateNotFound`, `InvalidAMIID`, `AMINotFound`,
+`SecurityGroupSubnetVPCMismatch`, `InstanceProfileNameInvalid`, `UserDataSizeLimitExceeded`,
+`FreeTierIneligible`, `AccountPendingVerification`, `RequestLimitExceeded`, `InternalError`, and
+the default `LaunchFailed` (`Instance launch failed`; v1.0 puts the truncated error in the
+message, v1.1 `Error creating fleet`). Error grammars: v1.0 `launching nodeclaim, creating
+instance, with fleet error(s), <Code>: <Msg>`; v1.1-1.2 without `with fleet error(s)`; v1.3-1.4
+with `creating nodeclaim, `; v1.5+ with the `(aws-error-code=..., aws-operation-name=...,
+aws-service-name=...)` suffix; pre-v0.32 `Could not launch node, launching instances, ...` and
+`launching machine, creating cloud provider instance, ...`.
+
+## Why it happens
+Something in the launch request is wrong or refused: a launch template deleted behind
+Karpenter's back, an AMI that is malformed, deregistered or not shared, security groups and
+subnets from different VPCs, an instance profile that no longer exists, user data over EC2's
+16 KB limit, a Free Tier or not yet verified account, EC2 API throttling or an internal EC2
+error.
+
+## How to fix
+Follow the step for the reason shown; the full EC2 error is in the Karpenter log (`kubectl logs
+-n <ns> -l app.kubernetes.io/name=karpenter | grep <nodeclaim>`) and in CloudTrail (`CreateFleet`
+events).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "launching nodeclaim, ",
+    "could not launch node, ",
+    "launching machine, ",
+    "launchfailed",
+    "instance launch failed",
+    "error creating fleet",
+    "error getting launch template configs",
+    "launch template used for instance launch wasn't found",
+    "ami used for instance launch",
+    "security groups and subnets must be in the same vpc",
+    "instance profile name used from ec2nodeclass status does not exist",
+    "rendered user data exceeds the ec2 user data size limit",
+    "not eligible for free tier",
+    "still being verified",
+    "request limit exceeded",
+    "an internal error has occurred",
+    "status condition transitioned, type: launched",
+];
+
+/// Karpenter's error mapping (`ToReasonMessage`, A `pkg/errors/errors.go`), in its order: the
+/// reason, the substrings of the AWS error that select it, and the NodeClaim message it writes.
+struct LaunchReason {
+    reason: &'static str,
+    markers: &'static [&'static str],
+    message: &'static str,
+}
+
+const REASONS: &[LaunchReason] = &[
+    LaunchReason {
+        reason: "SecurityGroupSubnetVPCMismatch",
+        markers: &["belong to different networks"],
+        message: "Security groups and subnets must be in the same VPC.",
+    },
+    LaunchReason {
+        reason: "InstanceProfileNameInvalid",
+        markers: &["iamInstanceProfile.name is invalid"],
+        message: "Instance profile name used from EC2NodeClass status does not exist",
+    },
+    LaunchReason {
+        reason: "LaunchTemplateNotFound",
+        markers: &[
+            "InvalidLaunchTemplateId.NotFound",
+            "InvalidLaunchTemplateName.NotFound",
+        ],
+        message: "Launch template used for instance launch wasn't found",
+    },
+    LaunchReason {
+        reason: "UserDataSizeLimitExceeded",
+        markers: &["User data is limited to"],
+        message: "Rendered user data exceeds the EC2 user data size limit",
+    },
+    LaunchReason {
+        reason: "InvalidAMIID",
+        markers: &["InvalidAMIID.Malformed"],
+        message: "AMI used for instance launch is invalid",
+    },
+    LaunchReason {
+        reason: "AMINotFound",
+        markers: &["InvalidAMIID.NotFound"],
+        message: "AMI used for instance launch either does not exist or you don't have permissions to use it",
+    },
+    LaunchReason {
+        reason: "RequestLimitExceeded",
+        markers: &["RequestLimitExceeded"],
+        message: "Request limit exceeded",
+    },
+    LaunchReason {
+        reason: "InternalError",
+        markers: &["InternalError"],
+        message: "An internal error has occurred",
+    },
+    LaunchReason {
+        reason: "FreeTierIneligible",
+        markers: &["not eligible for Free Tier"],
+        message: "The specified instance type is not eligible for Free Tier",
+    },
+    LaunchReason {
+        reason: "AccountPendingVerification",
+        markers: &["PendingVerification"],
+        message: "An instance launch was requested but the request for launching resources in this region is still being verified",
+    },
+    LaunchReason {
+        reason: "LaunchFailed",
+        markers: &[],
+        message: "Instance launch failed",
+    },
+];
+
+/// Texts another rule explains (the specific rules KW302 yields to, plus NodeClass readiness,
+/// which is the KW5xx rules' and KMS, which is KW307's).
+const EXPLAINED_ELSEWHERE: &[&str] = &[
+    // KW101
+    "ServiceLinkedRoleCreationNotPermitted",
+    "SpotSLRCreationFailed",
+    "Spot ServiceLinkedRole",
+    // KW105
+    "UnauthorizedOperation",
+    "AccessDenied",
+    "AuthFailure",
+    "is not authorized",
+    "AMIAuthorizationFailure",
+    "not authorized for images",
+    // KW214
+    "InsufficientFreeAddressesInSubnet",
+    "not enough free ip addresses",
+    "not enough free addresses in subnet",
+    // KW215
+    "insufficient capacity",
+    "InsufficientInstanceCapacity",
+    "MaxSpotInstanceCountExceeded",
+    "VcpuLimitExceeded",
+    "UnfulfillableCapacity:",
+    "MaxFleetCountExceeded",
+    "ReservationCapacityExceeded",
+    "FleetQuotaExceeded",
+    "SpotQuotaExceeded",
+    "VCPULimitExceeded",
+    // KW301
+    "InvalidBlockDeviceMapping",
+    // KW310
+    "no instance types satisfy requirements of amis",
+    // NodeClass readiness (KW5xx)
+    "NodeClassRef not ready",
+    "resolving nodeclass readiness",
+    "NodeClassReadinessUnknown",
+    "NodeClassNotReady",
+    // KW307
+    "InvalidKMSKey",
+];
+
+fn explained_elsewhere(text: &str) -> bool {
+    EXPLAINED_ELSEWHERE
+        .iter()
+        .any(|s| contains_ignore_ascii_case(text, s))
+}
+
+/// The NodeClaim messages of the mapping, as they appear in describe/YAML lines.
+fn mapped_message_reason(text: &str) -> Option<&'static str> {
+    if contains_ignore_ascii_case(text, "Error creating fleet")
+        || contains_ignore_ascii_case(text, "Error getting launch template configs")
+    {
+        // `Error creating fleet request: <mapped message>` names its reason in the tail.
+        return Some(
+            REASONS
+                .iter()
+                .find(|r| {
+                    r.reason != "LaunchFailed"
+                        && contains_ignore_ascii_case(text, r.message.trim_end_matches('.'))
+                })
+                .map_or("LaunchFailed", |r| r.reason),
+        );
+    }
+    REASONS
+        .iter()
+        .find(|r| contains_ignore_ascii_case(text, r.message.trim_end_matches('.')))
+        .map(|r| r.reason)
+}
+
+/// A `Reason: LaunchFailed` / `reason: LaunchFailed` line of a describe or YAML condition.
+fn raw_reason_line(text: &str) -> bool {
+    let t = text.trim().trim_start_matches("- ");
+    let Some((key, value)) = t.split_once(':') else {
+        return false;
+    };
+    key.trim().eq_ignore_ascii_case("reason")
+        && value.trim().trim_matches(['"', '\'']) == "LaunchFailed"
+}
+
+/// The reason Karpenter's mapping gives an AWS error text.
+fn reason_of_error(text: &str) -> &'static str {
+    REASONS
+        .iter()
+        .find(|r| {
+            !r.markers.is_empty() && r.markers.iter().any(|m| contains_ignore_ascii_case(text, m))
+        })
+        .map_or("LaunchFailed", |r| r.reason)
+}
+
+struct Hit {
+    nodeclaim: Option<String>,
+    reason: &'static str,
+    error: Option<LaunchError>,
+    evidence: Vec<Evidence>,
+    text: String,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut hits: Vec<Hit> = Vec::new();
+    // Launch errors in the controller log (and pasted log text).
+    for m in &facts.messages {
+        let t = &m.text;
+        let is_error = contains_ignore_ascii_case(t, "launching nodeclaim, ")
+            || contains_ignore_ascii_case(t, "could not launch node, ")
+            || contains_ignore_ascii_case(t, "launching machine, ");
+        if !is_error || contains_ignore_ascii_case(t, "failed launching nodeclaim") {
+            continue;
+        }
+        hits.push(Hit {
+            nodeclaim: nodeclaim_of(facts, m),
+            reason: reason_of_error(t),
+            error: parse_launch_error(t),
+            evidence: vec![evidence_of(m)],
+            text: t.clone(),
+        });
+    }
+    // Launched conditions with a mapped reason (and a NodePool's NodeRegistrationHealthy that
+    // copies one).
+    for c in conditions(facts) {
+        let launched = c.is("Launched") || c.is("NodeRegistrationHealthy");
+        let Some(reason) = REASONS
+            .iter()
+            .find(|r| r.reason == c.reason)
+            .map(|r| r.reason)
+        else {
+            continue;
+        };
+        if !launched || !c.not_true() {
+            continue;
+        }
+        hits.push(Hit {
+            nodeclaim: (c.kind.as_deref() != Some("NodePool"))
+                .then(|| c.object.clone())
+                .flatten(),
+            reason,
+            error: parse_launch_error(&c.message),
+            evidence: c.evidence.clone(),
+            text: c.display(),
+        });
+    }
+    // Describe / YAML lines the object ingest did not model.
+    for m in facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Unrecognised || m.origin == MessageOrigin::Event)
+    {
+        let reason = if raw_reason_line(&m.text) {
+            Some("LaunchFailed")
+        } else {
+            mapped_message_reason(&m.text)
+        };
+        let Some(reason) = reason else { continue };
+        if hits
+            .iter()
+            .any(|h| h.evidence.iter().any(|e| *e == m.evidence))
+        {
+            continue;
+        }
+        hits.push(Hit {
+            nodeclaim: nodeclaim_of(facts, m),
+            reason,
+            error: None,
+            evidence: vec![evidence_of(m)],
+            text: m.text.clone(),
+        });
+    }
+    // A NodeClaim whose failure another rule explains is explained, whatever else it shows.
+    let explained_claims: Vec<String> = hits
+        .iter()
+        .filter(|h| explained_elsewhere(&h.text))
+        .filter_map(|h| h.nodeclaim.clone())
+        .chain(facts.messages.iter().filter_map(|m| {
+            explained_elsewhere(&m.text)
+                .then(|| nodeclaim_of(facts, m))
+                .flatten()
+        }))
+        .collect();
+    hits.retain(|h| {
+        !explained_elsewhere(&h.text)
+            && h.nodeclaim
+                .as_ref()
+                .is_none_or(|n| !explained_claims.contains(n))
+    });
+    // Lines without a NodeClaim (raw describe lines) are only kept when nothing in the input
+    // explains a launch failure: they are then the same NodeClaim's.
+    let any_explained = facts
+        .messages
+        .iter()
+        .any(|m| explained_elsewhere(&m.text) && is_launch_context(&m.text));
+    if any_explained {
+        hits.retain(|h| h.nodeclaim.is_some());
+    }
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut nodeclaims: Vec<String> = Vec::new();
+    let mut reasons: Vec<&'static str> = Vec::new();
+    let mut details: Vec<String> = Vec::new();
+    let mut grammars: Vec<&'static str> = Vec::new();
+    for h in &hits {
+        if let Some(n) = &h.nodeclaim {
+            push_unique(&mut nodeclaims, n.clone());
+        }
+        if !reasons.contains(&h.reason) {
+            reasons.push(h.reason);
+        }
+        if let Some(e) = &h.error {
+            let d = match &e.code {
+                Some(c) => format!("{c}: {}", e.detail),
+                None => e.detail.clone(),
+            };
+            if !d.is_empty() && !details.contains(&d) {
+                details.push(d);
+            }
+            if !e.grammar.is_empty() && !grammars.contains(&e.grammar) {
+                grammars.push(e.grammar);
+            }
+        }
+    }
+    // A specific reason makes the generic default redundant.
+    if reasons.len() > 1 {
+        reasons.retain(|r| *r != "LaunchFailed");
+    }
+    let nodepool = nodeclaims
+        .iter()
+        .find_map(|n| nodepool_of_nodeclaim(facts, n));
+    let nodeclass = nodeclaims
+        .iter()
+        .find_map(|n| nodeclass_of_nodeclaim(facts, n))
+        .or_else(|| sole_nodeclass(facts));
+    let mut summary = if nodeclaims.is_empty() {
+        "Karpenter could not launch the NodeClaim's instance".to_string()
+    } else {
+        format!(
+            "Karpenter could not launch NodeClaim {}",
+            join_names(&nodeclaims)
+        )
+    };
+    if let Some(np) = &nodepool {
+        summary.push_str(&format!(" (NodePool {np})"));
+    }
+    let reason_words: Vec<String> = reasons
+        .iter()
+        .map(|r| {
+            let msg = REASONS
+                .iter()
+                .find(|x| x.reason == *r)
+                .map_or("", |x| x.message);
+            format!("{r} ({})", msg.trim_end_matches('.'))
+        })
+        .collect();
+    summary.push_str(&format!(": {}.", reason_words.join(", ")));
+    if !details.is_empty() {
+        summary.push_str(&format!(" EC2 said: \"{}\"", details.join("\"; \"")));
+        if !grammars.is_empty() {
+            summary.push_str(&format!(" (Karpenter {} wording)", grammars.join(", ")));
+        }
+        summary.push('.');
+    }
+    summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
+    let ctx = Ctx {
+        nodeclaim: nodeclaims
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "<nodeclaim>".to_string()),
+        nodeclass: nodeclass.unwrap_or_else(|| "<ec2nodeclass>".to_string()),
+        nodepool: nodepool
+            .clone()
+            .unwrap_or_else(|| "<nodepool>".to_string()),
+        ns: karpenter_namespace(facts),
+        ids: hits.iter().flat_map(|h| aws_ids(&h.text)).collect(),
+    };
+    let mut steps: Vec<Remediation> = reasons.iter().flat_map(|r| steps_for(r, &ctx)).collect();
+    steps.push(Remediation::command(
+        "Read the whole error for the NodeClaim in the controller log:",
+        format!(
+            "kubectl describe nodeclaim {} && kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{}'",
+            ctx.nodeclaim, ctx.ns, ctx.nodeclaim
+        ),
+    ));
+    let mut related: Vec<&'static str> = Vec::new();
+    if reasons.contains(&"InternalError") {
+        related.push("KW307");
+    }
+    let object = nodeclaims
+        .first()
+        .map(|n| ObjectRef::new("NodeClaim", None, n));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_node_pool(nodepool.as_deref())
+        .with_evidence(hits.into_iter().flat_map(|h| h.evidence))
+        .with_related(&related)
+        .with_remediation(steps)]
+}
+
+/// A text that is about launching (so that a specific rule's hit explains the launch failure).
+fn is_launch_context(text: &str) -> bool {
+    [
+        "launching nodeclaim",
+        "creating instance",
+        "launch",
+        "fleet",
+        "nodeclaim",
+        "SpotSLRCreationFailed",
+        "Unauthorized",
+        "User is not authorized",
+    ]
+    .iter()
+    .any(|s| contains_ignore_ascii_case(text, s))
+}
+
+fn evidence_of(m: &Message) -> Evidence {
+    let mut e = m.evidence.clone();
+    if e.first_seen.is_none() {
+        e.first_seen = m.time.clone();
+        e.last_seen = m.time.clone();
+    }
+    e
+}
+
+/// AWS resource IDs an error names (`sg-`, `subnet-`, `ami-`, `lt-`).
+fn aws_ids(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+        if ["sg-", "subnet-", "ami-", "lt-"]
+            .iter()
+            .any(|p| word.starts_with(p) && word.len() > p.len() + 3)
+        {
+            push_unique(&mut out, word);
+        }
+    }
+    out
+}
+
+struct Ctx {
+    nodeclaim: String,
+    nodeclass: String,
+    nodepool: String,
+    ns: String,
+    ids: Vec<String>,
+}
+
+impl Ctx {
+    fn ids_with(&self, prefix: &str) -> Vec<String> {
+        self.ids
+            .iter()
+            .filter(|i| i.starts_with(prefix))
+            .cloned()
+            .collect()
+    }
+}
+
+fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
+    let nc = &ctx.nodeclass;
+    let ns = &ctx.ns;
+    match reason {
+        "LaunchTemplateNotFound" => vec![
+            Remediation::command(
+                "A launch template Karpenter created and cached was deleted outside Karpenter (a cleanup job, another tool). Karpenter recreates it when its cache entry expires; restart the controller to drop the cache now:",
+                format!("kubectl rollout restart deployment karpenter -n {ns}"),
+            ),
+            Remediation::command(
+                "Keep cleanup automation away from Karpenter's launch templates (tagged karpenter.k8s.aws/cluster):",
+                "aws ec2 describe-launch-templates --filters Name=tag-key,Values=karpenter.k8s.aws/cluster --query 'LaunchTemplates[].[LaunchTemplateName,CreateTime]' --output table",
+            ),
+        ],
+        "InvalidAMIID" => vec![Remediation::yaml(
+            format!("An AMI ID in EC2NodeClass {nc} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {nc}`), or select by alias:"),
+            "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest   # or pin a version, e.g. al2023@v20250203\n",
+        )],
+        "AMINotFound" => {
+            let amis = ctx.ids_with("ami-");
+            let ami = amis.first().cloned().unwrap_or_else(|| "<ami-id>".to_string());
+            vec![
+                Remediation::command(
+                    format!("The AMI does not exist in this region or the account may not use it (deregistered, another region, or a private AMI not shared). Check what EC2NodeClass {nc} resolved and whether EC2 knows it:"),
+                    format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids {ami} --query 'Images[].[ImageId,Name,State,Public,OwnerId]' --output table"),
+                ),
+                Remediation::command(
+                    "For a private AMI, share it with this account from the owning account (and its snapshots' KMS key, if encrypted); or select a current AMI by alias (`alias: al2023@latest`):",
+                    format!("aws ec2 modify-image-attribute --image-id {ami} --launch-permission \"Add=[{{UserId=<account-id>}}]\""),
+                ),
+            ]
+        }
+        "SecurityGroupSubnetVPCMismatch" => {
+            let sgs = ctx.ids_with("sg-");
+            let subnets = ctx.ids_with("subnet-");
+            let mut v = vec![Remediation::command(
+                format!("The selectors of EC2NodeClass {nc} pick security groups and subnets from different VPCs. List what it resolved, with each one's VPC:"),
+                format!(
+                    "kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.securityGroups[*].id}}{{\"\\n\"}}{{.status.subnets[*].id}}{{\"\\n\"}}'; aws ec2 describe-security-groups --group-ids {} --query 'SecurityGroups[].[GroupId,VpcId]' --output table; aws ec2 describe-subnets --subnet-ids {} --query 'Subnets[].[SubnetId,VpcId]' --output table",
+                    if sgs.is_empty() { "<sg-ids>".to_string() } else { sgs.join(" ") },
+                    if subnets.is_empty() { "<subnet-ids>".to_string() } else { subnets.join(" ") },
+                ),
+            )];
+            v.push(Remediation::yaml(
+                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit ec2nodeclass {nc}`):"),
+                "spec:\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n",
+            ));
+            v
+        }
+        "InstanceProfileNameInvalid" => vec![
+            Remediation::command(
+                format!("The instance profile in EC2NodeClass {nc}'s status no longer exists (deleted outside Karpenter, or renamed). Compare spec and status with IAM:"),
+                format!("kubectl get ec2nodeclass {nc} -o jsonpath='role={{.spec.role}} instanceProfile={{.spec.instanceProfile}} status={{.status.instanceProfile}}{{\"\\n\"}}' && aws iam get-instance-profile --instance-profile-name \"$(kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.instanceProfile}}')\""),
+            ),
+            Remediation::command(
+                "With `spec.role`, Karpenter creates the profile itself: restart the controller so it re-creates it. With `spec.instanceProfile`, create the profile and add the node role:",
+                "aws iam create-instance-profile --instance-profile-name <profile> && aws iam add-role-to-instance-profile --instance-profile-name <profile> --role-name <node-role>",
+            ),
+        ],
+        "UserDataSizeLimitExceeded" => vec![Remediation::command(
+            format!("EC2 allows 16 KB of user data and Karpenter adds its bootstrap to `spec.userData` of EC2NodeClass {nc}: shrink it (fetch large scripts from S3 or SSM at boot instead of inlining them). Its current size:"),
+            format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.userData}}' | wc -c"),
+        )],
+        "FreeTierIneligible" => vec![Remediation::yaml(
+            format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict NodePool {} to the types the plan allows (`kubectl edit nodepool {}`):", ctx.nodepool, ctx.nodepool),
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"t3.micro\", \"t3.small\"]\n",
+        )],
+        "AccountPendingVerification" => vec![Remediation::text(
+            "AWS is still verifying the account for this region (new accounts and newly enabled regions): launches fail until it completes, usually within minutes and at most about four hours. Wait, or open a case with AWS Support if it lasts longer.",
+        )],
+        "RequestLimitExceeded" => vec![Remediation::command(
+            "EC2 is throttling the account's API calls in this region; Karpenter retries with backoff. Find what else calls EC2 heavily (other autoscalers, scripts, monitoring) and reduce it, or ask AWS Support for a higher EC2 API rate limit:",
+            "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com --max-results 50 --query 'Events[].[EventTime,EventName,Username]' --output table",
+        )],
+        "InternalError" => vec![Remediation::text(format!(
+            "EC2 returned an internal error: usually transient, and Karpenter retries with a new NodeClaim. If it persists for one instance type or zone, leave it out of NodePool {}; if EC2NodeClass {nc} encrypts volumes with a customer-managed KMS key, check the key policy (KW307).",
+            ctx.nodepool
+        ))],
+        _ => vec![Remediation::command(
+            "No specific reason: look for the CreateFleet error in CloudTrail (fleet-level errors are in the response's errorSet):",
+            "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventName,AttributeValue=CreateFleet --max-results 10 --query 'Events[].CloudTrailEvent' --output text",
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, NodeClaim};
+    use crate::rules;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_grammar() {
+        for text in [
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, with fleet error(s), too few instances returned: too few instances returned"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, InvalidAMIID.NotFound: The image id '[ami-0123456789abcdef0]' does not exist"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, creating nodeclaim, InvalidLaunchTemplateId.NotFound: The specified launch template, with template ID lt-0abc1234, does not exist."}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, creating nodeclaim, InvalidParameter: Security group sg-0aa11 and subnet subnet-0bb22 belong to different networks. (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet, aws-request-id=1, aws-service-name=EC2, aws-status-code=200)"}"#,
+            "2023-01-01T00:00:00Z\tERROR\tcontroller.provisioner\tlaunching machine, creating cloud provider instance, creating instance, with fleet error(s), RequestLimitExceeded: Request limit exceeded.",
+            "    Message:               Launch template used for instance launch wasn't found",
+            "    message: Rendered user data exceeds the EC2 user data size limit",
+            "    Message:               Error creating fleet",
+            "    reason: LaunchFailed",
+        ] {
+            assert_eq!(ids(&check_only("KW302", text)), ["KW302"], "{text}");
+        }
+    }
+
+    #[test]
+    fn one_remediation_per_reason() {
+        for (reason, marker) in [
+            ("LaunchTemplateNotFound", "rollout restart"),
+            ("InvalidAMIID", "alias: al2023"),
+            ("AMINotFound", "describe-images"),
+            ("SecurityGroupSubnetVPCMismatch", "describe-security-groups"),
+            ("InstanceProfileNameInvalid", "get-instance-profile"),
+            ("UserDataSizeLimitExceeded", "wc -c"),
+            ("FreeTierIneligible", "t3.micro"),
+            ("AccountPendingVerification", "verifying the account"),
+            ("RequestLimitExceeded", "cloudtrail"),
+            ("InternalError", "KW307"),
+            ("LaunchFailed", "CreateFleet"),
+        ] {
+            let mut facts = Facts::default();
+            facts.nodeclaims.push(NodeClaim {
+                meta: Meta {
+                    name: "web-x1".into(),
+                    ..Meta::default()
+                },
+                nodepool: Some("web".into()),
+                nodeclass_ref: Some("web-class".into()),
+                conditions: vec![Condition {
+                    condition_type: "Launched".into(),
+                    status: "Unknown".into(),
+                    reason: Some(reason.into()),
+                    message: Some("m".into()),
+                    evidence: None,
+                }],
+                ..NodeClaim::default()
+            });
+            let rule = rules::find("KW302").unwrap();
+            let d = (rule.check)(&facts);
+            assert_eq!(d.len(), 1, "{reason}");
+            assert!(d[0].summary.contains(reason), "{}", d[0].summary);
+            assert!(d[0].summary.contains("NodeClaim web-x1 (NodePool web)"));
+            let all: String = d[0]
+                .remediation
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {}",
+                        r.text,
+                        r.command.as_deref().unwrap_or(""),
+                        r.yaml.as_deref().unwrap_or("")
+                    )
+                })
+                .collect();
+            assert!(all.contains(marker), "{reason}: {all}");
+        }
+    }
+
+    #[test]
+    fn summary_names_error_and_version() {
+        let report = check_only(
+            "KW302",
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"graviton-9gvx2"},"error":"launching nodeclaim, creating instance, with fleet error(s), too few instances returned: too few instances returned"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("NodeClaim graviton-9gvx2"), "{}", d.summary);
+        assert!(d.summary.contains("too few instances returned"), "{}", d.summary);
+        assert!(d.summary.contains("v1.0 wording"), "{}", d.summary);
+        assert!(d.summary.contains("LaunchFailed"), "{}", d.summary);
+    }
+
+    #[test]
+    fn specific_errors_are_explained_elsewhere() {
+        for text in [
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation: You are not authorized to perform this operation."}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-1]"}"#,
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"a-1"},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.large capacity"}"#,
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"a-1"},"error":"NodeClassRef not ready, ValidationSucceeded=False"}"#,
+            "    Message:               User is not authorized to perform this operation due to a service control policy",
+            "    Reason:                SpotSLRCreationFailed",
+            "State transition reason message: Client.InternalError: Client error on launch",
+            "Node not registered with cluster",
+        ] {
+            assert!(ids(&check_only("KW302", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn generic_condition_of_an_explained_nodeclaim_is_explained() {
+        let text = "    Message:               Error getting launch template configs: Instance launch failed\n    Reason:                LaunchFailed\n{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"arm-1\"},\"error\":\"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-04c9]\"}";
+        assert!(ids(&check_only("KW302", text)).is_empty());
+    }
+}
