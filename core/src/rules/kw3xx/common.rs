@@ -3,7 +3,7 @@
 //! objects a message names, and the launch-error grammar of every Karpenter version.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of, tail_after};
 
 /// One status condition of a NodeClaim or NodePool, wherever the input showed it.
@@ -174,10 +174,14 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
             }
         }
     }
-    name_after(&m.text, "nodeclaim/").or_else(|| {
-        let n = name_after(&m.text, "NodeClaim ")?;
-        contains_ignore_ascii_case(&m.text, &format!("NodeClaim {n} event:")).then_some(n)
-    })
+    name_after(&m.text, "nodeclaim/")
+        .or_else(|| {
+            let n = name_after(&m.text, "NodeClaim ")?;
+            contains_ignore_ascii_case(&m.text, &format!("NodeClaim {n} event:")).then_some(n)
+        })
+        // The JSON tail of a pre-v0.37 console log line.
+        .or_else(|| json_field_in_text(&m.text, "nodeclaim"))
+        .or_else(|| json_field_in_text(&m.text, "machine"))
 }
 
 /// The Node a message is about: the event's object, the log's `Node` field, `node/<name>`,
@@ -205,7 +209,7 @@ pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
             return Some(name);
         }
     }
-    journal_host(&m.text)
+    journal_host(&m.text).or_else(|| json_field_in_text(&m.text, "node"))
 }
 
 /// The host of a journal line: `Apr 16 22:26:30 <host> kubelet[10125]: ...`.
@@ -279,7 +283,12 @@ pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
         .nodeclasses
         .iter()
         .map(|c| c.meta.name.clone())
-        .chain(facts.nodepools.iter().filter_map(|p| p.nodeclass_ref.clone()))
+        .chain(
+            facts
+                .nodepools
+                .iter()
+                .filter_map(|p| p.nodeclass_ref.clone()),
+        )
         .collect();
     names.sort();
     names.dedup();
@@ -303,6 +312,15 @@ pub fn push_unique(list: &mut Vec<String>, item: impl Into<String>) {
     }
 }
 
+/// `NodeClaim a`, `NodeClaims a and b`.
+pub fn named(kind: &str, names: &[String]) -> String {
+    format!(
+        "{kind}{} {}",
+        if names.len() > 1 { "s" } else { "" },
+        join_names(names)
+    )
+}
+
 /// `a`, `a and b`, `a, b and c`.
 pub fn join_names(names: &[String]) -> String {
     match names {
@@ -312,13 +330,163 @@ pub fn join_names(names: &[String]) -> String {
     }
 }
 
-/// Messages with any of `needles` in their text (ASCII case-insensitive), in input order.
-pub fn messages_with<'a>(facts: &'a Facts, needles: &[&str]) -> Vec<&'a Message> {
-    facts
+/// `"key": "value"` / `"key":"value"` inside a text (the JSON fields a console log line ends with).
+pub fn json_field_in_text(text: &str, key: &str) -> Option<String> {
+    let needle = format!("\"{key}\"");
+    let at = find_ignore_case(text, &needle)? + needle.len();
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let v: String = rest.chars().take_while(|c| *c != '"').collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// The value of a `key: value` line (YAML `nodeName:`, describe `Node Name:`) when the input
+/// holds exactly one distinct value for it: a raw paste of one object, before object ingest.
+pub fn sole_raw_value(facts: &Facts, keys: &[&str]) -> Option<String> {
+    let mut values: Vec<String> = Vec::new();
+    for m in &facts.messages {
+        let t = m.text.trim().trim_start_matches("- ");
+        for k in keys {
+            if let Some(rest) = t.strip_prefix(k) {
+                let v = rest.trim().trim_matches(['"', '\'']).to_string();
+                if !v.is_empty() {
+                    push_unique(&mut values, v);
+                }
+            }
+        }
+    }
+    (values.len() == 1).then(|| values.remove(0))
+}
+
+/// The object a raw `kubectl describe` paste is about (its `Name:` and `Kind:` lines, or a Node
+/// name), when the input holds exactly one: before object ingest, the only way to name it.
+pub fn raw_describe_subject(facts: &Facts) -> Option<ObjectRef> {
+    let name = sole_raw_value(facts, &["Name:"])?;
+    // `Kind:` also appears in references (`Node Class Ref: Kind: EC2NodeClass`): the object's
+    // own kind is the one that references others.
+    let kinds: Vec<String> = facts
         .messages
         .iter()
-        .filter(|m| needles.iter().any(|n| contains_ignore_ascii_case(&m.text, n)))
-        .collect()
+        .filter_map(|m| {
+            m.text
+                .trim()
+                .strip_prefix("Kind:")
+                .map(|k| k.trim().to_string())
+        })
+        .collect();
+    let kind = ["NodeClaim", "NodePool", "Node", "EC2NodeClass"]
+        .into_iter()
+        .find(|k| kinds.iter().any(|x| x == k));
+    match kind {
+        Some(k) => Some(ObjectRef::new(k, None, &name)),
+        None if name.starts_with("ip-") || name.starts_with("i-") => {
+            Some(ObjectRef::new("Node", None, &name))
+        }
+        None => None,
+    }
+}
+
+/// The EC2 instance ID in a provider ID (`aws:///us-east-1a/i-0abc`) or any text.
+pub fn instance_id(text: &str) -> Option<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|w| {
+            w.len() >= 10 && w.starts_with("i-") && w[2..].chars().all(|c| c.is_ascii_hexdigit())
+        })
+        .map(str::to_string)
+}
+
+/// The cluster name, from an EC2NodeClass's `karpenter.sh/discovery` selector tag, else the
+/// Karpenter docs' `${CLUSTER_NAME}`.
+pub fn cluster_name(facts: &Facts) -> String {
+    facts
+        .nodeclasses
+        .iter()
+        .flat_map(|c| {
+            c.subnet_selector_terms
+                .iter()
+                .chain(c.security_group_selector_terms.iter())
+        })
+        .find_map(|t| {
+            t.get("tags")?
+                .get("karpenter.sh/discovery")?
+                .as_str()
+                .filter(|v| *v != "*")
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "${CLUSTER_NAME}".to_string())
+}
+
+/// The AWS account ID an ARN in the input shows (`arn:aws:iam::<id>:` / `arn:aws:sts::<id>:`).
+pub fn account_id(facts: &Facts) -> Option<String> {
+    facts.messages.iter().find_map(|m| {
+        let at = find_ignore_case(&m.text, "::")?;
+        let prefix = &m.text[..at];
+        if !(prefix.ends_with(":iam") || prefix.ends_with(":sts")) {
+            return None;
+        }
+        let id: String = m.text[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        (id.len() == 12).then_some(id)
+    })
+}
+
+/// Whether the input shows a DaemonSet (or its pods) whose name contains one of `names`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Presence {
+    /// Seen: the name, and `ready/desired` when known.
+    Present(String, Option<String>),
+    /// The input lists DaemonSets (this many) and none matches.
+    Absent(usize),
+    /// The input has no DaemonSet list.
+    Unknown,
+}
+
+pub fn daemonset_presence(facts: &Facts, names: &[&str]) -> Presence {
+    let daemonsets: Vec<_> = facts
+        .workloads
+        .iter()
+        .filter(|w| w.kind == "DaemonSet")
+        .collect();
+    if let Some(w) = daemonsets
+        .iter()
+        .find(|w| names.iter().any(|n| w.meta.name.contains(n)))
+    {
+        let ready = match (w.ready_replicas, w.replicas) {
+            (Some(r), Some(d)) => Some(format!("{r}/{d} ready")),
+            _ => None,
+        };
+        return Presence::Present(w.meta.name.clone(), ready);
+    }
+    // A `kubectl get ds` / `get pods` line naming it.
+    for m in &facts.messages {
+        for word in m.text.split_whitespace() {
+            let word = word
+                .trim_start_matches("daemonset.apps/")
+                .trim_start_matches("daemonset/")
+                .trim_start_matches("pod/");
+            if names.iter().any(|n| {
+                word == *n
+                    || (word.starts_with(n)
+                        && word[n.len()..].starts_with('-')
+                        && !word.contains('/'))
+            }) {
+                return Presence::Present(word.to_string(), None);
+            }
+        }
+    }
+    let listed_table = facts.messages.iter().any(|m| {
+        let t = &m.text;
+        t.contains("DESIRED") && t.contains("CURRENT") && t.contains("NODE SELECTOR")
+    });
+    if !daemonsets.is_empty() {
+        Presence::Absent(daemonsets.len())
+    } else if listed_table {
+        Presence::Absent(0)
+    } else {
+        Presence::Unknown
+    }
 }
 
 /// A launch error taken apart: which grammar (Karpenter version) wrote it, the EC2 error code
@@ -488,7 +656,8 @@ mod tests {
     #[test]
     fn journal_hosts() {
         assert_eq!(
-            journal_host("Apr 16 22:26:30 ip-10-0-5-6.ec2.internal kubelet[10125]: E0416").as_deref(),
+            journal_host("Apr 16 22:26:30 ip-10-0-5-6.ec2.internal kubelet[10125]: E0416")
+                .as_deref(),
             Some("ip-10-0-5-6.ec2.internal")
         );
         assert_eq!(journal_host("Node not registered with cluster"), None);

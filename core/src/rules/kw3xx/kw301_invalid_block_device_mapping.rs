@@ -3,8 +3,8 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of, tail_after};
 use crate::rules::kw3xx::common::{
-    join_names, karpenter_namespace, nodeclass_of_nodeclaim, nodeclaim_of, parse_launch_error,
-    push_unique, sole_nodeclass,
+    join_names, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
+    parse_launch_error, push_unique, sole_nodeclass,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -85,14 +85,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .or_else(|| tail_after(&m.text, "InvalidBlockDeviceMapping: "))
             .unwrap_or_default();
         let detail = detail
-            .split("; ")
+            .split(['\t', ';'])
             .next()
             .unwrap_or_default()
             .trim()
             .trim_end_matches(['"', '}'])
             .to_string();
         if let Some(dev) = tail_after(&detail, "Invalid device name ") {
-            let dev = dev.split_whitespace().next().unwrap_or_default().to_string();
+            let dev = dev
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
             push_unique(&mut wrong_devices, dev);
         }
         if let Some(n) = expected_size(&detail) {
@@ -116,14 +120,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .first()
         .cloned()
         .unwrap_or_else(|| "<ec2nodeclass>".to_string());
-    let mut summary = format!(
-        "EC2 rejects the block device mappings of EC2NodeClass {}",
-        if nodeclasses.is_empty() {
-            "(name not in the input)".to_string()
-        } else {
+    let pre_v1 = hits
+        .iter()
+        .any(|m| parse_launch_error(&m.text).is_some_and(|e| e.grammar == "pre-v0.32"));
+    let mut summary = if nodeclasses.is_empty() {
+        format!(
+            "EC2 rejects the block device mappings of {}",
+            if pre_v1 {
+                "the AWSNodeTemplate (or custom launch template) of this pre-v0.32 Karpenter"
+            } else {
+                "the EC2NodeClass"
+            }
+        )
+    } else {
+        format!(
+            "EC2 rejects the block device mappings of EC2NodeClass {}",
             join_names(&nodeclasses)
-        }
-    );
+        )
+    };
     if !problems.is_empty() {
         summary.push_str(&format!(
             ": InvalidBlockDeviceMapping \"{}\"",
@@ -134,8 +148,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     match (validation, launch) {
         (true, false) => summary.push_str(" The EC2NodeClass's dry-run validation fails, so ValidationSucceeded is not True and its NodePools launch nothing."),
         (_, true) if !nodeclaims.is_empty() => summary.push_str(&format!(
-            " Every launch fails: NodeClaim {} could not be launched.",
-            join_names(&nodeclaims)
+            " Every launch fails: {} could not be launched.",
+            named("NodeClaim", &nodeclaims)
         )),
         _ => summary.push_str(" Every launch with these mappings fails."),
     }
@@ -206,8 +220,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// The EC2NodeClass a message names: the log's `EC2NodeClass` field, or the event's object.
 fn nodeclass_named(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(o) = &m.object {
-        if o.kind.eq_ignore_ascii_case("ec2nodeclass") || o.kind.eq_ignore_ascii_case("nodeclass")
-        {
+        if o.kind.eq_ignore_ascii_case("ec2nodeclass") || o.kind.eq_ignore_ascii_case("nodeclass") {
             return Some(o.name.clone());
         }
     }
@@ -275,7 +288,6 @@ fn mappings_yaml(family: Option<&str>, min_gb: Option<u64>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::testing::{check_only, ids};
 
     #[test]
@@ -298,18 +310,23 @@ mod tests {
             r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclass","EC2NodeClass":{"name":"node-nvidia-gpu"},"error":"validating ec2:RunInstances authorization, operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: 9f, api error InvalidBlockDeviceMapping: Volume of size 2GB is smaller than snapshot 'snap-0a8454f13dc7cb861', expect size\u003e= 20GB (aws-error-code=InvalidBlockDeviceMapping, aws-operation-name=RunInstances, aws-request-id=9f, aws-service-name=EC2, aws-status-code=400)"}"#,
         );
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("EC2NodeClass node-nvidia-gpu"), "{}", d.summary);
+        assert!(
+            d.summary.contains("EC2NodeClass node-nvidia-gpu"),
+            "{}",
+            d.summary
+        );
         assert!(d.summary.contains("dry-run validation"), "{}", d.summary);
         assert!(
-            d.summary.contains("Volume of size 2GB is smaller than snapshot"),
+            d.summary
+                .contains("Volume of size 2GB is smaller than snapshot"),
             "{}",
             d.summary
         );
         assert!(!d.summary.contains("aws-error-code"), "{}", d.summary);
-        assert!(d
-            .remediation
-            .iter()
-            .any(|r| r.yaml.as_deref().is_some_and(|y| y.contains("volumeSize: 20Gi"))));
+        assert!(d.remediation.iter().any(|r| r
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("volumeSize: 20Gi"))));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw3xx::common::{
-    conditions, join_names, karpenter_namespace, nodeclass_of_nodeclaim, nodeclaim_of,
+    conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, sole_nodeclass, LaunchError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -224,7 +224,10 @@ fn reason_of_error(text: &str) -> &'static str {
     REASONS
         .iter()
         .find(|r| {
-            !r.markers.is_empty() && r.markers.iter().any(|m| contains_ignore_ascii_case(text, m))
+            !r.markers.is_empty()
+                && r.markers
+                    .iter()
+                    .any(|m| contains_ignore_ascii_case(text, m))
         })
         .map_or("LaunchFailed", |r| r.reason)
 }
@@ -292,10 +295,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             mapped_message_reason(&m.text)
         };
         let Some(reason) = reason else { continue };
-        if hits
-            .iter()
-            .any(|h| h.evidence.iter().any(|e| *e == m.evidence))
-        {
+        if hits.iter().any(|h| h.evidence.contains(&m.evidence)) {
             continue;
         }
         hits.push(Hit {
@@ -374,8 +374,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         "Karpenter could not launch the NodeClaim's instance".to_string()
     } else {
         format!(
-            "Karpenter could not launch NodeClaim {}",
-            join_names(&nodeclaims)
+            "Karpenter could not launch {}",
+            named("NodeClaim", &nodeclaims)
         )
     };
     if let Some(np) = &nodepool {
@@ -406,9 +406,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .cloned()
             .unwrap_or_else(|| "<nodeclaim>".to_string()),
         nodeclass: nodeclass.unwrap_or_else(|| "<ec2nodeclass>".to_string()),
-        nodepool: nodepool
-            .clone()
-            .unwrap_or_else(|| "<nodepool>".to_string()),
+        nodepool: nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string()),
         ns: karpenter_namespace(facts),
         ids: hits.iter().flat_map(|h| aws_ids(&h.text)).collect(),
     };
@@ -661,8 +659,16 @@ mod tests {
             r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"graviton-9gvx2"},"error":"launching nodeclaim, creating instance, with fleet error(s), too few instances returned: too few instances returned"}"#,
         );
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("NodeClaim graviton-9gvx2"), "{}", d.summary);
-        assert!(d.summary.contains("too few instances returned"), "{}", d.summary);
+        assert!(
+            d.summary.contains("NodeClaim graviton-9gvx2"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("too few instances returned"),
+            "{}",
+            d.summary
+        );
         assert!(d.summary.contains("v1.0 wording"), "{}", d.summary);
         assert!(d.summary.contains("LaunchFailed"), "{}", d.summary);
     }

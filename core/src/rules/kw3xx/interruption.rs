@@ -1,0 +1,201 @@
+//! What KW308, KW309 and KW311 share: the interruption message kind of a log line, and whether
+//! (and how) AWS Node Termination Handler runs beside Karpenter.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
+use crate::rules::kw3xx::common::{json_field_in_text, node_of, push_unique};
+
+/// The interruption `messageKind` of a Karpenter log line (structured field, or the JSON tail of
+/// a console line).
+pub fn message_kind(facts: &Facts, m: &Message) -> Option<String> {
+    record_of(facts, m)
+        .and_then(|r| {
+            r.fields
+                .get("messageKind")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        })
+        .or_else(|| json_field_in_text(&m.text, "messageKind"))
+}
+
+/// The interruption `action` of a Karpenter log line.
+pub fn action(facts: &Facts, m: &Message) -> Option<String> {
+    record_of(facts, m)
+        .and_then(|r| {
+            r.fields
+                .get("action")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        })
+        .or_else(|| json_field_in_text(&m.text, "action"))
+}
+
+/// A message kind that is a rebalance recommendation (v1 `rebalance_recommendation`, pre-v0.32
+/// `RebalanceRecommendationKind`).
+pub fn is_rebalance_kind(kind: &str) -> bool {
+    kind.to_ascii_lowercase()
+        .replace('_', "")
+        .contains("rebalancerecommendation")
+}
+
+/// What the input shows of AWS Node Termination Handler.
+#[derive(Debug, Default)]
+pub struct Nth<'a> {
+    /// How it is known to run (`helm release aws-node-termination-handler`, `DaemonSet ...`).
+    pub seen_as: Vec<String>,
+    /// Draining settings turned on (`enableRebalanceDraining: true`, `ENABLE_...=true`).
+    pub draining: Vec<String>,
+    /// NTH's own events and log lines about draining.
+    pub drain_messages: Vec<&'a Message>,
+    /// Lines that show it is installed or configured.
+    pub config_messages: Vec<&'a Message>,
+    /// Nodes NTH cordoned and drained.
+    pub drained_nodes: Vec<String>,
+    /// Helm release name and namespace, when the input shows them.
+    pub release: Option<(String, String)>,
+}
+
+const NTH: &str = "aws-node-termination-handler";
+
+/// The NTH settings that make it drain: Helm value, env var, and what each drains on.
+const DRAIN_SETTINGS: &[(&str, &str)] = &[
+    ("enableRebalanceDraining", "ENABLE_REBALANCE_DRAINING"),
+    (
+        "enableSpotInterruptionDraining",
+        "ENABLE_SPOT_INTERRUPTION_DRAINING",
+    ),
+    ("enableRebalanceMonitoring", "ENABLE_REBALANCE_MONITORING"),
+];
+
+/// NTH's own event texts (`pkg/observability/k8s-events.go`, interruption monitors).
+const NTH_DRAIN_TEXTS: &[&str] = &[
+    "Rebalance recommendation received. Instance will be cordoned",
+    "Node successfully cordoned and drained",
+    "Spot ITN received. Instance will be interrupted",
+];
+
+pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
+    let mut out = Nth::default();
+    for w in &facts.workloads {
+        if w.meta.name.contains(NTH) {
+            push_unique(&mut out.seen_as, format!("{} {}", w.kind, w.meta.name));
+            if let Some(ns) = &w.meta.namespace {
+                out.release.get_or_insert((w.meta.name.clone(), ns.clone()));
+            }
+            for c in &w.containers {
+                for (_, env) in DRAIN_SETTINGS {
+                    if c.env
+                        .get(*env)
+                        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+                    {
+                        push_unique(&mut out.draining, format!("{env}=true"));
+                    }
+                }
+            }
+        }
+    }
+    for m in &facts.messages {
+        let t = &m.text;
+        if contains_ignore_ascii_case(t, NTH) {
+            push_unique(
+                &mut out.seen_as,
+                "aws-node-termination-handler in the input".to_string(),
+            );
+            out.config_messages.push(m);
+            // `helm list`: NAME NAMESPACE REVISION ...
+            let words: Vec<&str> = t.split_whitespace().collect();
+            if words.len() > 2 && words[0] == NTH && words.contains(&"deployed") {
+                out.release = Some((words[0].to_string(), words[1].to_string()));
+            }
+        }
+        for (value, env) in DRAIN_SETTINGS {
+            if setting_true(t, value) || setting_true(t, env) {
+                push_unique(&mut out.draining, format!("{value}: true"));
+                out.config_messages.push(m);
+            }
+        }
+        if NTH_DRAIN_TEXTS
+            .iter()
+            .any(|s| contains_ignore_ascii_case(t, s))
+        {
+            out.drain_messages.push(m);
+            if contains_ignore_ascii_case(t, "cordoned and drained") {
+                if let Some(n) = node_of(facts, m) {
+                    push_unique(&mut out.drained_nodes, n);
+                }
+            }
+        }
+    }
+    (!out.seen_as.is_empty() || !out.drain_messages.is_empty()).then_some(out)
+}
+
+/// `key: true`, `key=true`, `key: "true"`, `--set key=true`.
+fn setting_true(text: &str, key: &str) -> bool {
+    let Some(at) = find_ignore_case(text, key) else {
+        return false;
+    };
+    let rest = text[at + key.len()..].trim_start_matches(['"', '\'']);
+    let rest = rest.trim_start();
+    let Some(rest) = rest.strip_prefix([':', '=']) else {
+        return false;
+    };
+    rest.trim_start()
+        .trim_start_matches(['"', '\''])
+        .to_ascii_lowercase()
+        .starts_with("true")
+}
+
+/// The input shows spot capacity: spot nodes or NodeClaims, spot capacity-type labels, or
+/// Karpenter's spot interruption/rebalance events.
+pub fn spot_evidence(facts: &Facts) -> bool {
+    let typed = facts.nodes.iter().any(|n| {
+        n.meta
+            .labels
+            .get("karpenter.sh/capacity-type")
+            .map(String::as_str)
+            == Some("spot")
+    }) || facts
+        .nodeclaims
+        .iter()
+        .any(|c| c.capacity_type.as_deref() == Some("spot"));
+    typed
+        || facts.messages.iter().any(|m| {
+            let t = &m.text;
+            contains_ignore_ascii_case(t, "capacity-type=spot")
+                || contains_ignore_ascii_case(t, "capacity-type: spot")
+                || contains_ignore_ascii_case(t, "\"capacity-type\":\"spot\"")
+                || contains_ignore_ascii_case(t, "SpotRebalanceRecommendation")
+                || contains_ignore_ascii_case(t, "SpotInterrupted")
+                || contains_ignore_ascii_case(t, "Spot rebalance recommendation was triggered")
+                || contains_ignore_ascii_case(t, "Spot interruption warning was triggered")
+                || t.split_whitespace().any(|w| w == "spot")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_and_settings() {
+        assert_eq!(
+            json_field_in_text("deleted node from interruption message\t{\"commit\": \"abc\", \"messageKind\": \"SpotInterruptionKind\"}", "messageKind").as_deref(),
+            Some("SpotInterruptionKind")
+        );
+        assert!(setting_true(
+            "enableRebalanceDraining: true",
+            "enableRebalanceDraining"
+        ));
+        assert!(setting_true(
+            "- ENABLE_REBALANCE_DRAINING=\"true\"",
+            "ENABLE_REBALANCE_DRAINING"
+        ));
+        assert!(!setting_true(
+            "enableRebalanceDraining: false",
+            "enableRebalanceDraining"
+        ));
+        assert!(is_rebalance_kind("rebalance_recommendation"));
+        assert!(is_rebalance_kind("RebalanceRecommendationKind"));
+        assert!(!is_rebalance_kind("spot_interrupted"));
+    }
+}

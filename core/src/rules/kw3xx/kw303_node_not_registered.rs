@@ -1,0 +1,286 @@
+//! KW303 node-not-registered.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw3xx::common::{
+    cluster_name, conditions, instance_id, join_names, named, nodeclaim_of, nodepool_of_nodeclaim,
+    push_unique, raw_describe_subject, sole_raw_value,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW303",
+    slug: "node-not-registered",
+    title: "The instance runs but its node never joined the cluster",
+    severity: Severity::Error,
+    superseded_by: &["KW304", "KW305"],
+    signals: SIGNALS,
+    docs: r#"## What it means
+EC2 launched the NodeClaim's instance, but no Node object for it ever appeared: the kubelet on
+the instance never registered. After 15 minutes Karpenter deletes the NodeClaim and tries again,
+so the pods stay Pending through a loop of launches.
+
+Signals: NodeClaim `Registered=Unknown` reason `NodeNotFound` (`Node not registered with
+cluster`); in v1.0.x the same reason and message on `Initialized` while `Launched` is True; the
+liveness log `terminating due to timeout` with `reason: registration_timeout` (older: `terminating
+due to registration ttl`); NodePool `NodeRegistrationHealthy=False` reason `RegistrationFailed`
+(`Failed to register node`).
+
+## Why it happens
+The kubelet cannot reach or authenticate to the API server: the node IAM role is missing from
+`aws-auth` or has no EKS access entry; security groups block the API server (443) or the control
+plane's calls to the kubelet (10250); a private subnet has no route to the API endpoint or to the
+AWS services bootstrap needs (NAT gateway or VPC endpoints for EC2, ECR, S3, STS); or custom user
+data broke bootstrap.
+
+## How to fix
+Read the kubelet log on the instance (SSM `journalctl -u kubelet`, or the EC2 console output):
+its errors name the cause, and then KW304 (Unauthorized) or KW305 (CNI not ready) replaces this
+diagnosis. Check the node role's access entry or `aws-auth` mapping, the cluster and node
+security groups, and the subnet's routes.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "node not registered with cluster",
+    "registration_timeout",
+    "terminating due to registration ttl",
+    "failed to register node",
+    "registrationfailed",
+];
+
+struct Hit {
+    nodeclaim: Option<String>,
+    nodepool: Option<String>,
+    evidence: Vec<Evidence>,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut hits: Vec<Hit> = Vec::new();
+    for c in conditions(facts) {
+        let nodeclaim_not_found = (c.is("Registered") || c.is("Initialized"))
+            && c.not_true()
+            && c.reason == "NodeNotFound";
+        let pool_failed = c.is("NodeRegistrationHealthy")
+            && c.status.eq_ignore_ascii_case("false")
+            && (c.reason == "RegistrationFailed"
+                || contains_ignore_ascii_case(&c.message, "Failed to register node"));
+        if nodeclaim_not_found || pool_failed {
+            let is_pool = c.kind.as_deref() == Some("NodePool") || pool_failed;
+            hits.push(Hit {
+                nodeclaim: (!is_pool).then(|| c.object.clone()).flatten(),
+                nodepool: is_pool.then(|| c.object.clone()).flatten(),
+                evidence: c.evidence.clone(),
+            });
+        }
+    }
+    let covered: Vec<Evidence> = hits.iter().flat_map(|h| h.evidence.clone()).collect();
+    for m in &facts.messages {
+        if covered.contains(&m.evidence) || !is_signal(facts, m) {
+            continue;
+        }
+        let nodeclaim = nodeclaim_of(facts, m);
+        hits.push(Hit {
+            nodepool: m.nodepool.clone(),
+            nodeclaim,
+            evidence: vec![m.evidence.clone().at(m.time.as_deref())],
+        });
+    }
+    // A NodeClaim the same input shows registered afterwards was only caught early.
+    hits.retain(|h| {
+        h.nodeclaim
+            .as_ref()
+            .is_none_or(|n| !registered_later(facts, n))
+    });
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut nodeclaims: Vec<String> = Vec::new();
+    if hits
+        .iter()
+        .all(|h| h.nodeclaim.is_none() && h.nodepool.is_none())
+    {
+        if let Some(o) = raw_describe_subject(facts).filter(|o| o.kind == "NodeClaim") {
+            nodeclaims.push(o.name);
+        }
+    }
+    let mut nodepools: Vec<String> = Vec::new();
+    for h in &hits {
+        if let Some(n) = &h.nodeclaim {
+            push_unique(&mut nodeclaims, n.clone());
+            if let Some(np) = nodepool_of_nodeclaim(facts, n) {
+                push_unique(&mut nodepools, np);
+            }
+        }
+        if let Some(np) = &h.nodepool {
+            push_unique(&mut nodepools, np.clone());
+        }
+    }
+    let instance = instance_of(facts, nodeclaims.first().map(String::as_str));
+    let mut summary = if nodeclaims.is_empty() {
+        "A NodeClaim".to_string()
+    } else {
+        named("NodeClaim", &nodeclaims)
+    };
+    if let Some(i) = &instance {
+        summary.push_str(&format!(" (instance {i})"));
+    }
+    if !nodepools.is_empty() {
+        summary.push_str(&format!(" of NodePool {}", join_names(&nodepools)));
+    }
+    summary.push_str(" launched, but its kubelet never registered a Node with the cluster (Node not registered with cluster). Karpenter deletes the NodeClaim after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.");
+    let cluster = cluster_name(facts);
+    let target = instance
+        .clone()
+        .unwrap_or_else(|| "<instance-id>".to_string());
+    let steps = vec![
+        Remediation::command(
+            "Read the kubelet log on the instance (SSM), or the console output when SSM is not reachable; paste it here and the diagnosis becomes specific (KW304 Unauthorized, KW305 CNI not ready):",
+            format!(
+                "aws ssm start-session --target {target} --document-name AWS-StartInteractiveCommand --parameters command='sudo journalctl -u kubelet --no-pager | tail -100'; aws ec2 get-console-output --instance-id {target} --latest --output text | tail -100"
+            ),
+        ),
+        Remediation::command(
+            "Check that the node role may join: an EKS access entry of type EC2_LINUX, or a `mapRoles` entry in aws-auth:",
+            format!(
+                "aws eks list-access-entries --cluster-name {cluster}; kubectl get configmap aws-auth -n kube-system -o yaml"
+            ),
+        ),
+        Remediation::command(
+            "Check the network path: the instance's security groups must reach the API server on 443 and let the cluster security group reach the kubelet on 10250; a private subnet needs a NAT gateway or VPC endpoints (ec2, ecr.api, ecr.dkr, s3, sts):",
+            format!(
+                "aws eks describe-cluster --name {cluster} --query 'cluster.resourcesVpcConfig.[clusterSecurityGroupId,endpointPublicAccess,endpointPrivateAccess]' && aws ec2 describe-instances --instance-ids {target} --query 'Reservations[].Instances[].[SubnetId,SecurityGroups]'"
+            ),
+        ),
+        Remediation::text(
+            "If the EC2NodeClass has custom `spec.userData`, check it does not break bootstrap (AL2023 takes a NodeConfig MIME part; Bottlerocket takes TOML settings).",
+        ),
+    ];
+    let object = nodeclaims
+        .first()
+        .map(|n| ObjectRef::new("NodeClaim", None, n));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_node_pool(nodepools.first().map(String::as_str))
+        .with_evidence(hits.into_iter().flat_map(|h| h.evidence))
+        .with_related(&["KW304", "KW305"])
+        .with_remediation(steps)]
+}
+
+/// A message carrying a registration failure: the NodeClaim condition message, the liveness
+/// log's registration timeout, or the NodePool's `Failed to register node`.
+fn is_signal(facts: &Facts, m: &Message) -> bool {
+    let t = &m.text;
+    if contains_ignore_ascii_case(t, "Node not registered with cluster")
+        || contains_ignore_ascii_case(t, "terminating due to registration ttl")
+        || contains_ignore_ascii_case(t, "Failed to register node")
+    {
+        return true;
+    }
+    if contains_ignore_ascii_case(t, "terminating due to timeout") {
+        let reason_field = crate::rules::kw2xx::scheduling::record_of(facts, m)
+            .and_then(|r| r.fields.get("reason").and_then(|v| v.as_str()))
+            == Some("registration_timeout");
+        return reason_field || contains_ignore_ascii_case(t, "registration_timeout");
+    }
+    // A describe/YAML `Reason: RegistrationFailed` line.
+    let line = t.trim().trim_start_matches("- ");
+    line.split_once(':').is_some_and(|(k, v)| {
+        k.trim().eq_ignore_ascii_case("reason")
+            && v.trim().trim_matches(['"', '\'']) == "RegistrationFailed"
+    })
+}
+
+/// The input shows the NodeClaim registered after all (log `registered nodeclaim`, or its
+/// `Registered` condition True).
+fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
+    let logged = facts.logs.iter().any(|r| {
+        r.message.eq_ignore_ascii_case("registered nodeclaim")
+            && r.field_name("NodeClaim").as_deref() == Some(nodeclaim)
+    });
+    let condition = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| c.meta.name == nodeclaim)
+        .flat_map(|c| c.conditions.iter())
+        .any(|c| c.condition_type == "Registered" && c.status == "True");
+    logged || condition
+}
+
+/// The instance behind a NodeClaim: its provider ID, the `launched nodeclaim` log line, or the
+/// only provider ID in a raw paste.
+fn instance_of(facts: &Facts, nodeclaim: Option<&str>) -> Option<String> {
+    if let Some(n) = nodeclaim {
+        let typed = facts
+            .nodeclaims
+            .iter()
+            .find(|c| c.meta.name == n)
+            .and_then(|c| c.provider_id.as_deref().and_then(instance_id));
+        if typed.is_some() {
+            return typed;
+        }
+        let logged = facts.logs.iter().find_map(|r| {
+            (r.field_name("NodeClaim").as_deref() == Some(n))
+                .then(|| r.fields.get("provider-id")?.as_str().and_then(instance_id))
+                .flatten()
+        });
+        if logged.is_some() {
+            return logged;
+        }
+    }
+    sole_raw_value(facts, &["providerID:", "Provider ID:"]).and_then(|p| instance_id(&p))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "    Message:               Node not registered with cluster\n    Reason:                NodeNotFound",
+            "  - type: Registered\n    status: \"Unknown\"\n    reason: NodeNotFound\n    message: Node not registered with cluster",
+            r#"{"level":"DEBUG","message":"terminating due to timeout","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-4xq7m"},"reason":"registration_timeout","timeout":"15m0s"}"#,
+            r#"{"level":"DEBUG","message":"terminating due to registration ttl","NodeClaim":{"name":"default-4xq7m"},"ttl":"15m0s"}"#,
+            "  Normal  NodeRegistrationHealthy  2m  karpenter  Status condition transitioned, Type: NodeRegistrationHealthy, Status: Unknown -> False, Reason: RegistrationFailed, Message: Failed to register node",
+            "      message: Failed to register node\n      reason: RegistrationFailed",
+        ] {
+            assert_eq!(ids(&check_only("KW303", text)), ["KW303"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_nodeclaim_and_instance() {
+        let report = check_only(
+            "KW303",
+            "Name:         default-4xq7m\n    Message:               Node not registered with cluster\n  Provider ID:  aws:///ap-northeast-2a/i-0123456789abcdef0\n{\"level\":\"DEBUG\",\"message\":\"terminating due to timeout\",\"NodeClaim\":{\"name\":\"default-4xq7m\"},\"reason\":\"registration_timeout\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("NodeClaim default-4xq7m"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("i-0123456789abcdef0"), "{}", d.summary);
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("--target i-0123456789abcdef0"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            r#"{"level":"DEBUG","message":"terminating due to timeout","NodeClaim":{"name":"a"},"reason":"launch_timeout"}"#,
+            "    message: object is awaiting reconciliation\n    reason: AwaitingReconciliation\n    type: NodeRegistrationHealthy",
+            r#"{"level":"INFO","message":"registered nodeclaim","NodeClaim":{"name":"a"},"Node":{"name":"ip-1"}}"#,
+            // Registered later in the same input.
+            "{\"level\":\"ERROR\",\"message\":\"x\",\"NodeClaim\":{\"name\":\"a\"},\"error\":\"Node not registered with cluster\"}\n{\"level\":\"INFO\",\"message\":\"registered nodeclaim\",\"NodeClaim\":{\"name\":\"a\"}}",
+        ] {
+            assert!(ids(&check_only("KW303", text)).is_empty(), "{text}");
+        }
+    }
+}

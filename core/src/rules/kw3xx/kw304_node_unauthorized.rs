@@ -1,0 +1,261 @@
+//! KW304 node-unauthorized.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw3xx::common::{account_id, cluster_name, join_names, node_of, push_unique};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW304",
+    slug: "node-unauthorized",
+    title: "The API server refuses the node's kubelet",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The kubelet on the new instance reaches the API server but is refused: it cannot register its
+Node, so the NodeClaim never gets past `Registered=Unknown` (KW303) and Karpenter replaces it
+after 15 minutes, again and again.
+
+Signals (kubelet journal): `Unable to register node with API server` with `err="Unauthorized"`,
+`Failed to contact API server when waiting for CSINode publishing: Unauthorized`, reflector
+errors such as `failed to list *v1.CSIDriver: Unauthorized`, and `node "<a>" is not allowed to
+modify node "<b>"` (the kubelet authenticates as a different node name than the one it
+registers).
+
+## Why it happens
+EKS maps the node's IAM role to the `system:node:<name>` identity through an access entry of
+type `EC2_LINUX` (or `EC2_WINDOWS`) or an `aws-auth` `mapRoles` entry. The Karpenter node role
+(the EC2NodeClass `spec.role`) has neither, so its credentials are anonymous (`Unauthorized`);
+or the mapping's username does not match the node's hostname (`is not allowed to modify node`).
+
+## How to fix
+Create the access entry (`aws eks create-access-entry --cluster-name <cluster> --principal-arn
+<node role arn> --type EC2_LINUX`), or add the role to `aws-auth` `mapRoles` with groups
+`system:bootstrappers` and `system:nodes` and username `system:node:{{EC2PrivateDNSName}}`. Check
+with `kubectl get configmaps -n kube-system aws-auth -o yaml` and `aws eks list-access-entries`.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "unable to register node with api server",
+    "waiting for csinode publishing: unauthorized",
+    "is not allowed to modify node",
+    "failed to list *v1.",
+    "can only access node lease with the same name",
+];
+
+fn is_signal(text: &str) -> bool {
+    (contains_ignore_ascii_case(text, "Unable to register node with API server")
+        && (contains_ignore_ascii_case(text, "Unauthorized")
+            || contains_ignore_ascii_case(text, "is not allowed to modify node")
+            || contains_ignore_ascii_case(text, "forbidden")))
+        || contains_ignore_ascii_case(text, "waiting for CSINode publishing: Unauthorized")
+        || contains_ignore_ascii_case(text, "is not allowed to modify node")
+        || contains_ignore_ascii_case(text, "can only access node lease with the same name")
+        || (contains_ignore_ascii_case(text, "failed to list *v1.")
+            && text
+                .trim_end()
+                .trim_end_matches('"')
+                .ends_with(": Unauthorized"))
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| is_signal(&m.text))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    // `Error getting node ... not found` corroborates: the Node was never created.
+    let corroborating: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            contains_ignore_ascii_case(&m.text, "Error getting node")
+                && contains_ignore_ascii_case(&m.text, "not found")
+        })
+        .collect();
+    let mut nodes: Vec<String> = Vec::new();
+    for m in &hits {
+        if let Some(n) = node_of(facts, m) {
+            push_unique(&mut nodes, n);
+        }
+    }
+    let mismatch = hits.iter().find_map(|m| identity_mismatch(&m.text));
+    let role = node_role(facts);
+    let account = account_id(facts);
+    let role_arn = match (&role, &account) {
+        (Some(r), _) if r.starts_with("arn:") => r.clone(),
+        (Some(r), Some(a)) => format!("arn:aws:iam::{a}:role/{r}"),
+        (Some(r), None) => format!("arn:aws:iam::<account-id>:role/{r}"),
+        (None, _) => format!(
+            "arn:aws:iam::{}:role/<KarpenterNodeRole>",
+            account.as_deref().unwrap_or("<account-id>")
+        ),
+    };
+    let cluster = cluster_name(facts);
+    let node_list = if nodes.is_empty() {
+        "the new node".to_string()
+    } else {
+        format!("node {}", join_names(&nodes))
+    };
+    let mut summary = match &mismatch {
+        Some((identity, node)) => format!(
+            "The kubelet of {node_list} authenticates as node \"{identity}\" but registers Node \"{node}\": the API server's node authorizer refuses it (is not allowed to modify node). The node role's username mapping does not match the node's hostname."
+        ),
+        None => format!(
+            "The API server answers Unauthorized to the kubelet of {node_list}: the node's IAM role{} is not mapped to a Kubernetes identity (no EKS access entry, no aws-auth mapRoles entry), so the node never registers.",
+            role.as_deref().map(|r| format!(" {r}")).unwrap_or_default()
+        ),
+    };
+    if !corroborating.is_empty() && mismatch.is_none() {
+        summary.push_str(" The kubelet also reports its Node as not found.");
+    }
+    let mut steps = Vec::new();
+    if let Some((identity, node)) = &mismatch {
+        steps.push(Remediation::yaml(
+            format!(
+                "Make the identity and the node name agree. The kubelet registers as \"{node}\" but its credentials map to \"system:node:{identity}\": map the role with the username template that yields the hostname the node uses (`{{{{EC2PrivateDNSName}}}}` for IP-based names like ip-10-0-0-1.<region>.compute.internal; an access entry of type EC2_LINUX does this), in `kubectl edit configmap aws-auth -n kube-system`:"
+            ),
+            map_roles_yaml(&role_arn),
+        ));
+        steps.push(Remediation::command(
+            "Check which hostname type the node's subnet gives instances (ip-name vs resource-name); it must match the mapping:",
+            "aws ec2 describe-subnets --subnet-ids <subnet-id> --query 'Subnets[].PrivateDnsNameOptionsOnLaunch'",
+        ));
+    } else {
+        steps.push(Remediation::command(
+            "Give the node role an EKS access entry (clusters with authentication mode API or API_AND_CONFIG_MAP):",
+            format!(
+                "aws eks create-access-entry --cluster-name {cluster} --principal-arn {role_arn} --type EC2_LINUX"
+            ),
+        ));
+        steps.push(Remediation::yaml(
+            "Or, with the aws-auth ConfigMap (authentication mode CONFIG_MAP), add the role to `mapRoles` (`kubectl edit configmap aws-auth -n kube-system`):",
+            map_roles_yaml(&role_arn),
+        ));
+    }
+    steps.push(Remediation::command(
+        "Check what the cluster maps today:",
+        format!(
+            "kubectl get configmaps -n kube-system aws-auth -o yaml; aws eks list-access-entries --cluster-name {cluster}; aws eks describe-cluster --name {cluster} --query cluster.accessConfig.authenticationMode"
+        ),
+    ));
+    let object = nodes.first().map(|n| ObjectRef::new("Node", None, n));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_messages(hits.iter().copied())
+        .with_messages(corroborating.iter().copied())
+        .with_related(&["KW303"])
+        .with_remediation(steps)]
+}
+
+/// `node "i-0ed..." is not allowed to modify node "ip-10-..."` -> (identity, node).
+fn identity_mismatch(text: &str) -> Option<(String, String)> {
+    let clean = text.replace("\\\"", "\"");
+    let tail = tail_after(&clean, "is not allowed to modify node \"")?;
+    let node: String = tail.chars().take_while(|c| *c != '"').collect();
+    let at = clean.find(" is not allowed to modify node")?;
+    let before = clean[..at].trim_end_matches('"');
+    let identity = before.rsplit('"').next()?.to_string();
+    (!identity.is_empty() && !node.is_empty()).then_some((identity, node))
+}
+
+/// The node role: the EC2NodeClass `spec.role` when there is exactly one.
+fn node_role(facts: &Facts) -> Option<String> {
+    let mut roles: Vec<String> = Vec::new();
+    for c in &facts.nodeclasses {
+        if let Some(r) = &c.role {
+            push_unique(&mut roles, r.clone());
+        }
+    }
+    (roles.len() == 1).then(|| roles.remove(0))
+}
+
+fn map_roles_yaml(role_arn: &str) -> String {
+    format!(
+        "data:\n  mapRoles: |\n    - groups:\n        - system:bootstrappers\n        - system:nodes\n      rolearn: {role_arn}\n      username: system:node:{{{{EC2PrivateDNSName}}}}\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::facts::{Meta, NodeClass};
+    use crate::rules;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "Unable to register node with API server\" err=\"Unauthorized\" node=\"ip-192-168-67-130.ec2.internal\"",
+            "Failed to contact API server when waiting for CSINode publishing: Unauthorized",
+            "Jan 27 21:24:02 ip-172-31-9-51.eu-west-1.compute.internal kubelet[3130]: W0127 21:24:02.311489    3130 reflector.go:569] k8s.io/client-go/informers/factory.go:160: failed to list *v1.CSIDriver: Unauthorized",
+            r#"Dec 10 12:37:43 ip-10-20-30-40.ec2.internal kubelet[2239]: E1210 12:37:43.000051    2239 kubelet_node_status.go:96] "Unable to register node with API server" err="nodes \"ip-10-20-30-40.ec2.internal\" is forbidden: node \"i-0ed67a34f87240f5c\" is not allowed to modify node \"ip-10-20-30-40.ec2.internal\"" node="ip-10-20-30-40.ec2.internal""#,
+        ] {
+            assert_eq!(ids(&check_only("KW304", text)), ["KW304"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_node_and_mismatch() {
+        let report = check_only(
+            "KW304",
+            r#"Dec 10 12:37:43 ip-10-20-30-40.ec2.internal kubelet[2239]: E1210 12:37:43.000051    2239 kubelet_node_status.go:96] "Unable to register node with API server" err="nodes \"ip-10-20-30-40.ec2.internal\" is forbidden: node \"i-0ed67a34f87240f5c\" is not allowed to modify node \"ip-10-20-30-40.ec2.internal\"" node="ip-10-20-30-40.ec2.internal""#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("i-0ed67a34f87240f5c"), "{}", d.summary);
+        assert!(
+            d.summary.contains("node ip-10-20-30-40.ec2.internal"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn fills_in_the_node_role() {
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "kubelet.log",
+            "Unable to register node with API server\" err=\"Unauthorized\" node=\"ip-1.ec2.internal\"\nrolearn: arn:aws:iam::111122223333:role/eks-admin",
+        )]);
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Meta::default()
+            },
+            role: Some("KarpenterNodeRole-prod".into()),
+            ..NodeClass::default()
+        });
+        let d = (rules::find("KW304").unwrap().check)(&facts);
+        let yaml = d[0].remediation[1].yaml.as_deref().unwrap();
+        assert!(
+            yaml.contains("rolearn: arn:aws:iam::111122223333:role/KarpenterNodeRole-prod"),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("username: system:node:{{EC2PrivateDNSName}}"),
+            "{yaml}"
+        );
+        assert!(d[0].remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("--principal-arn arn:aws:iam::111122223333:role/KarpenterNodeRole-prod --type EC2_LINUX"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "UnauthorizedOperation: You are not authorized to perform this operation.",
+            "\"command failed\" err=\"failed to run Kubelet: running with swap on is not supported, please disable swap!...\"",
+            "Attempting to register node\" node=\"ip-192-168-67-130.ec2.internal\"",
+            "failed to list *v1.Pod: Get \"https://10.0.0.1:443/api/v1/pods\": dial tcp 10.0.0.1:443: i/o timeout",
+        ] {
+            assert!(ids(&check_only("KW304", text)).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! KW305 node-cni-not-ready.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw3xx::common::{join_names, node_of, push_unique, sole_raw_value};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW305",
+    slug: "node-cni-not-ready",
+    title: "The node's network plugin (CNI) is not ready",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The kubelet runs and registered the Node, but reports it NotReady because the container network
+is not up: no pod can start there, and Karpenter keeps the NodeClaim uninitialized (KW306), which
+also blocks its disruption.
+
+Signals: node condition `Ready=False` reason `KubeletNotReady` with `container runtime network
+not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error:
+cni plugin not initialized`, the same in the kubelet journal (`"Container runtime network not
+ready"`), and `KubeletNotReady runtime network not ready`.
+
+## Why it happens
+The CNI's DaemonSet pod has not come up on the node. With the Amazon VPC CNI (`aws-node`) this is
+most often IAM: the `aws-node` service account's IRSA role (or the node role) lacks
+`AmazonEKS_CNI_Policy`, so ipamd cannot attach ENIs or assign addresses. Other causes: the
+DaemonSet does not tolerate the NodePool's taints, its image cannot be pulled (no route to ECR),
+or the add-on version does not know the instance type.
+
+## How to fix
+Look at the `aws-node` pod on that node and its logs (`kubectl -n kube-system get pods -l
+k8s-app=aws-node -o wide`), then attach `arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy` to the
+role it uses.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "networkpluginnotready",
+    "cni plugin not initialized",
+    "runtime network not ready",
+    "network plugin returns error",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            SIGNALS
+                .iter()
+                .any(|s| contains_ignore_ascii_case(&m.text, s))
+        })
+        .collect();
+    // A typed Node whose Ready condition says so, when the messages do not carry it.
+    let node_conditions: Vec<(String, String)> = facts
+        .nodes
+        .iter()
+        .flat_map(|n| {
+            n.conditions.iter().filter_map(move |c| {
+                let msg = c.message.as_deref().unwrap_or_default();
+                (c.condition_type == "Ready"
+                    && c.status != "True"
+                    && SIGNALS.iter().any(|s| contains_ignore_ascii_case(msg, s)))
+                .then(|| (n.meta.name.clone(), msg.to_string()))
+            })
+        })
+        .collect();
+    if hits.is_empty() && node_conditions.is_empty() {
+        return Vec::new();
+    }
+    let mut nodes: Vec<String> = node_conditions.iter().map(|(n, _)| n.clone()).collect();
+    for m in &hits {
+        if let Some(n) = node_of(facts, m) {
+            push_unique(&mut nodes, n);
+        }
+    }
+    if nodes.is_empty() {
+        // A describe node paste: its `Name:` is the node.
+        if let Some(n) = sole_raw_value(facts, &["Name:"])
+            .filter(|n| n.starts_with("ip-") || n.starts_with("i-"))
+        {
+            nodes.push(n);
+        }
+    }
+    let node = nodes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "<node-name>".to_string());
+    let other_cni = ["cilium", "calico", "antrea", "weave"]
+        .into_iter()
+        .find(|cni| {
+            facts
+                .workloads
+                .iter()
+                .any(|w| w.kind == "DaemonSet" && w.meta.name.contains(cni))
+        });
+    let mut summary = format!(
+        "{} NotReady: the container network is not ready (NetworkPluginNotReady, cni plugin not initialized), so no pod can start there.",
+        if nodes.is_empty() {
+            "The node is".to_string()
+        } else {
+            format!("Node {} is", join_names(&nodes))
+        }
+    );
+    match other_cni {
+        Some(cni) => summary.push_str(&format!(
+            " The cluster runs {cni} as its CNI: its agent pod on the node is not up."
+        )),
+        None => summary.push_str(" With the Amazon VPC CNI, the aws-node pod on the node is not up, most often because its role lacks AmazonEKS_CNI_Policy."),
+    }
+    let mut steps = vec![
+        Remediation::command(
+            format!("Find the CNI pod on {node} and read why it is not Ready:"),
+            format!(
+                "kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node}; kubectl -n kube-system logs -l k8s-app=aws-node -c aws-node --tail=50 --prefix | grep -i -E 'error|denied|unauthorized'"
+            ),
+        ),
+        Remediation::command(
+            "Find the role aws-node uses (its IRSA annotation; empty means the node role) and attach the CNI policy to it:",
+            "kubectl -n kube-system get serviceaccount aws-node -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}{\"\\n\"}'; aws iam attach-role-policy --role-name <role-name> --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+        ),
+        Remediation::text(
+            "If the pod is not scheduled on the node at all, the DaemonSet must tolerate the NodePool's taints (`kubectl -n kube-system get daemonset aws-node -o jsonpath='{.spec.template.spec.tolerations}'`); if its image pull fails, the subnet needs a route to ECR.",
+        ),
+    ];
+    if let Some(cni) = other_cni {
+        steps.insert(
+            0,
+            Remediation::command(
+                format!("The cluster runs {cni}: check its agent on {node}:"),
+                format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i {cni}"),
+            ),
+        );
+    }
+    let object = nodes.first().map(|n| ObjectRef::new("Node", None, n));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_messages(hits.iter().copied())
+        .with_related(&["KW306"])
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "KubeletNotReady runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+            "  Ready            False   Mon, 12 May 2025 09:24:10 +0000   Mon, 12 May 2025 09:14:02 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+            r#"Apr 16 22:26:30 ip-10-0-5-6.ec2.internal kubelet[10125]: E0416 22:26:30.150357   10125 kubelet.go:2373] "Container runtime network not ready" networkReady="NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized""#,
+        ] {
+            assert_eq!(ids(&check_only("KW305", text)), ["KW305"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_the_node() {
+        let report = check_only(
+            "KW305",
+            r#"Apr 16 22:26:30 ip-10-0-5-6.ec2.internal kubelet[10125]: E0416 22:26:30.150357   10125 kubelet.go:2373] "Container runtime network not ready" networkReady="NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized""#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("Node ip-10-0-5-6.ec2.internal"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("spec.nodeName=ip-10-0-5-6.ec2.internal"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox \"0f46\": plugin type=\"aws-cni\" name=\"aws-cni\" failed (add): add cmd: failed to assign an IP address to container",
+            "No entry for c6i.xlarge in /etc/eks/eni-max-pods.txt",
+            "Ready  True  KubeletReady  kubelet is posting ready status",
+        ] {
+            assert!(ids(&check_only("KW305", text)).is_empty(), "{text}");
+        }
+    }
+}

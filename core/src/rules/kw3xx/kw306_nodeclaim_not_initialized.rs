@@ -1,0 +1,825 @@
+//! KW306 nodeclaim-not-initialized.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
+use crate::rules::kw3xx::common::{
+    conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
+    push_unique, raw_describe_subject, sole_raw_value, Presence,
+};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW306",
+    slug: "nodeclaim-not-initialized",
+    title: "The node registered but Karpenter never marks it initialized",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The node joined the cluster, but Karpenter does not consider it initialized: the NodeClaim's
+`Initialized` condition is not True and the Node lacks the `karpenter.sh/initialized=true` label.
+Karpenter needs all three: the Node is Ready; every resource EC2's DescribeInstanceTypes reports
+for the type (GPUs, pod ENIs, Neuron cores...) is in `node.status.allocatable`; every NodePool
+startup taint is gone. Until then pods that need what is missing stay Pending and Karpenter
+will not disrupt the node (`Node isn't initialized`, KW404).
+
+Signals: NodeClaim `Initialized=Unknown` with reason `NodeNotReady` (`Node status is NotReady`),
+`StartupTaintsExist` (`StartupTaint "<taint>" still exists`), `KnownEphemeralTaintsExist`
+(`KnownEphemeralTaint "<taint>" still exists`), `ResourceNotRegistered` (`Resource "<name>" was
+requested but not registered`), `DRADriverPoolsNotPublished`; the pre-v0.32 `Expected resource
+"<name>" didn't register on the node`; a Node without `karpenter.sh/initialized=true`;
+Karpenter's `Node isn't initialized`.
+
+## Why it happens
+Whatever should finish the node's setup is not running there: the CNI (node NotReady), the agent
+that removes a startup taint (Cilium for `node.cilium.io/agent-not-ready`, the EBS CSI node plugin
+for `ebs.csi.aws.com/agent-not-ready`, the EFS CSI node plugin for
+`efs.csi.aws.com/agent-not-ready`, the Istio CNI for `cni.istio.io/not-ready`), or the device
+plugin that advertises a resource (the NVIDIA device plugin for `nvidia.com/gpu`, Security Groups
+for Pods on aws-node, `ENABLE_POD_ENI=true`, for `vpc.amazonaws.com/pod-eni`, the Neuron device
+plugin for `aws.amazon.com/neuron`).
+
+## How to fix
+Install or repair the named DaemonSet (it must tolerate the NodePool's taints and startup
+taints), or remove a startup taint nothing will ever remove from the NodePool's `startupTaints`.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "node status is notready",
+    "startuptaint \"",
+    "knownephemeraltaint \"",
+    "was requested but not registered",
+    "didn't register on the node",
+    "didn\u{2019}t register on the node",
+    "has not published a complete resource pool",
+    "isn't initialized",
+    "isn\u{2019}t initialized",
+    "status condition transitioned, type: initialized",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cause {
+    NodeNotReady,
+    StartupTaint(String),
+    EphemeralTaint(String),
+    Resource(String),
+    DraDriver(String),
+    /// Karpenter says the node is not initialized, without saying why.
+    Unstated,
+}
+
+struct Hit {
+    cause: Cause,
+    nodeclaim: Option<String>,
+    node: Option<String>,
+    evidence: Vec<Evidence>,
+    /// Inferred from a Node's labels rather than stated by Karpenter.
+    inferred: bool,
+}
+
+/// The quoted value after `marker` (`StartupTaint "` -> the taint).
+fn quoted_after(text: &str, marker: &str) -> Option<String> {
+    let rest = tail_after(text, marker)?;
+    let v: String = rest.chars().take_while(|c| *c != '"').collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// The cause a condition reason and message (or a bare text) state.
+fn cause_of(reason: &str, text: &str) -> Option<Cause> {
+    if let Some(t) = quoted_after(text, "KnownEphemeralTaint \"") {
+        return Some(Cause::EphemeralTaint(t));
+    }
+    if let Some(t) = quoted_after(text, "StartupTaint \"") {
+        return Some(Cause::StartupTaint(t));
+    }
+    if contains_ignore_ascii_case(text, "was requested but not registered") {
+        return quoted_after(text, "Resource \"").map(Cause::Resource);
+    }
+    if contains_ignore_ascii_case(text, "register on the node")
+        && contains_ignore_ascii_case(text, "expected resource")
+    {
+        // `Expected resource "nvidia.com/gpu" didn't register` / `expected resource X didn't`.
+        return quoted_after(text, "xpected resource \"")
+            .map(Cause::Resource)
+            .or_else(|| {
+                tail_after(text, "xpected resource ")
+                    .and_then(|r| r.split_whitespace().next().map(str::to_string))
+                    .map(Cause::Resource)
+            });
+    }
+    if let Some(d) = quoted_after(text, "DRA driver \"") {
+        if contains_ignore_ascii_case(text, "has not published") {
+            return Some(Cause::DraDriver(d));
+        }
+    }
+    if reason == "NodeNotReady" || contains_ignore_ascii_case(text, "Node status is NotReady") {
+        return Some(Cause::NodeNotReady);
+    }
+    match reason {
+        "StartupTaintsExist" => Some(Cause::StartupTaint(String::new())),
+        "KnownEphemeralTaintsExist" => Some(Cause::EphemeralTaint(String::new())),
+        "ResourceNotRegistered" => Some(Cause::Resource(String::new())),
+        _ => None,
+    }
+}
+
+fn evidence_of(m: &Message) -> Evidence {
+    m.evidence.clone().at(m.time.as_deref())
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut hits: Vec<Hit> = Vec::new();
+    for c in conditions(facts) {
+        if !c.is("Initialized") || !c.not_true() {
+            continue;
+        }
+        let Some(cause) = cause_of(&c.reason, &c.message) else {
+            continue;
+        };
+        hits.push(Hit {
+            cause,
+            nodeclaim: c.object.clone(),
+            node: None,
+            evidence: c.evidence.clone(),
+            inferred: false,
+        });
+    }
+    let covered: Vec<Evidence> = hits.iter().flat_map(|h| h.evidence.clone()).collect();
+    for m in &facts.messages {
+        if covered
+            .iter()
+            .any(|e| e.source == m.evidence.source && e.line == m.evidence.line)
+        {
+            continue;
+        }
+        let cause = cause_of(m.reason.as_deref().unwrap_or_default(), &m.text).or_else(|| {
+            (contains_ignore_ascii_case(&m.text, "isn't initialized")
+                || contains_ignore_ascii_case(&m.text, "isn\u{2019}t initialized"))
+            .then_some(Cause::Unstated)
+        });
+        let Some(cause) = cause else { continue };
+        hits.push(Hit {
+            cause,
+            nodeclaim: nodeclaim_of(facts, m),
+            node: node_of(facts, m),
+            evidence: vec![evidence_of(m)],
+            inferred: false,
+        });
+    }
+    // Nodes Karpenter registered but never labelled initialized.
+    for n in &facts.nodes {
+        let karpenter = n.meta.labels.contains_key("karpenter.sh/nodepool")
+            || n.meta
+                .labels
+                .get("karpenter.sh/registered")
+                .map(String::as_str)
+                == Some("true");
+        let initialized = n
+            .meta
+            .labels
+            .get("karpenter.sh/initialized")
+            .map(String::as_str)
+            == Some("true");
+        if !karpenter || initialized {
+            continue;
+        }
+        let not_ready = n
+            .conditions
+            .iter()
+            .any(|c| c.condition_type == "Ready" && c.status != "True");
+        let startup = n
+            .meta
+            .labels
+            .get("karpenter.sh/nodepool")
+            .and_then(|np| facts.nodepool(np))
+            .and_then(|np| {
+                n.taints
+                    .iter()
+                    .find(|t| np.startup_taints.iter().any(|s| s.key == t.key))
+            });
+        let cause = if not_ready {
+            Cause::NodeNotReady
+        } else if let Some(t) = startup {
+            Cause::StartupTaint(t.display())
+        } else {
+            Cause::Unstated
+        };
+        hits.push(Hit {
+            cause,
+            nodeclaim: None,
+            node: Some(n.meta.name.clone()),
+            evidence: n.meta.evidence.clone().into_iter().collect(),
+            inferred: true,
+        });
+    }
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    // Karpenter's bare `isn't initialized` adds nothing where a reason is known.
+    if hits.iter().any(|h| h.cause != Cause::Unstated) {
+        let evidence: Vec<Evidence> = hits
+            .iter()
+            .filter(|h| h.cause == Cause::Unstated)
+            .flat_map(|h| h.evidence.clone())
+            .collect();
+        hits.retain(|h| h.cause != Cause::Unstated);
+        if let Some(first) = hits.first_mut() {
+            first.evidence.extend(evidence);
+        }
+    }
+    // One diagnosis per cause.
+    let mut causes: Vec<Cause> = Vec::new();
+    for h in &hits {
+        let generic = matches!(&h.cause, Cause::StartupTaint(t) | Cause::EphemeralTaint(t) | Cause::Resource(t) if t.is_empty());
+        if generic
+            && hits.iter().any(|o| {
+                std::mem::discriminant(&o.cause) == std::mem::discriminant(&h.cause)
+                    && o.cause != h.cause
+            })
+        {
+            continue;
+        }
+        if !causes.contains(&h.cause) {
+            causes.push(h.cause.clone());
+        }
+    }
+    causes
+        .into_iter()
+        .map(|cause| {
+            let group: Vec<&Hit> = hits
+                .iter()
+                .filter(|h| {
+                    h.cause == cause
+                        || (std::mem::discriminant(&h.cause) == std::mem::discriminant(&cause)
+                            && matches!(&h.cause, Cause::StartupTaint(t) | Cause::EphemeralTaint(t) | Cause::Resource(t) if t.is_empty()))
+                })
+                .collect();
+            diagnose(facts, &cause, &group)
+        })
+        .collect()
+}
+
+fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
+    let mut nodeclaims: Vec<String> = Vec::new();
+    let mut nodes: Vec<String> = Vec::new();
+    for h in group {
+        if let Some(n) = &h.nodeclaim {
+            push_unique(&mut nodeclaims, n.clone());
+        }
+        if let Some(n) = &h.node {
+            push_unique(&mut nodes, n.clone());
+        }
+    }
+    for nc in &nodeclaims {
+        if let Some(node) = facts
+            .nodeclaims
+            .iter()
+            .find(|c| &c.meta.name == nc)
+            .and_then(|c| c.node_name.clone())
+        {
+            push_unique(&mut nodes, node);
+        }
+    }
+    if nodes.is_empty() {
+        if let Some(n) = sole_raw_value(facts, &["nodeName:", "Node Name:"]) {
+            nodes.push(n);
+        }
+    }
+    if nodes.is_empty() && nodeclaims.is_empty() {
+        match raw_describe_subject(facts) {
+            Some(o) if o.kind == "Node" => nodes.push(o.name),
+            Some(o) if o.kind == "NodeClaim" => nodeclaims.push(o.name),
+            _ => {}
+        }
+    }
+    let nodepool = nodeclaims
+        .iter()
+        .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        .or_else(|| {
+            nodes.iter().find_map(|n| {
+                facts
+                    .nodes
+                    .iter()
+                    .find(|x| &x.meta.name == n)
+                    .and_then(|x| x.meta.labels.get("karpenter.sh/nodepool").cloned())
+            })
+        })
+        .or_else(|| sole_raw_value(facts, &["karpenter.sh/nodepool:", "karpenter.sh/nodepool="]));
+    let mut subject = match (nodeclaims.is_empty(), nodes.is_empty()) {
+        (false, false) => format!(
+            "{} ({})",
+            named("NodeClaim", &nodeclaims),
+            named("node", &nodes)
+        ),
+        (false, true) => named("NodeClaim", &nodeclaims),
+        (true, false) => named("Node", &nodes),
+        (true, true) => "The NodeClaim".to_string(),
+    };
+    if let Some(np) = &nodepool {
+        subject.push_str(&format!(" of NodePool {np}"));
+    }
+    let node = nodes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "<node-name>".to_string());
+    let np_name = nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string());
+    let mut related: Vec<&'static str> = vec!["KW404"];
+    let mut confidence = Confidence::High;
+    let (summary, steps) = match cause {
+        Cause::NodeNotReady => {
+            let cni = cni_evidence(facts);
+            if cni {
+                related.push("KW305");
+            }
+            (
+                format!(
+                    "{subject} registered but is not initialized: the Node is NotReady (Node status is NotReady){}.",
+                    if cni {
+                        ", because its container network is not ready (cni plugin not initialized, KW305)"
+                    } else {
+                        "; the Node's Ready condition says why"
+                    }
+                ),
+                vec![Remediation::command(
+                    format!("Read {node}'s conditions (the Ready message names the cause: CNI, kubelet, disk, PIDs):"),
+                    format!("kubectl get node {node} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}} {{.message}}{{\"\\n\"}}{{end}}'; kubectl describe node {node} | tail -20"),
+                )],
+            )
+        }
+        Cause::StartupTaint(taint) => startup_taint(facts, &subject, taint, &node, &np_name),
+        Cause::EphemeralTaint(taint) => ephemeral_taint(facts, &subject, taint, &node, &mut related),
+        Cause::Resource(resource) => {
+            if resource == "vpc.amazonaws.com/pod-eni" {
+                related.push("KW210");
+            }
+            resource_not_registered(facts, &subject, resource, &node, &np_name)
+        }
+        Cause::DraDriver(driver) => (
+            format!("{subject} is not initialized: DRA driver \"{driver}\" has not published a complete ResourceSlice pool for the node."),
+            vec![Remediation::command(
+                format!("Check the DRA driver's kubelet plugin on {node} and the slices it published:"),
+                format!("kubectl get resourceslices --field-selector spec.nodeName={node}; kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i {}", driver.split('.').next().unwrap_or(driver)),
+            )],
+        ),
+        Cause::Unstated if cni_evidence(facts) => {
+            related.push("KW305");
+            (
+                format!("{subject} is not initialized (Karpenter: Node isn't initialized): the Node is NotReady because its container network is not ready (cni plugin not initialized, KW305), and Karpenter only initializes a Ready node."),
+                vec![Remediation::command(
+                    format!("Fix the CNI on {node} (KW305); then the Node turns Ready and Karpenter initializes it. Its conditions:"),
+                    format!("kubectl get node {node} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}} {{.message}}{{\"\\n\"}}{{end}}'"),
+                )],
+            )
+        }
+        Cause::Unstated => {
+            if group.iter().any(|h| h.inferred) {
+                confidence = Confidence::Medium;
+            }
+            (
+                format!(
+                    "{subject} is not initialized{}. Karpenter waits for three things: the Node Ready, every expected resource (GPUs, pod ENIs...) in its allocatable, and every startup taint removed; the input does not say which one is missing.",
+                    if group.iter().any(|h| h.inferred) {
+                        " (inferred: the Node has Karpenter's labels but not karpenter.sh/initialized=true)"
+                    } else {
+                        " (Karpenter: Node isn't initialized)"
+                    }
+                ),
+                vec![Remediation::command(
+                    "Read the NodeClaim's Initialized condition: its reason and message name what is missing:",
+                    format!("kubectl get nodeclaims -o wide; kubectl get nodeclaim -o jsonpath='{{range .items[?(@.status.nodeName==\"{node}\")]}}{{.metadata.name}}{{\"\\n\"}}{{range .status.conditions[*]}}  {{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{end}}'; kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'"),
+                )],
+            )
+        }
+    };
+    let object = match (nodeclaims.first(), nodes.first()) {
+        (Some(nc), _) => Some(ObjectRef::new("NodeClaim", None, nc)),
+        (None, Some(n)) => Some(ObjectRef::new("Node", None, n)),
+        _ => None,
+    };
+    Diagnosis::new(&META, summary)
+        .with_confidence(confidence)
+        .with_object(object.as_ref())
+        .with_node_pool(nodepool.as_deref())
+        .with_evidence(group.iter().flat_map(|h| h.evidence.clone()))
+        .with_related(&related)
+        .with_remediation(steps)
+}
+
+/// The input shows the node's network plugin not ready (KW305's signals).
+fn cni_evidence(facts: &Facts) -> bool {
+    facts.messages.iter().any(|m| {
+        [
+            "networkpluginnotready",
+            "cni plugin not initialized",
+            "runtime network not ready",
+        ]
+        .iter()
+        .any(|s| contains_ignore_ascii_case(&m.text, s))
+    })
+}
+
+/// What the input says about the agent's DaemonSet, as a clause.
+fn presence_words(p: &Presence) -> String {
+    match p {
+        Presence::Present(name, Some(ready)) => {
+            format!("its DaemonSet {name} is in the input ({ready})")
+        }
+        Presence::Present(name, None) => format!("its DaemonSet {name} is in the input"),
+        Presence::Absent(n) if *n > 0 => {
+            format!("its DaemonSet is not among the {n} DaemonSets in the input")
+        }
+        Presence::Absent(_) => "its DaemonSet is not in the input's DaemonSet list".to_string(),
+        Presence::Unknown => {
+            "the input does not show whether its DaemonSet is installed".to_string()
+        }
+    }
+}
+
+fn startup_taint(
+    facts: &Facts,
+    subject: &str,
+    taint: &str,
+    node: &str,
+    nodepool: &str,
+) -> (String, Vec<Remediation>) {
+    let key = taint_key(taint);
+    let shown = if taint.is_empty() {
+        "a startup taint".to_string()
+    } else {
+        format!("startup taint {taint}")
+    };
+    match taint_owner(taint) {
+        Some(owner) => {
+            let presence = daemonset_presence(facts, owner.daemonsets);
+            let summary = format!(
+                "{subject} is not initialized: {shown} is still on the node. {} removes it once it runs there; {}.",
+                capitalise(owner.agent),
+                presence_words(&presence)
+            );
+            let mut steps = vec![Remediation::command(
+                format!("Check {} on {node}: {}.", owner.agent, owner.note),
+                format!(
+                    "kubectl get daemonsets -A | grep -E '{}'; kubectl -n {} get pods -l {} -o wide --field-selector spec.nodeName={node}",
+                    owner.daemonsets.join("|"),
+                    owner.namespace,
+                    owner.pod_selector
+                ),
+            )];
+            if matches!(presence, Presence::Absent(_) | Presence::Unknown) {
+                steps.push(Remediation::yaml(
+                    format!("If {} is not installed, remove the taint from NodePool {nodepool}'s startupTaints (`kubectl edit nodepool {nodepool}`); if it is, its pods must tolerate the taint:", owner.agent),
+                    format!("spec:\n  template:\n    spec:\n      startupTaints: []   # drop {key}\n---\n# the agent's DaemonSet pod spec\ntolerations:\n  - key: {key}\n    operator: Exists\n"),
+                ));
+            }
+            (summary, steps)
+        }
+        None => {
+            let summary = format!(
+                "{subject} is not initialized: {shown} is still on the node and no agent this tool knows removes {}: whatever you run to remove it has not, so Karpenter waits for ever.",
+                if key.is_empty() { "it".to_string() } else { key.to_string() }
+            );
+            let steps = vec![
+                Remediation::command(
+                    format!("See the node's taints and what runs on {node}:"),
+                    format!("kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}'; kubectl get pods -A -o wide --field-selector spec.nodeName={node}"),
+                ),
+                Remediation::yaml(
+                    format!("A startup taint must be removed by an agent on the node; if nothing does, drop it from NodePool {nodepool} (`kubectl edit nodepool {nodepool}`):"),
+                    format!("spec:\n  template:\n    spec:\n      startupTaints: []   # drop {}\n", if key.is_empty() { "<taint-key>" } else { key }),
+                ),
+            ];
+            (summary, steps)
+        }
+    }
+}
+
+fn ephemeral_taint(
+    facts: &Facts,
+    subject: &str,
+    taint: &str,
+    node: &str,
+    related: &mut Vec<&'static str>,
+) -> (String, Vec<Remediation>) {
+    let key = taint_key(taint);
+    let shown = if taint.is_empty() {
+        "a known ephemeral taint".to_string()
+    } else {
+        format!("known ephemeral taint {taint}")
+    };
+    let why = match key {
+        "node.kubernetes.io/not-ready" => {
+            if cni_evidence(facts) {
+                related.push("KW305");
+                "the node controller sets it while the Node is NotReady, here because the container network is not ready (KW305)"
+            } else {
+                "the node controller sets it while the Node is NotReady: the Node's Ready condition says why"
+            }
+        }
+        "node.kubernetes.io/unreachable" => "the node controller sets it when the kubelet stops reporting: the instance is gone, overloaded or cut off from the API server",
+        "node.cloudprovider.kubernetes.io/uninitialized" => "the cloud controller manager removes it once it has initialized the node; on EKS that is part of the control plane, on a self-managed cluster the aws-cloud-controller-manager must run",
+        "karpenter.sh/unregistered" => "Karpenter itself removes it when it registers the node; if it stays, look for registration errors in the Karpenter log",
+        _ => "the component that sets it has not removed it",
+    };
+    (
+        format!("{subject} is not initialized: {shown} is still on the node; {why}."),
+        vec![Remediation::command(
+            format!("Read {node}'s conditions and taints:"),
+            format!("kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}} {{.message}}{{\"\\n\"}}{{end}}'"),
+        )],
+    )
+}
+
+fn resource_not_registered(
+    facts: &Facts,
+    subject: &str,
+    resource: &str,
+    node: &str,
+    nodepool: &str,
+) -> (String, Vec<Remediation>) {
+    let shown = if resource.is_empty() {
+        "a requested resource".to_string()
+    } else {
+        format!("resource {resource}")
+    };
+    let Some(owner) = resource_owner(resource) else {
+        return (
+            format!("{subject} is not initialized: {shown} was requested but the node never advertised it in its allocatable: the device plugin that registers it is not running there."),
+            vec![Remediation::command(
+                format!("Check {node}'s allocatable and the device plugin pods on it:"),
+                format!("kubectl get node {node} -o jsonpath='{{.status.allocatable}}{{\"\\n\"}}'; kubectl get pods -A -o wide --field-selector spec.nodeName={node}"),
+            )],
+        );
+    };
+    if resource == "vpc.amazonaws.com/pod-eni" {
+        let env = aws_node_pod_eni(facts);
+        let state = match env.as_deref() {
+            Some("true") => "aws-node has ENABLE_POD_ENI=true, so the VPC resource controller has not attached the node's trunk ENI yet (or cannot, for this instance type)".to_string(),
+            Some(v) => format!("aws-node has ENABLE_POD_ENI={v}: Security Groups for Pods is off"),
+            None => "the input does not show aws-node's ENABLE_POD_ENI; Security Groups for Pods needs it set to true".to_string(),
+        };
+        return (
+            format!("{subject} is not initialized: {shown} was requested but the node never advertised it; {state}."),
+            vec![
+                Remediation::command(
+                    "Turn on Security Groups for Pods in the VPC CNI (and attach AmazonEKSVPCResourceController to the cluster role):",
+                    owner.install,
+                ),
+                Remediation::command(
+                    format!("Check the trunk ENI on {node}:"),
+                    format!("kubectl get node {node} -o jsonpath='{{.metadata.labels.vpc\\.amazonaws\\.com/has-trunk-attached}} {{.status.allocatable.vpc\\.amazonaws\\.com/pod-eni}}{{\"\\n\"}}'"),
+                ),
+            ],
+        );
+    }
+    let presence = daemonset_presence(facts, owner.daemonsets);
+    let summary = format!(
+        "{subject} is not initialized: {shown} was requested but the node never advertised it in its allocatable; {} registers it, and {}.",
+        owner.plugin,
+        presence_words(&presence)
+    );
+    let mut steps = Vec::new();
+    match presence {
+        Presence::Present(name, _) => steps.push(Remediation::command(
+            format!("The DaemonSet {name} exists: check that its pod runs on {node}. Note: {}.", owner.note),
+            format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -E '{}'; kubectl get node {node} -o jsonpath='{{.status.allocatable}}{{\"\\n\"}}'", owner.daemonsets.join("|")),
+        )),
+        _ => {
+            steps.push(Remediation::command(
+                format!("Install {}. Note: {}.", owner.plugin, owner.note),
+                owner.install,
+            ));
+            steps.push(Remediation::command(
+                format!("Then check it runs on {node} and the resource appears:"),
+                format!("kubectl get daemonsets -A | grep -E '{}'; kubectl get node {node} -o jsonpath='{{.status.allocatable}}{{\"\\n\"}}'", owner.daemonsets.join("|")),
+            ));
+        }
+    }
+    steps.push(Remediation::yaml(
+        format!("The plugin's pods must tolerate NodePool {nodepool}'s taints, e.g.:"),
+        format!(
+            "tolerations:\n  - key: {}\n    operator: Exists\n    effect: NoSchedule\n",
+            resource.trim_end_matches('/')
+        ),
+    ));
+    (summary, steps)
+}
+
+/// `ENABLE_POD_ENI` of aws-node: the typed DaemonSet's env, or an `ENABLE_POD_ENI` line.
+fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
+    let typed = facts
+        .workloads
+        .iter()
+        .filter(|w| w.meta.name == "aws-node")
+        .flat_map(|w| w.containers.iter())
+        .find_map(|c| c.env.get("ENABLE_POD_ENI").cloned());
+    typed.or_else(|| {
+        facts.messages.iter().find_map(|m| {
+            let rest = tail_after(&m.text, "ENABLE_POD_ENI")?;
+            let v: String = rest
+                .trim_start_matches(['=', ':', ' ', '"', '\t'])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            let v = v.to_ascii_lowercase();
+            (v == "true" || v == "false").then_some(v)
+        })
+    })
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, Node, NodeClaim, Workload};
+    use crate::rules;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "    message: Resource \"nvidia.com/gpu\" was requested but not registered",
+            "    Message:               Resource \"vpc.amazonaws.com/pod-eni\" was requested but not registered",
+            "    message: StartupTaint \"node.cilium.io/agent-not-ready=true:NoExecute\" still exists",
+            "    message: KnownEphemeralTaint \"node.kubernetes.io/not-ready:NoSchedule\" still exists",
+            "    message: Node status is NotReady",
+            "2023-04-21T06:05:00.044Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, Expected resource \"nvidia.com/gpu\" didn't register on the node\t{\"commit\": \"beb0a64-dirty\", \"node\": \"ip-172-24-37-21.us-west-2.compute.internal\"}",
+            "check failed, expected resource aws.amazon.com/neuron didn't register on the node",
+            "  Normal  DisruptionBlocked        9m    karpenter              Node isn't initialized",
+            "Cannot disrupt Node: state node isn't initialized",
+            "    message: DRA driver \"gpu.example.com\" has not published a complete resource pool",
+        ] {
+            assert_eq!(ids(&check_only("KW306", text)), ["KW306"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_the_agent_for_taints_and_resources() {
+        let gpu = check_only(
+            "KW306",
+            "    message: Resource \"nvidia.com/gpu\" was requested but not registered",
+        );
+        assert!(
+            gpu.diagnoses[0].summary.contains("NVIDIA device plugin"),
+            "{}",
+            gpu.diagnoses[0].summary
+        );
+        assert!(
+            gpu.diagnoses[0].summary.contains("does not show whether"),
+            "{}",
+            gpu.diagnoses[0].summary
+        );
+        let cilium = check_only(
+            "KW306",
+            "    message: StartupTaint \"node.cilium.io/agent-not-ready=true:NoExecute\" still exists",
+        );
+        assert!(
+            cilium.diagnoses[0].summary.contains("Cilium"),
+            "{}",
+            cilium.diagnoses[0].summary
+        );
+        let ebs = check_only(
+            "KW306",
+            "    message: StartupTaint \"ebs.csi.aws.com/agent-not-ready:NoExecute\" still exists\nkube-system   ebs-csi-node   3   3   3   3   3   kubernetes.io/os=linux   20d",
+        );
+        assert!(
+            ebs.diagnoses[0]
+                .summary
+                .contains("its DaemonSet ebs-csi-node is in the input"),
+            "{}",
+            ebs.diagnoses[0].summary
+        );
+        let unknown = check_only(
+            "KW306",
+            "    message: StartupTaint \"example.com/warming:NoSchedule\" still exists",
+        );
+        assert!(
+            unknown.diagnoses[0]
+                .summary
+                .contains("no agent this tool knows"),
+            "{}",
+            unknown.diagnoses[0].summary
+        );
+        let neuron = check_only(
+            "KW306",
+            "check failed, expected resource aws.amazon.com/neuron didn't register on the node",
+        );
+        assert!(neuron.diagnoses[0].summary.contains("Neuron device plugin"));
+    }
+
+    #[test]
+    fn typed_nodeclaim_and_daemonsets() {
+        let mut facts = Facts::default();
+        facts.nodeclaims.push(NodeClaim {
+            meta: Meta {
+                name: "gpu-7c2lq".into(),
+                ..Meta::default()
+            },
+            nodepool: Some("gpu".into()),
+            node_name: Some("ip-10-0-12-34.ec2.internal".into()),
+            conditions: vec![Condition {
+                condition_type: "Initialized".into(),
+                status: "Unknown".into(),
+                reason: Some("ResourceNotRegistered".into()),
+                message: Some(
+                    "Resource \"nvidia.com/gpu\" was requested but not registered".into(),
+                ),
+                evidence: None,
+            }],
+            ..NodeClaim::default()
+        });
+        facts.workloads.push(Workload {
+            kind: "DaemonSet".into(),
+            meta: Meta {
+                name: "kube-proxy".into(),
+                ..Meta::default()
+            },
+            ..Workload::default()
+        });
+        let d = (rules::find("KW306").unwrap().check)(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].summary.starts_with(
+                "NodeClaim gpu-7c2lq (node ip-10-0-12-34.ec2.internal) of NodePool gpu"
+            ),
+            "{}",
+            d[0].summary
+        );
+        assert!(
+            d[0].summary.contains("not among the 1 DaemonSets"),
+            "{}",
+            d[0].summary
+        );
+        assert!(d[0].remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("helm upgrade --install"));
+    }
+
+    #[test]
+    fn node_without_initialized_label() {
+        let mut facts = Facts::default();
+        let mut labels = std::collections::BTreeMap::new();
+        labels.insert("karpenter.sh/nodepool".to_string(), "default".to_string());
+        labels.insert("karpenter.sh/registered".to_string(), "true".to_string());
+        facts.nodes.push(Node {
+            meta: Meta {
+                name: "ip-10-0-71-41.ec2.internal".into(),
+                labels,
+                ..Meta::default()
+            },
+            conditions: vec![Condition {
+                condition_type: "Ready".into(),
+                status: "False".into(),
+                reason: Some("KubeletNotReady".into()),
+                message: Some("container runtime network not ready".into()),
+                evidence: None,
+            }],
+            ..Node::default()
+        });
+        let d = (rules::find("KW306").unwrap().check)(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].summary
+                .contains("Node ip-10-0-71-41.ec2.internal of NodePool default"),
+            "{}",
+            d[0].summary
+        );
+        assert!(d[0].summary.contains("NotReady"), "{}", d[0].summary);
+    }
+
+    #[test]
+    fn pod_eni_reads_aws_node_env() {
+        let report = check_only(
+            "KW306",
+            "    Message:               Resource \"vpc.amazonaws.com/pod-eni\" was requested but not registered\n      ENABLE_POD_ENI:  false",
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("ENABLE_POD_ENI=false"), "{}", d.summary);
+        assert!(d.related.contains(&"KW210"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "    message: Node not registered with cluster\n    reason: NodeNotFound",
+            "    message: object is awaiting reconciliation\n    reason: AwaitingReconciliation",
+            r#"{"level":"INFO","message":"initialized nodeclaim","NodeClaim":{"name":"a"},"allocatable":{"vpc.amazonaws.com/pod-eni":"8"}}"#,
+            "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        ] {
+            assert!(ids(&check_only("KW306", text)).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! KW307 kms-key-denies-ebs.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw3xx::common::{
+    instance_id, join_names, named, nodeclaim_of, nodepool_of_nodeclaim, push_unique,
+};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW307",
+    slug: "kms-key-denies-ebs",
+    title: "Instances terminate at launch: the KMS key of their encrypted volumes is unusable",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+EC2 starts the instance and terminates it within seconds because it cannot create its encrypted
+EBS volumes: the KMS key does not let EC2 use it on the account's behalf, or the key is disabled
+or pending deletion. Karpenter sees the instance vanish before the node registers, deletes the
+NodeClaim and launches again: a loop of short-lived NodeClaims.
+
+Signals: the instance's state reason `Client.InternalError: Client error on launch` (state
+transition reason `Server.InternalError`), `Client.InvalidKMSKey.InvalidState` (`The KMS key
+provided is in an incorrect state`). Inferred (medium confidence): NodeClaims launched and then
+garbage-collected or terminated before registering (`garbage collecting nodeclaim with no
+cloudprovider representation`, interruption `instance_terminated`) while the EC2NodeClass
+`blockDeviceMappings` set `encrypted: true` with a `kmsKeyID`.
+
+## Why it happens
+EBS calls KMS (`CreateGrant`, `GenerateDataKeyWithoutPlaintext`, `Decrypt`) through EC2 as the
+principal that launched the instance. A customer-managed key whose policy names only some roles,
+or lacks the `kms:ViaService` grant for EC2, refuses it; so does a disabled key. A custom AMI
+whose snapshots are encrypted with such a key fails the same way.
+
+## How to fix
+Let the account use the key through EC2, as the EBS documentation recommends: a key policy
+statement with `kms:Encrypt`, `kms:Decrypt`, `kms:ReEncrypt*`, `kms:GenerateDataKey*`,
+`kms:CreateGrant`, `kms:DescribeKey` for principal `*` under the conditions `kms:ViaService` =
+`ec2.<region>.amazonaws.com` and `kms:CallerAccount` = the account, rather than naming one role.
+Re-enable the key (or cancel its deletion) if it is not `Enabled`.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "client error on launch",
+    "invalidkmskey",
+    "the kms key provided is in an incorrect state",
+    "garbage collecting nodeclaim with no cloudprovider representation",
+    "kmskeyid",
+];
+
+fn is_strong(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "Client error on launch")
+        || contains_ignore_ascii_case(text, "InvalidKMSKey")
+        || contains_ignore_ascii_case(text, "The KMS key provided is in an incorrect state")
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let strong: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| is_strong(&m.text))
+        .collect();
+    let short_lived = short_lived_nodeclaims(facts);
+    let keys = kms_keys(facts);
+    let inferred = strong.is_empty() && !short_lived.is_empty() && !keys.is_empty();
+    if strong.is_empty() && !inferred {
+        return Vec::new();
+    }
+    // The `State transition reason: Server.InternalError` line belongs with its message line.
+    let companions: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            contains_ignore_ascii_case(&m.text, "State transition reason")
+                && contains_ignore_ascii_case(&m.text, "InternalError")
+                && !is_strong(&m.text)
+        })
+        .collect();
+    let mut nodeclaims: Vec<String> = short_lived.iter().map(|(n, _)| n.clone()).collect();
+    for m in &strong {
+        if let Some(n) = nodeclaim_of(facts, m) {
+            push_unique(&mut nodeclaims, n);
+        }
+    }
+    let mut instances: Vec<String> = Vec::new();
+    for m in strong
+        .iter()
+        .chain(short_lived.iter().flat_map(|(_, ms)| ms.iter()))
+    {
+        if let Some(i) = instance_id(&m.text) {
+            push_unique(&mut instances, i);
+        }
+    }
+    for r in &facts.logs {
+        if r.field_name("NodeClaim")
+            .is_some_and(|n| nodeclaims.contains(&n))
+        {
+            if let Some(i) = r
+                .fields
+                .get("provider-id")
+                .and_then(|v| v.as_str())
+                .and_then(instance_id)
+            {
+                push_unique(&mut instances, i);
+            }
+        }
+    }
+    let nodepool = nodeclaims
+        .iter()
+        .find_map(|n| nodepool_of_nodeclaim(facts, n));
+    let key = keys.first().map(|(k, _)| k.clone());
+    let nodeclass = keys.iter().find_map(|(_, nc)| nc.clone());
+    let key_state = strong.iter().any(|m| {
+        contains_ignore_ascii_case(&m.text, "InvalidKMSKey")
+            || contains_ignore_ascii_case(&m.text, "incorrect state")
+    });
+    let mut summary = String::new();
+    if inferred {
+        summary.push_str(&format!(
+            "Inferred from NodeClaim{} {} ending before {} node registered, while EC2NodeClass{} encrypts its volumes with KMS key {}: ",
+            if nodeclaims.len() > 1 { "s" } else { "" },
+            join_names(&nodeclaims),
+            if nodeclaims.len() > 1 { "their" } else { "its" },
+            nodeclass.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
+            key.as_deref().unwrap_or("<kms-key>")
+        ));
+    }
+    summary.push_str(&format!(
+        "EC2 terminates the instance{} right after launch because it cannot create {} encrypted EBS volumes{}",
+        if instances.is_empty() { String::new() } else { format!(" {}", join_names(&instances)) },
+        if instances.len() > 1 { "their" } else { "its" },
+        if key_state {
+            ": the KMS key is not in a usable state (disabled or pending deletion)".to_string()
+        } else if inferred {
+            ": the KMS key's policy most likely does not let EC2 use it for the account".to_string()
+        } else {
+            " (Client.InternalError: Client error on launch): the KMS key's policy does not let EC2 use it for the account".to_string()
+        }
+    ));
+    if !nodeclaims.is_empty() && !inferred {
+        summary.push_str(&format!(
+            ". Karpenter loses {} before {} and launches again",
+            named("NodeClaim", &nodeclaims),
+            if nodeclaims.len() > 1 {
+                "they register"
+            } else {
+                "it registers"
+            }
+        ));
+    }
+    if let (Some(k), false) = (&key, inferred) {
+        summary.push_str(&format!(" (volumes encrypted with {k})"));
+    }
+    summary.push('.');
+    let key_id = key
+        .clone()
+        .unwrap_or_else(|| "<kms-key-id-or-arn>".to_string());
+    let region = region_of(facts, key.as_deref()).unwrap_or_else(|| "<region>".to_string());
+    let account = key
+        .as_deref()
+        .and_then(|k| k.split(':').nth(4).map(str::to_string))
+        .filter(|a| a.len() == 12)
+        .unwrap_or_else(|| "<account-id>".to_string());
+    let mut steps = Vec::new();
+    if let Some(i) = instances.first() {
+        steps.push(Remediation::command(
+            "Confirm on the terminated instance (EC2 keeps it visible for about an hour):",
+            format!("aws ec2 describe-instances --instance-ids {i} --query 'Reservations[].Instances[].[StateReason.Code,StateReason.Message]' --output text"),
+        ));
+    }
+    steps.push(Remediation::command(
+        "Check the key's state and policy:",
+        format!("aws kms describe-key --key-id {key_id} --query 'KeyMetadata.[KeyState,KeyManager]' --output text; aws kms get-key-policy --key-id {key_id} --policy-name default --output text"),
+    ));
+    steps.push(Remediation::yaml(
+        "Add this statement to the key policy (`aws kms put-key-policy --key-id ... --policy-name default --policy file://policy.json`): it lets any principal of the account use the key through EC2, which is what EBS needs, instead of naming one role:",
+        format!(
+            "{{\n  \"Sid\": \"AllowEBSThroughEC2ForThisAccount\",\n  \"Effect\": \"Allow\",\n  \"Principal\": {{ \"AWS\": \"*\" }},\n  \"Action\": [\n    \"kms:Encrypt\",\n    \"kms:Decrypt\",\n    \"kms:ReEncrypt*\",\n    \"kms:GenerateDataKey*\",\n    \"kms:CreateGrant\",\n    \"kms:DescribeKey\"\n  ],\n  \"Resource\": \"*\",\n  \"Condition\": {{\n    \"StringEquals\": {{\n      \"kms:ViaService\": \"ec2.{region}.amazonaws.com\",\n      \"kms:CallerAccount\": \"{account}\"\n    }}\n  }}\n}}\n"
+        ),
+    ));
+    if key_state {
+        steps.push(Remediation::command(
+            "Re-enable the key, or cancel its scheduled deletion:",
+            format!("aws kms enable-key --key-id {key_id}; aws kms cancel-key-deletion --key-id {key_id}"),
+        ));
+    }
+    steps.push(Remediation::text(
+        "If the EC2NodeClass uses a custom AMI whose snapshots are encrypted with a customer-managed key, that key needs the same statement.",
+    ));
+    let object = nodeclaims
+        .first()
+        .map(|n| ObjectRef::new("NodeClaim", None, n));
+    let mut d = Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_node_pool(nodepool.as_deref())
+        .with_messages(strong.iter().copied())
+        .with_messages(companions.iter().copied())
+        .with_messages(short_lived.iter().flat_map(|(_, ms)| ms.iter().copied()))
+        .with_related(&["KW302"])
+        .with_remediation(steps);
+    if inferred {
+        d = d.with_confidence(Confidence::Medium);
+    }
+    vec![d]
+}
+
+/// NodeClaims the input shows ending before registering: garbage-collected with no cloud
+/// provider representation, or terminated by an `instance_terminated` interruption, and never
+/// `registered nodeclaim`. With the messages that show it.
+fn short_lived_nodeclaims(facts: &Facts) -> Vec<(String, Vec<&Message>)> {
+    let mut out: Vec<(String, Vec<&Message>)> = Vec::new();
+    for m in &facts.messages {
+        let t = &m.text;
+        let ended = contains_ignore_ascii_case(
+            t,
+            "garbage collecting nodeclaim with no cloudprovider representation",
+        ) || (contains_ignore_ascii_case(t, "interruption message")
+            && crate::rules::kw2xx::scheduling::record_of(facts, m)
+                .and_then(|r| {
+                    r.fields
+                        .get("messageKind")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                })
+                .is_some_and(|k| k == "instance_terminated"));
+        if !ended {
+            continue;
+        }
+        let Some(nc) = nodeclaim_of(facts, m) else {
+            continue;
+        };
+        let registered = facts.logs.iter().any(|r| {
+            r.message.eq_ignore_ascii_case("registered nodeclaim")
+                && r.field_name("NodeClaim").as_deref() == Some(nc.as_str())
+        });
+        if registered {
+            continue;
+        }
+        match out.iter_mut().find(|(n, _)| *n == nc) {
+            Some((_, ms)) => ms.push(m),
+            None => out.push((nc, vec![m])),
+        }
+    }
+    out
+}
+
+/// KMS keys the EC2NodeClasses encrypt volumes with: typed `blockDeviceMappings[].ebs.kmsKeyID`
+/// (with `encrypted: true`), else a `kmsKeyID:` line of a pasted EC2NodeClass.
+fn kms_keys(facts: &Facts) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for nc in &facts.nodeclasses {
+        for bdm in &nc.block_device_mappings {
+            let ebs = bdm.get("ebs").unwrap_or(bdm);
+            let encrypted = ebs
+                .get("encrypted")
+                .is_some_and(|v| v.as_bool() == Some(true) || v.as_str() == Some("true"));
+            if let Some(k) = ebs.get("kmsKeyID").and_then(|v| v.as_str()) {
+                if encrypted && !out.iter().any(|(x, _)| x == k) {
+                    out.push((k.to_string(), Some(nc.meta.name.clone())));
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        for m in &facts.messages {
+            let Some(rest) = tail_after(&m.text, "kmsKeyID") else {
+                continue;
+            };
+            let v: String = rest
+                .trim_start_matches(['"', ':', ' ', '='])
+                .chars()
+                .take_while(|c| !matches!(c, '"' | ',' | ' ' | '}' | '\''))
+                .collect();
+            if !v.is_empty() && !out.iter().any(|(x, _)| *x == v) {
+                out.push((v, None));
+            }
+        }
+    }
+    out
+}
+
+/// The region: from the key's ARN, else from a zone the input names.
+fn region_of(facts: &Facts, key: Option<&str>) -> Option<String> {
+    if let Some(r) = key
+        .and_then(|k| k.split(':').nth(3))
+        .filter(|r| !r.is_empty())
+    {
+        return Some(r.to_string());
+    }
+    facts.logs.iter().find_map(|r| {
+        let zone = r.fields.get("zone")?.as_str()?;
+        let region = zone.trim_end_matches(|c: char| c.is_ascii_lowercase());
+        (region.len() < zone.len()).then(|| region.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Meta, NodeClass};
+    use crate::rules;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "State transition reason: Server.InternalError\nState transition reason message: Client.InternalError: Client error on launch",
+            "Client.InvalidKMSKey.InvalidState: The KMS key provided is in an incorrect state",
+            "\"StateReason\": {\"Code\": \"Client.InternalError\", \"Message\": \"Client.InternalError: Client error on launch\"}",
+        ] {
+            assert_eq!(ids(&check_only("KW307", text)), ["KW307"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_instance_and_nodeclaim() {
+        let report = check_only(
+            "KW307",
+            "State transition reason message: Client.InternalError: Client error on launch\n{\"level\":\"INFO\",\"message\":\"launched nodeclaim\",\"NodeClaim\":{\"name\":\"default-qbjzn\"},\"provider-id\":\"aws:///us-east-1b/i-0e3d5dafc712ed052\",\"zone\":\"us-east-1b\"}\n{\"level\":\"DEBUG\",\"message\":\"garbage collecting nodeclaim with no cloudprovider representation\",\"NodeClaim\":{\"name\":\"default-qbjzn\"},\"provider-id\":\"aws:///us-east-1b/i-0e3d5dafc712ed052\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.confidence, Confidence::High);
+        assert!(d.summary.contains("i-0e3d5dafc712ed052"), "{}", d.summary);
+        assert!(d.summary.contains("default-qbjzn"), "{}", d.summary);
+        let policy = d
+            .remediation
+            .iter()
+            .find_map(|r| r.yaml.as_deref())
+            .unwrap();
+        assert!(policy.contains("ec2.us-east-1.amazonaws.com"), "{policy}");
+    }
+
+    #[test]
+    fn inferred_from_encrypted_mappings_and_short_lived_nodeclaims() {
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "karpenter.log",
+            "{\"level\":\"DEBUG\",\"message\":\"garbage collecting nodeclaim with no cloudprovider representation\",\"NodeClaim\":{\"name\":\"web-1\"},\"provider-id\":\"aws:///eu-west-1a/i-0aaaaaaaaaaaaaaaa\"}",
+        )]);
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta { name: "secure".into(), ..Meta::default() },
+            block_device_mappings: vec![serde_json::json!({
+                "deviceName": "/dev/xvda",
+                "ebs": {"encrypted": true, "kmsKeyID": "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"}
+            })],
+            ..NodeClass::default()
+        });
+        let d = (rules::find("KW307").unwrap().check)(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        assert!(
+            d[0].summary.starts_with("Inferred from NodeClaim web-1"),
+            "{}",
+            d[0].summary
+        );
+        assert!(
+            d[0].summary.contains("EC2NodeClass secure"),
+            "{}",
+            d[0].summary
+        );
+        let policy = d[0]
+            .remediation
+            .iter()
+            .find_map(|r| r.yaml.as_deref())
+            .unwrap();
+        assert!(
+            policy.contains("\"kms:CallerAccount\": \"111122223333\""),
+            "{policy}"
+        );
+        assert!(policy.contains("ec2.eu-west-1.amazonaws.com"), "{policy}");
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            // Short-lived NodeClaims without encrypted volumes are not evidence of KMS.
+            "{\"level\":\"DEBUG\",\"message\":\"garbage collecting nodeclaim with no cloudprovider representation\",\"NodeClaim\":{\"name\":\"web-1\"}}",
+            // An encrypted mapping alone is normal.
+            "        kmsKeyID: arn:aws:kms:us-east-1:111122223333:key/abc",
+            "State transition reason: Server.InternalError",
+            "RequestLimitExceeded: Request limit exceeded.",
+        ] {
+            assert!(ids(&check_only("KW307", text)).is_empty(), "{text}");
+        }
+    }
+}

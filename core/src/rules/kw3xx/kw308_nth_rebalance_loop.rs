@@ -1,0 +1,265 @@
+//! KW308 nth-rebalance-loop.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw3xx::common::{join_names, karpenter_namespace, push_unique};
+use crate::rules::kw3xx::interruption::{nth, spot_evidence};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW308",
+    slug: "nth-rebalance-loop",
+    title:
+        "AWS Node Termination Handler drains Karpenter's spot nodes: a loop of short-lived nodes",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+AWS Node Termination Handler (NTH) runs beside Karpenter and drains spot nodes on its own, most
+often on rebalance recommendations (which Karpenter deliberately ignores). Karpenter then sees
+Pending pods, launches the same instance types again, and later removes the emptied node: nodes
+live minutes, pods restart again and again, and the cluster pays for the churn.
+
+Inferred (medium confidence) from: NTH installed (DaemonSet or Deployment
+`aws-node-termination-handler`, its Helm release), its draining settings on
+(`enableRebalanceDraining: true`, `enableSpotInterruptionDraining: true`, env
+`ENABLE_REBALANCE_DRAINING=true`, `ENABLE_SPOT_INTERRUPTION_DRAINING=true`) or its own
+`CordonAndDrain` / `Rebalance recommendation received` events, together with spot nodes or spot
+rebalance/interruption events.
+
+## Why it happens
+Karpenter handles spot interruptions itself through its interruption queue and does not drain
+on rebalance recommendations, because a recommendation is not an interruption and the
+replacement would often be the same type. NTH in IMDS mode does not know that Karpenter will
+immediately launch the same capacity again.
+
+## How to fix
+Let Karpenter's interruption queue (`settings.interruptionQueue`) handle spot, and remove NTH
+from Karpenter-managed nodes, or turn its draining off: `enableSpotInterruptionDraining: false`,
+`enableRebalanceDraining: false` (and `enableRebalanceMonitoring: false`).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "aws-node-termination-handler",
+    "enablerebalancedraining",
+    "enable_rebalance_draining",
+    "enablespotinterruptiondraining",
+    "enable_spot_interruption_draining",
+    "enablerebalancemonitoring",
+    "enable_rebalance_monitoring",
+    "rebalance recommendation received",
+    "cordoned and drained",
+    "spot itn received",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let Some(nth) = nth(facts) else {
+        return Vec::new();
+    };
+    let drains = !nth.draining.is_empty() || !nth.drain_messages.is_empty();
+    if nth.seen_as.is_empty() || !drains || !spot_evidence(facts) {
+        return Vec::new();
+    }
+    let rebalance: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            contains_ignore_ascii_case(&m.text, "Spot rebalance recommendation was triggered")
+                || contains_ignore_ascii_case(&m.text, "Rebalance recommendation received")
+        })
+        .collect();
+    // Karpenter relaunching: `created nodeclaim` lines, per NodePool.
+    let mut created: Vec<String> = Vec::new();
+    let mut nodepools: Vec<String> = Vec::new();
+    let mut types: Vec<String> = Vec::new();
+    for r in &facts.logs {
+        if r.message.eq_ignore_ascii_case("created nodeclaim") {
+            if let Some(n) = r.field_name("NodeClaim") {
+                push_unique(&mut created, n);
+            }
+            if let Some(np) = r.field_name("NodePool") {
+                push_unique(&mut nodepools, np);
+            }
+        }
+        if let Some(list) = r.fields.get("disrupted-nodes").and_then(|v| v.as_array()) {
+            for n in list {
+                if let Some(t) = n.get("instance-type").and_then(|v| v.as_str()) {
+                    push_unique(&mut types, t);
+                }
+            }
+        }
+    }
+    let mut inferred_from = nth.seen_as.clone();
+    inferred_from.extend(nth.draining.iter().cloned());
+    if !nth.drained_nodes.is_empty() {
+        inferred_from.push(format!(
+            "NTH CordonAndDrain events on {}",
+            join_names(&nth.drained_nodes)
+        ));
+    } else if !nth.drain_messages.is_empty() {
+        inferred_from.push("NTH drain events".to_string());
+    }
+    if !rebalance.is_empty() {
+        inferred_from.push(format!(
+            "{} rebalance recommendation events",
+            rebalance.len()
+        ));
+    }
+    inferred_from.push("spot nodes".to_string());
+    let mut summary =
+        "AWS Node Termination Handler runs beside Karpenter and drains spot nodes on its own"
+            .to_string();
+    if nth
+        .draining
+        .iter()
+        .any(|d| d.to_ascii_lowercase().contains("rebalance"))
+        || !rebalance.is_empty()
+    {
+        summary.push_str(", on rebalance recommendations that Karpenter deliberately ignores");
+    }
+    if !nth.drained_nodes.is_empty() {
+        summary.push_str(&format!(
+            ": it cordoned and drained {}",
+            join_names(&nth.drained_nodes)
+        ));
+        if !types.is_empty() {
+            summary.push_str(&format!(" ({})", join_names(&types)));
+        }
+    }
+    if !created.is_empty() {
+        summary.push_str(&format!(
+            ", and Karpenter launched {} replacement NodeClaim{}{} ({})",
+            created.len(),
+            if created.len() > 1 { "s" } else { "" },
+            if nodepools.is_empty() {
+                String::new()
+            } else {
+                format!(" in NodePool {}", join_names(&nodepools))
+            },
+            join_names(&created)
+        ));
+    }
+    summary.push_str(&format!(
+        ": a loop of short-lived nodes. Inferred from: {}.",
+        inferred_from.join("; ")
+    ));
+    let (release, ns) = nth.release.clone().unwrap_or_else(|| {
+        (
+            "aws-node-termination-handler".to_string(),
+            "kube-system".to_string(),
+        )
+    });
+    let karpenter_ns = karpenter_namespace(facts);
+    let steps = vec![
+        Remediation::command(
+            "Make sure Karpenter's own interruption handling is on (an SQS queue fed by EventBridge; empty output means it is off):",
+            format!("kubectl -n {karpenter_ns} get deployment karpenter -o jsonpath='{{.spec.template.spec.containers[0].env[?(@.name==\"INTERRUPTION_QUEUE\")].value}}{{\"\\n\"}}'"),
+        ),
+        Remediation::command(
+            "Then remove NTH (Karpenter replaces it for the nodes it manages):",
+            format!("helm uninstall {release} -n {ns}"),
+        ),
+        Remediation::command(
+            "Or, if NTH must stay for nodes Karpenter does not manage, stop it draining and keep it off Karpenter's nodes:",
+            format!("helm upgrade {release} aws-node-termination-handler --repo https://aws.github.io/eks-charts -n {ns} --reuse-values --set enableRebalanceDraining=false --set enableRebalanceMonitoring=false --set enableSpotInterruptionDraining=false"),
+        ),
+        Remediation::yaml(
+            "and keep its DaemonSet off Karpenter nodes (Helm values):",
+            "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: karpenter.sh/nodepool\n              operator: DoesNotExist\n",
+        ),
+    ];
+    vec![Diagnosis::new(&META, summary)
+        .with_confidence(Confidence::Medium)
+        .with_node_pool(nodepools.first().map(String::as_str))
+        .with_messages(nth.config_messages.iter().copied())
+        .with_messages(nth.drain_messages.iter().copied())
+        .with_messages(rebalance.iter().copied())
+        .with_related(&["KW311", "KW309"])
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Container, Meta, Workload};
+    use crate::rules;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn helm_values_and_events() {
+        let text = "aws-node-termination-handler\tkube-system\t3\t2025-08-04 10:22:51 +0000 UTC\tdeployed\taws-node-termination-handler-0.27.0\t1.25.0\nenableRebalanceDraining: true\ndefault   6m   Normal   SpotRebalanceRecommendation   node/ip-10-3-29-7.us-west-2.compute.internal   Spot rebalance recommendation was triggered\ndefault   5m   Normal   CordonAndDrain   node/ip-10-3-29-7.us-west-2.compute.internal   Node successfully cordoned and drained";
+        let report = check_only("KW308", text);
+        assert_eq!(ids(&report), ["KW308"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert!(d.summary.contains("Inferred from"), "{}", d.summary);
+        assert!(
+            d.summary
+                .contains("ip-10-3-29-7.us-west-2.compute.internal"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[1]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("helm uninstall aws-node-termination-handler -n kube-system"));
+    }
+
+    #[test]
+    fn typed_daemonset_env() {
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "nodes.txt",
+            "ip-10-0-1-2.ec2.internal   Ready   <none>   4m   v1.31   m6a.large   spot   us-west-2a",
+        )]);
+        let mut env = std::collections::BTreeMap::new();
+        env.insert(
+            "ENABLE_SPOT_INTERRUPTION_DRAINING".to_string(),
+            "true".to_string(),
+        );
+        facts.workloads.push(Workload {
+            kind: "DaemonSet".into(),
+            meta: Meta {
+                name: "aws-node-termination-handler".into(),
+                namespace: Some("kube-system".into()),
+                ..Meta::default()
+            },
+            containers: vec![Container {
+                name: "nth".into(),
+                env,
+                ..Container::default()
+            }],
+            ..Workload::default()
+        });
+        let d = (rules::find("KW308").unwrap().check)(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].summary
+                .contains("DaemonSet aws-node-termination-handler"),
+            "{}",
+            d[0].summary
+        );
+        assert!(
+            d[0].summary
+                .contains("ENABLE_SPOT_INTERRUPTION_DRAINING=true"),
+            "{}",
+            d[0].summary
+        );
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            // Karpenter's own events, no NTH.
+            "2m   Normal   SpotRebalanceRecommendation   node/ip-1   Spot rebalance recommendation was triggered\n95s   Warning   SpotInterrupted   node/ip-1   Spot interruption warning was triggered",
+            // NTH with draining off.
+            "aws-node-termination-handler\tkube-system\t3\tdeployed\nenableRebalanceDraining: false\nenableSpotInterruptionDraining: false\nkarpenter.sh/capacity-type=spot",
+            // NTH draining, but no spot capacity in sight.
+            "aws-node-termination-handler\tkube-system\t3\tdeployed\nenableRebalanceDraining: true",
+        ] {
+            assert!(ids(&check_only("KW308", text)).is_empty(), "{text}");
+        }
+    }
+}

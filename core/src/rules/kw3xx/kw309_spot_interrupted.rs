@@ -1,0 +1,265 @@
+//! KW309 spot-interrupted.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique};
+use crate::rules::kw3xx::interruption::{action, is_rebalance_kind, message_kind, nth};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW309",
+    slug: "spot-interrupted",
+    title: "EC2 reclaimed the instance (spot interruption or instance state change)",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The node vanished because EC2 took the instance back: a spot interruption (two minutes'
+warning), or the instance was stopped or terminated outside Karpenter, or AWS scheduled it for
+maintenance. Karpenter received the notice from its interruption queue, tainted and drained the
+node and deleted the NodeClaim; Pending pods get a new node.
+
+Signals: events `SpotInterrupted` (`Spot interruption warning was triggered`),
+`TerminatingOnInterruption` (`Interruption triggered termination for the NodeClaim` / `... for
+the Node`), `InstanceTerminating` (`Instance is terminating`), `InstanceStopping`,
+`InstanceUnhealthy`, `CapacityReservationInstanceInterrupted`; the log `initiating delete from
+interruption message` with its `messageKind` (`spot_interrupted`, `instance_terminated`,
+`instance_stopped`, `scheduled_change`, `capacity_reservation_interrupted`); pre-v0.32 `deleted
+node from interruption message` (`messageKind` `SpotInterruptionKind`, `StateChangeKind`,
+`ScheduledChangeKind`).
+
+## Why it happens
+Spot capacity is reclaimed when EC2 needs it back; pools of one instance type in one zone are
+interrupted most. Instance state changes come from people, scripts or other controllers acting
+on the instance.
+
+## How to fix
+Nothing, for one interruption. If they are frequent, let the NodePool choose from many
+instance families, sizes and zones (Karpenter's price-capacity-optimized spot choice then avoids
+the most interrupted pools), keep interruption-sensitive workloads on on-demand, and protect
+availability with PodDisruptionBudgets and several replicas.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "spotinterrupted",
+    "spot interruption warning was triggered",
+    "terminatingoninterruption",
+    "interruption triggered termination",
+    "instanceterminating",
+    "instance is terminating",
+    "instancestopping",
+    "instance is stopping",
+    "an unhealthy warning was triggered for the instance",
+    "capacity reservation interruption warning was triggered",
+    "initiating delete from interruption message",
+    "deleted node from interruption message",
+    "spot itn received",
+];
+
+/// The event texts of an interruption (A `pkg/controllers/interruption/events/events.go`, NTH).
+const EVENT_TEXTS: &[(&str, &str)] = &[
+    (
+        "Spot interruption warning was triggered",
+        "spot interruption",
+    ),
+    (
+        "Interruption triggered termination for the",
+        "termination on interruption",
+    ),
+    ("Instance is terminating", "instance terminating"),
+    ("Instance is stopping", "instance stopping"),
+    (
+        "An unhealthy warning was triggered for the instance",
+        "scheduled maintenance",
+    ),
+    (
+        "Capacity Reservation interruption warning was triggered",
+        "capacity reservation interruption",
+    ),
+    ("Spot ITN received", "spot interruption (seen by NTH)"),
+];
+
+/// What kind of interruption a message reports, if it reports one.
+fn kind_of(facts: &Facts, m: &Message) -> Option<String> {
+    let t = &m.text;
+    if contains_ignore_ascii_case(t, "initiating delete from interruption message")
+        || contains_ignore_ascii_case(t, "deleted node from interruption message")
+    {
+        let kind = message_kind(facts, m).unwrap_or_else(|| "interruption".to_string());
+        return (!is_rebalance_kind(&kind)).then(|| describe_kind(&kind));
+    }
+    if let Some(reason) = &m.reason {
+        match reason.as_str() {
+            "SpotInterrupted" => return Some("spot interruption".into()),
+            "InstanceTerminating" => return Some("instance terminating".into()),
+            "InstanceStopping" => return Some("instance stopping".into()),
+            "InstanceUnhealthy" => return Some("scheduled maintenance".into()),
+            "CapacityReservationInstanceInterrupted" => {
+                return Some("capacity reservation interruption".into())
+            }
+            "TerminatingOnInterruption" => return Some("termination on interruption".into()),
+            _ => {}
+        }
+    }
+    EVENT_TEXTS
+        .iter()
+        .find(|(s, _)| contains_ignore_ascii_case(t, s))
+        .map(|(_, k)| k.to_string())
+}
+
+fn describe_kind(kind: &str) -> String {
+    let k = kind.to_ascii_lowercase().replace('_', "");
+    if k.contains("spotinterrupt") {
+        "spot interruption".into()
+    } else if k.contains("terminated") || k.contains("statechange") {
+        "instance state change (terminated or stopped)".into()
+    } else if k.contains("stopped") {
+        "instance stopping".into()
+    } else if k.contains("scheduledchange") {
+        "scheduled maintenance".into()
+    } else if k.contains("capacityreservation") {
+        "capacity reservation interruption".into()
+    } else {
+        kind.to_string()
+    }
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut hits: Vec<&Message> = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    let mut nodes: Vec<String> = Vec::new();
+    let mut nodeclaims: Vec<String> = Vec::new();
+    let mut actions: Vec<String> = Vec::new();
+    for m in &facts.messages {
+        let Some(kind) = kind_of(facts, m) else {
+            continue;
+        };
+        hits.push(m);
+        if kind != "termination on interruption" {
+            push_unique(&mut kinds, kind);
+        }
+        if let Some(n) = nodeclaim_of(facts, m) {
+            push_unique(&mut nodeclaims, n);
+        }
+        if let Some(n) = node_of(facts, m) {
+            push_unique(&mut nodes, n);
+        }
+        if let Some(a) = action(facts, m) {
+            push_unique(&mut actions, a);
+        }
+    }
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    if kinds.is_empty() {
+        kinds.push("interruption".into());
+    }
+    let nth_present = nth(facts).is_some_and(|n| !n.seen_as.is_empty());
+    let mut subject = match (nodes.is_empty(), nodeclaims.is_empty()) {
+        (false, false) => format!(
+            "{} ({})",
+            named("Node", &nodes),
+            named("NodeClaim", &nodeclaims)
+        ),
+        (false, true) => named("Node", &nodes),
+        (true, false) => named("NodeClaim", &nodeclaims),
+        (true, true) => "The node".to_string(),
+    };
+    subject.push_str(&format!(
+        " went away because of an EC2 {}",
+        join_names(&kinds)
+    ));
+    let mut summary = subject;
+    if actions.is_empty() {
+        summary.push_str(": Karpenter's interruption handling drained it and deleted the NodeClaim; its pods were rescheduled on new capacity.");
+    } else {
+        summary.push_str(&format!(
+            ": Karpenter acted on it ({}) and deleted the NodeClaim; its pods were rescheduled on new capacity.",
+            actions.join(", ")
+        ));
+    }
+    summary.push_str(
+        " This explains the vanished node; nothing needs fixing unless it keeps happening.",
+    );
+    if nth_present {
+        summary.push_str(" AWS Node Termination Handler also runs in this cluster and handles the same notices (KW308).");
+    }
+    let steps = vec![
+        Remediation::command(
+            "See how often it happens:",
+            "kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp",
+        ),
+        Remediation::yaml(
+            "If interruptions are frequent, let the NodePool choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:",
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+        ),
+        Remediation::text(
+            "Run interruption-sensitive workloads with several replicas and a PodDisruptionBudget, or on an on-demand NodePool.",
+        ),
+    ];
+    let object = nodes
+        .first()
+        .map(|n| ObjectRef::new("Node", None, n))
+        .or_else(|| {
+            nodeclaims
+                .first()
+                .map(|n| ObjectRef::new("NodeClaim", None, n))
+        });
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_messages(hits.iter().copied())
+        .with_related(if nth_present { &["KW308"] } else { &[] })
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "95s         Warning   SpotInterrupted               nodeclaim/spot-builders-x7k2p               Spot interruption warning was triggered",
+            "95s         Warning   TerminatingOnInterruption     node/ip-10-0-101-113.ec2.internal           Interruption triggered termination for the Node",
+            "3m   Warning   InstanceTerminating   node/ip-1   Instance is terminating",
+            r#"{"level":"INFO","message":"initiating delete from interruption message","controller":"interruption","queue":"Karpenter-my-cluster","messageKind":"spot_interrupted","NodeClaim":{"name":"spot-builders-x7k2p"},"action":"CordonAndDrain","Node":{"name":"ip-10-0-101-113.ec2.internal"}}"#,
+            "2023-03-01T10:00:00.000Z\tINFO\tcontroller.interruption\tdeleted node from interruption message\t{\"commit\": \"5a7faa0\", \"queue\": \"Karpenter-demo\", \"messageKind\": \"SpotInterruptionKind\", \"node\": \"ip-192-168-1-1.ec2.internal\", \"action\": \"CordonAndDelete\"}",
+            "2023-03-01T10:00:00.000Z\tINFO\tcontroller.interruption\tdeleted node from interruption message\t{\"commit\": \"5a7faa0\", \"messageKind\": \"StateChangeKind\", \"node\": \"ip-192-168-1-1.ec2.internal\"}",
+        ] {
+            assert_eq!(ids(&check_only("KW309", text)), ["KW309"], "{text}");
+        }
+    }
+
+    #[test]
+    fn names_node_kind_and_action() {
+        let report = check_only(
+            "KW309",
+            r#"{"level":"INFO","message":"initiating delete from interruption message","controller":"interruption","messageKind":"spot_interrupted","NodeClaim":{"name":"spot-builders-x7k2p"},"action":"CordonAndDrain","Node":{"name":"ip-10-0-101-113.ec2.internal"}}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.starts_with("Node ip-10-0-101-113.ec2.internal (NodeClaim spot-builders-x7k2p) went away because of an EC2 spot interruption"), "{}", d.summary);
+        assert!(d.summary.contains("CordonAndDrain"), "{}", d.summary);
+        let old = check_only(
+            "KW309",
+            "INFO\tcontroller.interruption\tdeleted node from interruption message\t{\"messageKind\": \"StateChangeKind\", \"node\": \"ip-1.ec2.internal\"}",
+        );
+        assert!(
+            old.diagnoses[0].summary.contains("instance state change"),
+            "{}",
+            old.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "2m   Normal   SpotRebalanceRecommendation   node/ip-1   Spot rebalance recommendation was triggered",
+            r#"{"level":"INFO","message":"initiating delete from interruption message","messageKind":"rebalance_recommendation","action":"NoAction"}"#,
+            "Rebalance recommendation received. Instance will be cordoned at 2025-10-14T07:52:06Z",
+        ] {
+            assert!(ids(&check_only("KW309", text)).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! KW310 ami-incompatible-instance-types.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw3xx::common::{
+    join_names, named, nodeclaim_of, nodeclass_of_nodeclaim, nodepool_of_nodeclaim, push_unique,
+    sole_nodeclass,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW310",
+    slug: "ami-incompatible-instance-types",
+    title: "The EC2NodeClass's AMIs fit none of the NodeClaim's instance types",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter picked instance types for the NodeClaim, but none of them satisfies the requirements
+of the AMIs the EC2NodeClass selected, so it cannot build a launch template:
+`getting launch template configs, getting launch templates, no instance types satisfy
+requirements of amis [<ami ids>]` (`Reconciler error`, `launching nodeclaim, ...`; v1.2 maps it to
+the NodeClaim's `Launched=Unknown LaunchFailed` `Error getting launch template configs: Instance
+launch failed`). Every attempt fails the same way until the launch timeout deletes the
+NodeClaim, and the next one fails again.
+
+## Why it happens
+Almost always architecture: the AMIs are x86_64 (`kubernetes.io/arch In [amd64]`) and the
+NodePool allows only Graviton (arm64) types, or the reverse; `amiSelectorTerms` that pin one AMI
+ID select only one architecture. Less often another AMI requirement (an accelerated AMI variant
+that needs GPU or Neuron types).
+
+## How to fix
+Add a `kubernetes.io/arch` requirement to the NodePool that matches the AMIs, or select AMIs for
+both architectures (an `alias` such as `al2023@latest` resolves both; or add an ID or name term
+for the other architecture).
+"#,
+};
+
+const SIGNALS: &[&str] = &["no instance types satisfy requirements of amis"];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages_containing("no instance types satisfy requirements of amis")
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut amis: Vec<String> = Vec::new();
+    let mut nodeclaims: Vec<String> = Vec::new();
+    for m in &hits {
+        if let Some(list) = tail_after(&m.text, "requirements of amis") {
+            let inside = list
+                .trim_start()
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            for a in inside.split([' ', ',']).filter(|a| a.starts_with("ami-")) {
+                push_unique(&mut amis, a);
+            }
+        }
+        if let Some(n) = nodeclaim_of(facts, m) {
+            push_unique(&mut nodeclaims, n);
+        }
+    }
+    let nodepool = nodeclaims
+        .iter()
+        .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        .or_else(|| hits.iter().find_map(|m| m.nodepool.clone()));
+    let nodeclass = nodeclaims
+        .iter()
+        .find_map(|n| nodeclass_of_nodeclaim(facts, n))
+        .or_else(|| sole_nodeclass(facts));
+    let types = instance_types(facts, &nodeclaims);
+    let types_arch = requested_arch(facts, &nodeclaims, nodepool.as_deref())
+        .or_else(|| types_architecture(&types));
+    let ami_arch = amis.iter().find_map(|a| ami_architecture(facts, a));
+    let ami_list = if amis.is_empty() {
+        "the selected AMIs".to_string()
+    } else {
+        format!(
+            "AMI{} {}",
+            if amis.len() > 1 { "s" } else { "" },
+            join_names(&amis)
+        )
+    };
+    let mut summary = format!(
+        "{} cannot launch: no instance type {} allows satisfies the requirements of {ami_list}",
+        match (nodeclaims.is_empty(), &nodepool) {
+            (false, Some(np)) => format!("{} of NodePool {np}", named("NodeClaim", &nodeclaims)),
+            (false, None) => named("NodeClaim", &nodeclaims),
+            (true, Some(np)) => format!("A NodeClaim of NodePool {np}"),
+            (true, None) => "The NodeClaim".to_string(),
+        },
+        if nodeclaims.len() > 1 { "they" } else { "it" }
+    );
+    if let Some(nc) = &nodeclass {
+        summary.push_str(&format!(" (EC2NodeClass {nc})"));
+    }
+    summary.push('.');
+    match (&types_arch, &ami_arch) {
+        (Some(t), Some(a)) if t != a => summary.push_str(&format!(
+            " The instance types are {} and the AMI is {}: an architecture mismatch.",
+            arch_words(t),
+            arch_words(a)
+        )),
+        (Some(t), None) => summary.push_str(&format!(
+            " The instance types{} are {}: the AMIs are most likely built for the other architecture.",
+            if types.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", short_list(&types))
+            },
+            arch_words(t)
+        )),
+        (None, Some(a)) => summary.push_str(&format!(
+            " The AMI is {}: the NodeClaim's instance types are most likely of the other architecture.",
+            arch_words(a)
+        )),
+        _ => summary.push_str(" Most often an architecture mismatch (arm64 types with x86_64 AMIs, or the reverse), else another AMI requirement (a GPU or Neuron AMI variant)."),
+    }
+    summary.push_str(" Every launch attempt fails the same way.");
+    let np = nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string());
+    let nc = nodeclass
+        .clone()
+        .unwrap_or_else(|| "<ec2nodeclass>".to_string());
+    let target_arch = ami_arch
+        .clone()
+        .or_else(|| types_arch.as_deref().map(other_arch).map(str::to_string))
+        .unwrap_or_else(|| "amd64".to_string());
+    let steps = vec![
+        Remediation::command(
+            "See each AMI's architecture and what the EC2NodeClass resolved:",
+            format!(
+                "aws ec2 describe-images --image-ids {} --query 'Images[].[ImageId,Name,Architecture]' --output table; kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}'",
+                if amis.is_empty() { "<ami-id>".to_string() } else { amis.join(" ") }
+            ),
+        ),
+        Remediation::yaml(
+            format!("Either keep NodePool {np} on the AMIs' architecture (`kubectl edit nodepool {np}`):"),
+            format!(
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"{target_arch}\"]\n"
+            ),
+        ),
+        Remediation::yaml(
+            format!("Or let EC2NodeClass {nc} select AMIs for both architectures (an alias resolves amd64 and arm64; or add a term for the other architecture's AMI):"),
+            "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+        ),
+    ];
+    let object = nodeclaims
+        .first()
+        .map(|n| ObjectRef::new("NodeClaim", None, n));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_node_pool(nodepool.as_deref())
+        .with_messages(hits.iter().copied())
+        .with_remediation(steps)]
+}
+
+fn arch_words(arch: &str) -> &'static str {
+    match arch {
+        "arm64" => "arm64 (Graviton)",
+        _ => "amd64 (x86_64)",
+    }
+}
+
+fn other_arch(arch: &str) -> &'static str {
+    if arch == "arm64" {
+        "amd64"
+    } else {
+        "arm64"
+    }
+}
+
+fn short_list(types: &[String]) -> String {
+    if types.len() > 4 {
+        format!("{} and {} more", types[..4].join(", "), types.len() - 4)
+    } else {
+        types.join(", ")
+    }
+}
+
+/// The instance types the NodeClaims could use: the typed NodeClaim's requirement, or the
+/// `created nodeclaim` log's `instance-types`.
+fn instance_types(facts: &Facts, nodeclaims: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in nodeclaims {
+        if let Some(c) = facts.nodeclaims.iter().find(|c| &c.meta.name == n) {
+            for r in &c.requirements {
+                if r.key == "node.kubernetes.io/instance-type" && r.operator == "In" {
+                    for v in &r.values {
+                        push_unique(&mut out, v.clone());
+                    }
+                }
+            }
+        }
+        for r in &facts.logs {
+            if r.message.eq_ignore_ascii_case("created nodeclaim")
+                && r.field_name("NodeClaim").as_deref() == Some(n.as_str())
+            {
+                if let Some(list) = r.fields.get("instance-types").and_then(|v| v.as_str()) {
+                    for t in list.split(", ") {
+                        let t = t.split(" and ").next().unwrap_or(t).trim();
+                        if t.contains('.') {
+                            push_unique(&mut out, t);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The architecture the NodeClaim or NodePool requires (`kubernetes.io/arch In [x]`), or a
+/// `kubernetes.io/arch=<x>` label of a pasted NodeClaim.
+fn requested_arch(facts: &Facts, nodeclaims: &[String], nodepool: Option<&str>) -> Option<String> {
+    let single = |vals: &[String]| (vals.len() == 1).then(|| vals[0].clone());
+    for n in nodeclaims {
+        if let Some(c) = facts.nodeclaims.iter().find(|c| &c.meta.name == n) {
+            if let Some(a) = c
+                .requirements
+                .iter()
+                .find(|r| r.key == "kubernetes.io/arch" && r.operator == "In")
+                .and_then(|r| single(&r.values))
+            {
+                return Some(a);
+            }
+            if let Some(a) = c.meta.labels.get("kubernetes.io/arch") {
+                return Some(a.clone());
+            }
+        }
+    }
+    if let Some(a) = nodepool
+        .and_then(|np| facts.nodepool(np))
+        .and_then(|np| np.allowed_values("kubernetes.io/arch"))
+        .and_then(|v| single(&v))
+    {
+        return Some(a);
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for m in &facts.messages {
+        if let Some(v) = tail_after(&m.text, "kubernetes.io/arch=") {
+            let v: String = v
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            if v == "arm64" || v == "amd64" {
+                push_unique(&mut seen, v);
+            }
+        }
+    }
+    (seen.len() == 1).then(|| seen.remove(0))
+}
+
+/// All types Graviton, or all x86: their architecture.
+fn types_architecture(types: &[String]) -> Option<String> {
+    if types.is_empty() {
+        return None;
+    }
+    let arm = types.iter().filter(|t| is_graviton(t)).count();
+    if arm == types.len() {
+        Some("arm64".into())
+    } else if arm == 0 {
+        Some("amd64".into())
+    } else {
+        None
+    }
+}
+
+/// Graviton families have a `g` right after the generation digit (`c7g`, `m6gd`, `t4g`,
+/// `im4gn`, `g5g`, `hpc7g`), plus the first-generation `a1`.
+pub fn is_graviton(instance_type: &str) -> bool {
+    let family = instance_type.split('.').next().unwrap_or_default();
+    if family == "a1" {
+        return true;
+    }
+    let Some(digit_at) = family.find(|c: char| c.is_ascii_digit()) else {
+        return false;
+    };
+    family[digit_at..]
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .starts_with('g')
+}
+
+/// The architecture of an AMI when the input shows it: a line naming the AMI with its
+/// `kubernetes.io/arch` requirement, `Architecture`, or name (`x86_64`, `arm64`).
+fn ami_architecture(facts: &Facts, ami: &str) -> Option<String> {
+    for m in facts.messages.iter().filter(|m| m.text.contains(ami)) {
+        if contains_ignore_ascii_case(&m.text, "no instance types satisfy") {
+            continue;
+        }
+        let after = &m.text[m.text.find(ami).unwrap_or(0)..];
+        // The text about this AMI ends where the next AMI starts.
+        let own = match after[ami.len()..].find("ami-") {
+            Some(end) => &after[..ami.len() + end],
+            None => after,
+        };
+        let arm = ["arm64", "aarch64"].iter().any(|s| own.contains(s));
+        let x86 = ["amd64", "x86_64"].iter().any(|s| own.contains(s));
+        match (arm, x86) {
+            (true, false) => return Some("arm64".into()),
+            (false, true) => return Some("amd64".into()),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"graviton-x2v9q"},"error":"launching nodeclaim, creating instance, creating nodeclaim, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-0f1e2d3c4b5a69788]"}"#,
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"arm-builders-d7k3x"},"error":"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-04c9e7b1f3a2d8650]"}"#,
+            "launching nodeclaim, creating instance, creating nodeclaim, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-1 ami-2] (aws-error-code=x)",
+        ] {
+            assert_eq!(ids(&check_only("KW310", text)), ["KW310"], "{text}");
+        }
+    }
+
+    #[test]
+    fn infers_architectures() {
+        let report = check_only(
+            "KW310",
+            "{\"level\":\"INFO\",\"message\":\"created nodeclaim\",\"NodePool\":{\"name\":\"graviton\"},\"NodeClaim\":{\"name\":\"graviton-x2v9q\"},\"instance-types\":\"c7g.2xlarge, c7g.xlarge, m7g.2xlarge, m7g.xlarge, r7g.xlarge and 4 other(s)\"}\n{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"graviton-x2v9q\"},\"error\":\"launching nodeclaim, creating instance, creating nodeclaim, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-0f1e2d3c4b5a69788]\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("NodeClaim graviton-x2v9q of NodePool graviton"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("arm64 (Graviton)"), "{}", d.summary);
+        assert!(d.remediation[1]
+            .yaml
+            .as_deref()
+            .unwrap()
+            .contains("[\"amd64\"]"));
+        let b = check_only(
+            "KW310",
+            "Labels:       kubernetes.io/arch=arm64\n[{\"id\":\"ami-04c9e7b1f3a2d8650\",\"name\":\"amazon-eks-node-al2023-x86_64-standard-1.31-v20250203\",\"requirements\":[{\"key\":\"kubernetes.io/arch\",\"operator\":\"In\",\"values\":[\"amd64\"]}]}]\n{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"arm-1\"},\"error\":\"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-04c9e7b1f3a2d8650]\"}",
+        );
+        assert!(
+            b.diagnoses[0].summary.contains("an architecture mismatch"),
+            "{}",
+            b.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn graviton_families() {
+        for t in [
+            "c7g.xlarge",
+            "m6gd.large",
+            "t4g.micro",
+            "im4gn.large",
+            "g5g.xlarge",
+            "a1.large",
+            "hpc7g.16xlarge",
+            "c8g.4xlarge",
+        ] {
+            assert!(is_graviton(t), "{t}");
+        }
+        for t in [
+            "g5.xlarge",
+            "g4dn.xlarge",
+            "m7i.large",
+            "c6a.large",
+            "inf2.xlarge",
+            "trn1.2xlarge",
+            "m7i-flex.large",
+        ] {
+            assert!(!is_graviton(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "no instance type met the scheduling requirements or had enough resources",
+            "AMISelector did not match any AMIs",
+        ] {
+            assert!(ids(&check_only("KW310", text)).is_empty(), "{text}");
+        }
+    }
+}

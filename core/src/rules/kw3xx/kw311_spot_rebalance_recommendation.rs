@@ -1,0 +1,185 @@
+//! KW311 spot-rebalance-recommendation.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique};
+use crate::rules::kw3xx::interruption::{is_rebalance_kind, message_kind, nth};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW311",
+    slug: "spot-rebalance-recommendation",
+    title: "EC2 sent a spot rebalance recommendation (not an interruption)",
+    severity: Severity::Info,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+EC2 told the spot instance that its capacity pool is at elevated risk of interruption. It is
+advice, not an interruption: the instance keeps running. Karpenter records it as an event on
+the Node and NodeClaim and does not drain on it. Not KW309: nothing was reclaimed.
+
+Signals: events `SpotRebalanceRecommendation` (`Spot rebalance recommendation was triggered`),
+older `InstanceSpotRebalanceRecommendation` (`A spot rebalance recommendation was triggered for
+the node`), the interruption log's `messageKind` `rebalance_recommendation`
+(`RebalanceRecommendationKind` before v0.32), and AWS Node Termination Handler's own
+`Rebalance recommendation received` event.
+
+## Why it happens
+Spot pools change; EC2 sends rebalance recommendations ahead of possible interruptions, often
+some time before (or instead of) one.
+
+## How to fix
+Nothing, unless something else drains nodes on it: AWS Node Termination Handler with
+`enableRebalanceDraining: true` does, and with Karpenter that becomes a loop of short-lived nodes
+(KW308).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "spotrebalancerecommendation",
+    "spot rebalance recommendation was triggered",
+    "a spot rebalance recommendation was triggered for the node",
+    "rebalance_recommendation",
+    "rebalancerecommendationkind",
+    "rebalance recommendation received",
+];
+
+fn is_hit(facts: &Facts, m: &Message) -> bool {
+    let t = &m.text;
+    if m.reason.as_deref().is_some_and(|r| {
+        r == "SpotRebalanceRecommendation" || r == "InstanceSpotRebalanceRecommendation"
+    }) {
+        return true;
+    }
+    if [
+        "Spot rebalance recommendation was triggered",
+        "A spot rebalance recommendation was triggered for the node",
+        "Rebalance recommendation received",
+        "SpotRebalanceRecommendation",
+    ]
+    .iter()
+    .any(|s| contains_ignore_ascii_case(t, s))
+    {
+        return true;
+    }
+    contains_ignore_ascii_case(t, "interruption message")
+        && message_kind(facts, m).is_some_and(|k| is_rebalance_kind(&k))
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_hit(facts, m)).collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut nodes: Vec<String> = Vec::new();
+    let mut nodeclaims: Vec<String> = Vec::new();
+    for m in &hits {
+        if let Some(n) = nodeclaim_of(facts, m) {
+            push_unique(&mut nodeclaims, n);
+        }
+        if let Some(n) = node_of(facts, m) {
+            push_unique(&mut nodes, n);
+        }
+    }
+    let nth = nth(facts).filter(|n| !n.seen_as.is_empty());
+    let drained: Vec<String> = nth
+        .as_ref()
+        .map(|n| {
+            n.drained_nodes
+                .iter()
+                .filter(|d| nodes.contains(d))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let plural = nodes.len().max(nodeclaims.len()) > 1;
+    let s = if plural { "s" } else { "" };
+    let subject = match (nodes.is_empty(), nodeclaims.is_empty()) {
+        (false, false) => format!(
+            "spot node{s} {} ({})",
+            join_names(&nodes),
+            named("NodeClaim", &nodeclaims)
+        ),
+        (false, true) => format!("spot node{s} {}", join_names(&nodes)),
+        (true, false) => format!("spot NodeClaim{s} {}", join_names(&nodeclaims)),
+        (true, true) => "a spot node".to_string(),
+    };
+    let mut summary = format!(
+        "EC2 sent rebalance recommendations for {subject}: {} spot pool{s} {} at higher risk of interruption, but nothing was interrupted. Karpenter records them and does not drain on them.",
+        if plural { "their" } else { "its" },
+        if plural { "are" } else { "is" },
+    );
+    if !drained.is_empty() {
+        summary.push_str(&format!(
+            " AWS Node Termination Handler did drain {} on {}, which Karpenter answers by launching the same capacity again (KW308).",
+            join_names(&drained),
+            if plural { "them" } else { "it" }
+        ));
+    } else if nth.is_some() {
+        summary.push_str(" AWS Node Termination Handler also runs here; if it drains on rebalance recommendations, see KW308.");
+    } else {
+        summary.push_str(" Nothing to fix.");
+    }
+    let steps = vec![Remediation::command(
+        "Nothing to do for Karpenter. To see whether anything else cordons or drains nodes on these recommendations:",
+        "kubectl get events -A --field-selector involvedObject.kind=Node --sort-by=.lastTimestamp | grep -i -E 'rebalance|cordon|drain'",
+    )];
+    let object = nodes
+        .first()
+        .map(|n| ObjectRef::new("Node", None, n))
+        .or_else(|| {
+            nodeclaims
+                .first()
+                .map(|n| ObjectRef::new("NodeClaim", None, n))
+        });
+    vec![Diagnosis::new(&META, summary)
+        .with_object(object.as_ref())
+        .with_messages(hits.iter().copied())
+        .with_related(if nth.is_some() { &["KW308"] } else { &[] })
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_form() {
+        for text in [
+            "2m          Normal    SpotRebalanceRecommendation   nodeclaim/spot-builders-x7k2p               Spot rebalance recommendation was triggered",
+            "5m   Normal   InstanceSpotRebalanceRecommendation   node/ip-1.ec2.internal   A spot rebalance recommendation was triggered for the node",
+            r#"{"level":"INFO","message":"initiating delete from interruption message","controller":"interruption","messageKind":"rebalance_recommendation","action":"NoAction","Node":{"name":"ip-1"}}"#,
+            "INFO\tcontroller.interruption\tdeleted node from interruption message\t{\"messageKind\": \"RebalanceRecommendationKind\", \"node\": \"ip-1\"}",
+            "default   27m   Normal   RebalanceRecommendation   node/ip-10-3-18-90.us-west-2.compute.internal   Rebalance recommendation received. Instance will be cordoned at 2025-10-14T07:52:06Z",
+        ] {
+            assert_eq!(ids(&check_only("KW311", text)), ["KW311"], "{text}");
+        }
+    }
+
+    #[test]
+    fn mentions_nth_drains() {
+        let report = check_only(
+            "KW311",
+            "aws-node-termination-handler\tkube-system\t3\tdeployed\n6m   Normal   SpotRebalanceRecommendation   node/ip-10-3-29-7.us-west-2.compute.internal   Spot rebalance recommendation was triggered\n5m   Normal   CordonAndDrain   node/ip-10-3-29-7.us-west-2.compute.internal   Node successfully cordoned and drained",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("did drain ip-10-3-29-7.us-west-2.compute.internal"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.related, ["KW308"]);
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "95s   Warning   SpotInterrupted   node/ip-1   Spot interruption warning was triggered",
+            r#"{"level":"INFO","message":"initiating delete from interruption message","messageKind":"spot_interrupted","action":"CordonAndDrain"}"#,
+        ] {
+            assert!(ids(&check_only("KW311", text)).is_empty(), "{text}");
+        }
+    }
+}
