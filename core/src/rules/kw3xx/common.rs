@@ -544,7 +544,9 @@ pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
         (Some(s), Some(a)) => s.max(a),
         (s, a) => s.or(a)?,
     };
-    let mut inner = text.get(start..)?.trim().to_string();
+    // A console log line ends with a tab and its JSON fields.
+    let inner_text = text.get(start..)?.split('\t').next().unwrap_or_default();
+    let mut inner = inner_text.trim().to_string();
     let mut aws_error_code = None;
     let mut aws_operation = None;
     if let Some(at) = find_ignore_case(&inner, " (aws-error-code=") {

@@ -94,7 +94,7 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
     }
-    for m in &facts.messages {
+    for (i, m) in facts.messages.iter().enumerate() {
         let t = &m.text;
         if contains_ignore_ascii_case(t, NTH) {
             push_unique(
@@ -109,7 +109,7 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
         for (value, env) in DRAIN_SETTINGS {
-            if setting_true(t, value) || setting_true(t, env) {
+            if setting_true(t, value) || setting_true(t, env) || env_pair_true(facts, i, env) {
                 push_unique(&mut out.draining, format!("{value}: true"));
                 out.config_messages.push(m);
             }
@@ -129,20 +129,49 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
     (!out.seen_as.is_empty() || !out.drain_messages.is_empty()).then_some(out)
 }
 
-/// `key: true`, `key=true`, `key: "true"`, `--set key=true`.
+/// `key: true`, `key=true`, `key: "true"`, `--set key=true`, and the env JSON
+/// `{"name":"KEY","value":"true"}`.
 fn setting_true(text: &str, key: &str) -> bool {
     let Some(at) = find_ignore_case(text, key) else {
         return false;
     };
-    let rest = text[at + key.len()..].trim_start_matches(['"', '\'']);
-    let rest = rest.trim_start();
-    let Some(rest) = rest.strip_prefix([':', '=']) else {
+    let rest = text[at + key.len()..]
+        .trim_start_matches(['"', '\''])
+        .trim_start();
+    let rest = match rest.strip_prefix(',') {
+        // `"name":"KEY","value":"true"`
+        Some(r) => match r.trim_start().strip_prefix("\"value\"") {
+            Some(v) => v,
+            None => return false,
+        },
+        None => rest,
+    };
+    let Some(rest) = rest.trim_start().strip_prefix([':', '=']) else {
         return false;
     };
     rest.trim_start()
         .trim_start_matches(['"', '\''])
         .to_ascii_lowercase()
         .starts_with("true")
+}
+
+/// A YAML env entry split over two lines: `- name: KEY` then `value: "true"`.
+fn env_pair_true(facts: &Facts, index: usize, key: &str) -> bool {
+    let m = &facts.messages[index];
+    let t = m.text.trim().trim_start_matches("- ").trim();
+    let named = t
+        .strip_prefix("name:")
+        .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == key);
+    named
+        && facts.messages.get(index + 1).is_some_and(|next| {
+            next.evidence.source == m.evidence.source
+                && next.evidence.line == m.evidence.line + 1
+                && next.text.trim().strip_prefix("value:").is_some_and(|v| {
+                    v.trim()
+                        .trim_matches(['"', '\''])
+                        .eq_ignore_ascii_case("true")
+                })
+        })
 }
 
 /// The input shows spot capacity: spot nodes or NodeClaims, spot capacity-type labels, or

@@ -153,6 +153,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )),
         _ => summary.push_str(" Every launch with these mappings fails."),
     }
+    let nodeclass_cmd = match (nodeclasses.first(), nodeclaims.first()) {
+        (Some(n), _) => n.clone(),
+        (None, Some(claim)) => format!(
+            "\"$(kubectl get nodeclaim {claim} -o jsonpath='{{.spec.nodeClassRef.name}}')\""
+        ),
+        (None, None) => "<ec2nodeclass>".to_string(),
+    };
     let family = family_of(facts, &nodeclass);
     let mut steps = Vec::new();
     if !wrong_devices.is_empty() {
@@ -195,7 +202,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     steps.push(Remediation::command(
         "Compare with the AMI's own mappings (root device name and snapshot sizes):",
         format!(
-            "kubectl get ec2nodeclass {nodeclass} -o jsonpath='{{.spec.blockDeviceMappings}}{{\"\\n\"}}{{.status.amis[*].id}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids <ami-id> --query 'Images[].[RootDeviceName,BlockDeviceMappings]'"
+            "kubectl get ec2nodeclass {nodeclass_cmd} -o jsonpath='{{.spec.blockDeviceMappings}}{{\"\\n\"}}{{.status.amis[*].id}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids <ami-id> --query 'Images[].[RootDeviceName,BlockDeviceMappings]'"
         ),
     ));
     if validation {

@@ -4,7 +4,8 @@ use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw3xx::common::{
     conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
-    nodepool_of_nodeclaim, parse_launch_error, push_unique, sole_nodeclass, LaunchError,
+    nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
+    LaunchError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -336,6 +337,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
     let mut nodeclaims: Vec<String> = Vec::new();
+    if hits.iter().all(|h| h.nodeclaim.is_none()) {
+        if let Some(o) = raw_describe_subject(facts).filter(|o| o.kind == "NodeClaim") {
+            nodeclaims.push(o.name);
+        }
+    }
     let mut reasons: Vec<&'static str> = Vec::new();
     let mut details: Vec<String> = Vec::new();
     let mut grammars: Vec<&'static str> = Vec::new();
@@ -400,12 +406,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push('.');
     }
     summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
+    let nodeclass_cmd = match (&nodeclass, nodeclaims.first()) {
+        (Some(n), _) => n.clone(),
+        (None, Some(claim)) => format!(
+            "\"$(kubectl get nodeclaim {claim} -o jsonpath='{{.spec.nodeClassRef.name}}')\""
+        ),
+        (None, None) => "<ec2nodeclass>".to_string(),
+    };
     let ctx = Ctx {
         nodeclaim: nodeclaims
             .first()
             .cloned()
             .unwrap_or_else(|| "<nodeclaim>".to_string()),
         nodeclass: nodeclass.unwrap_or_else(|| "<ec2nodeclass>".to_string()),
+        nodeclass_cmd,
         nodepool: nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string()),
         ns: karpenter_namespace(facts),
         ids: hits.iter().flat_map(|h| aws_ids(&h.text)).collect(),
@@ -475,6 +489,8 @@ fn aws_ids(text: &str) -> Vec<String> {
 struct Ctx {
     nodeclaim: String,
     nodeclass: String,
+    /// The EC2NodeClass for commands: its name, or a lookup through the NodeClaim.
+    nodeclass_cmd: String,
     nodepool: String,
     ns: String,
     ids: Vec<String>,
@@ -492,6 +508,7 @@ impl Ctx {
 
 fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
     let nc = &ctx.nodeclass;
+    let ncc = &ctx.nodeclass_cmd;
     let ns = &ctx.ns;
     match reason {
         "LaunchTemplateNotFound" => vec![
@@ -514,7 +531,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             vec![
                 Remediation::command(
                     format!("The AMI does not exist in this region or the account may not use it (deregistered, another region, or a private AMI not shared). Check what EC2NodeClass {nc} resolved and whether EC2 knows it:"),
-                    format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids {ami} --query 'Images[].[ImageId,Name,State,Public,OwnerId]' --output table"),
+                    format!("kubectl get ec2nodeclass {ncc} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids {ami} --query 'Images[].[ImageId,Name,State,Public,OwnerId]' --output table"),
                 ),
                 Remediation::command(
                     "For a private AMI, share it with this account from the owning account (and its snapshots' KMS key, if encrypted); or select a current AMI by alias (`alias: al2023@latest`):",
@@ -528,7 +545,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             let mut v = vec![Remediation::command(
                 format!("The selectors of EC2NodeClass {nc} pick security groups and subnets from different VPCs. List what it resolved, with each one's VPC:"),
                 format!(
-                    "kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.securityGroups[*].id}}{{\"\\n\"}}{{.status.subnets[*].id}}{{\"\\n\"}}'; aws ec2 describe-security-groups --group-ids {} --query 'SecurityGroups[].[GroupId,VpcId]' --output table; aws ec2 describe-subnets --subnet-ids {} --query 'Subnets[].[SubnetId,VpcId]' --output table",
+                    "kubectl get ec2nodeclass {ncc} -o jsonpath='{{.status.securityGroups[*].id}}{{\"\\n\"}}{{.status.subnets[*].id}}{{\"\\n\"}}'; aws ec2 describe-security-groups --group-ids {} --query 'SecurityGroups[].[GroupId,VpcId]' --output table; aws ec2 describe-subnets --subnet-ids {} --query 'Subnets[].[SubnetId,VpcId]' --output table",
                     if sgs.is_empty() { "<sg-ids>".to_string() } else { sgs.join(" ") },
                     if subnets.is_empty() { "<subnet-ids>".to_string() } else { subnets.join(" ") },
                 ),
@@ -542,7 +559,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
         "InstanceProfileNameInvalid" => vec![
             Remediation::command(
                 format!("The instance profile in EC2NodeClass {nc}'s status no longer exists (deleted outside Karpenter, or renamed). Compare spec and status with IAM:"),
-                format!("kubectl get ec2nodeclass {nc} -o jsonpath='role={{.spec.role}} instanceProfile={{.spec.instanceProfile}} status={{.status.instanceProfile}}{{\"\\n\"}}' && aws iam get-instance-profile --instance-profile-name \"$(kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.instanceProfile}}')\""),
+                format!("kubectl get ec2nodeclass {ncc} -o jsonpath='role={{.spec.role}} instanceProfile={{.spec.instanceProfile}} status={{.status.instanceProfile}}{{\"\\n\"}}' && aws iam get-instance-profile --instance-profile-name \"$(kubectl get ec2nodeclass {ncc} -o jsonpath='{{.status.instanceProfile}}')\""),
             ),
             Remediation::command(
                 "With `spec.role`, Karpenter creates the profile itself: restart the controller so it re-creates it. With `spec.instanceProfile`, create the profile and add the node role:",
@@ -551,7 +568,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
         ],
         "UserDataSizeLimitExceeded" => vec![Remediation::command(
             format!("EC2 allows 16 KB of user data and Karpenter adds its bootstrap to `spec.userData` of EC2NodeClass {nc}: shrink it (fetch large scripts from S3 or SSM at boot instead of inlining them). Its current size:"),
-            format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.userData}}' | wc -c"),
+            format!("kubectl get ec2nodeclass {ncc} -o jsonpath='{{.spec.userData}}' | wc -c"),
         )],
         "FreeTierIneligible" => vec![Remediation::yaml(
             format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict NodePool {} to the types the plan allows (`kubectl edit nodepool {}`):", ctx.nodepool, ctx.nodepool),

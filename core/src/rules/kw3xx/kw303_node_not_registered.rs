@@ -3,8 +3,8 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
-    cluster_name, conditions, instance_id, join_names, named, nodeclaim_of, nodepool_of_nodeclaim,
-    push_unique, raw_describe_subject, sole_raw_value,
+    cluster_name, conditions, instance_id, join_names, name_after, named, nodeclaim_of,
+    nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -83,7 +83,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         let nodeclaim = nodeclaim_of(facts, m);
         hits.push(Hit {
-            nodepool: m.nodepool.clone(),
+            nodepool: m
+                .nodepool
+                .clone()
+                .or_else(|| name_after(&m.text, "nodepool/")),
             nodeclaim,
             evidence: vec![m.evidence.clone().at(m.time.as_deref())],
         });

@@ -473,7 +473,7 @@ fn startup_taint(
             if matches!(presence, Presence::Absent(_) | Presence::Unknown) {
                 steps.push(Remediation::yaml(
                     format!("If {} is not installed, remove the taint from NodePool {nodepool}'s startupTaints (`kubectl edit nodepool {nodepool}`); if it is, its pods must tolerate the taint:", owner.agent),
-                    format!("spec:\n  template:\n    spec:\n      startupTaints: []   # drop {key}\n---\n# the agent's DaemonSet pod spec\ntolerations:\n  - key: {key}\n    operator: Exists\n"),
+                    format!("{}---\n# the agent's DaemonSet pod spec\ntolerations:\n  - key: {key}\n    operator: Exists\n", startup_taints_without(facts, nodepool, key)),
                 ));
             }
             (summary, steps)
@@ -490,7 +490,7 @@ fn startup_taint(
                 ),
                 Remediation::yaml(
                     format!("A startup taint must be removed by an agent on the node; if nothing does, drop it from NodePool {nodepool} (`kubectl edit nodepool {nodepool}`):"),
-                    format!("spec:\n  template:\n    spec:\n      startupTaints: []   # drop {}\n", if key.is_empty() { "<taint-key>" } else { key }),
+                    startup_taints_without(facts, nodepool, if key.is_empty() { "<taint-key>" } else { key }),
                 ),
             ];
             (summary, steps)
@@ -607,6 +607,38 @@ fn resource_not_registered(
         ),
     ));
     (summary, steps)
+}
+
+/// The NodePool's `startupTaints` without `key`: the others it has when the input shows the
+/// NodePool, else a comment saying to keep them.
+fn startup_taints_without(facts: &Facts, nodepool: &str, key: &str) -> String {
+    let head = "spec:\n  template:\n    spec:\n";
+    match facts.nodepool(nodepool) {
+        Some(np) => {
+            let kept: Vec<String> = np
+                .startup_taints
+                .iter()
+                .filter(|t| t.key != key)
+                .map(|t| {
+                    let value = t
+                        .value
+                        .as_deref()
+                        .filter(|v| !v.is_empty())
+                        .map(|v| format!("\n          value: \"{v}\""))
+                        .unwrap_or_default();
+                    format!("        - key: {}{value}\n          effect: {}\n", t.key, t.effect)
+                })
+                .collect();
+            if kept.is_empty() {
+                format!("{head}      startupTaints: []   # {key} removed\n")
+            } else {
+                format!("{head}      startupTaints:   # {key} removed\n{}", kept.concat())
+            }
+        }
+        None => format!(
+            "{head}      startupTaints:\n        # remove the entry with key {key}; keep the others\n"
+        ),
+    }
 }
 
 /// `ENABLE_POD_ENI` of aws-node: the typed DaemonSet's env, or an `ENABLE_POD_ENI` line.

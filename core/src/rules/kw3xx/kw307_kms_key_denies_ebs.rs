@@ -66,6 +66,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     let short_lived = short_lived_nodeclaims(facts);
     let keys = kms_keys(facts);
+    // The pasted `kmsKeyID:` lines: evidence for the inference.
+    let key_lines: Vec<&Message> = if facts.nodeclasses.is_empty() {
+        facts.messages_containing("kmsKeyID").collect()
+    } else {
+        Vec::new()
+    };
     let inferred = strong.is_empty() && !short_lived.is_empty() && !keys.is_empty();
     if strong.is_empty() && !inferred {
         return Vec::new();
@@ -121,11 +127,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut summary = String::new();
     if inferred {
         summary.push_str(&format!(
-            "Inferred from NodeClaim{} {} ending before {} node registered, while EC2NodeClass{} encrypts its volumes with KMS key {}: ",
-            if nodeclaims.len() > 1 { "s" } else { "" },
-            join_names(&nodeclaims),
+            "Inferred from {} ending before {} node registered, while {} encrypts its volumes with KMS key {}: ",
+            named("NodeClaim", &nodeclaims),
             if nodeclaims.len() > 1 { "their" } else { "its" },
-            nodeclass.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
+            nodeclass.as_deref().map_or("the EC2NodeClass".to_string(), |n| format!("EC2NodeClass {n}")),
             key.as_deref().unwrap_or("<kms-key>")
         ));
     }
@@ -177,7 +182,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         format!("aws kms describe-key --key-id {key_id} --query 'KeyMetadata.[KeyState,KeyManager]' --output text; aws kms get-key-policy --key-id {key_id} --policy-name default --output text"),
     ));
     steps.push(Remediation::yaml(
-        "Add this statement to the key policy (`aws kms put-key-policy --key-id ... --policy-name default --policy file://policy.json`): it lets any principal of the account use the key through EC2, which is what EBS needs, instead of naming one role:",
+        "Add this statement to the key's existing policy (put-key-policy replaces the whole policy: merge it into what get-key-policy printed, then `aws kms put-key-policy --key-id ... --policy-name default --policy file://policy.json`). It lets any principal of the account use the key through EC2, which is what EBS needs, instead of naming one role:",
         format!(
             "{{\n  \"Sid\": \"AllowEBSThroughEC2ForThisAccount\",\n  \"Effect\": \"Allow\",\n  \"Principal\": {{ \"AWS\": \"*\" }},\n  \"Action\": [\n    \"kms:Encrypt\",\n    \"kms:Decrypt\",\n    \"kms:ReEncrypt*\",\n    \"kms:GenerateDataKey*\",\n    \"kms:CreateGrant\",\n    \"kms:DescribeKey\"\n  ],\n  \"Resource\": \"*\",\n  \"Condition\": {{\n    \"StringEquals\": {{\n      \"kms:ViaService\": \"ec2.{region}.amazonaws.com\",\n      \"kms:CallerAccount\": \"{account}\"\n    }}\n  }}\n}}\n"
         ),
@@ -200,6 +205,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(strong.iter().copied())
         .with_messages(companions.iter().copied())
         .with_messages(short_lived.iter().flat_map(|(_, ms)| ms.iter().copied()))
+        .with_messages(key_lines.iter().copied())
         .with_related(&["KW302"])
         .with_remediation(steps);
     if inferred {

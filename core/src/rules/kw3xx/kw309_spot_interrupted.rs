@@ -186,7 +186,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if nth_present {
         summary.push_str(" AWS Node Termination Handler also runs in this cluster and handles the same notices (KW308).");
     }
-    let steps = vec![
+    let state_change = kinds.iter().any(|k| {
+        k.starts_with("instance state change")
+            || k == "instance stopping"
+            || k == "instance terminating"
+    });
+    let mut steps = Vec::new();
+    if state_change {
+        steps.push(Remediation::command(
+            "Something outside Karpenter stopped or terminated the instance (a person, a script, an ASG or another controller): find who in CloudTrail:",
+            "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventName,AttributeValue=TerminateInstances --max-results 20 --query 'Events[].[EventTime,Username,Resources[0].ResourceName]' --output table",
+        ));
+    }
+    steps.extend([
         Remediation::command(
             "See how often it happens:",
             "kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp",
@@ -198,7 +210,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Remediation::text(
             "Run interruption-sensitive workloads with several replicas and a PodDisruptionBudget, or on an on-demand NodePool.",
         ),
-    ];
+    ]);
     let object = nodes
         .first()
         .map(|n| ObjectRef::new("Node", None, n))
