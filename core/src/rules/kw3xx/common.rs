@@ -358,32 +358,55 @@ pub fn sole_raw_value(facts: &Facts, keys: &[&str]) -> Option<String> {
     (values.len() == 1).then(|| values.remove(0))
 }
 
-/// The object a raw `kubectl describe` paste is about (its `Name:` and `Kind:` lines, or a Node
-/// name), when the input holds exactly one: before object ingest, the only way to name it.
+/// The object a raw `kubectl describe` or YAML paste of one object is about, when the input
+/// holds exactly one: before object ingest, the only way to name it. Describe: its `Name:` and
+/// `Kind:` lines (or a Node name). YAML: the `kind:` right after `apiVersion:` and the first
+/// `name:` under `metadata:`.
 pub fn raw_describe_subject(facts: &Facts) -> Option<ObjectRef> {
-    let name = sole_raw_value(facts, &["Name:"])?;
-    // `Kind:` also appears in references (`Node Class Ref: Kind: EC2NodeClass`): the object's
-    // own kind is the one that references others.
-    let kinds: Vec<String> = facts
-        .messages
-        .iter()
-        .filter_map(|m| {
-            m.text
-                .trim()
-                .strip_prefix("Kind:")
-                .map(|k| k.trim().to_string())
-        })
-        .collect();
-    let kind = ["NodeClaim", "NodePool", "Node", "EC2NodeClass"]
-        .into_iter()
-        .find(|k| kinds.iter().any(|x| x == k));
-    match kind {
-        Some(k) => Some(ObjectRef::new(k, None, &name)),
-        None if name.starts_with("ip-") || name.starts_with("i-") => {
-            Some(ObjectRef::new("Node", None, &name))
-        }
-        None => None,
+    if let Some(name) = sole_raw_value(facts, &["Name:"]) {
+        // `Kind:` also appears in references (`Node Class Ref: Kind: EC2NodeClass`): the
+        // object's own kind is the one that references others.
+        let kinds: Vec<String> = facts
+            .messages
+            .iter()
+            .filter_map(|m| {
+                m.text
+                    .trim()
+                    .strip_prefix("Kind:")
+                    .map(|k| k.trim().to_string())
+            })
+            .collect();
+        let kind = ["NodeClaim", "NodePool", "Node", "EC2NodeClass"]
+            .into_iter()
+            .find(|k| kinds.iter().any(|x| x == k));
+        return match kind {
+            Some(k) => Some(ObjectRef::new(k, None, &name)),
+            None if name.starts_with("ip-") || name.starts_with("i-") => {
+                Some(ObjectRef::new("Node", None, &name))
+            }
+            None => None,
+        };
     }
+    let mut found: Vec<ObjectRef> = Vec::new();
+    let texts: Vec<&str> = facts.messages.iter().map(|m| m.text.trim()).collect();
+    for (i, t) in texts.iter().enumerate() {
+        if !t.starts_with("apiVersion:") {
+            continue;
+        }
+        let Some(kind) = texts.get(i + 1).and_then(|k| k.strip_prefix("kind:")) else {
+            continue;
+        };
+        let name = texts[i + 1..]
+            .iter()
+            .skip_while(|l| **l != "metadata:")
+            .take_while(|l| **l != "spec:" && **l != "status:" && !l.starts_with("apiVersion:"))
+            .find_map(|l| l.strip_prefix("name:"));
+        if let Some(name) = name {
+            let name = name.trim().trim_matches(['"', '\'']);
+            found.push(ObjectRef::new(kind.trim(), None, name));
+        }
+    }
+    (found.len() == 1).then(|| found.remove(0))
 }
 
 /// The EC2 instance ID in a provider ID (`aws:///us-east-1a/i-0abc`) or any text.

@@ -94,6 +94,14 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
     }
+    for (value, env) in DRAIN_SETTINGS {
+        for s in facts.settings_named(&[value, env]) {
+            let owned_by_nth = s.owner.as_ref().is_none_or(|o| o.name.contains(NTH));
+            if owned_by_nth && s.value.eq_ignore_ascii_case("true") {
+                push_unique(&mut out.draining, format!("{}={}", s.key, s.value));
+            }
+        }
+    }
     for (i, m) in facts.messages.iter().enumerate() {
         let t = &m.text;
         if contains_ignore_ascii_case(t, NTH) {

@@ -116,6 +116,38 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if !corroborating.is_empty() && mismatch.is_none() {
         summary.push_str(" The kubelet also reports its Node as not found.");
     }
+    let mut evidence_extra = Vec::new();
+    if let Some(auth) = &facts.aws_auth {
+        let entry = role.as_deref().and_then(|r| {
+            auth.map_roles
+                .iter()
+                .find(|m| m.role_arn == r || m.role_arn.ends_with(&format!("/{r}")))
+        });
+        match (entry, &role) {
+            (None, Some(r)) => summary.push_str(&format!(
+                " The aws-auth ConfigMap in the input maps {} role{} but not {r}.",
+                auth.map_roles.len(),
+                if auth.map_roles.len() == 1 { "" } else { "s" }
+            )),
+            (Some(e), _) => {
+                let groups_ok = ["system:bootstrappers", "system:nodes"]
+                    .iter()
+                    .all(|g| e.groups.iter().any(|x| x == g));
+                let username = e.username.as_deref().unwrap_or("");
+                summary.push_str(&format!(
+                    " aws-auth maps the role to username \"{username}\" with groups [{}]{}.",
+                    e.groups.join(", "),
+                    if groups_ok {
+                        ""
+                    } else {
+                        ": system:bootstrappers and system:nodes are both needed"
+                    }
+                ));
+                evidence_extra.extend(e.evidence.clone());
+            }
+            (None, None) => {}
+        }
+    }
     let mut steps = Vec::new();
     if let Some((identity, node)) = &mismatch {
         steps.push(Remediation::yaml(
@@ -151,6 +183,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_object(object.as_ref())
         .with_messages(hits.iter().copied())
         .with_messages(corroborating.iter().copied())
+        .with_evidence(evidence_extra)
         .with_related(&["KW303"])
         .with_remediation(steps)]
 }
@@ -245,6 +278,39 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("--principal-arn arn:aws:iam::111122223333:role/KarpenterNodeRole-prod --type EC2_LINUX"));
+    }
+
+    #[test]
+    fn says_what_aws_auth_maps() {
+        use crate::facts::{AwsAuth, MapRole};
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "kubelet.log",
+            "Unable to register node with API server\" err=\"Unauthorized\" node=\"ip-1.ec2.internal\"",
+        )]);
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Meta::default()
+            },
+            role: Some("KarpenterNodeRole-prod".into()),
+            ..NodeClass::default()
+        });
+        facts.aws_auth = Some(AwsAuth {
+            meta: Meta::default(),
+            map_roles: vec![MapRole {
+                role_arn: "arn:aws:iam::111122223333:role/eks-managed-ng".into(),
+                username: Some("system:node:{{EC2PrivateDNSName}}".into()),
+                groups: vec!["system:bootstrappers".into(), "system:nodes".into()],
+                evidence: None,
+            }],
+        });
+        let d = (rules::find("KW304").unwrap().check)(&facts);
+        assert!(
+            d[0].summary
+                .contains("maps 1 role but not KarpenterNodeRole-prod"),
+            "{}",
+            d[0].summary
+        );
     }
 
     #[test]

@@ -118,10 +118,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node}; kubectl -n kube-system logs -l k8s-app=aws-node -c aws-node --tail=50 --prefix | grep -i -E 'error|denied|unauthorized'"
             ),
         ),
-        Remediation::command(
-            "Find the role aws-node uses (its IRSA annotation; empty means the node role) and attach the CNI policy to it:",
-            "kubectl -n kube-system get serviceaccount aws-node -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}{\"\\n\"}'; aws iam attach-role-policy --role-name <role-name> --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-        ),
+        match aws_node_role(facts) {
+            Some(role) => Remediation::command(
+                format!("aws-node uses the IRSA role {role}: attach the CNI policy to it (and check its trust policy names the cluster's OIDC provider and system:serviceaccount:kube-system:aws-node):"),
+                format!("aws iam list-attached-role-policies --role-name {role}; aws iam attach-role-policy --role-name {role} --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"),
+            ),
+            None => Remediation::command(
+                "Find the role aws-node uses (its IRSA annotation; empty means the node role) and attach the CNI policy to it:",
+                "kubectl -n kube-system get serviceaccount aws-node -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}{\"\\n\"}'; aws iam attach-role-policy --role-name <role-name> --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+            ),
+        },
         Remediation::text(
             "If the pod is not scheduled on the node at all, the DaemonSet must tolerate the NodePool's taints (`kubectl -n kube-system get daemonset aws-node -o jsonpath='{.spec.template.spec.tolerations}'`); if its image pull fails, the subnet needs a route to ECR.",
         ),
@@ -141,6 +147,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(hits.iter().copied())
         .with_related(&["KW306"])
         .with_remediation(steps)]
+}
+
+/// The role name of the `aws-node` service account's IRSA annotation, when the input has it.
+fn aws_node_role(facts: &Facts) -> Option<String> {
+    facts
+        .service_accounts
+        .iter()
+        .find(|s| s.meta.name == "aws-node")
+        .and_then(|s| s.role_arn())
+        .and_then(|arn| arn.rsplit('/').next())
+        .map(str::to_string)
 }
 
 #[cfg(test)]
@@ -175,6 +192,32 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("spec.nodeName=ip-10-0-5-6.ec2.internal"));
+    }
+
+    #[test]
+    fn names_the_irsa_role() {
+        use crate::facts::{Meta, ServiceAccount};
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "journal",
+            "KubeletNotReady runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+        )]);
+        let mut annotations = std::collections::BTreeMap::new();
+        annotations.insert(
+            "eks.amazonaws.com/role-arn".to_string(),
+            "arn:aws:iam::111122223333:role/prod-vpc-cni".to_string(),
+        );
+        facts.service_accounts.push(ServiceAccount {
+            meta: Meta {
+                name: "aws-node".into(),
+                namespace: Some("kube-system".into()),
+                annotations,
+                ..Meta::default()
+            },
+        });
+        let d = (crate::rules::find("KW305").unwrap().check)(&facts);
+        assert!(d[0].remediation[1].command.as_deref().unwrap().contains(
+            "--role-name prod-vpc-cni --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+        ));
     }
 
     #[test]

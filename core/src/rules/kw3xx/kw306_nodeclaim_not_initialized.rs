@@ -290,12 +290,12 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
             nodes.push(n);
         }
     }
-    if nodes.is_empty() && nodeclaims.is_empty() {
-        match raw_describe_subject(facts) {
-            Some(o) if o.kind == "Node" => nodes.push(o.name),
-            Some(o) if o.kind == "NodeClaim" => nodeclaims.push(o.name),
-            _ => {}
+    match raw_describe_subject(facts) {
+        Some(o) if o.kind == "Node" && nodes.is_empty() && nodeclaims.is_empty() => {
+            nodes.push(o.name)
         }
+        Some(o) if o.kind == "NodeClaim" && nodeclaims.is_empty() => nodeclaims.push(o.name),
+        _ => {}
     }
     let nodepool = nodeclaims
         .iter()

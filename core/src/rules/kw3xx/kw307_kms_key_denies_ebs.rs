@@ -260,13 +260,9 @@ fn kms_keys(facts: &Facts) -> Vec<(String, Option<String>)> {
     let mut out: Vec<(String, Option<String>)> = Vec::new();
     for nc in &facts.nodeclasses {
         for bdm in &nc.block_device_mappings {
-            let ebs = bdm.get("ebs").unwrap_or(bdm);
-            let encrypted = ebs
-                .get("encrypted")
-                .is_some_and(|v| v.as_bool() == Some(true) || v.as_str() == Some("true"));
-            if let Some(k) = ebs.get("kmsKeyID").and_then(|v| v.as_str()) {
-                if encrypted && !out.iter().any(|(x, _)| x == k) {
-                    out.push((k.to_string(), Some(nc.meta.name.clone())));
+            if let (Some(true), Some(k)) = (bdm.encrypted, &bdm.kms_key_id) {
+                if !out.iter().any(|(x, _)| x == k) {
+                    out.push((k.clone(), Some(nc.meta.name.clone())));
                 }
             }
         }
@@ -307,7 +303,7 @@ fn region_of(facts: &Facts, key: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Meta, NodeClass};
+    use crate::facts::{BlockDeviceMapping, Meta, NodeClass};
     use crate::rules;
     use crate::testing::{check_only, ids};
 
@@ -347,11 +343,19 @@ mod tests {
             "{\"level\":\"DEBUG\",\"message\":\"garbage collecting nodeclaim with no cloudprovider representation\",\"NodeClaim\":{\"name\":\"web-1\"},\"provider-id\":\"aws:///eu-west-1a/i-0aaaaaaaaaaaaaaaa\"}",
         )]);
         facts.nodeclasses.push(NodeClass {
-            meta: Meta { name: "secure".into(), ..Meta::default() },
-            block_device_mappings: vec![serde_json::json!({
-                "deviceName": "/dev/xvda",
-                "ebs": {"encrypted": true, "kmsKeyID": "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"}
-            })],
+            meta: Meta {
+                name: "secure".into(),
+                ..Meta::default()
+            },
+            block_device_mappings: vec![BlockDeviceMapping {
+                device_name: Some("/dev/xvda".into()),
+                encrypted: Some(true),
+                kms_key_id: Some(
+                    "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+                        .into(),
+                ),
+                ..BlockDeviceMapping::default()
+            }],
             ..NodeClass::default()
         });
         let d = (rules::find("KW307").unwrap().check)(&facts);

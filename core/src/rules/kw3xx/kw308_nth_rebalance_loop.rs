@@ -250,6 +250,34 @@ mod tests {
     }
 
     #[test]
+    fn typed_helm_values() {
+        use crate::facts::{Setting, SettingSource};
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "nodes.txt",
+            "helm get values aws-node-termination-handler -n kube-system\nip-10-0-1-2.ec2.internal   Ready   <none>   4m   v1.31   m6a.large   spot",
+        )]);
+        facts.settings.push(Setting {
+            source: SettingSource::Values,
+            owner: Some(crate::facts::ObjectRef::new(
+                "HelmRelease",
+                None,
+                "aws-node-termination-handler",
+            )),
+            container: None,
+            key: "enableRebalanceDraining".into(),
+            value: "true".into(),
+            evidence: crate::Evidence::new("values.yaml", 3, "enableRebalanceDraining: true"),
+        });
+        let d = (rules::find("KW308").unwrap().check)(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].summary.contains("enableRebalanceDraining=true"),
+            "{}",
+            d[0].summary
+        );
+    }
+
+    #[test]
     fn near_misses() {
         for text in [
             // Karpenter's own events, no NTH.

@@ -290,6 +290,21 @@ pub fn is_graviton(instance_type: &str) -> bool {
 /// The architecture of an AMI when the input shows it: a line naming the AMI with its
 /// `kubernetes.io/arch` requirement, `Architecture`, or name (`x86_64`, `arm64`).
 fn ami_architecture(facts: &Facts, ami: &str) -> Option<String> {
+    let typed = facts
+        .nodeclasses
+        .iter()
+        .flat_map(|c| c.status_amis.iter())
+        .filter(|a| a.id == ami)
+        .find_map(|a| {
+            let r = a
+                .requirements
+                .iter()
+                .find(|r| r.key == "kubernetes.io/arch" && r.operator == "In")?;
+            (r.values.len() == 1).then(|| r.values[0].clone())
+        });
+    if typed.is_some() {
+        return typed;
+    }
     for m in facts.messages.iter().filter(|m| m.text.contains(ami)) {
         if contains_ignore_ascii_case(&m.text, "no instance types satisfy") {
             continue;
@@ -354,6 +369,43 @@ mod tests {
             b.diagnoses[0].summary.contains("an architecture mismatch"),
             "{}",
             b.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn reads_resolved_amis() {
+        use crate::facts::{Meta, NodeClass, Requirement, ResolvedAmi};
+        let mut facts = crate::ingest::ingest(&[crate::Document::new(
+            "k.log",
+            r#"{"level":"ERROR","message":"Reconciler error","NodeClaim":{"name":"g-1"},"error":"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-0aaa]"}"#,
+        )]);
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "pinned".into(),
+                ..Meta::default()
+            },
+            status_amis: vec![ResolvedAmi {
+                id: "ami-0aaa".into(),
+                name: None,
+                requirements: vec![Requirement {
+                    key: "kubernetes.io/arch".into(),
+                    operator: "In".into(),
+                    values: vec!["amd64".into()],
+                    min_values: None,
+                }],
+            }],
+            ..NodeClass::default()
+        });
+        let d = (crate::rules::find("KW310").unwrap().check)(&facts);
+        assert!(
+            d[0].summary.contains("The AMI is amd64"),
+            "{}",
+            d[0].summary
+        );
+        assert!(
+            d[0].summary.contains("(EC2NodeClass pinned)"),
+            "{}",
+            d[0].summary
         );
     }
 
