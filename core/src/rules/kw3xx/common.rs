@@ -56,7 +56,12 @@ pub fn conditions(facts: &Facts) -> Vec<SeenCondition> {
                     o.kind = c.kind.clone();
                 }
                 for e in c.evidence {
-                    if !o.evidence.contains(&e) {
+                    // The same line, whether a typed object's or a decoded message's.
+                    if !o
+                        .evidence
+                        .iter()
+                        .any(|x| x.source == e.source && x.line == e.line)
+                    {
                         o.evidence.push(e);
                     }
                 }
@@ -209,7 +214,10 @@ pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
             return Some(name);
         }
     }
-    journal_host(&m.text).or_else(|| json_field_in_text(&m.text, "node"))
+    journal_host(&m.text)
+        // Ingest strips the journal prefix from a kubelet message; the evidence keeps it.
+        .or_else(|| journal_host(&m.evidence.text))
+        .or_else(|| json_field_in_text(&m.text, "node"))
 }
 
 /// The host of a journal line: `Apr 16 22:26:30 <host> kubelet[10125]: ...`.

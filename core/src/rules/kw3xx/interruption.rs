@@ -1,6 +1,7 @@
 //! What KW308, KW309 and KW311 share: the interruption message kind of a log line, and whether
 //! (and how) AWS Node Termination Handler runs beside Karpenter.
 
+use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
 use crate::rules::kw3xx::common::{json_field_in_text, node_of, push_unique};
@@ -49,6 +50,8 @@ pub struct Nth<'a> {
     pub drain_messages: Vec<&'a Message>,
     /// Lines that show it is installed or configured.
     pub config_messages: Vec<&'a Message>,
+    /// Its settings (Helm values, env) as ingest modelled them.
+    pub config_evidence: Vec<Evidence>,
     /// Nodes NTH cordoned and drained.
     pub drained_nodes: Vec<String>,
     /// Helm release name and namespace, when the input shows them.
@@ -98,8 +101,18 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
         for s in facts.settings_named(&[value, env]) {
             let owned_by_nth = s.owner.as_ref().is_none_or(|o| o.name.contains(NTH));
             if owned_by_nth && s.value.eq_ignore_ascii_case("true") {
-                push_unique(&mut out.draining, format!("{}={}", s.key, s.value));
+                push_unique(&mut out.draining, format!("{}=true", s.key));
+                out.config_evidence.push(s.evidence.clone());
             }
+        }
+    }
+    for s in &facts.settings {
+        if let Some(o) = s.owner.as_ref().filter(|o| o.name.contains(NTH)) {
+            let seen = match o.kind.as_str() {
+                "HelmRelease" => format!("Helm release {}", o.name),
+                kind => format!("{kind} {}", o.name),
+            };
+            push_unique(&mut out.seen_as, seen);
         }
     }
     for (i, m) in facts.messages.iter().enumerate() {
@@ -117,9 +130,22 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
         for (value, env) in DRAIN_SETTINGS {
-            if setting_true(t, value) || setting_true(t, env) || env_pair_true(facts, i, env) {
-                push_unique(&mut out.draining, format!("{value}: true"));
-                out.config_messages.push(m);
+            let key = if setting_true(t, value) {
+                Some(value)
+            } else if setting_true(t, env) || env_pair_true(facts, i, env) {
+                Some(env)
+            } else {
+                None
+            };
+            if let Some(key) = key {
+                push_unique(&mut out.draining, format!("{key}=true"));
+                let modelled = out
+                    .config_evidence
+                    .iter()
+                    .any(|e| e.source == m.evidence.source && e.line == m.evidence.line);
+                if !modelled {
+                    out.config_messages.push(m);
+                }
             }
         }
         if NTH_DRAIN_TEXTS
@@ -134,7 +160,18 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
     }
-    (!out.seen_as.is_empty() || !out.drain_messages.is_empty()).then_some(out)
+    if !out.draining.is_empty() {
+        // Those settings exist only in NTH.
+        push_unique(
+            &mut out.seen_as,
+            format!("its settings ({})", out.draining.join(", ")),
+        );
+    }
+    if !out.drain_messages.is_empty() {
+        // These event texts are NTH's own: it runs, whatever else the input shows.
+        push_unique(&mut out.seen_as, "its own drain events".to_string());
+    }
+    (!out.seen_as.is_empty()).then_some(out)
 }
 
 /// `key: true`, `key=true`, `key: "true"`, `--set key=true`, and the env JSON

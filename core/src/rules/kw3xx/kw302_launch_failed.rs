@@ -69,6 +69,8 @@ const SIGNALS: &[&str] = &[
     "request limit exceeded",
     "an internal error has occurred",
     "status condition transitioned, type: launched",
+    // Read for the NodeClaim's NodePool.
+    "created nodeclaim",
 ];
 
 /// Karpenter's error mapping (`ToReasonMessage`, A `pkg/errors/errors.go`), in its order: the

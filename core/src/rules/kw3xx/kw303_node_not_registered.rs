@@ -49,6 +49,10 @@ const SIGNALS: &[&str] = &[
     "terminating due to registration ttl",
     "failed to register node",
     "registrationfailed",
+    // Lifecycle lines read for the NodeClaim's NodePool, instance, and later registration.
+    "created nodeclaim",
+    "launched nodeclaim",
+    "registered nodeclaim",
 ];
 
 struct Hit {

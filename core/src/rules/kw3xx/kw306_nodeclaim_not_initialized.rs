@@ -60,6 +60,8 @@ const SIGNALS: &[&str] = &[
     "isn't initialized",
     "isn\u{2019}t initialized",
     "status condition transitioned, type: initialized",
+    // Read for the NodeClaim's NodePool.
+    "created nodeclaim",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

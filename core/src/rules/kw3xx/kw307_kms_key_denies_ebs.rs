@@ -50,6 +50,11 @@ const SIGNALS: &[&str] = &[
     "the kms key provided is in an incorrect state",
     "garbage collecting nodeclaim with no cloudprovider representation",
     "kmskeyid",
+    // Lifecycle lines read for the instance, the NodePool and whether the node registered.
+    "created nodeclaim",
+    "launched nodeclaim",
+    "registered nodeclaim",
+    "instance_terminated",
 ];
 
 fn is_strong(text: &str) -> bool {

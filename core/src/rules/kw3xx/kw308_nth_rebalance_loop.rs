@@ -52,6 +52,9 @@ const SIGNALS: &[&str] = &[
     "rebalance recommendation received",
     "cordoned and drained",
     "spot itn received",
+    // Karpenter relaunching and removing the drained capacity.
+    "created nodeclaim",
+    "disrupting node",
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -91,8 +94,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
-    let mut inferred_from = nth.seen_as.clone();
-    inferred_from.extend(nth.draining.iter().cloned());
+    let mut inferred_from: Vec<String> = nth
+        .seen_as
+        .iter()
+        .filter(|s| nth.drained_nodes.is_empty() || *s != "its own drain events")
+        .cloned()
+        .collect();
     if !nth.drained_nodes.is_empty() {
         inferred_from.push(format!(
             "NTH CordonAndDrain events on {}",
@@ -173,6 +180,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     vec![Diagnosis::new(&META, summary)
         .with_confidence(Confidence::Medium)
         .with_node_pool(nodepools.first().map(String::as_str))
+        .with_evidence(nth.config_evidence.iter().cloned())
         .with_messages(nth.config_messages.iter().copied())
         .with_messages(nth.drain_messages.iter().copied())
         .with_messages(rebalance.iter().copied())

@@ -39,7 +39,11 @@ for the other architecture).
 "#,
 };
 
-const SIGNALS: &[&str] = &["no instance types satisfy requirements of amis"];
+const SIGNALS: &[&str] = &[
+    "no instance types satisfy requirements of amis",
+    // Read for the NodeClaim's instance types and NodePool.
+    "created nodeclaim",
+];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
