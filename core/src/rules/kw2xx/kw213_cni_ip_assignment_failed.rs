@@ -113,11 +113,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl set env daemonset aws-node -n kube-system ENABLE_PREFIX_DELEGATION=true WARM_PREFIX_TARGET=1",
         ),
     ];
-    if let Some(nc) = facts
-        .nodeclasses
-        .iter()
-        .find(|c| configured_max_pods(c).is_some())
-    {
+    if let Some(nc) = facts.nodeclasses.iter().find(|c| c.max_pods().is_some()) {
         steps.push(Remediation::yaml(
             format!(
                 "Or lower maxPods on EC2NodeClass {} to what its instance types can address (`kubectl edit ec2nodeclass {}`):",
@@ -141,11 +137,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
-fn configured_max_pods(nc: &crate::facts::NodeClass) -> Option<u64> {
-    let v = nc.kubelet.as_ref()?.get("maxPods")?;
-    v.as_u64().or_else(|| v.as_str()?.parse().ok())
-}
-
 /// The instance types of the failing pods' nodes (or of every node in the input).
 fn instance_types<'a>(facts: &'a Facts, pods: &[ObjectRef]) -> Vec<&'a str> {
     let node_names: Vec<&str> = facts
@@ -158,12 +149,7 @@ fn instance_types<'a>(facts: &'a Facts, pods: &[ObjectRef]) -> Vec<&'a str> {
         .nodes
         .iter()
         .filter(|n| node_names.is_empty() || node_names.contains(&n.meta.name.as_str()))
-        .filter_map(|n| {
-            n.meta
-                .labels
-                .get("node.kubernetes.io/instance-type")
-                .map(String::as_str)
-        })
+        .filter_map(|n| n.instance_type())
         .collect();
     types.sort_unstable();
     types.dedup();
@@ -183,7 +169,7 @@ fn density_problem(facts: &Facts, pods: &[ObjectRef]) -> Option<String> {
     let (nc, configured) = facts
         .nodeclasses
         .iter()
-        .find_map(|c| configured_max_pods(c).map(|m| (c, m)))?;
+        .find_map(|c| c.max_pods().map(|m| (c, m)))?;
     for t in instance_types(facts, pods) {
         let Some((enis, ips)) = eni_limits(t) else {
             continue;
