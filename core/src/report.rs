@@ -140,6 +140,9 @@ const SUBJECT_KINDS: &[(&str, &str)] = &[
     ("Node", "Nodes"),
     ("NodeClaim", "NodeClaims"),
     ("Pod", "Pods"),
+    ("Deployment", "Deployments"),
+    ("StatefulSet", "StatefulSets"),
+    ("DaemonSet", "DaemonSets"),
     ("NodePool", "NodePools"),
     ("Provisioner", "Provisioners"),
     ("EC2NodeClass", "EC2NodeClasses"),
@@ -160,22 +163,29 @@ impl Candidate {
     }
 }
 
-/// What the input is about. Each object of a subject kind scores: +2 when the input holds
-/// it as an object (+1 more for a Pending pod), +3 / +2 / +1 for every error / warning / info
-/// diagnosis naming it, +1 when events or log lines are about it. The kind with the highest
-/// total wins (ties: `SUBJECT_KINDS` order). Within it, the objects of interest (named by a
-/// diagnosis, or Pending) are the subject, preferring the one object the input describes when
-/// there is exactly one; several objects make a plural subject.
+/// What the input is about. A kind scores +2 when the input holds exactly one object of it
+/// (a describe or a YAML is the focus) and +1 when it holds several (a `kubectl get` list is
+/// context); each object then adds +1 when it is a Pending pod, +3 / +2 / +1 for every error
+/// / warning / info diagnosis naming it, +1 when events or log lines are about it. The kind
+/// with the highest total wins (ties: `SUBJECT_KINDS` order). Within it, the objects of
+/// interest (named by a diagnosis, or Pending) are the subject, preferring the one object
+/// the input holds when there is exactly one; several objects make a plural subject.
 pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> {
     let mut candidates: BTreeMap<ObjectRef, Candidate> = BTreeMap::new();
     let mut typed = |r: ObjectRef, pending: bool| {
         let c = candidates.entry(r).or_default();
-        c.score += 2 + u32::from(pending);
+        c.score += u32::from(pending);
         c.typed = true;
         c.pending |= pending;
     };
     for p in &facts.pods {
         typed(p.object_ref(), p.is_pending());
+    }
+    for w in &facts.workloads {
+        typed(
+            ObjectRef::new(&w.kind, w.meta.namespace.as_deref(), &w.meta.name),
+            false,
+        );
     }
     for n in &facts.nodes {
         typed(ObjectRef::new("Node", None, &n.meta.name), false);
@@ -217,11 +227,13 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         candidates.entry(r.clone()).or_default().score += 1;
     }
     let kind_score = |kind: &str| -> u32 {
-        candidates
-            .iter()
-            .filter(|(r, _)| r.kind == kind)
-            .map(|(_, c)| c.score)
-            .sum()
+        let of_kind = || candidates.iter().filter(|(r, _)| r.kind == kind);
+        let presence = match of_kind().filter(|(_, c)| c.typed).count() {
+            0 => 0,
+            1 => 2,
+            _ => 1,
+        };
+        presence + of_kind().map(|(_, c)| c.score).sum::<u32>()
     };
     let (kind, plural) = SUBJECT_KINDS
         .iter()
@@ -427,6 +439,39 @@ mod tests {
         // Without the node, the pod is what the input is about.
         let s = infer_subject(&Facts::default(), &[w]).unwrap();
         assert_eq!(s.kind, "Pod");
+    }
+
+    #[test]
+    fn a_described_workload_beats_lists_of_its_pods_and_nodes() {
+        let mut facts = Facts::default();
+        for i in 0..3 {
+            facts
+                .pods
+                .push(pod("traefik", &format!("traefik-{i}"), "Running"));
+        }
+        for i in 0..4 {
+            let mut node = Node::default();
+            node.meta.name = format!("node-{i}");
+            facts.nodes.push(node);
+        }
+        let mut w = crate::facts::Workload {
+            kind: "Deployment".into(),
+            ..Default::default()
+        };
+        w.meta.name = "traefik".into();
+        w.meta.namespace = Some("traefik".into());
+        facts.workloads.push(w);
+        let s = infer_subject(&facts, &[]).unwrap();
+        assert_eq!(s.describe(), "Deployment traefik/traefik");
+        // A warning on two of the pods makes them the subject.
+        let d: Vec<Diagnosis> = (0..2)
+            .map(|i| {
+                let name = format!("traefik-{i}");
+                diagnosis_on("Pod", Some("traefik"), &name, "x").with_severity(Severity::Warning)
+            })
+            .collect();
+        let s = infer_subject(&facts, &d).unwrap();
+        assert_eq!(s.describe(), "2 Pods in traefik: traefik-0, traefik-1");
     }
 
     #[test]
