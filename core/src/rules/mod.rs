@@ -16,6 +16,7 @@ mod kw2xx;
 mod kw3xx;
 mod kw4xx;
 mod kw5xx;
+pub(crate) mod text;
 pub(crate) mod version;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -2,4 +2,11 @@
 
 use super::Rule;
 
-pub const RULES: &[Rule] = &[];
+pub(crate) mod image_pull;
+mod kw001_image_pull_public_registry;
+mod kw002_image_pull_failed;
+
+pub const RULES: &[Rule] = &[
+    kw001_image_pull_public_registry::RULE,
+    kw002_image_pull_failed::RULE,
+];

@@ -1,0 +1,355 @@
+//! Text and naming helpers shared by rules of several groups: pulling a quoted value or a
+//! token out of a message, and the names a remediation needs that the facts only imply (the
+//! Karpenter namespace, the AWS region and account, the cluster name).
+
+use crate::facts::{contains_ignore_ascii_case, Facts};
+use crate::rules::kw2xx::scheduling::find_ignore_case;
+
+/// Whether `text` contains any of `needles`, ASCII-case-insensitively.
+pub fn contains_any(text: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|n| contains_ignore_ascii_case(text, n))
+}
+
+/// The double-quoted value right after `marker` (case-insensitive), tolerating the backslash
+/// escapes a value picks up when a log line quotes it once or twice (`\"x\"`, `\\\"x\\\"`).
+/// `None` when no quote follows or the value is empty.
+pub fn quoted_after(text: &str, marker: &str) -> Option<String> {
+    let start = find_ignore_case(text, marker)? + marker.len();
+    quoted_at(&text[start..])
+}
+
+/// Every double-quoted value that follows an occurrence of `marker`, in order.
+pub fn all_quoted_after(text: &str, marker: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = find_ignore_case(rest, marker) {
+        rest = &rest[i + marker.len()..];
+        if let Some(v) = quoted_at(rest) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The quoted value at the start of `rest` (after optional spaces and backslashes).
+fn quoted_at(rest: &str) -> Option<String> {
+    let rest = rest.trim_start_matches([' ', '\\']);
+    let rest = rest.strip_prefix('"')?;
+    // A space right after the quote means this quote closed something else.
+    if rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let value: String = rest
+        .chars()
+        .take_while(|c| *c != '"' && *c != '\\')
+        .collect();
+    (!value.is_empty()).then_some(value)
+}
+
+/// The whitespace-delimited token right after `marker` (case-insensitive), without trailing
+/// punctuation (`.,;:)"`).
+pub fn token_after(text: &str, marker: &str) -> Option<String> {
+    let start = find_ignore_case(text, marker)? + marker.len();
+    let token: String = text[start..]
+        .trim_start()
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\\' && *c != ',')
+        .collect();
+    let token = token
+        .trim_end_matches(['.', ',', ';', ':', ')'])
+        .to_string();
+    (!token.is_empty()).then_some(token)
+}
+
+/// The namespace Karpenter runs in, when the input reveals it: the facts' own value, the
+/// Karpenter Deployment, a Karpenter pod, or a `kubectl ... -n <ns>` command that reads
+/// Karpenter's logs or Deployment.
+pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
+    if let Some(ns) = &facts.karpenter_namespace {
+        return Some(ns.clone());
+    }
+    if let Some(ns) = facts
+        .karpenter_deployment()
+        .and_then(|d| d.meta.namespace.clone())
+    {
+        return Some(ns);
+    }
+    if let Some(ns) = facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.name.starts_with("karpenter-"))
+        .find_map(|p| p.meta.namespace.clone())
+    {
+        return Some(ns);
+    }
+    facts.messages.iter().find_map(|m| {
+        let t = m.text.trim_start_matches(['$', ' ']);
+        if !t.starts_with("kubectl ") || !contains_ignore_ascii_case(t, "karpenter") {
+            return None;
+        }
+        let words: Vec<&str> = t.split_whitespace().collect();
+        words.iter().enumerate().find_map(|(i, w)| {
+            if *w == "-n" || *w == "--namespace" {
+                words.get(i + 1).map(|s| s.to_string())
+            } else {
+                w.strip_prefix("--namespace=")
+                    .or_else(|| w.strip_prefix("-n="))
+                    .map(str::to_string)
+            }
+        })
+    })
+}
+
+/// `karpenter_namespace`, or a placeholder that says where to look.
+pub fn karpenter_namespace_or_placeholder(facts: &Facts) -> String {
+    karpenter_namespace(facts).unwrap_or_else(|| "<karpenter-namespace>".to_string())
+}
+
+/// The AWS region, from the zones and provider IDs of nodes and NodeClaims, node region
+/// labels, EC2 host names, or AWS endpoints quoted in messages.
+pub fn aws_region(facts: &Facts) -> Option<String> {
+    let from_zone = |zone: &str| {
+        let z = zone.trim();
+        let last = z.chars().last()?;
+        (last.is_ascii_lowercase() && z.len() > 1 && z[..z.len() - 1].ends_with(char::is_numeric))
+            .then(|| z[..z.len() - 1].to_string())
+    };
+    let from_provider_id = |id: &str| {
+        // aws:///us-east-1b/i-0123
+        let zone = id.strip_prefix("aws:///")?.split('/').next()?;
+        from_zone(zone)
+    };
+    for n in &facts.nodes {
+        if let Some(r) = n.meta.labels.get("topology.kubernetes.io/region") {
+            return Some(r.clone());
+        }
+        if let Some(r) = n.provider_id.as_deref().and_then(from_provider_id) {
+            return Some(r);
+        }
+    }
+    for c in &facts.nodeclaims {
+        if let Some(r) = c.zone.as_deref().and_then(from_zone) {
+            return Some(r);
+        }
+        if let Some(r) = c.provider_id.as_deref().and_then(from_provider_id) {
+            return Some(r);
+        }
+    }
+    for m in &facts.messages {
+        if let Some(r) = region_in_text(&m.text) {
+            return Some(r);
+        }
+    }
+    None
+}
+
+/// A region named by an AWS endpoint (`sts.us-east-1.amazonaws.com`,
+/// `<acct>.dkr.ecr.eu-west-1.amazonaws.com`), an ARN, an EC2 host name
+/// (`ip-10-0-1-2.eu-west-1.compute.internal`; `.ec2.internal` is us-east-1) or a provider ID.
+pub fn region_in_text(text: &str) -> Option<String> {
+    if let Some(i) = find_ignore_case(text, "aws:///") {
+        let zone: String = text[i + 7..].chars().take_while(|c| *c != '/').collect();
+        if zone.len() > 1 {
+            return Some(zone[..zone.len() - 1].to_string());
+        }
+    }
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.')) {
+        let parts: Vec<&str> = word.split('.').collect();
+        for (i, p) in parts.iter().enumerate() {
+            if is_region(p) {
+                let next = parts.get(i + 1).copied().unwrap_or("");
+                if next == "amazonaws" || next == "compute" {
+                    return Some(p.to_string());
+                }
+            }
+        }
+        if word.ends_with(".ec2.internal") {
+            return Some("us-east-1".to_string());
+        }
+    }
+    None
+}
+
+/// `us-east-1`, `eu-central-2`, `ap-southeast-3`, `us-gov-west-1`, `cn-north-1`...
+pub fn is_region(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    if parts.len() < 3 || parts.len() > 4 {
+        return false;
+    }
+    let last = parts[parts.len() - 1];
+    parts[0].len() == 2
+        && parts[0].chars().all(|c| c.is_ascii_lowercase())
+        && !last.is_empty()
+        && last.chars().all(|c| c.is_ascii_digit())
+        && parts[1..parts.len() - 1]
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// The AWS account ID, from an ARN quoted in a message or a private ECR image in the facts.
+pub fn aws_account(facts: &Facts) -> Option<String> {
+    for m in &facts.messages {
+        if let Some(a) = account_in_text(&m.text) {
+            return Some(a);
+        }
+    }
+    let images = facts
+        .pods
+        .iter()
+        .flat_map(|p| p.containers.iter().chain(p.init_containers.iter()))
+        .chain(facts.workloads.iter().flat_map(|w| w.containers.iter()))
+        .filter_map(|c| c.image.as_deref());
+    for image in images {
+        if let Some(a) = ecr_account(image) {
+            return Some(a);
+        }
+    }
+    None
+}
+
+/// The account of an ARN (`arn:aws:iam::123456789012:role/x`, `arn:aws:sts::...`).
+pub fn account_in_text(text: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(i) = rest.find("arn:aws") {
+        rest = &rest[i..];
+        // arn:partition:service:region:account:resource
+        let fields: Vec<&str> = rest.splitn(6, ':').collect();
+        if fields.len() == 6 {
+            let account = fields[4];
+            if account.len() == 12 && account.chars().all(|c| c.is_ascii_digit()) {
+                return Some(account.to_string());
+            }
+        }
+        rest = &rest[3..];
+    }
+    None
+}
+
+/// The account of a private ECR image (`123456789012.dkr.ecr.<region>.amazonaws.com/...`).
+pub fn ecr_account(image: &str) -> Option<String> {
+    let (account, rest) = image.split_once('.')?;
+    (account.len() == 12
+        && account.chars().all(|c| c.is_ascii_digit())
+        && rest.starts_with("dkr.ecr"))
+    .then(|| account.to_string())
+}
+
+/// The EKS cluster name, from Karpenter's `CLUSTER_NAME` setting (env or `--cluster-name`)
+/// or the usual `karpenter.sh/discovery` selector tag of an EC2NodeClass.
+pub fn cluster_name(facts: &Facts) -> Option<String> {
+    if let Some(d) = facts.karpenter_deployment() {
+        for c in &d.containers {
+            if let Some(v) = c.env.get("CLUSTER_NAME") {
+                return Some(v.clone());
+            }
+            if let Some(v) = c
+                .args
+                .iter()
+                .find_map(|a| a.strip_prefix("--cluster-name="))
+            {
+                return Some(v.to_string());
+            }
+        }
+    }
+    facts.nodeclasses.iter().find_map(|nc| {
+        nc.subnet_selector_terms.iter().find_map(|t| {
+            t.get("tags")?
+                .get("karpenter.sh/discovery")?
+                .as_str()
+                .filter(|v| *v != "*")
+                .map(str::to_string)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Message, NodeClaim};
+
+    #[test]
+    fn quoted_values_with_escapes() {
+        assert_eq!(
+            quoted_after(r#"Failed to pull image "nginx:1.27": x"#, "pull image").as_deref(),
+            Some("nginx:1.27")
+        );
+        assert_eq!(
+            quoted_after(
+                r#"Back-off pulling image \\\"redis:alpine\\\": x"#,
+                "pulling image"
+            )
+            .as_deref(),
+            Some("redis:alpine")
+        );
+        assert_eq!(
+            quoted_after(r#""Failed to pull image" err="x""#, "pull image"),
+            None
+        );
+        assert_eq!(
+            all_quoted_after(
+                r#"unknown field "a.b", unknown field "c""#,
+                "unknown field "
+            ),
+            ["a.b", "c"]
+        );
+    }
+
+    #[test]
+    fn tokens() {
+        assert_eq!(
+            token_after(
+                "is not authorized to perform: ec2:RunInstances on resource",
+                "perform:"
+            )
+            .as_deref(),
+            Some("ec2:RunInstances")
+        );
+        assert_eq!(
+            token_after("call ec2:CreateFleet.", "call ").as_deref(),
+            Some("ec2:CreateFleet")
+        );
+        assert_eq!(token_after("perform:", "perform:"), None);
+    }
+
+    #[test]
+    fn regions_and_accounts() {
+        assert!(is_region("us-east-1") && is_region("us-gov-west-1") && !is_region("us-east"));
+        assert_eq!(
+            region_in_text(r#"Post "https://sts.eu-west-1.amazonaws.com/": dial tcp"#).as_deref(),
+            Some("eu-west-1")
+        );
+        assert_eq!(
+            region_in_text("assigned x to ip-10-0-33-12.ec2.internal").as_deref(),
+            Some("us-east-1")
+        );
+        assert_eq!(region_in_text("i/o timeout"), None);
+        assert_eq!(
+            account_in_text("User: arn:aws:sts::111122223333:assumed-role/k/1 is not").as_deref(),
+            Some("111122223333")
+        );
+        assert_eq!(
+            ecr_account("444455556666.dkr.ecr.us-west-2.amazonaws.com/media/x:1").as_deref(),
+            Some("444455556666")
+        );
+        let mut facts = Facts::default();
+        facts.nodeclaims.push(NodeClaim {
+            zone: Some("eu-north-1a".into()),
+            ..Default::default()
+        });
+        assert_eq!(aws_region(&facts).as_deref(), Some("eu-north-1"));
+    }
+
+    #[test]
+    fn karpenter_namespace_from_a_logs_command() {
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "$ kubectl logs -n karpenter deploy/karpenter --since=20m".into(),
+            ..Default::default()
+        });
+        assert_eq!(karpenter_namespace(&facts).as_deref(), Some("karpenter"));
+        facts.karpenter_namespace = Some("kube-system".into());
+        assert_eq!(karpenter_namespace(&facts).as_deref(), Some("kube-system"));
+    }
+}
