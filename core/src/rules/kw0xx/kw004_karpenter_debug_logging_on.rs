@@ -1,0 +1,375 @@
+//! KW004 karpenter-debug-logging-on.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, LogRecord, Message};
+use crate::rules::text::karpenter_namespace_or_placeholder;
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW004",
+    slug: "karpenter-debug-logging-on",
+    title: "Karpenter runs with debug logging",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The Karpenter controller logs at debug level: the Deployment sets `LOG_LEVEL=debug` (or the
+`--log-level=debug` flag; helm `logLevel: debug`), or the pasted logs hold debug lines
+(`"level":"DEBUG"` in the JSON format, a `DEBUG` level column in the console format, or the
+pre-v0.32 `Logging level set to: debug`).
+
+## Why it happens
+Debug logging is the right tool while investigating (KW005 recommends it), and is often left on
+afterwards. At debug level Karpenter logs every discovery, every scheduling simulation and every
+excluded instance type: many times the info volume, and on EKS with Container Insights or
+Fluent Bit to CloudWatch, a visible ingestion and storage cost.
+
+## How to fix
+Once the analysis is done, set the level back to info:
+`kubectl set env deployment/karpenter -n <ns> LOG_LEVEL=info`, and make it stick in the helm
+values (`--set logLevel=info`), or the next upgrade brings debug back.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "\"level\":\"debug\"",
+    "\"level\": \"debug\"",
+    "\tdebug\t",
+    "logging level set to: debug",
+    "log_level",
+    "loglevel",
+    "log-level",
+];
+
+/// At most this many debug lines are quoted; the summary gives the total.
+const MAX_QUOTED_LINES: usize = 3;
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut settings: Vec<String> = Vec::new();
+    let mut evidence: Vec<Evidence> = Vec::new();
+    let mut setting_messages: Vec<&Message> = Vec::new();
+    let mut pre_v032 = false;
+
+    let deployment = facts.karpenter_deployment();
+    if let Some(d) = deployment {
+        for c in &d.containers {
+            if c.env
+                .get("LOG_LEVEL")
+                .is_some_and(|v| v.eq_ignore_ascii_case("debug"))
+            {
+                settings.push(format!(
+                    "LOG_LEVEL=debug on Deployment {} (container {})",
+                    d.meta.name, c.name
+                ));
+            }
+            if debug_flag(&c.args) {
+                settings.push(format!(
+                    "--log-level=debug on Deployment {} (container {})",
+                    d.meta.name, c.name
+                ));
+            }
+        }
+        if !settings.is_empty() {
+            evidence.extend(d.meta.evidence.clone());
+        }
+    }
+
+    // Settings as text: describe output, helm values, env as YAML (name and value lines).
+    for (i, m) in facts.messages.iter().enumerate() {
+        if let Some(what) = setting_in_text(&m.text) {
+            pre_v032 |= what.contains("loglevel.controller");
+            if !settings.contains(&what) {
+                settings.push(what);
+            }
+            setting_messages.push(m);
+        } else if is_env_name_line(&m.text, "LOG_LEVEL") {
+            if let Some(next) = facts.messages.get(i + 1).filter(|n| {
+                n.evidence.source == m.evidence.source && n.evidence.line == m.evidence.line + 1
+            }) {
+                if is_value_line(&next.text, "debug") {
+                    let what = "LOG_LEVEL=debug in the Deployment's env".to_string();
+                    if !settings.contains(&what) {
+                        settings.push(what);
+                    }
+                    setting_messages.push(m);
+                    setting_messages.push(next);
+                }
+            }
+        }
+    }
+
+    // Debug lines in the logs.
+    let parsed: Vec<&LogRecord> = facts
+        .logs
+        .iter()
+        .filter(|r| r.level == "DEBUG" && is_karpenter_record(r))
+        .collect();
+    let raw: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| raw_debug_line(&m.text))
+        .filter(|m| !parsed.iter().any(|r| r.evidence == m.evidence))
+        .collect();
+    let set_to_debug: Vec<&Message> = facts
+        .messages_containing("Logging level set to: debug")
+        .collect();
+    pre_v032 |= !set_to_debug.is_empty();
+    let debug_lines = parsed.len() + raw.len();
+
+    if settings.is_empty() && debug_lines == 0 && set_to_debug.is_empty() {
+        return Vec::new();
+    }
+
+    let mut found: Vec<String> = settings.clone();
+    if debug_lines > 0 {
+        found.push(format!(
+            "{debug_lines} DEBUG line{} in the controller logs",
+            if debug_lines == 1 { "" } else { "s" }
+        ));
+    }
+    if !set_to_debug.is_empty() {
+        found.push("the controller logged `Logging level set to: debug`".to_string());
+    }
+    let summary = format!(
+        "The Karpenter controller logs at debug level: {}. Debug logging multiplies the log volume (and the CloudWatch ingestion cost); set it back to info once the analysis is done.",
+        found.join("; ")
+    );
+
+    let ns = karpenter_namespace_or_placeholder(facts);
+    let name = deployment
+        .map(|d| d.meta.name.clone())
+        .unwrap_or_else(|| "karpenter".to_string());
+    let mut steps = vec![
+        Remediation::command(
+            "Set the level back to info (the Deployment rolls its pods):",
+            format!("kubectl set env deployment/{name} -n {ns} LOG_LEVEL=info"),
+        ),
+        Remediation::command(
+            "Make it stick in the helm release, or the next `helm upgrade` restores debug:",
+            format!(
+                "helm upgrade {name} oci://public.ecr.aws/karpenter/karpenter -n {ns} --reuse-values --set logLevel=info"
+            ),
+        ),
+    ];
+    if pre_v032 {
+        steps.push(Remediation::command(
+            "Before v0.32 the level lives in the `config-logging` ConfigMap:",
+            format!(
+                "kubectl patch configmap config-logging -n {ns} --type merge -p '{{\"data\":{{\"loglevel.controller\":\"info\"}}}}'"
+            ),
+        ));
+    }
+
+    let quoted_logs = parsed
+        .iter()
+        .map(|r| r.evidence.clone())
+        .chain(raw.iter().map(|m| m.evidence.clone()))
+        .take(MAX_QUOTED_LINES);
+    vec![Diagnosis::new(&META, summary)
+        .with_evidence(evidence)
+        .with_messages(setting_messages)
+        .with_messages(set_to_debug)
+        .with_evidence(quoted_logs)
+        .with_remediation(steps)]
+}
+
+fn debug_flag(args: &[String]) -> bool {
+    args.iter().enumerate().any(|(i, a)| {
+        a.eq_ignore_ascii_case("--log-level=debug")
+            || (a == "--log-level"
+                && args
+                    .get(i + 1)
+                    .is_some_and(|v| v.eq_ignore_ascii_case("debug")))
+    })
+}
+
+/// A Karpenter controller record rather than another component's debug line: Karpenter's
+/// loggers are `controller[.<name>]` and `webhook`, and every line carries `commit`.
+fn is_karpenter_record(r: &LogRecord) -> bool {
+    r.logger.as_deref().is_some_and(|l| {
+        l.starts_with("controller") || l.starts_with("webhook") || l.starts_with("karpenter")
+    }) || r.controller.is_some()
+        || r.fields.contains_key("commit")
+}
+
+/// A debug line the ingest did not parse into a record: a JSON line behind a prefix, or the
+/// console format's `<time>\tDEBUG\tcontroller...` columns.
+fn raw_debug_line(text: &str) -> bool {
+    let json = (text.contains("\"level\":\"DEBUG\"") || text.contains("\"level\": \"DEBUG\""))
+        && (contains_ignore_ascii_case(text, "\"logger\":\"controller")
+            || contains_ignore_ascii_case(text, "\"logger\":\"webhook")
+            || text.contains("\"commit\""));
+    if json {
+        return true;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "DEBUG"
+            && i > 0
+            && words[i - 1].starts_with(|c: char| c.is_ascii_digit())
+            && words[i - 1].contains(':')
+            && words.get(i + 1).is_some_and(|n| {
+                n.starts_with("controller")
+                    || n.starts_with("webhook")
+                    || n.starts_with("karpenter")
+            })
+    })
+}
+
+/// A debug setting written on one line: `LOG_LEVEL=debug`, `LOG_LEVEL: debug` (describe),
+/// `--log-level=debug`, helm `logLevel: debug` / `--set logLevel=debug` /
+/// `"logLevel":"debug"`, and the pre-v0.32 ConfigMap key `loglevel.controller: debug`.
+fn setting_in_text(text: &str) -> Option<String> {
+    let t = text.trim().trim_start_matches('-').trim();
+    for (key, what) in [
+        ("LOG_LEVEL", "LOG_LEVEL=debug"),
+        ("--log-level", "--log-level=debug"),
+        ("logLevel", "helm value logLevel: debug"),
+        (
+            "loglevel.controller",
+            "loglevel.controller: debug (config-logging ConfigMap)",
+        ),
+    ] {
+        let mut rest = t;
+        while let Some(i) = rest.find(key) {
+            let after = &rest[i + key.len()..];
+            // Only a whole key: `logLevel` must not match inside `mylogLevel`.
+            let whole = rest[..i]
+                .chars()
+                .last()
+                .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+            let value = after
+                .trim_start_matches(['"', '\''])
+                .trim_start()
+                .trim_start_matches(['=', ':'])
+                .trim_start()
+                .trim_start_matches(['"', '\'']);
+            let sep_ok = after
+                .trim_start_matches(['"', '\''])
+                .trim_start()
+                .starts_with(['=', ':']);
+            if whole
+                && sep_ok
+                && value.len() >= 5
+                && value[..5].eq_ignore_ascii_case("debug")
+                && value[5..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric())
+            {
+                return Some(what.to_string());
+            }
+            rest = after;
+        }
+    }
+    None
+}
+
+/// `- name: LOG_LEVEL` (a YAML env entry whose value is on the next line).
+fn is_env_name_line(text: &str, name: &str) -> bool {
+    let t = text.trim().trim_start_matches('-').trim();
+    t.strip_prefix("name:")
+        .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == name)
+}
+
+fn is_value_line(text: &str, value: &str) -> bool {
+    let t = text.trim().trim_start_matches('-').trim();
+    t.strip_prefix("value:").is_some_and(|v| {
+        v.trim()
+            .trim_matches(['"', '\''])
+            .eq_ignore_ascii_case(value)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Container, Meta, Workload};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_log_form() {
+        for text in [
+            r#"{"level":"DEBUG","time":"2025-03-01T10:00:00.000Z","logger":"controller","caller":"scheduling/volumeusage.go:137","message":"failed tracking CSI volume limits","commit":"ad71530","controller":"provisioner"}"#,
+            r#"[pod/karpenter-5c7d9f8b6-2wq9z/controller] {"level":"DEBUG","time":"2025-06-18T21:37:04.662Z","logger":"controller","message":"discovered subnets","commit":"3314206"}"#,
+            "2022-02-10T10:33:35.421Z\tDEBUG\tcontroller.provisioning\tDiscovered 398 EC2 instance types\t{\"commit\": \"2346ed5\"}",
+            "2022-02-10T10:33:35.421Z\tDEBUG\tSuccessfully created the logger.\n2022-02-10T10:33:35.422Z\tINFO\tLogging level set to: debug",
+        ] {
+            assert_eq!(ids(&check_only("KW004", text)), ["KW004"], "{text}");
+        }
+    }
+
+    #[test]
+    fn every_setting_form() {
+        for text in [
+            "      LOG_LEVEL:                 debug",
+            "kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=debug",
+            "logLevel: debug",
+            "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --set logLevel=debug",
+            "        - --log-level=debug",
+            "  loglevel.controller: debug",
+            "        - name: LOG_LEVEL\n          value: debug",
+        ] {
+            assert_eq!(ids(&check_only("KW004", text)), ["KW004"], "{text}");
+        }
+    }
+
+    #[test]
+    fn deployment_env_names_the_namespace() {
+        let mut facts = Facts::default();
+        facts.workloads.push(Workload {
+            kind: "Deployment".into(),
+            meta: Meta {
+                name: "karpenter".into(),
+                namespace: Some("kube-system".into()),
+                ..Default::default()
+            },
+            containers: vec![Container {
+                name: "controller".into(),
+                env: [("LOG_LEVEL".to_string(), "debug".to_string())].into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("LOG_LEVEL=debug on Deployment karpenter"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl set env deployment/karpenter -n kube-system LOG_LEVEL=info")
+        );
+    }
+
+    #[test]
+    fn quotes_a_few_lines_and_counts_all() {
+        let line =
+            r#"{"level":"DEBUG","time":"t","logger":"controller","message":"m NUM","commit":"c"}"#;
+        let text: Vec<String> = (0..10)
+            .map(|i| line.replace("NUM", &i.to_string()))
+            .collect();
+        let report = check_only("KW004", &text.join("\n"));
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("10 DEBUG lines"), "{}", d.summary);
+        assert_eq!(d.evidence.len(), MAX_QUOTED_LINES);
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            r#"{"level":"INFO","time":"t","logger":"controller","message":"found provisionable pod(s)","commit":"c"}"#,
+            r#"{"level":"debug","ts":"2024-01-01T00:00:00Z","caller":"ipamd/ipamd.go:1","msg":"aws-node line"}"#,
+            "LOG_LEVEL=info",
+            "logLevel: debugger-sidecar-off",
+            "kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=info",
+            "    Set LOG_LEVEL to debug when Karpenter logs are silent",
+        ] {
+            assert!(ids(&check_only("KW004", text)).is_empty(), "{text}");
+        }
+    }
+}
