@@ -2,8 +2,8 @@
 //! token out of a message, and the names a remediation needs that the facts only imply (the
 //! Karpenter namespace, the AWS region and account, the cluster name).
 
-use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
 
 /// Whether `text` contains any of `needles`, ASCII-case-insensitively.
 pub fn contains_any(text: &str, needles: &[&str]) -> bool {
@@ -262,6 +262,56 @@ pub fn cluster_name(facts: &Facts) -> Option<String> {
                 .map(str::to_string)
         })
     })
+}
+
+/// The NodeClaim a message is about: the event's object, the log record's `NodeClaim` /
+/// `nodeclaim` field, or `nodeclaim/<name>`, `NodeClaim <name> event:` and
+/// `"NodeClaim":{"name":"<name>"}` in its text.
+pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
+    if let Some(o) = m
+        .object
+        .as_ref()
+        .filter(|o| o.kind.eq_ignore_ascii_case("nodeclaim"))
+    {
+        return Some(o.name.clone());
+    }
+    if let Some(r) = record_of(facts, m) {
+        if let Some(n) = r
+            .field_name("NodeClaim")
+            .or_else(|| r.field_name("nodeclaim"))
+        {
+            return Some(n);
+        }
+    }
+    let name_from = |rest: &str| -> Option<String> {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '.')
+            .collect();
+        (!name.is_empty()).then_some(name)
+    };
+    if let Some(i) = find_ignore_case(&m.text, "nodeclaim/") {
+        if let Some(n) = name_from(&m.text[i + "nodeclaim/".len()..]) {
+            return Some(n);
+        }
+    }
+    if let Some(q) = quoted_after(&m.text, "\"NodeClaim\":{\"name\":") {
+        return Some(q);
+    }
+    let i = m.text.find("NodeClaim ")?;
+    let rest = &m.text[i + "NodeClaim ".len()..];
+    let name = name_from(rest)?;
+    rest[name.len()..].starts_with(" event:").then_some(name)
+}
+
+/// Whether the Karpenter version the facts reveal is at least `major.minor`; `None` when the
+/// version is unknown.
+pub fn version_at_least(facts: &Facts, major: u64, minor: u64) -> Option<bool> {
+    let v = facts.karpenter_version.as_deref()?;
+    let mut parts = v.trim_start_matches('v').split(['.', '-']);
+    let ma: u64 = parts.next()?.parse().ok()?;
+    let mi: u64 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((ma, mi) >= (major, minor))
 }
 
 #[cfg(test)]

@@ -1,0 +1,117 @@
+//! The controller's AWS credential chain failing, shared by KW102 (STS cannot be reached) and
+//! KW103 (credentials are missing or refused). One text is one or the other, never both: a
+//! refusal means STS answered.
+
+use crate::rules::text::contains_any;
+
+/// Texts of the credential chain reaching for STS (SDK v1 `WebIdentityErr`, SDK v2
+/// `operation error STS: AssumeRoleWithWebIdentity`, the STS endpoint itself).
+pub const STS_MARKERS: &[&str] = &[
+    "webidentityerr",
+    "assumerolewithwebidentity",
+    "operation error sts",
+    "https://sts.",
+    "lookup sts.",
+];
+
+/// A request that got no answer.
+pub const NETWORK_MARKERS: &[&str] = &[
+    "i/o timeout",
+    "dial tcp",
+    "no such host",
+    "connection refused",
+    "connection reset",
+    "context deadline exceeded",
+    "tls handshake timeout",
+    "send request failed",
+    "request send failed",
+    "request canceled",
+    "network is unreachable",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CredentialFailure {
+    /// STS could not be reached (KW102).
+    StsUnreachable,
+    /// No credentials in the chain at all: no IRSA / Pod Identity wiring (KW103).
+    NoCredentials,
+    /// STS refused the web identity: trust policy, OIDC provider, audience (KW103).
+    WebIdentityRefused,
+    /// The OIDC provider of the cluster is not registered in IAM (KW103).
+    NoOidcProvider,
+    /// Role chaining: the assumed role's trust policy does not allow the caller (KW103).
+    AssumeRoleRefused,
+}
+
+impl CredentialFailure {
+    pub fn is_refusal(self) -> bool {
+        self != CredentialFailure::StsUnreachable
+    }
+}
+
+pub fn credential_failure(text: &str) -> Option<CredentialFailure> {
+    let has = |n: &[&str]| contains_any(text, n);
+    if has(&["invalididentitytoken", "no openidconnect provider"]) {
+        return Some(if has(&["no openidconnect provider"]) {
+            CredentialFailure::NoOidcProvider
+        } else {
+            CredentialFailure::WebIdentityRefused
+        });
+    }
+    if has(&[
+        "not authorized to perform sts:assumerolewithwebidentity",
+        "is not authorized to perform: sts:assumerolewithwebidentity",
+        "incorrect token audience",
+    ]) {
+        return Some(CredentialFailure::WebIdentityRefused);
+    }
+    if has(&["is not authorized to perform: sts:assumerole"]) {
+        return Some(CredentialFailure::AssumeRoleRefused);
+    }
+    if has(&[
+        "nocredentialproviders",
+        "no valid providers in chain",
+        "no ec2 imds role found",
+        "eks.amazonaws.com/serviceaccount/token",
+    ]) {
+        return Some(CredentialFailure::NoCredentials);
+    }
+    // SDK v2: `operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode:
+    // 403, ..., api error AccessDenied: ...`.
+    if has(STS_MARKERS) && has(&["accessdenied", "statuscode: 403", "status code: 403"]) {
+        return Some(CredentialFailure::WebIdentityRefused);
+    }
+    if has(STS_MARKERS) && has(NETWORK_MARKERS) {
+        return Some(CredentialFailure::StsUnreachable);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_sdk_v1_and_v2_texts() {
+        let cases = [
+            (r#"Checking EC2 API connectivity, WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: Post "https://sts.us-east-1.amazonaws.com/": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout"#, CredentialFailure::StsUnreachable),
+            (r#"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post "https://sts.us-east-1.amazonaws.com/": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout"#, CredentialFailure::StsUnreachable),
+            ("NoCredentialProviders: no valid providers in chain. Deprecated.", CredentialFailure::NoCredentials),
+            ("WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n\tstatus code: 403", CredentialFailure::WebIdentityRefused),
+            ("operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 403, RequestID: 1, api error AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity", CredentialFailure::WebIdentityRefused),
+            ("InvalidIdentityToken: No OpenIDConnect provider found in your account for https://oidc.eks.eu-west-1.amazonaws.com/id/ABC", CredentialFailure::NoOidcProvider),
+            ("User: arn:aws:sts::1:assumed-role/a/b is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::2:role/c", CredentialFailure::AssumeRoleRefused),
+            ("get identity: get credentials: failed to refresh cached credentials, no EC2 IMDS role found, operation error ec2imds: GetMetadata, request canceled, context deadline exceeded", CredentialFailure::NoCredentials),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(credential_failure(text), Some(expected), "{text}");
+        }
+        // Pricing timeouts are not credential failures.
+        assert_eq!(
+            credential_failure(
+                r#"updating on-demand pricing, RequestError: send request failed caused by: Post "https://api.pricing.us-east-1.amazonaws.com/": dial tcp 52.94.231.236:443: i/o timeout"#
+            ),
+            None
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! KW101 spot-service-linked-role-missing.
+
+use crate::document::Evidence;
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::text::{contains_any, nodeclaim_of, version_at_least};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW101",
+    slug: "spot-service-linked-role-missing",
+    title: "The account has no EC2 Spot service-linked role, so spot launches fail",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+EC2 refuses to launch spot instances because the account has no `AWSServiceRoleForEC2Spot`
+service-linked role and the caller (Karpenter's controller role) may not create it.
+
+Signals: the EC2 error `AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided
+credentials do not have permission to create the service-linked role for EC2 Spot Instances`
+(in `launching nodeclaim, creating instance, [with fleet error(s), | creating nodeclaim, ]...`
+up to v1.4, in `creating instance, insufficient capacity, with fleet error(s), ...` from v1.5),
+the NodeClaim `Launched` reason `SpotSLRCreationFailed` (`User does not have sufficient
+permission to create the Spot ServiceLinkedRole to launch spot instances`, v1.2 to v1.4), and the
+v1.5+ NodeClaim event `Attempted to launch a spot instance but failed due to
+"AuthFailure.ServiceLinkedRoleCreationNotPermitted"`.
+
+## Why it happens
+The role is created automatically the first time someone launches a spot instance from the
+console or with enough IAM rights; accounts that never did, and whose Karpenter role lacks
+`iam:CreateServiceLinkedRole`, never get it. Up to v1.4 the launch fails and the NodeClaim is
+retried. Since v1.5 Karpenter treats the error as insufficient capacity: it marks spot
+unavailable and falls back to on-demand where the NodePool allows it, so spot is silently
+skipped (and a spot-only NodePool launches nothing).
+
+## How to fix
+Create the role once per account:
+`aws iam create-service-linked-role --aws-service-name spot.amazonaws.com`
+(an error saying the role name "has been taken" means it already exists). Alternatively allow
+`iam:CreateServiceLinkedRole` for `spot.amazonaws.com` in the controller policy.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "servicelinkedrolecreationnotpermitted",
+    "spotslrcreationfailed",
+    "create the spot servicelinkedrole",
+    "attempted to launch a spot instance but failed",
+    "service-linked role for ec2 spot",
+];
+
+fn is_signal(m: &Message) -> bool {
+    contains_any(&m.text, SIGNALS) || m.reason.as_deref() == Some("SpotSLRCreationFailed")
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_signal(m)).collect();
+    // NodeClaim objects whose Launched condition says so, when no message already quotes it.
+    let conditions: Vec<(String, Evidence)> = facts
+        .nodeclaims
+        .iter()
+        .flat_map(|nc| {
+            nc.conditions
+                .iter()
+                .filter(|c| c.reason.as_deref() == Some("SpotSLRCreationFailed"))
+                .map(move |c| (nc.meta.name.clone(), c.evidence.clone().unwrap_or_default()))
+        })
+        .filter(|(_, e)| {
+            !hits
+                .iter()
+                .any(|m| m.evidence.source == e.source && m.evidence.line == e.line)
+        })
+        .collect();
+    if hits.is_empty() && conditions.is_empty() {
+        return Vec::new();
+    }
+    let mut nodeclaims: Vec<String> = Vec::new();
+    for name in hits
+        .iter()
+        .filter_map(|m| nodeclaim_of(facts, m))
+        .chain(conditions.iter().map(|(n, _)| n.clone()))
+    {
+        if !nodeclaims.contains(&name) {
+            nodeclaims.push(name);
+        }
+    }
+    let treated_as_ice = hits.iter().any(|m| {
+        contains_any(
+            &m.text,
+            &[
+                "insufficient capacity",
+                "aws-error-code=unfulfillablecapacity",
+                "attempted to launch a spot instance",
+            ],
+        )
+    }) || version_at_least(facts, 1, 5) == Some(true);
+
+    let mut summary = String::from(
+        "EC2 refuses spot launches: the account has no EC2 Spot service-linked role (AWSServiceRoleForEC2Spot) and Karpenter's role may not create it (AuthFailure.ServiceLinkedRoleCreationNotPermitted)",
+    );
+    match nodeclaims.as_slice() {
+        [] => summary.push('.'),
+        [one] => summary.push_str(&format!(", for NodeClaim {one}.")),
+        many => summary.push_str(&format!(", for NodeClaims {}.", many.join(", "))),
+    }
+    let spot_only = spot_only_nodepools(facts, &nodeclaims);
+    if treated_as_ice {
+        summary.push_str(" Since v1.5 Karpenter treats this as insufficient capacity: it marks spot unavailable and falls back to on-demand, so spot is being skipped silently");
+        if spot_only.is_empty() {
+            summary.push('.');
+        } else {
+            summary.push_str(&format!(
+                "; NodePool {} allows only spot, so it launches nothing.",
+                spot_only.join(", ")
+            ));
+        }
+    } else {
+        summary.push_str(" The launch fails and Karpenter retries it (NodeClaim Launched=Unknown): no node comes up while spot is requested.");
+    }
+    let mut steps = vec![
+        Remediation::command(
+            "Create the service-linked role once for the account (needs iam:CreateServiceLinkedRole; an error saying the role name has been taken means it already exists):",
+            "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com",
+        ),
+        Remediation::command(
+            "Check it exists:",
+            "aws iam get-role --role-name AWSServiceRoleForEC2Spot --query Role.Arn --output text",
+        ),
+    ];
+    if treated_as_ice {
+        steps.push(Remediation::text(
+            "Karpenter keeps spot marked unavailable only for a few minutes; once the role exists, the next launches use spot again without a restart.",
+        ));
+    }
+    let mut related: Vec<&'static str> = Vec::new();
+    if !spot_only.is_empty() {
+        related.push("KW216");
+    }
+    let condition_evidence = conditions.into_iter().map(|(_, e)| e);
+    vec![Diagnosis::new(&META, summary)
+        .with_messages(hits.iter().copied())
+        .with_evidence(condition_evidence)
+        .with_remediation(steps)
+        .with_related(&related)]
+}
+
+/// NodePools of these NodeClaims (or all NodePools when none is known) whose capacity-type
+/// requirement allows only spot.
+fn spot_only_nodepools(facts: &Facts, nodeclaims: &[String]) -> Vec<String> {
+    let pools: Vec<String> = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| nodeclaims.contains(&c.meta.name))
+        .filter_map(|c| c.nodepool.clone())
+        .collect();
+    facts
+        .nodepools
+        .iter()
+        .filter(|p| pools.is_empty() || pools.contains(&p.meta.name))
+        .filter(|p| {
+            p.allowed_values("karpenter.sh/capacity-type")
+                .is_some_and(|v| !v.is_empty() && v.iter().all(|t| t == "spot"))
+        })
+        .map(|p| p.meta.name.clone())
+        .collect()
+}
+
+/// Whether a text is the spot SLR error (for rules that must leave it to KW101).
+pub fn is_spot_slr_text(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "ServiceLinkedRoleCreationNotPermitted")
+        || contains_ignore_ascii_case(text, "SpotSLRCreationFailed")
+        || contains_ignore_ascii_case(text, "create the Spot ServiceLinkedRole")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, NodeClaim};
+    use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_variant() {
+        for text in [
+            r#"{"level":"ERROR","time":"2024-09-05T15:34:02.997Z","logger":"controller","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-wdftd"},"error":"launching nodeclaim, creating instance, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances."}"#,
+            "launching nodeclaim, creating instance, creating nodeclaim, AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.",
+            "    Message:               User does not have sufficient permission to create the Spot ServiceLinkedRole to launch spot instances",
+            "    Reason:                SpotSLRCreationFailed",
+            r#"default     12s         Warning                               nodeclaim/default-7xk2p   Attempted to launch a spot instance but failed due to "AuthFailure.ServiceLinkedRoleCreationNotPermitted""#,
+        ] {
+            assert_eq!(ids(&check_only("KW101", text)), ["KW101"], "{text}");
+        }
+    }
+
+    #[test]
+    fn v1_5_says_spot_is_skipped() {
+        let report = check_only(
+            "KW101",
+            r#"{"level":"ERROR","time":"2025-06-10T11:02:41.118Z","logger":"controller","message":"failed launching nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xk2p"},"error":"creating instance, insufficient capacity, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances. (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet, aws-request-id=0f3c, aws-service-name=EC2, aws-status-code=200)"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("NodeClaim default-7xk2p"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("spot is being skipped"), "{}", d.summary);
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("aws iam create-service-linked-role --aws-service-name spot.amazonaws.com")
+        );
+    }
+
+    #[test]
+    fn pre_v1_5_says_the_launch_fails() {
+        let report = check_only(
+            "KW101",
+            "launching nodeclaim, creating instance, AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.",
+        );
+        assert!(report.diagnoses[0].summary.contains("The launch fails"));
+    }
+
+    #[test]
+    fn nodeclaim_condition_object() {
+        let mut facts = Facts::default();
+        facts.nodeclaims.push(NodeClaim {
+            meta: Meta {
+                name: "default-9wq4t".into(),
+                ..Default::default()
+            },
+            conditions: vec![Condition {
+                condition_type: "Launched".into(),
+                status: "Unknown".into(),
+                reason: Some("SpotSLRCreationFailed".into()),
+                message: Some("User does not have sufficient permission to create the Spot ServiceLinkedRole to launch spot instances".into()),
+                evidence: Some(Evidence::new("nc.yaml", 12, "reason: SpotSLRCreationFailed")),
+            }],
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("NodeClaim default-9wq4t"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.evidence.len(), 1);
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "AuthFailure: AWS was not able to validate the provided access credentials",
+            "UnauthorizedOperation: You are not authorized to perform this operation.",
+            "creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.large capacity",
+        ] {
+            assert!(ids(&check_only("KW101", text)).is_empty(), "{text}");
+        }
+    }
+}

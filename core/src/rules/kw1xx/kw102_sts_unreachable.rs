@@ -1,0 +1,312 @@
+//! KW102 sts-unreachable.
+
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, Pod};
+use crate::rules::kw1xx::credentials::{credential_failure, CredentialFailure};
+use crate::rules::kw2xx::scheduling::find_ignore_case;
+use crate::rules::text::{
+    aws_region, contains_any, karpenter_namespace_or_placeholder, region_in_text,
+};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW102",
+    slug: "sts-unreachable",
+    title: "The Karpenter controller cannot reach AWS STS for its credentials",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The controller exchanges its service-account token for AWS credentials at AWS STS
+(`AssumeRoleWithWebIdentity`) and gets no answer, so every AWS call fails. At start-up Karpenter
+checks EC2 connectivity and exits when it fails, so its pods crash-loop.
+
+Signals: SDK v1 `WebIdentityErr: failed to retrieve credentials` ... `caused by: RequestError:
+send request failed` ... `Post "https://sts.<region>.amazonaws.com/": dial tcp: lookup
+sts.<region>.amazonaws.com: i/o timeout`; SDK v2 (Karpenter v1.1+) `get identity: get
+credentials: failed to refresh cached credentials, failed to retrieve credentials, operation
+error STS: AssumeRoleWithWebIdentity, ... request send failed, Post ... dial tcp ...: i/o
+timeout`; usually inside `ec2 api connectivity check failed` (v0.3x: `Checking EC2 API
+connectivity, ...`).
+
+## Why it happens
+Most often DNS: the Karpenter chart's default `dnsPolicy: ClusterFirst` sends lookups to
+CoreDNS, and on a fresh cluster CoreDNS is Pending because there is no node yet, and the node
+would come from Karpenter: chicken and egg. Otherwise the network path: private subnets without
+a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way.
+
+## How to fix
+Let Karpenter resolve through the VPC resolver: `helm upgrade --install karpenter ... --set
+dnsPolicy=Default`; or give CoreDNS capacity that does not depend on Karpenter (a small managed
+node group or a Fargate profile). Without internet egress, create the interface endpoint
+`com.amazonaws.<region>.sts` with private DNS.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "webidentityerr",
+    "assumerolewithwebidentity",
+    "operation error sts",
+    "https://sts.",
+    "lookup sts.",
+];
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| credential_failure(&m.text) == Some(CredentialFailure::StsUnreachable))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let text_of = |needles: &[&str]| hits.iter().any(|m| contains_any(&m.text, needles));
+    let dns_failure = text_of(&["lookup sts", "no such host"]);
+    let dialled_ip = hits.iter().any(|m| dialled_an_ip(&m.text));
+    let at_start = text_of(&[
+        "ec2 api connectivity check failed",
+        "checking ec2 api connectivity",
+    ]);
+    let region = hits
+        .iter()
+        .find_map(|m| sts_region(&m.text))
+        .or_else(|| aws_region(facts))
+        .unwrap_or_else(|| "<region>".to_string());
+    let ns = karpenter_namespace_or_placeholder(facts);
+
+    let dns_policy = karpenter_dns_policy(facts);
+    let cluster_first = dns_policy.as_deref().is_none_or(|p| p == "ClusterFirst");
+    let coredns: Vec<&Pod> = facts.pods.iter().filter(|p| is_coredns(p)).collect();
+    let coredns_down: Vec<String> = coredns
+        .iter()
+        .filter(|p| p.phase.as_deref() != Some("Running"))
+        .map(|p| {
+            format!(
+                "{} {}",
+                p.meta.name,
+                p.phase.as_deref().unwrap_or("not running")
+            )
+        })
+        .collect();
+
+    let mut summary = format!(
+        "The Karpenter controller cannot reach AWS STS (sts.{region}.amazonaws.com) to exchange its service-account token for credentials"
+    );
+    summary.push_str(if dns_failure {
+        ": the DNS lookup of the STS endpoint fails"
+    } else if dialled_ip {
+        ": the connection to the STS endpoint times out"
+    } else {
+        ": the request gets no answer"
+    });
+    summary.push_str(", so every AWS call fails");
+    if at_start {
+        summary.push_str(" and the controller exits at start-up (ec2 api connectivity check failed), its pods crash-looping");
+    }
+    summary.push('.');
+    if dns_failure || !dialled_ip {
+        let policy = match &dns_policy {
+            Some(p) => format!("dnsPolicy: {p}"),
+            None => "the chart's default dnsPolicy: ClusterFirst".to_string(),
+        };
+        if cluster_first {
+            summary.push_str(&format!(
+                " With {policy} Karpenter resolves through cluster DNS (CoreDNS)"
+            ));
+            if coredns_down.is_empty() {
+                summary.push_str(", which on a fresh cluster is not running yet: CoreDNS waits for a node, and the node would come from Karpenter.");
+            } else {
+                summary.push_str(&format!(
+                    ", and CoreDNS is not running ({}): it waits for a node that Karpenter cannot launch.",
+                    coredns_down.join(", ")
+                ));
+            }
+        }
+    }
+    if dialled_ip {
+        summary.push_str(" The name resolved but the connection timed out: no route from the controller's subnet to STS (no NAT gateway or STS VPC endpoint, or a security group or proxy in the way).");
+    }
+
+    let mut steps: Vec<Remediation> = Vec::new();
+    if (dns_failure || !dialled_ip) && cluster_first {
+        steps.push(Remediation::command(
+            "Let Karpenter resolve through the VPC resolver instead of CoreDNS (the chart value dnsPolicy):",
+            format!(
+                "helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter -n {ns} --reuse-values --set dnsPolicy=Default"
+            ),
+        ));
+        steps.push(Remediation::command(
+            "Or give CoreDNS capacity that does not depend on Karpenter (a small managed node group, or a Fargate profile for kube-system with k8s-app=kube-dns); check where it stands:",
+            "kubectl get pods -n kube-system -l k8s-app=kube-dns -o wide",
+        ));
+    }
+    steps.push(Remediation::command(
+        "Without internet egress from the controller's subnets, create the STS interface endpoint (private DNS on) in the cluster VPC:",
+        format!(
+            "aws ec2 create-vpc-endpoint --region {region} --vpc-id <vpc-id> --vpc-endpoint-type Interface --service-name com.amazonaws.{region}.sts --subnet-ids <subnet-ids> --security-group-ids <sg-allowing-443-from-nodes> --private-dns-enabled"
+        ),
+    ));
+    steps.push(Remediation::command(
+        "Then restart the controller and watch it start:",
+        format!(
+            "kubectl rollout restart deployment/karpenter -n {ns}\nkubectl logs -n {ns} -l app.kubernetes.io/name=karpenter -f"
+        ),
+    ));
+    let mut related: Vec<&'static str> = Vec::new();
+    if contains_ignore_ascii_case(&summary, "fresh cluster") || !coredns_down.is_empty() {
+        related.push("KW200");
+    }
+    vec![Diagnosis::new(&META, summary)
+        .with_messages(hits.iter().copied())
+        .with_remediation(steps)
+        .with_related(&related)]
+}
+
+/// `dial tcp 52.94.0.1:443: i/o timeout`: the name resolved, the connection did not.
+fn dialled_an_ip(text: &str) -> bool {
+    let Some(i) = find_ignore_case(text, "dial tcp ") else {
+        return false;
+    };
+    text[i + "dial tcp ".len()..].starts_with(|c: char| c.is_ascii_digit() || c == '[')
+}
+
+fn sts_region(text: &str) -> Option<String> {
+    let i = find_ignore_case(text, "sts.")?;
+    region_in_text(&text[i..])
+}
+
+/// The Karpenter Deployment's dnsPolicy, or its pods'.
+fn karpenter_dns_policy(facts: &Facts) -> Option<String> {
+    facts
+        .karpenter_deployment()
+        .and_then(|d| d.dns_policy.clone())
+        .or_else(|| {
+            facts
+                .pods
+                .iter()
+                .filter(|p| {
+                    p.meta.name.starts_with("karpenter-")
+                        || p.meta
+                            .labels
+                            .get("app.kubernetes.io/name")
+                            .map(String::as_str)
+                            == Some("karpenter")
+                })
+                .find_map(|p| p.dns_policy.clone())
+        })
+}
+
+fn is_coredns(p: &Pod) -> bool {
+    p.meta.name.starts_with("coredns-")
+        || p.meta.labels.get("k8s-app").map(String::as_str) == Some("kube-dns")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Meta, Workload};
+    use crate::testing::{check_only, ids};
+
+    const V1_FATAL: &str = r#"karpenter-6d9f7c8b5-zjlwr controller {"level":"FATAL","time":"2024-03-01T16:09:11.828Z","logger":"controller","message":"Checking EC2 API connectivity, WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout","commit":"596ea97"}"#;
+    const V2: &str = r#"{"level":"ERROR","time":"2025-05-14T07:01:33.412Z","logger":"controller","message":"ec2 api connectivity check failed","commit":"ad71530","error":"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout"}"#;
+    const CONSOLE: &str = "2022-02-10T10:33:35.421Z\tERROR\tcontroller.controller.provisioning\tReconciler error\t{\"commit\": \"2346ed5\", \"error\": \"fetching instance types using ec2.DescribeInstanceTypes, WebIdentityErr: failed to retrieve credentials\\ncaused by: RequestError: send request failed\\ncaused by: Post \\\"https://sts.eu-west-1.amazonaws.com/\\\": dial tcp: i/o timeout\"}";
+
+    #[test]
+    fn sdk_v1_v2_and_console() {
+        for text in [V1_FATAL, V2, CONSOLE] {
+            assert_eq!(ids(&check_only("KW102", text)), ["KW102"], "{text}");
+        }
+    }
+
+    #[test]
+    fn dns_reasoning() {
+        let d = &check_only("KW102", V2).diagnoses[0];
+        assert!(
+            d.summary.contains("sts.us-east-1.amazonaws.com"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("DNS lookup"), "{}", d.summary);
+        assert!(
+            d.summary.contains("dnsPolicy: ClusterFirst"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("crash-looping"), "{}", d.summary);
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("--set dnsPolicy=Default"));
+        let d = &check_only("KW102", CONSOLE).diagnoses[0];
+        assert!(
+            d.summary.contains("sts.eu-west-1.amazonaws.com"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn facts_name_the_policy_and_coredns() {
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "ec2 api connectivity check failed: operation error STS: AssumeRoleWithWebIdentity, request send failed, Post \"https://sts.eu-west-1.amazonaws.com/\": dial tcp: lookup sts.eu-west-1.amazonaws.com: i/o timeout".into(),
+            ..Default::default()
+        });
+        facts.workloads.push(Workload {
+            kind: "Deployment".into(),
+            meta: Meta {
+                name: "karpenter".into(),
+                namespace: Some("karpenter".into()),
+                ..Default::default()
+            },
+            dns_policy: Some("ClusterFirst".into()),
+            ..Default::default()
+        });
+        facts.pods.push(Pod {
+            meta: Meta {
+                name: "coredns-5d78c9869d-abcde".into(),
+                namespace: Some("kube-system".into()),
+                ..Default::default()
+            },
+            phase: Some("Pending".into()),
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("With dnsPolicy: ClusterFirst"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("coredns-5d78c9869d-abcde Pending"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("-n karpenter"));
+        // dnsPolicy Default already: the DNS advice does not apply.
+        facts.workloads[0].dns_policy = Some("Default".into());
+        let d = &check(&facts)[0];
+        assert!(!d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .contains("dnsPolicy"));
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "ec2 api connectivity check failed: NoCredentialProviders: no valid providers in chain. Deprecated.",
+            "WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n\tstatus code: 403",
+            r#"updating on-demand pricing, RequestError: send request failed caused by: Post "https://api.pricing.us-east-1.amazonaws.com/": dial tcp 52.94.231.236:443: i/o timeout"#,
+        ] {
+            assert!(ids(&check_only("KW102", text)).is_empty(), "{text}");
+        }
+    }
+}
