@@ -86,7 +86,8 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
     }
     facts.messages.iter().find_map(|m| {
         let t = m.text.trim_start_matches(['$', ' ']);
-        if !t.starts_with("kubectl ") || !contains_ignore_ascii_case(t, "karpenter") {
+        let command = t.starts_with("kubectl ") || t.starts_with("helm ");
+        if !command || !contains_ignore_ascii_case(t, "karpenter") {
             return None;
         }
         let words: Vec<&str> = t.split_whitespace().collect();

@@ -751,9 +751,20 @@ pub fn classes_phrase(f: &PullFailure<'_>) -> String {
         .join(", ")
 }
 
-/// The workload and container a `kubectl set image` needs, from the pod's owner.
+/// The workload and container a `kubectl set image` needs, from the pod's owner, or from the
+/// Deployment naming convention `<deployment>-<pod-template-hash>-<suffix>` when the input
+/// has no pod object.
 pub fn owner_workload(facts: &Facts, pod: &ObjectRef) -> Option<(String, String)> {
-    let obj = facts.pods.iter().find(|p| p.meta.name == pod.name)?;
+    let Some(obj) = facts.pods.iter().find(|p| p.meta.name == pod.name) else {
+        let mut parts = pod.name.rsplitn(3, '-');
+        let (suffix, hash, name) = (parts.next()?, parts.next()?, parts.next()?);
+        let hash_like = (6..=10).contains(&hash.len())
+            && hash
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        let suffix_like = suffix.len() == 5 && suffix.chars().all(|c| c.is_ascii_alphanumeric());
+        return (hash_like && suffix_like).then(|| ("deployment".to_string(), name.to_string()));
+    };
     let owner = obj.meta.owners.first()?;
     match owner.kind.as_str() {
         "ReplicaSet" => {
