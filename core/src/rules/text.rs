@@ -305,16 +305,6 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
     rest[name.len()..].starts_with(" event:").then_some(name)
 }
 
-/// Whether the Karpenter version the facts reveal is at least `major.minor`; `None` when the
-/// version is unknown.
-pub fn version_at_least(facts: &Facts, major: u64, minor: u64) -> Option<bool> {
-    let v = facts.karpenter_version.as_deref()?;
-    let mut parts = v.trim_start_matches('v').split(['.', '-']);
-    let ma: u64 = parts.next()?.parse().ok()?;
-    let mi: u64 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    Some((ma, mi) >= (major, minor))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

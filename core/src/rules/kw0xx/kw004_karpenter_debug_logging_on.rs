@@ -1,7 +1,7 @@
 //! KW004 karpenter-debug-logging-on.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, LogRecord, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, LogRecord, Message, Setting, SettingSource};
 use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -53,7 +53,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut pre_v032 = false;
 
     let deployment = facts.karpenter_deployment();
-    if let Some(d) = deployment {
+    let from_settings = facts
+        .settings
+        .iter()
+        .any(|s| s.source != SettingSource::Values);
+    if let Some(d) = deployment.filter(|_| !from_settings) {
         for c in &d.containers {
             if c.env
                 .get("LOG_LEVEL")
@@ -76,15 +80,55 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
 
-    // Settings as text: describe output, helm values, env as YAML (name and value lines).
+    // Settings the object ingest read (env, args, ConfigMap data, helm values).
+    for s in facts.settings_named(&[
+        "LOG_LEVEL",
+        "--log-level",
+        "logLevel",
+        "loglevel.controller",
+    ]) {
+        if !s.value.eq_ignore_ascii_case("debug") || !is_karpenter_setting(facts, s) {
+            continue;
+        }
+        let what = match (&s.source, &s.owner) {
+            (SettingSource::Values, _) => "helm value logLevel: debug".to_string(),
+            (SettingSource::ConfigMap, _) => {
+                pre_v032 = true;
+                "loglevel.controller: debug (config-logging ConfigMap)".to_string()
+            }
+            (_, Some(owner)) => format!("{}=debug on {} {}", s.key, owner.kind, owner.name),
+            (_, None) => format!("{}=debug", s.key),
+        };
+        if !settings.contains(&what) {
+            settings.push(what);
+        }
+        evidence.push(s.evidence.clone());
+    }
+    let already = |m: &Message| {
+        evidence
+            .iter()
+            .any(|e| e.source == m.evidence.source && e.line == m.evidence.line)
+    };
+    let about_karpenter = |m: &Message| {
+        facts.messages.iter().any(|o| {
+            o.evidence.source == m.evidence.source
+                && contains_ignore_ascii_case(&o.text, "karpenter")
+        })
+    };
+
+    // Settings as text the ingest did not model: describe output, helm values, env as YAML
+    // (name and value lines), in a document that is about Karpenter.
     for (i, m) in facts.messages.iter().enumerate() {
-        if let Some(what) = setting_in_text(&m.text) {
+        if already(m) {
+            continue;
+        }
+        if let Some(what) = setting_in_text(&m.text).filter(|_| about_karpenter(m)) {
             pre_v032 |= what.contains("loglevel.controller");
             if !settings.contains(&what) {
                 settings.push(what);
             }
             setting_messages.push(m);
-        } else if is_env_name_line(&m.text, "LOG_LEVEL") {
+        } else if is_env_name_line(&m.text, "LOG_LEVEL") && about_karpenter(m) {
             if let Some(next) = facts.messages.get(i + 1).filter(|n| {
                 n.evidence.source == m.evidence.source && n.evidence.line == m.evidence.line + 1
             }) {
@@ -173,6 +217,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(set_to_debug)
         .with_evidence(quoted_logs)
         .with_remediation(steps)]
+}
+
+/// A setting of Karpenter's, not another application's: on the Karpenter Deployment or pods,
+/// the `karpenter` helm release, the pre-v0.32 `config-logging` ConfigMap, or helm values
+/// that also carry Karpenter's `settings.*` keys.
+fn is_karpenter_setting(facts: &Facts, s: &Setting) -> bool {
+    if let Some(owner) = &s.owner {
+        if owner.name.contains("karpenter") || owner.name == "config-logging" {
+            return true;
+        }
+    }
+    s.source == SettingSource::Values
+        && facts.settings.iter().any(|o| {
+            o.evidence.source == s.evidence.source
+                && o.source == SettingSource::Values
+                && o.key.starts_with("settings.")
+        })
 }
 
 fn debug_flag(args: &[String]) -> bool {
@@ -312,7 +373,8 @@ mod tests {
             "  loglevel.controller: debug",
             "        - name: LOG_LEVEL\n          value: debug",
         ] {
-            assert_eq!(ids(&check_only("KW004", text)), ["KW004"], "{text}");
+            let text = format!("$ kubectl get deployment karpenter -n karpenter -o yaml\n{text}");
+            assert_eq!(ids(&check_only("KW004", &text)), ["KW004"], "{text}");
         }
     }
 
@@ -347,6 +409,35 @@ mod tests {
     }
 
     #[test]
+    fn settings_of_karpenter_only() {
+        use crate::facts::ObjectRef;
+        let setting = |owner: &str, key: &str, source: SettingSource| Setting {
+            source,
+            owner: Some(ObjectRef::new("Deployment", Some("karpenter"), owner)),
+            container: Some("controller".into()),
+            key: key.into(),
+            value: "debug".into(),
+            evidence: Evidence::new("deploy.yaml", 30, "value: debug"),
+        };
+        let mut facts = Facts::default();
+        facts
+            .settings
+            .push(setting("checkout", "LOG_LEVEL", SettingSource::Env));
+        assert!(check(&facts).is_empty());
+        facts
+            .settings
+            .push(setting("karpenter", "--log-level", SettingSource::Arg));
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("--log-level=debug on Deployment karpenter"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.evidence[0].line, 30);
+    }
+
+    #[test]
     fn quotes_a_few_lines_and_counts_all() {
         let line =
             r#"{"level":"DEBUG","time":"t","logger":"controller","message":"m NUM","commit":"c"}"#;
@@ -368,6 +459,8 @@ mod tests {
             "logLevel: debugger-sidecar-off",
             "kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=info",
             "    Set LOG_LEVEL to debug when Karpenter logs are silent",
+            // Another application's debug setting.
+            "Name:  checkout-7d4b9c6f8-k2xqp\n    Environment:\n      LOG_LEVEL:  debug",
         ] {
             assert!(ids(&check_only("KW004", text)).is_empty(), "{text}");
         }

@@ -2,7 +2,7 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::text::{contains_any, nodeclaim_of, version_at_least};
+use crate::rules::text::{contains_any, nodeclaim_of};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -95,7 +95,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "attempted to launch a spot instance",
             ],
         )
-    }) || version_at_least(facts, 1, 5) == Some(true);
+    }) || crate::rules::version::at_least(facts, 1, 5) == Some(true);
 
     let mut summary = String::from(
         "EC2 refuses spot launches: the account has no EC2 Spot service-linked role (AWSServiceRoleForEC2Spot) and Karpenter's role may not create it (AuthFailure.ServiceLinkedRoleCreationNotPermitted)",

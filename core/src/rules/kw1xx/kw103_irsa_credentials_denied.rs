@@ -106,6 +106,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     for kind in &kinds {
         match kind {
             CredentialFailure::NoCredentials => {
+                let account_object = facts.service_accounts.iter().find(|a| a.meta.name == sa);
+                if let Some(obj) = account_object.filter(|a| a.role_arn().is_none()) {
+                    parts.push(format!(
+                        "service account {}/{} has no eks.amazonaws.com/role-arn annotation",
+                        obj.meta.namespace.as_deref().unwrap_or(&ns),
+                        obj.meta.name
+                    ));
+                }
                 parts.push(format!(
                     "the SDK's credential chain found no credentials at all (NoCredentialProviders / no EC2 IMDS role found): service account {ns}/{sa} is not wired to an IAM role (no eks.amazonaws.com/role-arn annotation, or no EKS Pod Identity association)"
                 ));
@@ -203,19 +211,28 @@ fn service_account(facts: &Facts) -> String {
         .unwrap_or_else(|| "karpenter".to_string())
 }
 
-/// The controller's role: IRSA's injected `AWS_ROLE_ARN`, or a role ARN in the messages.
+/// The controller's role: the service account's IRSA annotation, IRSA's injected
+/// `AWS_ROLE_ARN`, or a role ARN in the messages.
 fn controller_role(facts: &Facts, hits: &[&Message]) -> Option<String> {
-    controller_role_from_env(facts).or_else(|| {
-        hits.iter().find_map(|m| {
-            let i = m.text.find(":role/")?;
-            let start = m.text[..i].rfind("arn:aws")?;
-            let arn: String = m.text[start..]
-                .chars()
-                .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\\' && *c != ',')
-                .collect();
-            role_name(&arn)
+    let sa = service_account(facts);
+    let annotated = facts
+        .service_accounts
+        .iter()
+        .filter(|a| a.meta.name == sa)
+        .find_map(|a| a.role_arn().and_then(role_name));
+    annotated
+        .or_else(|| controller_role_from_env(facts))
+        .or_else(|| {
+            hits.iter().find_map(|m| {
+                let i = m.text.find(":role/")?;
+                let start = m.text[..i].rfind("arn:aws")?;
+                let arn: String = m.text[start..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\\' && *c != ',')
+                    .collect();
+                role_name(&arn)
+            })
         })
-    })
 }
 
 /// `oidc.eks.<region>.amazonaws.com/id/<ID>` quoted in a message.
@@ -244,6 +261,7 @@ fn chain_roles(hits: &[&Message]) -> (Option<String>, Option<String>) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::testing::{check_only, ids};
 
     #[test]
@@ -278,6 +296,32 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("kubectl get serviceaccount karpenter -n kube-system"));
+    }
+
+    #[test]
+    fn service_account_without_annotation_is_named() {
+        use crate::facts::{Meta, ServiceAccount};
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "ec2 api connectivity check failed: NoCredentialProviders: no valid providers in chain".into(),
+            ..Default::default()
+        });
+        facts.service_accounts.push(ServiceAccount {
+            meta: Meta {
+                name: "karpenter".into(),
+                namespace: Some("karpenter".into()),
+                ..Default::default()
+            },
+        });
+        facts.karpenter_namespace = Some("karpenter".into());
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains(
+                "service account karpenter/karpenter has no eks.amazonaws.com/role-arn annotation"
+            ),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::rules::kw1xx::aws::{
 use crate::rules::kw1xx::credentials::credential_failure;
 use crate::rules::kw1xx::kw101_spot_service_linked_role_missing::is_spot_slr_text;
 use crate::rules::kw2xx::scheduling::record_of;
-use crate::rules::text::{aws_account, contains_any, nodeclaim_of, version_at_least};
+use crate::rules::text::{aws_account, contains_any, nodeclaim_of};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -318,7 +318,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .first()
             .cloned()
             .unwrap_or_else(|| "<ec2nodeclass>".to_string());
-        let text = match version_at_least(facts, 1, 7) {
+        let text = match crate::rules::version::at_least(facts, 1, 7) {
             Some(true) => "Karpenter caches the validation result; once the policy allows the action, change any annotation to re-run the check now (v1.7+: the cache key includes the annotations):".to_string(),
             Some(false) => "Karpenter caches the validation result and re-checks it periodically; before v1.7 an annotation change does not re-run it, restart the controller instead. On v1.7+ changing any annotation re-runs the check:".to_string(),
             None => "Karpenter caches the validation result and re-checks it periodically; on v1.7+ changing any annotation re-runs the check at once (earlier versions: restart the controller). An annotation alone fixes nothing until the policy allows the action:".to_string(),
