@@ -373,7 +373,7 @@ mod tests {
             "  loglevel.controller: debug",
             "        - name: LOG_LEVEL\n          value: debug",
         ] {
-            let text = format!("$ kubectl get deployment karpenter -n karpenter -o yaml\n{text}");
+            let text = format!("    image: public.ecr.aws/karpenter/controller:1.3.3\n{text}");
             assert_eq!(ids(&check_only("KW004", &text)), ["KW004"], "{text}");
         }
     }

@@ -280,11 +280,13 @@ mod tests {
 
     #[test]
     fn no_credentials_points_at_the_annotation() {
-        let report = check_only(
-            "KW103",
-            "$ kubectl logs -n kube-system deploy/karpenter\n{\"level\":\"ERROR\",\"message\":\"ec2 api connectivity check failed\",\"error\":\"NoCredentialProviders: no valid providers in chain. Deprecated.\"}",
-        );
-        let d = &report.diagnoses[0];
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "ec2 api connectivity check failed: NoCredentialProviders: no valid providers in chain. Deprecated.".into(),
+            ..Default::default()
+        });
+        facts.karpenter_namespace = Some("kube-system".into());
+        let d = &check(&facts)[0];
         assert!(
             d.summary.contains("service account kube-system/karpenter"),
             "{}",
