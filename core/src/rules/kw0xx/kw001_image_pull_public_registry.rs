@@ -88,9 +88,15 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Option<Diagnosis> {
                 summary.push_str(" (registry.k8s.io redirects there)");
             }
         }
-        summary.push_str(
-            ". The registry was unavailable to the node: a private mirror prevents this.",
-        );
+        if f.classes() == [ErrorClass::RateLimited] {
+            summary.push_str(
+                ". The registry refused to serve more anonymous pulls: a private mirror prevents this.",
+            );
+        } else {
+            summary.push_str(
+                ". The node could not get the image from the registry: a private mirror prevents this.",
+            );
+        }
     }
     let mut steps: Vec<Remediation> = Vec::new();
     let pod = f.pods.first();

@@ -5,10 +5,12 @@ use super::Rule;
 pub(crate) mod image_pull;
 mod kw001_image_pull_public_registry;
 mod kw002_image_pull_failed;
+mod kw003_workload_without_pdb;
 mod kw004_karpenter_debug_logging_on;
 
 pub const RULES: &[Rule] = &[
     kw001_image_pull_public_registry::RULE,
     kw002_image_pull_failed::RULE,
+    kw003_workload_without_pdb::RULE,
     kw004_karpenter_debug_logging_on::RULE,
 ];
