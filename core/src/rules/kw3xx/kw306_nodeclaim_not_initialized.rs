@@ -193,7 +193,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let not_ready = n
             .conditions
             .iter()
-            .any(|c| c.condition_type == "Ready" && c.status != "True");
+            .find(|c| c.condition_type == "Ready" && c.status != "True");
         let startup = n
             .meta
             .labels
@@ -204,7 +204,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .iter()
                     .find(|t| np.startup_taints.iter().any(|s| s.key == t.key))
             });
-        let cause = if not_ready {
+        let cause = if not_ready.is_some() {
             Cause::NodeNotReady
         } else if let Some(t) = startup {
             Cause::StartupTaint(t.display())
@@ -215,7 +215,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             cause,
             nodeclaim: None,
             node: Some(n.meta.name.clone()),
-            evidence: n.meta.evidence.clone().into_iter().collect(),
+            // The Ready condition says more than the Node's name line.
+            evidence: not_ready
+                .and_then(|c| c.evidence.clone())
+                .or_else(|| n.meta.evidence.clone())
+                .into_iter()
+                .collect(),
             inferred: true,
         });
     }
@@ -340,11 +345,19 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
             }
             (
                 format!(
-                    "{subject} registered but is not initialized: the Node is NotReady (Node status is NotReady){}.",
-                    if cni {
-                        ", because its container network is not ready (cni plugin not initialized, KW305)"
+                    "{subject} registered but is not initialized: the Node is NotReady ({}){}.",
+                    if group.iter().all(|h| h.inferred) {
+                        "its Ready condition is not True"
                     } else {
-                        "; the Node's Ready condition says why"
+                        "Node status is NotReady"
+                    },
+                    if cni {
+                        ", because its container network is not ready (cni plugin not initialized, KW305)".to_string()
+                    } else {
+                        match ready_message(facts, &nodes) {
+                            Some(msg) => format!("; the kubelet says: \"{msg}\""),
+                            None => "; the Node's Ready condition says why".to_string(),
+                        }
                     }
                 ),
                 vec![Remediation::command(
@@ -410,6 +423,18 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         .with_evidence(group.iter().flat_map(|h| h.evidence.clone()))
         .with_related(&related)
         .with_remediation(steps)
+}
+
+/// The message of the first listed Node's Ready condition, when not True.
+fn ready_message(facts: &Facts, nodes: &[String]) -> Option<String> {
+    facts
+        .nodes
+        .iter()
+        .filter(|n| nodes.contains(&n.meta.name))
+        .filter_map(|n| n.condition("Ready"))
+        .find(|c| c.status != "True")
+        .and_then(|c| c.message.clone())
+        .filter(|m| !m.is_empty())
 }
 
 /// The input shows the node's network plugin not ready (KW305's signals).
