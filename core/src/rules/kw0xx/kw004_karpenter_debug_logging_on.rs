@@ -181,9 +181,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         found.join("; ")
     );
 
-    let ns = karpenter_namespace_or_placeholder(facts);
-    let name = deployment
-        .map(|d| d.meta.name.clone())
+    // The Deployment that carries the setting names itself and its namespace best.
+    let setting_owner = facts
+        .settings_named(&["LOG_LEVEL", "--log-level"])
+        .filter(|s| s.value.eq_ignore_ascii_case("debug") && is_karpenter_setting(facts, s))
+        .find_map(|s| s.owner.clone())
+        .filter(|o| o.kind == "Deployment");
+    let ns = setting_owner
+        .as_ref()
+        .and_then(|o| o.namespace.clone())
+        .unwrap_or_else(|| karpenter_namespace_or_placeholder(facts));
+    let name = setting_owner
+        .map(|o| o.name)
+        .or_else(|| deployment.map(|d| d.meta.name.clone()))
         .unwrap_or_else(|| "karpenter".to_string());
     let mut steps = vec![
         Remediation::command(

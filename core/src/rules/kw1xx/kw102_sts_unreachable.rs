@@ -101,8 +101,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ": the request gets no answer"
     });
     summary.push_str(", so every AWS call fails");
+    let crashing: Vec<String> = facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.name.starts_with("karpenter-"))
+        .filter(|p| {
+            p.containers
+                .iter()
+                .any(|c| c.reason.as_deref() == Some("CrashLoopBackOff"))
+        })
+        .map(|p| p.object_ref().qualified_name())
+        .collect();
     if at_start {
-        summary.push_str(" and the controller exits at start-up (ec2 api connectivity check failed), its pods crash-looping");
+        summary
+            .push_str(" and the controller exits at start-up (ec2 api connectivity check failed)");
+        if crashing.is_empty() {
+            summary.push_str(", its pods crash-looping");
+        }
+    }
+    if !crashing.is_empty() {
+        summary.push_str(&format!(
+            "; pod{} {} in CrashLoopBackOff",
+            if crashing.len() == 1 { "" } else { "s" },
+            crashing.join(", ")
+        ));
     }
     summary.push('.');
     if dns_failure || !dialled_ip {
