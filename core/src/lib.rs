@@ -5,6 +5,7 @@
 pub mod document;
 pub mod facts;
 pub mod ingest;
+pub mod redact;
 pub mod render;
 pub mod report;
 pub mod rules;
