@@ -1,0 +1,537 @@
+// The page: documents in (paste, files, samples), the engine in a Web Worker, the report
+// presented as cards. All report wording comes from the engine (core); this file only lays
+// the JSON report out.
+import { h, markdownDocs, codeBlock } from './dom.js';
+import { SAMPLES } from './pkg/samples.js';
+
+const PASTE = 'paste';
+// Inputs above this size get a longer debounce and a progress bar.
+const LARGE_INPUT = 1 << 20;
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  input: $('input'),
+  tabs: $('doc-tabs'),
+  dropZone: $('drop-zone'),
+  fileInput: $('file-input'),
+  status: $('status'),
+  statusText: $('status-text'),
+  progress: $('progress'),
+  report: $('report'),
+  engineError: $('engine-error'),
+  inputErrors: $('input-errors'),
+  empty: $('empty-state'),
+  subject: $('subject'),
+  noFindings: $('no-findings'),
+  diagnoses: $('diagnoses'),
+  checklistSection: $('checklist-section'),
+  checklist: $('checklist'),
+  missingExtra: $('missing-extra'),
+  copyMarkdown: $('copy-markdown'),
+  redact: $('redact'),
+  copyFeedback: $('copy-feedback'),
+  rulesDialog: $('rules-dialog'),
+  ruleSearch: $('rule-search'),
+  ruleList: $('rule-list'),
+  ruleDoc: $('rule-doc'),
+  version: $('engine-version'),
+};
+
+const state = {
+  docs: [{ label: PASTE, text: '' }],
+  active: 0,
+  rules: [],
+  ready: false,
+  seq: 0,
+  busy: false,
+  queued: null,
+  shownSeq: 0,
+  markdown: '',
+  markdownRedacted: '',
+  debounce: 0,
+};
+
+// ---------------------------------------------------------------------------------------------
+// The engine worker
+
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+worker.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === 'ready') {
+    state.ready = true;
+    state.rules = message.rules;
+    ui.version.textContent = `karpenter-why ${message.version}`;
+    document.documentElement.dataset.engine = 'ready';
+    // Milliseconds since navigation: read by the browser tests to report start-up time.
+    document.documentElement.dataset.readyAt = performance.now().toFixed(0);
+    renderRuleList();
+    setStatus('Ready. Paste or drop something to diagnose.');
+    requestAnalysis(0);
+  } else if (message.type === 'result') {
+    finishRun();
+    if (message.seq >= state.shownSeq) {
+      state.shownSeq = message.seq;
+      showReport(message);
+    }
+  } else if (message.type === 'error') {
+    finishRun();
+    showEngineError(message.message);
+  }
+};
+worker.onerror = (event) => {
+  finishRun();
+  showEngineError(`The engine stopped: ${event.message || 'unknown error'}. Reload the page to restart it.`);
+};
+
+function totalBytes() {
+  return state.docs.reduce((sum, d) => sum + d.text.length, 0);
+}
+
+/** Schedules an analysis of every document after `delay` ms of quiet. */
+function requestAnalysis(delay = totalBytes() > LARGE_INPUT ? 700 : 250) {
+  clearTimeout(state.debounce);
+  state.debounce = setTimeout(startAnalysis, delay);
+}
+
+function startAnalysis() {
+  if (!state.ready) return;
+  const documents = state.docs.filter((d) => d.text.length > 0).map(({ label, text }) => ({ label, text }));
+  if (documents.length === 0) {
+    showEmpty();
+    return;
+  }
+  const request = { type: 'analyze', seq: ++state.seq, documents, now: new Date().toISOString() };
+  // One run at a time: while the worker is busy only the newest request waits; older
+  // intermediate states of the text are never analysed.
+  if (state.busy) {
+    state.queued = request;
+    return;
+  }
+  send(request);
+}
+
+function send(request) {
+  state.busy = true;
+  const bytes = request.documents.reduce((sum, d) => sum + d.text.length, 0);
+  document.documentElement.dataset.engine = 'busy';
+  if (bytes > LARGE_INPUT) {
+    ui.progress.hidden = false;
+    ui.progress.removeAttribute('value');
+    setStatus(`Analysing ${formatBytes(bytes)}…`);
+  } else {
+    setStatus('Analysing…');
+  }
+  worker.postMessage(request);
+}
+
+function finishRun() {
+  state.busy = false;
+  ui.progress.hidden = true;
+  document.documentElement.dataset.engine = 'ready';
+  if (state.queued) {
+    const next = state.queued;
+    state.queued = null;
+    send(next);
+  }
+}
+
+function setStatus(text) {
+  ui.statusText.textContent = text;
+}
+
+function formatBytes(n) {
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${n} bytes`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents: the paste area, files, samples
+
+function renderTabs() {
+  ui.tabs.replaceChildren(...state.docs.map((doc, index) => {
+    const selected = index === state.active;
+    const tab = h('button', {
+      type: 'button', role: 'tab', class: 'doc-tab', id: `doc-tab-${index}`,
+      'aria-selected': String(selected), 'aria-controls': 'input', tabindex: selected ? '0' : '-1',
+      dataset: { label: doc.label },
+      onclick: () => selectDocument(index),
+    }, doc.label, doc.text ? h('span', { class: 'doc-size' }, ` ${formatBytes(doc.text.length)}`) : null);
+    const remove = index > 0
+      ? h('button', { type: 'button', class: 'doc-remove', 'aria-label': `Remove ${doc.label}`, onclick: () => removeDocument(index) }, '×')
+      : null;
+    return h('span', { class: 'doc-tab-wrap' }, tab, remove);
+  }));
+  ui.tabs.hidden = state.docs.length < 2;
+  ui.input.setAttribute('aria-labelledby', `doc-tab-${state.active}`);
+}
+
+ui.tabs.addEventListener('keydown', (event) => {
+  const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+  if (!step) return;
+  event.preventDefault();
+  const index = (state.active + step + state.docs.length) % state.docs.length;
+  selectDocument(index);
+  $(`doc-tab-${index}`).focus();
+});
+
+function selectDocument(index) {
+  state.active = index;
+  ui.input.value = state.docs[index].text;
+  renderTabs();
+}
+
+function removeDocument(index) {
+  state.docs.splice(index, 1);
+  if (state.active >= index) state.active = Math.max(0, state.active - 1);
+  selectDocument(state.active);
+  requestAnalysis();
+}
+
+function setDocuments(docs) {
+  state.docs = docs.length && docs[0].label === PASTE ? docs : [{ label: PASTE, text: '' }, ...docs];
+  const firstWithText = state.docs.findIndex((d) => d.text);
+  selectDocument(firstWithText < 0 ? 0 : firstWithText);
+  requestAnalysis(0);
+}
+
+ui.input.addEventListener('input', () => {
+  state.docs[state.active].text = ui.input.value;
+  renderTabs();
+  requestAnalysis();
+});
+
+$('clear-input').addEventListener('click', () => {
+  setDocuments([]);
+  ui.input.focus();
+});
+
+async function addFiles(fileList) {
+  const files = [...fileList];
+  if (!files.length) return;
+  setStatus(`Reading ${files.length} file${files.length > 1 ? 's' : ''}…`);
+  const read = await Promise.all(files.map(async (file) => ({ label: file.name, text: await file.text() })));
+  const docs = state.docs.filter((d) => d.label === PASTE || !read.some((r) => r.label === d.label));
+  setDocuments([...docs, ...read]);
+  const first = state.docs.findIndex((d) => d.label === read[0].label);
+  selectDocument(first);
+}
+
+ui.fileInput.addEventListener('change', () => {
+  addFiles(ui.fileInput.files);
+  ui.fileInput.value = '';
+});
+
+for (const type of ['dragenter', 'dragover']) {
+  ui.dropZone.addEventListener(type, (event) => {
+    if (![...event.dataTransfer.types].includes('Files')) return;
+    event.preventDefault();
+    ui.dropZone.classList.add('dragging');
+  });
+}
+ui.dropZone.addEventListener('dragleave', () => ui.dropZone.classList.remove('dragging'));
+ui.dropZone.addEventListener('drop', (event) => {
+  ui.dropZone.classList.remove('dragging');
+  if (!event.dataTransfer.files.length) return;
+  event.preventDefault();
+  addFiles(event.dataTransfer.files);
+});
+
+function renderSamples() {
+  $('samples').replaceChildren(...SAMPLES.map((sample) => h('button', {
+    type: 'button', class: 'button sample', dataset: { sample: sample.name },
+    title: sample.description,
+    onclick: () => {
+      setDocuments([{ label: PASTE, text: sample.text }]);
+      ui.input.scrollTop = 0;
+    },
+  }, sample.title)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+function showEmpty() {
+  clearReport();
+  ui.empty.hidden = false;
+  setStatus('Ready. Paste or drop something to diagnose.');
+}
+
+function clearReport() {
+  for (const el of [ui.inputErrors, ui.subject, ui.noFindings, ui.checklistSection]) el.hidden = true;
+  ui.diagnoses.replaceChildren();
+  ui.copyMarkdown.disabled = true;
+  state.markdown = state.markdownRedacted = '';
+  delete ui.report.dataset.seq;
+}
+
+function showEngineError(message) {
+  ui.engineError.hidden = false;
+  ui.engineError.textContent = message;
+  setStatus('The engine reported an error.');
+}
+
+function showReport({ report, markdown, markdownRedacted, ms, bytes, seq }) {
+  clearReport();
+  ui.engineError.hidden = true;
+  ui.empty.hidden = true;
+  state.markdown = markdown;
+  state.markdownRedacted = markdownRedacted;
+  ui.copyMarkdown.disabled = false;
+
+  renderInputErrors(report.inputErrors || []);
+  if (report.subject) {
+    const s = report.subject;
+    ui.subject.hidden = false;
+    ui.subject.replaceChildren('About: ', h('strong', {}, `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`));
+  }
+  if (report.diagnoses.length === 0) {
+    ui.noFindings.hidden = false;
+    ui.noFindings.textContent = 'No known problem found in this input. The checklist shows what was looked at and what to collect next.';
+  }
+  ui.diagnoses.replaceChildren(...report.diagnoses.map(renderDiagnosis));
+  renderChecklist(report.checklist || [], report.missing || []);
+
+  const counts = ['error', 'warning', 'info']
+    .map((sev) => [sev, report.diagnoses.filter((d) => d.severity === sev).length])
+    .filter(([, n]) => n > 0)
+    .map(([sev, n]) => `${n} ${sev}${n > 1 ? 's' : ''}`);
+  const speed = ms > 0 ? ` at ${(bytes / (1 << 20) / (ms / 1000)).toFixed(0)} MB/s` : '';
+  setStatus(`${counts.length ? counts.join(', ') : 'No diagnosis'} · ${formatBytes(bytes)} analysed in ${ms.toFixed(0)} ms${speed}.`);
+  Object.assign(ui.report.dataset, {
+    seq: String(seq), ms: ms.toFixed(1), bytes: String(bytes), renderedAt: performance.now().toFixed(0),
+  });
+}
+
+function renderInputErrors(errors) {
+  if (!errors.length) return;
+  ui.inputErrors.hidden = false;
+  ui.inputErrors.replaceChildren(
+    h('h3', {}, errors.length === 1 ? 'Part of the input could not be read' : `${errors.length} parts of the input could not be read`),
+    h('ul', {}, errors.map((e) => h('li', { class: 'input-error' },
+      evidenceButton(e.source, e.line, `${e.source}:${e.line}`), ' ', h('span', { class: 'input-error-message' }, e.message)))),
+    h('p', {}, 'The rest of the input was analysed.'),
+  );
+}
+
+function renderDiagnosis(d, index) {
+  const titleId = `diagnosis-${index}`;
+  const objectText = d.object ? `${d.object.kind} ${d.object.namespace ? `${d.object.namespace}/` : ''}${d.object.name}` : null;
+  return h('article', { class: `card severity-${d.severity}`, 'aria-labelledby': titleId, dataset: { id: d.id } },
+    h('header', { class: 'card-header' },
+      h('span', { class: `severity-badge severity-${d.severity}` }, d.severity),
+      h('button', { type: 'button', class: 'rule-id link', onclick: () => openRules(d.id), 'aria-label': `${d.id}: read the rule's documentation` }, d.id),
+      h('h3', { id: titleId, class: 'card-title' }, d.title),
+      d.confidence && d.confidence !== 'high' ? h('span', { class: 'confidence' }, `${d.confidence} confidence`) : null),
+    h('p', { class: 'summary' }, d.summary),
+    objectText || d.nodePool
+      ? h('p', { class: 'card-meta' },
+        objectText ? ['Object: ', h('code', {}, objectText)] : null,
+        objectText && d.nodePool ? ' · ' : null,
+        d.nodePool ? ['NodePool: ', h('code', {}, d.nodePool)] : null)
+      : null,
+    d.evidence.length ? [
+      h('h4', {}, 'Evidence'),
+      h('ul', { class: 'evidence' }, d.evidence.map((e) => h('li', {},
+        evidenceButton(e.source, e.line, h('span', { class: 'evidence-text' },
+          h('span', { class: 'evidence-location' }, `${e.source}:${e.line}`),
+          h('code', {}, e.text),
+          e.count > 1 ? h('span', { class: 'evidence-count' }, ` ×${e.count}${e.firstSeen && e.lastSeen && e.firstSeen !== e.lastSeen ? ` (${e.firstSeen} … ${e.lastSeen})` : ''}`) : null))))),
+    ] : null,
+    d.remediation.length ? [
+      h('h4', {}, 'How to fix'),
+      h('ol', { class: 'remediation' }, d.remediation.map((r) => h('li', {},
+        h('p', {}, r.text),
+        r.command ? codeBlock(r.command, 'Copy the command') : null,
+        r.yaml ? codeBlock(r.yaml, 'Copy the YAML') : null))),
+    ] : null,
+    h('p', { class: 'card-footer' },
+      h('code', {}, d.docs),
+      d.related && d.related.length ? [' · Related: ', d.related.map((id, i) => [i ? ', ' : '', h('button', { type: 'button', class: 'link', onclick: () => openRules(id) }, id)])] : null));
+}
+
+function evidenceButton(source, line, content) {
+  return h('button', {
+    type: 'button', class: 'evidence-item', dataset: { source, line: String(line) },
+    title: `Show line ${line} of ${source} in the input`,
+    onclick: () => showLine(source, line),
+  }, content);
+}
+
+function renderChecklist(steps, missing) {
+  if (!steps.length && !missing.length) return;
+  ui.checklistSection.hidden = false;
+  // Core lists one `missing` entry per step not collected, in step order; any further entries
+  // (a fact live collection could not fetch) are listed after the checklist.
+  const pending = [...missing];
+  ui.checklist.replaceChildren(...steps.map((step) => {
+    const notCollected = step.status === 'not-collected';
+    const next = notCollected ? pending.shift() : null;
+    return h('li', { class: `step status-${step.status}`, dataset: { step: String(step.step) } },
+      h('span', { class: `status-badge status-${step.status}` }, step.status.replace('-', ' ')),
+      h('strong', { class: 'step-name' }, step.name),
+      step.signal ? h('span', { class: 'step-signal' }, step.signal) : null,
+      next ? h('div', { class: 'next-command' },
+        h('p', {}, `Run this and paste the output to collect ${next.what}:`),
+        codeBlock(next.command, 'Copy the command')) : null);
+  }));
+  ui.missingExtra.replaceChildren(...(pending.length ? [
+    h('h4', {}, 'Also missing'),
+    h('ul', {}, pending.map((m) => h('li', {}, h('p', {}, m.what), codeBlock(m.command, 'Copy the command')))),
+  ] : []));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evidence: scroll to and highlight the quoted line in its document
+
+function showLine(source, line) {
+  let index = state.docs.findIndex((d) => d.label === source);
+  if (index < 0) index = state.active;
+  if (index !== state.active) selectDocument(index);
+  const text = state.docs[index].text;
+  let start = 0;
+  for (let n = 1; n < line && start !== -1; n++) {
+    start = text.indexOf('\n', start);
+    if (start !== -1) start += 1;
+  }
+  if (start === -1) start = text.length;
+  let end = text.indexOf('\n', start);
+  if (end === -1) end = text.length;
+  const area = ui.input;
+  area.focus({ preventScroll: true });
+  area.setSelectionRange(start, end, 'forward');
+  // The text does not wrap, so line N sits N-1 line heights down; centre it.
+  const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 18;
+  area.scrollTop = Math.max(0, (line - 1) * lineHeight - area.clientHeight / 2 + lineHeight);
+  area.scrollLeft = 0;
+  area.classList.remove('flash');
+  void area.offsetWidth;
+  area.classList.add('flash');
+  area.dataset.highlightLine = String(line);
+  ui.dropZone.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  setStatus(`Showing ${source} line ${line}.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copy buttons, markdown, theme
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Without clipboard permission (some embedded browsers) fall back to a selection copy.
+    const area = h('textarea', { class: 'visually-hidden', readonly: true });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    return ok;
+  }
+}
+
+function feedback(text) {
+  ui.copyFeedback.textContent = text;
+  clearTimeout(feedback.timer);
+  feedback.timer = setTimeout(() => { ui.copyFeedback.textContent = ''; }, 4000);
+}
+
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest('.copy-button');
+  if (!button) return;
+  const ok = await copyText(button.dataset.copy);
+  button.textContent = ok ? 'Copied' : 'Copy failed';
+  button.classList.toggle('copied', ok);
+  setTimeout(() => { button.textContent = 'Copy'; button.classList.remove('copied'); }, 2000);
+});
+
+ui.copyMarkdown.addEventListener('click', async () => {
+  const redacted = ui.redact.checked;
+  const ok = await copyText(redacted ? state.markdownRedacted : state.markdown);
+  feedback(ok
+    ? `Report copied as markdown${redacted ? ', redacted' : ''}.`
+    : 'Could not write to the clipboard.');
+});
+
+const THEMES = ['auto', 'light', 'dark'];
+function applyTheme(theme) {
+  if (theme === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  const button = $('theme-toggle');
+  button.textContent = `Theme: ${theme}`;
+  button.setAttribute('aria-label', `Theme: ${theme}. Switch theme`);
+}
+let theme = localStorage.getItem('karpenter-why-theme') || 'auto';
+applyTheme(theme);
+$('theme-toggle').addEventListener('click', () => {
+  theme = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
+  localStorage.setItem('karpenter-why-theme', theme);
+  applyTheme(theme);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rule browser
+
+function openRules(id) {
+  if (!ui.rulesDialog.open) ui.rulesDialog.showModal();
+  if (id) {
+    ui.ruleSearch.value = '';
+    renderRuleList();
+    showRule(id);
+  } else {
+    ui.ruleSearch.focus();
+  }
+}
+
+function renderRuleList() {
+  const query = ui.ruleSearch.value.trim().toLowerCase();
+  const words = query.split(/\s+/).filter(Boolean);
+  const matching = state.rules.filter((r) => {
+    const haystack = `${r.id} ${r.slug} ${r.title} ${r.docs}`.toLowerCase();
+    return words.every((w) => haystack.includes(w));
+  });
+  ui.ruleList.replaceChildren(...(matching.length
+    ? matching.map((r) => h('li', {}, h('button', {
+      type: 'button', class: `rule-item severity-${r.severity}`, dataset: { rule: r.id },
+      onclick: () => showRule(r.id),
+    }, h('span', { class: 'rule-item-id' }, r.id), ' ', r.title)))
+    : [h('li', { class: 'rule-none' }, state.rules.length ? `No rule matches “${query}”.` : 'Loading the catalogue…')]));
+}
+
+function showRule(id) {
+  const rule = state.rules.find((r) => r.id === id);
+  if (!rule) {
+    ui.ruleDoc.replaceChildren(h('p', {}, `${id} is not in this version's catalogue.`));
+    return;
+  }
+  for (const item of ui.ruleList.querySelectorAll('.rule-item')) {
+    item.setAttribute('aria-current', String(item.dataset.rule === id));
+  }
+  ui.ruleDoc.replaceChildren(
+    h('h3', {}, `${rule.id} ${rule.title}`),
+    h('p', { class: 'rule-meta' }, h('span', { class: `severity-badge severity-${rule.severity}` }, rule.severity), ' ', h('code', {}, rule.slug)),
+    markdownDocs(rule.docs),
+    h('p', { class: 'rule-meta' }, 'In a terminal: ', h('code', {}, `kubectl karpenter-why explain ${rule.id}`)));
+  ui.ruleDoc.scrollTop = 0;
+  ui.ruleDoc.focus({ preventScroll: true });
+}
+
+$('open-rules').addEventListener('click', () => openRules());
+$('close-rules').addEventListener('click', () => ui.rulesDialog.close());
+ui.ruleSearch.addEventListener('input', renderRuleList);
+// Escape in the search field would only clear it; it closes the catalogue as everywhere else.
+ui.rulesDialog.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') {
+    event.preventDefault();
+    ui.rulesDialog.close();
+  }
+});
+ui.rulesDialog.addEventListener('click', (event) => {
+  // A click on the backdrop (outside the dialog's box) closes it.
+  if (event.target === ui.rulesDialog) ui.rulesDialog.close();
+});
+
+renderTabs();
+renderSamples();
+renderRuleList();

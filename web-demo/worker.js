@@ -1,0 +1,41 @@
+// The engine runs here, off the main thread, so that a 50 MB paste never freezes the page.
+// Messages in:  {type: 'analyze', seq, documents: [{label, text}], now}
+// Messages out: {type: 'ready', version, rules}
+//               {type: 'result', seq, report, markdown, markdownRedacted, ms, bytes}
+//               {type: 'error', seq, message}
+import init, * as engine from './pkg/karpenter_why_wasm.js';
+
+const ready = init().then(
+  () => {
+    postMessage({ type: 'ready', version: engine.version(), rules: engine.rules() });
+  },
+  (error) => {
+    postMessage({ type: 'error', seq: 0, message: `The engine could not start: ${error}` });
+    throw error;
+  },
+);
+
+onmessage = async (event) => {
+  const message = event.data;
+  if (message.type !== 'analyze') return;
+  try {
+    await ready;
+    const bytes = message.documents.reduce((sum, d) => sum + d.text.length, 0);
+    const started = performance.now();
+    // One analysis gives both the report (shown as cards) and core's markdown rendering of
+    // it (copied for a ticket): the page never re-words the report itself.
+    const { report, markdown } = engine.diagnose(message.documents, { now: message.now });
+    const ms = performance.now() - started;
+    postMessage({
+      type: 'result',
+      seq: message.seq,
+      report,
+      markdown,
+      markdownRedacted: engine.redact(markdown),
+      ms,
+      bytes,
+    });
+  } catch (error) {
+    postMessage({ type: 'error', seq: message.seq, message: String(error && error.message || error) });
+  }
+};
