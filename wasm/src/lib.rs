@@ -190,11 +190,11 @@ pub fn analyze_documents_native(documents: &[Document], options: &Options) -> Re
 
 /// `analyze(text, {now?})`: one pasted text (any mix of formats), labelled `paste`.
 #[wasm_bindgen(js_name = analyze)]
-pub fn analyze(
-    text: &str,
-    options: Option<JsAnalyzeOptions>,
-) -> Result<JsReport, JsError> {
-    let options = options.map(options_from_js).transpose()?.unwrap_or_default();
+pub fn analyze(text: &str, options: Option<JsAnalyzeOptions>) -> Result<JsReport, JsError> {
+    let options = options
+        .map(options_from_js)
+        .transpose()?
+        .unwrap_or_default();
     let report = analyze_documents_native(&[Document::new(PASTE_LABEL, text)], &options);
     Ok(to_js(&report)?.unchecked_into())
 }
@@ -207,7 +207,10 @@ pub fn analyze_documents(
     options: Option<JsAnalyzeOptions>,
 ) -> Result<JsReport, JsError> {
     let documents = documents_from_js(documents)?;
-    let options = options.map(options_from_js).transpose()?.unwrap_or_default();
+    let options = options
+        .map(options_from_js)
+        .transpose()?
+        .unwrap_or_default();
     let report = analyze_documents_native(&documents, &options);
     Ok(to_js(&report)?.unchecked_into())
 }
@@ -226,7 +229,10 @@ pub fn diagnose(
     options: Option<JsAnalyzeOptions>,
 ) -> Result<JsDiagnosed, JsError> {
     let documents = documents_from_js(documents)?;
-    let options = options.map(options_from_js).transpose()?.unwrap_or_default();
+    let options = options
+        .map(options_from_js)
+        .transpose()?
+        .unwrap_or_default();
     let report = analyze_documents_native(&documents, &options);
     let markdown = markdown(&report);
     Ok(to_js(&Diagnosed {
