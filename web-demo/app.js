@@ -100,7 +100,9 @@ function startAnalysis() {
     showEmpty();
     return;
   }
-  const request = { type: 'analyze', seq: ++state.seq, documents, now: new Date().toISOString() };
+  const request = {
+    type: 'analyze', seq: ++state.seq, documents, now: new Date().toISOString(), redact: ui.redact.checked,
+  };
   // One run at a time: while the worker is busy only the newest request waits; older
   // intermediate states of the text are never analysed.
   if (state.busy) {
@@ -276,14 +278,18 @@ function showReport({ report, markdown, markdownRedacted, ms, bytes, seq }) {
   ui.engineError.hidden = true;
   ui.empty.hidden = true;
   state.markdown = markdown;
-  state.markdownRedacted = markdownRedacted;
+  state.markdownRedacted = markdownRedacted || '';
   ui.copyMarkdown.disabled = false;
 
   renderInputErrors(report.inputErrors || []);
   if (report.subject) {
     const s = report.subject;
     ui.subject.hidden = false;
-    ui.subject.replaceChildren('About: ', h('strong', {}, `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`));
+    const several = s.objects && s.objects.length > 1;
+    const what = several
+      ? `${s.objects.length} ${s.kind}${s.namespace ? ` in ${s.namespace}` : ''}: ${s.name}`
+      : `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`;
+    ui.subject.replaceChildren('About: ', h('strong', {}, what));
   }
   if (report.diagnoses.length === 0) {
     ui.noFindings.hidden = false;
@@ -446,9 +452,21 @@ document.addEventListener('click', async (event) => {
   setTimeout(() => { button.textContent = 'Copy'; button.classList.remove('copied'); }, 2000);
 });
 
+ui.redact.addEventListener('change', () => {
+  if (ui.redact.checked && state.markdown && !state.markdownRedacted) {
+    ui.copyMarkdown.disabled = true;
+    requestAnalysis(0);
+  }
+});
+
 ui.copyMarkdown.addEventListener('click', async () => {
   const redacted = ui.redact.checked;
-  const ok = await copyText(redacted ? state.markdownRedacted : state.markdown);
+  const text = redacted ? state.markdownRedacted : state.markdown;
+  if (!text) {
+    feedback('The redacted report is being prepared; try again in a moment.');
+    return;
+  }
+  const ok = await copyText(text);
   feedback(ok
     ? `Report copied as markdown${redacted ? ', redacted' : ''}.`
     : 'Could not write to the clipboard.');

@@ -1,5 +1,5 @@
 // The engine runs here, off the main thread, so that a 50 MB paste never freezes the page.
-// Messages in:  {type: 'analyze', seq, documents: [{label, text}], now}
+// Messages in:  {type: 'analyze', seq, documents: [{label, text}], now, redact}
 // Messages out: {type: 'ready', version, rules}
 //               {type: 'result', seq, report, markdown, markdownRedacted, ms, bytes}
 //               {type: 'error', seq, message}
@@ -20,22 +20,18 @@ onmessage = async (event) => {
   if (message.type !== 'analyze') return;
   try {
     await ready;
-    const bytes = message.documents.reduce((sum, d) => sum + d.text.length, 0);
+    const { documents, now } = message;
+    const bytes = documents.reduce((sum, d) => sum + d.text.length, 0);
     const started = performance.now();
     // One analysis gives both the report (shown as cards) and core's markdown rendering of
     // it (copied for a ticket): the page never re-words the report itself.
-    const { report, markdown } = engine.diagnose(message.documents, { now: message.now });
+    const { report, markdown } = engine.diagnose(documents, { now });
     const ms = performance.now() - started;
-    postMessage({
-      type: 'result',
-      seq: message.seq,
-      report,
-      markdown,
-      markdownRedacted: engine.redact(markdown),
-      ms,
-      bytes,
-    });
+    // The redacted copy is the report of the redacted documents, as the CLI would print it
+    // for a `collect --redact` file; only computed while the toggle is on.
+    const markdownRedacted = message.redact ? engine.diagnose(documents, { now, redact: true }).markdown : null;
+    postMessage({ type: 'result', seq: message.seq, report, markdown, markdownRedacted, ms, bytes });
   } catch (error) {
-    postMessage({ type: 'error', seq: message.seq, message: String(error && error.message || error) });
+    postMessage({ type: 'error', seq: message.seq, message: String((error && error.message) || error) });
   }
 };

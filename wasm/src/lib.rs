@@ -2,16 +2,22 @@
 //! these from a Web Worker and gets back the JSON report of the CLI's `-o json` as plain JS
 //! objects. Core never reads a clock: the page passes `now`.
 
-use karpenter_why_core::{self as core, rules::RuleMeta, Document, Options, Report};
+use karpenter_why_core::render::json::RuleView;
+use karpenter_why_core::{self as core, Document, Options, Report};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
-/** Options of `analyze` and `analyzeDocuments`. */
+/** Options of `analyze`, `analyzeDocuments` and `diagnose`. */
 export interface AnalyzeOptions {
   /** RFC 3339 time that ages are computed against (core never reads a clock). */
   now?: string;
+  /**
+   * Analyse the documents as `collect --redact` would have saved them: account IDs, ARNs, IPs,
+   * instance and ENI IDs and hostnames masked (`<account-1>`, `<ip-3>`), labels included.
+   */
+  redact?: boolean;
 }
 
 /** One input document: its label (a file name, `paste`) and its text. */
@@ -96,14 +102,21 @@ export interface Diagnosed {
   markdown: string;
 }
 
-/** A catalogue entry; `docs` is markdown (What it means / Why it happens / How to fix). */
+/** A catalogue entry, as `rules -o json` prints it. */
 export interface RuleInfo {
   id: string;
   slug: string;
   title: string;
   severity: Severity;
+  /** The catalogue range's title. */
+  group: string;
+  /** Markdown: What it means / Why it happens / How to fix. */
   docs: string;
+  /** Lower-case substrings that make a line a candidate for this rule. */
+  signals: string[];
   supersededBy: string[];
+  /** The terminal command that prints the docs. */
+  explain: string;
 }
 "#;
 
@@ -126,36 +139,14 @@ extern "C" {
 #[derive(Debug, Default, Deserialize)]
 struct AnalyzeOptions {
     now: Option<String>,
+    #[serde(default)]
+    redact: bool,
 }
 
 #[derive(Debug, Deserialize)]
 struct InputDocument {
     label: String,
     text: String,
-}
-
-#[derive(Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RuleInfo {
-    pub id: &'static str,
-    pub slug: &'static str,
-    pub title: &'static str,
-    pub severity: &'static str,
-    pub docs: &'static str,
-    pub superseded_by: &'static [&'static str],
-}
-
-impl From<&RuleMeta> for RuleInfo {
-    fn from(meta: &RuleMeta) -> Self {
-        RuleInfo {
-            id: meta.id,
-            slug: meta.slug,
-            title: meta.title,
-            severity: meta.severity.as_str(),
-            docs: meta.docs,
-            superseded_by: meta.superseded_by,
-        }
-    }
 }
 
 /// The label of a single pasted text, as the CLI labels stdin.
@@ -169,18 +160,40 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
         .map_err(|e| JsError::new(&format!("could not build the report object: {e}")))
 }
 
-fn options_from_js(options: JsAnalyzeOptions) -> Result<Options, JsError> {
-    let value: JsValue = options.into();
-    let parsed: AnalyzeOptions = if value.is_undefined() || value.is_null() {
-        AnalyzeOptions::default()
-    } else {
-        serde_wasm_bindgen::from_value(value)
-            .map_err(|e| JsError::new(&format!("invalid options: {e}")))?
+fn options_from_js(options: Option<JsAnalyzeOptions>) -> Result<AnalyzeOptions, JsError> {
+    let Some(options) = options else {
+        return Ok(AnalyzeOptions::default());
     };
-    Ok(Options {
-        now: parsed.now,
+    let value: JsValue = options.into();
+    if value.is_undefined() || value.is_null() {
+        return Ok(AnalyzeOptions::default());
+    }
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| JsError::new(&format!("invalid options: {e}")))
+}
+
+/// Runs the engine with the page's options: the documents are redacted first when asked, with
+/// one `Redactor` so a value keeps its mask across documents.
+fn run(documents: Vec<Document>, options: AnalyzeOptions) -> Report {
+    let documents = if options.redact {
+        redact_documents(&documents)
+    } else {
+        documents
+    };
+    let engine_options = Options {
+        now: options.now,
         ..Options::default()
-    })
+    };
+    analyze_documents_native(&documents, &engine_options)
+}
+
+/// The documents as `collect --redact` saves them: labels and texts masked consistently.
+pub fn redact_documents(documents: &[Document]) -> Vec<Document> {
+    let mut redactor = core::redact::Redactor::new();
+    documents
+        .iter()
+        .map(|d| Document::new(redactor.redact(&d.label), redactor.redact(&d.text)))
+        .collect()
 }
 
 /// Analyses the documents: the same engine and report as `kubectl karpenter-why analyze`.
@@ -191,11 +204,10 @@ pub fn analyze_documents_native(documents: &[Document], options: &Options) -> Re
 /// `analyze(text, {now?})`: one pasted text (any mix of formats), labelled `paste`.
 #[wasm_bindgen(js_name = analyze)]
 pub fn analyze(text: &str, options: Option<JsAnalyzeOptions>) -> Result<JsReport, JsError> {
-    let options = options
-        .map(options_from_js)
-        .transpose()?
-        .unwrap_or_default();
-    let report = analyze_documents_native(&[Document::new(PASTE_LABEL, text)], &options);
+    let report = run(
+        vec![Document::new(PASTE_LABEL, text)],
+        options_from_js(options)?,
+    );
     Ok(to_js(&report)?.unchecked_into())
 }
 
@@ -206,12 +218,7 @@ pub fn analyze_documents(
     documents: JsDocuments,
     options: Option<JsAnalyzeOptions>,
 ) -> Result<JsReport, JsError> {
-    let documents = documents_from_js(documents)?;
-    let options = options
-        .map(options_from_js)
-        .transpose()?
-        .unwrap_or_default();
-    let report = analyze_documents_native(&documents, &options);
+    let report = run(documents_from_js(documents)?, options_from_js(options)?);
     Ok(to_js(&report)?.unchecked_into())
 }
 
@@ -221,19 +228,14 @@ struct Diagnosed<'a> {
     markdown: String,
 }
 
-/// `diagnose([{label, text}], {now?})`: `analyzeDocuments` plus the markdown the CLI prints
-/// with `-o markdown`, from one analysis (the page copies it for a ticket).
+/// `diagnose([{label, text}], {now?, redact?})`: `analyzeDocuments` plus the markdown the CLI
+/// prints with `-o markdown`, from one analysis (the page copies it for a ticket).
 #[wasm_bindgen(js_name = diagnose)]
 pub fn diagnose(
     documents: JsDocuments,
     options: Option<JsAnalyzeOptions>,
 ) -> Result<JsDiagnosed, JsError> {
-    let documents = documents_from_js(documents)?;
-    let options = options
-        .map(options_from_js)
-        .transpose()?
-        .unwrap_or_default();
-    let report = analyze_documents_native(&documents, &options);
+    let report = run(documents_from_js(documents)?, options_from_js(options)?);
     let markdown = markdown(&report);
     Ok(to_js(&Diagnosed {
         report: &report,
@@ -244,7 +246,7 @@ pub fn diagnose(
 
 /// The report as markdown, exactly as `kubectl karpenter-why analyze -o markdown` prints it.
 pub fn markdown(report: &Report) -> String {
-    report.to_json()
+    core::render::markdown::report(report)
 }
 
 fn documents_from_js(documents: JsDocuments) -> Result<Vec<Document>, JsError> {
@@ -260,15 +262,12 @@ fn documents_from_js(documents: JsDocuments) -> Result<Vec<Document>, JsError> {
         .collect())
 }
 
-/// The catalogue, in catalogue order.
-pub fn rules_native() -> Vec<RuleInfo> {
-    core::rules::all()
-        .into_iter()
-        .map(|r| RuleInfo::from(&r.meta))
-        .collect()
+/// The catalogue, in catalogue order, as `kubectl karpenter-why rules -o json` lists it.
+pub fn rules_native() -> Vec<RuleView> {
+    core::rules::all().into_iter().map(RuleView::from).collect()
 }
 
-/// `rules()`: every rule's ID, slug, title, severity and docs.
+/// `rules()`: every rule's ID, slug, title, severity, group and docs.
 #[wasm_bindgen(js_name = rules)]
 pub fn rules() -> Result<JsRules, JsError> {
     Ok(to_js(&rules_native())?.unchecked_into())
@@ -278,7 +277,7 @@ pub fn rules() -> Result<JsRules, JsError> {
 #[wasm_bindgen(js_name = explain)]
 pub fn explain(id: &str) -> Result<JsRule, JsError> {
     match core::rules::find(id.trim()) {
-        Some(rule) => Ok(to_js(&RuleInfo::from(&rule.meta))?.unchecked_into()),
+        Some(rule) => Ok(to_js(&RuleView::from(rule))?.unchecked_into()),
         None => Ok(JsValue::UNDEFINED.unchecked_into()),
     }
 }
@@ -307,6 +306,9 @@ mod tests {
         assert!(rules
             .iter()
             .all(|r| r.id.starts_with("KW") && r.docs.contains("## How to fix")));
+        let json: serde_json::Value =
+            serde_json::from_str(&core::render::json::rules(&core::rules::all())).unwrap();
+        assert_eq!(json.as_array().unwrap().len(), rules.len());
     }
 
     #[test]

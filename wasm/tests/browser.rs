@@ -202,3 +202,29 @@ fn redact_uses_the_core_masks() {
         "node <host-1>.ec2.internal <ip-1> account <account-1>"
     );
 }
+
+#[wasm_bindgen_test]
+fn the_redact_option_analyses_the_redacted_documents() {
+    let (_, file, text) = CASES[2];
+    let text = text.replace(
+        "\"message\"",
+        "\"host\":\"ip-10-1-2-3.ec2.internal\",\"account\":\"123456789012\",\"message\"",
+    );
+    let redact_options = js_sys::Object::new();
+    js_sys::Reflect::set(&redact_options, &"redact".into(), &true.into()).unwrap();
+    let result = json_of(
+        &bindings::diagnose(
+            documents(&[(file, &text)]),
+            Some(redact_options.unchecked_into()),
+        )
+        .unwrap(),
+    );
+    let redacted = bindings::redact_documents(&[Document::new(file, text.as_str())]);
+    let core = core_analyze(&redacted, &Options::default());
+    assert_eq!(result["markdown"], bindings::markdown(&core));
+    let markdown = result["markdown"].as_str().unwrap();
+    assert!(!markdown.contains("123456789012") && !markdown.contains("ip-10-1-2-3"));
+    assert!(!ids_of(&result["report"]).is_empty(), "still diagnosed");
+    let plain = json_of(&bindings::analyze_documents(documents(&[(file, &text)]), None).unwrap());
+    assert_eq!(ids_of(&result["report"]), ids_of(&plain));
+}
