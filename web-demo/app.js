@@ -5,12 +5,16 @@ import { h, markdownDocs, codeBlock } from './dom.js';
 import { SAMPLES } from './pkg/samples.js';
 
 const PASTE = 'paste';
-// Inputs above this size get a longer debounce and a progress bar.
+// Inputs above this size get a longer debounce and a progress bar; a document above it is
+// shown in the input as a window of VIEW_LINES lines (laying out a 50 MB textarea freezes a
+// browser tab for many seconds), while the engine always analyses the whole text.
 const LARGE_INPUT = 1 << 20;
+const VIEW_LINES = 2000;
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   input: $('input'),
+  largeNotice: $('large-notice'),
   tabs: $('doc-tabs'),
   dropZone: $('drop-zone'),
   fileInput: $('file-input'),
@@ -179,9 +183,71 @@ ui.tabs.addEventListener('keydown', (event) => {
 
 function selectDocument(index) {
   state.active = index;
-  ui.input.value = state.docs[index].text;
+  showWindow(state.docs[index], 1);
   renderTabs();
 }
+
+function isLarge(doc) {
+  return doc.text.length > LARGE_INPUT;
+}
+
+/** Offsets of the start of every line of a large document, computed once. */
+function lineStarts(doc) {
+  if (!doc.lineStarts) {
+    const starts = [0];
+    for (let i = doc.text.indexOf('\n'); i !== -1; i = doc.text.indexOf('\n', i + 1)) starts.push(i + 1);
+    doc.lineStarts = starts;
+  }
+  return doc.lineStarts;
+}
+
+/**
+ * Puts the document in the input: all of it, or for a large one the VIEW_LINES lines from
+ * `firstLine` (read-only, with a notice saying which lines are shown).
+ */
+function showWindow(doc, firstLine) {
+  if (!isLarge(doc)) {
+    doc.firstLine = 1;
+    ui.input.readOnly = false;
+    ui.input.value = doc.text;
+    ui.largeNotice.hidden = true;
+    return;
+  }
+  const starts = lineStarts(doc);
+  const total = starts.length;
+  const first = Math.max(1, Math.min(firstLine, total - VIEW_LINES + 1));
+  const last = Math.min(total, first + VIEW_LINES - 1);
+  const end = last < total ? starts[last] - 1 : doc.text.length;
+  doc.firstLine = first;
+  ui.input.readOnly = true;
+  ui.input.value = doc.text.slice(starts[first - 1], end);
+  ui.largeNotice.hidden = false;
+  ui.largeNotice.textContent = `${doc.label}: ${formatBytes(doc.text.length)}, ${total.toLocaleString('en')} lines, all analysed. `
+    + `Showing lines ${first.toLocaleString('en')}–${last.toLocaleString('en')} (read-only); evidence links jump to their line.`;
+}
+
+/** Inserts pasted text into the active document (at the selection, as a paste does). */
+function insertText(text) {
+  const doc = state.docs[state.active];
+  const whole = ui.input.readOnly || !doc.text
+    || (ui.input.selectionStart === 0 && ui.input.selectionEnd === ui.input.value.length);
+  doc.text = whole
+    ? text
+    : doc.text.slice(0, ui.input.selectionStart) + text + doc.text.slice(ui.input.selectionEnd);
+  doc.lineStarts = null;
+  showWindow(doc, 1);
+  renderTabs();
+  requestAnalysis();
+}
+
+// A large paste never goes into the textarea itself: the page keeps it and shows a window.
+ui.input.addEventListener('paste', (event) => {
+  const text = event.clipboardData?.getData('text/plain') ?? '';
+  const doc = state.docs[state.active];
+  if (text.length <= LARGE_INPUT && !isLarge(doc)) return;
+  event.preventDefault();
+  insertText(text);
+});
 
 function removeDocument(index) {
   state.docs.splice(index, 1);
@@ -198,7 +264,11 @@ function setDocuments(docs) {
 }
 
 ui.input.addEventListener('input', () => {
-  state.docs[state.active].text = ui.input.value;
+  const doc = state.docs[state.active];
+  if (ui.input.readOnly) return;
+  doc.text = ui.input.value;
+  doc.lineStarts = null;
+  if (isLarge(doc)) showWindow(doc, 1);
   renderTabs();
   requestAnalysis();
 });
@@ -394,9 +464,15 @@ function showLine(source, line) {
   let index = state.docs.findIndex((d) => d.label === source);
   if (index < 0) index = state.active;
   if (index !== state.active) selectDocument(index);
-  const text = state.docs[index].text;
+  const doc = state.docs[index];
+  // A large document shows a window: move it so the line sits in its middle.
+  if (isLarge(doc) && (line < doc.firstLine || line >= doc.firstLine + VIEW_LINES)) {
+    showWindow(doc, line - VIEW_LINES / 2);
+  }
+  const lineInView = isLarge(doc) ? line - doc.firstLine + 1 : line;
+  const text = ui.input.value;
   let start = 0;
-  for (let n = 1; n < line && start !== -1; n++) {
+  for (let n = 1; n < lineInView && start !== -1; n++) {
     start = text.indexOf('\n', start);
     if (start !== -1) start += 1;
   }
@@ -406,9 +482,9 @@ function showLine(source, line) {
   const area = ui.input;
   area.focus({ preventScroll: true });
   area.setSelectionRange(start, end, 'forward');
-  // The text does not wrap, so line N sits N-1 line heights down; centre it.
+  // The text does not wrap, so a line sits (line - 1) line heights down; centre it.
   const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 18;
-  area.scrollTop = Math.max(0, (line - 1) * lineHeight - area.clientHeight / 2 + lineHeight);
+  area.scrollTop = Math.max(0, (lineInView - 1) * lineHeight - area.clientHeight / 2 + lineHeight);
   area.scrollLeft = 0;
   area.classList.remove('flash');
   void area.offsetWidth;

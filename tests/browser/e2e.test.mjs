@@ -228,6 +228,32 @@ test('a bundled sample loads in one click and shows its diagnosis', async () => 
   await page.screenshot({ path: join(ARTIFACTS, 'sample.png') });
 });
 
+test('garbage gets a clear input error naming the source and line; the rest is analysed', async () => {
+  const { page } = shared;
+  const kase = diagnosedCases(['karpenter-log-insufficient-capacity'])[0];
+  const garbage = '\u0000\u0001\u0002\u0003\u00ff\u00fe binary \u0000\u0000 garbage \u0007\u0008';
+  const truncated = '{"level":"ERROR","time":"2024-08-04T21:21:43.196Z","message":"failed launch';
+  const ids = await paste(page, `${kase.text.replace(/\n$/, '')}\n${garbage}\n${truncated}\n`);
+  const errors = page.locator('#input-errors');
+  assert.ok(await errors.isVisible(), 'the input error panel is shown');
+  const first = errors.locator('.input-error').first();
+  const location = await first.locator('.evidence-item').textContent();
+  const garbageLine = kase.text.replace(/\n$/, '').split('\n').length + 1;
+  assert.equal(location, `paste:${garbageLine}`);
+  assert.match(await first.locator('.input-error-message').textContent(), /binary/);
+  const all = await errors.locator('.input-error .evidence-item').allTextContents();
+  assert.deepEqual(all, [`paste:${garbageLine}`, `paste:${garbageLine + 1}`], 'the truncated JSON line too');
+  // The error's location is a link to the line, like evidence.
+  await first.locator('.evidence-item').click();
+  const selectedLine = await page.evaluate(() => {
+    const area = document.getElementById('input');
+    return area.value.slice(0, area.selectionStart).split('\n').length;
+  });
+  assert.equal(selectedLine, garbageLine);
+  await page.screenshot({ path: join(ARTIFACTS, 'input-error.png') });
+  assert.deepEqual(ids, kase.native, 'the rest of the input is still diagnosed');
+});
+
 test('the rule browser searches the catalogue and shows each rule\'s docs', async () => {
   const { page } = shared;
   await page.click('#open-rules');
@@ -324,15 +350,14 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
   const { page } = shared;
   const kase = diagnosedCases(['karpenter-log-insufficient-capacity'])[0];
   const before = await reportSeq(page);
-  // Built inside the page (no 50 MB over the wire): INFO noise with the case at the end. A
-  // 10 ms timer on the main thread counts its runs while the engine is busy: with the engine
-  // on the main thread it could not run at all until the analysis ended.
+  // Built inside the page (no 50 MB over the wire): INFO noise with the case at the end,
+  // pasted through a real paste event. A 10 ms timer on the main thread counts its runs while
+  // the engine is busy: with the engine (or a 50 MB textarea layout) on the main thread it
+  // could not run until the analysis ended.
   await page.evaluate(({ tail, mb }) => {
     const noise = '{"level":"INFO","time":"2024-05-01T10:00:00.000Z","logger":"controller","message":"found provisionable pod(s)","commit":"a1b2c3d","controller":"provisioner","Pods":"shop/web-0","duration":"12.3ms"}\n';
     const target = mb * (1 << 20);
     const text = noise.repeat(Math.ceil((target - tail.length) / noise.length)) + tail;
-    const area = document.getElementById('input');
-    area.value = text;
     const watch = { busyTicks: 0, progressShown: false, status: '' };
     window.largeInputWatch = watch;
     watch.timer = setInterval(() => {
@@ -341,7 +366,11 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
       watch.progressShown ||= !document.getElementById('progress').hidden;
       watch.status = document.getElementById('status-text').textContent;
     }, 10);
-    area.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+    const clipboardData = new DataTransfer();
+    clipboardData.setData('text/plain', text);
+    const area = document.getElementById('input');
+    area.focus();
+    area.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
   }, { tail: kase.text, mb: LARGE_MB });
   const ids = await waitForReport(page, before, 300_000);
   const watch = await page.evaluate(() => {
@@ -354,6 +383,21 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
   assert.deepEqual(ids, kase.native, 'the signal at the very end of 50 MB was found');
   const { ms, bytes } = await page.$eval('#report', (r) => ({ ms: Number(r.dataset.ms), bytes: Number(r.dataset.bytes) }));
   assert.ok(bytes >= LARGE_MB * (1 << 20));
+  // The input shows a window of the document, and evidence near the end moves it there.
+  assert.ok((await page.inputValue('#input')).length < 2 << 20, 'the textarea holds a window, not 50 MB');
+  assert.match(await page.textContent('#large-notice'), /50\.0 MB, [\d,]+ lines, all analysed/);
+  const evidence = page.locator('#diagnoses .evidence-item').last();
+  const line = Number(await evidence.getAttribute('data-line'));
+  assert.ok(line > 200_000, `the quoted line ${line} is near the end`);
+  await evidence.click();
+  const shown = await page.evaluate(() => {
+    const area = document.getElementById('input');
+    return { selected: area.value.slice(area.selectionStart, area.selectionEnd), notice: document.getElementById('large-notice').textContent };
+  });
+  const [, first, last] = shown.notice.match(/lines ([\d,]+)–([\d,]+)/).map((n) => Number(String(n).replaceAll(',', '')));
+  assert.ok(first <= line && line <= last, `line ${line} is in the window ${first}-${last}`);
+  const quoted = await evidence.locator('code').textContent();
+  assert.ok(shown.selected.length > 0 && shown.selected.trim() === quoted.trim(), 'the selected text is the quoted line');
   const mbPerSecond = bytes / (1 << 20) / (ms / 1000);
   const perf = existsSync(join(ARTIFACTS, 'perf.json')) ? JSON.parse(readFileSync(join(ARTIFACTS, 'perf.json'), 'utf8')) : {};
   Object.assign(perf, { largeInputBytes: bytes, largeInputMs: Math.round(ms), largeInputMBps: Math.round(mbPerSecond) });
