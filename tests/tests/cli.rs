@@ -477,3 +477,29 @@ fn several_pods_are_grouped_by_cause() {
         text.stdout
     );
 }
+
+#[test]
+fn input_errors_are_reported_and_the_rest_is_analysed() {
+    let input = format!(
+        "{KW202_LINE}{{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"error\":\"no instance type has\n"
+    );
+    let r = run_with(&["analyze", "-o", "json"], Some(&input), &[]);
+    assert_eq!(r.code, 1, "the KW202 line is still diagnosed: {}", r.stdout);
+    let v = json(&r);
+    assert_eq!(ids(&v), ["KW202"]);
+    let errors = v["inputErrors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["source"], "stdin");
+    assert_eq!(errors[0]["line"], 2);
+    assert!(errors[0]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    let text = run_with(&["analyze"], Some(&input), &[]);
+    assert!(
+        text.stdout
+            .contains("Input errors (the rest of the input was analysed)\n  stdin:2: "),
+        "{}",
+        text.stdout
+    );
+    let md = run_with(&["analyze", "-o", "markdown"], Some(&input), &[]);
+    assert!(md.stdout.contains("\n## Input errors"), "{}", md.stdout);
+    assert!(md.stdout.contains("- `stdin:2`: "), "{}", md.stdout);
+}
