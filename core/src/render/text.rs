@@ -58,12 +58,15 @@ impl Paint {
     }
 
     fn severity(&self, severity: Severity) -> String {
-        let style = match severity {
-            Severity::Error => sgr::ERROR,
-            Severity::Warning => sgr::WARNING,
-            Severity::Info => sgr::INFO,
-        };
-        self.paint(style, severity.as_str())
+        self.paint(severity_style(severity), severity.as_str())
+    }
+}
+
+fn severity_style(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => sgr::ERROR,
+        Severity::Warning => sgr::WARNING,
+        Severity::Info => sgr::INFO,
     }
 }
 
@@ -134,19 +137,11 @@ pub fn report(report: &Report, options: &TextOptions) -> String {
 
 fn diagnosis(section: &Section<'_>, options: &TextOptions, p: &Paint, out: &mut String) {
     let d = section.diagnosis;
-    let header = format!("[{}]", d.id);
+    let header = format!("{}[{}]", d.severity.as_str(), d.id);
     let _ = writeln!(
         out,
-        "{}{}: {}",
-        p.severity(d.severity),
-        p.paint(
-            match d.severity {
-                Severity::Error => sgr::ERROR,
-                Severity::Warning => sgr::WARNING,
-                Severity::Info => sgr::INFO,
-            },
-            &header
-        ),
+        "{}: {}",
+        p.paint(severity_style(d.severity), &header),
         p.paint(sgr::BOLD, d.title)
     );
     if section.pods.len() > 1 {
@@ -288,11 +283,7 @@ pub fn rules(rules: &[&Rule], options: &TextOptions) -> String {
             out,
             "{}  {}  {:<slug_width$}  {}",
             p.paint(sgr::BOLD, m.id),
-            match m.severity {
-                Severity::Error => p.paint(sgr::ERROR, &severity),
-                Severity::Warning => p.paint(sgr::WARNING, &severity),
-                Severity::Info => p.paint(sgr::INFO, &severity),
-            },
+            p.paint(severity_style(m.severity), &severity),
             m.slug,
             m.title
         );
@@ -401,7 +392,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert!(coloured.contains("\u{1b}[1;31merror\u{1b}[0m"));
+        assert!(coloured.contains("\u{1b}[1;31merror[KW999]\u{1b}[0m"));
         assert!(coloured.contains("\u{1b}[33mnot collected"));
     }
 
