@@ -372,7 +372,7 @@ function showReport({ report, markdown, markdownRedacted, ms, bytes, seq }) {
     .map((sev) => [sev, report.diagnoses.filter((d) => d.severity === sev).length])
     .filter(([, n]) => n > 0)
     .map(([sev, n]) => `${n} ${sev}${n > 1 ? 's' : ''}`);
-  const speed = ms > 0 ? ` at ${(bytes / (1 << 20) / (ms / 1000)).toFixed(0)} MB/s` : '';
+  const speed = ms > 0 && bytes > LARGE_INPUT ? ` (${(bytes / (1 << 20) / (ms / 1000)).toFixed(0)} MB/s)` : '';
   setStatus(`${counts.length ? counts.join(', ') : 'No diagnosis'} · ${formatBytes(bytes)} analysed in ${ms.toFixed(0)} ms${speed}.`);
   Object.assign(ui.report.dataset, {
     seq: String(seq), ms: ms.toFixed(1), bytes: String(bytes), renderedAt: performance.now().toFixed(0),
@@ -585,11 +585,16 @@ function renderRuleList() {
     const haystack = `${r.id} ${r.slug} ${r.title} ${r.docs}`.toLowerCase();
     return words.every((w) => haystack.includes(w));
   });
-  ui.ruleList.replaceChildren(...(matching.length
-    ? matching.map((r) => h('li', {}, h('button', {
+  // The catalogue's ranges (workloads, credentials, provisioning...) head their rules.
+  const items = matching.flatMap((r, i) => [
+    i === 0 || matching[i - 1].group !== r.group ? h('li', { class: 'rule-group', role: 'presentation' }, r.group) : null,
+    h('li', {}, h('button', {
       type: 'button', class: `rule-item severity-${r.severity}`, dataset: { rule: r.id },
       onclick: () => showRule(r.id),
-    }, h('span', { class: 'rule-item-id' }, r.id), ' ', r.title)))
+    }, h('span', { class: 'rule-item-id' }, r.id), ' ', r.title)),
+  ].filter(Boolean));
+  ui.ruleList.replaceChildren(...(items.length
+    ? items
     : [h('li', { class: 'rule-none' }, state.rules.length ? `No rule matches “${query}”.` : 'Loading the catalogue…')]));
 }
 

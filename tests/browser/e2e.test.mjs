@@ -137,7 +137,7 @@ test('pasting a corpus case shows the native IDs with evidence quoted from the i
   }
   const severity = await page.$eval('#diagnoses .card', (c) => [...c.classList].find((k) => k.startsWith('severity-')));
   assert.ok(severity, 'the card carries its severity colour');
-  await page.screenshot({ path: join(ARTIFACTS, 'diagnosis.png'), fullPage: false });
+  await page.screenshot({ path: join(ARTIFACTS, 'paste.png'), fullPage: false });
 });
 
 test('clicking an evidence item scrolls to and selects that line of the input', async () => {
@@ -225,7 +225,9 @@ test('a bundled sample loads in one click and shows its diagnosis', async () => 
   const ids = await waitForReport(page, before);
   assert.deepEqual(ids, verdicts[name]);
   assert.equal(await page.inputValue('#input'), corpusCase(name).text);
-  await page.screenshot({ path: join(ARTIFACTS, 'sample.png') });
+  // The README's picture (docs/web-page.png is a copy of this artifact).
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(ARTIFACTS, 'diagnosis.png') });
 });
 
 test('garbage gets a clear input error naming the source and line; the rest is analysed', async () => {
@@ -484,5 +486,16 @@ test('empty and engine states: the empty state returns when the input is cleared
   await page.click('#clear-input');
   await page.waitForSelector('#empty-state', { state: 'visible' });
   assert.equal(await page.$$eval('#diagnoses .card', (c) => c.length), 0);
+  // The theme button cycles auto -> light -> dark and pins the colours.
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const auto = await background();
+  await page.click('#theme-toggle');
+  assert.equal(await page.textContent('#theme-toggle'), 'Theme: light');
+  assert.equal(await background(), auto, 'the system setting of this context is light');
+  await page.click('#theme-toggle');
+  assert.equal(await page.textContent('#theme-toggle'), 'Theme: dark');
+  assert.notEqual(await background(), auto);
+  await page.click('#theme-toggle');
+  assert.equal(await page.textContent('#theme-toggle'), 'Theme: auto');
   await page.context().close();
 });
