@@ -11,6 +11,7 @@ mod kw204_taint_not_tolerated;
 mod kw205_nodepool_limits_reached;
 mod kw206_topology_spread_unsatisfiable;
 mod kw207_nodepool_filtered_all_types;
+mod kw208_no_ready_nodepool;
 mod kw209_pod_ignored_by_karpenter;
 mod kw210_security_groups_for_pods_delay;
 mod kw211_in_tree_ebs_plugin;
@@ -18,6 +19,7 @@ mod kw212_volume_attach_limit;
 mod kw213_cni_ip_assignment_failed;
 mod kw214_subnet_ip_exhausted;
 mod kw215_insufficient_capacity;
+mod kw216_spot_only_nodepool;
 mod kw217_hostport_conflict;
 pub(crate) mod scheduling;
 
@@ -30,6 +32,7 @@ pub const RULES: &[Rule] = &[
     kw205_nodepool_limits_reached::RULE,
     kw206_topology_spread_unsatisfiable::RULE,
     kw207_nodepool_filtered_all_types::RULE,
+    kw208_no_ready_nodepool::RULE,
     kw209_pod_ignored_by_karpenter::RULE,
     kw210_security_groups_for_pods_delay::RULE,
     kw211_in_tree_ebs_plugin::RULE,
@@ -37,5 +40,6 @@ pub const RULES: &[Rule] = &[
     kw213_cni_ip_assignment_failed::RULE,
     kw214_subnet_ip_exhausted::RULE,
     kw215_insufficient_capacity::RULE,
+    kw216_spot_only_nodepool::RULE,
     kw217_hostport_conflict::RULE,
 ];

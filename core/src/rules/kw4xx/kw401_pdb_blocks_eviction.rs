@@ -1,7 +1,9 @@
 //! KW401 pdb-blocks-eviction.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, Pdb, Pod};
+use crate::facts::{
+    contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
+};
 use crate::rules::kw4xx::disruption::{
     messages_with, node_name, ns_flag, number_after, push_unique, quoted_after, serrors_values,
     split_qualified, subject_of, subjects_label, unescaped, word_after,
@@ -227,15 +229,22 @@ fn pdbs_covering_pod<'a>(facts: &'a Facts, qualified_pod: &str) -> Vec<&'a Pdb> 
         .collect()
 }
 
-/// Why a pod does not count as healthy, if it does not.
-fn unhealthy_reason(pod: &Pod) -> Option<String> {
+/// Why a pod does not count as healthy, if it does not: a container's waiting reason, the
+/// STATUS a `kubectl get pods` row showed, not Ready, or its phase.
+fn unhealthy_reason(facts: &Facts, pod: &Pod) -> Option<String> {
     if let Some(reason) = pod
-        .containers
-        .iter()
-        .chain(pod.init_containers.iter())
+        .all_containers()
         .find_map(|c| c.reason.clone().filter(|r| r != "Completed"))
     {
         return Some(reason);
+    }
+    let me = pod.object_ref();
+    if let Some(status) = facts.messages.iter().find_map(|m| {
+        (m.origin == MessageOrigin::ObjectField && m.object.as_ref() == Some(&me))
+            .then(|| m.reason.clone())
+            .flatten()
+    }) {
+        return Some(status);
     }
     if pod.containers.iter().any(|c| c.ready == Some(false)) {
         return Some("not Ready".to_string());
@@ -353,7 +362,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             evidence.push(e.clone());
         }
         for p in covered_pods(facts, pdb) {
-            if let Some(reason) = unhealthy_reason(p) {
+            if let Some(reason) = unhealthy_reason(facts, p) {
                 let name = p.object_ref().qualified_name();
                 if !unhealthy.iter().any(|(n, _)| n == &name) {
                     unhealthy.push((name, reason));
@@ -511,10 +520,22 @@ fn remediation(
             .first()
             .map(|pdb| selector_yaml(pdb))
             .unwrap_or_else(|| "    matchLabels:\n      <label>: <value>\n".to_string());
+        let always_allow = pdb_objects
+            .first()
+            .and_then(|p| p.unhealthy_pod_eviction_policy.as_deref())
+            == Some("AlwaysAllow");
+        let (text, policy) = if always_allow {
+            ("Or let the budget allow one disruption at a time:", "")
+        } else {
+            (
+                "Or let the budget allow one disruption at a time; `unhealthyPodEvictionPolicy: AlwaysAllow` also lets running but not-ready pods be evicted:",
+                "  unhealthyPodEvictionPolicy: AlwaysAllow\n",
+            )
+        };
         steps.push(Remediation::yaml(
-            "Or let the budget allow one disruption at a time; `unhealthyPodEvictionPolicy: AlwaysAllow` also lets running but not-ready pods be evicted:",
+            text,
             format!(
-                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {name}\n{}spec:\n  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: AlwaysAllow\n  selector:\n{selector_yaml}",
+                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {name}\n{}spec:\n  maxUnavailable: 1\n{policy}  selector:\n{selector_yaml}",
                 ns.map(|n| format!("  namespace: {n}\n")).unwrap_or_default()
             ),
         ));
@@ -555,9 +576,10 @@ fn selector_yaml(pdb: &Pdb) -> String {
     s
 }
 
-/// `deployment/<name>` of the workload whose pods the PDB selects.
+/// `deployment/<name>` of the workload whose pods the PDB selects: a workload object whose
+/// template labels the selector matches, else a covered pod's controller.
 fn workload_of(facts: &Facts, pdb: &Pdb) -> Option<String> {
-    facts
+    let from_objects = facts
         .workloads
         .iter()
         .filter(|w| w.kind == "Deployment" || w.kind == "StatefulSet")
@@ -566,7 +588,34 @@ fn workload_of(facts: &Facts, pdb: &Pdb) -> Option<String> {
                 && !w.template_labels.is_empty()
                 && pdb.selector.matches(&w.template_labels)
         })
-        .map(|w| format!("{}/{}", w.kind.to_ascii_lowercase(), w.meta.name))
+        .map(|w| format!("{}/{}", w.kind.to_ascii_lowercase(), w.meta.name));
+    from_objects.or_else(|| {
+        covered_pods(facts, pdb).into_iter().find_map(|p| {
+            let c = facts
+                .controller_of(p)
+                .or_else(|| deployment_by_name(&p.meta.name))?;
+            matches!(c.kind.as_str(), "Deployment" | "StatefulSet")
+                .then(|| format!("{}/{}", c.kind.to_ascii_lowercase(), c.name))
+        })
+    })
+}
+
+/// A Deployment's pod is named `<deployment>-<pod-template-hash>-<5 chars>`; a pod listed
+/// without owner or labels (a `kubectl get pods` row) names its Deployment that way.
+fn deployment_by_name(pod: &str) -> Option<ObjectRef> {
+    let mut parts = pod.rsplitn(3, '-');
+    let suffix = parts.next()?;
+    let hash = parts.next()?;
+    let name = parts.next()?;
+    let lower_alnum = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    };
+    (suffix.len() == 5
+        && (8..=10).contains(&hash.len())
+        && lower_alnum(suffix)
+        && lower_alnum(hash))
+    .then(|| ObjectRef::new("Deployment", None, name))
 }
 
 #[cfg(test)]
@@ -810,6 +859,43 @@ mod tests {
             p.meta.labels = labels(&[("app", "other")]);
         }
         assert!(check(&unrelated).is_empty());
+    }
+
+    #[test]
+    fn deployment_from_a_pod_name() {
+        assert_eq!(
+            deployment_by_name("ingress-nginx-controller-7c9f8d6b5-2xkqp"),
+            Some(ObjectRef::new(
+                "Deployment",
+                None,
+                "ingress-nginx-controller"
+            ))
+        );
+        assert_eq!(deployment_by_name("redis-0"), None);
+        assert_eq!(deployment_by_name("web-ABCDEFGHI-xxxxx"), None);
+        let mut facts = ingress_facts();
+        facts.pods[0].containers[0].reason = None;
+        facts.messages.push(Message {
+            origin: MessageOrigin::ObjectField,
+            text: "ImagePullBackOff".into(),
+            object: Some(facts.pods[0].object_ref()),
+            reason: Some("ImagePullBackOff".into()),
+            ..Default::default()
+        });
+        facts.messages.push(Message {
+            text: "Pdb prevents pod evictions (PodDisruptionBudget=[ingress-nginx/ingress-nginx-controller])".into(),
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("7c9f8d6b5-2xkqp (ImagePullBackOff)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r.command.as_deref()
+            == Some(
+                "kubectl scale deployment/ingress-nginx-controller -n ingress-nginx --replicas=3"
+            )));
     }
 
     #[test]

@@ -1,0 +1,319 @@
+//! KW005 need-debug-logs.
+
+use crate::facts::{contains_ignore_ascii_case, Collected, Facts, LogRecord, ObjectRef};
+use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW005",
+    slug: "need-debug-logs",
+    title: "The info-level Karpenter logs do not explain the problem",
+    severity: Severity::Info,
+    // Any of these explains a Pending pod or a stuck NodeClaim: then the logs are not silent.
+    superseded_by: &[
+        "KW001", "KW002", "KW101", "KW102", "KW103", "KW104", "KW105", "KW201", "KW202", "KW203",
+        "KW204", "KW205", "KW206", "KW207", "KW208", "KW209", "KW210", "KW211", "KW212", "KW213",
+        "KW214", "KW215", "KW216", "KW217", "KW301", "KW302", "KW303", "KW304", "KW305", "KW306",
+        "KW307", "KW309", "KW310", "KW501", "KW502", "KW503",
+    ],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Something is wrong (a pod stays Pending, a NodeClaim never becomes ready) and the input has
+Karpenter's logs, but only at info level and without a line that explains it: no ERROR, nothing
+another rule recognises. Info-level logs record what Karpenter did (found pods, created and
+launched NodeClaims), not why it decided what it did.
+
+Signals: a Pending pod (its status, or `FailedScheduling` events) or a NodeClaim whose
+Launched, Registered or Initialized condition is not True; Karpenter log lines in the input,
+none at debug level (no `DEBUG` line, no `caller` field) and none at ERROR; and no other
+diagnosis explaining the problem.
+
+## Why it happens
+Karpenter logs its intermediate decisions at debug level only: pods it ignores, instance types
+filtered out of a launch, subnet/security-group/AMI discovery, timeouts of a launch or a
+registration, consolidation candidates.
+
+## How to fix
+Raise the log level for a while (`kubectl set env deployment/karpenter -n <namespace>
+LOG_LEVEL=debug`, or helm `--set logLevel=debug`), reproduce, collect the logs, then set it back
+to `info` (debug logging is voluminous: KW004).
+"#,
+};
+
+/// The problem is found from objects and events; the logs are read whole.
+const SIGNALS: &[&str] = &[
+    "failedscheduling",
+    "nodes are available",
+    "should schedule on",
+];
+
+/// Levels at which Karpenter reports a failure it knows.
+const FAILURE_LEVELS: &[&str] = &["ERROR", "WARN", "WARNING", "DPANIC", "PANIC", "FATAL"];
+
+fn is_failure(record: &LogRecord) -> bool {
+    FAILURE_LEVELS.contains(&record.level.as_str())
+}
+
+/// Pricing refreshes fail in isolated VPCs without touching provisioning (KW504).
+fn is_pricing(record: &LogRecord) -> bool {
+    [record.controller.as_deref(), record.logger.as_deref()]
+        .into_iter()
+        .flatten()
+        .any(|c| contains_ignore_ascii_case(c, "pricing"))
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let logs_present = facts.has(Collected::KarpenterLogs) || !facts.logs.is_empty();
+    if !logs_present {
+        // No logs at all is a missing fact (the checklist asks for them), not this.
+        return Vec::new();
+    }
+    let debug = facts.has(Collected::DebugLogs)
+        || facts
+            .logs
+            .iter()
+            .any(|r| r.level == "DEBUG" || r.fields.contains_key("caller"))
+        || facts
+            .log_lines_by_level
+            .get("DEBUG")
+            .is_some_and(|n| *n > 0);
+    if debug {
+        return Vec::new();
+    }
+    let failures_parsed = facts.logs.iter().filter(|r| is_failure(r)).count();
+    let failures_counted: usize = facts
+        .log_lines_by_level
+        .iter()
+        .filter(|(level, _)| FAILURE_LEVELS.contains(&level.as_str()))
+        .map(|(_, n)| *n)
+        .sum();
+    let explained = facts.logs.iter().any(|r| is_failure(r) && !is_pricing(r))
+        || failures_counted > failures_parsed;
+    if explained {
+        return Vec::new();
+    }
+    let mut pending: Vec<String> = facts
+        .pending_pods()
+        .filter(|p| !p.meta.name.is_empty())
+        .map(|p| p.object_ref().qualified_name())
+        .collect();
+    let mut evidence = Vec::new();
+    for m in &facts.messages {
+        let failed_scheduling = m.reason.as_deref() == Some("FailedScheduling")
+            || (m.reason.is_none() && contains_ignore_ascii_case(&m.text, "FailedScheduling"));
+        if !failed_scheduling {
+            continue;
+        }
+        evidence.push(m);
+        if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
+            let name = o.qualified_name();
+            if !pending.contains(&name) {
+                pending.push(name);
+            }
+        }
+    }
+    let stuck: Vec<String> = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| {
+            ["Launched", "Registered", "Initialized"]
+                .iter()
+                .any(|t| c.condition(t).is_some_and(|k| k.status != "True"))
+        })
+        .map(|c| c.meta.name.clone())
+        .collect();
+    if pending.is_empty() && evidence.is_empty() && stuck.is_empty() {
+        return Vec::new();
+    }
+    let mut problem: Vec<String> = Vec::new();
+    match pending.as_slice() {
+        [] if !evidence.is_empty() => problem.push("A pod is Pending".to_string()),
+        [] => {}
+        [one] => problem.push(format!("Pod {one} is Pending")),
+        many => problem.push(format!("Pods {} are Pending", many.join(", "))),
+    }
+    match stuck.as_slice() {
+        [] => {}
+        [one] => problem.push(format!("NodeClaim {one} is not ready")),
+        many => problem.push(format!("NodeClaims {} are not ready", many.join(", "))),
+    }
+    let lines: usize = facts
+        .log_lines_by_level
+        .values()
+        .sum::<usize>()
+        .max(facts.logs.len());
+    let summary = format!(
+        "{}, but the Karpenter logs in the input ({lines} line{}, info level, no error) hold no line that explains it. Info-level logs record what Karpenter did, not why: debug logs add the pods it ignores, the instance types filtered out of a launch, subnet and AMI discovery, launch and registration timeouts.",
+        problem.join("; "),
+        if lines == 1 { "" } else { "s" }
+    );
+    let ns = facts
+        .karpenter_namespace
+        .as_deref()
+        .unwrap_or("<karpenter-namespace>");
+    let steps = vec![
+        Remediation::command(
+            "Raise Karpenter's log level for a while (helm: --set logLevel=debug on the release):",
+            format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=debug"),
+        ),
+        Remediation::command(
+            "Reproduce (wait for the pod to be retried, or recreate it), then collect the logs and analyse them with the rest of the input:",
+            format!("kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=15m --prefix > karpenter-debug.log"),
+        ),
+        Remediation::command(
+            "Set the level back afterwards: debug logging is voluminous (KW004):",
+            format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=info"),
+        ),
+    ];
+    let subject = pending
+        .first()
+        .map(|p| match p.split_once('/') {
+            Some((ns, name)) => ObjectRef::new("Pod", Some(ns), name),
+            None => ObjectRef::new("Pod", None, p),
+        })
+        .or_else(|| stuck.first().map(|c| ObjectRef::new("NodeClaim", None, c)));
+    vec![Diagnosis::new(&META, summary)
+        .with_object(subject.as_ref())
+        .with_messages(evidence)
+        .with_related(&["KW004"])
+        .with_remediation(steps)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Evidence;
+    use crate::facts::{Condition, Message, Meta, NodeClaim, Pod};
+
+    fn info_log(message: &str) -> LogRecord {
+        LogRecord {
+            level: "INFO".into(),
+            message: message.into(),
+            evidence: Evidence::new("log", 1, message),
+            ..Default::default()
+        }
+    }
+
+    fn pending_facts() -> Facts {
+        let mut facts = Facts::default();
+        facts.pods.push(Pod {
+            meta: Meta {
+                name: "render-worker-5b9c7f6d4-xk2lp".into(),
+                namespace: Some("media".into()),
+                ..Default::default()
+            },
+            phase: Some("Pending".into()),
+            ..Default::default()
+        });
+        facts.logs.push(info_log("found provisionable pod(s)"));
+        facts.logs.push(info_log("launched nodeclaim"));
+        facts.collected.insert(Collected::KarpenterLogs);
+        facts
+    }
+
+    #[test]
+    fn pending_pod_with_info_only_logs() {
+        let mut facts = pending_facts();
+        facts.karpenter_namespace = Some("karpenter".into());
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].summary.starts_with("Pod media/render-worker-5b9c7f6d4-xk2lp is Pending, but the Karpenter logs in the input (2 lines"), "{}", d[0].summary);
+        assert_eq!(
+            d[0].remediation[0].command.as_deref(),
+            Some("kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=debug")
+        );
+        assert_eq!(
+            d[0].remediation[2].command.as_deref(),
+            Some("kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=info")
+        );
+        assert_eq!(d[0].severity, Severity::Info);
+    }
+
+    #[test]
+    fn stuck_nodeclaim_and_failed_scheduling_events() {
+        let mut facts = Facts::default();
+        facts.logs.push(info_log("created nodeclaim"));
+        facts.nodeclaims.push(NodeClaim {
+            meta: Meta {
+                name: "render-8fw6c".into(),
+                ..Default::default()
+            },
+            conditions: vec![Condition {
+                condition_type: "Registered".into(),
+                status: "Unknown".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        facts.messages.push(Message {
+            text: "0/5 nodes are available: 2 Insufficient cpu.".into(),
+            reason: Some("FailedScheduling".into()),
+            object: Some(ObjectRef::new("Pod", Some("media"), "render-1")),
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].summary
+                .starts_with("Pod media/render-1 is Pending; NodeClaim render-8fw6c is not ready"),
+            "{}",
+            d[0].summary
+        );
+        assert_eq!(d[0].evidence.len(), 1);
+        assert!(d[0].remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("<karpenter-namespace>")));
+    }
+
+    #[test]
+    fn quiet_without_logs_with_debug_logs_or_with_an_error() {
+        let mut no_logs = pending_facts();
+        no_logs.logs.clear();
+        no_logs.collected.clear();
+        assert!(
+            check(&no_logs).is_empty(),
+            "missing logs are a missing step"
+        );
+        let mut debug = pending_facts();
+        debug.collected.insert(Collected::DebugLogs);
+        assert!(check(&debug).is_empty());
+        let mut caller = pending_facts();
+        caller.logs[0].fields.insert(
+            "caller".into(),
+            serde_json::json!("provisioning/provisioner.go:1"),
+        );
+        assert!(check(&caller).is_empty());
+        let mut error = pending_facts();
+        error.logs.push(LogRecord {
+            level: "ERROR".into(),
+            message: "could not schedule pod".into(),
+            ..Default::default()
+        });
+        assert!(check(&error).is_empty());
+        let mut omitted_error = pending_facts();
+        omitted_error.log_lines_by_level.insert("ERROR".into(), 1);
+        assert!(check(&omitted_error).is_empty());
+        let mut healthy = pending_facts();
+        healthy.pods[0].phase = Some("Running".into());
+        assert!(check(&healthy).is_empty());
+    }
+
+    #[test]
+    fn metadata_is_well_formed() {
+        crate::rules::kw4xx::check_meta(&META, "KW0");
+    }
+
+    #[test]
+    fn a_pricing_error_does_not_explain_a_pending_pod() {
+        let mut facts = pending_facts();
+        facts.logs.push(LogRecord {
+            level: "ERROR".into(),
+            controller: Some("providers.pricing".into()),
+            message: "Reconciler error".into(),
+            ..Default::default()
+        });
+        assert_eq!(check(&facts).len(), 1);
+    }
+}

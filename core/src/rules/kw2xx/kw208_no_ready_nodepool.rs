@@ -1,0 +1,502 @@
+//! KW208 no-ready-nodepool.
+
+use crate::document::Evidence;
+use crate::facts::{Facts, Message, NodePool, ObjectRef};
+use crate::rules::kw2xx::scheduling::message_nodepool;
+use crate::rules::kw4xx::disruption::{has_any, unescaped};
+use crate::rules::kw5xx::nodeclass::{contains_word, reports_condition, transition};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW208",
+    slug: "no-ready-nodepool",
+    title: "No ready NodePool: Karpenter has nothing to launch from",
+    severity: Severity::Error,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+Karpenter provisions only from NodePools that are ready. Either the cluster has none
+(`no nodepools found`), or the NodePool the pod needs is not ready and Karpenter skips it
+(`ignoring nodepool, not ready`): Pending pods get no node.
+
+Signals: the provisioner's `no nodepools found` (v1.0 to v1.8) / `no dynamic nodepools found`
+(v1.9+), `ignoring nodepool, not ready` (with the `NodePool` field), v1.0's `nodePool not ready`,
+and a NodePool whose `Ready` is False or whose `NodeClassReady` is False (condition, roll-up
+message `NodeClassReady=False`, or `Status condition transitioned, Type: NodeClassReady, ...
+-> False` event; `kubectl get nodepools` READY False).
+
+## Why it happens
+Almost always the chain NodePool -> EC2NodeClass: `NodeClassReady` copies the EC2NodeClass's
+`Ready`. The EC2NodeClass is not ready because a selector matched nothing (KW501), its
+validation failed (KW502, or KW105 for the authorization checks), or it does not exist
+(KW503). Less often the NodePool's own spec failed validation (`NodePoolValidationFailed`).
+With no NodePool at all, Karpenter was installed without one.
+
+## How to fix
+Follow the chain: `kubectl get nodepool <np> -o yaml` (conditions), then `kubectl get
+ec2nodeclass <name> -o yaml` (conditions), and fix the EC2NodeClass as the linked rule says.
+Without any NodePool, create one that references an EC2NodeClass.
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "no nodepools found",
+    "no dynamic nodepools found",
+    "ignoring nodepool, not ready",
+    "nodepool not ready",
+    "nodeclassready=false",
+    "nodepoolvalidationfailed",
+    "nodeclassnotfound",
+    "nodeclassterminating",
+    "nodeclass not found on cluster",
+    "nodeclass is terminating",
+    "status condition transitioned",
+];
+
+/// Why a NodePool is not ready, as far as the input says, with the rule that explains it.
+#[derive(Debug, Clone, PartialEq)]
+enum Cause {
+    NodeClassMissing,
+    NodeClassTerminating,
+    /// Its EC2NodeClass is not ready; the failing dependents when known.
+    NodeClassNotReady(Vec<String>),
+    /// The EC2NodeClass failed validation; `auth` when an authorization check failed.
+    Validation {
+        auth: bool,
+    },
+    OwnValidation,
+    Unknown,
+}
+
+impl Cause {
+    fn related(&self) -> Option<&'static str> {
+        match self {
+            Cause::NodeClassMissing | Cause::NodeClassTerminating => Some("KW503"),
+            Cause::NodeClassNotReady(_) => Some("KW501"),
+            Cause::Validation { auth: true } => Some("KW105"),
+            Cause::Validation { auth: false } => Some("KW502"),
+            _ => None,
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Cause::Unknown => 0,
+            Cause::OwnValidation => 1,
+            Cause::Validation { .. } => 2,
+            Cause::NodeClassNotReady(_) => 3,
+            Cause::NodeClassTerminating | Cause::NodeClassMissing => 4,
+        }
+    }
+}
+
+const DEPENDENTS: &[&str] = &[
+    "SubnetsReady",
+    "SecurityGroupsReady",
+    "AMIsReady",
+    "InstanceProfileReady",
+    "PlacementGroupReady",
+    "CapacityReservationsReady",
+];
+
+const AUTH: &[&str] = &["AuthCheckFailed", "Controller isn't authorized to call"];
+
+/// The cause a text shows for a NodePool's NodeClassReady=False.
+fn cause_in(text: &str, auth_anywhere: bool) -> Cause {
+    if contains_word(text, "NodeClassNotFound")
+        || has_any(text, &["NodeClass not found on cluster"])
+    {
+        return Cause::NodeClassMissing;
+    }
+    if contains_word(text, "NodeClassTerminating") || has_any(text, &["NodeClass is Terminating"]) {
+        return Cause::NodeClassTerminating;
+    }
+    let failing: Vec<String> = DEPENDENTS
+        .iter()
+        .filter(|d| contains_word(text, &format!("{d}=False")))
+        .map(|d| format!("{d}=False"))
+        .collect();
+    if !failing.is_empty() {
+        return Cause::NodeClassNotReady(failing);
+    }
+    if contains_word(text, "ValidationSucceeded=False")
+        && !contains_word(text, "NodePoolValidationFailed")
+    {
+        return Cause::Validation {
+            auth: auth_anywhere || has_any(text, AUTH),
+        };
+    }
+    if contains_word(text, "NodePoolValidationFailed") {
+        return Cause::OwnValidation;
+    }
+    Cause::Unknown
+}
+
+/// Whether a message says a NodePool is not ready (as opposed to a NodeClaim or an
+/// EC2NodeClass).
+fn says_not_ready(facts: &Facts, m: &Message, text: &str) -> bool {
+    if has_any(
+        text,
+        &["ignoring nodepool, not ready", "nodepool not ready"],
+    ) {
+        return true;
+    }
+    if reports_condition(text, "NodeClassReady", "False")
+        || contains_word(text, "NodePoolValidationFailed")
+        || contains_word(text, "NodeClassNotFound")
+        || contains_word(text, "NodeClassTerminating")
+        || has_any(
+            text,
+            &["NodeClass not found on cluster", "NodeClass is Terminating"],
+        )
+    {
+        return true;
+    }
+    let about_nodepool = m
+        .object
+        .as_ref()
+        .is_some_and(|o| o.kind.eq_ignore_ascii_case("NodePool"))
+        || message_nodepool(facts, m).is_some() && m.object.is_none();
+    about_nodepool
+        && transition(text).is_some_and(|t| {
+            t.condition_type.eq_ignore_ascii_case("Ready") && t.to.eq_ignore_ascii_case("False")
+        })
+}
+
+struct Group<'a> {
+    nodepool: Option<String>,
+    cause: Cause,
+    messages: Vec<&'a Message>,
+    evidence: Vec<Evidence>,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let auth_anywhere = facts.messages.iter().any(|m| has_any(&m.text, AUTH));
+    let mut none_found: Vec<&Message> = Vec::new();
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for m in &facts.messages {
+        let t = unescaped(&m.text);
+        if has_any(&t, &["no nodepools found", "no dynamic nodepools found"]) {
+            none_found.push(m);
+            continue;
+        }
+        if !says_not_ready(facts, m, &t) {
+            continue;
+        }
+        let nodepool = message_nodepool(facts, m);
+        let cause = cause_in(&t, auth_anywhere);
+        add(&mut groups, nodepool, cause, Some(m), None);
+    }
+    for np in &facts.nodepools {
+        let not_ready = np.conditions.iter().find(|c| {
+            (c.condition_type == "Ready" || c.condition_type == "NodeClassReady")
+                && c.status == "False"
+        });
+        let Some(cond) = not_ready else { continue };
+        let mut cause = Cause::Unknown;
+        for c in np.conditions.iter().filter(|c| c.status == "False") {
+            let text = format!(
+                "{}=False {} {}",
+                c.condition_type,
+                c.reason.as_deref().unwrap_or_default(),
+                c.message.as_deref().unwrap_or_default()
+            );
+            let found = if c.condition_type == "NodeClassReady"
+                && cause_in(&text, auth_anywhere) == Cause::Unknown
+            {
+                Cause::NodeClassNotReady(Vec::new())
+            } else {
+                cause_in(&text, auth_anywhere)
+            };
+            if found.rank() > cause.rank() {
+                cause = found;
+            }
+        }
+        let evidence = cond.evidence.clone().or_else(|| np.meta.evidence.clone());
+        add(
+            &mut groups,
+            Some(np.meta.name.clone()),
+            cause,
+            None,
+            evidence,
+        );
+    }
+    let mut out: Vec<Diagnosis> = groups.iter().map(|g| diagnose(facts, g)).collect();
+    if !none_found.is_empty() && groups.is_empty() {
+        out.push(no_nodepools(facts, &none_found));
+    }
+    out
+}
+
+fn add<'a>(
+    groups: &mut Vec<Group<'a>>,
+    nodepool: Option<String>,
+    cause: Cause,
+    message: Option<&'a Message>,
+    evidence: Option<Evidence>,
+) {
+    // An unnamed NodePool joins the only named one (the same paste describes one NodePool).
+    let i = match groups
+        .iter()
+        .position(|g| g.nodepool == nodepool || g.nodepool.is_none() || nodepool.is_none())
+    {
+        Some(i) => i,
+        None => {
+            groups.push(Group {
+                nodepool: nodepool.clone(),
+                cause: Cause::Unknown,
+                messages: Vec::new(),
+                evidence: Vec::new(),
+            });
+            groups.len() - 1
+        }
+    };
+    let g = &mut groups[i];
+    if g.nodepool.is_none() {
+        g.nodepool = nodepool;
+    }
+    if cause.rank() > g.cause.rank() {
+        g.cause = cause;
+    }
+    g.messages.extend(message);
+    g.evidence.extend(evidence);
+}
+
+fn nodeclass_of<'a>(facts: &'a Facts, np: Option<&'a NodePool>) -> Option<String> {
+    np.and_then(|p| p.nodeclass_ref.clone())
+        .or_else(|| match facts.nodeclasses.as_slice() {
+            [only] => Some(only.meta.name.clone()),
+            _ => None,
+        })
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let np_obj = g.nodepool.as_deref().and_then(|n| facts.nodepool(n));
+    let nc = nodeclass_of(facts, np_obj);
+    // Refine the cause from the EC2NodeClass object when the NodePool's texts did not say.
+    let mut cause = g.cause.clone();
+    if let Some(nc_obj) = nc.as_deref().and_then(|n| facts.nodeclass(n)) {
+        let failing: Vec<String> = nc_obj
+            .conditions
+            .iter()
+            .filter(|c| DEPENDENTS.contains(&c.condition_type.as_str()) && c.status == "False")
+            .map(|c| format!("{}=False", c.condition_type))
+            .collect();
+        let validation = nc_obj
+            .conditions
+            .iter()
+            .find(|c| c.condition_type == "ValidationSucceeded" && c.status == "False");
+        if !failing.is_empty() && cause.rank() <= 3 {
+            cause = Cause::NodeClassNotReady(failing);
+        } else if let Some(v) = validation.filter(|_| cause.rank() < 2) {
+            cause = Cause::Validation {
+                auth: v.reason.as_deref().is_some_and(|r| has_any(r, AUTH)),
+            };
+        }
+    } else if np_obj.is_some() && nc.is_some() && !facts.nodeclasses.is_empty() && cause.rank() < 4
+    {
+        cause = Cause::NodeClassMissing;
+    }
+    let np_label = g
+        .nodepool
+        .as_deref()
+        .map(|n| format!("NodePool {n}"))
+        .unwrap_or_else(|| "The NodePool".to_string());
+    let nc_label = nc
+        .as_deref()
+        .map(|n| format!("EC2NodeClass {n}"))
+        .unwrap_or_else(|| "its EC2NodeClass".to_string());
+    let because = match &cause {
+        Cause::NodeClassMissing => format!("{nc_label} does not exist (KW503)"),
+        Cause::NodeClassTerminating => format!("{nc_label} is being deleted (KW503)"),
+        Cause::NodeClassNotReady(failing) if !failing.is_empty() => {
+            format!("{nc_label} is not ready: {} (KW501)", failing.join(", "))
+        }
+        Cause::NodeClassNotReady(_) => format!("{nc_label} is not ready (KW501)"),
+        Cause::Validation { auth: true } => format!(
+            "{nc_label} failed validation: the controller may not launch with it (an authorization check, KW105)"
+        ),
+        Cause::Validation { auth: false } => format!("{nc_label} failed validation (KW502)"),
+        Cause::OwnValidation => "its own spec failed validation (NodePoolValidationFailed)".to_string(),
+        Cause::Unknown => "the reason is not in the input".to_string(),
+    };
+    let summary = format!(
+        "{np_label} is not ready, so Karpenter ignores it and launches nothing from it: {because}. Pending pods that need it stay Pending."
+    );
+    let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
+    let nc_name = nc.as_deref().unwrap_or("<ec2nodeclass>");
+    let steps = vec![
+        Remediation::command(
+            "Read the NodePool's conditions (NodeClassReady copies its EC2NodeClass's Ready):",
+            format!("kubectl get nodepool {np} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
+        ),
+        Remediation::command(
+            "Then the EC2NodeClass's conditions, and fix what the linked rule says:",
+            format!("kubectl get ec2nodeclass {nc_name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
+        ),
+    ];
+    let mut d = Diagnosis::new(&META, summary)
+        .with_node_pool(g.nodepool.as_deref())
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(g.evidence.clone())
+        .with_remediation(steps);
+    if let Some(n) = &g.nodepool {
+        d = d.with_object(Some(&ObjectRef::new("NodePool", None, n)));
+    }
+    if let Some(r) = cause.related() {
+        d = d.with_related(&[r]);
+    }
+    d
+}
+
+fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
+    let nc = match facts.nodeclasses.as_slice() {
+        [only] => only.meta.name.clone(),
+        _ => "default".to_string(),
+    };
+    let summary = "Karpenter found no NodePool to provision from (`no nodepools found`; v1.9+: `no dynamic nodepools found`): it launches nothing for Pending pods until one exists.".to_string();
+    Diagnosis::new(&META, summary)
+        .with_confidence(Confidence::High)
+        .with_messages(messages.iter().copied())
+        .with_remediation([
+            Remediation::command("Check what exists:", "kubectl get nodepools,ec2nodeclasses"),
+            Remediation::yaml(
+                "Create a NodePool that references an EC2NodeClass (kubectl apply -f):",
+                format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: {nc}\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n  limits:\n    cpu: 1000\n"),
+            ),
+        ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Condition, Meta, NodeClass};
+    use crate::testing::{check_only, ids};
+
+    fn one(text: &str) -> Diagnosis {
+        let report = check_only("KW208", text);
+        assert_eq!(ids(&report), ["KW208"], "{text}");
+        report.diagnoses[0].clone()
+    }
+
+    #[test]
+    fn every_signal_form() {
+        let d = one(
+            r#"{"level":"ERROR","time":"2025-05-12T09:01:02.004Z","logger":"controller","message":"ignoring nodepool, not ready","controller":"provisioner","NodePool":{"name":"default"}}"#,
+        );
+        assert!(
+            d.summary.starts_with("NodePool default is not ready"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("the reason is not in the input"));
+        assert!(d.related.is_empty());
+        let d = one("Normal  NodeClassReady  3m  karpenter  Status condition transitioned, Type: NodeClassReady, Status: True -> False, Reason: UnhealthyDependents, Message: SubnetsReady=False, ValidationSucceeded=False");
+        assert_eq!(d.related, ["KW501"]);
+        assert!(d.summary.contains("SubnetsReady=False"));
+        let d = one("NodeClassReady=False NodeClassNotFound: NodeClass not found on cluster");
+        assert_eq!(d.related, ["KW503"]);
+        let d = one("    message: NodeClassReady=False");
+        assert!(d.related.is_empty());
+        let d = one("Normal  NodeClassReady  3m  karpenter  Status condition transitioned, Type: NodeClassReady, Status: True -> False, Reason: UnhealthyDependents, Message: ValidationSucceeded=False\nNormal  ValidationSucceeded  3m  karpenter  Status condition transitioned, Type: ValidationSucceeded, Status: True -> False, Reason: RunInstancesAuthCheckFailed, Message: Controller isn't authorized to call ec2:RunInstances");
+        assert_eq!(d.related, ["KW105"]);
+        let none =
+            one(r#"{"level":"INFO","message":"no nodepools found","controller":"provisioner"}"#);
+        assert!(none.summary.contains("no NodePool"));
+        assert!(none.remediation[1]
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("kind: NodePool")));
+        one("no dynamic nodepools found");
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            "NAME              NODECLASS   NODES   READY   AGE\ngeneral-purpose   default     0       True    6d",
+            "Ready=False UnhealthyDependents: SubnetsReady=False",
+            "Status condition transitioned, Type: Ready, Status: True -> False, Reason: UnhealthyDependents, Message: Initialized=Unknown, Registered=Unknown",
+            "Normal  Nominated  1m  karpenter  Pod should schedule on: nodeclaim/default-x",
+        ] {
+            assert!(ids(&check_only("KW208", text)).is_empty(), "{text}");
+        }
+    }
+
+    fn cond(t: &str, s: &str, r: &str, m: &str) -> Condition {
+        Condition {
+            condition_type: t.into(),
+            status: s.into(),
+            reason: Some(r.into()),
+            message: Some(m.into()),
+            evidence: None,
+        }
+    }
+
+    #[test]
+    fn follows_the_chain_through_objects() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(NodePool {
+            meta: Meta {
+                name: "general".into(),
+                ..Default::default()
+            },
+            nodeclass_ref: Some("private".into()),
+            conditions: vec![
+                cond(
+                    "NodeClassReady",
+                    "False",
+                    "UnhealthyDependents",
+                    "SecurityGroupsReady=False",
+                ),
+                cond(
+                    "Ready",
+                    "False",
+                    "UnhealthyDependents",
+                    "NodeClassReady=False",
+                ),
+            ],
+            ..Default::default()
+        });
+        let d = check(&facts);
+        // The EC2NodeClass is not in the input: the roll-up message still names the dependent.
+        assert!(
+            d[0].summary
+                .contains("EC2NodeClass private is not ready: SecurityGroupsReady=False (KW501)"),
+            "{}",
+            d[0].summary
+        );
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "other".into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        let d = check(&facts);
+        assert!(
+            d[0].summary
+                .contains("EC2NodeClass private does not exist (KW503)"),
+            "{}",
+            d[0].summary
+        );
+        facts.nodeclasses[0].meta.name = "private".into();
+        facts.nodeclasses[0].conditions = vec![cond(
+            "ValidationSucceeded",
+            "False",
+            "TagValidationFailed",
+            "",
+        )];
+        facts.nodepools[0].conditions = vec![cond(
+            "Ready",
+            "False",
+            "UnhealthyDependents",
+            "NodeClassReady=False",
+        )];
+        let d = check(&facts);
+        assert_eq!(d[0].related, ["KW502"], "{}", d[0].summary);
+        facts.nodepools[0].conditions = vec![cond("Ready", "True", "Ready", "")];
+        assert!(check(&facts).is_empty());
+    }
+}

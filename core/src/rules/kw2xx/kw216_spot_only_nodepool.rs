@@ -1,0 +1,492 @@
+//! KW216 spot-only-nodepool.
+
+use crate::facts::{Facts, Message, NodePool, Requirement};
+use crate::rules::kw2xx::scheduling::{
+    in_values, message_nodepool, record_of, scheduling_errors, single_value, Cause,
+};
+use crate::rules::kw4xx::disruption::{has_any, push_unique, unescaped};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+
+pub const RULE: Rule = Rule { meta: META, check };
+
+const META: RuleMeta = RuleMeta {
+    id: "KW216",
+    slug: "spot-only-nodepool",
+    title: "The NodePool allows only spot capacity while spot launches fail",
+    severity: Severity::Warning,
+    superseded_by: &[],
+    signals: SIGNALS,
+    docs: r#"## What it means
+The NodePool allows only spot instances (`karpenter.sh/capacity-type In [spot]`), and spot
+launches fail: no spot capacity for the allowed types and zones, the account's spot quota, or
+the spot service-linked role missing. With nothing else allowed, the pods stay Pending although
+on-demand capacity would launch.
+
+Signals: a NodePool whose requirements allow only `spot` (or the scheduling error's
+`requirements=` showing `karpenter.sh/capacity-type In [spot]`), together with spot launch
+failures: the insufficient-capacity texts of KW215 (`InsufficientInstanceCapacity`, `There is no
+Spot capacity available`, `MaxSpotInstanceCountExceeded`, `all requested instance types were
+unavailable during launch`, `no instance type has the required offering`) or the service-linked
+role failure of KW101.
+
+## Why it happens
+Spot pools for a narrow set of types and zones run dry, spot quotas are reached, or a new
+account never created the spot service-linked role. A spot-only NodePool has no fallback.
+
+## How to fix
+Add `on-demand` to the NodePool's capacity-type requirement: Karpenter prefers spot when both
+are allowed and falls back to on-demand when spot is unavailable. Also allow more instance
+families, sizes and zones (KW215), and create the service-linked role if it is missing (KW101).
+"#,
+};
+
+const SIGNALS: &[&str] = &[
+    "karpenter.sh/capacity-type",
+    "insufficientinstancecapacity",
+    "no spot capacity available",
+    "maxspotinstancecountexceeded",
+    "insufficient capacity",
+    "all requested instance types were unavailable",
+    "required offering",
+    "servicelinkedrolecreationnotpermitted",
+    "spotslrcreationfailed",
+    "attempted to launch a spot instance",
+    "spotmaxpricetoolow",
+];
+
+const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
+
+/// Spot launch failures of the KW101 kind.
+const SLR: &[&str] = &[
+    "ServiceLinkedRoleCreationNotPermitted",
+    "SpotSLRCreationFailed",
+    "Attempted to launch a spot instance but failed",
+];
+
+/// Spot launch failures of the KW215 kind.
+const CAPACITY: &[&str] = &[
+    "InsufficientInstanceCapacity",
+    "There is no Spot capacity available",
+    "MaxSpotInstanceCountExceeded",
+    "insufficient capacity",
+    "all requested instance types were unavailable",
+    "UnfulfillableCapacity:",
+    "SpotMaxPriceTooLow",
+];
+
+/// Whether a NodePool's requirements allow spot and nothing else.
+fn spot_only(requirements: &[Requirement]) -> bool {
+    requirements
+        .iter()
+        .filter(|r| r.key == CAPACITY_TYPE)
+        .any(|r| match r.operator.as_str() {
+            "In" => !r.values.is_empty() && r.values.iter().all(|v| v == "spot"),
+            // `NotIn [on-demand]` (and `reserved`) leaves spot only where no reservation exists.
+            "NotIn" => r.values.iter().any(|v| v == "on-demand"),
+            _ => false,
+        })
+}
+
+/// One spot-only NodePool and the failures seen for it.
+struct Case<'a> {
+    nodepool: Option<String>,
+    /// The requirement as the evidence showed it.
+    requirement: String,
+    from_object: bool,
+    failures: Vec<&'a Message>,
+    slr: bool,
+    capacity: bool,
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let mut cases: Vec<Case<'_>> = Vec::new();
+    for np in facts
+        .nodepools
+        .iter()
+        .filter(|p| spot_only(&p.requirements))
+    {
+        let requirement = np
+            .requirements
+            .iter()
+            .find(|r| r.key == CAPACITY_TYPE)
+            .map(|r| format!("{CAPACITY_TYPE} {} [{}]", r.operator, r.values.join(" ")))
+            .unwrap_or_default();
+        cases.push(Case {
+            nodepool: Some(np.meta.name.clone()),
+            requirement,
+            from_object: true,
+            failures: Vec::new(),
+            slr: false,
+            capacity: false,
+        });
+    }
+    // The scheduling error's requirements hold the NodePool's (and the pod's) requirements.
+    for e in scheduling_errors(facts) {
+        for clause in &e.clauses {
+            let Some(reqs) = &clause.requirements else {
+                continue;
+            };
+            if in_values(reqs, CAPACITY_TYPE).as_deref() != Some(&["spot".to_string()][..]) {
+                continue;
+            }
+            let np = clause
+                .nodepool
+                .clone()
+                .or_else(|| single_value(reqs, "karpenter.sh/nodepool"));
+            let offering = matches!(clause.cause, Cause::InstanceTypes(f) if f.offering);
+            let i = case_for(&mut cases, np, || format!("{CAPACITY_TYPE} In [spot]"));
+            if offering {
+                cases[i].failures.push(e.message);
+                cases[i].capacity = true;
+            }
+        }
+    }
+    if cases.is_empty() {
+        return Vec::new();
+    }
+    for m in &facts.messages {
+        let t = unescaped(&m.text);
+        let slr = has_any(&t, SLR);
+        let capacity = has_any(&t, CAPACITY);
+        if !slr && !capacity {
+            continue;
+        }
+        let np = failure_nodepool(facts, m);
+        let target = match &np {
+            Some(n) => cases
+                .iter()
+                .position(|c| c.nodepool.as_deref() == Some(n.as_str())),
+            // Not attributable: it belongs to the spot-only NodePool when there is one.
+            None if cases.len() == 1 => Some(0),
+            None => None,
+        };
+        if let Some(i) = target {
+            let c = &mut cases[i];
+            if !c.failures.iter().any(|f| std::ptr::eq(*f, m)) {
+                c.failures.push(m);
+            }
+            c.slr |= slr;
+            c.capacity |= capacity;
+        }
+    }
+    cases
+        .iter()
+        .filter(|c| !c.failures.is_empty())
+        .map(|c| diagnose(facts, c))
+        .collect()
+}
+
+fn case_for<'a>(
+    cases: &mut Vec<Case<'a>>,
+    nodepool: Option<String>,
+    requirement: impl Fn() -> String,
+) -> usize {
+    if let Some(i) = cases
+        .iter()
+        .position(|c| c.nodepool == nodepool || (nodepool.is_none() && cases.len() == 1))
+    {
+        return i;
+    }
+    cases.push(Case {
+        nodepool,
+        requirement: requirement(),
+        from_object: false,
+        failures: Vec::new(),
+        slr: false,
+        capacity: false,
+    });
+    cases.len() - 1
+}
+
+/// The NodePool a launch failure belongs to: the message's NodePool, else its NodeClaim's
+/// (the object, the `created nodeclaim` log, or the `<nodepool>-<suffix>` name Karpenter gives
+/// NodeClaims).
+fn failure_nodepool(facts: &Facts, m: &Message) -> Option<String> {
+    if let Some(np) = message_nodepool(facts, m) {
+        return Some(np);
+    }
+    let claim = m
+        .object
+        .as_ref()
+        .filter(|o| o.kind.eq_ignore_ascii_case("NodeClaim"))
+        .map(|o| o.name.clone())
+        .or_else(|| record_of(facts, m).and_then(|r| r.field_name("NodeClaim")))?;
+    if let Some(np) = facts
+        .nodeclaims
+        .iter()
+        .find(|c| c.meta.name == claim)
+        .and_then(|c| c.nodepool.clone())
+    {
+        return Some(np);
+    }
+    if let Some(np) = facts.logs.iter().find_map(|r| {
+        (r.field_name("NodeClaim").as_deref() == Some(claim.as_str()))
+            .then(|| r.field_name("NodePool"))
+            .flatten()
+    }) {
+        return Some(np);
+    }
+    claim
+        .rsplit_once('-')
+        .map(|(prefix, _)| prefix.to_string())
+        .filter(|p| facts.nodepool(p).is_some())
+}
+
+fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
+    let np_obj: Option<&NodePool> = c.nodepool.as_deref().and_then(|n| facts.nodepool(n));
+    let np = c.nodepool.as_deref().unwrap_or("<nodepool>");
+    let label = c
+        .nodepool
+        .as_deref()
+        .map(|n| format!("NodePool {n}"))
+        .unwrap_or_else(|| "The NodePool".to_string());
+    let mut kinds: Vec<String> = Vec::new();
+    if c.capacity {
+        let codes: Vec<&str> = [
+            "InsufficientInstanceCapacity",
+            "MaxSpotInstanceCountExceeded",
+            "SpotMaxPriceTooLow",
+            "UnfulfillableCapacity:",
+            "all requested instance types were unavailable",
+            "required offering",
+        ]
+        .into_iter()
+        .filter(|code| c.failures.iter().any(|m| has_any(&m.text, &[code])))
+        .map(|code| code.trim_end_matches(':'))
+        .collect();
+        let seen = if codes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", codes.join(", "))
+        };
+        push_unique(
+            &mut kinds,
+            format!("no spot capacity (or spot quota) for the allowed types and zones{seen}"),
+        );
+    }
+    if c.slr {
+        push_unique(
+            &mut kinds,
+            "the spot service-linked role is missing".to_string(),
+        );
+    }
+    let whose = if c.from_object {
+        "its requirements"
+    } else {
+        "the requirements Karpenter evaluated (the NodePool's and the pod's)"
+    };
+    let summary = format!(
+        "{label} allows only spot capacity ({whose}: {}) while spot launches fail: {}. Nothing else is allowed, so the pods stay Pending although on-demand capacity would launch; with both allowed, Karpenter prefers spot and falls back to on-demand.",
+        c.requirement,
+        kinds.join("; ")
+    );
+    let mut related: Vec<&'static str> = Vec::new();
+    if c.capacity {
+        related.push("KW215");
+    }
+    if c.slr {
+        related.push("KW101");
+    }
+    let yaml = match np_obj {
+        Some(p) if !p.requirements.is_empty() => requirements_yaml(&p.requirements),
+        _ => "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n".to_string(),
+    };
+    let mut steps = vec![Remediation::yaml(
+        format!(
+            "Allow on-demand next to spot in NodePool {np} (`kubectl edit nodepool {np}`; the other requirements stay as they are):"
+        ),
+        yaml,
+    )];
+    if !c.from_object {
+        steps.push(Remediation::command(
+            "If the NodePool already allows on-demand, the pod's own nodeSelector or affinity asks for spot: check both:",
+            format!("kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.requirements}}{{\"\\n\"}}'"),
+        ));
+    }
+    if c.slr {
+        steps.push(Remediation::command(
+            "Create the spot service-linked role once per account (KW101):",
+            "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com",
+        ));
+    }
+    Diagnosis::new(&META, summary)
+        .with_node_pool(c.nodepool.as_deref())
+        .with_confidence(if c.from_object || c.nodepool.is_some() {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        })
+        .with_messages(c.failures.iter().copied())
+        .with_evidence(np_obj.and_then(|p| p.meta.evidence.clone()))
+        .with_related(&related)
+        .with_remediation(steps)
+}
+
+/// The NodePool's requirements with on-demand added to the capacity type.
+fn requirements_yaml(requirements: &[Requirement]) -> String {
+    let mut out = "spec:\n  template:\n    spec:\n      requirements:\n".to_string();
+    for r in requirements {
+        out.push_str(&format!("        - key: {}\n", r.key));
+        if r.key == CAPACITY_TYPE {
+            out.push_str("          operator: In\n          values: [\"spot\", \"on-demand\"]\n");
+            continue;
+        }
+        out.push_str(&format!("          operator: {}\n", r.operator));
+        if !r.values.is_empty() {
+            let values: Vec<String> = r.values.iter().map(|v| format!("\"{v}\"")).collect();
+            out.push_str(&format!("          values: [{}]\n", values.join(", ")));
+        }
+        if let Some(m) = r.min_values {
+            out.push_str(&format!("          minValues: {m}\n"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Meta;
+    use crate::testing::{check_only, ids};
+
+    fn req(key: &str, op: &str, values: &[&str]) -> Requirement {
+        Requirement {
+            key: key.into(),
+            operator: op.into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+            min_values: None,
+        }
+    }
+
+    fn spot_pool() -> NodePool {
+        NodePool {
+            meta: Meta {
+                name: "batch-spot".into(),
+                ..Default::default()
+            },
+            requirements: vec![
+                req(CAPACITY_TYPE, "In", &["spot"]),
+                req(
+                    "node.kubernetes.io/instance-type",
+                    "In",
+                    &["c6i.8xlarge", "c7i.8xlarge"],
+                ),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn failure(text: &str) -> Message {
+        Message {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn spot_only_requirements() {
+        assert!(spot_only(&[req(CAPACITY_TYPE, "In", &["spot"])]));
+        assert!(spot_only(&[req(CAPACITY_TYPE, "NotIn", &["on-demand"])]));
+        assert!(!spot_only(&[req(
+            CAPACITY_TYPE,
+            "In",
+            &["spot", "on-demand"]
+        )]));
+        assert!(!spot_only(&[req(CAPACITY_TYPE, "Exists", &[])]));
+        // No requirement: Karpenter defaults to on-demand.
+        assert!(!spot_only(&[]));
+    }
+
+    #[test]
+    fn object_and_failure() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(spot_pool());
+        assert!(
+            check(&facts).is_empty(),
+            "a spot-only NodePool alone is a choice"
+        );
+        facts.messages.push(failure("creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: There is no Spot capacity available that matches your request."));
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].summary.starts_with("NodePool batch-spot allows only spot capacity (its requirements: karpenter.sh/capacity-type In [spot])"), "{}", d[0].summary);
+        assert_eq!(d[0].related, ["KW215"]);
+        let yaml = d[0].remediation[0].yaml.as_deref().unwrap();
+        assert!(yaml.contains("values: [\"spot\", \"on-demand\"]"));
+        assert!(yaml.contains("values: [\"c6i.8xlarge\", \"c7i.8xlarge\"]"));
+        facts.messages.push(failure("Attempted to launch a spot instance but failed due to \"AuthFailure.ServiceLinkedRoleCreationNotPermitted\""));
+        let d = check(&facts);
+        assert_eq!(d[0].related, ["KW215", "KW101"]);
+        assert!(d[0].remediation.iter().any(|r| r.command.as_deref()
+            == Some("aws iam create-service-linked-role --aws-service-name spot.amazonaws.com")));
+    }
+
+    #[test]
+    fn from_the_scheduling_text() {
+        let report = check_only(
+            "KW216",
+            r#"{"level":"ERROR","message":"could not schedule pod","controller":"provisioner","Pod":{"name":"video-1","namespace":"batch"},"error":"no instance type has the required offering, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [batch-spot], node.kubernetes.io/instance-type In [c6i.8xlarge], resources={\"cpu\":\"30180m\"}"}"#,
+        );
+        assert_eq!(ids(&report), ["KW216"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("batch-spot"));
+        assert!(
+            d.summary.contains("the NodePool's and the pod's"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn near_misses() {
+        for text in [
+            // Both capacity types allowed.
+            r#"{"level":"ERROR","message":"could not schedule pod","error":"no instance type has the required offering, requirements=karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [general], resources={\"cpu\":\"1\"}"}"#,
+            // Spot failures without a spot-only NodePool.
+            "creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: There is no Spot capacity available that matches your request.",
+            // Spot only, but resources are the problem.
+            r#"{"level":"ERROR","message":"could not schedule pod","error":"no instance type has enough resources, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [batch], resources={\"cpu\":\"300\"}"}"#,
+        ] {
+            assert!(ids(&check_only("KW216", text)).is_empty(), "{text}");
+        }
+        let mut facts = Facts::default();
+        let mut both = spot_pool();
+        both.requirements[0].values.push("on-demand".into());
+        facts.nodepools.push(both);
+        facts.messages.push(failure(
+            "MaxSpotInstanceCountExceeded: Max spot instance count exceeded",
+        ));
+        assert!(check(&facts).is_empty());
+    }
+
+    #[test]
+    fn failure_of_another_nodepool_is_not_counted() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(spot_pool());
+        facts.nodepools.push(NodePool {
+            meta: Meta {
+                name: "general".into(),
+                ..Default::default()
+            },
+            requirements: vec![req(CAPACITY_TYPE, "In", &["spot", "on-demand"])],
+            ..Default::default()
+        });
+        facts.messages.push(Message {
+            text:
+                "insufficient capacity, all requested instance types were unavailable during launch"
+                    .into(),
+            object: Some(crate::facts::ObjectRef::new(
+                "NodeClaim",
+                None,
+                "general-x7k2p",
+            )),
+            ..Default::default()
+        });
+        assert!(check(&facts).is_empty());
+        facts.messages[0].object = Some(crate::facts::ObjectRef::new(
+            "NodeClaim",
+            None,
+            "batch-spot-x7k2p",
+        ));
+        assert_eq!(check(&facts).len(), 1);
+    }
+}
