@@ -1,6 +1,7 @@
 //! KW005 need-debug-logs.
 
 use crate::facts::{contains_ignore_ascii_case, Collected, Facts, LogRecord, ObjectRef};
+use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -148,10 +149,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         problem.join("; "),
         if lines == 1 { "" } else { "s" }
     );
-    let ns = facts
-        .karpenter_namespace
-        .as_deref()
-        .unwrap_or("<karpenter-namespace>");
+    let ns = karpenter_namespace_or_placeholder(facts);
     let steps = vec![
         Remediation::command(
             "Raise Karpenter's log level for a while (helm: --set logLevel=debug on the release):",

@@ -3,8 +3,9 @@
 use crate::document::Evidence;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
-use crate::rules::kw4xx::disruption::{has_any, unescaped};
+use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::kw5xx::nodeclass::{contains_word, reports_condition, transition};
+use crate::rules::text::contains_any;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -106,11 +107,13 @@ const AUTH: &[&str] = &["AuthCheckFailed", "Controller isn't authorized to call"
 /// The cause a text shows for a NodePool's NodeClassReady=False.
 fn cause_in(text: &str, auth_anywhere: bool) -> Cause {
     if contains_word(text, "NodeClassNotFound")
-        || has_any(text, &["NodeClass not found on cluster"])
+        || contains_any(text, &["NodeClass not found on cluster"])
     {
         return Cause::NodeClassMissing;
     }
-    if contains_word(text, "NodeClassTerminating") || has_any(text, &["NodeClass is Terminating"]) {
+    if contains_word(text, "NodeClassTerminating")
+        || contains_any(text, &["NodeClass is Terminating"])
+    {
         return Cause::NodeClassTerminating;
     }
     let failing: Vec<String> = DEPENDENTS
@@ -125,7 +128,7 @@ fn cause_in(text: &str, auth_anywhere: bool) -> Cause {
         && !contains_word(text, "NodePoolValidationFailed")
     {
         return Cause::Validation {
-            auth: auth_anywhere || has_any(text, AUTH),
+            auth: auth_anywhere || contains_any(text, AUTH),
         };
     }
     if contains_word(text, "NodePoolValidationFailed") {
@@ -137,7 +140,7 @@ fn cause_in(text: &str, auth_anywhere: bool) -> Cause {
 /// Whether a message says a NodePool is not ready (as opposed to a NodeClaim or an
 /// EC2NodeClass).
 fn says_not_ready(facts: &Facts, m: &Message, text: &str) -> bool {
-    if has_any(
+    if contains_any(
         text,
         &["ignoring nodepool, not ready", "nodepool not ready"],
     ) {
@@ -147,7 +150,7 @@ fn says_not_ready(facts: &Facts, m: &Message, text: &str) -> bool {
         || contains_word(text, "NodePoolValidationFailed")
         || contains_word(text, "NodeClassNotFound")
         || contains_word(text, "NodeClassTerminating")
-        || has_any(
+        || contains_any(
             text,
             &["NodeClass not found on cluster", "NodeClass is Terminating"],
         )
@@ -173,12 +176,12 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let auth_anywhere = facts.messages.iter().any(|m| has_any(&m.text, AUTH));
+    let auth_anywhere = facts.messages.iter().any(|m| contains_any(&m.text, AUTH));
     let mut none_found: Vec<&Message> = Vec::new();
     let mut groups: Vec<Group<'_>> = Vec::new();
     for m in &facts.messages {
         let t = unescaped(&m.text);
-        if has_any(&t, &["no nodepools found", "no dynamic nodepools found"]) {
+        if contains_any(&t, &["no nodepools found", "no dynamic nodepools found"]) {
             none_found.push(m);
             continue;
         }
@@ -292,7 +295,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             cause = Cause::NodeClassNotReady(failing);
         } else if let Some(v) = validation.filter(|_| cause.rank() < 2) {
             cause = Cause::Validation {
-                auth: v.reason.as_deref().is_some_and(|r| has_any(r, AUTH)),
+                auth: v.reason.as_deref().is_some_and(|r| contains_any(r, AUTH)),
             };
         }
     } else if np_obj.is_some() && nc.is_some() && !facts.nodeclasses.is_empty() && cause.rank() < 4

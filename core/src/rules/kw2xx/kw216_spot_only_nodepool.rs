@@ -4,7 +4,8 @@ use crate::facts::{Facts, Message, NodePool, Requirement};
 use crate::rules::kw2xx::scheduling::{
     in_values, message_nodepool, record_of, scheduling_errors, single_value, Cause,
 };
-use crate::rules::kw4xx::disruption::{has_any, push_unique, unescaped};
+use crate::rules::kw4xx::disruption::{push_unique, unescaped};
+use crate::rules::text::contains_any;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -146,8 +147,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     for m in &facts.messages {
         let t = unescaped(&m.text);
-        let slr = has_any(&t, SLR);
-        let capacity = has_any(&t, CAPACITY);
+        let slr = contains_any(&t, SLR);
+        let capacity = contains_any(&t, CAPACITY);
         if !slr && !capacity {
             continue;
         }
@@ -251,7 +252,7 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
             "required offering",
         ]
         .into_iter()
-        .filter(|code| c.failures.iter().any(|m| has_any(&m.text, &[code])))
+        .filter(|code| c.failures.iter().any(|m| contains_any(&m.text, &[code])))
         .map(|code| code.trim_end_matches(':'))
         .collect();
         let seen = if codes.is_empty() {

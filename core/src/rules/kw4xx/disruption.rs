@@ -16,8 +16,9 @@
 
 use std::borrow::Cow;
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::find_ignore_case;
+use crate::rules::text::{contains_any, token_after};
 
 /// `[NAMESPACE] LAST SEEN TYPE REASON OBJECT ...`: the OBJECT column is at most the fifth word.
 const OBJECT_COLUMN_WITHIN: usize = 5;
@@ -38,7 +39,7 @@ pub fn messages_with<'a>(facts: &'a Facts, needles: &[&str]) -> Vec<&'a Message>
         .iter()
         .filter(|m| {
             let t = unescaped(&m.text);
-            needles.iter().any(|n| contains_ignore_ascii_case(&t, n))
+            contains_any(&t, needles)
         })
         .collect()
 }
@@ -68,31 +69,9 @@ pub fn serrors_values(text: &str, key: &str) -> Option<Vec<String>> {
     }
 }
 
-/// The double-quoted value right after `marker` (case-insensitive).
-pub fn quoted_after(text: &str, marker: &str) -> Option<String> {
-    let start = find_ignore_case(text, marker)? + marker.len();
-    let rest = text[start..].trim_start().strip_prefix('"')?;
-    let value: String = rest.chars().take_while(|c| *c != '"').collect();
-    (!value.is_empty()).then_some(value)
-}
-
-/// The whitespace-delimited word right after `marker`, without trailing punctuation.
-pub fn word_after(text: &str, marker: &str) -> Option<String> {
-    let start = find_ignore_case(text, marker)? + marker.len();
-    let word: String = text[start..]
-        .trim_start()
-        .chars()
-        .take_while(|c| !c.is_whitespace())
-        .collect();
-    let word = word
-        .trim_end_matches(['.', ',', ';', ':', ')', '"'])
-        .to_string();
-    (!word.is_empty()).then_some(word)
-}
-
 /// A number right after `marker` (`Failed to drain node, 3 pods`, `creating 2 candidates`).
 pub fn number_after(text: &str, marker: &str) -> Option<u64> {
-    word_after(text, marker)?.parse().ok()
+    token_after(text, marker)?.parse().ok()
 }
 
 /// The object an event or log line is about: the message's own object (event involved
@@ -184,11 +163,6 @@ pub fn hits<'a>(facts: &'a Facts, pred: impl Fn(&str) -> bool) -> Hits<'a> {
         }
     }
     out
-}
-
-/// Whether `text` holds any of `needles`, ASCII-case-insensitively.
-pub fn has_any(text: &str, needles: &[&str]) -> bool {
-    needles.iter().any(|n| contains_ignore_ascii_case(text, n))
 }
 
 /// `ns/name` as (namespace, name); a bare name has no namespace.

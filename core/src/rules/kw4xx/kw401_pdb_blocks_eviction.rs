@@ -5,9 +5,10 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    messages_with, node_name, ns_flag, number_after, push_unique, quoted_after, serrors_values,
-    split_qualified, subject_of, subjects_label, unescaped, word_after,
+    messages_with, node_name, ns_flag, number_after, push_unique, serrors_values, split_qualified,
+    subject_of, subjects_label, unescaped,
 };
+use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -99,7 +100,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             g.pdbs = named_pdbs(&t);
         } else if contains_ignore_ascii_case(&t, "violates a pdb") {
             g.pods = serrors_values(&t, "Pod")
-                .or_else(|| word_after(&t, "evicting pod ").map(|p| vec![p]))
+                .or_else(|| token_after(&t, "evicting pod ").map(|p| vec![p]))
                 .unwrap_or_default();
         } else {
             g.waiting = number_after(&t, "failed to drain node,");
@@ -178,7 +179,7 @@ fn named_pdbs(text: &str) -> Vec<String> {
         return vec![q];
     }
     // The docs' unquoted `pdb <ns>/<name> prevents pod evictions`.
-    word_after(text, "pdb ")
+    token_after(text, "pdb ")
         .filter(|w| w.contains('/'))
         .map(|w| vec![w])
         .unwrap_or_default()

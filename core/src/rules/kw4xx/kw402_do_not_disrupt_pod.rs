@@ -2,9 +2,9 @@
 
 use crate::facts::{Facts, Message, ObjectRef, Pod};
 use crate::rules::kw4xx::disruption::{
-    has_any, push_unique, quoted_after, serrors_values, split_qualified, subject_of,
-    subjects_label, unescaped, word_after,
+    push_unique, serrors_values, split_qualified, subject_of, subjects_label, unescaped,
 };
+use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -53,7 +53,7 @@ const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
 
 /// A pod-level do-not-disrupt text: the annotation named with `has`.
 fn is_signal(text: &str) -> bool {
-    has_any(
+    contains_any(
         text,
         &[
             "has \"karpenter.sh/do-not-disrupt\" annotation",
@@ -70,7 +70,7 @@ fn pod_named(text: &str) -> Option<String> {
         .or_else(|| quoted_after(text, "pod "))
         .or_else(|| {
             // Pre-v0.32 `Unable to drain node, pod <pod> has do-not-evict annotation`.
-            word_after(text, "pod ").filter(|w| w != "has" && w != "\"")
+            token_after(text, "pod ").filter(|w| w != "has" && w != "\"")
         })
 }
 
@@ -90,7 +90,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         }
         let pod = pod_named(&t);
-        let legacy = has_any(&t, &["do-not-evict"]);
+        let legacy = contains_any(&t, &["do-not-evict"]);
         let g = match groups.iter_mut().find(|g| g.pod == pod) {
             Some(g) => g,
             None => {

@@ -1,9 +1,8 @@
 //! KW406 consolidation-policy-prevents.
 
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{
-    has_any, push_unique, quoted_after, subject_of, subjects_label, unescaped,
-};
+use crate::rules::kw4xx::disruption::{push_unique, subject_of, subjects_label, unescaped};
+use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::version::at_least;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -54,12 +53,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for m in &facts.messages {
         let t = unescaped(&m.text);
-        if !has_any(&t, SIGNALS) {
+        if !contains_any(&t, SIGNALS) {
             continue;
         }
         let nodepool = quoted_after(&t, "nodepool ").or_else(|| quoted_after(&t, "provisioner "));
         // `has consolidation disabled` (consolidateAfter: Never) versus the WhenEmpty forms.
-        let disabled = has_any(&t, &["has consolidation disabled"]);
+        let disabled = contains_any(&t, &["has consolidation disabled"]);
         let g = match groups
             .iter_mut()
             .find(|g| g.nodepool == nodepool && g.disabled == disabled)

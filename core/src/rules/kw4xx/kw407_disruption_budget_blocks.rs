@@ -1,7 +1,8 @@
 //! KW407 disruption-budget-blocks.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool};
-use crate::rules::kw4xx::disruption::{hits, push_unique, unescaped, word_after};
+use crate::rules::kw4xx::disruption::{hits, push_unique, unescaped};
+use crate::rules::text::token_after;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -47,7 +48,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut reasons: Vec<String> = Vec::new();
     for m in &found.messages {
         let t = unescaped(&m.text);
-        if let Some(r) = word_after(&t, "for disruption reason") {
+        if let Some(r) = token_after(&t, "for disruption reason") {
             push_unique(&mut reasons, r);
         }
     }

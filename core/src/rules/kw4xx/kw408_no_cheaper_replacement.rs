@@ -1,7 +1,9 @@
 //! KW408 no-cheaper-replacement.
 
 use crate::facts::Facts;
-use crate::rules::kw4xx::disruption::{has_any, hits, number_after, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{hits, number_after, subjects_label, unescaped};
+use crate::rules::text::contains_any;
+use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -48,7 +50,7 @@ const SIGNALS: &[&str] = &[
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let found = hits(facts, |t| has_any(t, SIGNALS));
+    let found = hits(facts, |t| contains_any(t, SIGNALS));
     if found.is_empty() {
         return Vec::new();
     }
@@ -59,7 +61,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     let gate_off = texts
         .iter()
-        .any(|t| has_any(t, &["spottospotconsolidation is disabled"]));
+        .any(|t| contains_any(t, &["spottospotconsolidation is disabled"]));
     let options = texts.iter().find_map(|t| {
         let required = number_after(t, "SpotToSpotConsolidation requires")?;
         let got = number_after(t, ", got");
@@ -80,10 +82,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let mut steps = Vec::new();
     if gate_off || options.is_none() {
-        let ns = facts
-            .karpenter_namespace
-            .as_deref()
-            .unwrap_or("<karpenter-namespace>");
+        let ns = karpenter_namespace_or_placeholder(facts);
         steps.push(Remediation::command(
             "To let spot nodes consolidate onto cheaper spot, enable the SpotToSpotConsolidation feature gate (helm; or the controller's env FEATURE_GATES=SpotToSpotConsolidation=true):",
             format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --namespace {ns} --set settings.featureGates.spotToSpotConsolidation=true"),

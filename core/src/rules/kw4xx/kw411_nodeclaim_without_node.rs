@@ -1,7 +1,8 @@
 //! KW411 nodeclaim-without-node.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{has_any, hits, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{hits, subjects_label, unescaped};
+use crate::rules::text::contains_any;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -45,13 +46,13 @@ const SIGNALS: &[&str] = &[
 const NOT_REGISTERED: &[&str] = &["node not registered with cluster", "nodenotfound"];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let found = hits(facts, |t| has_any(t, SIGNALS));
+    let found = hits(facts, |t| contains_any(t, SIGNALS));
     if found.is_empty() {
         return Vec::new();
     }
     let unmanaged_only = found.messages.iter().all(|m| {
         let t = unescaped(&m.text);
-        has_any(&t, &["managed by karpenter"])
+        contains_any(&t, &["managed by karpenter"])
     });
     let on = subjects_label(&found.subjects);
     let waiting_claims: Vec<String> = facts
@@ -69,7 +70,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let not_registered_text = facts
         .messages
         .iter()
-        .any(|m| has_any(&m.text, NOT_REGISTERED));
+        .any(|m| contains_any(&m.text, NOT_REGISTERED));
     let age = longest_age_minutes(facts);
     let long_wait = age.is_some_and(|a| a >= 5);
     let mut related: Vec<&'static str> = Vec::new();
@@ -130,7 +131,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let registration = facts
         .messages
         .iter()
-        .filter(|m| !unmanaged_only && has_any(&m.text, NOT_REGISTERED));
+        .filter(|m| !unmanaged_only && contains_any(&m.text, NOT_REGISTERED));
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
         .with_messages(found.messages.iter().copied())

@@ -3,11 +3,13 @@
 use crate::document::Evidence;
 use crate::facts::{Facts, Message, NodeClass};
 use crate::rules::kw2xx::scheduling::{message_nodepool, record_of};
-use crate::rules::kw4xx::disruption::{has_any, push_unique, unescaped};
+use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     describe_commands, go_map_tags, message_nodeclass, reports_condition, sole_nodeclass,
     term_label, terms_yaml, transition, Selected,
 };
+use crate::rules::text::cluster_name;
+use crate::rules::text::contains_any;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -167,7 +169,7 @@ fn reported(facts: &Facts, m: &Message) -> Vec<Dependent> {
     let t = unescaped(&m.text);
     let mut out = Vec::new();
     for d in DEPENDENTS {
-        if reports_condition(&t, d.condition(), "False") || has_any(&t, d.needles()) {
+        if reports_condition(&t, d.condition(), "False") || contains_any(&t, d.needles()) {
             out.push(d);
         }
     }
@@ -327,7 +329,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         }
     }
     let unsupported_alias = g.messages.iter().any(|m| {
-        has_any(
+        contains_any(
             &m.text,
             &["UnsupportedAlias", "AMI discovery is not supported"],
         )
@@ -351,10 +353,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut fallback_tags: Vec<(String, String)> = Vec::new();
     for m in &g.messages {
         let t = unescaped(&m.text);
-        if has_any(&t, &["matched selector map["]) {
+        if contains_any(&t, &["matched selector map["]) {
             fallback_tags = go_map_tags(&t);
         }
     }
+    let discovery = cluster_name(facts)
+        .map(|c| vec![("karpenter.sh/discovery".to_string(), c)])
+        .unwrap_or_default();
     for d in &g.dependents {
         let Some(sel) = d.selected() else { continue };
         match nodeclass.map(|nc| sel.terms(nc)) {
@@ -396,7 +401,12 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     }
     let mut steps = Vec::new();
     for d in &g.dependents {
-        steps.extend(fix(*d, nodeclass, name, &fallback_tags, unsupported_alias));
+        let tags = if fallback_tags.is_empty() {
+            &discovery
+        } else {
+            &fallback_tags
+        };
+        steps.extend(fix(*d, nodeclass, name, tags, unsupported_alias));
     }
     steps.push(Remediation::command(
         "After the fix, Karpenter re-resolves within minutes; watch the conditions:",
@@ -432,7 +442,8 @@ fn fix(
             Selected::SecurityGroups => "security groups",
             Selected::Amis => "AMIs",
         };
-        let tags = if sel == Selected::Subnets {
+        // A pre-v1 log prints the subnet selector only; the discovery tag serves both.
+        let tags = if sel != Selected::Amis {
             fallback_tags
         } else {
             &[]

@@ -2,10 +2,12 @@
 
 use crate::document::Evidence;
 use crate::facts::{Facts, Message, ObjectRef};
-use crate::rules::kw4xx::disruption::{has_any, push_unique, unescaped};
+use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     contains_word, message_nodeclass, reports_condition, sole_nodeclass, transition,
 };
+use crate::rules::text::contains_any;
+use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::version::{at_least, version_label};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -165,14 +167,14 @@ fn reasons_in(text: &str) -> Vec<&'static Reason> {
         .filter(|r| {
             let by_name = contains_word(text, r.name)
                 && (r.name != "UserDataSizeLimitExceeded" || validation_context);
-            by_name || has_any(text, r.messages)
+            by_name || contains_any(text, r.messages)
         })
         .collect()
 }
 
 /// `NodeClassNotReady` with the cluster CIDR message (v1.0 to v1.6).
 fn is_old_cidr(text: &str) -> bool {
-    contains_word(text, "NodeClassNotReady") && has_any(text, &["cluster CIDR"])
+    contains_word(text, "NodeClassNotReady") && contains_any(text, &["cluster CIDR"])
 }
 
 struct Group<'a> {
@@ -185,11 +187,16 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let not_ours_present = facts.messages.iter().any(|m| has_any(&m.text, NOT_OURS))
+    let not_ours_present = facts
+        .messages
+        .iter()
+        .any(|m| contains_any(&m.text, NOT_OURS))
         || facts.nodeclasses.iter().any(|nc| {
-            nc.conditions
-                .iter()
-                .any(|c| c.reason.as_deref().is_some_and(|r| has_any(r, NOT_OURS)))
+            nc.conditions.iter().any(|c| {
+                c.reason
+                    .as_deref()
+                    .is_some_and(|r| contains_any(r, NOT_OURS))
+            })
         });
     let default_nc = sole_nodeclass(facts);
     let mut groups: Vec<Group<'_>> = Vec::new();
@@ -236,7 +243,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             if !is_validation && !is_old {
                 continue;
             }
-            if has_any(reason, NOT_OURS) {
+            if contains_any(reason, NOT_OURS) {
                 continue;
             }
             let reasons: Vec<&'static Reason> = if is_old {
@@ -345,10 +352,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
 
 /// The truth about refreshing the cached validation result, for the version in the input.
 fn refresh_steps(facts: &Facts, name: &str) -> Vec<Remediation> {
-    let ns = facts
-        .karpenter_namespace
-        .as_deref()
-        .unwrap_or("<karpenter-namespace>");
+    let ns = karpenter_namespace_or_placeholder(facts);
     let annotate = format!(
         "kubectl annotate ec2nodeclass {name} karpenter.sh/force-refresh=\"$(date +%s)\" --overwrite"
     );

@@ -3,8 +3,10 @@
 use crate::document::Evidence;
 use crate::facts::{Collected, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
-use crate::rules::kw4xx::disruption::{has_any, push_unique, quoted_after, unescaped};
+use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::kw5xx::nodeclass::contains_word;
+use crate::rules::text::cluster_name;
+use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -60,7 +62,7 @@ struct Group<'a> {
 fn is_signal(text: &str) -> bool {
     contains_word(text, "NodeClassNotFound")
         || contains_word(text, "NodeClassTerminating")
-        || has_any(
+        || contains_any(
             text,
             &[
                 "NodeClass not found on cluster",
@@ -69,14 +71,14 @@ fn is_signal(text: &str) -> bool {
                 "Failed resolving AWSNodeTemplate",
             ],
         )
-        || (has_any(
+        || (contains_any(
             text,
             &[
                 "ec2nodeclasses.karpenter.k8s.aws \"",
                 "EC2NodeClass.karpenter.k8s.aws \"",
                 "awsnodetemplates.karpenter.k8s.aws \"",
             ],
-        ) && has_any(text, &["not found"]))
+        ) && contains_any(text, &["not found"]))
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -96,7 +98,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .and_then(|np| facts.nodepool(np))
                 .and_then(|p| p.nodeclass_ref.clone())
         });
-        let terminating = has_any(&t, &["Terminating"]);
+        let terminating = contains_any(&t, &["Terminating"]);
         let i = match groups
             .iter()
             .position(|g| g.nodepool == nodepool && g.nodeclass == nodeclass)
@@ -224,7 +226,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             ),
         ),
     ];
-    let cluster = cluster_hint(facts);
+    let cluster = cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
     steps.push(Remediation::yaml(
         format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):"),
         format!(
@@ -250,26 +252,6 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d.with_confidence(Confidence::Medium);
     }
     d
-}
-
-/// The `karpenter.sh/discovery` value other EC2NodeClasses use, for the template.
-fn cluster_hint(facts: &Facts) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for nc in &facts.nodeclasses {
-        for t in &nc.subnet_selector_terms {
-            if let Some(v) = t
-                .get("tags")
-                .and_then(|t| t.get("karpenter.sh/discovery"))
-                .and_then(|v| v.as_str())
-            {
-                push_unique(&mut seen, v.to_string());
-            }
-        }
-    }
-    match seen.as_slice() {
-        [one] => one.clone(),
-        _ => "<cluster-name>".to_string(),
-    }
 }
 
 #[cfg(test)]

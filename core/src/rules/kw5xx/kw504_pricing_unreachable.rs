@@ -1,7 +1,9 @@
 //! KW504 pricing-unreachable.
 
 use crate::facts::{Facts, Message};
-use crate::rules::kw4xx::disruption::{has_any, unescaped};
+use crate::rules::kw4xx::disruption::unescaped;
+use crate::rules::text::contains_any;
+use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::version::{at_least, version_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -74,11 +76,11 @@ const UNREACHABLE: &[&str] = &[
 ];
 
 fn is_signal(text: &str) -> bool {
-    let pricing = has_any(text, PRICING);
-    let unreachable = has_any(text, UNREACHABLE);
-    let govcloud = has_any(text, &["UnrecognizedClientException"])
-        && (pricing || has_any(text, &["pricing", "us-gov-"]));
-    let refused = has_any(
+    let pricing = contains_any(text, PRICING);
+    let unreachable = contains_any(text, UNREACHABLE);
+    let govcloud = contains_any(text, &["UnrecognizedClientException"])
+        && (pricing || contains_any(text, &["pricing", "us-gov-"]));
+    let refused = contains_any(
         text,
         &[
             "AccessDeniedException",
@@ -104,7 +106,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let endpoint = texts.iter().find_map(|t| endpoint_in(t));
     let govcloud = texts
         .iter()
-        .any(|t| has_any(t, &["UnrecognizedClientException"]));
+        .any(|t| contains_any(t, &["UnrecognizedClientException"]));
     let mut summary = match &endpoint {
         Some(e) => format!(
             "Karpenter cannot reach the AWS Price List API ({e}) to refresh on-demand prices."
@@ -119,10 +121,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(" The VPC has no route to it (an isolated VPC: no internet egress, and the Price List API has no VPC endpoint in most regions).");
     }
     summary.push_str(" Karpenter falls back to the prices built into its binary, refreshed only by upgrades, so its cost decisions drift; it retries every 12 hours.");
-    let ns = facts
-        .karpenter_namespace
-        .as_deref()
-        .unwrap_or("<karpenter-namespace>");
+    let ns = karpenter_namespace_or_placeholder(facts);
     let v1_env = Remediation::command(
         "Karpenter v0.32 and later (v1): set ISOLATED_VPC=true (flag --isolated-vpc; helm --set settings.isolatedVPC=true) so it stops calling the API:",
         format!("kubectl set env deployment/karpenter -n {ns} ISOLATED_VPC=true"),

@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use crate::facts::{Facts, Message, NodeClass};
 use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
-use crate::rules::kw4xx::disruption::{quoted_after, unescaped};
+use crate::rules::kw4xx::disruption::unescaped;
+use crate::rules::text::quoted_after;
 
 /// One `Status condition transitioned` event, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
