@@ -96,7 +96,9 @@ pub struct DiagnosisGroup {
 }
 
 impl Report {
-    pub fn build(facts: &Facts, diagnoses: Vec<Diagnosis>) -> Report {
+    pub fn build(facts: &Facts, mut diagnoses: Vec<Diagnosis>) -> Report {
+        // Most severe first, then most certain; stable, so a rule's own order survives.
+        diagnoses.sort_by_key(|d| (d.severity, d.confidence));
         let subject = infer_subject(facts, &diagnoses);
         let groups = match &subject {
             Some(s) if s.is_several_pods() => group_by_cause(&diagnoses),
@@ -524,6 +526,30 @@ mod tests {
         assert_eq!(report.groups.len(), 1);
         assert!(report.has_errors());
         assert_eq!(report.counts()[0], (Severity::Error, 1));
+    }
+
+    #[test]
+    fn diagnoses_are_sorted_by_severity_then_confidence() {
+        let mk = |summary: &str, severity: Severity, confidence: Confidence| {
+            Diagnosis::new(&META, summary)
+                .with_severity(severity)
+                .with_confidence(confidence)
+        };
+        let report = Report::build(
+            &Facts::default(),
+            vec![
+                mk("info", Severity::Info, Confidence::High),
+                mk("error-low", Severity::Error, Confidence::Low),
+                mk("warning", Severity::Warning, Confidence::High),
+                mk("error-high", Severity::Error, Confidence::High),
+            ],
+        );
+        let order: Vec<&str> = report
+            .diagnoses
+            .iter()
+            .map(|d| d.summary.as_str())
+            .collect();
+        assert_eq!(order, ["error-high", "error-low", "warning", "info"]);
     }
 
     #[test]
