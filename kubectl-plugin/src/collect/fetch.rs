@@ -177,7 +177,11 @@ impl Fetcher {
     pub async fn json(
         &self,
         call: &Call,
-    ) -> (Vec<String>, Vec<serde_json::Value>, Option<Failure>) {
+    ) -> (
+        Vec<serde_json::Value>,
+        Vec<serde_json::Value>,
+        Option<Failure>,
+    ) {
         let mut pages = Vec::new();
         let mut items = Vec::new();
         let mut token: Option<String> = None;
@@ -207,7 +211,7 @@ impl Fetcher {
                 Some(list) if call.name.is_none() => items.extend(list.iter().cloned()),
                 _ => items.push(value.clone()),
             }
-            pages.push(body);
+            pages.push(value);
             if token.is_none() || call.name.is_some() {
                 return (pages, items, None);
             }

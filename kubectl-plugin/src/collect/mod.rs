@@ -20,7 +20,6 @@ pub mod api;
 pub mod bundle;
 mod client;
 mod fetch;
-mod json;
 mod karpenter;
 mod logs;
 mod missing;
@@ -100,8 +99,8 @@ pub struct MissingFact {
     pub command: String,
 }
 
-/// The collected documents (API JSON, pretty-printed so that evidence lines are short; logs as
-/// text), in a stable order.
+/// The collected documents (API JSON as `kubectl get -o json` prints it; logs as text), in a
+/// stable order.
 #[derive(Debug, Clone)]
 pub struct Collection {
     /// `Pod shop/web-0`, `Node ip-10-0-1-2`, `Pending pods in shop`.
@@ -227,7 +226,7 @@ impl Cx {
             } else {
                 format!("{} (page {})", call.label(), i + 1)
             };
-            self.add_document(rank(call), Document::new(label, json::pretty(&page)));
+            self.add_document(rank(call), Document::new(label, as_kubectl_json(page)));
         }
         match failure {
             None => Ok(items),
@@ -299,6 +298,33 @@ impl Cx {
         documents.sort_by(|a, b| (a.0, &a.1.label).cmp(&(b.0, &b.1.label)));
         documents.into_iter().map(|(_, d)| d).collect()
     }
+}
+
+/// The API JSON as `kubectl get -o json` prints it: indented (so evidence lines point at one
+/// field each), and the items of a list carrying their `kind` and `apiVersion`, which the API
+/// server leaves out on the wire. Keys come out sorted, which for Kubernetes objects is the
+/// familiar `apiVersion, kind, metadata, spec, status`.
+fn as_kubectl_json(mut page: Value) -> String {
+    let list_kind = page
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .and_then(|k| k.strip_suffix("List"))
+        .map(str::to_string);
+    let api_version = page.get("apiVersion").cloned();
+    if let (Some(kind), Some(items)) = (
+        list_kind,
+        page.get_mut("items").and_then(|i| i.as_array_mut()),
+    ) {
+        for item in items.iter_mut().filter_map(|i| i.as_object_mut()) {
+            item.entry("kind")
+                .or_insert_with(|| Value::String(kind.clone()));
+            if let Some(api_version) = &api_version {
+                item.entry("apiVersion")
+                    .or_insert_with(|| api_version.clone());
+            }
+        }
+    }
+    serde_json::to_string_pretty(&page).unwrap_or_default()
 }
 
 /// Document order: the objects a reader looks at first come first.

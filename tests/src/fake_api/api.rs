@@ -1,0 +1,561 @@
+//! What the fake serves: discovery, get and list (label and field selectors, `limit` /
+//! `continue` paging, `Table` for kubectl), pod logs (`container`, `sinceSeconds`, `tailLines`,
+//! `limitBytes`) and `Status` error bodies, the way the Kubernetes API server writes them.
+
+use serde_json::{json, Map, Value};
+
+use super::selector::{FieldSelector, LabelSelector};
+use super::Scenario;
+
+/// A resource type the fake serves.
+#[derive(Debug, Clone, Copy)]
+pub struct ServedResource {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub plural: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+}
+
+const fn resource(
+    group: &'static str,
+    version: &'static str,
+    plural: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    short_names: &'static [&'static str],
+) -> ServedResource {
+    ServedResource {
+        group,
+        version,
+        plural,
+        kind,
+        namespaced,
+        short_names,
+    }
+}
+
+/// Built-in resources (always served).
+const BUILT_IN: &[ServedResource] = &[
+    resource("", "v1", "pods", "Pod", true, &["po"]),
+    resource("", "v1", "events", "Event", true, &["ev"]),
+    resource("", "v1", "nodes", "Node", false, &["no"]),
+    resource("", "v1", "namespaces", "Namespace", false, &["ns"]),
+    resource(
+        "",
+        "v1",
+        "persistentvolumeclaims",
+        "PersistentVolumeClaim",
+        true,
+        &["pvc"],
+    ),
+    resource(
+        "",
+        "v1",
+        "persistentvolumes",
+        "PersistentVolume",
+        false,
+        &["pv"],
+    ),
+    resource("", "v1", "secrets", "Secret", true, &[]),
+    resource("", "v1", "configmaps", "ConfigMap", true, &["cm"]),
+    resource("apps", "v1", "deployments", "Deployment", true, &["deploy"]),
+    resource("apps", "v1", "replicasets", "ReplicaSet", true, &["rs"]),
+    resource("apps", "v1", "statefulsets", "StatefulSet", true, &["sts"]),
+    resource("apps", "v1", "daemonsets", "DaemonSet", true, &["ds"]),
+    resource("batch", "v1", "jobs", "Job", true, &[]),
+    resource(
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        true,
+        &["pdb"],
+    ),
+    resource(
+        "storage.k8s.io",
+        "v1",
+        "storageclasses",
+        "StorageClass",
+        false,
+        &["sc"],
+    ),
+];
+
+/// Karpenter's CRDs, served in the versions the scenario installs.
+const KARPENTER: &[(&str, &str, &str, &[&str])] = &[
+    ("karpenter.sh", "nodeclaims", "NodeClaim", &[]),
+    ("karpenter.sh", "nodepools", "NodePool", &[]),
+    (
+        "karpenter.k8s.aws",
+        "ec2nodeclasses",
+        "EC2NodeClass",
+        &["ec2nc", "ec2ncs"],
+    ),
+];
+
+/// Every resource the scenario serves.
+pub fn served(scenario: &Scenario) -> Vec<ServedResource> {
+    let mut out = BUILT_IN.to_vec();
+    for (group, plural, kind, short) in KARPENTER {
+        let versions = if *group == "karpenter.sh" {
+            &scenario.karpenter_sh_versions
+        } else {
+            &scenario.karpenter_aws_versions
+        };
+        for version in versions {
+            out.push(resource(group, version, plural, kind, false, short));
+        }
+    }
+    out
+}
+
+/// A response before it is written: JSON, or a log as text chunks.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+    /// Logs stream with chunked transfer encoding, as the API server sends them.
+    pub chunked: bool,
+}
+
+impl Reply {
+    pub fn json(status: u16, value: &Value) -> Reply {
+        Reply {
+            status,
+            content_type: "application/json",
+            body: serde_json::to_vec(value).expect("JSON serialises"),
+            chunked: false,
+        }
+    }
+}
+
+/// The API server's error body.
+pub fn status(code: u16, reason: &str, message: &str) -> Reply {
+    Reply::json(
+        code,
+        &json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": reason,
+            "details": {},
+            "code": code,
+        }),
+    )
+}
+
+fn not_found_path() -> Reply {
+    status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    )
+}
+
+/// Answers one GET.
+pub fn handle(scenario: &Scenario, path: &str, query: &[(String, String)], accept: &str) -> Reply {
+    let served = served(scenario);
+    let segments: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
+    match segments.as_slice() {
+        ["version"] => Reply::json(
+            200,
+            &json!({
+                "major": "1", "minor": "31", "gitVersion": scenario.server_version,
+                "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+                "buildDate": "2025-01-01T00:00:00Z", "goVersion": "go1.22.8", "compiler": "gc",
+                "platform": "linux/amd64"
+            }),
+        ),
+        ["api"] => Reply::json(
+            200,
+            &json!({"kind": "APIVersions", "versions": ["v1"],
+                    "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:443"}]}),
+        ),
+        ["apis"] => Reply::json(200, &group_list(&served)),
+        ["api", "v1"] => Reply::json(200, &resource_list("v1", &served, "", "v1")),
+        ["apis", group] => match group_document(&served, group) {
+            Some(document) => Reply::json(200, &document),
+            None => not_found_path(),
+        },
+        ["apis", group, version] => {
+            if served
+                .iter()
+                .any(|r| r.group == *group && r.version == *version)
+            {
+                Reply::json(
+                    200,
+                    &resource_list(&format!("{group}/{version}"), &served, group, version),
+                )
+            } else {
+                not_found_path()
+            }
+        }
+        ["api", "v1", rest @ ..] => {
+            resource_request(scenario, &served, "", "v1", rest, query, accept)
+        }
+        ["apis", group, version, rest @ ..] => {
+            resource_request(scenario, &served, group, version, rest, query, accept)
+        }
+        _ => not_found_path(),
+    }
+}
+
+fn group_list(served: &[ServedResource]) -> Value {
+    let mut groups: Vec<&str> = served
+        .iter()
+        .map(|r| r.group)
+        .filter(|g| !g.is_empty())
+        .collect();
+    groups.dedup();
+    let groups: Vec<Value> = groups
+        .iter()
+        .filter_map(|g| group_document(served, g))
+        .map(|mut g| {
+            if let Some(map) = g.as_object_mut() {
+                map.remove("kind");
+                map.remove("apiVersion");
+            }
+            g
+        })
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+fn group_document(served: &[ServedResource], group: &str) -> Option<Value> {
+    let mut versions: Vec<&str> = served
+        .iter()
+        .filter(|r| r.group == group)
+        .map(|r| r.version)
+        .collect();
+    if versions.is_empty() {
+        return None;
+    }
+    versions.dedup();
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
+        .collect();
+    Some(json!({
+        "kind": "APIGroup", "apiVersion": "v1", "name": group,
+        "versions": versions, "preferredVersion": versions[0].clone()
+    }))
+}
+
+fn resource_list(
+    group_version: &str,
+    served: &[ServedResource],
+    group: &str,
+    version: &str,
+) -> Value {
+    let mut resources = Vec::new();
+    for r in served
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+    {
+        resources.push(json!({
+            "name": r.plural, "singularName": r.kind.to_ascii_lowercase(), "namespaced": r.namespaced,
+            "kind": r.kind, "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+            "shortNames": r.short_names,
+        }));
+        if r.plural == "pods" {
+            resources.push(json!({"name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod", "verbs": ["get"]}));
+        }
+    }
+    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
+}
+
+/// `[namespaces, NS,] PLURAL [, NAME [, log]]`.
+fn resource_request(
+    scenario: &Scenario,
+    served: &[ServedResource],
+    group: &str,
+    version: &str,
+    rest: &[&str],
+    query: &[(String, String)],
+    accept: &str,
+) -> Reply {
+    let (namespace, rest) = match rest {
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(*ns), rest),
+        _ => (None, rest),
+    };
+    let Some(plural) = rest.first() else {
+        return not_found_path();
+    };
+    let Some(resource) = served
+        .iter()
+        .find(|r| r.group == group && r.version == version && r.plural == *plural)
+    else {
+        return not_found_path();
+    };
+    if namespace.is_some() && !resource.namespaced {
+        return not_found_path();
+    }
+    match rest {
+        [_] => list(scenario, resource, namespace, query, accept),
+        [_, name] => get(scenario, resource, namespace, name, accept),
+        [_, name, "log"] if resource.kind == "Pod" => match namespace {
+            Some(ns) => pod_log(scenario, ns, name, query),
+            None => not_found_path(),
+        },
+        _ => not_found_path(),
+    }
+}
+
+fn api_version(resource: &ServedResource) -> String {
+    if resource.group.is_empty() {
+        resource.version.to_string()
+    } else {
+        format!("{}/{}", resource.group, resource.version)
+    }
+}
+
+fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(|v| v.as_str())
+}
+
+/// The scenario's objects of `resource` (in `namespace` when given).
+fn objects<'a>(
+    scenario: &'a Scenario,
+    resource: &ServedResource,
+    namespace: Option<&str>,
+) -> Vec<&'a Value> {
+    let api_version = api_version(resource);
+    scenario
+        .objects
+        .iter()
+        .filter(|o| {
+            text(o, "/kind") == Some(resource.kind)
+                && text(o, "/apiVersion") == Some(api_version.as_str())
+        })
+        .filter(|o| namespace.is_none() || text(o, "/metadata/namespace") == namespace)
+        .collect()
+}
+
+fn get(
+    scenario: &Scenario,
+    resource: &ServedResource,
+    namespace: Option<&str>,
+    name: &str,
+    accept: &str,
+) -> Reply {
+    let found = objects(scenario, resource, namespace)
+        .into_iter()
+        .find(|o| text(o, "/metadata/name") == Some(name));
+    match found {
+        Some(object) if wants_table(accept) => Reply::json(200, &table(resource, &[object])),
+        Some(object) => Reply::json(200, object),
+        None => {
+            let qualified = if resource.group.is_empty() {
+                resource.plural.to_string()
+            } else {
+                format!("{}.{}", resource.plural, resource.group)
+            };
+            let mut reply = status(
+                404,
+                "NotFound",
+                &format!("{qualified} \"{name}\" not found"),
+            );
+            if let Ok(mut body) = serde_json::from_slice::<Value>(&reply.body) {
+                body["details"] =
+                    json!({"name": name, "group": resource.group, "kind": resource.plural});
+                reply = Reply::json(404, &body);
+            }
+            reply
+        }
+    }
+}
+
+fn param<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    query
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+fn list(
+    scenario: &Scenario,
+    resource: &ServedResource,
+    namespace: Option<&str>,
+    query: &[(String, String)],
+    accept: &str,
+) -> Reply {
+    let labels = match LabelSelector::parse(param(query, "labelSelector").unwrap_or("")) {
+        Ok(selector) => selector,
+        Err(message) => return status(400, "BadRequest", &message),
+    };
+    let fields =
+        match FieldSelector::parse(param(query, "fieldSelector").unwrap_or(""), resource.kind) {
+            Ok(selector) => selector,
+            Err(message) => return status(400, "BadRequest", &message),
+        };
+    let mut matching: Vec<&Value> = objects(scenario, resource, namespace)
+        .into_iter()
+        .filter(|o| labels.matches(o.pointer("/metadata/labels")) && fields.matches(o))
+        .collect();
+    matching.sort_by_key(|o| {
+        (
+            text(o, "/metadata/namespace").unwrap_or(""),
+            text(o, "/metadata/name").unwrap_or(""),
+        )
+    });
+    let start = match param(query, "continue") {
+        Some(token) => match decode_continue(token) {
+            Some(start) => start,
+            None => return status(
+                410,
+                "Expired",
+                "The provided continue parameter is too old to display a consistent list result.",
+            ),
+        },
+        None => 0,
+    };
+    let limit = param(query, "limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .filter(|l| *l > 0);
+    let end = limit.map_or(matching.len(), |l| (start + l).min(matching.len()));
+    let page: Vec<&Value> = matching.get(start..end).unwrap_or_default().to_vec();
+    let mut metadata = Map::new();
+    metadata.insert("resourceVersion".into(), json!("4711"));
+    if end < matching.len() {
+        metadata.insert("continue".into(), json!(encode_continue(end)));
+        metadata.insert("remainingItemCount".into(), json!(matching.len() - end));
+    }
+    if wants_table(accept) {
+        let mut table = table(resource, &page);
+        table["metadata"] = Value::Object(metadata);
+        return Reply::json(200, &table);
+    }
+    // Items of a list carry no kind/apiVersion on the wire.
+    let items: Vec<Value> = page
+        .into_iter()
+        .map(|o| {
+            let mut o = o.clone();
+            if let Some(map) = o.as_object_mut() {
+                map.remove("kind");
+                map.remove("apiVersion");
+            }
+            o
+        })
+        .collect();
+    Reply::json(
+        200,
+        &json!({"kind": format!("{}List", resource.kind), "apiVersion": api_version(resource), "metadata": metadata, "items": items}),
+    )
+}
+
+fn encode_continue(offset: usize) -> String {
+    format!("eyJvIjo{offset:x}")
+}
+
+fn decode_continue(token: &str) -> Option<usize> {
+    usize::from_str_radix(token.strip_prefix("eyJvIjo")?, 16).ok()
+}
+
+fn wants_table(accept: &str) -> bool {
+    accept.contains("as=Table")
+}
+
+/// The `meta.k8s.io/v1` Table kubectl asks for: NAME (and STATUS for pods) and AGE.
+fn table(resource: &ServedResource, objects: &[&Value]) -> Value {
+    let mut columns = vec![
+        json!({"name": "Name", "type": "string", "format": "name", "description": "Name", "priority": 0}),
+    ];
+    if resource.kind == "Pod" {
+        columns.push(json!({"name": "Status", "type": "string", "format": "", "description": "Phase", "priority": 0}));
+    }
+    columns.push(
+        json!({"name": "Age", "type": "string", "format": "", "description": "Age", "priority": 0}),
+    );
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| {
+            let mut cells = vec![json!(text(o, "/metadata/name").unwrap_or(""))];
+            if resource.kind == "Pod" {
+                cells.push(json!(text(o, "/status/phase").unwrap_or("Unknown")));
+            }
+            cells.push(json!("10m"));
+            json!({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.get("metadata").cloned().unwrap_or(json!({}))}})
+        })
+        .collect();
+    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": "4711"}, "columnDefinitions": columns, "rows": rows})
+}
+
+fn pod_log(scenario: &Scenario, namespace: &str, name: &str, query: &[(String, String)]) -> Reply {
+    let pod = scenario.objects.iter().find(|o| {
+        text(o, "/kind") == Some("Pod")
+            && text(o, "/metadata/namespace") == Some(namespace)
+            && text(o, "/metadata/name") == Some(name)
+    });
+    let Some(pod) = pod else {
+        return status(404, "NotFound", &format!("pods \"{name}\" not found"));
+    };
+    let containers: Vec<&str> = pod
+        .pointer("/spec/containers")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|c| text(c, "/name"))
+        .collect();
+    let container = match param(query, "container") {
+        Some(c) if containers.contains(&c) => c,
+        Some(c) => {
+            return status(
+                400,
+                "BadRequest",
+                &format!("container {c} is not valid for pod {name}"),
+            )
+        }
+        None if containers.len() == 1 => containers[0],
+        None => {
+            return status(
+                400,
+                "BadRequest",
+                &format!(
+                    "a container name must be specified for pod {name}, choose one of: [{}]",
+                    containers.join(" ")
+                ),
+            )
+        }
+    };
+    let lines = scenario
+        .logs
+        .get(&(
+            namespace.to_string(),
+            name.to_string(),
+            container.to_string(),
+        ))
+        .cloned()
+        .unwrap_or_default();
+    let since = param(query, "sinceSeconds").and_then(|s| s.parse::<u64>().ok());
+    let mut lines: Vec<&super::LogLine> = lines
+        .iter()
+        .filter(|l| since.is_none_or(|s| l.age_seconds <= s))
+        .collect::<Vec<_>>();
+    if let Some(tail) = param(query, "tailLines").and_then(|s| s.parse::<usize>().ok()) {
+        let skip = lines.len().saturating_sub(tail);
+        lines.drain(..skip);
+    }
+    let mut body = Vec::new();
+    for line in lines {
+        body.extend_from_slice(line.text.as_bytes());
+        body.push(b'\n');
+    }
+    if let Some(limit) = param(query, "limitBytes").and_then(|s| s.parse::<usize>().ok()) {
+        body.truncate(limit);
+    }
+    Reply {
+        status: 200,
+        content_type: "text/plain",
+        body,
+        chunked: true,
+    }
+}

@@ -1,0 +1,341 @@
+//! Fake clusters built from the corpus: each one carries a failure the corpus shows (its exact
+//! messages as events, logs or object status) inside an otherwise ordinary cluster.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::objects::{self, corpus_input, event, log_lines, metadata, owner, pending_pod};
+use super::{Fault, FaultAction, Matcher, Scenario};
+
+/// The Karpenter version the fake clusters run (image tag).
+pub const KARPENTER_VERSION: &str = "1.4.0";
+/// The default namespace Karpenter runs in.
+pub const KARPENTER_NAMESPACE: &str = "kube-system";
+/// The replica that holds the leader lease and logs the provisioning decisions.
+pub const LEADER: &str = "karpenter-6d8b7c9f4-2xk7p";
+pub const FOLLOWER: &str = "karpenter-6d8b7c9f4-9qv5m";
+/// The node every base cluster has.
+pub const BASE_NODE: &str = "ip-10-0-41-17.eu-west-1.compute.internal";
+
+/// An ordinary cluster: Karpenter (2 replicas) in `karpenter_namespace`, NodePool and
+/// EC2NodeClass `default` (zones a and b), one node with its NodeClaim, and INFO-level logs.
+pub fn base(karpenter_namespace: &str) -> Scenario {
+    let mut scenario = Scenario::default();
+    scenario.objects.extend(objects::karpenter(
+        karpenter_namespace,
+        KARPENTER_VERSION,
+        2,
+    ));
+    scenario.objects.extend([
+        objects::nodepool(
+            "default",
+            &["eu-west-1a", "eu-west-1b"],
+            &["spot", "on-demand"],
+            "default",
+        ),
+        objects::ec2nodeclass("default", "prod", &["eu-west-1a", "eu-west-1b"]),
+        objects::node(BASE_NODE, "default", "eu-west-1a", "m7i.xlarge", "spot"),
+        objects::nodeclaim(
+            "default-7xk2p",
+            "default",
+            Some(BASE_NODE),
+            &[
+                ("Launched", "True", "Launched", ""),
+                ("Registered", "True", "Registered", ""),
+                ("Initialized", "True", "Initialized", ""),
+                ("Ready", "True", "Ready", ""),
+            ],
+        ),
+    ]);
+    scenario
+        .with_log(karpenter_namespace, LEADER, "controller", log_lines(&corpus_input("healthy-provisioning-log"), 1800))
+        .with_log(
+            karpenter_namespace,
+            FOLLOWER,
+            "controller",
+            log_lines(
+                "{\"level\":\"INFO\",\"time\":\"2025-09-16T08:00:03.120Z\",\"logger\":\"controller\",\"message\":\"attempting to acquire leader lease kube-system/karpenter-leader-election...\",\"commit\":\"8e1c4c4\"}",
+                7200,
+            ),
+        )
+}
+
+/// Appends `text` (log lines) to the leader's log, the newest line `newest_age` seconds old.
+pub fn leader_logs(
+    scenario: Scenario,
+    karpenter_namespace: &str,
+    text: &str,
+    newest_age: u64,
+) -> Scenario {
+    scenario.with_log(
+        karpenter_namespace,
+        LEADER,
+        "controller",
+        log_lines(text, newest_age),
+    )
+}
+
+/// A StatefulSet `name` with `replicas` and its pod `<name>-0` Pending.
+fn statefulset(namespace: &str, name: &str, replicas: u32) -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": metadata("StatefulSet", Some(namespace), name),
+        "spec": {"replicas": replicas, "serviceName": name, "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "main", "image": "registry.example.com/app:1.4.2"}]}}},
+        "status": {"replicas": replicas, "readyReplicas": replicas - 1, "currentReplicas": replicas}
+    })
+}
+
+fn owned_pending_pod(
+    namespace: &str,
+    name: &str,
+    owner_kind: &str,
+    owner_name: &str,
+    cpu: &str,
+) -> Value {
+    let mut pod = pending_pod(namespace, name, cpu, "8Gi");
+    pod["metadata"]["labels"] = json!({"app": owner_name});
+    pod["metadata"]["ownerReferences"] = owner("apps/v1", owner_kind, owner_name);
+    pod
+}
+
+pub const ICE_POD: (&str, &str) = ("analytics", "trino-worker-0");
+
+/// Pending pod with insufficient capacity: Karpenter nominated a NodeClaim whose launch keeps
+/// failing with `InsufficientInstanceCapacity` (corpus `events-nodeclaim-insufficient-capacity`
+/// and `karpenter-log-insufficient-capacity`).
+pub fn pending_ice() -> Scenario {
+    let (ns, pod) = ICE_POD;
+    let ice_event = corpus_input("events-nodeclaim-insufficient-capacity")
+        .lines()
+        .find(|l| l.contains("InsufficientCapacityError"))
+        .and_then(|l| l.split_once("nodeclaim/trino-m7g-4kq8r"))
+        .map(|(_, message)| message.trim().to_string())
+        .expect("the corpus case has the ICE event");
+    let claim = "trino-m7g-4kq8r";
+    let mut scenario = base(KARPENTER_NAMESPACE)
+        .with(statefulset(ns, "trino-worker", 3))
+        .with(owned_pending_pod(ns, pod, "StatefulSet", "trino-worker", "15"))
+        .with(objects::nodepool("trino-m7g", &["eu-west-1a", "eu-west-1b", "eu-west-1c"], &["spot", "on-demand"], "default"))
+        .with(objects::nodeclaim(
+            claim,
+            "trino-m7g",
+            None,
+            &[("Launched", "Unknown", "AwaitingReconciliation", "object is awaiting reconciliation"), ("Ready", "Unknown", "ReconcilingDependents", "Launched=Unknown")],
+        ))
+        .with(event(("Pod", Some(ns), pod), "Warning", "FailedScheduling", "default-scheduler",
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.", 14))
+        .with(event(("Pod", Some(ns), pod), "Normal", "Nominated", "karpenter", &format!("Pod should schedule on: nodeclaim/{claim}"), 6))
+        .with(event(("NodeClaim", None, claim), "Warning", "InsufficientCapacityError", "karpenter", &ice_event, 4));
+    scenario = leader_logs(
+        scenario,
+        KARPENTER_NAMESPACE,
+        &corpus_input("karpenter-log-insufficient-capacity"),
+        120,
+    );
+    scenario
+}
+
+pub const ZONE_POD: (&str, &str) = ("payments", "ledger-0");
+
+/// A StatefulSet pod whose EBS volume lives in eu-west-1c while the only NodePool allows
+/// eu-west-1a and eu-west-1b: Karpenter finds no offering (the v1.3-1.4 grammar of
+/// `examples/pending-zone.txt`), the scheduler reports the volume node affinity conflict.
+pub fn zone_offering() -> Scenario {
+    let (ns, pod) = ZONE_POD;
+    let mut ledger = owned_pending_pod(ns, pod, "StatefulSet", "ledger", "2");
+    ledger["spec"]["volumes"] =
+        json!([{"name": "data", "persistentVolumeClaim": {"claimName": "data-ledger-0"}}]);
+    ledger["status"]["conditions"][0]["message"] =
+        json!("0/4 nodes are available: 4 node(s) had volume node affinity conflict. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.");
+    let error = "incompatible with nodepool \"default\", daemonset overhead={\"cpu\":\"180m\",\"memory\":\"120Mi\",\"pods\":\"5\"}, no instance type met the scheduling requirements or had a required offering, requirements=karpenter.k8s.aws/ec2nodeclass In [default], karpenter.k8s.aws/instance-category In [c m r], karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [default], kubernetes.io/arch In [amd64], topology.kubernetes.io/zone In [eu-west-1c], resources={\"cpu\":\"2180m\",\"memory\":\"8312Mi\",\"pods\":\"6\"}";
+    let log = json!({"level": "ERROR", "time": "2025-09-16T13:58:41.311Z", "logger": "controller", "message": "could not schedule pod",
+        "commit": "a2b5c6e", "controller": "provisioner", "namespace": "", "name": "", "reconcileID": "7c1d9e2f-3a4b-4c5d-8e6f-0a1b2c3d4e5f",
+        "Pod": {"name": pod, "namespace": ns}, "error": error});
+    let scenario = base(KARPENTER_NAMESPACE)
+        .with(statefulset(ns, "ledger", 3))
+        .with(ledger)
+        .with(json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": metadata("PersistentVolumeClaim", Some(ns), "data-ledger-0"),
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "100Gi"}}, "storageClassName": "gp3",
+                     "volumeName": "pvc-3f1c2a9e-7b4d-4e8a-9c1f-5d2e6a7b8c90"},
+            "status": {"phase": "Bound"}
+        }))
+        .with(json!({
+            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": metadata("PersistentVolume", None, "pvc-3f1c2a9e-7b4d-4e8a-9c1f-5d2e6a7b8c90"),
+            "spec": {"capacity": {"storage": "100Gi"}, "storageClassName": "gp3", "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-0a1b2c3d4e5f67890", "fsType": "ext4"},
+                     "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-west-1c"]}]}]}}},
+            "status": {"phase": "Bound"}
+        }))
+        .with(json!({
+            "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": metadata("StorageClass", None, "gp3"),
+            "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer", "parameters": {"type": "gp3"}
+        }))
+        .with(event(("Pod", Some(ns), pod), "Warning", "FailedScheduling", "default-scheduler",
+            "0/4 nodes are available: 4 node(s) had volume node affinity conflict. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.", 9))
+        .with(event(("Pod", Some(ns), pod), "Warning", "FailedScheduling", "karpenter", &format!("Failed to schedule pod, {error}"), 9));
+    leader_logs(scenario, KARPENTER_NAMESPACE, &log.to_string(), 60)
+}
+
+pub const PDB_NODE: &str = "ip-10-0-77-201.eu-west-1.compute.internal";
+
+/// A node Karpenter wants to consolidate, blocked by the ingress-nginx PDB (`minAvailable: 1`,
+/// one of two replicas in ImagePullBackOff elsewhere, so 0 disruptions allowed); the v1.2-1.4
+/// `DisruptionBlocked` wording of the corpus `events-disruption-blocked-pdb-*` cases.
+pub fn pdb_blocked_node() -> Scenario {
+    let claim = "default-m2x8c";
+    let labels = json!({"app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller"});
+    let mut running = objects::running_pod(
+        "ingress",
+        "ingress-nginx-controller-5c9f7d8b6-h4k2m",
+        PDB_NODE,
+        labels.clone(),
+    );
+    running["metadata"]["ownerReferences"] = owner(
+        "apps/v1",
+        "ReplicaSet",
+        "ingress-nginx-controller-5c9f7d8b6",
+    );
+    let mut broken = objects::running_pod(
+        "ingress",
+        "ingress-nginx-controller-5c9f7d8b6-x7p9q",
+        BASE_NODE,
+        labels.clone(),
+    );
+    broken["status"]["containerStatuses"][0] = json!({"name": "main", "ready": false, "restartCount": 0,
+        "image": "registry.k8s.io/ingress-nginx/controller:v1.11.2",
+        "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image \"registry.k8s.io/ingress-nginx/controller:v1.11.2\""}}});
+    let message = "Pdb \"ingress/ingress-nginx-controller\" prevents pod evictions";
+    base(KARPENTER_NAMESPACE)
+        .with(objects::node(PDB_NODE, "default", "eu-west-1b", "m7i.2xlarge", "on-demand"))
+        .with(objects::nodeclaim(
+            claim,
+            "default",
+            Some(PDB_NODE),
+            &[("Launched", "True", "Launched", ""), ("Registered", "True", "Registered", ""), ("Initialized", "True", "Initialized", ""), ("Consolidatable", "True", "Consolidatable", ""), ("Ready", "True", "Ready", "")],
+        ))
+        .with(running)
+        .with(broken)
+        .with(json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": metadata("PodDisruptionBudget", Some("ingress"), "ingress-nginx-controller"),
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": labels}},
+            "status": {"currentHealthy": 1, "desiredHealthy": 1, "disruptionsAllowed": 0, "expectedPods": 2, "observedGeneration": 1}
+        }))
+        .with(event(("Node", None, PDB_NODE), "Normal", "DisruptionBlocked", "karpenter", message, 12))
+        .with(event(("NodeClaim", None, claim), "Normal", "DisruptionBlocked", "karpenter", message, 12))
+}
+
+pub const UNINITIALIZED_CLAIM: &str = "gpu-7c2lq";
+
+/// A GPU NodeClaim registered but never initialized: `nvidia.com/gpu` requested but not
+/// registered (corpus `nodeclaim-not-initialized-a`), its node Ready without the resource.
+pub fn nodeclaim_not_initialized() -> Scenario {
+    let mut claim = objects::yaml_objects(&corpus_input("nodeclaim-not-initialized-a")).remove(0);
+    claim["metadata"]["uid"] = json!(objects::uid("NodeClaim", UNINITIALIZED_CLAIM));
+    claim["metadata"]["creationTimestamp"] = json!("2025-09-16T13:30:00Z");
+    let node_name = claim["status"]["nodeName"]
+        .as_str()
+        .expect("the corpus NodeClaim names its node")
+        .to_string();
+    let mut node = objects::node(&node_name, "gpu", "us-east-1a", "g5.xlarge", "on-demand");
+    node["metadata"]["labels"]
+        .as_object_mut()
+        .expect("labels")
+        .remove("karpenter.sh/initialized");
+    node["spec"]["taints"] =
+        json!([{"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"}]);
+    base(KARPENTER_NAMESPACE)
+        .with(claim)
+        .with(node)
+        .with(objects::nodepool("gpu", &["us-east-1a"], &["on-demand"], "gpu"))
+        .with(objects::ec2nodeclass("gpu", "prod", &["us-east-1a"]))
+        .with(event(("NodeClaim", None, UNINITIALIZED_CLAIM), "Normal", "Registered", "karpenter",
+            "Status condition transitioned, Type: Registered, Status: Unknown -> True, Reason: Registered", 1))
+}
+
+pub const ELSEWHERE_NAMESPACE: &str = "platform-karpenter";
+pub const ELSEWHERE_POD: (&str, &str) = ("coder", "workspace-7d9f8b6c5-x2k4p");
+
+/// Karpenter installed in a namespace of its own; the only explanation of the Pending pod is
+/// in its log (corpus `karpenter-log-no-instance-type-met-a`: taint not tolerated, no offering).
+pub fn karpenter_elsewhere() -> Scenario {
+    let (ns, pod) = ELSEWHERE_POD;
+    let scenario = base(ELSEWHERE_NAMESPACE)
+        .with(owned_pending_pod(ns, pod, "ReplicaSet", "workspace-7d9f8b6c5", "4"))
+        .with(json!({
+            "apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+                "name": "workspace-7d9f8b6c5", "namespace": ns, "uid": objects::uid("ReplicaSet", "workspace-7d9f8b6c5"),
+                "ownerReferences": owner("apps/v1", "Deployment", "workspace")},
+            "spec": {"replicas": 1}, "status": {"replicas": 1}
+        }))
+        .with(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata("Deployment", Some(ns), "workspace"),
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "workspace"}}}, "status": {"replicas": 1, "unavailableReplicas": 1}
+        }))
+        .with(event(("Pod", Some(ns), pod), "Warning", "FailedScheduling", "default-scheduler",
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.", 3));
+    leader_logs(
+        scenario,
+        ELSEWHERE_NAMESPACE,
+        &corpus_input("karpenter-log-no-instance-type-met-a"),
+        30,
+    )
+}
+
+pub const SILENT_POD: (&str, &str) = ("shop", "checkout-7d4b9c6f8-k2xqp");
+
+/// No Karpenter at all (no CRDs, no Deployment): only the scheduler speaks.
+pub fn missing_crds() -> Scenario {
+    let (ns, pod) = SILENT_POD;
+    let mut scenario = Scenario::default()
+        .with(owned_pending_pod(ns, pod, "ReplicaSet", "checkout-7d4b9c6f8", "2"))
+        .with(objects::node(BASE_NODE, "default", "eu-west-1a", "m7i.xlarge", "on-demand"))
+        .with(event(("Pod", Some(ns), pod), "Warning", "FailedScheduling", "default-scheduler",
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", 21));
+    scenario.karpenter_sh_versions.clear();
+    scenario.karpenter_aws_versions.clear();
+    scenario
+}
+
+/// Karpenter's pre-v1 APIs only (`karpenter.sh/v1beta1`, `karpenter.k8s.aws/v1beta1`).
+pub fn v1beta1_only() -> Scenario {
+    let mut scenario = pending_ice();
+    scenario.karpenter_sh_versions = vec!["v1beta1"];
+    scenario.karpenter_aws_versions = vec!["v1beta1"];
+    scenario
+}
+
+/// `pending_ice` for a user who may not read pod logs.
+pub fn logs_forbidden() -> Scenario {
+    pending_ice().with_fault(Fault::forbidden(
+        Matcher::Suffix("/log".into()),
+        "get",
+        "pods/log",
+    ))
+}
+
+/// `pending_ice` with the EC2NodeClass list hanging for `delay`.
+pub fn endpoint_timeout(delay: Duration) -> Scenario {
+    pending_ice().with_fault(Fault::new(
+        Matcher::Path("/apis/karpenter.k8s.aws/v1/ec2nodeclasses".into()),
+        FaultAction::Delay(delay),
+    ))
+}
+
+/// `count` Pending pods in `namespace` (for paging), each with the scheduler's event.
+pub fn many_pending(namespace: &str, count: usize) -> Scenario {
+    let mut scenario = pending_ice();
+    for i in 0..count {
+        let name = format!("batch-{i:04}");
+        scenario.objects.push(owned_pending_pod(
+            namespace,
+            &name,
+            "ReplicaSet",
+            "batch-6f5d4c3b2",
+            "1",
+        ));
+    }
+    scenario
+}
