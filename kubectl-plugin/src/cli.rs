@@ -1,20 +1,8 @@
 //! The command line: flags and verbs (clap derive; the same definitions drive `--help` and,
 //! later, completions and the man page), and what each offline verb does.
 //!
-//! # Adding the live verbs
-//! The top level is `Cli { global, command: Option<Command> }`, so that the default verb fits
-//! without reshaping (the test `a_default_pod_verb_fits_beside_the_verbs` proves the shape):
-//! - `kubectl karpenter-why POD [-n NS]`: add to `Cli` a `#[command(flatten)] target:
-//!   PodTarget` holding `pod: Option<String>` (positional) and the kubectl connection flags.
-//!   A first word naming a verb (`analyze`, `node`, ...) parses as the verb; any other word is
-//!   the pod; `dispatch` runs the pod verb when `command` is `None` and `target.pod` is
-//!   `Some`. Do not set `args_conflicts_with_subcommands`: it would reject the global `-o`
-//!   and `--color` before a verb.
-//! - `node NODE`, `nodeclaim NAME`, `pending [-A|-n NS]`, `collect POD -o FILE`: new variants
-//!   of `Command`, each with its own `Args` struct; shared kubectl flags (`--kubeconfig`,
-//!   `--context`, `-n`, `--since`, `--karpenter-namespace`) go in one `Args` struct flattened
-//!   into each. Exit code 3 (cluster unreachable) belongs to them.
-//! - `completion SHELL` can render from `Cli::command()`.
+//! The live verbs (the default `POD` verb, `node`, `nodeclaim`, `pending`, `collect`) and the
+//! kubectl connection flags are defined in `live.rs`; this file only routes to them.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -22,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use karpenter_why_core::render::{self, TextOptions};
 use karpenter_why_core::{analyze, rules, Options, Report};
+use karpenter_why_plugin::collect::Target;
 
 use crate::input;
 
@@ -32,11 +21,16 @@ use crate::input;
     version,
     about = "Why is this pod Pending, why did Karpenter not launch a node, why is that node not going away?",
     long_about = None,
-    after_help = "Exit codes: 0 no error-severity diagnosis, 1 at least one, 2 bad usage or unreadable input."
+    after_help = "Exit codes: 0 no error-severity diagnosis, 1 at least one, 2 bad usage, unreadable input or no such object, 3 the cluster could not be reached."
 )]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// The pod to diagnose, from the cluster (the default verb).
+    #[arg(value_name = "POD")]
+    pub pod: Option<String>,
+    #[command(flatten)]
+    pub cluster: crate::live::ClusterArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -74,6 +68,14 @@ pub enum Command {
     Explain(ExplainArgs),
     /// List every rule of the catalogue.
     Rules,
+    /// Why is this node not ready, not removed, not consolidated (from the cluster).
+    Node(crate::live::NodeArgs),
+    /// Why is this NodeClaim stuck (from the cluster).
+    Nodeclaim(crate::live::NodeClaimArgs),
+    /// Every Pending pod of the namespace (or all with -A), grouped by diagnosis.
+    Pending(crate::live::PendingArgs),
+    /// Save what the POD verb collects as one text file, for `analyze` or the web page.
+    Collect(crate::live::CollectArgs),
 }
 
 #[derive(Debug, Args)]
@@ -147,6 +149,13 @@ impl GlobalArgs {
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<Outcome, UsageError> {
     let Some(command) = cli.command else {
+        if let Some(pod) = cli.pod {
+            let target = Target::Pod {
+                namespace: cli.cluster.namespace.clone(),
+                name: pod,
+            };
+            return crate::live::diagnose(target, &cli.cluster, &cli.global);
+        }
         let mut help = <Cli as clap::CommandFactory>::command();
         return Err(UsageError(format!(
             "a verb is required\n\n{}",
@@ -179,6 +188,21 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, UsageError> {
             };
             Ok(success(stdout))
         }
+        Command::Node(args) => {
+            crate::live::diagnose(Target::Node { name: args.node }, &cli.cluster, global)
+        }
+        Command::Nodeclaim(args) => {
+            crate::live::diagnose(Target::NodeClaim { name: args.name }, &cli.cluster, global)
+        }
+        Command::Pending(args) => crate::live::diagnose(
+            Target::Pending {
+                namespace: cli.cluster.namespace.clone(),
+                all: args.all_namespaces,
+            },
+            &cli.cluster,
+            global,
+        ),
+        Command::Collect(args) => crate::live::save(args, &cli.cluster),
     }
 }
 
@@ -219,7 +243,7 @@ fn run_analyze(args: AnalyzeArgs, global: &GlobalArgs) -> Result<Outcome, UsageE
     })
 }
 
-fn render_report(report: &Report, global: &GlobalArgs) -> String {
+pub fn render_report(report: &Report, global: &GlobalArgs) -> String {
     match global.output {
         Output::Text => render::text::report(report, &global.text_options()),
         Output::Markdown => render::markdown::report(report),
@@ -271,30 +295,66 @@ mod tests {
     }
 
     #[test]
-    fn a_default_pod_verb_fits_beside_the_verbs() {
-        let extended = || {
-            Cli::command()
-                .arg(clap::Arg::new("pod").value_name("POD"))
-                .arg(clap::Arg::new("namespace").short('n').long("namespace"))
-        };
-        let m = extended()
-            .try_get_matches_from(["k", "web-0", "-n", "shop", "-o", "json"])
+    fn the_default_pod_verb_sits_beside_the_verbs() {
+        let cli = Cli::try_parse_from(["k", "web-0", "-n", "shop", "-o", "json"]).unwrap();
+        assert_eq!(cli.pod.as_deref(), Some("web-0"));
+        assert_eq!(cli.cluster.namespace.as_deref(), Some("shop"));
+        assert_eq!(cli.global.output, Output::Json);
+        assert!(cli.command.is_none());
+        let cli = Cli::try_parse_from(["k", "-o", "json", "analyze", "f.txt"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Analyze(_))));
+        assert_eq!(cli.pod, None);
+    }
+
+    #[test]
+    fn live_verbs_take_the_kubectl_flags_before_or_after() {
+        let cli = Cli::try_parse_from([
+            "k",
+            "--context",
+            "prod",
+            "node",
+            "ip-10-0-1-2",
+            "--since",
+            "30m",
+            "--request-timeout",
+            "5s",
+        ])
+        .unwrap();
+        assert!(matches!(&cli.command, Some(Command::Node(a)) if a.node == "ip-10-0-1-2"));
+        assert_eq!(cli.cluster.context.as_deref(), Some("prod"));
+        assert_eq!(cli.cluster.since, std::time::Duration::from_secs(1800));
+        assert_eq!(
+            cli.cluster.request_timeout,
+            std::time::Duration::from_secs(5)
+        );
+        let cli = Cli::try_parse_from(["k", "pending", "-A", "--karpenter-namespace", "karpenter"])
             .unwrap();
-        assert_eq!(m.get_one::<String>("pod").unwrap(), "web-0");
-        assert_eq!(m.subcommand_name(), None);
-        let m = extended()
-            .try_get_matches_from(["k", "-o", "json", "analyze", "f.txt"])
-            .unwrap();
-        assert_eq!(m.subcommand_name(), Some("analyze"));
-        assert_eq!(m.get_one::<String>("pod"), None);
+        assert!(matches!(&cli.command, Some(Command::Pending(a)) if a.all_namespaces));
+        assert_eq!(
+            cli.cluster.karpenter_namespace.as_deref(),
+            Some("karpenter")
+        );
+        let cli = Cli::try_parse_from(crate::live::rewrite_collect_output(
+            [
+                "k", "collect", "web-0", "-n", "shop", "-o", "out.txt", "--redact",
+            ]
+            .map(Into::into),
+        ))
+        .unwrap();
+        assert!(
+            matches!(&cli.command, Some(Command::Collect(a)) if a.pod == "web-0" && a.redact && a.file.as_os_str() == "out.txt")
+        );
+        assert!(Cli::try_parse_from(["k", "web-0", "--since", "soon"]).is_err());
     }
 
     #[test]
     fn bad_values_are_usage_errors() {
         let e = Cli::try_parse_from(["k", "-o", "yaml", "rules"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
-        let e = Cli::try_parse_from(["k", "frobnicate"]).unwrap_err();
+        let e = Cli::try_parse_from(["k", "node"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
+        let e = Cli::try_parse_from(["k", "collect", "web-0"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "collect needs -o FILE");
     }
 
     #[test]

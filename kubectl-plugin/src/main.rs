@@ -8,10 +8,11 @@ use clap::Parser;
 
 mod cli;
 mod input;
+mod live;
 
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits 2 (0 for --help and --version).
-    let parsed = cli::Cli::parse();
+    let parsed = cli::Cli::parse_from(live::rewrite_collect_output(std::env::args_os()));
     match cli::dispatch(parsed) {
         Ok(outcome) => {
             let mut stdout = std::io::stdout().lock();

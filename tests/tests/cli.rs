@@ -242,8 +242,11 @@ fn unknown_rule_id_is_one_line_and_exit_2() {
 
 #[test]
 fn bad_usage_exits_2() {
+    // A lone unknown word is the default verb's POD, so usage errors are missing or unknown
+    // arguments of the verbs.
     for args in [
-        &["frobnicate"][..],
+        &["node"][..],
+        &["pending", "--frobnicate"][..],
         &["-o", "yaml", "rules"][..],
         &[][..],
         &["--color", "sometimes", "rules"][..],

@@ -172,7 +172,14 @@ pub fn report(report: &Report) -> String {
         let _ = writeln!(out, "## {MISSING_TITLE}");
         let _ = writeln!(out);
         for m in &report.missing {
-            let _ = writeln!(out, "- {}", prose(&m.what));
+            match &m.reason {
+                Some(reason) => {
+                    let _ = writeln!(out, "- {}: {}", prose(&m.what), prose(reason));
+                }
+                None => {
+                    let _ = writeln!(out, "- {}", prose(&m.what));
+                }
+            }
             block("sh", &m.command, "  ", &mut out);
         }
     }

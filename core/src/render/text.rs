@@ -115,6 +115,9 @@ pub fn report(report: &Report, options: &TextOptions) -> String {
         let _ = writeln!(out, "{}", p.paint(sgr::BOLD, MISSING_TITLE));
         for m in &report.missing {
             let _ = writeln!(out, "  {}:", printable(&m.what));
+            if let Some(reason) = &m.reason {
+                let _ = writeln!(out, "      # {}", printable(reason));
+            }
             for line in m.command.lines() {
                 let _ = writeln!(out, "      {}", printable(line));
             }

@@ -39,6 +39,9 @@ pub struct ChecklistStep {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Missing {
     pub what: String,
+    /// Why it is missing, when a collection attempt failed (live mode: "forbidden (403): ...").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// One or more shell lines, ready to paste.
     pub command: String,
 }
@@ -134,7 +137,11 @@ pub fn walk(
     let mut missing = Vec::new();
     for (i, (name, seen, what, command)) in steps.into_iter().enumerate() {
         if seen.status == StepStatus::NotCollected {
-            missing.push(Missing { what, command });
+            missing.push(Missing {
+                what,
+                reason: None,
+                command,
+            });
         }
         checklist.push(ChecklistStep {
             step: i as u8 + 1,

@@ -339,3 +339,29 @@ pub fn many_pending(namespace: &str, count: usize) -> Scenario {
     }
     scenario
 }
+
+/// Scenario names for the `fake-api` binary and the benchmark.
+pub const NAMES: &[&str] = &[
+    "pending-ice",
+    "zone-offering",
+    "pdb-blocked-node",
+    "nodeclaim-not-initialized",
+    "karpenter-elsewhere",
+    "missing-crds",
+    "v1beta1-only",
+    "logs-forbidden",
+];
+
+pub fn by_name(name: &str) -> Option<Scenario> {
+    Some(match name {
+        "pending-ice" => pending_ice(),
+        "zone-offering" => zone_offering(),
+        "pdb-blocked-node" => pdb_blocked_node(),
+        "nodeclaim-not-initialized" => nodeclaim_not_initialized(),
+        "karpenter-elsewhere" => karpenter_elsewhere(),
+        "missing-crds" => missing_crds(),
+        "v1beta1-only" => v1beta1_only(),
+        "logs-forbidden" => logs_forbidden(),
+        _ => return None,
+    })
+}
