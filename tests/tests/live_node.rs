@@ -8,7 +8,9 @@ use karpenter_why_plugin::collect::{CollectError, Target};
 use karpenter_why_tests::fake_api::scenarios;
 use live_common::{assert_diagnosed, run};
 
-const LATENCY: Duration = Duration::from_millis(100);
+/// Round mode's quiet time: a wave of concurrent requests is answered together once none
+/// has arrived for this long, so the round count is exact even on a loaded machine.
+const QUIET: Duration = Duration::from_millis(250);
 
 fn node(name: &str) -> Target {
     Target::Node { name: name.into() }
@@ -21,7 +23,7 @@ fn nodeclaim(name: &str) -> Target {
 #[test]
 fn node_blocked_by_a_pdb() {
     let run = run(
-        scenarios::pdb_blocked_node().with_latency(LATENCY),
+        scenarios::pdb_blocked_node().in_rounds(QUIET),
         node(scenarios::PDB_NODE),
     );
     run.assert_read_only_and_selective();
@@ -65,7 +67,7 @@ fn node_blocked_by_a_pdb() {
 #[test]
 fn nodeclaim_not_initialized() {
     let run = run(
-        scenarios::nodeclaim_not_initialized().with_latency(LATENCY),
+        scenarios::nodeclaim_not_initialized().in_rounds(QUIET),
         nodeclaim(scenarios::UNINITIALIZED_CLAIM),
     );
     run.assert_read_only_and_selective();

@@ -9,17 +9,14 @@ use karpenter_why_plugin::collect::CollectError;
 use karpenter_why_tests::fake_api::{scenarios, Fault, FaultAction, Matcher, Scenario};
 use live_common::{assert_diagnosed, assert_not_diagnosed, pod, run, run_with};
 
-/// Per-request latency of the runs that count round trips: long enough that a request delayed
-/// by a busy machine is not mistaken for one that waited for another.
-const LATENCY: Duration = Duration::from_millis(100);
+/// Round mode's quiet time: a wave of concurrent requests is answered together once none
+/// has arrived for this long, so the round count is exact even on a loaded machine.
+const QUIET: Duration = Duration::from_millis(250);
 
 #[test]
 fn pending_pod_with_insufficient_capacity() {
     let (ns, name) = scenarios::ICE_POD;
-    let run = run(
-        scenarios::pending_ice().with_latency(LATENCY),
-        pod(ns, name),
-    );
+    let run = run(scenarios::pending_ice().in_rounds(QUIET), pod(ns, name));
     run.assert_read_only_and_selective();
     assert_diagnosed(&run, &["KW215"]);
     assert_not_diagnosed(&run, &["KW200"]);
@@ -82,10 +79,7 @@ fn pending_pod_with_insufficient_capacity() {
 #[test]
 fn zone_offering_mismatch_reads_the_volume_chain_in_three_round_trips() {
     let (ns, name) = scenarios::ZONE_POD;
-    let run = run(
-        scenarios::zone_offering().with_latency(LATENCY),
-        pod(ns, name),
-    );
+    let run = run(scenarios::zone_offering().in_rounds(QUIET), pod(ns, name));
     run.assert_read_only_and_selective();
     assert_diagnosed(&run, &["KW202"]);
     assert_not_diagnosed(&run, &["KW200", "KW215"]);
@@ -113,7 +107,7 @@ fn zone_offering_mismatch_reads_the_volume_chain_in_three_round_trips() {
 fn karpenter_is_found_by_label_in_a_namespace_of_its_own() {
     let (ns, name) = scenarios::ELSEWHERE_POD;
     let run = run(
-        scenarios::karpenter_elsewhere().with_latency(LATENCY),
+        scenarios::karpenter_elsewhere().in_rounds(QUIET),
         pod(ns, name),
     );
     run.assert_read_only_and_selective();
@@ -332,10 +326,7 @@ fn the_contexts_namespace_is_the_default() {
 #[test]
 fn without_karpenter_the_report_says_what_is_not_installed() {
     let (ns, name) = scenarios::SILENT_POD;
-    let run = run(
-        scenarios::missing_crds().with_latency(LATENCY),
-        pod(ns, name),
-    );
+    let run = run(scenarios::missing_crds().in_rounds(QUIET), pod(ns, name));
     run.assert_read_only_and_selective();
     for what in ["the NodeClaims", "the NodePools"] {
         let fact = run.missing(what);

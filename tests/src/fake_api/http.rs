@@ -98,6 +98,7 @@ fn connection(stream: TcpStream, shared: &Shared) {
         if let Some(FaultAction::Delay(extra)) = &fault {
             delay += *extra;
         }
+        let round = scenario.round_quiet.map(|quiet| shared.rounds.join(quiet));
         sleep_unless_shutdown(shared, delay);
         let reply = if request.method != "GET" {
             api::status(
@@ -120,11 +121,8 @@ fn connection(stream: TcpStream, shared: &Shared) {
         };
         let truncate = matches!(fault, Some(FaultAction::Truncate));
         let reset = matches!(fault, Some(FaultAction::Reset));
-        let written = if reset {
-            Ok(())
-        } else {
-            write_reply(&mut writer, &reply, truncate)
-        };
+        // Recorded before the answer goes out, so a client that has its answer always finds
+        // its request in the log.
         shared.record(RequestRecord {
             method: request.method.clone(),
             path,
@@ -134,7 +132,13 @@ fn connection(stream: TcpStream, shared: &Shared) {
             status: if reset { 0 } else { reply.status },
             started,
             finished: shared.epoch.elapsed(),
+            round,
         });
+        let written = if reset {
+            Ok(())
+        } else {
+            write_reply(&mut writer, &reply, truncate)
+        };
         if written.is_err() || truncate || reset || request.close {
             let _ = writer.shutdown(Shutdown::Both);
             return;

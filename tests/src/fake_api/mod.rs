@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -100,6 +100,10 @@ pub struct Scenario {
     pub faults: Vec<Fault>,
     /// Added to every request.
     pub latency: Duration,
+    /// Round mode: requests are held and answered together once none has arrived for this
+    /// long, so each round is one wave of concurrent requests whatever the machine's load;
+    /// the number of rounds is the number of sequential round trips.
+    pub round_quiet: Option<Duration>,
     /// Served versions of `karpenter.sh` (empty: not installed).
     pub karpenter_sh_versions: Vec<&'static str>,
     /// Served versions of `karpenter.k8s.aws`.
@@ -114,6 +118,7 @@ impl Default for Scenario {
             logs: BTreeMap::new(),
             faults: Vec::new(),
             latency: Duration::ZERO,
+            round_quiet: None,
             karpenter_sh_versions: vec!["v1"],
             karpenter_aws_versions: vec!["v1"],
             server_version: "v1.31.2-eks-7f9249a".into(),
@@ -150,6 +155,12 @@ impl Scenario {
         self.latency = latency;
         self
     }
+
+    /// Answers in rounds (see `round_quiet`).
+    pub fn in_rounds(mut self, quiet: Duration) -> Scenario {
+        self.round_quiet = Some(quiet);
+        self
+    }
 }
 
 /// One request as the fake saw it.
@@ -165,7 +176,10 @@ pub struct RequestRecord {
     pub status: u16,
     /// Since the server started.
     pub started: Duration,
+    /// When the answer was ready to be written.
     pub finished: Duration,
+    /// In round mode, the 0-based round that answered the request.
+    pub round: Option<usize>,
 }
 
 impl RequestRecord {
@@ -182,6 +196,45 @@ pub(crate) struct Shared {
     epoch: Instant,
     shutdown: AtomicBool,
     log: Mutex<Vec<RequestRecord>>,
+    rounds: Rounds,
+}
+
+/// Round mode's state: the open round collects requests until it has been quiet long enough.
+#[derive(Default)]
+struct Rounds {
+    state: Mutex<RoundState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct RoundState {
+    open: usize,
+    last_arrival: Option<Instant>,
+}
+
+impl Rounds {
+    /// Joins the open round and waits until it is answered; returns its number.
+    fn join(&self, quiet: Duration) -> usize {
+        let mut state = self.state.lock().expect("not poisoned");
+        let round = state.open;
+        state.last_arrival = Some(Instant::now());
+        loop {
+            if state.open > round {
+                return round;
+            }
+            let since = state.last_arrival.map_or(quiet, |t| t.elapsed());
+            if since >= quiet {
+                state.open = round + 1;
+                self.changed.notify_all();
+                return round;
+            }
+            state = self
+                .changed
+                .wait_timeout(state, quiet - since)
+                .expect("not poisoned")
+                .0;
+        }
+    }
 }
 
 impl Shared {
@@ -206,6 +259,7 @@ impl FakeApi {
             epoch: Instant::now(),
             shutdown: AtomicBool::new(false),
             log: Mutex::new(Vec::new()),
+            rounds: Rounds::default(),
         });
         let serving = Arc::clone(&shared);
         let accept_thread = std::thread::spawn(move || http::serve(listener, serving));
@@ -231,9 +285,20 @@ impl FakeApi {
     }
 
     /// The longest chain of requests each started after the previous one finished: the number
-    /// of sequential round trips the client needed.
+    /// of sequential round trips the client needed. Timing-based: use it with latency, on a
+    /// quiet machine; `rounds` is exact.
     pub fn critical_path_depth(&self) -> usize {
         critical_path_depth(&self.requests())
+    }
+
+    /// In round mode, the number of rounds the requests needed.
+    pub fn rounds(&self) -> usize {
+        self.requests()
+            .iter()
+            .filter_map(|r| r.round)
+            .map(|r| r + 1)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Writes a kubeconfig for this server (context `fake`, namespace `namespace`, a bearer
@@ -294,6 +359,7 @@ mod tests {
             status: 200,
             started: Duration::from_millis(started),
             finished: Duration::from_millis(finished),
+            round: None,
         }
     }
 
@@ -310,5 +376,20 @@ mod tests {
             record(206, 300),
         ];
         assert_eq!(critical_path_depth(&wave), 3);
+    }
+
+    #[test]
+    fn rounds_answer_concurrent_requests_together() {
+        let rounds = std::sync::Arc::new(Rounds::default());
+        let quiet = Duration::from_millis(60);
+        let first: Vec<_> = (0..3)
+            .map(|_| {
+                let rounds = std::sync::Arc::clone(&rounds);
+                std::thread::spawn(move || rounds.join(quiet))
+            })
+            .collect();
+        let first: Vec<usize> = first.into_iter().map(|t| t.join().unwrap()).collect();
+        assert_eq!(first, [0, 0, 0]);
+        assert_eq!(rounds.join(quiet), 1);
     }
 }

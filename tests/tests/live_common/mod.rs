@@ -146,7 +146,12 @@ pub fn run_with(scenario: Scenario, target: Target, adjust: impl FnOnce(&mut Set
     let result = collect(&settings, &target);
     let elapsed = started.elapsed();
     let requests = server.requests();
-    let depth = server.critical_path_depth();
+    // Round mode counts sequential round trips exactly; otherwise they come from the timings.
+    let depth = if requests.iter().any(|r| r.round.is_some()) {
+        server.rounds()
+    } else {
+        server.critical_path_depth()
+    };
     Run {
         server,
         result,
