@@ -120,6 +120,41 @@ test('the page loads its own files only, with the CSP as meta tag and header', a
   shared.requestsAtLoad = requests.length;
 });
 
+test('the TypeScript declarations type the WASM contract', () => {
+  const dts = readFileSync(join(WEB, 'pkg', 'karpenter_why_wasm.d.ts'), 'utf8');
+  for (const signature of [
+    'export function analyze(text: string, options?: AnalyzeOptions | null): Report;',
+    'export function analyzeDocuments(documents: InputDocument[], options?: AnalyzeOptions | null): Report;',
+    'export function rules(): RuleInfo[];',
+    'export function explain(id: string): RuleInfo | undefined;',
+    'export function version(): string;',
+  ]) assert.ok(dts.includes(signature), signature);
+  for (const type of ['interface Report', 'interface Diagnosis', 'interface Evidence', 'interface RuleInfo', 'interface AnalyzeOptions']) {
+    assert.ok(dts.includes(`export ${type} {`), type);
+  }
+});
+
+test('the file picker takes several files, each a document named after its file', async () => {
+  const { page } = shared;
+  const [a, b] = diagnosedCases(['describe-pod-pending-karpenter-a', 'karpenter-log-insufficient-capacity']);
+  const before = await reportSeq(page);
+  await page.setInputFiles('#file-input', [
+    { name: 'pod.txt', mimeType: 'text/plain', buffer: Buffer.from(a.text) },
+    { name: 'karpenter.log', mimeType: 'text/plain', buffer: Buffer.from(b.text) },
+  ]);
+  await waitForReport(page, before);
+  const tabs = await page.$$eval('#doc-tabs .doc-tab', (t) => t.map((x) => x.dataset.label));
+  assert.deepEqual(tabs, ['paste', 'pod.txt', 'karpenter.log']);
+  const sources = await page.$$eval('#diagnoses .evidence-item', (items) => [...new Set(items.map((i) => i.dataset.source))].sort());
+  assert.deepEqual(sources, ['karpenter.log', 'pod.txt']);
+  // Arrow keys move between the document tabs.
+  await page.focus('#doc-tab-1');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.$eval('#doc-tabs .doc-tab[aria-selected="true"]', (t) => t.dataset.label), 'karpenter.log');
+  assert.equal(await page.inputValue('#input'), b.text);
+  await clearInput(page);
+});
+
 test('pasting a corpus case shows the native IDs with evidence quoted from the input', async () => {
   const { page } = shared;
   const kase = diagnosedCases(['karpenter-log-insufficient-capacity', 'describe-pod-pending-karpenter-a'])[0];

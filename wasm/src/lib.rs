@@ -209,7 +209,7 @@ pub fn analyze_documents_native(documents: &[Document], options: &Options) -> Re
     core::analyze(&scanned, options)
 }
 
-/// `analyze(text, {now?})`: one pasted text (any mix of formats), labelled `paste`.
+/// `analyze(text, {now?, redact?})`: one pasted text (any mix of formats), labelled `paste`.
 #[wasm_bindgen(js_name = analyze)]
 pub fn analyze(text: &str, options: Option<JsAnalyzeOptions>) -> Result<JsReport, JsError> {
     let report = run(
@@ -219,7 +219,7 @@ pub fn analyze(text: &str, options: Option<JsAnalyzeOptions>) -> Result<JsReport
     Ok(to_js(&report)?.unchecked_into())
 }
 
-/// `analyzeDocuments([{label, text}], {now?})`: several documents (dropped files), each
+/// `analyzeDocuments([{label, text}], {now?, redact?})`: several documents (dropped files), each
 /// quoted in the evidence by its label.
 #[wasm_bindgen(js_name = analyzeDocuments)]
 pub fn analyze_documents(
@@ -297,7 +297,7 @@ pub fn version() -> String {
 }
 
 /// `redact(text)`: the CLI's `--redact` masks (`<account-1>`, `<ip-3>`...), applied to any
-/// text (the page redacts the markdown report before copying it).
+/// text.
 #[wasm_bindgen(js_name = redact)]
 pub fn redact(text: &str) -> String {
     core::redact::redact(text)
