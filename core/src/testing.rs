@@ -30,3 +30,19 @@ pub fn check_only(id: &str, text: &str) -> Report {
 pub fn ids(report: &Report) -> Vec<&'static str> {
     report.diagnoses.iter().map(|d| d.id).collect()
 }
+
+/// A status condition as objects carry it.
+pub fn condition(
+    condition_type: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) -> crate::facts::Condition {
+    crate::facts::Condition {
+        condition_type: condition_type.into(),
+        status: status.into(),
+        reason: Some(reason.into()),
+        message: Some(message.into()),
+        evidence: None,
+    }
+}

@@ -3,7 +3,7 @@
 use super::Rule;
 
 mod aws;
-mod credentials;
+pub(crate) mod credentials;
 pub(crate) mod kw101_spot_service_linked_role_missing;
 mod kw102_sts_unreachable;
 mod kw103_irsa_credentials_denied;

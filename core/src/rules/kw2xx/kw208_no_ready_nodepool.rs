@@ -375,8 +375,8 @@ fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Condition, Meta, NodeClass};
-    use crate::testing::{check_only, ids};
+    use crate::facts::{Meta, NodeClass};
+    use crate::testing::{check_only, condition as cond, ids};
 
     fn one(text: &str) -> Diagnosis {
         let report = check_only("KW208", text);
@@ -424,16 +424,6 @@ mod tests {
             "Normal  Nominated  1m  karpenter  Pod should schedule on: nodeclaim/default-x",
         ] {
             assert!(ids(&check_only("KW208", text)).is_empty(), "{text}");
-        }
-    }
-
-    fn cond(t: &str, s: &str, r: &str, m: &str) -> Condition {
-        Condition {
-            condition_type: t.into(),
-            status: s.into(),
-            reason: Some(r.into()),
-            message: Some(m.into()),
-            evidence: None,
         }
     }
 

@@ -153,14 +153,36 @@ impl Hits<'_> {
 
 /// Messages whose unescaped text satisfies `pred`, with their subjects.
 pub fn hits<'a>(facts: &'a Facts, pred: impl Fn(&str) -> bool) -> Hits<'a> {
-    let mut out = Hits::default();
+    grouped_hits(facts, |t| pred(t).then_some(()))
+        .pop()
+        .map(|(_, h)| h)
+        .unwrap_or_default()
+}
+
+/// The messages `key_of` recognises (it returns the group key of an unescaped text), grouped by
+/// key in first-appearance order, so that one cause repeated on a Node and its NodeClaim, or
+/// logged again and again, makes one diagnosis.
+pub fn grouped_hits<'a, K: PartialEq>(
+    facts: &'a Facts,
+    key_of: impl Fn(&str) -> Option<K>,
+) -> Vec<(K, Hits<'a>)> {
+    let mut out: Vec<(K, Hits<'a>)> = Vec::new();
     for m in &facts.messages {
-        if pred(&unescaped(&m.text)) {
-            if let Some(s) = subject_of(m) {
-                push_unique(&mut out.subjects, s);
+        let Some(key) = key_of(&unescaped(&m.text)) else {
+            continue;
+        };
+        let i = match out.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                out.push((key, Hits::default()));
+                out.len() - 1
             }
-            out.messages.push(m);
+        };
+        let group = &mut out[i].1;
+        if let Some(s) = subject_of(m) {
+            push_unique(&mut group.subjects, s);
         }
+        group.messages.push(m);
     }
     out
 }

@@ -2,7 +2,7 @@
 
 use crate::facts::{Facts, Message, ObjectRef, Pod};
 use crate::rules::kw4xx::disruption::{
-    push_unique, serrors_values, split_qualified, subject_of, subjects_label, unescaped,
+    grouped_hits, push_unique, serrors_values, split_qualified, subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -83,32 +83,18 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let mut groups: Vec<Group<'_>> = Vec::new();
-    for m in &facts.messages {
-        let t = unescaped(&m.text);
-        if !is_signal(&t) {
-            continue;
-        }
-        let pod = pod_named(&t);
-        let legacy = contains_any(&t, &["do-not-evict"]);
-        let g = match groups.iter_mut().find(|g| g.pod == pod) {
-            Some(g) => g,
-            None => {
-                groups.push(Group {
-                    pod,
-                    legacy,
-                    subjects: Vec::new(),
-                    messages: Vec::new(),
-                    from_object: false,
-                });
-                groups.last_mut().expect("just pushed")
-            }
-        };
-        if let Some(s) = subject_of(m) {
-            push_unique(&mut g.subjects, s);
-        }
-        g.messages.push(m);
-    }
+    let mut groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
+        is_signal(t).then(|| (pod_named(t), contains_any(t, &["do-not-evict"])))
+    })
+    .into_iter()
+    .map(|((pod, legacy), hits)| Group {
+        pod,
+        legacy,
+        subjects: hits.subjects,
+        messages: hits.messages,
+        from_object: false,
+    })
+    .collect();
     for pod in &facts.pods {
         let Some(node) = &pod.node_name else {
             continue;

@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{find_ignore_case, parse_clause, Cause};
-use crate::rules::kw4xx::disruption::{push_unique, subject_of, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -47,37 +47,27 @@ struct Blocked<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let mut groups: Vec<Blocked<'_>> = Vec::new();
-    for m in &facts.messages {
-        let t = unescaped(&m.text);
-        let Some(at) = find_ignore_case(&t, "not all pods would schedule") else {
-            continue;
-        };
+    grouped_hits(facts, |t| {
+        let at = find_ignore_case(t, "not all pods would schedule")?;
         let rest = t[at + "not all pods would schedule".len()..].trim_start_matches([',', ' ']);
         let (pod, error) = match rest.split_once(" => ") {
             Some((pod, error)) => (Some(pod.trim().to_string()), error.trim().to_string()),
             None => (None, rest.trim().to_string()),
         };
         let (error, others) = split_others(&error);
-        let g = match groups.iter_mut().find(|g| g.pod == pod && g.error == error) {
-            Some(g) => g,
-            None => {
-                groups.push(Blocked {
-                    pod,
-                    error,
-                    others,
-                    subjects: Vec::new(),
-                    messages: Vec::new(),
-                });
-                groups.last_mut().expect("just pushed")
-            }
-        };
-        if let Some(s) = subject_of(m) {
-            push_unique(&mut g.subjects, s);
-        }
-        g.messages.push(m);
-    }
-    groups.iter().map(diagnose).collect()
+        Some((pod, error, others))
+    })
+    .into_iter()
+    .map(|((pod, error, others), hits)| {
+        diagnose(&Blocked {
+            pod,
+            error,
+            others,
+            subjects: hits.subjects,
+            messages: hits.messages,
+        })
+    })
+    .collect()
 }
 
 /// `<error> and 3 other(s)` as (error, `3 other(s)`).

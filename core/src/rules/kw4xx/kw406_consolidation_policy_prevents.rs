@@ -1,7 +1,7 @@
 //! KW406 consolidation-policy-prevents.
 
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{push_unique, subject_of, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
 use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::version::at_least;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -50,35 +50,21 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let mut groups: Vec<Group<'_>> = Vec::new();
-    for m in &facts.messages {
-        let t = unescaped(&m.text);
-        if !contains_any(&t, SIGNALS) {
-            continue;
-        }
-        let nodepool = quoted_after(&t, "nodepool ").or_else(|| quoted_after(&t, "provisioner "));
-        // `has consolidation disabled` (consolidateAfter: Never) versus the WhenEmpty forms.
-        let disabled = contains_any(&t, &["has consolidation disabled"]);
-        let g = match groups
-            .iter_mut()
-            .find(|g| g.nodepool == nodepool && g.disabled == disabled)
-        {
-            Some(g) => g,
-            None => {
-                groups.push(Group {
-                    nodepool,
-                    disabled,
-                    subjects: Vec::new(),
-                    messages: Vec::new(),
-                });
-                groups.last_mut().expect("just pushed")
-            }
-        };
-        if let Some(s) = subject_of(m) {
-            push_unique(&mut g.subjects, s);
-        }
-        g.messages.push(m);
-    }
+    let groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
+        contains_any(t, SIGNALS).then(|| {
+            let nodepool = quoted_after(t, "nodepool ").or_else(|| quoted_after(t, "provisioner "));
+            // `has consolidation disabled` (consolidateAfter: Never) versus the WhenEmpty forms.
+            (nodepool, contains_any(t, &["has consolidation disabled"]))
+        })
+    })
+    .into_iter()
+    .map(|((nodepool, disabled), hits)| Group {
+        nodepool,
+        disabled,
+        subjects: hits.subjects,
+        messages: hits.messages,
+    })
+    .collect();
     let mut out: Vec<Diagnosis> = groups.iter().map(|g| from_messages(facts, g)).collect();
     for np in &facts.nodepools {
         if groups

@@ -552,7 +552,7 @@ fn first_tag(
 mod tests {
     use super::*;
     use crate::facts::{Condition, Meta, NodePool};
-    use crate::testing::{check_only, ids};
+    use crate::testing::{check_only, condition as cond, ids};
 
     #[test]
     fn every_signal_form() {
@@ -625,16 +625,6 @@ mod tests {
             role: Some("KarpenterNodeRole-my-cluster".into()),
             conditions,
             ..Default::default()
-        }
-    }
-
-    fn cond(t: &str, s: &str, r: &str, m: &str) -> Condition {
-        Condition {
-            condition_type: t.into(),
-            status: s.into(),
-            reason: Some(r.into()),
-            message: Some(m.into()),
-            evidence: None,
         }
     }
 

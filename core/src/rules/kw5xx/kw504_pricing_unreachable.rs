@@ -1,6 +1,7 @@
 //! KW504 pricing-unreachable.
 
 use crate::facts::{Facts, Message};
+use crate::rules::kw1xx::credentials::NETWORK_MARKERS;
 use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
@@ -62,22 +63,11 @@ const PRICING: &[&str] = &[
     "Pricing: GetProducts",
 ];
 
-/// Network failures: the endpoint is not reachable.
-const UNREACHABLE: &[&str] = &[
-    "i/o timeout",
-    "dial tcp",
-    "no such host",
-    "connection refused",
-    "connection reset",
-    "context deadline exceeded",
-    "send request failed",
-    "request send failed",
-    "exceeded maximum number of attempts",
-];
-
 fn is_signal(text: &str) -> bool {
     let pricing = contains_any(text, PRICING);
-    let unreachable = contains_any(text, UNREACHABLE);
+    // The SDK v2 gives up with `exceeded maximum number of attempts` around the network error.
+    let unreachable = contains_any(text, NETWORK_MARKERS)
+        || contains_any(text, &["exceeded maximum number of attempts"]);
     let govcloud = contains_any(text, &["UnrecognizedClientException"])
         && (pricing || contains_any(text, &["pricing", "us-gov-"]));
     let refused = contains_any(
