@@ -1,11 +1,20 @@
 //! Reading the offline inputs of `analyze`: files, directories of files, and stdin, each
 //! becoming one Document labelled with its path (or `stdin`).
+//!
+//! Every input is streamed through core's log scanner: Karpenter log noise (INFO/DEBUG lines
+//! holding no catalogue signal) is counted and dropped while reading, so a multi-gigabyte log
+//! costs memory for its candidate lines only. Everything else (describe output, YAML, tables)
+//! is kept whole, with the original line numbers.
 
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use karpenter_why_core::ingest::scan::StreamScanner;
 use karpenter_why_core::Document;
+
+/// Bytes read per call: large enough that the scanner's block search amortises well.
+const CHUNK: usize = 1 << 20;
 
 /// An input that could not be read at all: named, so the user knows which one.
 #[derive(Debug)]
@@ -45,28 +54,36 @@ pub fn read_documents(inputs: &[String]) -> Result<Vec<Document>, InputReadError
 }
 
 fn read_stdin() -> Result<Document, InputReadError> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| InputReadError {
-            path: "stdin".to_string(),
-            reason: e.to_string(),
-        })?;
-    Ok(Document::new(
-        "stdin",
-        String::from_utf8_lossy(&bytes).into_owned(),
-    ))
+    scan_reader("stdin", std::io::stdin().lock())
 }
 
 fn read_file(path: &Path) -> Result<Document, InputReadError> {
-    let bytes = std::fs::read(path).map_err(|e| InputReadError {
-        path: path.display().to_string(),
+    let label = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| InputReadError {
+        path: label.clone(),
         reason: e.to_string(),
     })?;
-    Ok(Document::new(
-        path.display().to_string(),
-        String::from_utf8_lossy(&bytes).into_owned(),
-    ))
+    scan_reader(&label, file)
+}
+
+/// Streams `reader` through the log scanner into a Document of the kept lines.
+pub fn scan_reader(label: &str, mut reader: impl Read) -> Result<Document, InputReadError> {
+    let mut scanner = StreamScanner::new(label);
+    let mut buffer = vec![0u8; CHUNK];
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => scanner.feed(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(InputReadError {
+                    path: label.to_string(),
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(scanner.finish().document)
 }
 
 fn files_in(dir: &Path) -> Result<Vec<PathBuf>, InputReadError> {
@@ -89,4 +106,46 @@ fn files_in(dir: &Path) -> Result<Vec<PathBuf>, InputReadError> {
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_is_dropped_while_reading_and_lines_keep_their_numbers() {
+        let mut text = String::from("Name:  web-0\n");
+        for i in 0..1000 {
+            text.push_str(&format!(
+                "{{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\",\"n\":{i}}}\n"
+            ));
+        }
+        text.push_str("{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n");
+        let doc = scan_reader("t", text.as_bytes()).unwrap();
+        assert_eq!(doc.line_numbers.as_deref(), Some(&[1, 2, 1002][..]));
+        assert_eq!(doc.omitted_log_lines.get("INFO"), Some(&999));
+        assert!(doc.text.starts_with("Name:  web-0\n"));
+    }
+
+    #[test]
+    fn unreadable_input_names_the_path() {
+        let err = read_documents(&["/nonexistent/karpenter.log".to_string()]).unwrap_err();
+        assert_eq!(err.path, "/nonexistent/karpenter.log");
+        assert!(err
+            .to_string()
+            .starts_with("cannot read /nonexistent/karpenter.log: "));
+    }
+
+    #[test]
+    fn directories_give_one_document_per_visible_file() {
+        let dir = std::env::temp_dir().join(format!("kw-input-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("b.txt"), "b\n").unwrap();
+        std::fs::write(dir.join("sub/a.txt"), "a\n").unwrap();
+        std::fs::write(dir.join(".hidden"), "h\n").unwrap();
+        let docs = read_documents(&[dir.display().to_string()]).unwrap();
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+        assert_eq!(texts, ["b\n", "a\n"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

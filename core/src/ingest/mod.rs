@@ -213,6 +213,7 @@ pub(crate) struct Context {
 
 fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
     let matcher = SignalMatcher::for_rules();
+    let signal_lines = scan::signal_line_starts(matcher, part.doc.text.as_bytes());
     let mut filter = LogLineFilter::default();
     let mut cx = Context { command: None };
     let mut garbage_from: Option<usize> = None;
@@ -239,7 +240,11 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
             sink.error(part, from, garbage_message(from, i));
         }
         let bytes = line.as_bytes();
-        match filter.decide(bytes, || matcher.is_match(bytes)) {
+        let has_signal = || {
+            part.offset(i)
+                .is_some_and(|o| signal_lines.binary_search(&o).is_ok())
+        };
+        match filter.decide(bytes, has_signal) {
             Decision::Drop(level) => {
                 sink.count_log_line(&level.upper());
                 i += 1;

@@ -11,9 +11,10 @@
 //! streamed through the scanner and the same text pasted whole give identical facts: the
 //! scanner keeps exactly the lines ingest would parse, plus the non-log lines.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
+use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, Input, Span};
 use memchr::memmem;
 
 use crate::document::Document;
@@ -30,7 +31,8 @@ const LEVEL_WINDOW: usize = 512;
 #[derive(Debug, Clone)]
 pub struct SignalMatcher {
     automaton: AhoCorasick,
-    patterns: usize,
+    /// The lower-case byte patterns (each signal in each spelling).
+    patterns: Vec<Vec<u8>>,
 }
 
 impl SignalMatcher {
@@ -39,7 +41,7 @@ impl SignalMatcher {
     /// JSON nested in a JSON string (CloudWatch `@message`, Fluent Bit `log`), and inside a
     /// CSV field (quotes doubled).
     pub fn new<'a>(signals: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut patterns: Vec<String> = Vec::new();
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
         for signal in signals {
             let signal = signal.to_ascii_lowercase();
             if signal.is_empty() {
@@ -55,6 +57,7 @@ impl SignalMatcher {
                 signal,
             ];
             for v in variants {
+                let v = v.to_ascii_lowercase().into_bytes();
                 if !patterns.contains(&v) {
                     patterns.push(v);
                 }
@@ -72,7 +75,7 @@ impl SignalMatcher {
             .unwrap_or_else(|_| AhoCorasick::new(Vec::<String>::new()).expect("empty automaton"));
         SignalMatcher {
             automaton,
-            patterns: patterns.len(),
+            patterns,
         }
     }
 
@@ -87,21 +90,198 @@ impl SignalMatcher {
 
     /// How many byte patterns the signals expanded to.
     pub fn pattern_count(&self) -> usize {
-        self.patterns
+        self.patterns.len()
     }
 
     pub fn is_match(&self, haystack: &[u8]) -> bool {
-        self.patterns > 0 && self.automaton.is_match(haystack)
+        !self.patterns.is_empty() && self.automaton.is_match(haystack)
     }
 
-    /// Start of the first match at or after `from`, if any.
-    pub fn find_from(&self, haystack: &[u8], from: usize) -> Option<usize> {
-        if self.patterns == 0 || from >= haystack.len() {
+    /// Anchors for searching text like `sample` quickly: a set of short substrings such that
+    /// every pattern contains one, chosen rare in `sample` (so hits, each verified with the
+    /// full automaton, stay few), searched with SIMD on the lower-cased text. `None` where no
+    /// SIMD searcher exists (wasm32), or without patterns.
+    pub fn anchors_for(&self, sample: &[u8]) -> Option<Anchors> {
+        if self.patterns.is_empty() {
             return None;
         }
-        self.automaton
-            .find(Input::new(haystack).range(from..))
-            .map(|m| m.start())
+        let sample = sample.to_ascii_lowercase();
+        let mut windows: Vec<&[u8]> = Vec::new();
+        let mut index: HashMap<&[u8], usize> = HashMap::new();
+        // For each window, the patterns holding it.
+        let mut holders: Vec<Vec<usize>> = Vec::new();
+        for (p, pattern) in self.patterns.iter().enumerate() {
+            let width = ANCHOR_WIDTH.min(pattern.len());
+            for w in pattern.windows(width) {
+                let id = *index.entry(w).or_insert_with(|| {
+                    windows.push(w);
+                    holders.push(Vec::new());
+                    windows.len() - 1
+                });
+                if holders[id].last() != Some(&p) {
+                    holders[id].push(p);
+                }
+            }
+        }
+        let counter = AhoCorasick::builder().build(&windows).ok()?;
+        let mut seen = vec![0usize; windows.len()];
+        for m in counter.find_overlapping_iter(&sample) {
+            seen[m.pattern().as_usize()] += 1;
+        }
+        // Greedy cover: each round takes the window covering the most patterns still
+        // uncovered per occurrence in the sample.
+        let mut covered = vec![false; self.patterns.len()];
+        let mut chosen: Vec<&[u8]> = Vec::new();
+        loop {
+            let best = (0..windows.len())
+                .filter_map(|w| {
+                    let gain = holders[w].iter().filter(|&&p| !covered[p]).count();
+                    (gain > 0).then(|| (w, gain as f64 / (1.0 + seen[w] as f64)))
+                })
+                .max_by(|(a, sa), (b, sb)| sa.total_cmp(sb).then_with(|| b.cmp(a)));
+            let Some((best, _)) = best else { break };
+            chosen.push(windows[best]);
+            for &p in &holders[best] {
+                covered[p] = true;
+            }
+        }
+        let groups = chosen
+            .chunks(64)
+            .map(|group| {
+                let mut builder = packed::Config::new()
+                    .match_kind(packed::MatchKind::LeftmostFirst)
+                    .builder();
+                builder.extend(group.iter());
+                builder.build()
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Anchors {
+            groups,
+            count: chosen.len(),
+        })
+    }
+
+    /// Appends to `out` the start (plus `offset`) of every line of `text` that holds a
+    /// pattern, in order. With `anchors`, `folded` is scratch for the lower-cased text.
+    pub fn signal_lines(
+        &self,
+        text: &[u8],
+        offset: usize,
+        anchors: Option<&Anchors>,
+        folded: &mut Vec<u8>,
+        out: &mut Vec<usize>,
+    ) {
+        if self.patterns.is_empty() {
+            return;
+        }
+        let line_of = |at: usize| {
+            let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
+            (start, end)
+        };
+        let first = out.len();
+        match anchors {
+            Some(anchors) => {
+                folded.clear();
+                folded.extend_from_slice(text);
+                folded.make_ascii_lowercase();
+                for group in &anchors.groups {
+                    let mut at = 0;
+                    while at < folded.len() {
+                        let Some(hit) = group.find_in(&folded[..], Span::from(at..folded.len()))
+                        else {
+                            break;
+                        };
+                        let (start, end) = line_of(hit.start());
+                        if self.automaton.is_match(&text[start..end]) {
+                            out.push(offset + start);
+                        }
+                        at = end + 1;
+                    }
+                }
+                out[first..].sort_unstable();
+                let mut kept = first;
+                for k in first..out.len() {
+                    if kept == first || out[kept - 1] != out[k] {
+                        out[kept] = out[k];
+                        kept += 1;
+                    }
+                }
+                out.truncate(kept);
+            }
+            None => {
+                let mut at = 0;
+                while at < text.len() {
+                    let Some(m) = self.automaton.find(Input::new(text).range(at..)) else {
+                        break;
+                    };
+                    let (start, end) = line_of(m.start());
+                    out.push(offset + start);
+                    at = end + 1;
+                }
+            }
+        }
+    }
+}
+
+/// Width of an anchor: Teddy's fingerprint plus one byte of verification.
+const ANCHOR_WIDTH: usize = 4;
+
+/// Below this size a text is checked line by line with the automaton: choosing anchors would
+/// cost more than it saves.
+pub const ANCHOR_MIN_TEXT: usize = 256 * 1024;
+
+/// How much text chooses the anchors, and the least a first block must hold to do so.
+const ANCHOR_SAMPLE: usize = 1 << 20;
+const ANCHOR_SAMPLE_MIN: usize = 64 * 1024;
+
+/// The starts of the lines of `text` holding a signal: with SIMD anchors (chosen on the
+/// first megabyte) for large texts, line by line otherwise. The same answer as asking
+/// [`SignalMatcher::is_match`] of every line.
+pub fn signal_line_starts(matcher: &SignalMatcher, text: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    if text.len() < ANCHOR_MIN_TEXT {
+        matcher.signal_lines(text, 0, None, &mut Vec::new(), &mut out);
+        return out;
+    }
+    let anchors = matcher.anchors_for(&text[..text.len().min(ANCHOR_SAMPLE)]);
+    let mut folded = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + ANCHOR_SAMPLE).min(text.len());
+        if end < text.len() {
+            end = match memchr::memrchr(b'\n', &text[start..end]) {
+                Some(p) => start + p + 1,
+                None => memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |p| end + p + 1),
+            };
+        }
+        matcher.signal_lines(
+            &text[start..end],
+            start,
+            anchors.as_ref(),
+            &mut folded,
+            &mut out,
+        );
+        start = end;
+    }
+    out
+}
+
+/// See [`SignalMatcher::anchors_for`].
+#[derive(Debug, Clone)]
+pub struct Anchors {
+    groups: Vec<packed::Searcher>,
+    count: usize,
+}
+
+impl Anchors {
+    /// How many anchors stand for the patterns.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
     }
 }
 
@@ -323,6 +503,11 @@ pub struct StreamScanner<'m> {
     line_numbers: Vec<usize>,
     next_line: usize,
     stats: ScanStats,
+    anchors: Option<Anchors>,
+    anchors_tried: bool,
+    /// Scratch: the current block lower-cased, and its lines holding a signal.
+    folded: Vec<u8>,
+    signal_starts: Vec<usize>,
 }
 
 impl StreamScanner<'static> {
@@ -344,6 +529,10 @@ impl<'m> StreamScanner<'m> {
             line_numbers: Vec::new(),
             next_line: 1,
             stats: ScanStats::default(),
+            anchors: None,
+            anchors_tried: false,
+            folded: Vec::new(),
+            signal_starts: Vec::new(),
         }
     }
 
@@ -386,34 +575,42 @@ impl<'m> StreamScanner<'m> {
             .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
-    /// Complete lines (`block` ends with a newline). The signal search runs over the whole
-    /// block and is resumed only past the line of each match, so every byte is looked at once.
+    /// Complete lines (`block` ends with a newline). The signal search runs once over the
+    /// whole block (SIMD anchors, hits verified), then each line looks its answer up.
     fn block(&mut self, block: &[u8]) {
-        // (searched from, leftmost-ending match from there): still valid for any later line
-        // starting at or before that match.
-        let mut cached: Option<(usize, Option<usize>)> = None;
+        if !self.anchors_tried && block.len() >= ANCHOR_SAMPLE_MIN {
+            self.anchors_tried = true;
+            self.anchors = self
+                .matcher
+                .anchors_for(&block[..block.len().min(ANCHOR_SAMPLE)]);
+        }
+        let mut signals = std::mem::take(&mut self.signal_starts);
+        signals.clear();
+        self.matcher.signal_lines(
+            block,
+            0,
+            self.anchors.as_ref(),
+            &mut self.folded,
+            &mut signals,
+        );
+        let mut next_signal = 0;
         let mut start = 0usize;
         for nl in memchr::memchr_iter(b'\n', block) {
             let line = &block[start..nl];
             let line_start = start;
             start = nl + 1;
+            while signals.get(next_signal).is_some_and(|&s| s < line_start) {
+                next_signal += 1;
+            }
             if line.len() > MAX_LINE_BYTES {
                 self.stats.cut_lines += 1;
                 self.whole_line(&line[..MAX_LINE_BYTES]);
                 continue;
             }
-            let matcher = self.matcher;
-            let mut has_signal = || {
-                let fresh = cached.is_some_and(|(from, found)| {
-                    from <= line_start && found.is_none_or(|m| m >= line_start)
-                });
-                if !fresh {
-                    cached = Some((line_start, matcher.find_from(block, line_start)));
-                }
-                cached.and_then(|(_, found)| found).is_some_and(|m| m < nl)
-            };
-            self.line_with(line, &mut has_signal);
+            let has_signal = signals.get(next_signal) == Some(&line_start);
+            self.line_with(line, &mut || has_signal);
         }
+        self.signal_starts = signals;
     }
 
     fn whole_line(&mut self, line: &[u8]) {
