@@ -310,7 +310,9 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
         }
         Described::Generic => {
             let body_end = events.map_or(end, |e| e.line);
-            objects::ingest_generic_describe(part.segment(start, body_end), &mut sink.facts);
+            part.with_segment(start, body_end, |s| {
+                objects::ingest_generic_describe(s, &mut sink.facts)
+            });
             let kind = section(&sections, "Kind")
                 .map(Section::value)
                 .unwrap_or_default();

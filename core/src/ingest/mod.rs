@@ -57,7 +57,7 @@ pub fn ingest(documents: &[Document]) -> Facts {
             }
         }
         for part in split_parts(doc) {
-            let part = Part::new(&part);
+            let part = Part::new(&part, &mut sink);
             ingest_part(&part, &mut sink);
         }
     }
@@ -110,23 +110,67 @@ impl Sink {
     }
 }
 
-/// The lines of one document part (a document, or the text after a `==> LABEL <==` header).
+/// The lines of one document part (a document, or the text after a `==> LABEL <==` header)
+/// that passed the log prefilter: noise log lines are counted and left out here, exactly as
+/// the streaming scanner leaves them out, so the segmenter sees the same lines either way.
 pub(crate) struct Part<'a> {
     pub doc: &'a Document,
     pub lines: Vec<&'a str>,
+    /// For each kept line, its index among the document's lines.
+    index: Vec<usize>,
+    /// For each kept line, whether the prefilter classified it as a log line.
+    log: Vec<bool>,
 }
 
 impl<'a> Part<'a> {
-    fn new(doc: &'a Document) -> Self {
-        Part {
+    fn new(doc: &'a Document, sink: &mut Sink) -> Self {
+        let matcher = SignalMatcher::for_rules();
+        let signal_lines = scan::signal_line_starts(matcher, doc.text.as_bytes());
+        let mut next_signal = 0;
+        let mut filter = LogLineFilter::default();
+        let mut part = Part {
             doc,
-            lines: doc.text.lines().collect(),
+            lines: Vec::new(),
+            index: Vec::new(),
+            log: Vec::new(),
+        };
+        let mut offset = 0;
+        for (n, raw) in doc.text.split('\n').enumerate() {
+            let line_start = offset;
+            offset += raw.len() + 1;
+            if offset > doc.text.len() + 1 || (raw.is_empty() && offset > doc.text.len()) {
+                break;
+            }
+            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            while signal_lines
+                .get(next_signal)
+                .is_some_and(|&s| s < line_start)
+            {
+                next_signal += 1;
+            }
+            let has_signal = signal_lines.get(next_signal) == Some(&line_start);
+            let log = match filter.decide(line.as_bytes(), || has_signal) {
+                Decision::Drop(level) => {
+                    sink.count_log_line(&level.upper());
+                    continue;
+                }
+                Decision::KeepLog(level) => {
+                    sink.count_log_line(&level.upper());
+                    true
+                }
+                Decision::NotLog => false,
+            };
+            part.lines.push(line);
+            part.index.push(n);
+            part.log.push(log);
         }
+        part
     }
 
-    /// The original line number of the line at `index`.
+    /// The original line number of the kept line at `index`.
     pub fn line_no(&self, index: usize) -> usize {
-        self.doc.original_line(index)
+        let n = self.index.get(index).copied().unwrap_or(index);
+        self.doc.original_line(n)
     }
 
     /// Evidence quoting the line at `index`.
@@ -138,27 +182,35 @@ impl<'a> Part<'a> {
         Evidence::new(&self.doc.label, self.line_no(index), text.trim())
     }
 
-    /// The lines `start..end` as a segment for the objects module.
-    pub fn segment(&self, start: usize, end: usize) -> Segment<'a> {
-        let text = &self.doc.text;
-        let from = self.offset(start).unwrap_or(text.len());
-        let to = if end == 0 {
-            from
-        } else {
-            self.offset(end - 1)
-                .map_or(from, |o| o + self.lines[end - 1].len())
-        };
-        Segment {
-            doc: self.doc,
-            first_index: start,
-            text: text.get(from..to.max(from)).unwrap_or_default(),
+    /// Runs `f` on the lines `start..end` as a segment for the objects module: a slice of
+    /// the document when no line was left out in between, else a copy of the kept lines
+    /// with their original numbers.
+    pub fn with_segment<R>(&self, start: usize, end: usize, f: impl FnOnce(Segment<'_>) -> R) -> R {
+        let end = end.min(self.lines.len());
+        if start >= end {
+            return f(Segment {
+                doc: self.doc,
+                first_index: self.index.get(start).copied().unwrap_or(0),
+                text: "",
+            });
         }
-    }
-
-    fn offset(&self, index: usize) -> Option<usize> {
-        let line = self.lines.get(index)?;
-        let base = self.doc.text.as_ptr() as usize;
-        Some(line.as_ptr() as usize - base)
+        if self.index[end - 1] - self.index[start] == end - 1 - start {
+            let base = self.doc.text.as_ptr() as usize;
+            let from = self.lines[start].as_ptr() as usize - base;
+            let to = self.lines[end - 1].as_ptr() as usize - base + self.lines[end - 1].len();
+            return f(Segment {
+                doc: self.doc,
+                first_index: self.index[start],
+                text: &self.doc.text[from..to],
+            });
+        }
+        let mut copy = Document::new(self.doc.label.clone(), self.lines[start..end].join("\n"));
+        copy.line_numbers = Some((start..end).map(|k| self.line_no(k)).collect());
+        f(Segment {
+            doc: &copy,
+            first_index: 0,
+            text: &copy.text,
+        })
     }
 }
 
@@ -212,9 +264,6 @@ pub(crate) struct Context {
 }
 
 fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
-    let matcher = SignalMatcher::for_rules();
-    let signal_lines = scan::signal_line_starts(matcher, part.doc.text.as_bytes());
-    let mut filter = LogLineFilter::default();
     let mut cx = Context { command: None };
     let mut garbage_from: Option<usize> = None;
     let mut i = 0;
@@ -239,25 +288,11 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
         if let Some(from) = garbage_from.take() {
             sink.error(part, from, garbage_message(from, i));
         }
-        let bytes = line.as_bytes();
-        let has_signal = || {
-            part.offset(i)
-                .is_some_and(|o| signal_lines.binary_search(&o).is_ok())
-        };
-        match filter.decide(bytes, has_signal) {
-            Decision::Drop(level) => {
-                sink.count_log_line(&level.upper());
-                i += 1;
+        if part.log[i] {
+            if let Some(next) = log_segment(part, i, sink, true) {
+                i = next;
                 continue;
             }
-            Decision::KeepLog(level) => {
-                sink.count_log_line(&level.upper());
-                if let Some(next) = log_segment(part, i, sink, true) {
-                    i = next;
-                    continue;
-                }
-            }
-            Decision::NotLog => {}
         }
         i = dispatch(part, i, &mut cx, sink);
     }
@@ -419,7 +454,9 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     }
     if let Some((start, end)) = segment::yaml_block(part, i, cx) {
         if start > i || end > start {
-            objects::ingest_structured(part.segment(start, end), &mut sink.facts);
+            part.with_segment(start, end, |s| {
+                objects::ingest_structured(s, &mut sink.facts)
+            });
         }
         return end.max(i + 1);
     }
@@ -455,8 +492,10 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
             return Some(i + 1);
         }
     };
-    let segment = part.segment(i, end);
-    let value: serde_json::Value = match serde_json::from_str(segment.text) {
+    let parsed = part.with_segment(i, end, |segment| {
+        serde_json::from_str::<serde_json::Value>(segment.text)
+    });
+    let value = match parsed {
         Ok(v) => v,
         Err(e) => {
             sink.error(part, i, format!("malformed JSON: {e}"));
@@ -467,7 +506,7 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
         }
     };
     if segment::is_kubernetes_json(&value) {
-        objects::ingest_structured(segment, &mut sink.facts);
+        part.with_segment(i, end, |s| objects::ingest_structured(s, &mut sink.facts));
         return Some(end);
     }
     if events_table::ingest_json(part, i, end, &value, sink) {

@@ -336,8 +336,11 @@ pub fn is_events_heading(line: &str) -> bool {
         .is_some_and(|rest| rest.trim().is_empty() || rest.trim() == "<none>")
 }
 
-/// The end of a column-0 heading's indented body.
+/// The end of a column-0 heading's indented body (`Events:  <none>` has none).
 pub fn section_end(lines: &[&str], start: usize) -> usize {
+    if lines[start].contains("<none>") {
+        return start + 1;
+    }
     let mut i = start + 1;
     while i < lines.len() && !is_blank(lines[i]) && indent(lines[i]) > 0 {
         i += 1;
