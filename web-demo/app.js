@@ -166,7 +166,7 @@ function renderTabs() {
     const remove = index > 0
       ? h('button', { type: 'button', class: 'doc-remove', 'aria-label': `Remove ${doc.label}`, onclick: () => removeDocument(index) }, '×')
       : null;
-    return h('span', { class: 'doc-tab-wrap' }, tab, remove);
+    return h('span', { class: 'doc-tab-wrap', role: 'presentation' }, tab, remove);
   }));
   ui.tabs.hidden = state.docs.length < 2;
   ui.input.setAttribute('aria-labelledby', `doc-tab-${state.active}`);
@@ -449,11 +449,15 @@ function renderChecklist(steps, missing) {
       step.signal ? h('span', { class: 'step-signal' }, step.signal) : null,
       next ? h('div', { class: 'next-command' },
         h('p', {}, `Run this and paste the output to collect ${next.what}:`),
+        next.reason ? h('p', { class: 'missing-reason' }, next.reason) : null,
         codeBlock(next.command, 'Copy the command')) : null);
   }));
   ui.missingExtra.replaceChildren(...(pending.length ? [
     h('h4', {}, 'Also missing'),
-    h('ul', {}, pending.map((m) => h('li', {}, h('p', {}, m.what), codeBlock(m.command, 'Copy the command')))),
+    h('ul', {}, pending.map((m) => h('li', {},
+      h('p', {}, m.what),
+      m.reason ? h('p', { class: 'missing-reason' }, m.reason) : null,
+      codeBlock(m.command, 'Copy the command')))),
   ] : []));
 }
 
@@ -489,7 +493,6 @@ function showLine(source, line) {
   area.classList.remove('flash');
   void area.offsetWidth;
   area.classList.add('flash');
-  area.dataset.highlightLine = String(line);
   ui.dropZone.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
   setStatus(`Showing ${source} line ${line}.`);
 }

@@ -265,6 +265,40 @@ test('a bundled sample loads in one click and shows its diagnosis', async () => 
   await page.screenshot({ path: join(ARTIFACTS, 'diagnosis.png') });
 });
 
+test('the checklist matches the CLI\'s, with the command to run next for every step not collected', async () => {
+  const { page } = shared;
+  const kase = diagnosedCases(['describe-pod-pending-karpenter-a'])[0];
+  await paste(page, kase.text);
+  const file = join(ARTIFACTS, 'checklist-input.txt');
+  writeFileSync(file, kase.text);
+  let json;
+  try {
+    json = execFileSync('cargo', ['run', '-q', '-p', 'kubectl-karpenter-why', '--', 'analyze', '-o', 'json', file], { cwd: REPO, encoding: 'utf8' });
+  } catch (e) {
+    json = String(e.stdout); // exit 1: an error-severity diagnosis
+  }
+  const cli = JSON.parse(json);
+  const steps = await page.$$eval('#checklist .step', (items) => items.map((li) => ({
+    step: Number(li.dataset.step),
+    name: li.querySelector('.step-name').textContent,
+    status: [...li.classList].find((c) => c.startsWith('status-')).slice('status-'.length),
+    command: li.querySelector('.next-command code')?.textContent ?? null,
+  })));
+  assert.equal(steps.length, cli.checklist.length);
+  assert.ok(steps.length >= 8, 'the 8-step checklist');
+  const missing = [...cli.missing];
+  for (const [i, step] of steps.entries()) {
+    const expected = cli.checklist[i];
+    assert.deepEqual([step.step, step.name, step.status], [expected.step, expected.name, expected.status]);
+    if (step.status === 'not-collected') {
+      assert.equal(step.command, missing.shift().command, `step ${step.step} says what to run next`);
+    } else {
+      assert.equal(step.command, null);
+    }
+  }
+  assert.ok(steps.some((s) => s.status === 'not-collected'), 'a describe alone leaves steps to collect');
+});
+
 test('garbage gets a clear input error naming the source and line; the rest is analysed', async () => {
   const { page } = shared;
   const kase = diagnosedCases(['karpenter-log-insufficient-capacity'])[0];

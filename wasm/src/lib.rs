@@ -78,6 +78,8 @@ export interface ChecklistStep {
 export interface Missing {
   what: string;
   command: string;
+  /** Why live collection could not fetch it (a refused RBAC verb, a timeout). */
+  reason?: string;
 }
 
 export interface InputErrorItem {
