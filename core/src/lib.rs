@@ -28,6 +28,16 @@ pub struct Options {
 
 /// Ingests the documents, runs the rules and builds the report.
 pub fn analyze(documents: &[Document], options: &Options) -> Report {
+    analyze_about(documents, options, None)
+}
+
+/// `analyze` around a known subject (live mode knows which pod, node or NodeClaim it was asked
+/// about); `None` infers it from the facts, as `analyze` does.
+pub fn analyze_about(
+    documents: &[Document],
+    options: &Options,
+    subject: Option<report::Subject>,
+) -> Report {
     let facts = ingest::ingest(documents);
     let selected: Vec<&'static Rule> = rules::all()
         .into_iter()
@@ -39,7 +49,7 @@ pub fn analyze(documents: &[Document], options: &Options) -> Report {
         })
         .collect();
     let diagnoses = rules::run(&facts, &selected);
-    Report::build(&facts, diagnoses)
+    Report::build_about(&facts, diagnoses, subject)
 }
 
 /// Convenience for a single pasted text.

@@ -96,10 +96,20 @@ pub struct DiagnosisGroup {
 }
 
 impl Report {
-    pub fn build(facts: &Facts, mut diagnoses: Vec<Diagnosis>) -> Report {
+    pub fn build(facts: &Facts, diagnoses: Vec<Diagnosis>) -> Report {
+        Report::build_about(facts, diagnoses, None)
+    }
+
+    /// `build`, around a subject the caller already knows (live mode: the object it was asked
+    /// about) instead of one inferred from the facts.
+    pub fn build_about(
+        facts: &Facts,
+        mut diagnoses: Vec<Diagnosis>,
+        subject: Option<Subject>,
+    ) -> Report {
         // Most severe first, then most certain; stable, so a rule's own order survives.
         diagnoses.sort_by_key(|d| (d.severity, d.confidence));
-        let subject = infer_subject(facts, &diagnoses);
+        let subject = subject.or_else(|| infer_subject(facts, &diagnoses));
         let groups = match &subject {
             Some(s) if s.is_several_pods() => group_by_cause(&diagnoses),
             _ => Vec::new(),

@@ -8,13 +8,16 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use karpenter_why_core::redact::Redactor;
 use karpenter_why_core::report::Missing;
-use karpenter_why_core::{analyze, Options};
+use karpenter_why_core::report::Subject;
+use karpenter_why_core::rules::SerializedRef;
+use karpenter_why_core::{analyze_about, Options};
 use karpenter_why_plugin::collect::{
     self, api, bundle, CollectError, Collection, Settings, Target,
 };
 
-use crate::cli::{exit_code, render_report, GlobalArgs, Outcome, UsageError};
+use crate::cli::{exit_code, render_report, GlobalArgs, Outcome, Output, UsageError};
 
 /// kubectl's connection flags, accepted before or after any verb.
 #[derive(Debug, Args)]
@@ -166,7 +169,41 @@ pub fn diagnose(
         now: Some(rfc3339_now()),
         only: None,
     };
-    let mut report = analyze(&collection.documents, &options);
+    let subject = match (&collection.object, collection.pending.as_slice()) {
+        (Some(object), _) => Some(subject(object)),
+        (None, [])
+            if global.output != Output::Json
+                && !collection
+                    .missing
+                    .iter()
+                    .any(|m| m.what == "the Pending pods") =>
+        {
+            return Ok(Outcome {
+                stdout: format!("No {}.\n", collection.subject),
+                code: ExitCode::SUCCESS,
+            });
+        }
+        (None, [one]) => Some(subject(one)),
+        (None, []) => None,
+        (None, several) => Some(Subject {
+            kind: "Pods".to_string(),
+            namespace: common_namespace(several),
+            name: several
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            objects: several
+                .iter()
+                .map(|p| SerializedRef {
+                    kind: "Pod".to_string(),
+                    namespace: p.namespace.clone(),
+                    name: p.name.clone(),
+                })
+                .collect(),
+        }),
+    };
+    let mut report = analyze_about(&collection.documents, &options, subject);
     let collected_missing = missing_entries(&collection);
     report.missing.splice(0..0, collected_missing);
     Ok(Outcome {
@@ -185,9 +222,20 @@ pub fn save(args: CollectArgs, cluster: &ClusterArgs) -> Result<Outcome, UsageEr
         Ok(collection) => collection,
         Err(error) => return Ok(failed(&error)),
     };
-    let text = bundle::render(&collection.documents, &collection.missing, &|s: &str| {
-        s.to_string()
-    });
+    let text = if args.redact {
+        let mut redactor = Redactor::new();
+        bundle::render(
+            &collection.documents,
+            &collection.missing,
+            &mut |s: &str| redactor.redact(s),
+        )
+    } else {
+        bundle::render(
+            &collection.documents,
+            &collection.missing,
+            &mut |s: &str| s.to_string(),
+        )
+    };
     std::fs::write(&args.file, &text)
         .map_err(|e| UsageError(format!("cannot write {}: {e}", args.file.display())))?;
     eprintln!(
@@ -205,6 +253,24 @@ pub fn save(args: CollectArgs, cluster: &ClusterArgs) -> Result<Outcome, UsageEr
         stdout: String::new(),
         code: ExitCode::SUCCESS,
     })
+}
+
+fn subject(object: &collect::Subject) -> Subject {
+    Subject {
+        kind: object.kind.to_string(),
+        namespace: object.namespace.clone(),
+        name: object.name.clone(),
+        objects: Vec::new(),
+    }
+}
+
+/// The namespace all `pods` share, if they do.
+fn common_namespace(pods: &[collect::Subject]) -> Option<String> {
+    let first = pods.first()?.namespace.clone();
+    pods.iter()
+        .all(|p| p.namespace == first)
+        .then_some(first)
+        .flatten()
 }
 
 /// One line on stderr and DESIGN.md's exit code (2 not found, 3 unreachable).

@@ -20,7 +20,7 @@ pub const MISSING_LABEL: &str = "karpenter-why: not collected";
 pub fn render(
     documents: &[Document],
     missing: &[MissingFact],
-    mask: &dyn Fn(&str) -> String,
+    mask: &mut dyn FnMut(&str) -> String,
 ) -> String {
     let mut out = String::new();
     for document in documents {
@@ -63,7 +63,7 @@ mod tests {
             reason: "forbidden (403)".into(),
             command: "kubectl get nodeclaims.karpenter.sh -o yaml".into(),
         }];
-        let text = render(&documents, &missing, &|s| s.to_string());
+        let text = render(&documents, &missing, &mut |s| s.to_string());
         assert_eq!(
             text,
             "==> GET /api/v1/namespaces/shop/pods/web-0 <==\n{\n  \"kind\": \"Pod\"\n}\n\n\
@@ -83,7 +83,7 @@ mod tests {
             reason: "r".into(),
             command: "kubectl get nodes ip-10-0-1-2".into(),
         }];
-        let text = render(&documents, &missing, &|s| {
+        let text = render(&documents, &missing, &mut |s| {
             s.replace("ip-10-0-1-2", "node-1")
         });
         assert!(!text.contains("ip-10-0-1-2"), "{text}");

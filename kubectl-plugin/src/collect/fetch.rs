@@ -218,13 +218,14 @@ impl Fetcher {
         }
     }
 
-    /// Streams a log, handing each line (without its newline) to `line`, until the end, the
-    /// byte cap, or the timeout. Returns the bytes read and why it stopped early, if it did.
-    pub async fn stream_lines(
+    /// Streams a log, handing the bytes to `chunk` as they arrive (whole lines only once the
+    /// cap is near), until the end, the byte cap, or the timeout. Returns the bytes read, why
+    /// it stopped early if it did, and whether the cap was reached.
+    pub async fn stream(
         &self,
         call: &Call,
         cap: u64,
-        mut line: impl FnMut(&[u8]),
+        mut chunk: impl FnMut(&[u8]),
     ) -> (u64, Option<Failure>, bool) {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let request = http::Request::get(call.uri(None))
@@ -239,22 +240,27 @@ impl Fetcher {
                 .await
                 .map_err(Failure::from_kube)?;
             let mut reader: std::pin::Pin<Box<dyn AsyncBufRead + Send>> = Box::pin(reader);
-            let mut buffer = Vec::with_capacity(4096);
             loop {
-                buffer.clear();
-                let n = reader.read_until(b'\n', &mut buffer).await.map_err(|e| {
+                let buffer = reader.fill_buf().await.map_err(|e| {
                     Failure::Truncated(format!("the log stream broke: {}", error_chain(&e)))
                 })?;
-                if n == 0 {
+                if buffer.is_empty() {
                     return Ok(());
                 }
-                if read + n as u64 > cap {
+                let room = cap.saturating_sub(read);
+                if buffer.len() as u64 > room {
+                    // Stop at the last whole line that fits.
+                    let part = &buffer[..room as usize];
+                    let end = part.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
+                    chunk(&part[..end]);
+                    read += end as u64;
                     capped = true;
                     return Ok(());
                 }
+                let n = buffer.len();
+                chunk(buffer);
                 read += n as u64;
-                let content = buffer.strip_suffix(b"\n").unwrap_or(&buffer);
-                line(content.strip_suffix(b"\r").unwrap_or(content));
+                reader.as_mut().consume(n);
             }
         };
         let outcome = self.bounded(stream).await;

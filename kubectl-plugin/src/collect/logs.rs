@@ -1,7 +1,8 @@
 //! Karpenter controller logs: every replica's containers, bounded by `--since` and a byte cap,
-//! read line by line as they stream in.
+//! streamed through core's log scanner, which keeps only the lines ingest would parse (so
+//! memory follows the interesting lines, not the log's size).
 
-use karpenter_why_core::Document;
+use karpenter_why_core::ingest::scan::StreamScanner;
 
 use super::api::Call;
 use super::{Cx, MissingFact, LOG_RANK};
@@ -16,13 +17,15 @@ pub async fn collect_container_log(cx: &Cx, namespace: &str, pod: &str, containe
         cx.settings.since,
         cx.settings.log_limit_bytes,
     );
-    let mut sink = LogSink::new(format!("{namespace}/{pod}/{container}.log"));
+    let mut scanner = StreamScanner::new(format!("{namespace}/{pod}/{container}.log"));
     let (read, failure, capped) = cx
         .fetcher
-        .stream_lines(&call, cx.settings.log_limit_bytes, |line| sink.push(line))
+        .stream(&call, cx.settings.log_limit_bytes, |bytes| {
+            scanner.feed(bytes)
+        })
         .await;
     match failure {
-        Some(failure) if read == 0 && sink.is_empty() => {
+        Some(failure) if read == 0 => {
             cx.note_failure(&call, &failure).await;
             return;
         }
@@ -47,34 +50,5 @@ pub async fn collect_container_log(cx: &Cx, namespace: &str, pod: &str, containe
             command: call.kubectl_command(),
         });
     }
-    cx.add_document(LOG_RANK, sink.finish());
-}
-
-/// Collects streamed lines into a document, one line at a time (never the whole body as one
-/// buffer first).
-struct LogSink {
-    label: String,
-    text: String,
-}
-
-impl LogSink {
-    fn new(label: String) -> LogSink {
-        LogSink {
-            label,
-            text: String::new(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.text.is_empty()
-    }
-
-    fn push(&mut self, line: &[u8]) {
-        self.text.push_str(&String::from_utf8_lossy(line));
-        self.text.push('\n');
-    }
-
-    fn finish(self) -> Document {
-        Document::new(self.label, self.text)
-    }
+    cx.add_document(LOG_RANK, scanner.finish().document);
 }

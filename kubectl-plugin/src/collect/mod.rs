@@ -105,10 +105,22 @@ pub struct MissingFact {
 pub struct Collection {
     /// `Pod shop/web-0`, `Node ip-10-0-1-2`, `Pending pods in shop`.
     pub subject: String,
+    /// The object asked about; `None` for `pending` (the pods are found, not named).
+    pub object: Option<Subject>,
+    /// `pending`: the Pending pods found.
+    pub pending: Vec<Subject>,
     pub documents: Vec<Document>,
     pub missing: Vec<MissingFact>,
     /// API requests made.
     pub requests: usize,
+}
+
+/// The object a verb was asked about, with the namespace resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subject {
+    pub kind: &'static str,
+    pub namespace: Option<String>,
+    pub name: String,
 }
 
 /// Why collection stopped.
@@ -158,20 +170,42 @@ async fn collect_async(settings: &Settings, target: &Target) -> Result<Collectio
         missing: Mutex::new(Vec::new()),
         discovered_groups: Default::default(),
     };
+    let object = |kind: &'static str, namespace: Option<&str>, name: &str| {
+        Some(Subject {
+            kind,
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        })
+    };
     let work = async {
         match target {
             Target::Pod { namespace, name } => {
                 let ns = namespace
                     .clone()
                     .unwrap_or_else(|| connection.default_namespace.clone());
-                verbs::pod(&cx, &ns, name)
-                    .await
-                    .map(|_| format!("Pod {ns}/{name}"))
+                verbs::pod(&cx, &ns, name).await?;
+                Ok((
+                    format!("Pod {ns}/{name}"),
+                    object("Pod", Some(&ns), name),
+                    Vec::new(),
+                ))
             }
-            Target::Node { name } => verbs::node(&cx, name).await.map(|_| format!("Node {name}")),
-            Target::NodeClaim { name } => verbs::nodeclaim(&cx, name)
-                .await
-                .map(|_| format!("NodeClaim {name}")),
+            Target::Node { name } => {
+                verbs::node(&cx, name).await?;
+                Ok((
+                    format!("Node {name}"),
+                    object("Node", None, name),
+                    Vec::new(),
+                ))
+            }
+            Target::NodeClaim { name } => {
+                verbs::nodeclaim(&cx, name).await?;
+                Ok((
+                    format!("NodeClaim {name}"),
+                    object("NodeClaim", None, name),
+                    Vec::new(),
+                ))
+            }
             Target::Pending { namespace, all } => {
                 let ns = if *all {
                     None
@@ -182,17 +216,22 @@ async fn collect_async(settings: &Settings, target: &Target) -> Result<Collectio
                             .unwrap_or_else(|| connection.default_namespace.clone()),
                     )
                 };
-                verbs::pending(&cx, ns.as_deref()).await.map(|_| match &ns {
+                let pods = verbs::pending(&cx, ns.as_deref()).await?;
+                let subject = match &ns {
                     Some(ns) => format!("Pending pods in {ns}"),
                     None => "Pending pods in all namespaces".to_string(),
-                })
+                };
+                Ok::<_, CollectError>((subject, None, pods))
             }
         }
     };
-    let subject = progress::while_running(settings.progress, &fetcher, work).await?;
+    let (subject, object, pending) =
+        progress::while_running(settings.progress, &fetcher, work).await?;
     let (requests, _) = fetcher.counts();
     Ok(Collection {
         subject,
+        object,
+        pending,
         documents: cx.finish_documents(),
         missing: cx.missing.into_inner().unwrap_or_default(),
         requests,

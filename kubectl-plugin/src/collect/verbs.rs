@@ -10,7 +10,7 @@ use super::api::{
     PDBS, PODS, PVCS, PVS, REPLICASETS, STATEFULSETS, STORAGECLASSES,
 };
 use super::fetch::Failure;
-use super::{karpenter, CollectError, Cx};
+use super::{karpenter, CollectError, Cx, Subject};
 
 /// `POD`: the pod and its events, then its node, owner chain, volumes and nominated NodeClaim.
 pub async fn pod(cx: &Cx, namespace: &str, name: &str) -> Result<(), CollectError> {
@@ -128,8 +128,8 @@ pub async fn nodeclaim(cx: &Cx, name: &str) -> Result<(), CollectError> {
 }
 
 /// `pending`: the Pending pods (field selector, paginated), their warning and `Nominated`
-/// events, and the Karpenter side. One wave, plus the logs.
-pub async fn pending(cx: &Cx, namespace: Option<&str>) -> Result<(), CollectError> {
+/// events, and the Karpenter side. One wave, plus the logs. Returns the pods found.
+pub async fn pending(cx: &Cx, namespace: Option<&str>) -> Result<Vec<Subject>, CollectError> {
     let pods_call = Call::list("the Pending pods", &PODS, namespace).fields("status.phase=Pending");
     let warnings = Call::list("the warning events of pods", &EVENTS, namespace)
         .fields("involvedObject.kind=Pod,type=Warning");
@@ -143,11 +143,20 @@ pub async fn pending(cx: &Cx, namespace: Option<&str>) -> Result<(), CollectErro
         karpenter::collect(cx),
     );
     match pods {
-        Ok(_) => Ok(()),
+        Ok(pods) => Ok(pods
+            .iter()
+            .filter_map(|pod| {
+                Some(Subject {
+                    kind: "Pod",
+                    namespace: text(pod, "/metadata/namespace"),
+                    name: text(pod, "/metadata/name")?,
+                })
+            })
+            .collect()),
         Err(failure) if failure.is_unreachable() => Err(unreachable(cx, &failure)),
         Err(failure) => {
             cx.note_failure(&pods_call, &failure).await;
-            Ok(())
+            Ok(Vec::new())
         }
     }
 }

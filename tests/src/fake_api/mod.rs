@@ -251,7 +251,8 @@ pub struct FakeApi {
 }
 
 impl FakeApi {
-    pub fn start(scenario: Scenario) -> FakeApi {
+    pub fn start(mut scenario: Scenario) -> FakeApi {
+        add_namespaces(&mut scenario);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("bound address");
         let shared = Arc::new(Shared {
@@ -326,6 +327,36 @@ impl Drop for FakeApi {
         if let Some(thread) = self.accept_thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// Every namespace an object lives in exists as a Namespace object (kubectl looks one up after
+/// a 404), as do `default` and `kube-system`.
+fn add_namespaces(scenario: &mut Scenario) {
+    let mut names: std::collections::BTreeSet<String> =
+        ["default", "kube-system"].map(String::from).into();
+    for object in &scenario.objects {
+        if let Some(ns) = object
+            .pointer("/metadata/namespace")
+            .and_then(|v| v.as_str())
+        {
+            names.insert(ns.to_string());
+        }
+    }
+    for object in &scenario.objects {
+        if object.get("kind").and_then(|k| k.as_str()) == Some("Namespace") {
+            if let Some(name) = object.pointer("/metadata/name").and_then(|v| v.as_str()) {
+                names.remove(name);
+            }
+        }
+    }
+    for name in names {
+        scenario.objects.push(serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": objects::metadata("Namespace", None, &name),
+            "status": {"phase": "Active"}
+        }));
     }
 }
 
