@@ -3,6 +3,7 @@
 
 mod live_common;
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 use karpenter_why_tests::binaries::plugin_binary;
@@ -263,5 +264,58 @@ fn collect_redact_masks_hosts_and_ids_consistently() {
     assert!(
         saved.contains(&format!("\"nodeName\": \"{mask}\"")),
         "{mask}"
+    );
+}
+
+#[test]
+fn the_spinner_shows_on_a_terminal_only() {
+    // `script` (util-linux) runs the plugin on a pseudo-terminal.
+    if !Path::new("/usr/bin/script").is_file() {
+        println!("skipped: no /usr/bin/script to give the plugin a terminal");
+        return;
+    }
+    let cluster =
+        cluster(scenarios::pending_ice().with_latency(std::time::Duration::from_millis(200)));
+    let command = format!(
+        "{} --kubeconfig {} trino-worker-0 -n analytics --color never",
+        plugin_binary().display(),
+        cluster.kubeconfig
+    );
+    let out = Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("HOME", &cluster.dir.0)
+        .env("TERM", "xterm")
+        .output()
+        .expect("script runs");
+    let screen = text(&out.stdout);
+    assert!(screen.contains("collecting from the cluster: "), "{screen}");
+    assert!(screen.contains(" requests done"), "{screen}");
+    // The line is cleared before the report is printed.
+    let cleared = screen
+        .rfind("\r\x1b[2K")
+        .expect("the spinner line is cleared");
+    assert!(
+        screen[cleared..].contains("karpenter-why: Pod analytics/trino-worker-0"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_readme_shows_the_live_example_as_it_prints() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let section = &readme[readme
+        .find("## Live mode")
+        .expect("README has the live section")..];
+    let start = section.find("```\n").expect("an output block") + 4;
+    let block = &section[start..start + section[start..].find("```").unwrap()];
+    let cluster = cluster(scenarios::zone_offering());
+    let out = cluster.run(&["ledger-0", "-n", "payments", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        block,
+        text(&out.stdout),
+        "README.md's live example is stale: paste the new output"
     );
 }

@@ -47,11 +47,8 @@ pub async fn pod(cx: &Cx, namespace: &str, name: &str) -> Result<(), CollectErro
         );
         Ok(())
     };
-    let (result, _, _) = futures::join!(
-        subject,
-        karpenter_objects(cx, Some(namespace), true),
-        karpenter::collect(cx)
-    );
+    let (result, _, _) =
+        futures::join!(subject, karpenter_objects(cx, true), karpenter::collect(cx));
     result
 }
 
@@ -95,7 +92,7 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
     };
     let (result, _, _) = futures::join!(
         subject,
-        karpenter_objects(cx, None, false),
+        karpenter_objects(cx, false),
         karpenter::collect(cx)
     );
     result
@@ -121,7 +118,7 @@ pub async fn nodeclaim(cx: &Cx, name: &str) -> Result<(), CollectError> {
     };
     let (result, _, _) = futures::join!(
         subject,
-        karpenter_objects(cx, None, false),
+        karpenter_objects(cx, false),
         karpenter::collect(cx)
     );
     result
@@ -139,7 +136,7 @@ pub async fn pending(cx: &Cx, namespace: Option<&str>) -> Result<Vec<Subject>, C
         cx.read(&pods_call),
         cx.read_or_note(&warnings),
         cx.read_or_note(&nominated),
-        karpenter_objects(cx, None, true),
+        karpenter_objects(cx, true),
         karpenter::collect(cx),
     );
     match pods {
@@ -202,15 +199,17 @@ fn unreachable(cx: &Cx, failure: &Failure) -> CollectError {
 }
 
 /// NodeClaims (all: they are few), NodePools, EC2NodeClasses, the events of NodePools and
-/// EC2NodeClasses, and the PDBs of `pdb_namespace` (`None`: every namespace).
-async fn karpenter_objects(cx: &Cx, pdb_namespace: Option<&str>, with_nodeclaims: bool) {
+/// EC2NodeClasses, and the PodDisruptionBudgets of every namespace: they are few too, the
+/// pods in the documents (Karpenter's own included) live in several namespaces, and an empty
+/// list says nothing of the namespace it was read from.
+async fn karpenter_objects(cx: &Cx, with_nodeclaims: bool) {
     let mut calls = vec![
         Call::list("the NodePools", &NODEPOOLS, None),
         Call::list("the EC2NodeClasses", &EC2NODECLASSES, None),
         Call::list("the events of NodePools", &EVENTS, None).fields("involvedObject.kind=NodePool"),
         Call::list("the events of EC2NodeClasses", &EVENTS, None)
             .fields("involvedObject.kind=EC2NodeClass"),
-        Call::list("the PodDisruptionBudgets", &PDBS, pdb_namespace),
+        Call::list("the PodDisruptionBudgets", &PDBS, None),
     ];
     if with_nodeclaims {
         calls.insert(0, Call::list("the NodeClaims", &NODECLAIMS, None));

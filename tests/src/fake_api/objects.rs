@@ -272,7 +272,8 @@ pub fn ec2nodeclass(name: &str, cluster: &str, subnet_zones: &[&str]) -> Value {
     })
 }
 
-/// The Karpenter chart's Deployment and its `replicas` pods in `namespace`, image tag `version`.
+/// The Karpenter chart's Deployment, its PDB and its `replicas` pods in `namespace`, image tag
+/// `version`.
 pub fn karpenter(namespace: &str, version: &str, replicas: usize) -> Vec<Value> {
     let labels =
         json!({"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/instance": "karpenter"});
@@ -289,20 +290,31 @@ pub fn karpenter(namespace: &str, version: &str, replicas: usize) -> Vec<Value> 
         "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}
     });
     let replica_set = "karpenter-6d8b7c9f4";
-    let mut objects = vec![json!({
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "karpenter", "namespace": namespace, "uid": uid("Deployment", "karpenter"), "labels": labels,
-                     "annotations": {"meta.helm.sh/release-name": "karpenter"}, "resourceVersion": "4711",
-                     "creationTimestamp": "2025-06-01T09:00:00Z"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": {"dnsPolicy": "ClusterFirst", "containers": [container.clone()],
-                          "serviceAccountName": "karpenter", "priorityClassName": "system-cluster-critical"}}
-        },
-        "status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas, "updatedReplicas": replicas}
-    })];
+    // The chart ships a PDB for the controller.
+    let pdb = json!({
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": metadata("PodDisruptionBudget", Some(namespace), "karpenter"),
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}},
+        "status": {"currentHealthy": replicas, "desiredHealthy": replicas.saturating_sub(1), "disruptionsAllowed": 1, "expectedPods": replicas}
+    });
+    let mut objects = vec![
+        json!({
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "karpenter", "namespace": namespace, "uid": uid("Deployment", "karpenter"), "labels": labels,
+                         "annotations": {"meta.helm.sh/release-name": "karpenter"}, "resourceVersion": "4711",
+                         "creationTimestamp": "2025-06-01T09:00:00Z"},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": labels},
+                "template": {"metadata": {"labels": labels}, "spec": {"dnsPolicy": "ClusterFirst", "containers": [container.clone()],
+                              "serviceAccountName": "karpenter", "priorityClassName": "system-cluster-critical"}}
+            },
+            "status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas, "updatedReplicas": replicas}
+        }),
+        pdb,
+    ];
     for i in 0..replicas {
         let name = format!("{replica_set}-{}", ["2xk7p", "9qv5m", "t4n8c"][i % 3]);
         let mut pod = json!({
