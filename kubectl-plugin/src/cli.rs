@@ -76,6 +76,15 @@ pub enum Command {
     Pending(crate::live::PendingArgs),
     /// Save what the POD verb collects as one text file, for `analyze` or the web page.
     Collect(crate::live::CollectArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish), or with
+    /// `kubectl` the helper that lets kubectl complete `kubectl karpenter-why`.
+    Completion(CompletionArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: crate::completion::CompletionShell,
 }
 
 #[derive(Debug, Args)]
@@ -203,6 +212,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, UsageError> {
             global,
         ),
         Command::Collect(args) => crate::live::save(args, &cli.cluster),
+        Command::Completion(args) => Ok(success(crate::completion::script(args.shell))),
     }
 }
 
