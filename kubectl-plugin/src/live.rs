@@ -335,31 +335,30 @@ mod tests {
 
     #[test]
     fn collect_takes_its_file_with_o() {
-        assert_eq!(
-            rewrite_collect_output(words("k collect web-0 -n shop -o out.txt --redact")),
-            words("k collect web-0 -n shop --output-file out.txt --redact")
-        );
-        assert_eq!(
-            rewrite_collect_output(words("k -n shop collect web-0 --output=a.txt")),
-            words("k -n shop collect web-0 --output-file=a.txt")
-        );
-        assert_eq!(
-            rewrite_collect_output(words("k collect web-0 -oa.txt")),
-            words("k collect web-0 --output-file=a.txt")
-        );
-        // Other verbs and a pod named like the verb after a flag value keep their -o.
-        assert_eq!(
-            rewrite_collect_output(words("k web-0 -o json")),
-            words("k web-0 -o json")
-        );
-        assert_eq!(
-            rewrite_collect_output(words("k -o json node n1")),
-            words("k -o json node n1")
-        );
-        assert_eq!(
-            rewrite_collect_output(words("k -n collect web-0 -o json")),
-            words("k -n collect web-0 -o json")
-        );
+        for (line, expected) in [
+            (
+                "k collect web-0 -n shop -o out.txt --redact",
+                "k collect web-0 -n shop --output-file out.txt --redact",
+            ),
+            (
+                "k -n shop collect web-0 --output=a.txt",
+                "k -n shop collect web-0 --output-file=a.txt",
+            ),
+            (
+                "k collect web-0 -oa.txt",
+                "k collect web-0 --output-file=a.txt",
+            ),
+            // Other verbs, and a pod named like the verb after a flag value, keep their -o.
+            ("k web-0 -o json", "k web-0 -o json"),
+            ("k -o json node n1", "k -o json node n1"),
+            ("k -n collect web-0 -o json", "k -n collect web-0 -o json"),
+        ] {
+            assert_eq!(
+                rewrite_collect_output(words(line)),
+                words(expected),
+                "{line}"
+            );
+        }
     }
 
     #[test]

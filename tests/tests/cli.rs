@@ -1,44 +1,14 @@
 //! The CLI through the real binary: exit codes, inputs (files, several, a directory, stdin),
 //! usage errors, output formats and colour.
 //!
-//! The binary belongs to another package of the workspace, so Cargo does not hand this crate
-//! its path; it is built once here with the same cargo, profile and target directory.
+//! The binary is built once with the same cargo, profile and target directory
+//! (`karpenter_why_tests::binaries`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        // target/<profile>/deps/cli-<hash>: the binary goes to target/<profile>.
-        let exe = std::env::current_exe().expect("test executable path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>");
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "-p", "kubectl-karpenter-why"])
-            .current_dir(repo());
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "building the plugin failed");
-        let path = profile_dir.join(format!(
-            "kubectl-karpenter_why{}",
-            std::env::consts::EXE_SUFFIX
-        ));
-        assert!(path.is_file(), "{} missing after build", path.display());
-        path
-    })
-}
+use karpenter_why_tests::binaries::{plugin_binary as binary, repo};
 
 struct Run {
     code: i32,

@@ -20,13 +20,7 @@ pub async fn pod(cx: &Cx, namespace: &str, name: &str) -> Result<(), CollectErro
             "involvedObject.kind=Pod,involvedObject.name={name}"
         ));
         let (pod, events) = futures::join!(cx.read(&pod_call), cx.read_or_note(&events_call));
-        let pod = match pod {
-            Ok(mut items) => items.pop().unwrap_or(Value::Null),
-            Err(failure) => {
-                subject_failure(cx, &pod_call, &failure).await?;
-                Value::Null
-            }
-        };
+        let pod = subject_object(cx, &pod_call, pod).await?;
         let nominated = nominations(&events);
         let mut nodes: BTreeSet<String> = nominated.nodes;
         for pointer in ["/spec/nodeName", "/status/nominatedNodeName"] {
@@ -47,9 +41,7 @@ pub async fn pod(cx: &Cx, namespace: &str, name: &str) -> Result<(), CollectErro
         );
         Ok(())
     };
-    let (result, _, _) =
-        futures::join!(subject, karpenter_objects(cx, true), karpenter::collect(cx));
-    result
+    alongside_karpenter(cx, true, subject).await
 }
 
 /// `node NODE`: the node, its events, its pods (field selector) and the PDBs, then its
@@ -66,13 +58,7 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
             cx.read_or_note(&pods_call),
             cx.read_or_note(&claims_call),
         );
-        let node = match node {
-            Ok(mut items) => items.pop().unwrap_or(Value::Null),
-            Err(failure) => {
-                subject_failure(cx, &node_call, &failure).await?;
-                Value::Null
-            }
-        };
+        let node = subject_object(cx, &node_call, node).await?;
         let provider_id = text(&node, "/spec/providerID");
         let own_claims: Vec<String> = claims
             .iter()
@@ -90,12 +76,7 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
         .await;
         Ok(())
     };
-    let (result, _, _) = futures::join!(
-        subject,
-        karpenter_objects(cx, false),
-        karpenter::collect(cx)
-    );
-    result
+    alongside_karpenter(cx, false, subject).await
 }
 
 /// `nodeclaim NAME`: the NodeClaim and its events, then its node and the node's events.
@@ -104,24 +85,13 @@ pub async fn nodeclaim(cx: &Cx, name: &str) -> Result<(), CollectError> {
         let claim_call = Call::get("the NodeClaim", &NODECLAIMS, None, name);
         let (claim, _) =
             futures::join!(cx.read(&claim_call), cx.read_owned(nodeclaim_events(name)));
-        let claim = match claim {
-            Ok(mut items) => items.pop().unwrap_or(Value::Null),
-            Err(failure) => {
-                subject_failure(cx, &claim_call, &failure).await?;
-                Value::Null
-            }
-        };
+        let claim = subject_object(cx, &claim_call, claim).await?;
         if let Some(node) = text(&claim, "/status/nodeName") {
             node_and_events(cx, &node).await;
         }
         Ok(())
     };
-    let (result, _, _) = futures::join!(
-        subject,
-        karpenter_objects(cx, false),
-        karpenter::collect(cx)
-    );
-    result
+    alongside_karpenter(cx, false, subject).await
 }
 
 /// `pending`: the Pending pods (field selector, paginated), their warning and `Nominated`
@@ -156,6 +126,36 @@ pub async fn pending(cx: &Cx, namespace: Option<&str>) -> Result<Vec<Subject>, C
             Ok(Vec::new())
         }
     }
+}
+
+/// The subject's own object from its read; when the read failed without stopping collection,
+/// `Null` (and a missing fact).
+async fn subject_object(
+    cx: &Cx,
+    call: &Call,
+    read: Result<Vec<Value>, Failure>,
+) -> Result<Value, CollectError> {
+    match read {
+        Ok(mut items) => Ok(items.pop().unwrap_or(Value::Null)),
+        Err(failure) => {
+            subject_failure(cx, call, &failure).await?;
+            Ok(Value::Null)
+        }
+    }
+}
+
+/// Runs a verb's subject reads beside the cluster-wide Karpenter reads, all starting at once.
+async fn alongside_karpenter(
+    cx: &Cx,
+    with_nodeclaims: bool,
+    subject: impl std::future::Future<Output = Result<(), CollectError>>,
+) -> Result<(), CollectError> {
+    let (result, _, _) = futures::join!(
+        subject,
+        karpenter_objects(cx, with_nodeclaims),
+        karpenter::collect(cx)
+    );
+    result
 }
 
 /// The subject's own read failed: a 404 stops with the API's message (exit 2), an unreachable
