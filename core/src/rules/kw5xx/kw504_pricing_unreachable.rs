@@ -54,6 +54,18 @@ const SIGNALS: &[&str] = &[
     "unrecognizedclientexception",
 ];
 
+/// Where the isolated-VPC setting is written, across versions (env, flags, helm values,
+/// the pre-v0.32 ConfigMap).
+const ISOLATED_VPC_KEYS: &[&str] = &[
+    "ISOLATED_VPC",
+    "--isolated-vpc",
+    "settings.isolatedVPC",
+    "AWS_ISOLATED_VPC",
+    "--aws-isolated-vpc",
+    "aws.isolatedVPC",
+    "settings.aws.isolatedVPC",
+];
+
 /// Texts that say the call is about on-demand prices (the Price List API).
 const PRICING: &[&str] = &[
     "updating on-demand pricing",
@@ -111,6 +123,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(" The VPC has no route to it (an isolated VPC: no internet egress, and the Price List API has no VPC endpoint in most regions).");
     }
     summary.push_str(" Karpenter falls back to the prices built into its binary, refreshed only by upgrades, so its cost decisions drift; it retries every 12 hours.");
+    if let Some(s) = facts
+        .settings_named(ISOLATED_VPC_KEYS)
+        .find(|s| s.value.eq_ignore_ascii_case("true"))
+    {
+        summary.push_str(&format!(
+            " The input shows {}={} already set: these errors predate the change, or come from a controller that has not restarted since.",
+            s.key, s.value
+        ));
+    }
     let ns = karpenter_namespace_or_placeholder(facts);
     let v1_env = Remediation::command(
         "Karpenter v0.32 and later (v1): set ISOLATED_VPC=true (flag --isolated-vpc; helm --set settings.isolatedVPC=true) so it stops calling the API:",
