@@ -148,6 +148,27 @@ fn kubectl_gets_pods_and_nodeclaims_through_discovery_tables_and_paging() {
         "{logs}"
     );
 
+    let leader = ["logs", "-n", "kube-system", scenarios::LEADER];
+    let tail = stdout(&kubectl_at(
+        &kubectl,
+        &server,
+        &home.0,
+        &[&leader[..], &["--tail=2"]].concat(),
+    ));
+    assert_eq!(tail.lines().count(), 2, "{tail}");
+    let limited = stdout(&kubectl_at(
+        &kubectl,
+        &server,
+        &home.0,
+        &[&leader[..], &["--limit-bytes=20"]].concat(),
+    ));
+    assert_eq!(limited.len(), 20, "{limited}");
+    let requested = server.requests();
+    assert!(requested.iter().any(|r| r.param("tailLines") == Some("2")));
+    assert!(requested
+        .iter()
+        .any(|r| r.param("limitBytes") == Some("20")));
+
     // The fake's errors are Status bodies kubectl prints as the API server's own.
     let missing = kubectl_at(
         &kubectl,

@@ -559,3 +559,166 @@ fn pod_log(scenario: &Scenario, namespace: &str, name: &str, query: &[(String, S
         chunked: true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fake_api::objects::{karpenter, log_lines};
+
+    fn scenario() -> Scenario {
+        let mut scenario = Scenario::default();
+        scenario
+            .objects
+            .extend(karpenter("kube-system", "1.4.0", 2));
+        scenario.with_log(
+            "kube-system",
+            "karpenter-6d8b7c9f4-2xk7p",
+            "controller",
+            log_lines("one\ntwo\nthree\nfour\n", 10),
+        )
+    }
+
+    fn log(query: &[(&str, &str)]) -> Reply {
+        let query: Vec<(String, String)> = query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        handle(
+            &scenario(),
+            "/api/v1/namespaces/kube-system/pods/karpenter-6d8b7c9f4-2xk7p/log",
+            &query,
+            "*/*",
+        )
+    }
+
+    #[test]
+    fn logs_honour_since_tail_and_limit_bytes() {
+        assert_eq!(log(&[]).body, b"one\ntwo\nthree\nfour\n");
+        assert!(log(&[]).chunked);
+        // Ages are 13, 12, 11, 10 seconds.
+        assert_eq!(log(&[("sinceSeconds", "11")]).body, b"three\nfour\n");
+        assert_eq!(log(&[("tailLines", "1")]).body, b"four\n");
+        assert_eq!(log(&[("limitBytes", "6")]).body, b"one\ntw");
+        assert_eq!(
+            log(&[
+                ("container", "controller"),
+                ("sinceSeconds", "12"),
+                ("tailLines", "1")
+            ])
+            .body,
+            b"four\n"
+        );
+        let wrong = log(&[("container", "webhook")]);
+        assert_eq!(wrong.status, 400);
+        assert!(String::from_utf8_lossy(&wrong.body).contains("container webhook is not valid"));
+    }
+
+    #[test]
+    fn lists_page_and_select_and_errors_are_status_bodies() {
+        let scenario = scenario();
+        let query = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let page = handle(
+            &scenario,
+            "/api/v1/pods",
+            &query(&[("limit", "1")]),
+            "application/json",
+        );
+        let page: Value = serde_json::from_slice(&page.body).unwrap();
+        assert_eq!(page["kind"], "PodList");
+        assert_eq!(page["items"].as_array().unwrap().len(), 1);
+        assert!(
+            page["items"][0].get("kind").is_none(),
+            "items carry no kind on the wire"
+        );
+        let token = page["metadata"]["continue"].as_str().unwrap().to_string();
+        let rest = handle(
+            &scenario,
+            "/api/v1/pods",
+            &query(&[("limit", "1"), ("continue", &token)]),
+            "application/json",
+        );
+        let rest: Value = serde_json::from_slice(&rest.body).unwrap();
+        assert_eq!(rest["items"].as_array().unwrap().len(), 1);
+        assert_ne!(
+            rest["items"][0]["metadata"]["name"],
+            page["items"][0]["metadata"]["name"]
+        );
+        assert!(rest["metadata"].get("continue").is_none());
+
+        let none = handle(
+            &scenario,
+            "/api/v1/pods",
+            &query(&[("labelSelector", "app.kubernetes.io/name=other")]),
+            "",
+        );
+        assert_eq!(
+            serde_json::from_slice::<Value>(&none.body).unwrap()["items"],
+            json!([])
+        );
+        let bad = handle(
+            &scenario,
+            "/apis/apps/v1/deployments",
+            &query(&[("fieldSelector", "status.phase=Running")]),
+            "",
+        );
+        assert_eq!(bad.status, 400);
+        let missing = handle(
+            &scenario,
+            "/api/v1/namespaces/kube-system/pods/nope",
+            &[],
+            "",
+        );
+        let status: Value = serde_json::from_slice(&missing.body).unwrap();
+        assert_eq!(
+            (
+                status["kind"].as_str(),
+                status["code"].as_u64(),
+                status["reason"].as_str()
+            ),
+            (Some("Status"), Some(404), Some("NotFound"))
+        );
+        assert_eq!(status["message"], "pods \"nope\" not found");
+        let table = handle(
+            &scenario,
+            "/api/v1/pods",
+            &[],
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+        );
+        assert_eq!(
+            serde_json::from_slice::<Value>(&table.body).unwrap()["kind"],
+            "Table"
+        );
+    }
+
+    #[test]
+    fn discovery_follows_the_installed_karpenter_versions() {
+        let mut scenario = scenario();
+        let groups: Value =
+            serde_json::from_slice(&handle(&scenario, "/apis", &[], "").body).unwrap();
+        let names: Vec<&str> = groups["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|g| g["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"karpenter.sh") && names.contains(&"karpenter.k8s.aws"),
+            "{names:?}"
+        );
+        scenario.karpenter_sh_versions = vec!["v1beta1"];
+        let group: Value =
+            serde_json::from_slice(&handle(&scenario, "/apis/karpenter.sh", &[], "").body).unwrap();
+        assert_eq!(group["versions"][0]["version"], "v1beta1");
+        assert_eq!(
+            handle(&scenario, "/apis/karpenter.sh/v1/nodeclaims", &[], "").status,
+            404
+        );
+        scenario.karpenter_sh_versions.clear();
+        assert_eq!(handle(&scenario, "/apis/karpenter.sh", &[], "").status, 404);
+    }
+}
