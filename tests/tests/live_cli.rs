@@ -319,3 +319,46 @@ fn the_readme_shows_the_live_example_as_it_prints() {
         "README.md's live example is stale: paste the new output"
     );
 }
+
+#[test]
+fn pending_groups_every_pending_pod_by_diagnosis_with_counts() {
+    let cluster = cluster(scenarios::pending_mix());
+    let out = cluster.run(&["pending", "-A", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = json(&out);
+    assert_eq!(report["subject"]["kind"], "Pods");
+    let pods: Vec<String> = report["subject"]["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            format!(
+                "{}/{}",
+                o["namespace"].as_str().unwrap(),
+                o["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(pods, ["analytics/trino-worker-0", "payments/ledger-0"]);
+    let groups = report["groups"]
+        .as_array()
+        .expect("diagnoses grouped by cause");
+    let zone = groups
+        .iter()
+        .find(|g| g["id"] == "KW202")
+        .expect("a KW202 group");
+    assert_eq!(zone["count"], 1);
+    assert_eq!(zone["pods"][0]["name"], "ledger-0");
+    assert!(ids(&report).contains(&"KW215".to_string()));
+    // Only Pending pods were listed, through the field selector, never every pod.
+    let lists: Vec<_> = cluster
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/pods")
+        .collect();
+    assert!(lists
+        .iter()
+        .all(|r| r.param("fieldSelector") == Some("status.phase=Pending")
+            || r.param("labelSelector").is_some()));
+}

@@ -107,6 +107,11 @@ pub const ICE_POD: (&str, &str) = ("analytics", "trino-worker-0");
 /// failing with `InsufficientInstanceCapacity` (corpus `events-nodeclaim-insufficient-capacity`
 /// and `karpenter-log-insufficient-capacity`).
 pub fn pending_ice() -> Scenario {
+    with_ice(base(KARPENTER_NAMESPACE))
+}
+
+/// Adds `pending_ice`'s pod, NodePool, NodeClaim, events and logs to a cluster.
+fn with_ice(cluster: Scenario) -> Scenario {
     let (ns, pod) = ICE_POD;
     let ice_event = corpus_input("events-nodeclaim-insufficient-capacity")
         .lines()
@@ -115,7 +120,7 @@ pub fn pending_ice() -> Scenario {
         .map(|(_, message)| message.trim().to_string())
         .expect("the corpus case has the ICE event");
     let claim = "trino-m7g-4kq8r";
-    let mut scenario = base(KARPENTER_NAMESPACE)
+    let mut scenario = cluster
         .with(statefulset(ns, "trino-worker", 3))
         .with(owned_pending_pod(ns, pod, "StatefulSet", "trino-worker", "15"))
         .with(objects::nodepool("trino-m7g", &["eu-west-1a", "eu-west-1b", "eu-west-1c"], &["spot", "on-demand"], "default"))
@@ -324,6 +329,12 @@ pub fn endpoint_timeout(delay: Duration) -> Scenario {
     ))
 }
 
+/// Two Pending pods with different causes, in two namespaces: `zone_offering` and
+/// `pending_ice` in one cluster (for `pending -A`).
+pub fn pending_mix() -> Scenario {
+    with_ice(zone_offering())
+}
+
 /// `count` Pending pods in `namespace` (for paging), each with the scheduler's event.
 pub fn many_pending(namespace: &str, count: usize) -> Scenario {
     let mut scenario = pending_ice();
@@ -350,6 +361,7 @@ pub const NAMES: &[&str] = &[
     "missing-crds",
     "v1beta1-only",
     "logs-forbidden",
+    "pending-mix",
 ];
 
 pub fn by_name(name: &str) -> Option<Scenario> {
@@ -362,6 +374,7 @@ pub fn by_name(name: &str) -> Option<Scenario> {
         "missing-crds" => missing_crds(),
         "v1beta1-only" => v1beta1_only(),
         "logs-forbidden" => logs_forbidden(),
+        "pending-mix" => pending_mix(),
         _ => return None,
     })
 }
