@@ -717,6 +717,39 @@ pub struct EmptyList {
     pub evidence: Evidence,
 }
 
+/// A shell command the paste shows on a prompt line (`$ kubectl logs -n karpenter -l
+/// app.kubernetes.io/name=karpenter`): what was collected, and from where.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ShellCommand {
+    /// `kubectl` (also for `k` and `oc`), `helm`, `stern`, `aws`, `journalctl`...
+    pub tool: String,
+    /// kubectl's and helm's verb (`get`, `logs`, `describe`, `upgrade`...).
+    pub verb: Option<String>,
+    /// The resource as typed, lower-case (`pdb`, `deploy,pdb`, `deploy/karpenter`); for helm
+    /// the release, for stern the pod query.
+    pub resource: Option<String>,
+    /// The canonical kinds the resource names (`PodDisruptionBudget`), when known.
+    pub kinds: Vec<String>,
+    /// The object name after the resource, when given.
+    pub name: Option<String>,
+    /// `-n` / `--namespace` (kubectl, helm, stern).
+    pub namespace: Option<String>,
+    /// `-A` / `--all-namespaces`.
+    pub all_namespaces: bool,
+    /// `-l` / `--selector`.
+    pub selector: Option<String>,
+    pub evidence: Evidence,
+}
+
+impl ShellCommand {
+    /// A kubectl command of `verb` on `kind` (`get` on `PodDisruptionBudget`).
+    pub fn is(&self, verb: &str, kind: &str) -> bool {
+        self.tool == "kubectl"
+            && self.verb.as_deref() == Some(verb)
+            && self.kinds.iter().any(|k| k == kind)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub messages: Vec<Message>,
@@ -738,6 +771,8 @@ pub struct Facts {
     pub security_group_policies: Vec<SecurityGroupPolicy>,
     pub service_accounts: Vec<ServiceAccount>,
     pub empty_lists: Vec<EmptyList>,
+    /// The shell commands the paste shows, in input order.
+    pub commands: Vec<ShellCommand>,
     /// Karpenter version when the input reveals it (image tag, log `commit`/version line,
     /// chart labels), without a leading `v`.
     pub karpenter_version: Option<String>,

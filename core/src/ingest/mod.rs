@@ -76,6 +76,9 @@ impl Sink {
         let deferred = std::mem::take(&mut self.deferred);
         deferred.apply(&mut self.facts);
         detect_version(&mut self.facts);
+        if self.facts.karpenter_namespace.is_none() {
+            self.facts.karpenter_namespace = segment::karpenter_namespace(&self.facts.commands);
+        }
         self.facts
     }
 
@@ -420,6 +423,8 @@ fn console_continuation(
 fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usize {
     let line = part.lines[i];
     if let Some(command) = segment::prompt(line) {
+        let record = segment::shell_command(&command, part.evidence(i));
+        sink.facts.commands.push(record);
         cx.command = Some(command);
         return i + 1;
     }

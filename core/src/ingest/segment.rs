@@ -1,7 +1,7 @@
 //! Where segments start and end, and the small vocabulary the segmenter shares with the
 //! format modules: shell prompts, Kubernetes kind names, indentation.
 
-use crate::facts::ObjectRef;
+use crate::facts::{ObjectRef, ShellCommand};
 
 use super::{Context, Part};
 
@@ -51,6 +51,14 @@ pub struct Command {
     pub all_namespaces: bool,
     /// `-L a,b` label columns.
     pub label_columns: Vec<String>,
+    /// The tool as typed, `kubectl` for `k` and `oc`.
+    pub tool: String,
+    /// `-l` / `--selector`.
+    pub selector: Option<String>,
+    /// `-n` of helm and stern (kept apart from `namespace`, which means kubectl's).
+    pub tool_namespace: Option<String>,
+    /// Positional words after the tool (helm's verb and release, stern's query).
+    pub positional: Vec<String>,
 }
 
 impl Command {
@@ -139,9 +147,16 @@ pub fn prompt(line: &str) -> Option<Command> {
     if !known_tools.contains(&tool) {
         return None;
     }
-    let mut command = Command::default();
-    if !matches!(tool, "kubectl" | "k" | "oc") {
+    let kubectl = matches!(tool, "kubectl" | "k" | "oc");
+    let mut command = Command {
+        tool: if kubectl { "kubectl" } else { tool }.to_string(),
+        ..Command::default()
+    };
+    if !kubectl {
         command.verb = Some(tool.to_string());
+        if matches!(tool, "helm" | "stern") {
+            other_tool_args(&mut command, tokens);
+        }
         return Some(command);
     }
     let mut positional = Vec::new();
@@ -171,11 +186,16 @@ pub fn prompt(line: &str) -> Option<Command> {
                 .extend(cols.split(',').map(str::to_string));
             continue;
         }
+        if let Some(selector) = flag_value("-l", "--selector") {
+            if token == "-l" || token == "--selector" {
+                tokens.next();
+            }
+            command.selector = Some(selector);
+            continue;
+        }
         let takes_value = [
             "-o",
             "--output",
-            "-l",
-            "--selector",
             "--context",
             "--kubeconfig",
             "-c",
@@ -198,11 +218,104 @@ pub fn prompt(line: &str) -> Option<Command> {
         }
         positional.push(token.to_ascii_lowercase());
     }
+    command.positional = positional.clone();
     let mut positional = positional.into_iter();
     command.verb = positional.next();
     command.resource = positional.next();
     command.name = positional.next();
     Some(command)
+}
+
+/// helm's and stern's `-n` and `-l`, and their positional words.
+fn other_tool_args<'a>(command: &mut Command, tokens: impl Iterator<Item = &'a str>) {
+    let mut tokens = tokens.peekable();
+    while let Some(token) = tokens.next() {
+        let value = |short: &str, long: &str, tokens: &mut std::iter::Peekable<_>| {
+            if token == short || token == long {
+                return Iterator::next(tokens);
+            }
+            token
+                .strip_prefix(&format!("{long}="))
+                .map(|_| token.split_once('=').map_or("", |(_, v)| v))
+        };
+        if let Some(ns) = value("-n", "--namespace", &mut tokens) {
+            command.tool_namespace = Some(ns.to_string());
+        } else if let Some(selector) = value("-l", "--selector", &mut tokens) {
+            command.selector = Some(selector.to_string());
+        } else if !token.starts_with('-') {
+            command.positional.push(token.to_ascii_lowercase());
+        }
+    }
+}
+
+/// The namespace Karpenter runs in, when a command says it: a kubectl, helm or stern command
+/// about Karpenter (its pods' selector, `deploy/karpenter`, a `karpenter-*` pod, the
+/// `karpenter` release or chart) with `-n <ns>`, or any command in a namespace named after it.
+pub fn karpenter_namespace(commands: &[ShellCommand]) -> Option<String> {
+    let mentions = |s: Option<&str>| s.is_some_and(|s| s.contains("karpenter"));
+    let about = |c: &&ShellCommand| {
+        mentions(c.selector.as_deref())
+            || mentions(c.resource.as_deref())
+            || mentions(c.name.as_deref())
+    };
+    let with_ns = || {
+        commands
+            .iter()
+            .filter(|c| !c.all_namespaces && c.namespace.is_some())
+    };
+    with_ns()
+        .find(about)
+        .or_else(|| with_ns().find(|c| mentions(c.namespace.as_deref())))
+        .and_then(|c| c.namespace.clone())
+}
+
+/// The record of a prompt line for `Facts::commands`.
+pub fn shell_command(command: &Command, evidence: crate::document::Evidence) -> ShellCommand {
+    let kubectl = command.tool == "kubectl";
+    let (verb, resource, name) = if kubectl {
+        (
+            command.verb.clone(),
+            command.resource.clone(),
+            command.name.clone(),
+        )
+    } else if command.tool == "stern" {
+        (None, command.positional.first().cloned(), None)
+    } else {
+        let mut words = command.positional.iter().cloned();
+        (words.next(), words.next(), words.next())
+    };
+    let kinds = if kubectl {
+        resource
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|r| canonical_kind(r.split('/').next().unwrap_or(r)))
+            .map(str::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // `kubectl get pod/web-0`: the name rides on the resource.
+    let name = name.or_else(|| {
+        let r = resource.as_deref()?;
+        (kubectl && !r.contains(','))
+            .then(|| r.split_once('/').map(|(_, n)| n.to_string()))
+            .flatten()
+    });
+    ShellCommand {
+        tool: command.tool.clone(),
+        verb,
+        resource,
+        kinds,
+        name,
+        namespace: command
+            .namespace
+            .clone()
+            .or_else(|| command.tool_namespace.clone()),
+        all_namespaces: command.all_namespaces,
+        selector: command.selector.clone(),
+        evidence,
+    }
 }
 
 /// The canonical kind of a resource name as typed (plural, singular, short name, with or

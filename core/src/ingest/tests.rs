@@ -792,3 +792,73 @@ fn mixed_pastes_in_any_order_give_the_facts_of_the_parts() {
         assert_eq!(together, alone, "rotation {rotation}");
     }
 }
+
+#[test]
+fn prompt_lines_are_recorded_as_commands() {
+    let facts = facts_of(
+        "$ kubectl logs -n karpenter -l app.kubernetes.io/name=karpenter --prefix\n\
+         {\"level\":\"INFO\",\"message\":\"x\"}\n\
+         \n\
+         $ kubectl get pdb,deploy -A\n\
+         No resources found\n\
+         \n\
+         user@bastion:~$ k get pod/web-0 -n shop -o yaml | grep image\n\
+         $ helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.3.1 --namespace kube-system --set settings.clusterName=prod\n\
+         $ stern karpenter -n karpenter -c controller\n\
+         $ journalctl -u kubelet -n 200\n",
+    );
+    let c = &facts.commands;
+    assert_eq!(c.len(), 6, "{c:#?}");
+    assert_eq!(
+        (c[5].tool.as_str(), c[5].namespace.as_deref()),
+        ("journalctl", None),
+        "journalctl's -n is a line count"
+    );
+    assert_eq!(
+        (
+            c[0].tool.as_str(),
+            c[0].verb.as_deref(),
+            c[0].namespace.as_deref()
+        ),
+        ("kubectl", Some("logs"), Some("karpenter"))
+    );
+    assert_eq!(
+        c[0].selector.as_deref(),
+        Some("app.kubernetes.io/name=karpenter")
+    );
+    assert_eq!(c[0].evidence.line, 1);
+    assert!(c[1].all_namespaces);
+    assert_eq!(c[1].kinds, ["PodDisruptionBudget", "Deployment"]);
+    assert!(c[1].is("get", "PodDisruptionBudget"));
+    assert_eq!(
+        (
+            c[2].kinds.as_slice(),
+            c[2].name.as_deref(),
+            c[2].namespace.as_deref()
+        ),
+        (&["Pod".to_string()][..], Some("web-0"), Some("shop"))
+    );
+    assert_eq!(
+        (
+            c[3].tool.as_str(),
+            c[3].verb.as_deref(),
+            c[3].resource.as_deref()
+        ),
+        ("helm", Some("upgrade"), Some("karpenter"))
+    );
+    assert_eq!(c[3].namespace.as_deref(), Some("kube-system"));
+    assert_eq!(
+        (c[4].tool.as_str(), c[4].resource.as_deref()),
+        ("stern", Some("karpenter"))
+    );
+    assert_eq!(
+        facts.karpenter_namespace.as_deref(),
+        Some("karpenter"),
+        "the first command about Karpenter names its namespace"
+    );
+    let helm_only =
+        facts_of("$ helm get values karpenter -n platform\nsettings:\n  clusterName: prod\n");
+    assert_eq!(helm_only.karpenter_namespace.as_deref(), Some("platform"));
+    let unrelated = facts_of("$ kubectl get pods -n shop\nNo resources found in shop namespace.\n");
+    assert_eq!(unrelated.karpenter_namespace, None);
+}
