@@ -8,7 +8,7 @@
 //! which of the two rules owns the failure, so exactly one of them fires for it.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{contains_any, quoted_after};
 
@@ -20,6 +20,10 @@ pub const SIGNALS: &[&str] = &[
     "imagepullbackoff",
     "pullimage from image service failed",
     "because the registry is unavailable",
+    "failed to apply default image tag",
+    "invalidimagename",
+    "errimageneverpull",
+    "is not present with pull policy of never",
 ];
 
 /// A parsed image reference.
@@ -167,6 +171,11 @@ pub fn registry_kind(host: &str) -> RegistryKind {
 pub enum ErrorClass {
     // Not fixable by a mirror.
     InvalidReference,
+    /// `ErrImageNeverPull`: the pull policy forbids pulling and the image is not on the node.
+    NeverPull,
+    /// The registry's TLS certificate is not trusted (`x509: certificate signed by unknown
+    /// authority`): a TLS-inspecting proxy, or a private CA the node does not know.
+    Certificate,
     AccessDenied,
     Unauthorized,
     NotFound,
@@ -201,6 +210,8 @@ impl ErrorClass {
     pub fn describe(self) -> &'static str {
         match self {
             ErrorClass::InvalidReference => "invalid image reference",
+            ErrorClass::NeverPull => "not on the node and imagePullPolicy is Never",
+            ErrorClass::Certificate => "TLS certificate not trusted (x509)",
             ErrorClass::AccessDenied => "access denied (403 / pull access denied)",
             ErrorClass::Unauthorized => "unauthorized (no or wrong registry credentials)",
             ErrorClass::NotFound => "not found (wrong tag, digest or repository)",
@@ -232,6 +243,23 @@ pub fn classify(error: &str) -> ErrorClass {
         "invalidimagename",
     ]) {
         return ErrorClass::InvalidReference;
+    }
+    if has(&[
+        "is not present with pull policy of never",
+        "errimageneverpull",
+    ]) {
+        return ErrorClass::NeverPull;
+    }
+    // The registry answered, but the node does not trust the certificate it presented (a
+    // TLS-inspecting proxy or a private CA): trusting the CA fixes it, a mirror would not.
+    if has(&[
+        "x509:",
+        "failed to verify certificate",
+        "certificate signed by unknown authority",
+        "certificate has expired",
+        "certificate is not valid for",
+    ]) {
+        return ErrorClass::Certificate;
     }
     if has(&[
         "pull access denied",
@@ -397,7 +425,25 @@ impl PullFailure<'_> {
     }
 }
 
-/// Whether a message is about an image pull failure.
+/// Container state reasons of a pull failure (`kubectl get pods` STATUS, container states).
+const PULL_FAILURE_REASONS: &[&str] = &[
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "InvalidImageName",
+    "ErrImageNeverPull",
+];
+
+/// Whether a message is about an image pull failure: its text, or the container state reason
+/// ingest put on it (a `kubectl get pods` row whose STATUS is `ImagePullBackOff`).
+fn is_pull_failure(m: &Message) -> bool {
+    is_pull_failure_text(&m.text)
+        || (m.origin == MessageOrigin::ObjectField
+            && m.reason
+                .as_deref()
+                .is_some_and(|r| PULL_FAILURE_REASONS.contains(&r)))
+}
+
+/// Whether a text is about an image pull failure.
 fn is_pull_failure_text(text: &str) -> bool {
     contains_any(
         text,
@@ -406,10 +452,16 @@ fn is_pull_failure_text(text: &str) -> bool {
             "back-off pulling image",
             "pullimage from image service failed",
             "because the registry is unavailable",
+            "failed to apply default image tag",
+            "is not present with pull policy of never",
             "error: errimagepull",
             "error: imagepullbackoff",
+            "error: invalidimagename",
+            "error: errimageneverpull",
             "with errimagepull",
             "with imagepullbackoff",
+            // `... start failed in pod x_ns(uid): ErrImagePull: <err>` (kubelet journal).
+            "errimagepull: ",
         ],
     ) || status_row(text).is_some()
         || reason_line(text)
@@ -422,10 +474,7 @@ fn reason_line(text: &str) -> bool {
         return false;
     };
     key.trim().eq_ignore_ascii_case("reason")
-        && matches!(
-            value.trim().trim_matches('"'),
-            "ErrImagePull" | "ImagePullBackOff"
-        )
+        && PULL_FAILURE_REASONS.contains(&value.trim().trim_matches('"'))
 }
 
 /// A `kubectl get pods` row whose STATUS is a pull failure: `[ns] name 0/1 ImagePullBackOff
@@ -441,7 +490,7 @@ fn status_row(text: &str) -> Option<ObjectRef> {
         })
     })?;
     let status = words.get(i + 1)?;
-    if !matches!(*status, "ErrImagePull" | "ImagePullBackOff") || i == 0 {
+    if !PULL_FAILURE_REASONS.contains(status) || i == 0 {
         return None;
     }
     let name = words[i - 1].trim_start_matches("pod/");
@@ -456,6 +505,9 @@ fn image_in(text: &str) -> Option<ImageRef> {
         "pulling image",
         "pull image",
         "image pull failed for",
+        "unpack image",
+        "default image tag",
+        "container image",
         "image=",
     ]
     .iter()
@@ -472,7 +524,13 @@ fn image_in(text: &str) -> Option<ImageRef> {
 /// image (`Failed to pull image "x": <err>`, `Back-off pulling image "x": ErrImagePull:
 /// <err>`), a journal line's `err="..."`, or the registry-unavailable sentence.
 fn cause_in(text: &str, image: Option<&ImageRef>) -> Option<String> {
-    if contains_ignore_ascii_case(text, "because the registry is unavailable") {
+    if contains_any(
+        text,
+        &[
+            "because the registry is unavailable",
+            "is not present with pull policy of never",
+        ],
+    ) {
         return Some(text.to_string());
     }
     if let Some(i) = find_ignore_case(text, "err=") {
@@ -521,7 +579,52 @@ fn pod_of(m: &Message) -> Option<ObjectRef> {
             None => ObjectRef::new("Pod", None, &q),
         });
     }
-    None
+    // Kubelet journal: `start failed in pod <name>_<namespace>(<uid>)`.
+    let token = crate::rules::text::token_after(&m.text, "in pod ")?;
+    let (name, rest) = token.split_once('_')?;
+    let namespace = rest.split('(').next().filter(|ns| !ns.is_empty())?;
+    (!name.is_empty()).then(|| ObjectRef::new("Pod", Some(namespace), name))
+}
+
+/// A container state row (`kubectl get pods` STATUS) rather than a kubelet text.
+fn is_state_row(m: &Message) -> bool {
+    m.origin == MessageOrigin::ObjectField
+        && m.reason
+            .as_deref()
+            .is_some_and(|r| PULL_FAILURE_REASONS.contains(&r))
+        || status_row(&m.text).is_some()
+}
+
+/// Distinct images named by lines holding nothing but image references (jsonpath output).
+/// Only references with a registry host or a tag count: a lone word is not an image.
+fn bare_images(facts: &Facts) -> Vec<ImageRef> {
+    let mut out: Vec<ImageRef> = Vec::new();
+    for m in &facts.messages {
+        if m.origin != MessageOrigin::Unrecognised {
+            continue;
+        }
+        let tokens: Vec<&str> = m.text.split_whitespace().collect();
+        let images: Option<Vec<ImageRef>> = tokens
+            .iter()
+            .map(|t| {
+                let t = t.trim_matches(['\'', '"']);
+                let qualified =
+                    t.contains(':') || t.split('/').next().is_some_and(|h| h.contains('.'));
+                let plain = t
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "./:-_@".contains(c));
+                (qualified && plain && t.contains('/'))
+                    .then(|| ImageRef::parse(t))
+                    .flatten()
+            })
+            .collect();
+        for image in images.unwrap_or_default() {
+            if !out.iter().any(|i| i.normalized() == image.normalized()) {
+                out.push(image);
+            }
+        }
+    }
+    out
 }
 
 fn same_pod(a: &ObjectRef, b: &ObjectRef) -> bool {
@@ -572,7 +675,7 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
             let Some(reason) = c.reason.as_deref() else {
                 continue;
             };
-            if !matches!(reason, "ErrImagePull" | "ImagePullBackOff") {
+            if !PULL_FAILURE_REASONS.contains(&reason) {
                 continue;
             }
             let Some(image) = c.image.as_deref().and_then(ImageRef::parse) else {
@@ -607,11 +710,7 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
 
     // Messages naming the image.
     let mut unattached: Vec<&Message> = Vec::new();
-    for m in facts
-        .messages
-        .iter()
-        .filter(|m| is_pull_failure_text(&m.text))
-    {
+    for m in facts.messages.iter().filter(|m| is_pull_failure(m)) {
         if contains_ignore_ascii_case(&m.text, "successfully pulled") {
             continue;
         }
@@ -654,8 +753,16 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
             None if failures.len() == 1 => Some(0),
             None => {
                 // Only the explicit kubelet phrases start a failure of their own.
-                let explicit =
-                    contains_any(&m.text, &["error: errimagepull", "error: imagepullbackoff"]);
+                let explicit = is_state_row(m)
+                    || contains_any(
+                        &m.text,
+                        &[
+                            "error: errimagepull",
+                            "error: imagepullbackoff",
+                            "error: invalidimagename",
+                            "error: errimageneverpull",
+                        ],
+                    );
                 if explicit {
                     match failures.iter().position(|f| f.image.is_none()) {
                         Some(i) => Some(i),
@@ -675,6 +782,14 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
             if let Some(p) = pod {
                 add_pod(&mut f.pods, p);
             }
+        }
+    }
+
+    // A failure that names no image: a `kubectl get pod -o jsonpath='{..image}'` line the
+    // paste shows, when it names exactly one image.
+    if let [only] = bare_images(facts).as_slice() {
+        if let Some(f) = failures.iter_mut().find(|f| f.image.is_none()) {
+            f.image = Some(only.clone());
         }
     }
 

@@ -108,6 +108,11 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Diagnosis {
                 &ns,
                 pod_name.as_str(),
             ),
+            ErrorClass::Certificate => certificate_steps(&mut steps, image),
+            ErrorClass::NeverPull => steps.push(Remediation::text(format!(
+                "The pod's `imagePullPolicy: Never` forbids pulling and {} is not on the node: a Karpenter node starts from a clean AMI, so set `imagePullPolicy: IfNotPresent` (or bake the image into the AMI the EC2NodeClass selects).",
+                image.raw
+            ))),
             c if c.is_availability() => network_steps(&mut steps, image, ecr.as_ref(), &region),
             _ => {}
         }
@@ -254,6 +259,27 @@ fn credential_steps(
         format!(
             "kubectl create secret docker-registry regcred -n {ns} --docker-server={} --docker-username=<user> --docker-password=<token>\nkubectl patch serviceaccount $(kubectl get pod {pod} -n {ns} -o jsonpath='{{.spec.serviceAccountName}}') -n {ns} -p '{{\"imagePullSecrets\":[{{\"name\":\"regcred\"}}]}}'",
             image.registry
+        ),
+    ));
+}
+
+/// The node does not trust the certificate the registry (or something in between) presented.
+fn certificate_steps(steps: &mut Vec<Remediation>, image: &ImageRef) {
+    let host = &image.registry;
+    let public = image.kind() == RegistryKind::Public;
+    let who = if public {
+        format!("{host} is public and its certificate is valid for everyone else, so something between the nodes and it presents its own: a TLS-inspecting proxy or firewall")
+    } else {
+        format!("{host} presents a certificate from a CA the nodes do not know (a private CA, or a TLS-inspecting proxy in the path)")
+    };
+    steps.push(Remediation::text(format!(
+        "The node does not trust the TLS certificate it got when pulling ({}): {who}. A registry mirror would not fix this; trusting the CA (or exempting the registry from inspection) does.",
+        ErrorClass::Certificate.describe()
+    )));
+    steps.push(Remediation::yaml(
+        "Add the CA to the nodes Karpenter launches: the EC2NodeClass's userData runs before the node joins (AL2023 shown; the proxy's or private CA's certificate in PEM). Karpenter rolls the nodes through drift.",
+        format!(
+            "spec:\n  userData: |\n    MIME-Version: 1.0\n    Content-Type: multipart/mixed; boundary=\"BOUNDARY\"\n\n    --BOUNDARY\n    Content-Type: text/x-shellscript; charset=\"us-ascii\"\n\n    #!/bin/bash\n    cat > /etc/pki/ca-trust/source/anchors/registry-ca.crt <<'EOF'\n    -----BEGIN CERTIFICATE-----\n    <the CA certificate that signed {host}'s certificate>\n    -----END CERTIFICATE-----\n    EOF\n    update-ca-trust extract\n    systemctl restart containerd\n    --BOUNDARY--\n"
         ),
     ));
 }
