@@ -273,6 +273,8 @@ enum PdbList<'a> {
     Known {
         pdbs: Vec<&'a Pdb>,
         how: String,
+        /// The `kubectl get pdb` prompt line that collected the list, when the paste shows it.
+        command: Option<Evidence>,
     },
     NotCollected,
 }
@@ -284,6 +286,18 @@ fn pdb_list<'a>(facts: &'a Facts, ns: Option<&str>) -> PdbList<'a> {
         .filter(|p| ns.is_none() || p.meta.namespace.as_deref() == ns)
         .collect();
     let ns_label = ns.unwrap_or("the pods' namespace");
+    // `kubectl get pdb` commands the paste shows: a list (not one named PDB) of all
+    // namespaces, or of this one (no `-n`: the context's namespace, usually `default`).
+    let lists = || {
+        facts
+            .commands
+            .iter()
+            .filter(|c| c.is("get", "PodDisruptionBudget") && c.name.is_none())
+    };
+    let all_namespaces_list = lists().find(|c| c.all_namespaces);
+    let namespace_list =
+        lists().find(|c| !c.all_namespaces && c.namespace.as_deref().or(Some("default")) == ns);
+    let command_of = |c: Option<&crate::facts::ShellCommand>| c.map(|c| c.evidence.clone());
     if !in_ns.is_empty() {
         let names: Vec<String> = in_ns.iter().map(|p| p.meta.name.clone()).collect();
         return PdbList::Known {
@@ -292,6 +306,7 @@ fn pdb_list<'a>(facts: &'a Facts, ns: Option<&str>) -> PdbList<'a> {
                 "the PDBs of namespace {ns_label} in the input ({})",
                 names.join(", ")
             ),
+            command: command_of(namespace_list.or(all_namespaces_list)),
         };
     }
     let mut namespaces: Vec<&str> = facts
@@ -308,8 +323,9 @@ fn pdb_list<'a>(facts: &'a Facts, ns: Option<&str>) -> PdbList<'a> {
                 || contains_ignore_ascii_case(t, "poddisruptionbudget"))
             && (t.contains(" -A") || t.contains("--all-namespaces"))
     });
-    if namespaces.len() >= 2 || all_namespaces_command {
+    if namespaces.len() >= 2 || all_namespaces_command || all_namespaces_list.is_some() {
         return PdbList::Known {
+            command: command_of(all_namespaces_list),
             pdbs: Vec::new(),
             how: format!(
                 "an all-namespaces PDB list with none in namespace {ns_label}{}",
@@ -331,6 +347,17 @@ fn pdb_list<'a>(facts: &'a Facts, ns: Option<&str>) -> PdbList<'a> {
         return PdbList::Known {
             pdbs: Vec::new(),
             how: format!("`No resources found` for the PDBs of namespace {ns_label}"),
+            command: command_of(namespace_list),
+        };
+    }
+    if let Some(c) = namespace_list {
+        return PdbList::Known {
+            pdbs: Vec::new(),
+            how: format!(
+                "the output of the paste's `kubectl get pdb` for namespace {ns_label} (line {}), which lists none",
+                c.evidence.line
+            ),
+            command: Some(c.evidence.clone()),
         };
     }
     PdbList::NotCollected
@@ -446,7 +473,8 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             .filter_map(|p| p.meta.evidence.clone())
             .take(3),
     );
-    if let PdbList::Known { pdbs, .. } = &list {
+    if let PdbList::Known { pdbs, command, .. } = &list {
+        evidence.extend(command.clone());
         evidence.extend(pdbs.iter().filter_map(|p| p.meta.evidence.clone()));
     }
     evidence.extend(
@@ -778,6 +806,50 @@ mod tests {
             d.remediation[0].command.as_deref(),
             Some("kubectl get pdb -n gateway -o wide")
         );
+    }
+
+    #[test]
+    fn a_pdb_command_for_the_namespace_means_the_list_was_collected() {
+        use crate::facts::ShellCommand;
+        let command = |ns: Option<&str>, all: bool| ShellCommand {
+            tool: "kubectl".into(),
+            verb: Some("get".into()),
+            resource: Some("pdb".into()),
+            kinds: vec!["PodDisruptionBudget".into()],
+            namespace: ns.map(str::to_string),
+            all_namespaces: all,
+            evidence: Evidence::new("paste", 7, "$ kubectl get pdb -n gateway"),
+            ..ShellCommand::default()
+        };
+        let mut facts = kong_facts();
+        facts.pdbs.clear();
+        facts.commands.push(command(Some("gateway"), false));
+        let d = &check(&facts)[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(
+            d.summary
+                .contains("`kubectl get pdb` for namespace gateway (line 7), which lists none"),
+            "{}",
+            d.summary
+        );
+        assert!(d.evidence.iter().any(|e| e.line == 7));
+
+        let mut facts = kong_facts();
+        facts.pdbs.clear();
+        facts.commands.push(command(None, true));
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("an all-namespaces PDB list with none in namespace gateway"),
+            "{}",
+            d.summary
+        );
+
+        // Another namespace's list says nothing about this one.
+        let mut facts = kong_facts();
+        facts.pdbs.clear();
+        facts.commands.push(command(Some("shop"), false));
+        assert!(check(&facts)[0].summary.contains("were not collected"));
     }
 
     #[test]
