@@ -19,7 +19,8 @@ pub fn version_label(facts: &Facts) -> Option<String> {
     karpenter_version(facts).map(|(a, b, c)| format!("v{a}.{b}.{c}"))
 }
 
-fn parse(raw: &str) -> Option<(u64, u64, u64)> {
+/// `(major, minor, patch)` of a version as written (`1.7.2`, `v0.37.0`, `1.5`).
+pub fn parse(raw: &str) -> Option<(u64, u64, u64)> {
     let core = raw.trim().trim_start_matches(['v', 'V']);
     let core = core.split(['-', '+', ' ']).next()?;
     let mut parts = core.split('.').map(|p| p.parse::<u64>());

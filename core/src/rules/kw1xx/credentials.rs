@@ -2,6 +2,7 @@
 //! KW103 (credentials are missing or refused). One text is one or the other, never both: a
 //! refusal means STS answered.
 
+use crate::facts::{contains_ignore_ascii_case, Message, MessageOrigin};
 use crate::rules::text::contains_any;
 
 /// Texts of the credential chain reaching for STS (SDK v1 `WebIdentityErr`, SDK v2
@@ -29,6 +30,55 @@ pub const NETWORK_MARKERS: &[&str] = &[
     "network is unreachable",
 ];
 
+/// Texts of AWS callers that are not the Karpenter controller: the EBS/EFS CSI drivers, the
+/// load balancer controller, the kubelet pulling from ECR. Their credential and permission
+/// errors read the same, but the fix is on their role, not Karpenter's.
+const OTHER_CALLERS: &[&str] = &[
+    "could not create volume",
+    "could not attach volume",
+    "could not detach volume",
+    "could not delete volume",
+    "operation error ec2: createvolume",
+    "operation error ec2: attachvolume",
+    "operation error ec2: detachvolume",
+    "operation error ec2: createsnapshot",
+    "ec2:createvolume",
+    "ec2:attachvolume",
+    "ebs.csi.aws.com",
+    "efs.csi.aws.com",
+    "elasticloadbalancing",
+    "operation error elastic load balancing",
+    "failed to pull image",
+    "pullimage from image service failed",
+    "ecr:getauthorizationtoken",
+    "ecr:batchgetimage",
+    "ecr:getdownloadurlforlayer",
+    "ecr-credential-provider",
+    "cluster-autoscaler",
+    "external-dns",
+    "route53:",
+];
+
+/// Whether a message comes from another AWS caller than the Karpenter controller: an event
+/// another component reported, a kubelet/klog journal line, or a text naming another caller's
+/// operation. Karpenter's own messages (its logs, its events) are never excluded by the source.
+pub fn from_other_component(m: &Message) -> bool {
+    if contains_any(&m.text, OTHER_CALLERS) {
+        return true;
+    }
+    let karpenter = |s: &str| contains_ignore_ascii_case(s, "karpenter");
+    match m.origin {
+        MessageOrigin::Event => m
+            .component
+            .as_deref()
+            .is_some_and(|c| !c.is_empty() && !karpenter(c)),
+        // klog/journal lines: the kubelet, CSI drivers, other controllers. Karpenter logs JSON
+        // (or the console format), never klog.
+        MessageOrigin::Kubelet => !karpenter(&m.text),
+        _ => false,
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CredentialFailure {
     /// STS could not be reached (KW102).
@@ -41,6 +91,14 @@ pub enum CredentialFailure {
     NoOidcProvider,
     /// Role chaining: the assumed role's trust policy does not allow the caller (KW103).
     AssumeRoleRefused,
+    /// EKS Pod Identity: the agent on the node (169.254.170.23) does not answer (KW103).
+    PodIdentityAgentUnreachable,
+    /// EKS Pod Identity: the association exists but EKS may not assume its role: the role's
+    /// trust policy lacks `pods.eks.amazonaws.com` with `sts:AssumeRole` and `sts:TagSession`
+    /// (KW103).
+    PodIdentityRefused,
+    /// STS is deactivated in the region the SDK calls (KW103).
+    StsRegionDisabled,
 }
 
 impl CredentialFailure {
@@ -51,6 +109,29 @@ impl CredentialFailure {
 
 pub fn credential_failure(text: &str) -> Option<CredentialFailure> {
     let has = |n: &[&str]| contains_any(text, n);
+    // EKS Pod Identity: the SDK's container credentials provider asks the node's agent.
+    if has(&[
+        "eks does not have permissions to assume the associated role",
+        "assumeroleforpodidentity",
+    ]) && has(&[
+        "unauthorized exception",
+        "accessdenied",
+        "eks does not have permissions",
+        "statuscode: 400",
+        "statuscode: 403",
+    ]) {
+        return Some(CredentialFailure::PodIdentityRefused);
+    }
+    if has(&["169.254.170.23", "[fd00:ec2::23]", "eks-pod-identity-agent"]) && has(NETWORK_MARKERS)
+    {
+        return Some(CredentialFailure::PodIdentityAgentUnreachable);
+    }
+    if has(&[
+        "regiondisabledexception",
+        "sts is not activated in this region",
+    ]) {
+        return Some(CredentialFailure::StsRegionDisabled);
+    }
     if has(&["invalididentitytoken", "no openidconnect provider"]) {
         return Some(if has(&["no openidconnect provider"]) {
             CredentialFailure::NoOidcProvider
@@ -102,6 +183,9 @@ mod tests {
             ("InvalidIdentityToken: No OpenIDConnect provider found in your account for https://oidc.eks.eu-west-1.amazonaws.com/id/ABC", CredentialFailure::NoOidcProvider),
             ("User: arn:aws:sts::1:assumed-role/a/b is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::2:role/c", CredentialFailure::AssumeRoleRefused),
             ("get identity: get credentials: failed to refresh cached credentials, no EC2 IMDS role found, operation error ec2imds: GetMetadata, request canceled, context deadline exceeded", CredentialFailure::NoCredentials),
+            (r#"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to load credentials, exceeded maximum number of attempts, 3, request send failed, Get "http://169.254.170.23/v1/credentials": dial tcp 169.254.170.23:80: connect: connection refused"#, CredentialFailure::PodIdentityAgentUnreachable),
+            ("get identity: get credentials: failed to refresh cached credentials, failed to load credentials, Unauthorized Exception! EKS does not have permissions to assume the associated role., fault: client", CredentialFailure::PodIdentityRefused),
+            ("operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 403, RequestID: 1, api error RegionDisabledException: STS is not activated in this region for account:111122223333. Your account administrator can activate STS in this region using the IAM Console.", CredentialFailure::StsRegionDisabled),
         ];
         for (text, expected) in cases {
             assert_eq!(credential_failure(text), Some(expected), "{text}");

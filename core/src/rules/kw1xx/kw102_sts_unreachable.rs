@@ -1,7 +1,9 @@
 //! KW102 sts-unreachable.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, Pod};
-use crate::rules::kw1xx::credentials::{credential_failure, CredentialFailure};
+use crate::rules::kw1xx::credentials::{
+    credential_failure, from_other_component, CredentialFailure,
+};
 use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
     aws_region, contains_any, karpenter_namespace_or_placeholder, region_in_text,
@@ -57,6 +59,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .messages
         .iter()
         .filter(|m| credential_failure(&m.text) == Some(CredentialFailure::StsUnreachable))
+        .filter(|m| !from_other_component(m))
         .collect();
     if hits.is_empty() {
         return Vec::new();

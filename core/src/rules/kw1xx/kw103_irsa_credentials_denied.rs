@@ -2,7 +2,9 @@
 
 use crate::facts::{Facts, Message};
 use crate::rules::kw1xx::aws::{controller_role_from_env, principal, resource, role_name};
-use crate::rules::kw1xx::credentials::{credential_failure, CredentialFailure};
+use crate::rules::kw1xx::credentials::{
+    credential_failure, from_other_component, CredentialFailure,
+};
 use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
     aws_account, aws_region, cluster_name, contains_any, karpenter_namespace_or_placeholder,
@@ -58,12 +60,17 @@ const SIGNALS: &[&str] = &[
     "eks.amazonaws.com/serviceaccount/token",
     "operation error sts",
     "webidentityerr",
+    "169.254.170.23",
+    "eks does not have permissions to assume",
+    "assumeroleforpodidentity",
+    "regiondisabledexception",
+    "sts is not activated in this region",
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut kinds: Vec<CredentialFailure> = Vec::new();
     let mut hits: Vec<&Message> = Vec::new();
-    for m in &facts.messages {
+    for m in facts.messages.iter().filter(|m| !from_other_component(m)) {
         if let Some(kind) = credential_failure(&m.text).filter(|k| k.is_refusal()) {
             hits.push(m);
             if !kinds.contains(&kind) {
@@ -114,9 +121,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                         obj.meta.name
                     ));
                 }
-                parts.push(format!(
-                    "the SDK's credential chain found no credentials at all (NoCredentialProviders / no EC2 IMDS role found): service account {ns}/{sa} is not wired to an IAM role (no eks.amazonaws.com/role-arn annotation, or no EKS Pod Identity association)"
-                ));
+                let token_missing = hits
+                    .iter()
+                    .any(|m| contains_any(&m.text, &["eks.amazonaws.com/serviceaccount/token"]));
+                if token_missing {
+                    parts.push(format!(
+                        "the IRSA web identity token file (/var/run/secrets/eks.amazonaws.com/serviceaccount/token) is not in the pod: AWS_ROLE_ARN is set but the token volume is not mounted, so service account {ns}/{sa} is not wired to its IAM role (the pod predates the annotation, or the EKS pod identity webhook did not mutate it)"
+                    ));
+                } else {
+                    parts.push(format!(
+                        "the SDK's credential chain found no credentials at all (NoCredentialProviders / no EC2 IMDS role found): service account {ns}/{sa} is not wired to an IAM role (no eks.amazonaws.com/role-arn annotation, or no EKS Pod Identity association)"
+                    ));
+                }
                 steps.push(Remediation::command(
                     format!("Check the IRSA annotation of service account {ns}/{sa} (empty output: not set), and set it:"),
                     format!(
@@ -162,6 +178,43 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                         "{{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [{{\n    \"Effect\": \"Allow\",\n    \"Principal\": {{\"AWS\": \"{caller_arn}\"}},\n    \"Action\": \"sts:AssumeRole\"\n  }}]\n}}\n"
                     ),
                 ));
+            }
+            CredentialFailure::PodIdentityAgentUnreachable => {
+                parts.push(
+                    "the EKS Pod Identity agent on the node (169.254.170.23) does not answer, so the SDK gets no credentials: the eks-pod-identity-agent add-on is missing, not yet running on the node, or blocked".to_string(),
+                );
+                steps.push(Remediation::command(
+                    "Check the Pod Identity agent: it must run on the node Karpenter's pod is on (a DaemonSet in kube-system, from the eks-pod-identity-agent add-on); install the add-on when it is missing:",
+                    format!(
+                        "kubectl get daemonset eks-pod-identity-agent -n kube-system -o wide
+aws eks describe-addon --cluster-name {cluster} --addon-name eks-pod-identity-agent --query addon.status
+aws eks create-addon --cluster-name {cluster} --addon-name eks-pod-identity-agent"
+                    ),
+                ));
+            }
+            CredentialFailure::PodIdentityRefused => {
+                parts.push(format!(
+                    "EKS Pod Identity refuses the association of service account {ns}/{sa}: EKS may not assume role {role}, whose trust policy must allow the principal pods.eks.amazonaws.com to sts:AssumeRole and sts:TagSession"
+                ));
+                steps.push(Remediation::command(
+                    format!("Check the association and the role it names ({cluster}):"),
+                    format!(
+                        "aws eks list-pod-identity-associations --cluster-name {cluster} --namespace {ns} --service-account {sa}
+aws iam get-role --role-name {role} --query Role.AssumeRolePolicyDocument"
+                    ),
+                ));
+                steps.push(Remediation::yaml(
+                    format!("The trust policy role {role} needs for Pod Identity (`aws iam update-assume-role-policy --role-name {role} --policy-document file://trust.json`), trust.json:"),
+                    "{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [{\n    \"Effect\": \"Allow\",\n    \"Principal\": {\"Service\": \"pods.eks.amazonaws.com\"},\n    \"Action\": [\"sts:AssumeRole\", \"sts:TagSession\"]\n  }]\n}\n",
+                ));
+            }
+            CredentialFailure::StsRegionDisabled => {
+                parts.push(format!(
+                    "STS is not activated in region {region} for account {account} (RegionDisabledException), so the regional endpoint refuses the token exchange"
+                ));
+                steps.push(Remediation::text(format!(
+                    "Activate STS in {region}: IAM console, Account settings, Security Token Service (STS) endpoints, Activate for {region}. The SDK uses the regional STS endpoint of the controller's region."
+                )));
             }
             CredentialFailure::StsUnreachable => {}
         }

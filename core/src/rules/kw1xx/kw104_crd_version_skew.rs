@@ -1,10 +1,14 @@
 //! KW104 crd-version-skew.
 
-use crate::facts::{Facts, Message};
+use crate::document::Evidence;
+use crate::facts::{Crd, Facts, Message, MessageOrigin, Meta};
+use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
-    all_quoted_after, contains_any, karpenter_namespace_or_placeholder, quoted_after,
+    all_quoted_after, contains_any, karpenter_namespace, karpenter_namespace_or_placeholder,
+    quoted_after,
 };
-use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::version;
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -16,32 +20,43 @@ const META: RuleMeta = RuleMeta {
     superseded_by: &[],
     signals: SIGNALS,
     docs: r#"## What it means
-The API server rejects or drops fields of Karpenter objects because the installed
+The API server rejects, drops or cannot convert Karpenter objects because the installed
 CustomResourceDefinitions are older (or newer) than the controller or the manifest being
 applied.
 
 Signals: `strict decoding error: unknown field "<field>"` (e.g. `NodePool in version "v1"
 cannot be handled as a NodePool: strict decoding error: unknown field
 "spec.template.spec.nodeClassRef.foo"`), kubectl's client-side `ValidationError(NodePool...):
-unknown field "<field>"`, the controller's `unknown field "status.nodeClassObservedGeneration"`,
-`custom resource nodepools.karpenter.sh isn't configured for webhook conversion`, `no matches for
-kind "NodePool" in version "karpenter.sh/v1"`, and CEL rejections after an API-version migration
-(`EC2NodeClass.karpenter.k8s.aws "<name>" is invalid: spec.amiSelectorTerms: Invalid value:
-"array": expected at least one, got none`).
+unknown field "<field>"` and the `unknown field "<field>"` warnings of kubectl and helm, the
+controller's `unknown field "status.nodeClassObservedGeneration"`; conversion failures
+(`custom resource nodepools.karpenter.sh isn't configured for webhook conversion`, `conversion
+webhook for karpenter.sh/v1beta1, Kind=NodePool failed: ...`, `request to convert CR from an
+invalid group/version: karpenter.sh/v1beta1`); a CRD upgrade refused because objects are still
+stored in the dropped version (`status.storedVersions[0]: Invalid value: "v1beta1": must appear
+in spec.versions`); `no matches for kind "NodePool" in version "karpenter.sh/v1"`; and schema
+rejections typical of an API-version migration (`EC2NodeClass.karpenter.k8s.aws "<name>" is
+invalid: spec.amiSelectorTerms: Invalid value: "array": expected at least one, got none`,
+`spec.disruption.consolidateAfter: Required value`, `Unsupported value: "WhenUnderutilized"`).
+With CRD objects in the input (`kubectl get crd nodepools.karpenter.sh -o yaml`), the served
+versions, conversion strategy and stored versions are compared with the manifests and the
+controller's version.
 
 ## Why it happens
 `helm upgrade` never upgrades CRDs in a chart's `crds/` directory, so upgrading the `karpenter`
 chart alone leaves the old CRDs behind; the controller then writes status fields the CRD does
 not know, and v1 manifests meet v1beta1 schemas. The reverse happens when a manifest written for
 an older API (`v1beta1` fields such as `spec.kubeletConfiguration`) is applied to new CRDs, or
-when the field is simply misspelt.
+when the field is simply misspelt. Around v1.0 the CRDs serve v1beta1 and v1 through a
+conversion webhook that must point at the Karpenter service; v1.1 drops v1beta1 and the webhook,
+so every object must be stored as v1 before the CRDs are upgraded past v1.0.
 
 ## How to fix
 Upgrade the CRDs first, to the controller's version, then the controller (the Karpenter upgrade
 guide): `helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd
 --version <controller version> -n <ns>`. If the field is not in the new CRD either, it is a typo
 or a field that moved (v1 moved `kubelet` from the NodePool to the EC2NodeClass and `expireAfter`
-into `spec.template.spec`).
+into `spec.template.spec`). Before leaving v1.0, let a v1.0.x controller migrate the stored
+objects to v1 and check `status.storedVersions` lists only `v1`.
 "#,
 };
 
@@ -49,8 +64,14 @@ const SIGNALS: &[&str] = &[
     "strict decoding error",
     "unknown field",
     "isn't configured for webhook conversion",
+    "conversion webhook for",
+    "request to convert cr from",
+    "failed to convert pruned object",
+    "storedversions",
     "no matches for kind",
-    "is invalid: spec.",
+    "isn't valid for cluster",
+    "is invalid:",
+    "was not valid:",
     "in body should be at least",
 ];
 
@@ -62,6 +83,50 @@ const KARPENTER_MARKERS: &[&str] = &[
     "ec2nodeclass",
     "provisioner",
     "awsnodetemplate",
+];
+
+/// Karpenter's kinds, with the CRD name each is served under.
+const KARPENTER_KINDS: &[(&str, &str)] = &[
+    ("NodePool", "nodepools.karpenter.sh"),
+    ("NodeClaim", "nodeclaims.karpenter.sh"),
+    ("EC2NodeClass", "ec2nodeclasses.karpenter.k8s.aws"),
+    ("Provisioner", "provisioners.karpenter.sh"),
+    ("Machine", "machines.karpenter.sh"),
+    ("AWSNodeTemplate", "awsnodetemplates.karpenter.k8s.aws"),
+];
+
+/// Field names only Karpenter objects have: an `unknown field` warning naming one (without
+/// its kind, as kubectl and helm print warnings) is about a Karpenter manifest.
+const KARPENTER_FIELDS: &[&str] = &[
+    "nodeClassRef",
+    "providerRef",
+    "kubeletConfiguration",
+    "kubelet",
+    "expireAfter",
+    "consolidationPolicy",
+    "consolidateAfter",
+    "consolidation",
+    "budgets",
+    "ttlSecondsAfterEmpty",
+    "ttlSecondsUntilExpired",
+    "startupTaints",
+    "terminationGracePeriod",
+    "minValues",
+    "amiSelectorTerms",
+    "amiSelector",
+    "amiFamily",
+    "subnetSelectorTerms",
+    "subnetSelector",
+    "securityGroupSelectorTerms",
+    "securityGroupSelector",
+    "capacityReservationSelectorTerms",
+    "instanceProfile",
+    "instanceStorePolicy",
+    "blockDeviceMappings",
+    "metadataOptions",
+    "associatePublicIPAddress",
+    "detailedMonitoring",
+    "nodeClassObservedGeneration",
 ];
 
 /// Fields that moved between API versions, with where they went.
@@ -82,188 +147,131 @@ const MOVED_FIELDS: &[(&str, &str)] = &[
         "\"budgets\"",
         "`spec.disruption.budgets` needs NodePool CRDs from v0.34 or later",
     ),
+    (
+        "consolidateAfter: Required value",
+        "v1 requires `spec.disruption.consolidateAfter` (v1beta1 allowed it only with `WhenEmpty`): the manifest is a v1beta1 NodePool",
+    ),
+    (
+        "\"WhenUnderutilized\"",
+        "`WhenUnderutilized` is the v1beta1 policy; v1 calls it `WhenEmptyOrUnderutilized`",
+    ),
+    (
+        "nodeClassRef.group: Required value",
+        "v1's `nodeClassRef` needs `group: karpenter.k8s.aws` and `kind: EC2NodeClass`: the manifest is a v1beta1 NodePool",
+    ),
+    (
+        "amiSelectorTerms: Required value",
+        "v1 requires `amiSelectorTerms` (v1beta1 derived the AMI from `amiFamily`): add e.g. `amiSelectorTerms: [{alias: al2023@latest}]`",
+    ),
+    (
+        "got none",
+        "An `amiSelectorTerms` entry ended up empty: its only key (v1's `alias`) is unknown to the installed (older) CRD and was dropped",
+    ),
 ];
 
-fn is_skew(text: &str) -> bool {
-    let karpenter = contains_any(text, KARPENTER_MARKERS);
-    if contains_any(text, &["isn't configured for webhook conversion"]) {
-        return karpenter;
-    }
-    if contains_any(text, &["no matches for kind"]) {
-        return karpenter;
-    }
-    if contains_any(text, &["strict decoding error", "unknown field"]) {
-        // A strict decoding error names its kind (`<Kind> in version "v1" cannot be handled
-        // as a <Kind>`); another kind's is not Karpenter's business. Without a kind (a
-        // shortened paste), a Karpenter status field or any Karpenter word decides.
-        let names_kind = contains_any(text, &["cannot be handled as a", "ValidationError("]);
-        return if names_kind {
-            karpenter
-        } else {
-            contains_any(text, &["strict decoding error"])
-                || karpenter
-                || contains_any(text, &["nodeClassObservedGeneration"])
-        };
-    }
-    if contains_any(
-        text,
-        &[
-            "ec2nodeclass.karpenter.k8s.aws \"",
-            "nodepool.karpenter.sh \"",
-            "nodeclaim.karpenter.sh \"",
-        ],
-    ) && contains_any(text, &["is invalid:"])
-    {
-        return true;
-    }
-    // The v0.37-era status rejection: `conditions[1].reason in body should be at least 1
-    // chars long` on a Karpenter object.
-    contains_any(text, &["in body should be at least"]) && karpenter
+/// Rejections of a Karpenter object that an API-version migration produces: v1 required
+/// fields a v1beta1 manifest lacks, enum values that changed, fields an older CRD drops.
+const MIGRATION_MARKERS: &[&str] = &[
+    "expected at least one, got none",
+    "unsupported value",
+    "unknown field",
+    "consolidateafter: required value",
+    "nodeclassref.group: required value",
+    "nodeclassref.kind: required value",
+    "amiselectorterms: required value",
+];
+
+/// What a text shows about the CRDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skew {
+    /// The API server does not know a field the manifest or the controller writes.
+    UnknownField,
+    /// The controller's status updates are refused by an older schema.
+    StatusRejected,
+    /// Converting between the stored and the requested version fails.
+    Conversion,
+    /// A CRD upgrade is refused: objects are still stored in the version it drops.
+    StoredVersions,
+    /// The API server does not serve the kind or version used.
+    NotServed,
+    /// The schema's validation rejects an object written for the other API version.
+    SchemaRejected,
 }
 
-fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_skew(&m.text)).collect();
-    if hits.is_empty() {
-        return Vec::new();
+fn skew_of(text: &str) -> Option<Skew> {
+    let has = |n: &[&str]| contains_any(text, n);
+    let karpenter = has(KARPENTER_MARKERS);
+    if has(&["storedversions"]) && has(&["must appear in spec.versions"]) {
+        return karpenter.then_some(Skew::StoredVersions);
     }
-    let mut fields: Vec<String> = Vec::new();
-    let mut kinds: Vec<String> = Vec::new();
-    let mut notes: Vec<&str> = Vec::new();
-    let mut webhook_conversion = false;
-    let mut controller_side = false;
-    let mut invalid_objects: Vec<String> = Vec::new();
-    for m in &hits {
-        for f in all_quoted_after(&m.text, "unknown field ") {
-            if !fields.contains(&f) {
-                fields.push(f);
-            }
-        }
-        if let Some(kind) = kind_of(&m.text) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
-        }
-        for (field, note) in MOVED_FIELDS {
-            if m.text.contains(field) && !notes.contains(note) {
-                notes.push(note);
-            }
-        }
-        webhook_conversion |= contains_any(&m.text, &["isn't configured for webhook conversion"]);
-        controller_side |= contains_any(
-            &m.text,
-            &["nodeClassObservedGeneration", "in body should be at least"],
-        );
-        for marker in [
-            "EC2NodeClass.karpenter.k8s.aws ",
-            "NodePool.karpenter.sh ",
-            "NodeClaim.karpenter.sh ",
-        ] {
-            if let Some(name) = quoted_after(&m.text, marker) {
-                let kind = marker.split('.').next().unwrap_or_default();
-                let obj = format!("{kind} {name}");
-                if !invalid_objects.contains(&obj) {
-                    invalid_objects.push(obj);
-                }
-            }
-        }
+    if has(&[
+        "isn't configured for webhook conversion",
+        "conversion webhook for",
+        "request to convert cr from",
+        "failed to convert pruned object",
+    ]) {
+        return karpenter.then_some(Skew::Conversion);
     }
-    let version = facts.karpenter_version.clone();
-    let ns = karpenter_namespace_or_placeholder(facts);
+    if has(&[
+        "no matches for kind",
+        "isn't valid for cluster, check the apiversion",
+    ]) {
+        return karpenter.then_some(Skew::NotServed);
+    }
+    if has(&["in body should be at least"]) {
+        // The v0.37-era status rejection: `conditions[1].reason in body should be at least 1
+        // chars long` on a Karpenter object.
+        return (karpenter && has(&["conditions", "status"])).then_some(Skew::StatusRejected);
+    }
+    let rejected = has(&["is invalid:", "was not valid:", "dry-run failed (invalid)"]);
+    if rejected && names_karpenter_object(text) && has(MIGRATION_MARKERS) {
+        return Some(Skew::SchemaRejected);
+    }
+    if has(&["unknown field"]) {
+        // A rejection naming its kind (`<Kind> in version "v1" cannot be handled as a
+        // <Kind>`, `ValidationError(<Kind>...)`) is decided by the kind: another kind's is not
+        // Karpenter's business. Warnings name only the field.
+        if let Some(kind) = kind_of(text) {
+            return is_karpenter_kind(&kind).then_some(Skew::UnknownField);
+        }
+        let fields = all_quoted_after(text, "unknown field ");
+        return (karpenter || fields.iter().any(|f| is_karpenter_field(f)))
+            .then_some(Skew::UnknownField);
+    }
+    None
+}
 
-    let manifest_side = hits.iter().any(|m| {
+fn is_karpenter_kind(kind: &str) -> bool {
+    KARPENTER_KINDS.iter().any(|(k, _)| *k == kind)
+}
+
+/// A field path holding a Karpenter-only field name (`spec.template.spec.kubelet`,
+/// `spec.amiSelectorTerms[0].alias`).
+fn is_karpenter_field(path: &str) -> bool {
+    path.split('.')
+        .map(|segment| segment.split('[').next().unwrap_or(segment))
+        .any(|segment| KARPENTER_FIELDS.contains(&segment))
+}
+
+/// `The NodePool "x" is invalid`, `NodePool.karpenter.sh "x" is invalid`, `nodepools.karpenter.sh
+/// "x" was not valid`, `NodePool/x dry-run failed`.
+fn names_karpenter_object(text: &str) -> bool {
+    KARPENTER_KINDS.iter().any(|(kind, crd)| {
+        let group = crd.split_once('.').map_or("", |(_, g)| g);
         contains_any(
-            &m.text,
+            text,
             &[
-                "strict decoding error",
-                "ValidationError(",
-                "no matches for kind",
-                "is invalid:",
+                &format!("the {kind} \""),
+                &format!("{kind}.{group} \""),
+                &format!("{crd} \""),
+                &format!("{kind}/"),
             ],
         )
-    });
-    let mut summary = String::from(match (controller_side, manifest_side) {
-        (true, true) => {
-            "The installed Karpenter CRDs match neither the controller nor the manifests applied"
-        }
-        (true, false) => "The installed Karpenter CRDs do not match the controller",
-        _ => "The installed Karpenter CRDs do not match the controller or the manifest",
-    });
-    if !fields.is_empty() {
-        let list: Vec<String> = fields.iter().map(|f| format!("\"{f}\"")).collect();
-        summary.push_str(&format!(
-            ": the API server does not know field{} {}",
-            if fields.len() == 1 { "" } else { "s" },
-            list.join(", ")
-        ));
-        if !kinds.is_empty() {
-            summary.push_str(&format!(" ({})", kinds.join(", ")));
-        }
-    }
-    if webhook_conversion {
-        summary.push_str(if fields.is_empty() { ": " } else { "; " });
-        summary.push_str("a CRD still lists several versions without the conversion webhook that v1.0 needs (isn't configured for webhook conversion)");
-    }
-    if !invalid_objects.is_empty() {
-        summary.push_str(if fields.is_empty() && !webhook_conversion {
-            ": "
-        } else {
-            "; "
-        });
-        summary.push_str(&format!(
-            "the new schema's validation rejects {}",
-            invalid_objects.join(", ")
-        ));
-    }
-    if fields.is_empty() && !webhook_conversion && invalid_objects.is_empty() {
-        summary.push_str(": the API server does not serve the Karpenter kinds or versions the manifest or controller uses");
-    }
-    summary.push('.');
-    if controller_side {
-        summary.push_str(" The controller writes fields the CRDs lack: the CRDs are older than the controller (helm upgrade does not upgrade CRDs).");
-    }
-    for note in &notes {
-        summary.push(' ');
-        summary.push_str(note);
-        summary.push('.');
-    }
-
-    let chart_version = version
-        .clone()
-        .unwrap_or_else(|| "<controller version>".to_string());
-    let mut steps = vec![
-        Remediation::command(
-            "See which API versions the installed CRDs serve, and which controller runs:",
-            format!(
-                "kubectl get crd nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,CHART:.metadata.labels.helm\\.sh/chart\nkubectl get deployment -n {ns} -l app.kubernetes.io/name=karpenter -o jsonpath='{{.items[*].spec.template.spec.containers[*].image}}'"
-            ),
-        ),
-        Remediation::command(
-            format!(
-                "Upgrade the CRDs to the controller's version first{}, then the controller (the Karpenter upgrade guide's order):",
-                if version.is_some() { "" } else { " (fill in the controller's version)" }
-            ),
-            format!(
-                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {ns} --create-namespace"
-            ),
-        ),
-    ];
-    if webhook_conversion {
-        steps.push(Remediation::text(
-            "On v1.0.x the CRDs carry v1beta1 and v1 and need the conversion webhook: install karpenter-crd with `--set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace=<karpenter namespace>`; from v1.1 the webhook is gone, so migrate every object to v1 before upgrading past v1.0.",
-        ));
-    }
-    if !fields.is_empty() && !controller_side {
-        steps.push(Remediation::text(
-            "If the field is not in the new CRD either, it is a typo or a field that moved between API versions: compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`).",
-        ));
-    }
-    vec![Diagnosis::new(&META, summary)
-        .with_messages(hits.iter().copied())
-        .with_remediation(steps)]
+    })
 }
 
 /// The kind a rejection names: `NodePool in version "v1" cannot be handled as a NodePool`,
-/// `ValidationError(NodePool.spec.disruption)`, `sh.karpenter.v1beta1.NodePool`.
+/// `ValidationError(NodePool.spec.disruption)`.
 fn kind_of(text: &str) -> Option<String> {
     for marker in ["cannot be handled as a ", "ValidationError("] {
         if let Some(i) = text.find(marker) {
@@ -279,8 +287,459 @@ fn kind_of(text: &str) -> Option<String> {
     None
 }
 
+/// Every Karpenter kind a text mentions (by kind name or CRD name).
+fn kinds_in(text: &str) -> Vec<&'static str> {
+    if let Some(kind) = kind_of(text) {
+        if let Some((k, _)) = KARPENTER_KINDS.iter().find(|(k, _)| *k == kind) {
+            return vec![k];
+        }
+    }
+    KARPENTER_KINDS
+        .iter()
+        .filter(|(kind, crd)| {
+            text.contains(kind) && !text.contains(&format!("EC2{kind}"))
+                || contains_any(text, &[crd])
+        })
+        .map(|(kind, _)| *kind)
+        .collect()
+}
+
+/// The Karpenter objects a rejection names: `NodePool general`.
+fn rejected_objects(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (kind, crd) in KARPENTER_KINDS {
+        let group = crd.split_once('.').map_or("", |(_, g)| g);
+        for marker in [
+            format!("The {kind} "),
+            format!("{kind}.{group} "),
+            format!("{crd} "),
+        ] {
+            if let Some(name) = quoted_after(text, &marker) {
+                let obj = format!("{kind} {name}");
+                if !out.contains(&obj) {
+                    out.push(obj);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The namespace of the service a conversion webhook URL points at
+/// (`https://karpenter.kube-system.svc:8443/...`).
+fn webhook_service_namespace(text: &str) -> Option<String> {
+    let i = find_ignore_case(text, "https://karpenter.")?;
+    let rest = &text[i + "https://karpenter.".len()..];
+    let ns: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    rest[ns.len()..]
+        .starts_with(".svc")
+        .then_some(ns)
+        .filter(|n| !n.is_empty())
+}
+
+/// What the CRD objects in the input say, with the lines that say it.
+struct CrdFinding {
+    sentence: String,
+    evidence: Vec<Evidence>,
+    /// A mismatch that breaks something now, rather than one that will break the next upgrade.
+    certain: bool,
+}
+
+fn is_karpenter_crd(crd: &Crd) -> bool {
+    crd.group == "karpenter.sh" || crd.group == "karpenter.k8s.aws"
+}
+
+fn served(crd: &Crd) -> Vec<&str> {
+    crd.versions
+        .iter()
+        .filter(|v| v.served)
+        .map(|v| v.name.as_str())
+        .collect()
+}
+
+fn evidence_of(meta: &Meta) -> Option<Evidence> {
+    meta.evidence.clone()
+}
+
+/// The version a CRD's chart labels name (`helm.sh/chart: karpenter-crd-1.0.6`,
+/// `app.kubernetes.io/version: 1.0.6`).
+fn crd_chart_version(crd: &Crd) -> Option<(u64, u64, u64)> {
+    let chart = crd.meta.label("helm.sh/chart").and_then(|c| {
+        c.strip_prefix("karpenter-crd-")
+            .or_else(|| c.strip_prefix("karpenter-"))
+    });
+    chart
+        .or_else(|| crd.meta.label("app.kubernetes.io/version"))
+        .and_then(version::parse)
+}
+
+fn crd_findings(facts: &Facts) -> Vec<CrdFinding> {
+    let mut out = Vec::new();
+    let crds: Vec<&Crd> = facts.crds.iter().filter(|c| is_karpenter_crd(c)).collect();
+    if crds.is_empty() {
+        return out;
+    }
+    let crd_for = |kind: &str| crds.iter().find(|c| c.kind == kind).copied();
+
+    // Manifests written for a version the installed CRD does not serve.
+    let objects: Vec<(&str, &Meta)> = facts
+        .nodepools
+        .iter()
+        .map(|p| ("NodePool", &p.meta))
+        .chain(facts.nodeclasses.iter().map(|c| ("EC2NodeClass", &c.meta)))
+        .chain(facts.nodeclaims.iter().map(|c| ("NodeClaim", &c.meta)))
+        .collect();
+    for (kind, meta) in objects {
+        let Some(crd) = crd_for(kind) else { continue };
+        let Some((group, version)) = meta.api_version.as_deref().and_then(|a| a.split_once('/'))
+        else {
+            continue;
+        };
+        let serves = served(crd);
+        if group != crd.group || crd.versions.is_empty() || serves.contains(&version) {
+            continue;
+        }
+        out.push(CrdFinding {
+            sentence: format!(
+                "{kind} {} is written for {group}/{version}, but CRD {} serves only {}",
+                meta.name,
+                crd.meta.name,
+                if serves.is_empty() {
+                    "no version".to_string()
+                } else {
+                    serves.join(", ")
+                }
+            ),
+            evidence: evidence_of(meta)
+                .into_iter()
+                .chain(evidence_of(&crd.meta))
+                .collect(),
+            certain: true,
+        });
+    }
+
+    // The controller's version against what the CRDs serve.
+    let controller = version::karpenter_version(facts);
+    for crd in &crds {
+        let serves = served(crd);
+        if crd.versions.is_empty() {
+            continue;
+        }
+        let Some((major, minor, _)) = controller else {
+            continue;
+        };
+        let label = format!("v{major}.{minor}");
+        let needed = if major >= 1 {
+            Some("v1")
+        } else if minor >= 32 && crd.kind != "Provisioner" && crd.kind != "AWSNodeTemplate" {
+            Some("v1beta1")
+        } else {
+            None
+        };
+        if let Some(needed) = needed.filter(|n| !serves.contains(n)) {
+            out.push(CrdFinding {
+                sentence: format!(
+                    "controller {label} reads and writes {}/{needed}, but CRD {} serves only {}: the CRDs are from another release",
+                    crd.group,
+                    crd.meta.name,
+                    serves.join(", ")
+                ),
+                evidence: evidence_of(&crd.meta).into_iter().collect(),
+                certain: true,
+            });
+            continue;
+        }
+        if (major, minor) >= (1, 1) {
+            let stale_webhook = crd.conversion_strategy.as_deref() == Some("Webhook");
+            let old_version = serves.contains(&"v1beta1");
+            if stale_webhook || old_version {
+                let stored = if crd.stored_versions.iter().any(|v| v == "v1beta1") {
+                    "; status.storedVersions still lists v1beta1, so upgrading this CRD is refused until the objects are migrated"
+                } else {
+                    ""
+                };
+                out.push(CrdFinding {
+                    sentence: format!(
+                        "controller {label} runs with CRD {} from v1.0 ({}){stored}",
+                        crd.meta.name,
+                        match (stale_webhook, old_version) {
+                            (true, true) => "still serving v1beta1 through a conversion webhook v1.1 no longer runs",
+                            (true, false) => "conversion strategy Webhook, a webhook v1.1 no longer runs",
+                            _ => "still serving v1beta1, which v1.1 dropped",
+                        }
+                    ),
+                    evidence: evidence_of(&crd.meta).into_iter().collect(),
+                    certain: false,
+                });
+                continue;
+            }
+        }
+        if let Some((cmaj, cmin, cpatch)) = crd_chart_version(crd) {
+            if (cmaj, cmin) < (major, minor) {
+                out.push(CrdFinding {
+                    sentence: format!(
+                        "CRD {} comes from chart v{cmaj}.{cmin}.{cpatch} while the controller is {label}: the CRDs were not upgraded with the controller",
+                        crd.meta.name
+                    ),
+                    evidence: evidence_of(&crd.meta).into_iter().collect(),
+                    certain: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn push_new<T: PartialEq>(list: &mut Vec<T>, value: T) {
+    if !list.contains(&value) {
+        list.push(value);
+    }
+}
+
+fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let hits: Vec<(&Message, Skew)> = facts
+        .messages
+        .iter()
+        .filter_map(|m| skew_of(&m.text).map(|s| (m, s)))
+        .collect();
+    let findings = crd_findings(facts);
+    if hits.is_empty() && findings.is_empty() {
+        return Vec::new();
+    }
+    let skews: Vec<Skew> = hits.iter().fold(Vec::new(), |mut acc, (_, s)| {
+        push_new(&mut acc, *s);
+        acc
+    });
+    let has = |s: Skew| skews.contains(&s);
+    let texts_with = |needles: &[&str]| hits.iter().any(|(m, _)| contains_any(&m.text, needles));
+
+    let mut fields: Vec<String> = Vec::new();
+    let mut kinds: Vec<&str> = Vec::new();
+    let mut notes: Vec<&str> = Vec::new();
+    let mut invalid_objects: Vec<String> = Vec::new();
+    let mut crd_names: Vec<&str> = Vec::new();
+    let mut webhook_ns: Option<String> = None;
+    for (m, skew) in &hits {
+        if matches!(skew, Skew::UnknownField | Skew::SchemaRejected) {
+            for f in all_quoted_after(&m.text, "unknown field ") {
+                push_new(&mut fields, f);
+            }
+        }
+        for k in kinds_in(&m.text) {
+            push_new(&mut kinds, k);
+        }
+        for (field, note) in MOVED_FIELDS {
+            if m.text.contains(field) {
+                push_new(&mut notes, *note);
+            }
+        }
+        for o in rejected_objects(&m.text) {
+            push_new(&mut invalid_objects, o);
+        }
+        for (_, crd) in KARPENTER_KINDS {
+            if contains_any(&m.text, &[crd]) {
+                push_new(&mut crd_names, *crd);
+            }
+        }
+        if webhook_ns.is_none() {
+            webhook_ns = webhook_service_namespace(&m.text);
+        }
+    }
+    let version = facts.karpenter_version.clone();
+    let ns = karpenter_namespace_or_placeholder(facts);
+    let controller_side = has(Skew::StatusRejected)
+        || fields.iter().any(|f| f.starts_with("status."))
+        || hits.iter().any(|(m, skew)| {
+            m.origin == MessageOrigin::KarpenterLog && *skew == Skew::UnknownField
+        });
+    let manifest_side = has(Skew::NotServed)
+        || has(Skew::SchemaRejected)
+        || fields.iter().any(|f| !f.starts_with("status."));
+
+    let mut parts: Vec<String> = Vec::new();
+    if !fields.is_empty() {
+        let list: Vec<String> = fields.iter().map(|f| format!("\"{f}\"")).collect();
+        let mut part = format!(
+            "the API server does not know field{} {}",
+            if fields.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        );
+        if !kinds.is_empty() {
+            part.push_str(&format!(" ({})", kinds.join(", ")));
+        }
+        parts.push(part);
+    }
+    if has(Skew::StatusRejected) && fields.is_empty() {
+        parts.push("the controller's status updates are refused by the installed schema".into());
+    }
+    if has(Skew::SchemaRejected) && !invalid_objects.is_empty() {
+        parts.push(format!(
+            "the installed schema's validation rejects {}",
+            invalid_objects.join(", ")
+        ));
+    } else if has(Skew::SchemaRejected) {
+        parts.push("the installed schema's validation rejects the manifest".into());
+    }
+    if has(Skew::NotServed) {
+        parts.push("the API server does not serve the Karpenter kinds or versions the manifest or controller uses".into());
+    }
+    let invalid_group = texts_with(&["request to convert cr from an invalid group/version"]);
+    let not_configured = texts_with(&["isn't configured for webhook conversion"]);
+    if has(Skew::Conversion) {
+        let crds = if crd_names.is_empty() {
+            "the Karpenter CRDs".to_string()
+        } else {
+            crd_names.join(", ")
+        };
+        if invalid_group {
+            parts.push(format!(
+                "objects of {crds} are still stored as v1beta1 but the installed CRDs no longer serve v1beta1 (request to convert CR from an invalid group/version): the CRDs were upgraded past v1.0 before the storage migration to v1 finished"
+            ));
+        }
+        if not_configured {
+            parts.push(format!(
+                "{crds} list several versions without the conversion webhook that v1.0 needs (isn't configured for webhook conversion)"
+            ));
+        }
+        if texts_with(&["conversion webhook for", "failed to convert pruned object"]) {
+            let why = if texts_with(&["not found"]) && webhook_ns.is_some() {
+                let target = webhook_ns.clone().unwrap_or_default();
+                match karpenter_namespace(facts).filter(|k| *k != target) {
+                    Some(actual) => format!(
+                        "it points at service karpenter in namespace {target}, which does not exist there: Karpenter runs in {actual}"
+                    ),
+                    None => format!("it points at service karpenter in namespace {target}, which does not exist"),
+                }
+            } else if texts_with(&["no endpoints available", "connection refused"]) {
+                "the Karpenter service behind it has no ready endpoint".to_string()
+            } else {
+                "the webhook answered with an error".to_string()
+            };
+            parts.push(format!("the CRDs' conversion webhook fails: {why}"));
+        }
+    }
+    if has(Skew::StoredVersions) {
+        let crds = if crd_names.is_empty() {
+            "the Karpenter CRDs".to_string()
+        } else {
+            crd_names.join(", ")
+        };
+        parts.push(format!(
+            "upgrading {crds} is refused because status.storedVersions still lists v1beta1, which the new CRDs drop: objects were never migrated to v1 storage"
+        ));
+    }
+    for f in &findings {
+        parts.push(f.sentence.clone());
+    }
+
+    let head = match (controller_side, manifest_side) {
+        (true, true) => {
+            "The installed Karpenter CRDs match neither the controller nor the manifests applied"
+        }
+        (true, false) => "The installed Karpenter CRDs do not match the controller",
+        _ => "The installed Karpenter CRDs do not match the controller or the manifest",
+    };
+    let mut summary = format!("{head}: {}.", parts.join("; "));
+    if controller_side && !fields.is_empty() {
+        summary.push_str(" The controller writes fields the CRDs lack: the CRDs are older than the controller (helm upgrade does not upgrade CRDs).");
+    }
+    for note in &notes {
+        summary.push(' ');
+        summary.push_str(note);
+        summary.push('.');
+    }
+    let certain = !hits.is_empty() || findings.iter().any(|f| f.certain);
+    if !certain {
+        summary.push_str(" Inferred from the CRD objects and the controller's version: nothing in the input shows an error yet.");
+    }
+
+    let chart_version = version
+        .clone()
+        .unwrap_or_else(|| "<controller version>".to_string());
+    let all_crds =
+        "nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws";
+    let mut steps = vec![Remediation::command(
+        "See which API versions the installed CRDs serve and store, and which controller runs:",
+        format!(
+            "kubectl get crd {all_crds} -o custom-columns=NAME:.metadata.name,SERVED:.spec.versions[*].name,STORED:.status.storedVersions,CONVERSION:.spec.conversion.strategy,CHART:.metadata.labels.helm\\.sh/chart\nkubectl get deployment -n {ns} -l app.kubernetes.io/name=karpenter -o jsonpath='{{.items[*].spec.template.spec.containers[*].image}}'"
+        ),
+    )];
+    let migration = has(Skew::StoredVersions) || invalid_group;
+    if migration {
+        let stored: Vec<&str> = if crd_names.is_empty() {
+            all_crds.split(' ').collect()
+        } else {
+            crd_names.clone()
+        };
+        steps.push(Remediation::command(
+            "Finish the storage migration on v1.0 first: install the v1.0.x CRDs (they serve v1beta1 and v1) and run a v1.0.x controller, which rewrites every object as v1; wait until every CRD's storedVersions is [\"v1\"]:",
+            format!(
+                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceNamespace={ns}\nkubectl get crd {all_crds} -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
+            ),
+        ));
+        steps.push(Remediation::command(
+            "Only once no object is stored as v1beta1 any more, drop it from storedVersions, then upgrade the CRDs and the controller past v1.0:",
+            stored
+                .iter()
+                .map(|c| {
+                    format!(
+                        "kubectl patch crd {c} --subresource=status --type=merge -p '{{\"status\":{{\"storedVersions\":[\"v1\"]}}}}'"
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ));
+    }
+    let webhook_problem = (has(Skew::Conversion) && !invalid_group) || not_configured;
+    if webhook_problem {
+        match version::at_least(facts, 1, 1) {
+            Some(true) => steps.push(Remediation::text(
+                "From v1.1 Karpenter serves only v1 and runs no conversion webhook: upgrade the CRDs to the controller's version (their conversion strategy is None), after every object was migrated to v1 storage.",
+            )),
+            _ => {
+                let target = karpenter_namespace(facts).unwrap_or_else(|| "<karpenter-namespace>".to_string());
+                steps.push(Remediation::command(
+                    format!("On v1.0.x the CRDs serve v1beta1 and v1 through Karpenter's conversion webhook, which must point at the Karpenter service in {target}: reinstall the CRD chart with the webhook values"),
+                    format!(
+                        "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {target} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={target} --set webhook.port=8443"
+                    ),
+                ));
+            }
+        }
+    }
+    if !migration {
+        steps.push(Remediation::command(
+            format!(
+                "Upgrade the CRDs to the controller's version first{}, then the controller (the Karpenter upgrade guide's order):",
+                if version.is_some() { "" } else { " (fill in the controller's version)" }
+            ),
+            format!(
+                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {ns} --create-namespace"
+            ),
+        ));
+    }
+    if !fields.is_empty() && !controller_side || has(Skew::SchemaRejected) {
+        steps.push(Remediation::text(
+            "If the field is not in the new CRD either, it is a typo or a field that moved between API versions: compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
+        ));
+    }
+    vec![Diagnosis::new(&META, summary)
+        .with_confidence(if certain {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        })
+        .with_messages(hits.iter().map(|(m, _)| *m))
+        .with_evidence(findings.into_iter().flat_map(|f| f.evidence))
+        .with_remediation(steps)]
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::testing::{check_only, ids};
 
     #[test]
@@ -293,6 +752,14 @@ mod tests {
             "conversion webhook for karpenter.sh/v1beta1, Kind=NodePool failed: custom resource nodepools.karpenter.sh isn't configured for webhook conversion",
             r#"The EC2NodeClass "default" is invalid: EC2NodeClass.karpenter.k8s.aws "default" is invalid: spec.amiSelectorTerms: Invalid value: "array": expected at least one, got none"#,
             r#"error: resource mapping not found for name: "default" namespace: "" from "nodepool.yaml": no matches for kind "NodePool" in version "karpenter.sh/v1""#,
+            r#"W0523 10:22:31.112233   41234 warnings.go:70] unknown field "spec.template.spec.kubelet""#,
+            r#"Warning: unknown field "spec.disruption.expireAfter""#,
+            r#"Error from server: conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.kube-system.svc:8443/conversion/karpenter.sh?timeout=30s": service "karpenter" not found"#,
+            "Error from server: request to convert CR from an invalid group/version: karpenter.sh/v1beta1",
+            r#"The CustomResourceDefinition "nodeclaims.karpenter.sh" is invalid: status.storedVersions[0]: Invalid value: "v1beta1": must appear in spec.versions"#,
+            r#"NodePool/general dry-run failed (Invalid): NodePool.karpenter.sh "general" is invalid: [spec.disruption.consolidateAfter: Required value, <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#,
+            r#"The NodePool "default" is invalid: spec.disruption.consolidationPolicy: Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized""#,
+            "resource [karpenter.k8s.aws/v1beta1/EC2NodeClass] isn't valid for cluster, check the APIVersion and Kind fields are valid",
         ] {
             assert_eq!(ids(&check_only("KW104", text)), ["KW104"], "{text}");
         }
@@ -326,11 +793,121 @@ mod tests {
     }
 
     #[test]
+    fn conversion_webhook_in_the_wrong_namespace() {
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: r#"conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.kube-system.svc:8443/conversion/karpenter.sh?timeout=30s": service "karpenter" not found"#.into(),
+            ..Default::default()
+        });
+        facts.karpenter_namespace = Some("karpenter".into());
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains(
+                "namespace kube-system, which does not exist there: Karpenter runs in karpenter"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("--set webhook.serviceNamespace=karpenter"))));
+    }
+
+    #[test]
+    fn stored_versions_block_the_upgrade() {
+        let report = check_only(
+            "KW104",
+            r#"Error: UPGRADE FAILED: cannot patch "nodepools.karpenter.sh" with kind CustomResourceDefinition: CustomResourceDefinition.apiextensions.k8s.io "nodepools.karpenter.sh" is invalid: status.storedVersions[0]: Invalid value: "v1beta1": must appear in spec.versions"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("storedVersions still lists v1beta1"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.command.as_deref().is_some_and(
+                |c| c.contains("kubectl patch crd nodepools.karpenter.sh --subresource=status")
+            )));
+    }
+
+    #[test]
+    fn crd_objects_against_manifests_and_controller() {
+        use crate::facts::{CrdVersion, NodePool};
+        let crd = |versions: &[(&str, bool)], strategy: Option<&str>, stored: &[&str]| Crd {
+            meta: Meta {
+                name: "nodepools.karpenter.sh".into(),
+                ..Meta::default()
+            },
+            group: "karpenter.sh".into(),
+            kind: "NodePool".into(),
+            versions: versions
+                .iter()
+                .map(|(n, s)| CrdVersion {
+                    name: n.to_string(),
+                    served: *s,
+                    storage: false,
+                })
+                .collect(),
+            conversion_strategy: strategy.map(str::to_string),
+            stored_versions: stored.iter().map(|s| s.to_string()).collect(),
+            conditions: Vec::new(),
+        };
+        let mut facts = Facts::default();
+        facts
+            .crds
+            .push(crd(&[("v1beta1", true)], None, &["v1beta1"]));
+        facts.nodepools.push(NodePool {
+            meta: Meta {
+                name: "default".into(),
+                api_version: Some("karpenter.sh/v1".into()),
+                ..Meta::default()
+            },
+            ..NodePool::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("NodePool default is written for karpenter.sh/v1, but CRD nodepools.karpenter.sh serves only v1beta1"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.confidence, Confidence::High);
+
+        // v1.2 controller, CRD from v1.0: inferred, medium.
+        let mut facts = Facts::default();
+        facts.crds.push(crd(
+            &[("v1", true), ("v1beta1", true)],
+            Some("Webhook"),
+            &["v1beta1", "v1"],
+        ));
+        facts.karpenter_version = Some("1.2.1".into());
+        let d = &check(&facts)[0];
+        assert!(d.summary.contains("from v1.0"), "{}", d.summary);
+        assert!(
+            d.summary.contains("storedVersions still lists v1beta1"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.confidence, Confidence::Medium);
+
+        // Healthy: v1 only, controller v1.3.
+        let mut facts = Facts::default();
+        facts.crds.push(crd(&[("v1", true)], Some("None"), &["v1"]));
+        facts.karpenter_version = Some("1.3.0".into());
+        assert!(check(&facts).is_empty());
+    }
+
+    #[test]
     fn near_misses() {
         for text in [
             r#"Error from server (BadRequest): error when creating "deploy.yaml": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].resource""#,
             r#"error: resource mapping not found for name: "x" namespace: "" from "x.yaml": no matches for kind "Certificate" in version "cert-manager.io/v1""#,
             r#"The Deployment "web" is invalid: spec.replicas: Invalid value: -1"#,
+            r#"The NodePool "gpu" is invalid: spec.template.spec.requirements[0].key: Invalid value: "string": label domain "kubernetes.io" is restricted"#,
+            r#"W0523 10:22:31.112233   41234 warnings.go:70] unknown field "spec.template.spec.containers[0].resource""#,
         ] {
             assert!(ids(&check_only("KW104", text)).is_empty(), "{text}");
         }

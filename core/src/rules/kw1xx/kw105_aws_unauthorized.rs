@@ -6,7 +6,7 @@ use crate::rules::kw1xx::aws::{
     controller_role_from_env, decode_command, denied_action, deny_source, encoded_message,
     principal, resource, role_name, DenySource,
 };
-use crate::rules::kw1xx::credentials::credential_failure;
+use crate::rules::kw1xx::credentials::{credential_failure, from_other_component};
 use crate::rules::kw1xx::kw101_spot_service_linked_role_missing::is_spot_slr_text;
 use crate::rules::kw2xx::scheduling::record_of;
 use crate::rules::text::{aws_account, contains_any, nodeclaim_of};
@@ -65,7 +65,7 @@ const SIGNALS: &[&str] = &[
 
 fn is_hit(m: &Message) -> bool {
     let t = &m.text;
-    if is_spot_slr_text(t) || credential_failure(t).is_some() {
+    if is_spot_slr_text(t) || credential_failure(t).is_some() || from_other_component(m) {
         // KW101 and KW103 explain these.
         return false;
     }
@@ -187,6 +187,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // A launch denied without the action named (the NodeClaim's `Launched` message): the
     // launch calls are CreateFleet and the RunInstances it makes on Karpenter's behalf.
     let launch_guess = actions.is_empty() && launch && !ami;
+    // A principal whose session name is an instance ID is an EC2 instance role: the SDK fell
+    // back to the node's instance profile (IMDS) because the controller's own IRSA / Pod
+    // Identity credentials are not wired.
+    let instance_role = hits.iter().find_map(|m| {
+        let p = principal(&m.text)?;
+        let session = p.rsplit('/').next()?;
+        let is_instance = session
+            .strip_prefix("i-")
+            .is_some_and(|id| id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit()));
+        is_instance.then(|| (role_name(&p).unwrap_or_default(), session.to_string()))
+    });
     let role = roles
         .first()
         .cloned()
@@ -200,10 +211,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         [one] => one.clone(),
         many => many.join(", "),
     };
-    let who = role
-        .as_ref()
-        .map(|r| format!("role {r}"))
-        .unwrap_or_else(|| "the Karpenter controller".to_string());
+    let who = match (&instance_role, &role) {
+        (Some((r, _)), _) => format!("the node instance role {r}"),
+        (None, Some(r)) => format!("role {r}"),
+        (None, None) => "the Karpenter controller".to_string(),
+    };
     let mut summary = if ami {
         format!("AWS refuses {who} the AMI of the launch (AMIAuthorizationFailure: not authorized for the image)")
     } else {
@@ -233,6 +245,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " {which} fails its authorization dry-run (ValidationSucceeded=False), so it is not Ready and its NodePools launch nothing."
         ));
     }
+    if let Some((_, session)) = &instance_role {
+        summary.push_str(&format!(
+            " The caller is an EC2 instance role (session {session}): the controller is running on the node's instance profile credentials from IMDS instead of its own IAM role, so its IRSA annotation or EKS Pod Identity association is missing or not taking effect."
+        ));
+    }
     if !nodeclaims.is_empty() {
         summary.push_str(&format!(
             " NodeClaim{} {} cannot launch.",
@@ -256,6 +273,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         actions.join(" ")
     };
     let mut steps: Vec<Remediation> = Vec::new();
+    if instance_role.is_some() {
+        let ns = crate::rules::text::karpenter_namespace_or_placeholder(facts);
+        steps.push(Remediation::command(
+            "Give the controller its own credentials rather than widening the node role: check that Karpenter's service account carries the IRSA annotation (or has an EKS Pod Identity association) and that the pods were restarted after it was set; the injected AWS_ROLE_ARN / AWS_CONTAINER_CREDENTIALS_FULL_URI must show in the pod's environment:",
+            format!(
+                "kubectl get serviceaccount karpenter -n {ns} -o jsonpath='{{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}}'\nkubectl get pods -n {ns} -l app.kubernetes.io/name=karpenter -o jsonpath='{{range .items[*].spec.containers[*].env[*]}}{{.name}}{{\"\\n\"}}{{end}}' | grep -E 'AWS_ROLE_ARN|AWS_CONTAINER_CREDENTIALS_FULL_URI'\nkubectl rollout restart deployment/karpenter -n {ns}"
+            ),
+        ));
+    }
     if blob.is_some() || truncated_blob {
         let text = if blob.is_some() {
             "Decode the authorization failure message: it names the action, the resource and the policy context that denied it:"
@@ -336,10 +362,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .any(|m| m.evidence.source == e.source && m.evidence.line == e.line)
         });
+    let related: &[&'static str] = if instance_role.is_some() {
+        &["KW103"]
+    } else {
+        &[]
+    };
     vec![Diagnosis::new(&META, summary)
         .with_messages(hits.iter().copied())
         .with_evidence(condition_evidence)
-        .with_remediation(steps)]
+        .with_remediation(steps)
+        .with_related(related)]
 }
 
 fn push_new(list: &mut Vec<String>, value: Option<String>) {
