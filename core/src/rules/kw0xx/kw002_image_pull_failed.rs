@@ -273,8 +273,7 @@ fn certificate_steps(steps: &mut Vec<Remediation>, image: &ImageRef) {
         format!("{host} presents a certificate from a CA the nodes do not know (a private CA, or a TLS-inspecting proxy in the path)")
     };
     steps.push(Remediation::text(format!(
-        "The node does not trust the TLS certificate it got when pulling ({}): {who}. A registry mirror would not fix this; trusting the CA (or exempting the registry from inspection) does.",
-        ErrorClass::Certificate.describe()
+        "The node does not trust the TLS certificate it got when pulling: {who}. A registry mirror would not fix this; trusting the CA (or exempting the registry from inspection) does."
     )));
     steps.push(Remediation::yaml(
         "Add the CA to the nodes Karpenter launches: the EC2NodeClass's userData runs before the node joins (AL2023 shown; the proxy's or private CA's certificate in PEM). Karpenter rolls the nodes through drift.",

@@ -146,6 +146,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     ),
                 ));
             }
+            CredentialFailure::WebIdentityRefused
+                if hits
+                    .iter()
+                    .any(|m| contains_any(&m.text, &["incorrect token audience"])) =>
+            {
+                parts.push(format!(
+                    "STS refuses the controller's web identity token (InvalidIdentityToken: Incorrect token audience): the cluster's IAM OIDC provider {issuer} does not list the audience sts.amazonaws.com"
+                ));
+                steps.push(Remediation::command(
+                    "Add sts.amazonaws.com to the OIDC provider's audiences (client IDs):",
+                    format!(
+                        "aws iam get-open-id-connect-provider --open-id-connect-provider-arn {provider_arn} --query ClientIDList\naws iam add-client-id-to-open-id-connect-provider --open-id-connect-provider-arn {provider_arn} --client-id sts.amazonaws.com"
+                    ),
+                ));
+            }
             CredentialFailure::WebIdentityRefused => {
                 parts.push(format!(
                     "STS refuses the controller's web identity (AccessDenied on sts:AssumeRoleWithWebIdentity): the trust policy of role {role} does not accept the cluster's OIDC provider, the subject system:serviceaccount:{ns}:{sa} or the audience sts.amazonaws.com"

@@ -346,6 +346,10 @@ struct CrdFinding {
     evidence: Vec<Evidence>,
     /// A mismatch that breaks something now, rather than one that will break the next upgrade.
     certain: bool,
+    /// `status.storedVersions` still lists v1beta1 where the CRD must drop it.
+    stored_v1beta1: bool,
+    /// The CRD's name.
+    crd: String,
 }
 
 fn is_karpenter_crd(crd: &Crd) -> bool {
@@ -418,6 +422,8 @@ fn crd_findings(facts: &Facts) -> Vec<CrdFinding> {
                 .chain(evidence_of(&crd.meta))
                 .collect(),
             certain: true,
+            stored_v1beta1: false,
+            crd: crd.meta.name.clone(),
         });
     }
 
@@ -449,6 +455,8 @@ fn crd_findings(facts: &Facts) -> Vec<CrdFinding> {
                 ),
                 evidence: evidence_of(&crd.meta).into_iter().collect(),
                 certain: true,
+                stored_v1beta1: false,
+                crd: crd.meta.name.clone(),
             });
             continue;
         }
@@ -456,7 +464,8 @@ fn crd_findings(facts: &Facts) -> Vec<CrdFinding> {
             let stale_webhook = crd.conversion_strategy.as_deref() == Some("Webhook");
             let old_version = serves.contains(&"v1beta1");
             if stale_webhook || old_version {
-                let stored = if crd.stored_versions.iter().any(|v| v == "v1beta1") {
+                let stored_v1beta1 = crd.stored_versions.iter().any(|v| v == "v1beta1");
+                let stored = if stored_v1beta1 {
                     "; status.storedVersions still lists v1beta1, so upgrading this CRD is refused until the objects are migrated"
                 } else {
                     ""
@@ -473,6 +482,8 @@ fn crd_findings(facts: &Facts) -> Vec<CrdFinding> {
                     ),
                     evidence: evidence_of(&crd.meta).into_iter().collect(),
                     certain: false,
+                    stored_v1beta1,
+                    crd: crd.meta.name.clone(),
                 });
                 continue;
             }
@@ -486,6 +497,8 @@ fn crd_findings(facts: &Facts) -> Vec<CrdFinding> {
                     ),
                     evidence: evidence_of(&crd.meta).into_iter().collect(),
                     certain: false,
+                    stored_v1beta1: false,
+                    crd: crd.meta.name.clone(),
                 });
             }
         }
@@ -586,8 +599,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if has(Skew::NotServed) {
         parts.push("the API server does not serve the Karpenter kinds or versions the manifest or controller uses".into());
     }
-    let invalid_group = texts_with(&["request to convert cr from an invalid group/version"]);
-    let not_configured = texts_with(&["isn't configured for webhook conversion"]);
+    // A conversion failure is one of three: the stored version is no longer served, the CRD
+    // has no webhook configured, or the configured webhook fails.
+    let conversion_texts = || {
+        hits.iter()
+            .filter(|(_, s)| *s == Skew::Conversion)
+            .map(|(m, _)| m.text.as_str())
+    };
+    let invalid_group = conversion_texts()
+        .any(|t| contains_any(t, &["request to convert cr from an invalid group/version"]));
+    let not_configured =
+        conversion_texts().any(|t| contains_any(t, &["isn't configured for webhook conversion"]));
+    let webhook_failed = conversion_texts().any(|t| {
+        !contains_any(
+            t,
+            &[
+                "request to convert cr from an invalid group/version",
+                "isn't configured for webhook conversion",
+            ],
+        )
+    });
     if has(Skew::Conversion) {
         let crds = if crd_names.is_empty() {
             "the Karpenter CRDs".to_string()
@@ -595,16 +626,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             crd_names.join(", ")
         };
         if invalid_group {
+            let objects = if kinds.is_empty() {
+                "Karpenter objects".to_string()
+            } else {
+                format!("{} objects", kinds.join(", "))
+            };
             parts.push(format!(
-                "objects of {crds} are still stored as v1beta1 but the installed CRDs no longer serve v1beta1 (request to convert CR from an invalid group/version): the CRDs were upgraded past v1.0 before the storage migration to v1 finished"
+                "{objects} are still stored as v1beta1 but the installed CRDs no longer serve v1beta1 (request to convert CR from an invalid group/version): the CRDs were upgraded past v1.0 before the storage migration to v1 finished"
             ));
         }
         if not_configured {
             parts.push(format!(
-                "{crds} list several versions without the conversion webhook that v1.0 needs (isn't configured for webhook conversion)"
+                "{crds} serve{} several versions without the conversion webhook that v1.0 needs (isn't configured for webhook conversion)",
+                if crd_names.len() == 1 { "s" } else { "" }
             ));
         }
-        if texts_with(&["conversion webhook for", "failed to convert pruned object"]) {
+        if webhook_failed {
             let why = if texts_with(&["not found"]) && webhook_ns.is_some() {
                 let target = webhook_ns.clone().unwrap_or_default();
                 match karpenter_namespace(facts).filter(|k| *k != target) {
@@ -667,21 +704,37 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl get crd {all_crds} -o custom-columns=NAME:.metadata.name,SERVED:.spec.versions[*].name,STORED:.status.storedVersions,CONVERSION:.spec.conversion.strategy,CHART:.metadata.labels.helm\\.sh/chart\nkubectl get deployment -n {ns} -l app.kubernetes.io/name=karpenter -o jsonpath='{{.items[*].spec.template.spec.containers[*].image}}'"
         ),
     )];
-    let migration = has(Skew::StoredVersions) || invalid_group;
+    let stored_blocked = findings.iter().any(|f| f.stored_v1beta1);
+    let migration = has(Skew::StoredVersions) || invalid_group || stored_blocked;
     if migration {
-        let stored: Vec<&str> = if crd_names.is_empty() {
-            all_crds.split(' ').collect()
-        } else {
+        let blocked_crds: Vec<&str> = findings
+            .iter()
+            .filter(|f| f.stored_v1beta1)
+            .map(|f| f.crd.as_str())
+            .collect();
+        let stored: Vec<&str> = if !crd_names.is_empty() {
             crd_names.clone()
+        } else if !blocked_crds.is_empty() {
+            blocked_crds
+        } else {
+            all_crds.split(' ').collect()
         };
+        if invalid_group {
+            steps.push(Remediation::command(
+                "The objects stored as v1beta1 cannot be read until a CRD serves v1beta1 again: reinstall the v1.0.x CRDs (v1beta1 and v1, converted by the v1.0.x controller's webhook) and run a v1.0.x controller while migrating:",
+                format!(
+                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={ns}"
+                ),
+            ));
+        }
         steps.push(Remediation::command(
-            "Finish the storage migration on v1.0 first: install the v1.0.x CRDs (they serve v1beta1 and v1) and run a v1.0.x controller, which rewrites every object as v1; wait until every CRD's storedVersions is [\"v1\"]:",
+            "Rewrite every Karpenter object so the API server stores it as v1 (a no-op replace; the v1.0.x controller does the same on its own), then check the stored versions:",
             format!(
-                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceNamespace={ns}\nkubectl get crd {all_crds} -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
+                "kubectl get nodepools,nodeclaims,ec2nodeclasses -o json | kubectl replace -f -\nkubectl get crd {all_crds} -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
             ),
         ));
         steps.push(Remediation::command(
-            "Only once no object is stored as v1beta1 any more, drop it from storedVersions, then upgrade the CRDs and the controller past v1.0:",
+            "Only once every object was rewritten, drop v1beta1 from storedVersions, then upgrade the CRDs (and the controller) past v1.0:",
             stored
                 .iter()
                 .map(|c| {
@@ -689,25 +742,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                         "kubectl patch crd {c} --subresource=status --type=merge -p '{{\"status\":{{\"storedVersions\":[\"v1\"]}}}}'"
                     )
                 })
+                .chain(std::iter::once(format!(
+                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {ns}"
+                )))
                 .collect::<Vec<_>>()
                 .join("\n"),
         ));
     }
-    let webhook_problem = (has(Skew::Conversion) && !invalid_group) || not_configured;
+    let webhook_problem = webhook_failed || not_configured;
     if webhook_problem {
-        match version::at_least(facts, 1, 1) {
-            Some(true) => steps.push(Remediation::text(
-                "From v1.1 Karpenter serves only v1 and runs no conversion webhook: upgrade the CRDs to the controller's version (their conversion strategy is None), after every object was migrated to v1 storage.",
-            )),
-            _ => {
-                let target = karpenter_namespace(facts).unwrap_or_else(|| "<karpenter-namespace>".to_string());
-                steps.push(Remediation::command(
-                    format!("On v1.0.x the CRDs serve v1beta1 and v1 through Karpenter's conversion webhook, which must point at the Karpenter service in {target}: reinstall the CRD chart with the webhook values"),
-                    format!(
-                        "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {target} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={target} --set webhook.port=8443"
-                    ),
-                ));
-            }
+        let v1_1 = version::at_least(facts, 1, 1);
+        if v1_1 != Some(true) {
+            let target =
+                karpenter_namespace(facts).unwrap_or_else(|| "<karpenter-namespace>".to_string());
+            steps.push(Remediation::command(
+                format!("On v1.0.x the CRDs serve v1beta1 and v1 through Karpenter's conversion webhook, which must point at the Karpenter service in {target}: reinstall the CRD chart with the webhook values:"),
+                format!(
+                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {target} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={target} --set webhook.port=8443"
+                ),
+            ));
+        }
+        if v1_1 != Some(false) {
+            steps.push(Remediation::text(
+                "From v1.1 Karpenter serves only v1 and runs no conversion webhook: upgrade the CRDs to the controller's version (their conversion strategy is None), once every object is stored as v1.",
+            ));
         }
     }
     if !migration {

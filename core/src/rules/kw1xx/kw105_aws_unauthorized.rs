@@ -317,28 +317,35 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "The AMI belongs to another account and is not shared with {account}: have its owner share it (`aws ec2 modify-image-attribute --image-id <ami-id> --launch-permission \"Add=[{{UserId={account}}}]\"`, and the KMS key of encrypted snapshots), or select AMIs your account owns in the EC2NodeClass `amiSelectorTerms` (`owner: self`)."
         )));
     }
-    if !scp && !boundary && !ami {
+    if !scp && !boundary && !ami && instance_role.is_none() {
         let statement_actions: Vec<String> = if actions.is_empty() {
             vec!["\"<service:Action>\"".to_string()]
         } else {
             actions.iter().map(|a| format!("\"{a}\"")).collect()
+        };
+        // iam:PassRole is granted per role: scope it to the role the denial names.
+        let statement_resource = match (actions.as_slice(), resources.as_slice()) {
+            ([action], [resource]) if action == "iam:PassRole" => resource.clone(),
+            _ => "*".to_string(),
         };
         steps.push(Remediation::yaml(
             format!(
                 "Allow {what} in the controller's policy (`aws iam put-role-policy --role-name {role_ref} --policy-name KarpenterControllerExtra --policy-document file://policy.json`; or add it to the policy your Karpenter CloudFormation/Terraform module manages), policy.json:"
             ),
             format!(
-                "{{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [{{\n    \"Effect\": \"Allow\",\n    \"Action\": [{}],\n    \"Resource\": \"*\"\n  }}]\n}}\n",
+                "{{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [{{\n    \"Effect\": \"Allow\",\n    \"Action\": [{}],\n    \"Resource\": \"{statement_resource}\"\n  }}]\n}}\n",
                 statement_actions.join(", ")
             ),
         ));
     }
-    steps.push(Remediation::command(
+    if instance_role.is_none() {
+        steps.push(Remediation::command(
         "Check the result with the IAM policy simulator (it evaluates identity policies and the boundary; SCP denies only show in the decoded message):",
         format!(
             "aws iam simulate-principal-policy --policy-source-arn arn:aws:iam::{account}:role/{role_ref} --action-names {action_list} --query 'EvaluationResults[].[EvalActionName,EvalDecision]' --output table"
         ),
     ));
+    }
     if validation {
         let name = nodeclasses
             .first()
