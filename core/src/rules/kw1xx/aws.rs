@@ -87,9 +87,31 @@ pub fn principal(text: &str) -> Option<String> {
     token_after(text, "User: ").filter(|p| p.starts_with("arn:"))
 }
 
-/// The resource a denial names (`on resource: arn:aws:ec2:...:instance/*`).
+/// The resource a denial names (`on resource: arn:aws:ec2:...:instance/*`; IAM also writes
+/// `on resource: instance profile <name>` or `role <name>`).
 pub fn resource(text: &str) -> Option<String> {
-    token_after(text, "on resource: ")
+    let start = find_ignore_case(text, "on resource: ")? + "on resource: ".len();
+    let rest = &text[start..];
+    let token = token_after(text, "on resource: ")?;
+    if token.starts_with("arn:") {
+        return Some(token);
+    }
+    // A phrase up to the reason that follows it.
+    let end = [
+        " because ",
+        " with an explicit",
+        " with an implicit",
+        "\n",
+        "\\n",
+        "\"",
+        "\\\"",
+    ]
+    .iter()
+    .filter_map(|m| rest.find(m))
+    .min()
+    .unwrap_or(rest.len());
+    let phrase = rest[..end].trim().trim_end_matches('.').trim();
+    (!phrase.is_empty()).then(|| phrase.to_string())
 }
 
 /// The IAM role name in an ARN: `assumed-role/<name>/<session>` or `role/[path/]<name>`.
@@ -243,6 +265,10 @@ mod tests {
             Some("arn:aws:ec2:us-east-2:111122223333:instance/*")
         );
         assert_eq!(deny_source(t), Some(DenySource::ServiceControlPolicy));
+        assert_eq!(
+            resource("User: arn:aws:sts::1:assumed-role/k/1 is not authorized to perform: iam:GetInstanceProfile on resource: instance profile prod_123 because no identity-based policy allows the iam:GetInstanceProfile action").as_deref(),
+            Some("instance profile prod_123")
+        );
         assert_eq!(
             role_name("arn:aws:iam::1:role/path/KarpenterNode").as_deref(),
             Some("KarpenterNode")

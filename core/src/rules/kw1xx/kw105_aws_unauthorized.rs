@@ -175,7 +175,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             &[
                 "User is not authorized to perform this operation",
                 "launching nodeclaim",
+                "launching machine",
+                "launching node",
                 "creating instance",
+                "creating cloud provider instance",
+                "creating fleet",
+                "with fleet error(s)",
             ],
         )
     });
