@@ -117,7 +117,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
     } else {
-        summary.push_str(" The launch fails and Karpenter retries it (NodeClaim Launched=Unknown): no node comes up while spot is requested.");
+        // Before v0.32 there were no NodeClaims: the provisioner (machine) retried.
+        let pre_nodeclaim = nodeclaims.is_empty()
+            && hits.iter().any(|m| {
+                contains_any(
+                    &m.text,
+                    &["launching node", "launching machine", "launching instances"],
+                )
+            });
+        summary.push_str(if pre_nodeclaim {
+            " The launch fails and Karpenter retries it: no node comes up while spot is requested."
+        } else {
+            " The launch fails and Karpenter retries it (NodeClaim Launched=Unknown): no node comes up while spot is requested."
+        });
     }
     let mut steps = vec![
         Remediation::command(
