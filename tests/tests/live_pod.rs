@@ -465,3 +465,20 @@ fn a_failing_exec_plugin_is_one_line_and_exit_3() {
         "nothing was sent without credentials"
     );
 }
+
+#[test]
+fn node_termination_handler_is_found_beside_karpenter() {
+    let (ns, name) = scenarios::ICE_POD;
+    let run = run(scenarios::with_nth(scenarios::pending_ice()), pod(ns, name));
+    let daemonsets = run.document(
+        "GET /apis/apps/v1/daemonsets?labelSelector=app.kubernetes.io/name=aws-node-termination-handler",
+    );
+    assert!(
+        daemonsets.contains("\"ENABLE_REBALANCE_DRAINING\""),
+        "{daemonsets}"
+    );
+    // NTH draining on rebalance next to spot nodes.
+    assert_diagnosed(&run, &["KW308", "KW215"]);
+    let without = run_with(scenarios::pending_ice(), pod(ns, name), |_| {});
+    assert_not_diagnosed(&without, &["KW308"]);
+}

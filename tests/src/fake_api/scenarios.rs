@@ -378,3 +378,31 @@ pub fn by_name(name: &str) -> Option<Scenario> {
         _ => return None,
     })
 }
+
+/// AWS Node Termination Handler (IMDS mode, a DaemonSet) draining on spot interruption and
+/// rebalance recommendations, beside Karpenter: the KW308 setting (corpus
+/// `nth-rebalance-draining-loop`).
+pub fn with_nth(scenario: Scenario) -> Scenario {
+    let labels = json!({"app.kubernetes.io/name": "aws-node-termination-handler", "app.kubernetes.io/instance": "aws-node-termination-handler"});
+    scenario.with(json!({
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {
+            "name": "aws-node-termination-handler", "namespace": "kube-system", "labels": labels,
+            "uid": objects::uid("DaemonSet", "aws-node-termination-handler"), "creationTimestamp": "2025-03-01T10:00:00Z"
+        },
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{
+                "name": "aws-node-termination-handler",
+                "image": "public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.22.0",
+                "env": [
+                    {"name": "ENABLE_SPOT_INTERRUPTION_DRAINING", "value": "true"},
+                    {"name": "ENABLE_REBALANCE_DRAINING", "value": "true"},
+                    {"name": "ENABLE_SCHEDULED_EVENT_DRAINING", "value": "true"}
+                ]
+            }]}}
+        },
+        "status": {"desiredNumberScheduled": 3, "numberReady": 3}
+    }))
+}
