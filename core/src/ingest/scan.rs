@@ -5,7 +5,14 @@
 //! output, YAML, tables: the segmenter needs those whole), its level is not INFO/DEBUG, it
 //! holds a catalogue signal (the `signals` of every registered rule, matched ASCII
 //! case-insensitively on the raw bytes, also in their JSON-escaped spellings), or it is the
-//! first log line (its `commit`) or the first DEBUG line (KW004) of its document.
+//! first log line (its `commit`) or the first DEBUG line (KW004) of its document. INFO/DEBUG
+//! lines kept only for a signal are bounded: each signal keeps its [`RECENT_PER_SIGNAL`] most
+//! recent lines (lifecycle messages such as `created nodeclaim` are signals of some rules and
+//! most of a busy log).
+//!
+//! Finding the lines that hold a signal runs at SIMD speed: a few short anchors, chosen so
+//! every pattern holds one and rare in the input's first megabyte, are searched on the
+//! lower-cased text (Teddy), and each hit's line is verified with the full automaton.
 //!
 //! The same decision ([`LogLineFilter`]) runs in ingest and in [`StreamScanner`], so a file
 //! streamed through the scanner and the same text pasted whole give identical facts: the
