@@ -28,10 +28,15 @@ impl Document {
         }
     }
 
-    /// The original 1-based line number of the line at `index` (0-based) of `text`.
+    /// The original 1-based line number of the line at `index` (0-based) of `text`. Past
+    /// the last line (the end of the input), numbering goes on from the last original number.
     pub fn original_line(&self, index: usize) -> usize {
         match &self.line_numbers {
-            Some(numbers) => numbers.get(index).copied().unwrap_or(index + 1),
+            Some(numbers) => numbers.get(index).copied().unwrap_or_else(|| {
+                numbers
+                    .last()
+                    .map_or(index + 1, |last| last + index + 1 - numbers.len())
+            }),
             None => index + 1,
         }
     }

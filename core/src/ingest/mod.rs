@@ -21,6 +21,7 @@
 //! | anything else                                | `Unrecognised` message          | here            |
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use crate::document::{Document, Evidence, InputError};
 use crate::facts::{Collected, Facts, Message, MessageOrigin};
@@ -137,6 +138,8 @@ impl<'a> Part<'a> {
             index: Vec::new(),
             log: Vec::new(),
         };
+        // INFO/DEBUG lines kept for their signal: (position in `part`, signal).
+        let mut for_signal: Vec<(usize, u32)> = Vec::new();
         let mut offset = 0;
         for (n, raw) in doc.text.split('\n').enumerate() {
             let line_start = offset;
@@ -147,15 +150,23 @@ impl<'a> Part<'a> {
             let line = raw.strip_suffix('\r').unwrap_or(raw);
             while signal_lines
                 .get(next_signal)
-                .is_some_and(|&s| s < line_start)
+                .is_some_and(|&(s, _)| s < line_start)
             {
                 next_signal += 1;
             }
-            let has_signal = signal_lines.get(next_signal) == Some(&line_start);
-            let log = match filter.decide(line.as_bytes(), || has_signal) {
+            let signal = signal_lines
+                .get(next_signal)
+                .filter(|(s, _)| *s == line_start)
+                .map(|&(_, id)| id);
+            let log = match filter.decide(line.as_bytes(), || signal.is_some()) {
                 Decision::Drop(level) => {
                     sink.count_log_line(&level.upper());
                     continue;
+                }
+                Decision::KeepSignal(level) => {
+                    sink.count_log_line(&level.upper());
+                    for_signal.push((part.lines.len(), signal.unwrap_or_default()));
+                    true
                 }
                 Decision::KeepLog(level) => {
                     sink.count_log_line(&level.upper());
@@ -167,7 +178,37 @@ impl<'a> Part<'a> {
             part.index.push(n);
             part.log.push(log);
         }
+        part.keep_recent_signal_lines(&for_signal);
         part
+    }
+
+    /// Leaves out all but the [`scan::RECENT_PER_SIGNAL`] last lines of each signal (the
+    /// streaming scanner keeps the same ones).
+    fn keep_recent_signal_lines(&mut self, for_signal: &[(usize, u32)]) {
+        let mut per_signal: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut drop = vec![false; self.lines.len()];
+        let mut any = false;
+        for &(position, signal) in for_signal.iter().rev() {
+            let seen = per_signal.entry(signal).or_insert(0);
+            *seen += 1;
+            if *seen > scan::RECENT_PER_SIGNAL {
+                drop[position] = true;
+                any = true;
+            }
+        }
+        if !any {
+            return;
+        }
+        fn keep<T>(v: &mut Vec<T>, drop: &[bool]) {
+            let mut k = 0;
+            v.retain(|_| {
+                k += 1;
+                !drop[k - 1]
+            });
+        }
+        keep(&mut self.lines, &drop);
+        keep(&mut self.index, &drop);
+        keep(&mut self.log, &drop);
     }
 
     /// The original line number of the kept line at `index`.
@@ -483,10 +524,17 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
     if !(first.starts_with('{') || first.starts_with('[')) {
         return None;
     }
+    // `{Type:Ready Status:False}` (a Go value) opens with a brace too: only text shaped like
+    // JSON is an error when it does not parse.
+    let t = first.trim_end();
+    let json_shaped = matches!(t, "{" | "[")
+        || ["{\"", "{ \"", "[{", "[\"", "[ {", "[ \""]
+            .iter()
+            .any(|p| t.starts_with(p));
     let end = match segment::json_end(&part.lines, i) {
         Some(end) => end,
         None => {
-            if first.len() > 1 && serde_json::from_str::<serde_json::Value>(first).is_err() {
+            if json_shaped {
                 sink.error(
                     part,
                     i,
@@ -503,7 +551,9 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
     let value = match parsed {
         Ok(v) => v,
         Err(e) => {
-            sink.error(part, i, format!("malformed JSON: {e}"));
+            if json_shaped {
+                sink.error(part, i, format!("malformed JSON: {e}"));
+            }
             for k in i..end {
                 sink.unrecognised(part, k);
             }

@@ -5,13 +5,20 @@
 //! output, YAML, tables: the segmenter needs those whole), its level is not INFO/DEBUG, it
 //! holds a catalogue signal (the `signals` of every registered rule, matched ASCII
 //! case-insensitively on the raw bytes, also in their JSON-escaped spellings), or it is the
-//! first log line (its `commit`) or the first DEBUG line (KW004) of its document.
+//! first log line (its `commit`) or the first DEBUG line (KW004) of its document. INFO/DEBUG
+//! lines kept only for a signal are bounded: each signal keeps its [`RECENT_PER_SIGNAL`] most
+//! recent lines (lifecycle messages such as `created nodeclaim` are signals of some rules and
+//! most of a busy log).
+//!
+//! Finding the lines that hold a signal runs at SIMD speed: a few short anchors, chosen so
+//! every pattern holds one and rare in the input's first megabyte, are searched on the
+//! lower-cased text (Teddy), and each hit's line is verified with the full automaton.
 //!
 //! The same decision ([`LogLineFilter`]) runs in ingest and in [`StreamScanner`], so a file
 //! streamed through the scanner and the same text pasted whole give identical facts: the
 //! scanner keeps exactly the lines ingest would parse, plus the non-log lines.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::OnceLock;
 
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, Input, Span};
@@ -33,6 +40,8 @@ pub struct SignalMatcher {
     automaton: AhoCorasick,
     /// The lower-case byte patterns (each signal in each spelling).
     patterns: Vec<Vec<u8>>,
+    /// For each pattern, the signal it spells.
+    signal_of_pattern: Vec<u32>,
 }
 
 impl SignalMatcher {
@@ -42,11 +51,20 @@ impl SignalMatcher {
     /// CSV field (quotes doubled).
     pub fn new<'a>(signals: impl IntoIterator<Item = &'a str>) -> Self {
         let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut signal_of_pattern: Vec<u32> = Vec::new();
+        let mut seen_signals: Vec<String> = Vec::new();
         for signal in signals {
             let signal = signal.to_ascii_lowercase();
             if signal.is_empty() {
                 continue;
             }
+            let id = match seen_signals.iter().position(|s| *s == signal) {
+                Some(id) => id,
+                None => {
+                    seen_signals.push(signal.clone());
+                    seen_signals.len() - 1
+                }
+            } as u32;
             let zap = escape_json(&signal, false, false);
             let variants = [
                 zap.clone(),
@@ -60,6 +78,7 @@ impl SignalMatcher {
                 let v = v.to_ascii_lowercase().into_bytes();
                 if !patterns.contains(&v) {
                     patterns.push(v);
+                    signal_of_pattern.push(id);
                 }
             }
         }
@@ -76,6 +95,7 @@ impl SignalMatcher {
         SignalMatcher {
             automaton,
             patterns,
+            signal_of_pattern,
         }
     }
 
@@ -95,6 +115,16 @@ impl SignalMatcher {
 
     pub fn is_match(&self, haystack: &[u8]) -> bool {
         !self.patterns.is_empty() && self.automaton.is_match(haystack)
+    }
+
+    /// The signal a line holds (the first the automaton reports), as an index.
+    pub fn signal_of(&self, line: &[u8]) -> Option<u32> {
+        if self.patterns.is_empty() {
+            return None;
+        }
+        self.automaton
+            .find(line)
+            .map(|m| self.signal_of_pattern[m.pattern().as_usize()])
     }
 
     /// Anchors for searching text like `sample` quickly: a set of short substrings such that
@@ -129,47 +159,80 @@ impl SignalMatcher {
             seen[m.pattern().as_usize()] += 1;
         }
         // Greedy cover: each round takes the window covering the most patterns still
-        // uncovered per occurrence in the sample.
-        let mut covered = vec![false; self.patterns.len()];
-        let mut chosen: Vec<&[u8]> = Vec::new();
-        loop {
-            let best = (0..windows.len())
-                .filter_map(|w| {
-                    let gain = holders[w].iter().filter(|&&p| !covered[p]).count();
-                    (gain > 0).then(|| (w, gain as f64 / (1.0 + seen[w] as f64)))
+        // uncovered per occurrence in the sample (occurrences weigh less and less until the
+        // cover fits one SIMD searcher: 32 anchors run twice as fast as 64, and every group
+        // beyond the first is one more pass over the text).
+        let cover = |rarity: f64| {
+            let mut covered = vec![false; self.patterns.len()];
+            let mut chosen: Vec<&[u8]> = Vec::new();
+            loop {
+                let best = (0..windows.len())
+                    .filter_map(|w| {
+                        let gain = holders[w].iter().filter(|&&p| !covered[p]).count();
+                        (gain > 0).then(|| (w, gain as f64 / (1.0 + seen[w] as f64).powf(rarity)))
+                    })
+                    .max_by(|(a, sa), (b, sb)| sa.total_cmp(sb).then_with(|| b.cmp(a)));
+                let Some((best, _)) = best else { break };
+                chosen.push(windows[best]);
+                for &p in &holders[best] {
+                    covered[p] = true;
+                }
+            }
+            chosen
+        };
+        // Of the covers for a few weightings, keep the one that searches the sample fastest
+        // by a simple cost model: a SIMD pass per group of 64 (half the speed above 32
+        // anchors) plus a fixed cost per hit (a line to verify).
+        let build = |chosen: &[&[u8]]| -> Option<Anchors> {
+            let groups = chosen
+                .chunks(64)
+                .map(|group| {
+                    let mut builder = packed::Config::new()
+                        .match_kind(packed::MatchKind::LeftmostFirst)
+                        .builder();
+                    builder.extend(group.iter());
+                    builder.build()
                 })
-                .max_by(|(a, sa), (b, sb)| sa.total_cmp(sb).then_with(|| b.cmp(a)));
-            let Some((best, _)) = best else { break };
-            chosen.push(windows[best]);
-            for &p in &holders[best] {
-                covered[p] = true;
+                .collect::<Option<Vec<_>>>()?;
+            Some(Anchors {
+                groups,
+                count: chosen.len(),
+            })
+        };
+        let cost = |anchors: &Anchors| {
+            let mut hits = 0usize;
+            for group in &anchors.groups {
+                let mut at = 0;
+                while let Some(hit) = group.find_in(&sample[..], Span::from(at..sample.len())) {
+                    hits += 1;
+                    at = memchr::memchr(b'\n', &sample[hit.start()..])
+                        .map_or(sample.len(), |p| hit.start() + p + 1);
+                }
+            }
+            let per_byte = if anchors.count <= 32 { 1 } else { 2 };
+            sample.len() * per_byte * anchors.groups.len() + hits * HIT_COST
+        };
+        let mut best: Option<(usize, Anchors)> = None;
+        for rarity in [1.0, 0.75, 0.5, 0.35, 0.25, 0.15] {
+            let anchors = build(&cover(rarity))?;
+            let c = cost(&anchors);
+            if best.as_ref().is_none_or(|(b, _)| c < *b) {
+                best = Some((c, anchors));
             }
         }
-        let groups = chosen
-            .chunks(64)
-            .map(|group| {
-                let mut builder = packed::Config::new()
-                    .match_kind(packed::MatchKind::LeftmostFirst)
-                    .builder();
-                builder.extend(group.iter());
-                builder.build()
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(Anchors {
-            groups,
-            count: chosen.len(),
-        })
+        best.map(|(_, anchors)| anchors)
     }
 
     /// Appends to `out` the start (plus `offset`) of every line of `text` that holds a
-    /// pattern, in order. With `anchors`, `folded` is scratch for the lower-cased text.
+    /// pattern, with the signal it holds ([`SignalMatcher::signal_of`]), in order. With
+    /// `anchors`, `folded` is scratch for the lower-cased text.
     pub fn signal_lines(
         &self,
         text: &[u8],
         offset: usize,
         anchors: Option<&Anchors>,
         folded: &mut Vec<u8>,
-        out: &mut Vec<usize>,
+        out: &mut Vec<(usize, u32)>,
     ) {
         if self.patterns.is_empty() {
             return;
@@ -182,9 +245,14 @@ impl SignalMatcher {
         let first = out.len();
         match anchors {
             Some(anchors) => {
-                folded.clear();
-                folded.extend_from_slice(text);
-                folded.make_ascii_lowercase();
+                // One pass, no zero-fill: blocks are mostly of one size.
+                folded.truncate(text.len());
+                if folded.len() < text.len() {
+                    folded.resize(text.len(), 0);
+                }
+                for (low, byte) in folded.iter_mut().zip(text) {
+                    *low = byte.to_ascii_lowercase();
+                }
                 for group in &anchors.groups {
                     let mut at = 0;
                     while at < folded.len() {
@@ -193,8 +261,8 @@ impl SignalMatcher {
                             break;
                         };
                         let (start, end) = line_of(hit.start());
-                        if self.automaton.is_match(&text[start..end]) {
-                            out.push(offset + start);
+                        if let Some(signal) = self.signal_of(&text[start..end]) {
+                            out.push((offset + start, signal));
                         }
                         at = end + 1;
                     }
@@ -202,7 +270,7 @@ impl SignalMatcher {
                 out[first..].sort_unstable();
                 let mut kept = first;
                 for k in first..out.len() {
-                    if kept == first || out[kept - 1] != out[k] {
+                    if kept == first || out[kept - 1].0 != out[k].0 {
                         out[kept] = out[k];
                         kept += 1;
                     }
@@ -216,7 +284,9 @@ impl SignalMatcher {
                         break;
                     };
                     let (start, end) = line_of(m.start());
-                    out.push(offset + start);
+                    if let Some(signal) = self.signal_of(&text[start..end]) {
+                        out.push((offset + start, signal));
+                    }
                     at = end + 1;
                 }
             }
@@ -224,8 +294,12 @@ impl SignalMatcher {
     }
 }
 
-/// Width of an anchor: Teddy's fingerprint plus one byte of verification.
-const ANCHOR_WIDTH: usize = 4;
+/// Width of an anchor: what Teddy fingerprints, so the sample counts measure its hits.
+const ANCHOR_WIDTH: usize = 3;
+
+/// A verified hit costs about as much as searching this many bytes (finding the line, running
+/// the automaton over it, restarting the SIMD search).
+const HIT_COST: usize = 600;
 
 /// Below this size a text is checked line by line with the automaton: choosing anchors would
 /// cost more than it saves.
@@ -238,7 +312,7 @@ const ANCHOR_SAMPLE_MIN: usize = 64 * 1024;
 /// The starts of the lines of `text` holding a signal: with SIMD anchors (chosen on the
 /// first megabyte) for large texts, line by line otherwise. The same answer as asking
 /// [`SignalMatcher::is_match`] of every line.
-pub fn signal_line_starts(matcher: &SignalMatcher, text: &[u8]) -> Vec<usize> {
+pub fn signal_line_starts(matcher: &SignalMatcher, text: &[u8]) -> Vec<(usize, u32)> {
     let mut out = Vec::new();
     if text.len() < ANCHOR_MIN_TEXT {
         matcher.signal_lines(text, 0, None, &mut Vec::new(), &mut out);
@@ -428,9 +502,19 @@ pub enum Decision<'a> {
     NotLog,
     /// A log line to parse fully.
     KeepLog(QuickLevel<'a>),
+    /// An INFO/DEBUG line kept only for the signal it holds: of those, each signal keeps
+    /// the [`RECENT_PER_SIGNAL`] most recent of the document part.
+    KeepSignal(QuickLevel<'a>),
     /// A noise log line: count it, parse nothing.
     Drop(QuickLevel<'a>),
 }
+
+/// How many INFO/DEBUG lines each signal keeps per document part: the most recent ones.
+/// Some rules list lifecycle messages as signals (`created nodeclaim`, `launched nodeclaim`,
+/// `disrupting node(s)`) to correlate them; those are most of a busy log, and keeping every
+/// one would make memory grow with the input. Rules reason about the recent past, which the
+/// latest lines of each kind cover.
+pub const RECENT_PER_SIGNAL: usize = 1000;
 
 /// The keep/drop decision for log lines, with the little state it needs (first log line and
 /// first DEBUG line of the current document part).
@@ -462,8 +546,10 @@ impl LogLineFilter {
         if level.is_debug() {
             self.seen_debug = true;
         }
-        if !level.is_noise() || first_log || first_debug || has_signal() {
+        if !level.is_noise() || first_log || first_debug {
             Decision::KeepLog(level)
+        } else if has_signal() {
+            Decision::KeepSignal(level)
         } else {
             Decision::Drop(level)
         }
@@ -507,7 +593,14 @@ pub struct StreamScanner<'m> {
     anchors_tried: bool,
     /// Scratch: the current block lower-cased, and its lines holding a signal.
     folded: Vec<u8>,
-    signal_starts: Vec<usize>,
+    signal_starts: Vec<(usize, u32)>,
+    /// Kept lines of the current document part not yet merged with the signal lines:
+    /// their text (one after the other) and (line number, end in `tail`).
+    tail: String,
+    tail_lines: Vec<(usize, usize)>,
+    /// Per signal, its most recent INFO/DEBUG lines of the current part: (line number,
+    /// bytes, DEBUG?). Most are pushed out again, so they are decoded only when kept.
+    recent: BTreeMap<u32, VecDeque<(usize, Vec<u8>, bool)>>,
 }
 
 impl StreamScanner<'static> {
@@ -533,6 +626,9 @@ impl<'m> StreamScanner<'m> {
             anchors_tried: false,
             folded: Vec::new(),
             signal_starts: Vec::new(),
+            tail: String::new(),
+            tail_lines: Vec::new(),
+            recent: BTreeMap::new(),
         }
     }
 
@@ -599,7 +695,10 @@ impl<'m> StreamScanner<'m> {
             let line = &block[start..nl];
             let line_start = start;
             start = nl + 1;
-            while signals.get(next_signal).is_some_and(|&s| s < line_start) {
+            while signals
+                .get(next_signal)
+                .is_some_and(|&(s, _)| s < line_start)
+            {
                 next_signal += 1;
             }
             if line.len() > MAX_LINE_BYTES {
@@ -607,40 +706,88 @@ impl<'m> StreamScanner<'m> {
                 self.whole_line(&line[..MAX_LINE_BYTES]);
                 continue;
             }
-            let has_signal = signals.get(next_signal) == Some(&line_start);
-            self.line_with(line, &mut || has_signal);
+            let signal = signals
+                .get(next_signal)
+                .filter(|(s, _)| *s == line_start)
+                .map(|&(_, id)| id);
+            self.line_with(line, signal);
         }
         self.signal_starts = signals;
     }
 
     fn whole_line(&mut self, line: &[u8]) {
-        let matcher = self.matcher;
-        self.line_with(line, &mut || matcher.is_match(line));
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let signal = self.matcher.signal_of(line);
+        self.line_with(line, signal);
     }
 
-    fn line_with(&mut self, raw: &[u8], has_signal: &mut dyn FnMut() -> bool) {
+    fn line_with(&mut self, raw: &[u8], signal: Option<u32>) {
         let number = self.next_line;
         self.next_line += 1;
         self.stats.lines += 1;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if header_label(line).is_some() {
+            self.flush();
             self.filter.reset();
         }
-        match self.filter.decide(line, has_signal) {
-            Decision::Drop(level) => {
-                if level.is_debug() {
-                    self.stats.omitted_debug += 1;
+        match self.filter.decide(line, || signal.is_some()) {
+            Decision::Drop(level) => self.omit(level.is_debug()),
+            Decision::KeepSignal(level) => {
+                let ring = self.recent.entry(signal.unwrap_or_default()).or_default();
+                let mut text = if ring.len() >= RECENT_PER_SIGNAL {
+                    let (_, reused, debug) = ring.pop_front().unwrap_or_default();
+                    self.omit(debug);
+                    reused
                 } else {
-                    self.stats.omitted_info += 1;
-                }
+                    Vec::new()
+                };
+                text.clear();
+                text.extend_from_slice(line);
+                let ring = self.recent.entry(signal.unwrap_or_default()).or_default();
+                ring.push_back((number, text, level.is_debug()));
             }
             Decision::NotLog | Decision::KeepLog(_) => {
-                self.stats.kept_lines += 1;
-                self.kept.push_str(&String::from_utf8_lossy(line));
-                self.kept.push('\n');
-                self.line_numbers.push(number);
+                self.tail.push_str(&String::from_utf8_lossy(line));
+                self.tail_lines.push((number, self.tail.len()));
             }
         }
+    }
+
+    fn omit(&mut self, debug: bool) {
+        if debug {
+            self.stats.omitted_debug += 1;
+        } else {
+            self.stats.omitted_info += 1;
+        }
+    }
+
+    /// Merges the current part's kept lines and its recent signal lines, in line order.
+    fn flush(&mut self) {
+        let mut signal_lines: Vec<(usize, Vec<u8>)> = std::mem::take(&mut self.recent)
+            .into_values()
+            .flat_map(|ring| ring.into_iter().map(|(n, text, _)| (n, text)))
+            .collect();
+        signal_lines.sort_unstable_by_key(|(n, _)| *n);
+        let mut signal_lines = signal_lines.into_iter().peekable();
+        let mut start = 0;
+        for &(number, end) in &self.tail_lines {
+            while let Some((n, text)) = signal_lines.next_if(|(n, _)| *n < number) {
+                self.kept.push_str(&String::from_utf8_lossy(&text));
+                self.kept.push('\n');
+                self.line_numbers.push(n);
+            }
+            self.kept.push_str(&self.tail[start..end]);
+            self.kept.push('\n');
+            self.line_numbers.push(number);
+            start = end;
+        }
+        for (n, text) in signal_lines {
+            self.kept.push_str(&String::from_utf8_lossy(&text));
+            self.kept.push('\n');
+            self.line_numbers.push(n);
+        }
+        self.tail.clear();
+        self.tail_lines.clear();
     }
 
     pub fn finish(mut self) -> ScanOutput {
@@ -651,6 +798,8 @@ impl<'m> StreamScanner<'m> {
             let line = std::mem::take(&mut self.partial);
             self.whole_line(&line);
         }
+        self.flush();
+        self.stats.kept_lines = self.line_numbers.len();
         let mut document = Document::new(self.label, self.kept);
         document.line_numbers = Some(self.line_numbers);
         if self.stats.omitted_info > 0 {
@@ -760,6 +909,33 @@ mod tests {
             lines_kept(&text, &["could not schedule pod"]),
             vec![1, 3, 5, 6, 7, 8, 9]
         );
+    }
+
+    #[test]
+    fn each_signal_keeps_its_most_recent_noise_lines() {
+        let m = SignalMatcher::new(["created nodeclaim", "found provisionable"]);
+        let mut text = String::new();
+        for i in 0..2500 {
+            text.push_str(&format!(
+                "{{\"level\":\"INFO\",\"message\":\"created nodeclaim\",\"n\":{i}}}\n"
+            ));
+            if i == 10 {
+                text.push_str("{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\"}\n");
+                text.push_str("{\"level\":\"ERROR\",\"message\":\"anything\"}\n");
+            }
+        }
+        let mut s = StreamScanner::with_matcher("t", &m);
+        s.feed(text.as_bytes());
+        let out = s.finish();
+        let numbers = out.document.line_numbers.unwrap();
+        // The first log line, the rare signal and the error stay; of the frequent signal,
+        // the last RECENT_PER_SIGNAL lines.
+        assert_eq!(&numbers[..3], &[1, 12, 13]);
+        assert_eq!(numbers.len(), 3 + RECENT_PER_SIGNAL);
+        assert_eq!(numbers[3], 2502 - RECENT_PER_SIGNAL + 1);
+        assert_eq!(*numbers.last().unwrap(), 2502);
+        assert_eq!(out.stats.omitted_info, 2500 - 1 - RECENT_PER_SIGNAL);
+        assert_eq!(out.stats.kept_lines, numbers.len());
     }
 
     #[test]

@@ -551,38 +551,54 @@ fn starts_other_format(line: &str) -> bool {
         || super::scan::header_label(line.as_bytes()).is_some()
 }
 
-/// The end (exclusive) of the JSON value opening at line `start`, by bracket matching outside
-/// strings; `None` when it never closes.
-pub fn json_end(lines: &[&str], start: usize) -> Option<usize> {
-    let mut depth = 0i64;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (k, line) in lines.iter().enumerate().skip(start) {
+/// Bracket depth of JSON text read line by line, outside strings.
+#[derive(Default)]
+struct JsonBrackets {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonBrackets {
+    /// Feeds one line, calling `bracket(c, depth before it)` for each bracket outside strings;
+    /// stops early when it returns true. Returns whether it stopped early.
+    fn line(&mut self, line: &str, mut bracket: impl FnMut(char, i64) -> bool) -> bool {
         for c in line.chars() {
-            if in_string {
-                if escaped {
-                    escaped = false;
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
                 } else if c == '\\' {
-                    escaped = true;
+                    self.escaped = true;
                 } else if c == '"' {
-                    in_string = false;
+                    self.in_string = false;
                 }
                 continue;
             }
+            let before = self.depth;
             match c {
-                '"' => in_string = true,
-                '{' | '[' => depth += 1,
-                '}' | ']' => {
-                    depth -= 1;
-                    if depth <= 0 {
-                        return Some(k + 1);
-                    }
-                }
-                _ => {}
+                '"' => self.in_string = true,
+                '{' | '[' => self.depth += 1,
+                '}' | ']' => self.depth -= 1,
+                _ => continue,
+            }
+            if c != '"' && bracket(c, before) {
+                return true;
             }
         }
+        false
+    }
+}
+
+/// The end (exclusive) of the JSON value opening at line `start`, by bracket matching outside
+/// strings; `None` when it never closes.
+pub fn json_end(lines: &[&str], start: usize) -> Option<usize> {
+    let mut walk = JsonBrackets::default();
+    for (k, line) in lines.iter().enumerate().skip(start) {
+        if walk.line(line, |c, before| matches!(c, '}' | ']') && before <= 1) {
+            return Some(k + 1);
+        }
         // Strings do not span lines in JSON; an unterminated one means this is not JSON.
-        if in_string {
+        if walk.in_string {
             return None;
         }
     }
@@ -596,33 +612,14 @@ pub fn json_item_lines(lines: &[&str], start: usize, end: usize, array: bool) ->
         return vec![start];
     }
     let mut out = Vec::new();
-    let mut depth = 0i64;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut walk = JsonBrackets::default();
     for (k, line) in lines.iter().enumerate().take(end).skip(start) {
-        for c in line.chars() {
-            if in_string {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == '"' {
-                    in_string = false;
-                }
-                continue;
+        walk.line(line, |c, before| {
+            if matches!(c, '{' | '[') && before == 1 {
+                out.push(k);
             }
-            match c {
-                '"' => in_string = true,
-                '{' | '[' => {
-                    if depth == 1 {
-                        out.push(k);
-                    }
-                    depth += 1;
-                }
-                '}' | ']' => depth -= 1,
-                _ => {}
-            }
-        }
+            false
+        });
     }
     out
 }

@@ -862,3 +862,44 @@ fn prompt_lines_are_recorded_as_commands() {
     let unrelated = facts_of("$ kubectl get pods -n shop\nNo resources found in shop namespace.\n");
     assert_eq!(unrelated.karpenter_namespace, None);
 }
+
+#[test]
+fn unclosed_or_broken_json_is_reported_only_when_json_shaped() {
+    let facts = facts_of("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Pod\",\n");
+    assert_eq!(facts.input_errors.len(), 1);
+    assert_eq!(facts.input_errors[0].line, 1);
+    assert!(facts.input_errors[0].message.contains("never closed"));
+    let facts = facts_of("{\"a\": 1,,}\n");
+    assert!(facts.input_errors[0].message.starts_with("malformed JSON"));
+    let facts = facts_of("{Type:Ready Status:False Reason:KubeletNotReady}\n");
+    assert!(facts.input_errors.is_empty());
+    assert_eq!(
+        facts.messages[0].text,
+        "{Type:Ready Status:False Reason:KubeletNotReady}"
+    );
+}
+
+#[test]
+fn frequent_signal_lines_are_kept_recent_first_as_when_streamed() {
+    let mut text = String::new();
+    for i in 0..(scan::RECENT_PER_SIGNAL + 300) {
+        text.push_str(&format!(
+            "{{\"level\":\"INFO\",\"message\":\"created nodeclaim\",\"NodeClaim\":{{\"name\":\"c-{i}\"}}}}\n"
+        ));
+    }
+    let whole = facts_of(&text);
+    let streamed = ingest(&[scan::scan_bytes("paste", text.as_bytes()).document]);
+    let lines = |f: &Facts| f.logs.iter().map(|r| r.evidence.line).collect::<Vec<_>>();
+    assert_eq!(lines(&whole), lines(&streamed));
+    assert_eq!(whole.log_lines_by_level, streamed.log_lines_by_level);
+    assert_eq!(
+        whole.log_lines_by_level["INFO"],
+        scan::RECENT_PER_SIGNAL + 300
+    );
+    // Whether `created nodeclaim` is a signal depends on the registered rules; when it is,
+    // the first line and the last RECENT_PER_SIGNAL are parsed.
+    if SignalMatcher::for_rules().is_match(b"created nodeclaim") {
+        assert_eq!(whole.logs.len(), 1 + scan::RECENT_PER_SIGNAL);
+        assert_eq!(whole.logs[1].evidence.line, 301);
+    }
+}

@@ -61,7 +61,8 @@ pub struct RuleMeta {
     /// Lower-case substrings that mark a line as a candidate for this rule. The log scanner's
     /// prefilter is built from every rule's signals, so a line holding none of them (and no
     /// structural marker the scanner keeps on its own) is never fully parsed: a rule must list
-    /// here every text it matches in logs.
+    /// here every text it matches in logs. Of the INFO/DEBUG lines kept only for a signal, each
+    /// signal keeps its 1000 most recent (`ingest::scan::RECENT_PER_SIGNAL`).
     pub signals: &'static [&'static str],
     /// When any of these IDs fires, this rule's diagnoses are dropped (KW302 is the fallback
     /// for the specific launch rules, KW303 yields to kubelet evidence...).
