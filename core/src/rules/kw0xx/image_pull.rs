@@ -433,14 +433,18 @@ const PULL_FAILURE_REASONS: &[&str] = &[
     "ErrImageNeverPull",
 ];
 
+/// A pull failure reason, also of an init container as `kubectl get pods` prints it
+/// (`Init:ImagePullBackOff`).
+fn is_pull_reason(reason: &str) -> bool {
+    PULL_FAILURE_REASONS.contains(&reason.strip_prefix("Init:").unwrap_or(reason))
+}
+
 /// Whether a message is about an image pull failure: its text, or the container state reason
 /// ingest put on it (a `kubectl get pods` row whose STATUS is `ImagePullBackOff`).
 fn is_pull_failure(m: &Message) -> bool {
     is_pull_failure_text(&m.text)
         || (m.origin == MessageOrigin::ObjectField
-            && m.reason
-                .as_deref()
-                .is_some_and(|r| PULL_FAILURE_REASONS.contains(&r)))
+            && m.reason.as_deref().is_some_and(is_pull_reason))
 }
 
 /// Whether a text is about an image pull failure.
@@ -473,8 +477,7 @@ fn reason_line(text: &str) -> bool {
     let Some((key, value)) = t.split_once(':') else {
         return false;
     };
-    key.trim().eq_ignore_ascii_case("reason")
-        && PULL_FAILURE_REASONS.contains(&value.trim().trim_matches('"'))
+    key.trim().eq_ignore_ascii_case("reason") && is_pull_reason(value.trim().trim_matches('"'))
 }
 
 /// A `kubectl get pods` row whose STATUS is a pull failure: `[ns] name 0/1 ImagePullBackOff
@@ -490,7 +493,7 @@ fn status_row(text: &str) -> Option<ObjectRef> {
         })
     })?;
     let status = words.get(i + 1)?;
-    if !PULL_FAILURE_REASONS.contains(status) || i == 0 {
+    if !is_pull_reason(status) || i == 0 {
         return None;
     }
     let name = words[i - 1].trim_start_matches("pod/");
@@ -588,10 +591,7 @@ fn pod_of(m: &Message) -> Option<ObjectRef> {
 
 /// A container state row (`kubectl get pods` STATUS) rather than a kubelet text.
 fn is_state_row(m: &Message) -> bool {
-    m.origin == MessageOrigin::ObjectField
-        && m.reason
-            .as_deref()
-            .is_some_and(|r| PULL_FAILURE_REASONS.contains(&r))
+    m.origin == MessageOrigin::ObjectField && m.reason.as_deref().is_some_and(is_pull_reason)
         || status_row(&m.text).is_some()
 }
 
@@ -675,7 +675,7 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
             let Some(reason) = c.reason.as_deref() else {
                 continue;
             };
-            if !PULL_FAILURE_REASONS.contains(&reason) {
+            if !is_pull_reason(reason) {
                 continue;
             }
             let Some(image) = c.image.as_deref().and_then(ImageRef::parse) else {

@@ -207,8 +207,9 @@ fn owner_of(facts: &Facts, pod: &Pod) -> Option<(&'static str, String, Option<&'
             _ => None,
         };
     }
-    // No owner references (a table row): match the pod name against the workloads.
-    facts.workloads.iter().find_map(|w| {
+    // No owner references (a table row): match the pod name against the workloads, else
+    // read the controllers' naming conventions.
+    let by_workload = facts.workloads.iter().find_map(|w| {
         if !same_ns(&w.meta.namespace, ns) {
             return None;
         }
@@ -225,7 +226,51 @@ fn owner_of(facts: &Facts, pod: &Pod) -> Option<(&'static str, String, Option<&'
                 .then(|| ("StatefulSet", w.meta.name.clone(), Some("the pod names"))),
             _ => None,
         }
-    })
+    });
+    by_workload.or_else(|| owner_by_name(facts, pod))
+}
+
+/// A generated name part (`pod-template-hash`, the random suffix). Kubernetes draws them from
+/// a vowel-free alphabet, but pastes often carry invented names, so any lower-case
+/// alphanumerics count; a hash must hold a digit (`exporter` in `node-exporter-7xk2p` is no
+/// hash).
+fn is_generated(part: &str, lengths: std::ops::RangeInclusive<usize>, digit: bool) -> bool {
+    lengths.contains(&part.len())
+        && part
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && (!digit || part.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// A pod named `<deployment>-<pod-template-hash>-<suffix>`, or `<statefulset>-<ordinal>`
+/// when another pod of the input shares the name with ordinal 0 or 1: a `kubectl get pods`
+/// table names no owner, but the names do.
+fn owner_by_name(facts: &Facts, pod: &Pod) -> Option<(&'static str, String, Option<&'static str>)> {
+    let name = &pod.meta.name;
+    let siblings = |prefix: &str| {
+        facts
+            .pods
+            .iter()
+            .filter(|p| p.meta.namespace == pod.meta.namespace && p.meta.name != *name)
+            .filter(|p| p.meta.name.starts_with(prefix))
+            .count()
+    };
+    let mut parts = name.rsplitn(3, '-');
+    if let (Some(suffix), Some(hash), Some(base)) = (parts.next(), parts.next(), parts.next()) {
+        if is_generated(suffix, 5..=5, false) && is_generated(hash, 6..=10, true) && !base.is_empty()
+        {
+            return Some(("Deployment", base.to_string(), Some("the pod names")));
+        }
+    }
+    let (base, ordinal) = name.rsplit_once('-')?;
+    let ordinal_ok = !ordinal.is_empty() && ordinal.chars().all(|c| c.is_ascii_digit());
+    let first = [format!("{base}-0"), format!("{base}-1")];
+    let has_first = facts
+        .pods
+        .iter()
+        .any(|p| p.meta.namespace == pod.meta.namespace && first.contains(&p.meta.name));
+    (ordinal_ok && has_first && siblings(&format!("{base}-")) >= 1)
+        .then(|| ("StatefulSet", base.to_string(), Some("the pod names")))
 }
 
 /// Ingress controllers, CoreDNS and gateways first: an outage of theirs takes others down.
@@ -421,6 +466,14 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         u.pods.iter().map(|p| Some(*p)).collect()
     };
     if let PdbList::Known { pdbs, .. } = &list {
+        // Pods known only from a table, with no workload template: their labels are unknown,
+        // so a PDB of their namespace may well select them.
+        let labels_unknown = samples
+            .iter()
+            .all(|p| pod_labels(u, *p).is_empty() && p.is_none_or(|p| p.meta.from_table));
+        if labels_unknown && !pdbs.is_empty() {
+            return None;
+        }
         let selected = samples.iter().any(|p| {
             let labels = pod_labels(u, *p);
             pdbs.iter().any(|pdb| pdb.selector.matches(&labels))
@@ -626,6 +679,7 @@ fn yaml_scalar(v: &str) -> String {
 mod tests {
     use super::*;
     use crate::facts::{LabelSelector, Meta, Node, NodeClaim, ObjectRef, Requirement};
+    use crate::testing::{check_only, ids};
 
     fn selector(pairs: &[(&str, &str)]) -> LabelSelector {
         LabelSelector {
@@ -792,6 +846,47 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(check(&facts).len(), 1);
+    }
+
+    #[test]
+    fn table_pods_are_grouped_by_their_names() {
+        let tables = |pdbs: &str, pods: &str| {
+            format!(
+                "$ kubectl get pods -n shop -o wide\n\
+                 NAME   READY   STATUS    RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n\
+                 {pods}\n\
+                 \n\
+                 $ kubectl get nodeclaims\n\
+                 NAME            TYPE        CAPACITY   ZONE         NODE        READY   AGE\n\
+                 default-7kq2x   m7i.large   spot       us-east-1a   ip-10-0-1-5 True    6h\n\
+                 \n\
+                 $ kubectl get pdb -n shop\n\
+                 {pdbs}\n"
+            )
+        };
+        let web = "web-5f7c9d8b6d-4q2xk   1/1   Running   0   6h   10.0.1.7   ip-10-0-1-5   <none>   <none>\n\
+                   web-5f7c9d8b6d-wv8m4   1/1   Running   0   6h   10.0.1.8   ip-10-0-1-5   <none>   <none>";
+        let report = check_only("KW003", &tables("No resources found in shop namespace.", web));
+        assert_eq!(ids(&report), ["KW003"]);
+        assert!(
+            report.diagnoses[0]
+                .summary
+                .starts_with("Deployment shop/web runs 2 replicas"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+        // A PDB row of the namespace: the table pods' labels are unknown, it may select them.
+        let listed = "NAME   MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE\n\
+                      web    1               N/A               1                     30d";
+        assert!(ids(&check_only("KW003", &tables(listed, web))).is_empty());
+        // DaemonSet pods (`<name>-<suffix>`): no hash, no Deployment.
+        let daemons = "node-exporter-7xk2p   1/1   Running   0   6h   10.0.1.7   ip-10-0-1-5   <none>   <none>\n\
+                       node-exporter-9bq4z   1/1   Running   0   6h   10.0.1.8   ip-10-0-1-5   <none>   <none>";
+        assert!(ids(&check_only(
+            "KW003",
+            &tables("No resources found in shop namespace.", daemons)
+        ))
+        .is_empty());
     }
 
     #[test]

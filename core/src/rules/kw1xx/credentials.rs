@@ -99,6 +99,9 @@ pub enum CredentialFailure {
     PodIdentityRefused,
     /// STS is deactivated in the region the SDK calls (KW103).
     StsRegionDisabled,
+    /// STS finds the web identity token expired (a stale token file, or the node's clock)
+    /// (KW103).
+    TokenExpired,
 }
 
 impl CredentialFailure {
@@ -131,6 +134,9 @@ pub fn credential_failure(text: &str) -> Option<CredentialFailure> {
         "sts is not activated in this region",
     ]) {
         return Some(CredentialFailure::StsRegionDisabled);
+    }
+    if has(STS_MARKERS) && has(&["expiredtoken", "token expired"]) {
+        return Some(CredentialFailure::TokenExpired);
     }
     if has(&["invalididentitytoken", "no openidconnect provider"]) {
         return Some(if has(&["no openidconnect provider"]) {
@@ -185,6 +191,7 @@ mod tests {
             ("get identity: get credentials: failed to refresh cached credentials, no EC2 IMDS role found, operation error ec2imds: GetMetadata, request canceled, context deadline exceeded", CredentialFailure::NoCredentials),
             (r#"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to load credentials, exceeded maximum number of attempts, 3, request send failed, Get "http://169.254.170.23/v1/credentials": dial tcp 169.254.170.23:80: connect: connection refused"#, CredentialFailure::PodIdentityAgentUnreachable),
             ("get identity: get credentials: failed to refresh cached credentials, failed to load credentials, Unauthorized Exception! EKS does not have permissions to assume the associated role., fault: client", CredentialFailure::PodIdentityRefused),
+            ("operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 400, RequestID: 1, api error ExpiredTokenException: Token expired: current date/time 1718000000 must be before the expiration date/time1717990000", CredentialFailure::TokenExpired),
             ("operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 403, RequestID: 1, api error RegionDisabledException: STS is not activated in this region for account:111122223333. Your account administrator can activate STS in this region using the IAM Console.", CredentialFailure::StsRegionDisabled),
         ];
         for (text, expected) in cases {

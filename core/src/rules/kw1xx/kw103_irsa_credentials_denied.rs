@@ -65,6 +65,7 @@ const SIGNALS: &[&str] = &[
     "assumeroleforpodidentity",
     "regiondisabledexception",
     "sts is not activated in this region",
+    "expiredtokenexception",
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -230,6 +231,17 @@ aws iam get-role --role-name {role} --query Role.AssumeRolePolicyDocument"
                 steps.push(Remediation::text(format!(
                     "Activate STS in {region}: IAM console, Account settings, Security Token Service (STS) endpoints, Activate for {region}. The SDK uses the regional STS endpoint of the controller's region."
                 )));
+            }
+            CredentialFailure::TokenExpired => {
+                parts.push(
+                    "STS finds the controller's web identity token expired (ExpiredTokenException): the kubelet did not refresh the projected service-account token, or the node's clock is off".to_string(),
+                );
+                steps.push(Remediation::command(
+                    "Restart the controller pods for a fresh token, and check the clock of their node (chronyd) if it comes back:",
+                    format!(
+                        "kubectl get pods -n {ns} -l app.kubernetes.io/name=karpenter -o wide\nkubectl delete pods -n {ns} -l app.kubernetes.io/name=karpenter"
+                    ),
+                ));
             }
             CredentialFailure::StsUnreachable => {}
         }

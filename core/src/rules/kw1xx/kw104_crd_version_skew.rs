@@ -70,6 +70,7 @@ const SIGNALS: &[&str] = &[
     "storedversions",
     "no matches for kind",
     "isn't valid for cluster",
+    "could not find the requested resource",
     "is invalid:",
     "was not valid:",
     "in body should be at least",
@@ -215,6 +216,7 @@ fn skew_of(text: &str) -> Option<Skew> {
     if has(&[
         "no matches for kind",
         "isn't valid for cluster, check the apiversion",
+        "the server could not find the requested resource",
     ]) {
         return karpenter.then_some(Skew::NotServed);
     }
@@ -818,6 +820,7 @@ mod tests {
             r#"NodePool/general dry-run failed (Invalid): NodePool.karpenter.sh "general" is invalid: [spec.disruption.consolidateAfter: Required value, <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#,
             r#"The NodePool "default" is invalid: spec.disruption.consolidationPolicy: Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized""#,
             "resource [karpenter.k8s.aws/v1beta1/EC2NodeClass] isn't valid for cluster, check the APIVersion and Kind fields are valid",
+            "Error from server (NotFound): the server could not find the requested resource (get nodepools.karpenter.sh)",
         ] {
             assert_eq!(ids(&check_only("KW104", text)), ["KW104"], "{text}");
         }
@@ -966,6 +969,8 @@ mod tests {
             r#"The Deployment "web" is invalid: spec.replicas: Invalid value: -1"#,
             r#"The NodePool "gpu" is invalid: spec.template.spec.requirements[0].key: Invalid value: "string": label domain "kubernetes.io" is restricted"#,
             r#"W0523 10:22:31.112233   41234 warnings.go:70] unknown field "spec.template.spec.containers[0].resource""#,
+            // A pre-v0.32 cluster has no NodeClaims: not a skew of its CRDs.
+            r#"error: the server doesn't have a resource type "nodeclaims""#,
         ] {
             assert!(ids(&check_only("KW104", text)).is_empty(), "{text}");
         }
