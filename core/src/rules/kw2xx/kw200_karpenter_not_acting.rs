@@ -1,6 +1,7 @@
 //! KW200 karpenter-not-acting.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::ignored_by_spec;
 use crate::rules::kw2xx::scheduling::{find_ignore_case, pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -64,6 +65,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         let pod = scheduler_pod(facts, m);
         if pod.as_ref().is_some_and(|p| !still_pending(facts, p)) {
+            continue;
+        }
+        // A pod whose spec keeps Karpenter away is KW209's: Karpenter stays silent on purpose.
+        let ignored = pod.as_ref().is_some_and(|p| {
+            facts
+                .pods
+                .iter()
+                .filter(|fp| {
+                    fp.meta.name == p.name
+                        && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
+                })
+                .any(|fp| ignored_by_spec(fp).is_some())
+        });
+        if ignored {
             continue;
         }
         match candidates.iter_mut().find(|c| c.pod == pod) {
