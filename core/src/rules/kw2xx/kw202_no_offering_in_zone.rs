@@ -161,6 +161,8 @@ struct ZoneFacts {
     capacity_types: Option<Vec<String>>,
     spot_only: bool,
     volume_conflict_seen: bool,
+    /// Karpenter's own `incompatible volume requirements`: a zone conflict, not a capacity one.
+    volume_conflict: bool,
 }
 
 impl ZoneFacts {
@@ -176,15 +178,23 @@ impl ZoneFacts {
             ..Default::default()
         };
         if let Cause::VolumeConflict {
-            incoming: Some(incoming),
-            ..
+            incoming, existing, ..
         } = &clause.cause
         {
+            z.volume_conflict = true;
             for key in ZONE_KEYS {
-                for zone in in_values(incoming, key).unwrap_or_default() {
+                for zone in incoming
+                    .as_deref()
+                    .and_then(|i| in_values(i, key))
+                    .unwrap_or_default()
+                {
                     z.push_required(zone, "its volume's node affinity");
                 }
             }
+            // `... not in <the NodePool's requirement>`: the zones the NodePool allows.
+            z.nodepool_zones = existing
+                .as_deref()
+                .and_then(|e| ZONE_KEYS.iter().find_map(|k| in_values(e, k)));
         }
         if let Some(reqs) = &clause.requirements {
             z.allowed_by_requirements = ZONE_KEYS.iter().find_map(|k| in_values(reqs, k));
@@ -246,7 +256,12 @@ impl ZoneFacts {
             }
         }
         if let Some(np) = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n)) {
-            z.nodepool_zones = ZONE_KEYS.iter().find_map(|k| np.allowed_values(k));
+            if !np.meta.from_table {
+                z.nodepool_zones = ZONE_KEYS
+                    .iter()
+                    .find_map(|k| np.allowed_values(k))
+                    .or(z.nodepool_zones.take());
+            }
             if z.capacity_types.is_none() && !np.meta.from_table {
                 z.capacity_types = np.allowed_values("karpenter.sh/capacity-type");
                 z.spot_only = z.capacity_types.as_ref().is_some_and(|v| v == &["spot"]);
@@ -322,48 +337,54 @@ impl ZoneFacts {
         if wanted.is_empty() {
             return None;
         }
-        let np = self.nodepool.as_deref().unwrap_or("the NodePool");
-        let nc = self.nodeclass.as_deref().unwrap_or("its EC2NodeClass");
+        let np = match self.nodepool.as_deref() {
+            Some(n) => format!("NodePool {n}"),
+            None => "the NodePool".to_string(),
+        };
+        let nc = match self.nodeclass.as_deref() {
+            Some(n) => format!("EC2NodeClass {n}"),
+            None => "its EC2NodeClass".to_string(),
+        };
         let np_zones = || self.nodepool_zones.as_deref().unwrap_or_default().join(" ");
         let subnet_zones = || self.subnet_zones.as_deref().unwrap_or_default().join(" ");
         let (missing_np, missing_sub) = (self.missing_in_nodepool(), self.missing_in_subnets());
         let zones = wanted.join(", ");
         Some(match (missing_np.is_empty(), missing_sub.is_empty()) {
             (false, false) => format!(
-                "neither NodePool {np} (it allows [{}]) nor the subnets of EC2NodeClass {nc} (they cover [{}]) include {}, the zone it needs.",
+                "neither {np} (it allows [{}]) nor the subnets of {nc} (they cover [{}]) include {}, the zone it needs.",
                 np_zones(),
                 subnet_zones(),
                 join_union(&missing_np, &missing_sub)
             ),
             (false, true) => {
                 let mut s = format!(
-                    "NodePool {np} does not allow {}, the zone it needs (it allows [{}]).",
+                    "{np} does not allow {}, the zone it needs (it allows [{}]).",
                     missing_np.join(", "),
                     np_zones()
                 );
                 if self.subnet_zones.is_some() {
                     s.push_str(&format!(
-                        " EC2NodeClass {nc} has a subnet there, so the NodePool's zone requirement is what is missing."
+                        " {nc} has a subnet there, so the NodePool's zone requirement is what is missing."
                     ));
                 }
                 s
             }
             (true, false) => {
                 let mut s = format!(
-                    "EC2NodeClass {nc} has no subnet in {}, the zone it needs (its subnets cover [{}]).",
+                    "{nc} has no subnet in {}, the zone it needs (its subnets cover [{}]).",
                     missing_sub.join(", "),
                     subnet_zones()
                 );
                 if self.nodepool_zones.is_some() {
                     s.push_str(&format!(
-                        " NodePool {np} already allows {zones}, so the subnets are what is missing."
+                        " {np} already allows {zones}, so the subnets are what is missing."
                     ));
                 }
                 s
             }
             (true, true) if self.nodepool_zones.is_some() && self.subnet_zones.is_some() => {
                 format!(
-                    "NodePool {np} and EC2NodeClass {nc} both cover {zones}, so no zone is missing: the offerings there are unavailable ({}).",
+                    "{np} and {nc} both cover {zones}, so no zone is missing: the offerings there are unavailable ({}).",
                     if self.single_capacity_type().is_some() {
                         "capacity, with a single capacity type allowed"
                     } else {
@@ -517,11 +538,14 @@ impl ZoneFacts {
         // A step for a piece known to be missing before a step that only checks.
         zone_steps.sort_by_key(|(missing, _)| !missing);
         steps.extend(zone_steps.into_iter().map(|(_, step)| step));
+        let or = if steps.is_empty() { "" } else { "Or " };
         match self.capacity_types.as_deref() {
+            _ if self.volume_conflict => {}
             Some([one]) => {
                 let other = if one == "on-demand" { "spot" } else { "on-demand" };
+                let allow = if or.is_empty() { "Allow" } else { "allow" };
                 steps.push(Remediation::yaml(
-                    format!("Or allow {other} too in NodePool {np}, so an offering of the other capacity type can serve when {one} has none:"),
+                    format!("{or}{allow} {other} too in NodePool {np}, so an offering of the other capacity type can serve when {one} has none:"),
                     format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"{one}\", \"{other}\"]\n"),
                 ));
             }
