@@ -158,6 +158,8 @@ pub struct Meta {
     pub owners: Vec<ObjectRef>,
     /// The line naming the object (`name: web-0`, `Name:  web-0`).
     pub evidence: Option<Evidence>,
+    /// `metadata.creationTimestamp` as written (`Creation Timestamp:` of a describe).
+    pub creation_timestamp: Option<String>,
     /// True when the object is known only from a `kubectl get` table row: its spec (selectors,
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
@@ -779,6 +781,9 @@ pub struct Facts {
     pub karpenter_namespace: Option<String>,
     pub collected: BTreeSet<Collected>,
     pub input_errors: Vec<InputError>,
+    /// The caller's RFC 3339 "now" (`Options.now`), for ages; `None` leaves rules to the latest
+    /// timestamp of the input.
+    pub now: Option<String>,
     /// Karpenter log lines seen per upper-case level (`INFO`, `ERROR`...), counting the noise
     /// lines the log prefilter did not parse (and the streaming scanner left out).
     pub log_lines_by_level: BTreeMap<String, usize>,

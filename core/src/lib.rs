@@ -38,7 +38,8 @@ pub fn analyze_about(
     options: &Options,
     subject: Option<report::Subject>,
 ) -> Report {
-    let facts = ingest::ingest(documents);
+    let mut facts = ingest::ingest(documents);
+    facts.now = options.now.clone();
     let selected: Vec<&'static Rule> = rules::all()
         .into_iter()
         .filter(|r| {

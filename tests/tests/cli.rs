@@ -341,7 +341,8 @@ fn markdown_output_shape() {
     assert!(md.contains("\n## error KW202: "), "{md}");
     assert!(md.contains("\n**Evidence**\n"), "{md}");
     assert!(md.contains("\n```text\n"), "{md}");
-    assert!(md.contains("\n   ```yaml\n"), "{md}");
+    // The example's only missing piece is a subnet: its fix is a command, not YAML.
+    assert!(md.contains("\n   ```sh\n"), "{md}");
     assert!(
         md.contains("\n## Checklist\n\n| # | Step | Status | Signal |\n"),
         "{md}"

@@ -119,9 +119,14 @@ pub fn prompt(line: &str) -> Option<Command> {
         .iter()
         .find_map(|p| trimmed.strip_prefix(p))
         .or_else(|| {
-            // `user@host:~/dir$ cmd`
-            let (head, rest) = trimmed.split_once("$ ")?;
-            (!head.is_empty() && !head.contains(char::is_whitespace)).then_some(rest)
+            // `user@host:~/dir$ cmd`, root's `sh-4.2# cmd`, and the bracketed prompts of Amazon
+            // Linux / RHEL shells on a node (`[root@ip-10-0-1-2 ~]# cmd`).
+            ["$ ", "# "].iter().find_map(|sep| {
+                let (head, rest) = trimmed.split_once(sep)?;
+                let bracketed = head.starts_with('[') && head.ends_with(']');
+                (!head.is_empty() && (bracketed || !head.contains(char::is_whitespace)))
+                    .then_some(rest)
+            })
         })?;
     let command_line = after.split('|').next().unwrap_or(after);
     let mut tokens = command_line.split_whitespace().peekable();

@@ -903,3 +903,26 @@ fn frequent_signal_lines_are_kept_recent_first_as_when_streamed() {
         assert_eq!(whole.logs[1].evidence.line, 301);
     }
 }
+
+#[test]
+fn shell_prompts_of_a_node_are_commands_not_json() {
+    let facts = facts_of(
+        "[root@ip-10-0-12-34 ~]# journalctl -u kubelet --no-pager | tail -20\n\
+         Mar 04 10:15:02 ip-10-0-12-34.us-west-2.compute.internal kubelet[2841]: E0304 10:15:02.130551    2841 kubelet_node_status.go:94] \"Unable to register node with API server\" err=\"Unauthorized\" node=\"ip-10-0-12-34.us-west-2.compute.internal\"\n\
+         [ec2-user@ip-10-0-12-34 ~]$ kubectl get nodes\n\
+         sh-4.2# journalctl -u kubelet\n",
+    );
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert!(
+        facts
+            .messages
+            .iter()
+            .all(|m| !m.text.contains("journalctl") && !m.text.contains("get nodes")),
+        "prompt lines kept as text: {:?}",
+        facts.messages
+    );
+    assert!(facts
+        .messages_containing("Unable to register node")
+        .next()
+        .is_some());
+}

@@ -17,6 +17,7 @@ mod kw3xx;
 mod kw4xx;
 mod kw5xx;
 pub(crate) mod text;
+pub(crate) mod time;
 pub(crate) mod version;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -60,6 +60,7 @@ pub fn meta(src: &Source<'_>, obj: &Node, api_version: Option<&str>) -> Meta {
         annotations: map_of(field("annotations")),
         owners,
         evidence: Some(src.evidence(field("name").or(metadata).unwrap_or(obj))),
+        creation_timestamp: text_of(field("creationTimestamp")),
         from_table: false,
     }
 }

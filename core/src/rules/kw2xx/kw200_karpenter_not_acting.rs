@@ -1,6 +1,7 @@
 //! KW200 karpenter-not-acting.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::ignored_by_spec;
 use crate::rules::kw2xx::scheduling::{find_ignore_case, pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -37,7 +38,15 @@ pods need capacity Karpenter does not manage (a managed node group or Fargate).
 "#,
 };
 
-const SIGNALS: &[&str] = &["nodes are available"];
+const SIGNALS: &[&str] = &[
+    "nodes are available",
+    // Karpenter's INFO lines that show it found or provisioned for a pod.
+    "found provisionable pod",
+    "computed new nodeclaim",
+    "computed new machine",
+    "created nodeclaim",
+    "launched nodeclaim",
+];
 
 /// A pod the scheduler could not place, with the messages saying so.
 struct Candidate<'a> {
@@ -56,6 +65,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         let pod = scheduler_pod(facts, m);
         if pod.as_ref().is_some_and(|p| !still_pending(facts, p)) {
+            continue;
+        }
+        // A pod whose spec keeps Karpenter away is KW209's: Karpenter stays silent on purpose.
+        let ignored = pod.as_ref().is_some_and(|p| {
+            facts
+                .pods
+                .iter()
+                .filter(|fp| {
+                    fp.meta.name == p.name
+                        && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
+                })
+                .any(|fp| ignored_by_spec(fp).is_some())
+        });
+        if ignored {
             continue;
         }
         match candidates.iter_mut().find(|c| c.pod == pod) {
@@ -179,7 +202,53 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
             .iter()
             .any(|x| x.condition_type == "Ready" && x.status == "True")
     });
-    karpenter_event || karpenter_text || log_names_pod || launching
+    karpenter_event
+        || karpenter_text
+        || log_names_pod
+        || launching
+        || (!names_any_pod(facts) && provisioning(facts))
+}
+
+/// Whether any Karpenter event or log line in the input names a pod: then a pod it does not
+/// name was passed over, and provisioning for others does not count for it.
+fn names_any_pod(facts: &Facts) -> bool {
+    // `kubectl get events` prints no source: Karpenter's pod events are known by their text.
+    facts.events.iter().any(|e| {
+        e.object.as_ref().is_some_and(|o| o.kind == "Pod")
+            && (e.source.eq_ignore_ascii_case("karpenter")
+                || contains_ignore_ascii_case(&e.message, "failed to schedule pod")
+                || contains_ignore_ascii_case(&e.message, "pod should schedule on"))
+    }) || facts.logs.iter().any(|r| {
+        ["Pod", "pod", "Pods", "pods"]
+            .iter()
+            .any(|k| r.fields.get(*k).is_some_and(|v| !v.is_number()))
+    })
+}
+
+/// Karpenter creating or launching NodeClaims (events on NodeClaims, lifecycle log lines): it
+/// runs and provisions, even when the input does not say for which pod.
+fn provisioning(facts: &Facts) -> bool {
+    // Only Karpenter writes events on NodeClaims, whatever the source column says.
+    let nodeclaim_event = facts.events.iter().any(|e| {
+        e.object.as_ref().is_some_and(|o| {
+            o.kind.eq_ignore_ascii_case("NodeClaim") || o.kind.eq_ignore_ascii_case("Machine")
+        }) && (matches!(
+            e.reason.as_str(),
+            "InsufficientCapacityError" | "Launched" | "Registered" | "Initialized"
+        ) || contains_ignore_ascii_case(&e.message, "creating instance"))
+    });
+    nodeclaim_event
+        || facts
+            .messages_containing_any(&[
+                "computed new nodeclaim",
+                "computed new machine",
+                "created nodeclaim",
+                "launched nodeclaim",
+                "failed launching nodeclaim",
+                "launching nodeclaim, ",
+                "launching machine, ",
+            ])
+            .any(|m| m.origin == MessageOrigin::KarpenterLog)
 }
 
 /// What the input says about Karpenter itself not running.

@@ -203,13 +203,28 @@ fn remediation(
         .nodepool(np)
         .map(|p| !p.requirements.is_empty())
         .unwrap_or(false);
+    // A v1alpha5 Provisioner (before v0.32) keeps its requirements at `spec.requirements`.
+    let (kind, resource, path) = if clause.provisioner {
+        ("Provisioner", "provisioner", "spec:\n  requirements:\n")
+    } else {
+        (
+            "NodePool",
+            "nodepool",
+            "spec:\n  template:\n    spec:\n      requirements:\n",
+        )
+    };
+    let indent = if clause.provisioner {
+        "    "
+    } else {
+        "        "
+    };
     steps.push(Remediation::yaml(
         format!(
-            "Widen the instance requirements of NodePool {np} (`kubectl edit nodepool {np}`): replace a fixed instance-type list by families and a CPU bound large enough for the pod{}.",
+            "Widen the instance requirements of {kind} {np} (`kubectl edit {resource} {np}`): replace a fixed instance-type list by families and a CPU bound large enough for the pod{}.",
             if existing { ", keeping the other requirements" } else { "" }
         ),
         format!(
-            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-cpu\n          operator: Gt\n          values: [\"{gt}\"]\n"
+            "{path}{indent}- key: karpenter.k8s.aws/instance-category\n{indent}  operator: In\n{indent}  values: [\"c\", \"m\", \"r\"]\n{indent}- key: karpenter.k8s.aws/instance-cpu\n{indent}  operator: Gt\n{indent}  values: [\"{gt}\"]\n"
         ),
     ));
     steps.push(Remediation::text(
@@ -217,7 +232,7 @@ fn remediation(
     ));
     if clause.daemonset_overhead.is_some() || clause.resources.is_some() {
         steps.push(Remediation::command(
-            "Or trim the DaemonSets that land on every node of this NodePool (their requests are the daemonset overhead):",
+            format!("Or trim the DaemonSets that land on every node of this {kind} (their requests are the daemonset overhead):"),
             "kubectl get daemonsets -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,CPU:.spec.template.spec.containers[*].resources.requests.cpu,MEMORY:.spec.template.spec.containers[*].resources.requests.memory",
         ));
     }

@@ -85,13 +85,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let clause = first.clause;
         let pod = first.error.pod.as_ref();
         let zones = ZoneFacts::gather(facts, clause, pod, !conflicts.is_empty());
-        let mut summary = format!(
-            "{} cannot get a node from {}: {}",
-            pod_label(pod),
-            nodepool_label(clause),
-            lead(clause)
-        );
-        summary.push_str(&zones.explain());
+        let mut summary = match zones.gap() {
+            // What the facts show missing comes first; Karpenter's own phrase follows.
+            Some(gap) => format!(
+                "{} cannot get a node from {}: {gap}{} Karpenter reports: {}",
+                pod_label(pod),
+                nodepool_label(clause),
+                zones.explain(),
+                lead(clause)
+            ),
+            None => format!(
+                "{} cannot get a node from {}: {}{}",
+                pod_label(pod),
+                nodepool_label(clause),
+                lead(clause),
+                zones.explain()
+            ),
+        };
         if let Some(res) = &clause.resources {
             summary.push_str(&format!(" Resources asked: {}.", format_resources(res)));
         }
@@ -147,8 +157,12 @@ struct ZoneFacts {
     nodeclass: Option<String>,
     subnet_zones: Option<Vec<String>>,
     subnet_tag: Option<(String, String)>,
+    /// The capacity types left to the pod (the clause's requirements, else the NodePool's).
+    capacity_types: Option<Vec<String>>,
     spot_only: bool,
     volume_conflict_seen: bool,
+    /// Karpenter's own `incompatible volume requirements`: a zone conflict, not a capacity one.
+    volume_conflict: bool,
 }
 
 impl ZoneFacts {
@@ -164,23 +178,31 @@ impl ZoneFacts {
             ..Default::default()
         };
         if let Cause::VolumeConflict {
-            incoming: Some(incoming),
-            ..
+            incoming, existing, ..
         } = &clause.cause
         {
+            z.volume_conflict = true;
             for key in ZONE_KEYS {
-                for zone in in_values(incoming, key).unwrap_or_default() {
+                for zone in incoming
+                    .as_deref()
+                    .and_then(|i| in_values(i, key))
+                    .unwrap_or_default()
+                {
                     z.push_required(zone, "its volume's node affinity");
                 }
             }
+            // `... not in <the NodePool's requirement>`: the zones the NodePool allows.
+            z.nodepool_zones = existing
+                .as_deref()
+                .and_then(|e| ZONE_KEYS.iter().find_map(|k| in_values(e, k)));
         }
         if let Some(reqs) = &clause.requirements {
             z.allowed_by_requirements = ZONE_KEYS.iter().find_map(|k| in_values(reqs, k));
             z.zone_does_not_exist = ZONE_KEYS
                 .iter()
                 .any(|k| requirement_on(reqs, k).is_some_and(|r| r.ends_with(" DoesNotExist")));
-            z.spot_only =
-                in_values(reqs, "karpenter.sh/capacity-type").is_some_and(|v| v == ["spot"]);
+            z.capacity_types = in_values(reqs, "karpenter.sh/capacity-type");
+            z.spot_only = z.capacity_types.as_ref().is_some_and(|v| v == &["spot"]);
         }
         let fact_pod = pod.and_then(|p| {
             facts.pods.iter().find(|fp| {
@@ -234,11 +256,15 @@ impl ZoneFacts {
             }
         }
         if let Some(np) = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n)) {
-            z.nodepool_zones = ZONE_KEYS.iter().find_map(|k| np.allowed_values(k));
-            if !z.spot_only {
-                z.spot_only = np
-                    .allowed_values("karpenter.sh/capacity-type")
-                    .is_some_and(|v| v == ["spot"]);
+            if !np.meta.from_table {
+                z.nodepool_zones = ZONE_KEYS
+                    .iter()
+                    .find_map(|k| np.allowed_values(k))
+                    .or(z.nodepool_zones.take());
+            }
+            if z.capacity_types.is_none() && !np.meta.from_table {
+                z.capacity_types = np.allowed_values("karpenter.sh/capacity-type");
+                z.spot_only = z.capacity_types.as_ref().is_some_and(|v| v == &["spot"]);
             }
             if let Some(nc) = np.nodeclass_ref.as_deref().and_then(|n| facts.nodeclass(n)) {
                 z.nodeclass = Some(nc.meta.name.clone());
@@ -304,6 +330,80 @@ impl ZoneFacts {
         }
     }
 
+    /// The zones the facts say the NodePool or the subnets lack, as the sentence to lead with;
+    /// `None` when the facts do not show the gap.
+    fn gap(&self) -> Option<String> {
+        let wanted = self.wanted();
+        if wanted.is_empty() {
+            return None;
+        }
+        let np = match self.nodepool.as_deref() {
+            Some(n) => format!("NodePool {n}"),
+            None => "the NodePool".to_string(),
+        };
+        let nc = match self.nodeclass.as_deref() {
+            Some(n) => format!("EC2NodeClass {n}"),
+            None => "its EC2NodeClass".to_string(),
+        };
+        let np_zones = || self.nodepool_zones.as_deref().unwrap_or_default().join(" ");
+        let subnet_zones = || self.subnet_zones.as_deref().unwrap_or_default().join(" ");
+        let (missing_np, missing_sub) = (self.missing_in_nodepool(), self.missing_in_subnets());
+        let zones = wanted.join(", ");
+        Some(match (missing_np.is_empty(), missing_sub.is_empty()) {
+            (false, false) => format!(
+                "neither {np} (it allows [{}]) nor the subnets of {nc} (they cover [{}]) include {}, the zone it needs.",
+                np_zones(),
+                subnet_zones(),
+                join_union(&missing_np, &missing_sub)
+            ),
+            (false, true) => {
+                let mut s = format!(
+                    "{np} does not allow {}, the zone it needs (it allows [{}]).",
+                    missing_np.join(", "),
+                    np_zones()
+                );
+                if self.subnet_zones.is_some() {
+                    s.push_str(&format!(
+                        " {nc} has a subnet there, so the NodePool's zone requirement is what is missing."
+                    ));
+                }
+                s
+            }
+            (true, false) => {
+                let mut s = format!(
+                    "{nc} has no subnet in {}, the zone it needs (its subnets cover [{}]).",
+                    missing_sub.join(", "),
+                    subnet_zones()
+                );
+                if self.nodepool_zones.is_some() {
+                    s.push_str(&format!(
+                        " {np} already allows {zones}, so the subnets are what is missing."
+                    ));
+                }
+                s
+            }
+            (true, true) if self.nodepool_zones.is_some() && self.subnet_zones.is_some() => {
+                format!(
+                    "{np} and {nc} both cover {zones}, so no zone is missing: the offerings there are unavailable ({}).",
+                    if self.single_capacity_type().is_some() {
+                        "capacity, with a single capacity type allowed"
+                    } else {
+                        "capacity for the instance types allowed"
+                    }
+                )
+            }
+            _ => return None,
+        })
+    }
+
+    /// The capacity type when only one is allowed (`spot`, `on-demand`).
+    fn single_capacity_type(&self) -> Option<&str> {
+        match self.capacity_types.as_deref() {
+            Some([one]) => Some(one.as_str()),
+            _ => None,
+        }
+    }
+
     fn explain(&self) -> String {
         let mut s = String::new();
         if self.zone_does_not_exist {
@@ -320,35 +420,25 @@ impl ZoneFacts {
                 ));
             }
         }
-        let np = self.nodepool.as_deref().unwrap_or("the NodePool");
-        let missing_np = self.missing_in_nodepool();
-        if !missing_np.is_empty() {
-            s.push_str(&format!(
-                " NodePool {np} does not allow {} (it allows [{}]).",
-                missing_np.join(", "),
-                self.nodepool_zones.as_deref().unwrap_or_default().join(" ")
-            ));
-        }
-        let missing_sub = self.missing_in_subnets();
-        let nc = self.nodeclass.as_deref().unwrap_or("its EC2NodeClass");
-        if !missing_sub.is_empty() {
-            s.push_str(&format!(
-                " EC2NodeClass {nc} has no subnet in {} (its subnets cover [{}]).",
-                missing_sub.join(", "),
-                self.subnet_zones.as_deref().unwrap_or_default().join(" ")
-            ));
-        }
-        let wanted = self.wanted();
-        if !wanted.is_empty()
-            && missing_np.is_empty()
-            && missing_sub.is_empty()
-            && self.nodepool_zones.is_some()
-            && self.subnet_zones.is_some()
-        {
-            s.push_str(&format!(
-                " NodePool {np} and EC2NodeClass {nc} both cover {}: the offerings there are unavailable (capacity, or the capacity type).",
-                wanted.join(", ")
-            ));
+        if self.gap().is_none() {
+            let np = self.nodepool.as_deref().unwrap_or("the NodePool");
+            let missing_np = self.missing_in_nodepool();
+            if !missing_np.is_empty() {
+                s.push_str(&format!(
+                    " NodePool {np} does not allow {} (it allows [{}]).",
+                    missing_np.join(", "),
+                    self.nodepool_zones.as_deref().unwrap_or_default().join(" ")
+                ));
+            }
+            let missing_sub = self.missing_in_subnets();
+            if !missing_sub.is_empty() {
+                s.push_str(&format!(
+                    " EC2NodeClass {} has no subnet in {} (its subnets cover [{}]).",
+                    self.nodeclass.as_deref().unwrap_or("its EC2NodeClass"),
+                    missing_sub.join(", "),
+                    self.subnet_zones.as_deref().unwrap_or_default().join(" ")
+                ));
+            }
         }
         if self.spot_only {
             s.push_str(" Only spot is allowed (`karpenter.sh/capacity-type In [spot]`): spot offerings that failed with insufficient capacity stay unavailable for a few minutes.");
@@ -359,6 +449,8 @@ impl ZoneFacts {
         s
     }
 
+    /// The steps for what is missing, the missing piece first; a piece the facts show already
+    /// covering the zone gets no step.
     fn remediation(&self, clause: &Clause) -> Vec<Remediation> {
         let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
         let mut steps = Vec::new();
@@ -368,55 +460,110 @@ impl ZoneFacts {
             ));
         }
         let wanted = self.wanted();
-        let mut zones: Vec<String> = self.nodepool_zones.clone().unwrap_or_default();
-        for z in self.missing_in_nodepool() {
-            if !zones.contains(&z) {
-                zones.push(z);
+        let missing_np = self.missing_in_nodepool();
+        let missing_sub = self.missing_in_subnets();
+        // Unknown facts (no NodePool or EC2NodeClass in the input) leave both pieces to check.
+        let nodepool_step = self.nodepool_zones.is_none() || !missing_np.is_empty();
+        let subnet_step = self.subnet_zones.is_none() || !missing_sub.is_empty();
+        let mut zone_steps = Vec::new();
+        if nodepool_step {
+            let mut zones: Vec<String> = self.nodepool_zones.clone().unwrap_or_default();
+            for z in &missing_np {
+                if !zones.contains(z) {
+                    zones.push(z.clone());
+                }
             }
+            if zones.is_empty() {
+                zones = wanted.clone();
+            }
+            let zone_list = if zones.is_empty() {
+                "\"<zone>\"".to_string()
+            } else {
+                zones
+                    .iter()
+                    .map(|z| format!("\"{z}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let text = if missing_np.is_empty() {
+                format!("Make sure NodePool {np} allows the zone (`kubectl edit nodepool {np}`):")
+            } else {
+                format!(
+                    "Allow {} in NodePool {np} (`kubectl edit nodepool {np}`):",
+                    missing_np.join(", ")
+                )
+            };
+            zone_steps.push((
+                !missing_np.is_empty(),
+                Remediation::yaml(
+                    text,
+                    format!(
+                        "spec:\n  template:\n    spec:\n      requirements:\n        - key: topology.kubernetes.io/zone\n          operator: In\n          values: [{zone_list}]\n"
+                    ),
+                ),
+            ));
         }
-        if zones.is_empty() {
-            zones = wanted.clone();
+        if subnet_step {
+            let nc = self.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+            let target = missing_sub
+                .first()
+                .cloned()
+                .or_else(|| self.required_zones().into_iter().next().map(str::to_string))
+                .or_else(|| wanted.first().cloned())
+                .unwrap_or_else(|| "<zone>".to_string());
+            let (tag_key, tag_value) = self.subnet_tag.clone().unwrap_or_else(|| {
+                (
+                    "karpenter.sh/discovery".to_string(),
+                    "<cluster-name>".to_string(),
+                )
+            });
+            let verb = if missing_sub.is_empty() {
+                "Make sure EC2NodeClass {nc} selects"
+            } else {
+                "Make EC2NodeClass {nc} select"
+            }
+            .replace("{nc}", nc);
+            zone_steps.push((
+                !missing_sub.is_empty(),
+                Remediation::command(
+                    format!(
+                        "{verb} a subnet in {target}: find one and give it the tag its subnetSelectorTerms match, then check `kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.subnets}}'`."
+                    ),
+                    format!(
+                        "aws ec2 describe-subnets --filters Name=availability-zone,Values={target} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={tag_key},Value={tag_value}"
+                    ),
+                ),
+            ));
         }
-        let zone_list = if zones.is_empty() {
-            "\"<zone>\"".to_string()
-        } else {
-            zones
-                .iter()
-                .map(|z| format!("\"{z}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        steps.push(Remediation::yaml(
-            format!("Allow the zone in NodePool {np} (`kubectl edit nodepool {np}`):"),
-            format!(
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: topology.kubernetes.io/zone\n          operator: In\n          values: [{zone_list}]\n"
-            ),
-        ));
-        let nc = self.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
-        let target = self
-            .missing_in_subnets()
-            .first()
-            .cloned()
-            .or_else(|| self.required_zones().into_iter().next().map(str::to_string))
-            .unwrap_or_else(|| "<zone>".to_string());
-        let (tag_key, tag_value) = self.subnet_tag.clone().unwrap_or_else(|| {
-            (
-                "karpenter.sh/discovery".to_string(),
-                "<cluster-name>".to_string(),
-            )
-        });
-        steps.push(Remediation::command(
-            format!(
-                "Make EC2NodeClass {nc} select a subnet in {target}: find one and give it the tag its subnetSelectorTerms match, then check `kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.subnets}}'`."
-            ),
-            format!(
-                "aws ec2 describe-subnets --filters Name=availability-zone,Values={target} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={tag_key},Value={tag_value}"
-            ),
-        ));
-        steps.push(Remediation::yaml(
-            format!("Or allow both capacity types in NodePool {np}, so an on-demand offering can serve when spot has none:"),
-            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"on-demand\", \"spot\"]\n".to_string(),
-        ));
+        // A step for a piece known to be missing before a step that only checks.
+        zone_steps.sort_by_key(|(missing, _)| !missing);
+        steps.extend(zone_steps.into_iter().map(|(_, step)| step));
+        let or = if steps.is_empty() { "" } else { "Or " };
+        match self.capacity_types.as_deref() {
+            _ if self.volume_conflict => {}
+            Some([one]) => {
+                let other = if one == "on-demand" { "spot" } else { "on-demand" };
+                let allow = if or.is_empty() { "Allow" } else { "allow" };
+                steps.push(Remediation::yaml(
+                    format!("{or}{allow} {other} too in NodePool {np}, so an offering of the other capacity type can serve when {one} has none:"),
+                    format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"{one}\", \"{other}\"]\n"),
+                ));
+            }
+            Some(_) => {}
+            None => steps.push(Remediation::yaml(
+                format!("If NodePool {np} allows a single capacity type, allow both, so an offering of the other can serve:"),
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"on-demand\", \"spot\"]\n".to_string(),
+            )),
+        }
+        if self
+            .gap()
+            .is_some_and(|_| missing_np.is_empty() && missing_sub.is_empty())
+        {
+            steps.push(Remediation::command(
+                format!("Widen the instance types NodePool {np} allows (more families and sizes), so some type has an offering in the zone; look for insufficient-capacity errors (KW215) in the logs:"),
+                "kubectl logs -n <karpenter-namespace> -l app.kubernetes.io/name=karpenter --since=1h | grep -iE 'insufficient capacity|InsufficientInstanceCapacity'",
+            ));
+        }
         if self
             .required
             .iter()
@@ -428,6 +575,17 @@ impl ZoneFacts {
         }
         steps
     }
+}
+
+/// `a` and the items of `b` not in it, joined with `, `.
+fn join_union(a: &[String], b: &[String]) -> String {
+    let mut all: Vec<&str> = a.iter().map(String::as_str).collect();
+    for z in b {
+        if !all.contains(&z.as_str()) {
+            all.push(z);
+        }
+    }
+    all.join(", ")
 }
 
 #[cfg(test)]
@@ -571,6 +729,90 @@ mod tests {
             d.summary
         );
         assert!(!d.summary.contains("does not allow"), "{}", d.summary);
+    }
+
+    #[test]
+    fn only_the_missing_piece_is_suggested_and_leads() {
+        // The NodePool allows the zone; the subnets do not cover it.
+        let facts = facts_with(&["us-east-1a", "us-east-1b"], &["us-east-1b", "us-east-1c"]);
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .starts_with("Pod db/pg-0 cannot get a node from NodePool \"default\": EC2NodeClass default has no subnet in us-east-1a"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("already allows us-east-1a"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation[0]
+                .text
+                .contains("select a subnet in us-east-1a"),
+            "{:?}",
+            d.remediation[0]
+        );
+        assert!(
+            !d.remediation.iter().any(|r| r
+                .yaml
+                .as_deref()
+                .is_some_and(|y| y.contains("topology.kubernetes.io/zone"))),
+            "the NodePool already allows the zone: {:?}",
+            d.remediation
+        );
+        // The subnets cover the zone; the NodePool does not allow it.
+        let facts = facts_with(&["us-east-1b"], &["us-east-1a", "us-east-1b"]);
+        let d = &check(&facts)[0];
+        assert!(d.remediation[0]
+            .text
+            .starts_with("Allow us-east-1a in NodePool default"));
+        assert!(!d
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("select a subnet")));
+    }
+
+    #[test]
+    fn both_covering_points_at_the_offerings() {
+        let mut facts = facts_with(&["us-east-1a"], &["us-east-1a"]);
+        facts.nodepools[0].requirements.push(Requirement {
+            key: "karpenter.sh/capacity-type".into(),
+            operator: "In".into(),
+            values: vec!["on-demand".into(), "spot".into()],
+            min_values: None,
+        });
+        let d = &check(&facts)[0];
+        assert!(d.summary.contains("both cover us-east-1a"), "{}", d.summary);
+        assert!(
+            !d.remediation
+                .iter()
+                .any(|r| r.text.contains("capacity type")
+                    || r.text.contains("select a subnet")
+                    || r.text.contains("in NodePool default (`kubectl edit")),
+            "{:?}",
+            d.remediation
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.starts_with("Widen the instance types")));
+    }
+
+    #[test]
+    fn a_single_capacity_type_suggests_the_other() {
+        let report = check_only(
+            "KW202",
+            "Failed to schedule pod, no instance type has the required offering, requirements=karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [od], resources={\"cpu\":\"1\"}",
+        );
+        let steps = &report.diagnoses[0].remediation;
+        assert!(
+            steps
+                .iter()
+                .any(|r| r.text.starts_with("Or allow spot too in NodePool od")),
+            "{steps:?}"
+        );
     }
 
     #[test]

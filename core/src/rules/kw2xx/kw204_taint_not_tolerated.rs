@@ -2,7 +2,7 @@
 
 use crate::facts::{Facts, Taint};
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, pod_label, scheduling_errors, Cause,
+    group_hits, hit_messages, parse_taint, pod_label, scheduling_errors, Cause,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -59,20 +59,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         };
         let taint = parse_taint(text);
         let pod = first.error.pod.as_ref();
-        // v1.5+ names no NodePool for a taint clause; the NodePools in the input say whose
-        // taint it is.
-        let nodepool = clause.nodepool.clone().or_else(|| {
-            let owners: Vec<&str> = facts
-                .nodepools
-                .iter()
-                .filter(|p| p.taints.iter().any(|t| same_taint(t, &taint)))
-                .map(|p| p.meta.name.as_str())
-                .collect();
-            match owners.as_slice() {
-                [one] => Some(one.to_string()),
-                _ => None,
-            }
-        });
+        // v1.5+ names no NodePool for a taint clause: the scheduling parser names it from the
+        // NodePools of the input when it can.
+        let nodepool = clause.nodepool.clone();
         let pool = match &nodepool {
             Some(np) => format!("NodePool \"{np}\""),
             None => "a NodePool".to_string(),
@@ -118,26 +107,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         );
     }
     out
-}
-
-/// `key[=value]:Effect` as a taint; an empty value (`k=:E`) is no value.
-pub fn parse_taint(text: &str) -> Taint {
-    let (kv, effect) = text.rsplit_once(':').unwrap_or((text, ""));
-    let (key, value) = match kv.split_once('=') {
-        Some((k, v)) => (k, (!v.is_empty()).then(|| v.to_string())),
-        None => (kv, None),
-    };
-    Taint {
-        key: key.to_string(),
-        value,
-        effect: effect.to_string(),
-    }
-}
-
-fn same_taint(a: &Taint, b: &Taint) -> bool {
-    a.key == b.key
-        && a.effect == b.effect
-        && a.value.as_deref().unwrap_or("") == b.value.as_deref().unwrap_or("")
 }
 
 fn toleration_yaml(t: &Taint) -> String {

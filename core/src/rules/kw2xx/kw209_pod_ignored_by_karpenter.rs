@@ -1,8 +1,8 @@
 //! KW209 pod-ignored-by-karpenter.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, Pod};
 use crate::rules::kw2xx::scheduling::{pod_ref, record_of, tail_after};
-use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -21,7 +21,10 @@ cannot be resolved.
 Signals: `configured to not run on a Karpenter provisioned node` (the pod requires
 `karpenter.sh/nodepool DoesNotExist`), `node selector term with matchFields is not supported`,
 `unbound pvc must define a storage class`, `persistentvolumeclaim is being deleted`, `failed to
-validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`.
+validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`. Karpenter
+logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
+`karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, is
+reported from its spec alone (medium confidence).
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
@@ -49,7 +52,7 @@ const SIGNALS: &[&str] = &[
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reason {
+pub(super) enum Reason {
     OptedOut,
     MatchFields,
     NoStorageClass,
@@ -104,10 +107,52 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             None => groups.push((reason, pod, vec![m])),
         }
     }
-    groups
-        .into_iter()
-        .map(|(reason, pod, messages)| diagnose(facts, reason, pod.as_ref(), &messages))
-        .collect()
+    let mut out: Vec<Diagnosis> = groups
+        .iter()
+        .map(|(reason, pod, messages)| diagnose(facts, *reason, pod.as_ref(), messages))
+        .collect();
+    // Karpenter says why it ignores a pod only at debug level (`ignoring pod`); the pod's own
+    // spec says it too.
+    for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
+        let Some(reason) = ignored_by_spec(pod) else {
+            continue;
+        };
+        let pod_ref = pod.object_ref();
+        let said = groups
+            .iter()
+            .any(|(r, p, _)| *r == reason && p.as_ref().is_none_or(|p| p.name == pod_ref.name));
+        if said {
+            continue;
+        }
+        let mut d = diagnose(facts, reason, Some(&pod_ref), &[]);
+        d.summary.push_str(
+            " (Read from the pod's spec: Karpenter logs why it ignores a pod only at debug level.)",
+        );
+        out.push(
+            d.with_confidence(Confidence::Medium)
+                .with_evidence(pod.meta.evidence.clone()),
+        );
+    }
+    out
+}
+
+/// Why Karpenter ignores this pod, judging by its spec alone: every required nodeSelectorTerm
+/// excludes Karpenter nodes (`karpenter.sh/nodepool DoesNotExist`, or the v1alpha5
+/// `karpenter.sh/provisioner-name`), or a term uses matchFields.
+pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
+    if pod.node_affinity_match_fields {
+        return Some(Reason::MatchFields);
+    }
+    let opted_out = !pod.node_affinity.is_empty()
+        && pod.node_affinity.iter().all(|term| {
+            term.iter().any(|r| {
+                matches!(
+                    r.key.as_str(),
+                    "karpenter.sh/nodepool" | "karpenter.sh/provisioner-name"
+                ) && r.operator == "DoesNotExist"
+            })
+        });
+    opted_out.then_some(Reason::OptedOut)
 }
 
 fn diagnose(
@@ -207,6 +252,8 @@ fn diagnose(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::facts::Requirement;
     use crate::testing::{check_only, ids};
 
     #[test]
@@ -233,6 +280,50 @@ mod tests {
             r#"{"level":"DEBUG","message":"ignoring pod","Pod":{"name":"karpenter-6b9d7c8f45-m4xkw","namespace":"kube-system"},"error":"configured to not run on a Karpenter provisioned node (requirement=karpenter.sh/nodepool DoesNotExist)"}"#,
         );
         assert!(report.diagnoses[0].summary.contains("Karpenter's own pods"));
+    }
+
+    fn pending_pod(name: &str, affinity: Vec<Vec<Requirement>>, match_fields: bool) -> Pod {
+        let mut pod = Pod::default();
+        pod.meta.name = name.into();
+        pod.meta.namespace = Some("kube-system".into());
+        pod.phase = Some("Pending".into());
+        pod.node_affinity = affinity;
+        pod.node_affinity_match_fields = match_fields;
+        pod
+    }
+
+    fn req(key: &str, op: &str) -> Requirement {
+        Requirement {
+            key: key.into(),
+            operator: op.into(),
+            values: Vec::new(),
+            min_values: None,
+        }
+    }
+
+    #[test]
+    fn the_pod_spec_says_it_without_a_debug_log() {
+        let mut facts = Facts::default();
+        facts.pods.push(pending_pod(
+            "karpenter-6b9d7c8f45-m4xkw",
+            vec![vec![req("karpenter.sh/nodepool", "DoesNotExist")]],
+            false,
+        ));
+        facts.pods.push(pending_pod("fields", Vec::new(), true));
+        // One term of two allows Karpenter nodes: the pod is not ignored.
+        facts.pods.push(pending_pod(
+            "either",
+            vec![
+                vec![req("karpenter.sh/nodepool", "DoesNotExist")],
+                vec![req("kubernetes.io/os", "Exists")],
+            ],
+            false,
+        ));
+        let diagnoses = check(&facts);
+        assert_eq!(diagnoses.len(), 2, "{diagnoses:?}");
+        assert!(diagnoses[0].summary.contains("Karpenter's own pods"));
+        assert!(diagnoses[1].summary.contains("matchFields"));
+        assert!(diagnoses.iter().all(|d| d.confidence == Confidence::Medium));
     }
 
     #[test]

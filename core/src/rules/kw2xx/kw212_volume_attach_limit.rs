@@ -1,6 +1,6 @@
 //! KW212 volume-attach-limit.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{find_ignore_case, tail_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -100,8 +100,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .map(|np| np.meta.name.clone());
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
+    // The pods whose events say so (kubelet and attach-detach events are about the pod).
+    let mut pods: Vec<ObjectRef> = Vec::new();
+    for m in limit.iter().chain(&attaching).chain(&unmounted) {
+        if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
+            if !pods.contains(o) {
+                pods.push(o.clone());
+            }
+        }
+    }
+    if !pods.is_empty() {
+        let names: Vec<String> = pods.iter().map(ObjectRef::qualified_name).collect();
+        summary.push_str(&format!(
+            " Waiting on it: pod{} {}.",
+            if names.len() > 1 { "s" } else { "" },
+            names.join(", ")
+        ));
+    }
     vec![Diagnosis::new(&META, summary)
         .with_confidence(confidence)
+        .with_object(pods.first())
         .with_node_pool(nodepool.as_deref())
         .with_messages(limit.iter().copied())
         .with_messages(attaching.iter().copied())

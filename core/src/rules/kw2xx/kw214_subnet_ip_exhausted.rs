@@ -186,12 +186,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 None => s.clone(),
             })
             .collect();
+        let mut nodeclaims: Vec<String> = Vec::new();
+        for m in &ec2 {
+            if let Some(n) = crate::rules::kw3xx::common::nodeclaim_of(facts, m) {
+                if !nodeclaims.contains(&n) {
+                    nodeclaims.push(n);
+                }
+            }
+        }
+        let whose = match (nodepool.as_deref(), nodeclaims.is_empty()) {
+            (Some(n), true) => format!(" for NodePool {n}"),
+            (Some(n), false) => format!(" for NodePool {n} (NodeClaim {})", nodeclaims.join(", ")),
+            (None, false) => format!(" for NodeClaim {}", nodeclaims.join(", ")),
+            (None, true) => String::new(),
+        };
         summary.push_str(&format!(
-            "EC2 cannot launch instances{}: {} out of free IP addresses (InsufficientFreeAddressesInSubnet).",
-            nodepool
-                .as_deref()
-                .map(|n| format!(" for NodePool {n}"))
-                .unwrap_or_default(),
+            "EC2 cannot launch instances{whose}: {} out of free IP addresses (InsufficientFreeAddressesInSubnet).",
             if names.is_empty() {
                 "the subnet is".to_string()
             } else {

@@ -53,6 +53,25 @@ const SIGNALS: &[&str] = &[
     "we currently do not have sufficient",
     "spotmaxpricetoolow",
     "lower than the minimum required spot request fulfillment price",
+    // The NodeClaim messages Karpenter maps the quota codes to (v1.2+).
+    "would exceed your spot instance quota",
+    "would exceed your fleet request quota",
+    "would exceed your vcpu quota",
+];
+
+/// The NodeClaim `Launched` reasons and messages Karpenter writes for the quota codes.
+const MAPPED: &[(&str, &str)] = &[
+    ("SpotQuotaExceeded", "MaxSpotInstanceCountExceeded"),
+    (
+        "would exceed your spot instance quota",
+        "MaxSpotInstanceCountExceeded",
+    ),
+    ("FleetQuotaExceeded", "MaxFleetCountExceeded"),
+    (
+        "would exceed your fleet request quota",
+        "MaxFleetCountExceeded",
+    ),
+    ("would exceed your VCPU quota", "VcpuLimitExceeded"),
 ];
 
 /// The EC2 codes Karpenter counts as insufficient capacity, with the quota to raise when the
@@ -86,6 +105,9 @@ fn explained_elsewhere(text: &str) -> bool {
     let ice_code = CODES
         .iter()
         .any(|(c, _)| contains_ignore_ascii_case(text, &format!("{c}:")))
+        || MAPPED
+            .iter()
+            .any(|(t, _)| contains_ignore_ascii_case(text, t))
         || contains_ignore_ascii_case(text, "we currently do not have sufficient")
         || contains_ignore_ascii_case(text, "unavailable during launch");
     !ice_code
@@ -117,6 +139,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 contains_ignore_ascii_case(t, "UnfulfillableCapacity:")
             } else {
                 contains_ignore_ascii_case(t, code)
+                    || MAPPED
+                        .iter()
+                        .any(|(text, c)| c == code && contains_ignore_ascii_case(t, text))
             };
             if present && !codes.contains(code) {
                 codes.push(code);
@@ -310,6 +335,20 @@ fn type_and_zone(text: &str) -> Option<(String, String)> {
 mod tests {
     use super::*;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn quota_reasons_of_a_nodeclaim_condition() {
+        for (reason, message, code) in [
+            ("SpotQuotaExceeded", "A spot instance launch was requested but this would exceed your spot instance quota", "MaxSpotInstanceCountExceeded"),
+            ("FleetQuotaExceeded", "A fleet launch was requested but this would exceed your fleet request quota", "MaxFleetCountExceeded"),
+            ("VCPULimitExceeded", "An instance was requested that would exceed your VCPU quota", "VcpuLimitExceeded"),
+        ] {
+            let text = format!("apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: gpu-1\nstatus:\n  conditions:\n  - type: Launched\n    status: Unknown\n    reason: {reason}\n    message: {message}\n");
+            let report = check_only("KW215", &text);
+            assert_eq!(ids(&report), ["KW215"], "{reason}");
+            assert!(report.diagnoses[0].summary.contains(code), "{}", report.diagnoses[0].summary);
+        }
+    }
 
     #[test]
     fn every_form() {

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use crate::facts::{
-    contains_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin, ObjectRef,
+    contains_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin, ObjectRef, Taint,
 };
 
 /// One pod's scheduling failure as one message reported it.
@@ -200,19 +200,38 @@ impl SchedulingError<'_> {
         let Some(nearest) = self.nearest() else {
             return String::new();
         };
-        if nearest == clause {
+        let describe = |c: &Clause| match &c.nodepool {
+            Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
+            None => format!("an unnamed one ({})", c.cause.describe()),
+        };
+        let best = nearest.cause.nearness();
+        let tied: Vec<&Clause> = self
+            .clauses
+            .iter()
+            .filter(|c| c.cause.nearness() == best)
+            .collect();
+        if tied.len() > 1 && !tied.contains(&clause) {
+            let names: Vec<String> = tied.iter().take(3).map(|c| describe(c)).collect();
+            return format!(
+                " Of the {tried} NodePools tried, the nearest are {}.",
+                names.join("; ")
+            );
+        }
+        if nearest == clause || tied.len() > 1 {
             let others: Vec<String> = self
                 .clauses
                 .iter()
                 .filter(|c| *c != clause)
                 .take(3)
-                .map(|c| match &c.nodepool {
-                    Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
-                    None => format!("an unnamed one ({})", c.cause.describe()),
-                })
+                .map(describe)
                 .collect();
+            let lead = if tied.len() > 1 {
+                "none came nearer than this one"
+            } else {
+                "this one came nearest"
+            };
             return format!(
-                " Of the {tried} NodePools tried, this one came nearest; the others fail on: {}.",
+                " Of the {tried} NodePools tried, {lead}; the others fail on: {}.",
                 others.join("; ")
             );
         }
@@ -265,6 +284,7 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
                 clause.nodepool = field_nodepool.or_else(|| message.nodepool.clone());
             }
         }
+        name_from_nodepools(&mut clauses, facts);
         out.push(SchedulingError {
             message,
             pod,
@@ -272,6 +292,75 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         });
     }
     out
+}
+
+/// Names the NodePool of clauses the text leaves unnamed (v1.5+ prints bare reasons) from the
+/// NodePools the input shows: the only NodePool carrying an untolerated taint, else, when one
+/// clause is left unnamed and exactly one ready NodePool is named by no clause, that one
+/// (Karpenter writes one clause per NodePool it tried).
+fn name_from_nodepools(clauses: &mut [Clause], facts: &Facts) {
+    if facts.nodepools.is_empty() || clauses.iter().all(|c| c.nodepool.is_some()) {
+        return;
+    }
+    let named: Vec<String> = clauses.iter().filter_map(|c| c.nodepool.clone()).collect();
+    for clause in clauses.iter_mut().filter(|c| c.nodepool.is_none()) {
+        if let Cause::Taint(text) = &clause.cause {
+            let taint = parse_taint(text);
+            let owners: Vec<&str> = facts
+                .nodepools
+                .iter()
+                .filter(|p| p.taints.iter().any(|t| same_taint(t, &taint)))
+                .map(|p| p.meta.name.as_str())
+                .collect();
+            if let [one] = owners.as_slice() {
+                if !named.iter().any(|n| n == one) {
+                    clause.nodepool = Some(one.to_string());
+                }
+            }
+        }
+    }
+    let unnamed: Vec<usize> = (0..clauses.len())
+        .filter(|&i| clauses[i].nodepool.is_none())
+        .collect();
+    let [only] = unnamed.as_slice() else {
+        return;
+    };
+    let mut left = facts.nodepools.iter().filter(|p| {
+        let ready = p
+            .conditions
+            .iter()
+            .find(|c| c.condition_type == "Ready")
+            .is_none_or(|c| c.status.eq_ignore_ascii_case("true"));
+        ready
+            && !p.is_provisioner
+            && !clauses
+                .iter()
+                .any(|c| c.nodepool.as_deref() == Some(&p.meta.name))
+    });
+    if let (Some(pool), None) = (left.next(), left.next()) {
+        clauses[*only].nodepool = Some(pool.meta.name.clone());
+    }
+}
+
+/// `key[=value]:Effect` as a taint; an empty value (`k=:E`) is no value.
+pub fn parse_taint(text: &str) -> Taint {
+    let (kv, effect) = text.rsplit_once(':').unwrap_or((text, ""));
+    let (key, value) = match kv.split_once('=') {
+        Some((k, v)) => (k, (!v.is_empty()).then(|| v.to_string())),
+        None => (kv, None),
+    };
+    Taint {
+        key: key.to_string(),
+        value,
+        effect: effect.to_string(),
+    }
+}
+
+/// The same taint, an empty value being no value.
+pub fn same_taint(a: &Taint, b: &Taint) -> bool {
+    a.key == b.key
+        && a.effect == b.effect
+        && a.value.as_deref().unwrap_or("") == b.value.as_deref().unwrap_or("")
 }
 
 /// The error text, the pod and the structured NodePool field of a scheduling message.
@@ -1096,6 +1185,69 @@ mod tests {
         assert!(
             own.contains("\"system\" (the taint CriticalAddonsOnly=true:NoSchedule)"),
             "{own}"
+        );
+    }
+
+    fn facts_with_pools(text: &str, pools: &[(&str, bool, Option<&str>)]) -> Facts {
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            origin: MessageOrigin::Event,
+            text: text.to_string(),
+            evidence: crate::document::Evidence::new("x", 1, text),
+            ..Message::default()
+        });
+        for (name, ready, taint) in pools {
+            let mut np = crate::facts::NodePool::default();
+            np.meta.name = name.to_string();
+            np.conditions.push(crate::facts::Condition {
+                condition_type: "Ready".into(),
+                status: if *ready { "True" } else { "False" }.into(),
+                reason: None,
+                message: None,
+                evidence: None,
+            });
+            np.taints.extend(taint.map(parse_taint));
+            facts.nodepools.push(np);
+        }
+        facts
+    }
+
+    #[test]
+    fn unnamed_v1_5_clauses_take_their_nodepool_from_the_input() {
+        let text = "Failed to schedule pod, did not tolerate taint (taint=CriticalAddonsOnly=true:NoSchedule); no instance type has enough resources, requirements=karpenter.sh/nodepool In [gpu], resources={}";
+        // Eliminated: the only ready NodePool no clause names.
+        let facts = facts_with_pools(
+            text,
+            &[
+                ("gpu", true, None),
+                ("system", true, None),
+                ("old", false, None),
+            ],
+        );
+        let errors = scheduling_errors(&facts);
+        assert_eq!(errors[0].clauses[0].nodepool.as_deref(), Some("system"));
+        // Two candidates left: no guess.
+        let facts = facts_with_pools(
+            text,
+            &[
+                ("gpu", true, None),
+                ("system", true, None),
+                ("batch", true, None),
+            ],
+        );
+        assert_eq!(scheduling_errors(&facts)[0].clauses[0].nodepool, None);
+        // The only NodePool with the taint, whatever else is listed.
+        let facts = facts_with_pools(
+            text,
+            &[
+                ("gpu", true, None),
+                ("addons", true, Some("CriticalAddonsOnly=true:NoSchedule")),
+                ("batch", true, None),
+            ],
+        );
+        assert_eq!(
+            scheduling_errors(&facts)[0].clauses[0].nodepool.as_deref(),
+            Some("addons")
         );
     }
 

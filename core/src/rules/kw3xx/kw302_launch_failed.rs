@@ -68,6 +68,8 @@ const SIGNALS: &[&str] = &[
     "still being verified",
     "request limit exceeded",
     "an internal error has occurred",
+    "error getting subnets",
+    "error resolving instance types",
     "status condition transitioned, type: launched",
     // Read for the NodeClaim's NodePool.
     "created nodeclaim",
@@ -134,6 +136,18 @@ const REASONS: &[LaunchReason] = &[
         reason: "AccountPendingVerification",
         markers: &["PendingVerification"],
         message: "An instance launch was requested but the request for launching resources in this region is still being verified",
+    },
+    // Not `ToReasonMessage`: the cloud provider's own reasons for a launch that failed before
+    // CreateFleet (A `pkg/cloudprovider/cloudprovider.go`).
+    LaunchReason {
+        reason: "SubnetResolutionFailed",
+        markers: &["getting subnets, "],
+        message: "Error getting subnets",
+    },
+    LaunchReason {
+        reason: "InstanceTypeResolutionFailed",
+        markers: &["resolving instance types, "],
+        message: "Error resolving instance types",
     },
     LaunchReason {
         reason: "LaunchFailed",
@@ -276,6 +290,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if !launched || !c.not_true() {
             continue;
         }
+        // `LaunchFailed` with `Error creating fleet request: <mapped message>` names the real
+        // reason in its message.
+        let reason = match reason {
+            "LaunchFailed" => mapped_message_reason(&c.message).unwrap_or(reason),
+            _ => reason,
+        };
         hits.push(Hit {
             nodeclaim: (c.kind.as_deref() != Some("NodePool"))
                 .then(|| c.object.clone())
@@ -587,6 +607,14 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             "EC2 returned an internal error: usually transient, and Karpenter retries with a new NodeClaim. If it persists for one instance type or zone, leave it out of NodePool {}; if EC2NodeClass {nc} encrypts volumes with a customer-managed KMS key, check the key policy (KW307).",
             ctx.nodepool
         ))],
+        "SubnetResolutionFailed" => vec![Remediation::command(
+            format!("Karpenter could not resolve the subnets of EC2NodeClass {nc} at launch (a DescribeSubnets error, or no subnet left in the NodeClaim's zone). Check what it resolved and the controller's error:"),
+            format!("kubectl get ec2nodeclass {ncc} -o jsonpath='{{.spec.subnetSelectorTerms}}{{\"\\n\"}}{{.status.subnets}}{{\"\\n\"}}' && kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'getting subnets'"),
+        )],
+        "InstanceTypeResolutionFailed" => vec![Remediation::command(
+            format!("Karpenter could not resolve the instance types of NodePool {} at launch (a DescribeInstanceTypes or pricing error). The controller's error says which call failed:", ctx.nodepool),
+            format!("kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h | grep -iE 'resolving instance types|instance ?type'"),
+        )],
         _ => vec![Remediation::command(
             "No specific reason: look for the CreateFleet error in CloudTrail (fleet-level errors are in the response's errorSet):",
             "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventName,AttributeValue=CreateFleet --max-results 10 --query 'Events[].CloudTrailEvent' --output text",
@@ -619,6 +647,16 @@ mod tests {
     }
 
     #[test]
+    fn launch_failed_with_a_mapped_message_takes_its_reason() {
+        let report = check_only(
+            "KW302",
+            "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: web-x1\nstatus:\n  conditions:\n  - type: Launched\n    status: Unknown\n    reason: LaunchFailed\n    message: 'Error creating fleet request: Request limit exceeded'\n",
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("RequestLimitExceeded"), "{}", d.summary);
+    }
+
+    #[test]
     fn one_remediation_per_reason() {
         for (reason, marker) in [
             ("LaunchTemplateNotFound", "rollout restart"),
@@ -631,6 +669,8 @@ mod tests {
             ("AccountPendingVerification", "verifying the account"),
             ("RequestLimitExceeded", "cloudtrail"),
             ("InternalError", "KW307"),
+            ("SubnetResolutionFailed", "getting subnets"),
+            ("InstanceTypeResolutionFailed", "resolving instance types"),
             ("LaunchFailed", "CreateFleet"),
         ] {
             let mut facts = Facts::default();

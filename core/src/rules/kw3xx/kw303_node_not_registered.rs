@@ -6,7 +6,8 @@ use crate::rules::kw3xx::common::{
     cluster_name, conditions, instance_id, join_names, name_after, named, nodeclaim_of,
     nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
 };
-use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::time::{age_seconds, epoch_seconds, format_age, now_seconds};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -55,10 +56,15 @@ const SIGNALS: &[&str] = &[
     "registered nodeclaim",
 ];
 
+/// Below this age an unregistered NodeClaim is most likely still booting.
+const STILL_REGISTERING_SECONDS: i64 = 180;
+
 struct Hit {
     nodeclaim: Option<String>,
     nodepool: Option<String>,
     evidence: Vec<Evidence>,
+    /// The registration timeout expired (or the NodePool counts a failed registration).
+    timeout: bool,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -77,6 +83,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 nodeclaim: (!is_pool).then(|| c.object.clone()).flatten(),
                 nodepool: is_pool.then(|| c.object.clone()).flatten(),
                 evidence: c.evidence.clone(),
+                timeout: pool_failed,
             });
         }
     }
@@ -93,6 +100,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .or_else(|| name_after(&m.text, "nodepool/")),
             nodeclaim,
             evidence: vec![m.evidence.clone().at(m.time.as_deref())],
+            timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster"),
         });
     }
     // A NodeClaim the same input shows registered afterwards was only caught early.
@@ -137,7 +145,45 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if !nodepools.is_empty() {
         summary.push_str(&format!(" of NodePool {}", join_names(&nodepools)));
     }
-    summary.push_str(" launched, but its kubelet never registered a Node with the cluster (Node not registered with cluster). Karpenter deletes the NodeClaim after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.");
+    // A NodeClaim seconds old has simply not registered yet; only a known age says so, and a
+    // registration timeout or a NodePool's RegistrationFailed says it is not that.
+    let timed_out = hits.iter().any(|h| h.timeout);
+    let ages: Vec<Option<i64>> = nodeclaims.iter().map(|n| age_of(facts, n)).collect();
+    let youngest_known = ages.iter().flatten().min().copied();
+    let young = !timed_out
+        && !ages.is_empty()
+        && ages
+            .iter()
+            .all(|a| a.is_some_and(|a| a < STILL_REGISTERING_SECONDS));
+    if young {
+        let when = if facts.now.is_some() {
+            "ago"
+        } else {
+            "before the latest time in the input"
+        };
+        summary.push_str(&format!(
+            " launched {} {when} and has no Node yet. A kubelet usually registers within a minute or two, so it may still be registering: look again in a few minutes. Karpenter deletes a NodeClaim that has not registered after 15 minutes and launches again.",
+            format_age(youngest_known.unwrap_or_default())
+        ));
+    } else {
+        let seen = if hits.iter().any(|h| !h.timeout) {
+            "Node not registered with cluster"
+        } else if hits
+            .iter()
+            .any(|h| h.nodeclaim.is_none() && h.nodepool.is_some())
+        {
+            "the NodePool's NodeRegistrationHealthy=False: Failed to register node"
+        } else {
+            "the registration timeout expired"
+        };
+        summary.push_str(&format!(
+            " launched, but its kubelet never registered a Node with the cluster ({seen})."
+        ));
+        if let Some(age) = ages.iter().flatten().max().filter(|_| !timed_out) {
+            summary.push_str(&format!(" It has been waiting for {}.", format_age(*age)));
+        }
+        summary.push_str(" Karpenter deletes the NodeClaim after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.");
+    }
     let cluster = cluster_name(facts);
     let target = instance
         .clone()
@@ -168,7 +214,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let object = nodeclaims
         .first()
         .map(|n| ObjectRef::new("NodeClaim", None, n));
-    vec![Diagnosis::new(&META, summary)
+    let diagnosis = Diagnosis::new(&META, summary);
+    let diagnosis = if young {
+        diagnosis
+            .with_severity(Severity::Info)
+            .with_confidence(Confidence::Low)
+    } else {
+        diagnosis
+    };
+    vec![diagnosis
         .with_object(object.as_ref())
         .with_node_pool(nodepools.first().map(String::as_str))
         .with_evidence(hits.into_iter().flat_map(|h| h.evidence))
@@ -198,6 +252,44 @@ fn is_signal(facts: &Facts, m: &Message) -> bool {
         k.trim().eq_ignore_ascii_case("reason")
             && v.trim().trim_matches(['"', '\'']) == "RegistrationFailed"
     })
+}
+
+/// How long the NodeClaim has existed, when the input tells: the age kubectl printed for its
+/// events (the oldest), else its creation time (or its first condition or log line) against
+/// "now" (see [`now_seconds`]).
+fn age_of(facts: &Facts, nodeclaim: &str) -> Option<i64> {
+    let is_it = |o: &ObjectRef| {
+        o.name == nodeclaim
+            && (o.kind.eq_ignore_ascii_case("NodeClaim") || o.kind.eq_ignore_ascii_case("Machine"))
+    };
+    let from_events = facts
+        .events
+        .iter()
+        .filter(|e| e.object.as_ref().is_some_and(is_it))
+        .filter_map(|e| e.age.as_deref().and_then(age_seconds))
+        .max();
+    if from_events.is_some() {
+        return from_events;
+    }
+    let own = |m: &Message| {
+        m.object.as_ref().is_some_and(is_it) || nodeclaim_of(facts, m).as_deref() == Some(nodeclaim)
+    };
+    let created = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| c.meta.name == nodeclaim)
+        .find_map(|c| c.meta.creation_timestamp.as_deref().and_then(epoch_seconds));
+    let first_seen = || {
+        facts
+            .messages
+            .iter()
+            .filter(|m| own(m))
+            .filter_map(|m| m.time.as_deref().and_then(epoch_seconds))
+            .min()
+    };
+    let start = created.or_else(first_seen)?;
+    let now = now_seconds(facts, own)?;
+    (now >= start).then_some(now - start)
 }
 
 /// The input shows the NodeClaim registered after all (log `registered nodeclaim`, or its
@@ -242,7 +334,77 @@ fn instance_of(facts: &Facts, nodeclaim: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::rules::{Confidence, Severity};
     use crate::testing::{check_only, ids};
+    use crate::{analyze_text, Options};
+
+    const YOUNG: &str = "apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  creationTimestamp: \"2025-06-03T09:31:02Z\"
+  labels:
+    karpenter.sh/nodepool: default
+  name: default-7hq2x
+status:
+  conditions:
+  - lastTransitionTime: \"2025-06-03T09:31:05Z\"
+    message: Node not registered with cluster
+    reason: NodeNotFound
+    status: Unknown
+    type: Registered
+";
+
+    fn at(now: Option<&str>, text: &str) -> crate::Report {
+        analyze_text(
+            "fixture",
+            text,
+            &Options {
+                now: now.map(str::to_string),
+                only: Some(vec!["KW303".into()]),
+            },
+        )
+    }
+
+    #[test]
+    fn a_nodeclaim_seconds_old_may_still_be_registering() {
+        let d = &at(Some("2025-06-03T09:31:40Z"), YOUNG).diagnoses[0];
+        assert_eq!(
+            (d.severity, d.confidence),
+            (Severity::Info, Confidence::Low)
+        );
+        assert!(d.summary.contains("launched 38s ago"), "{}", d.summary);
+        assert!(
+            d.summary.contains("may still be registering"),
+            "{}",
+            d.summary
+        );
+        // A later log line of another object dates the paste when no time is given.
+        let with_log = format!("{YOUNG}\n{{\"level\":\"INFO\",\"time\":\"2025-06-03T09:32:00.000Z\",\"message\":\"found provisionable pod(s)\",\"Pods\":\"a/b\"}}\n");
+        let d = &at(None, &with_log).diagnoses[0];
+        assert!(
+            d.summary.contains("58s before the latest time"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn an_old_or_undated_nodeclaim_is_an_error() {
+        let d = &at(Some("2025-06-03T09:51:02Z"), YOUNG).diagnoses[0];
+        assert_eq!(
+            (d.severity, d.confidence),
+            (Severity::Error, Confidence::High)
+        );
+        assert!(d.summary.contains("waiting for 20m"), "{}", d.summary);
+        // Its own times alone do not date the paste.
+        let d = &at(None, YOUNG).diagnoses[0];
+        assert_eq!(d.severity, Severity::Error);
+        // The age kubectl printed for its events wins over timestamps.
+        let described = "Name:         default-4xq7m\nAPI Version:  karpenter.sh/v1\nKind:         NodeClaim\nStatus:\n  Conditions:\n    Last Transition Time:  2025-06-03T09:31:05Z\n    Message:               Node not registered with cluster\n    Reason:                NodeNotFound\n    Status:                Unknown\n    Type:                  Registered\nEvents:\n  Type    Reason    Age   From       Message\n  ----    ------    ----  ----       -------\n  Normal  Launched  12m   karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True, Reason: Launched\n";
+        let d = &at(Some("2025-06-03T09:31:40Z"), described).diagnoses[0];
+        assert_eq!(d.severity, Severity::Error, "{}", d.summary);
+        assert!(d.summary.contains("waiting for 12m"), "{}", d.summary);
+    }
 
     #[test]
     fn every_form() {

@@ -187,7 +187,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .get("karpenter.sh/initialized")
             .map(String::as_str)
             == Some("true");
-        if !karpenter || initialized {
+        // A `kubectl get nodes` row shows only the label columns asked for (`-L`): a missing
+        // label there is unknown, not absent.
+        let labels_known =
+            !n.meta.from_table || n.meta.labels.contains_key("karpenter.sh/initialized");
+        if !karpenter || initialized || !labels_known {
             continue;
         }
         let not_ready = n
@@ -857,6 +861,12 @@ mod tests {
             d[0].summary
         );
         assert!(d[0].summary.contains("NotReady"), "{}", d[0].summary);
+    }
+
+    #[test]
+    fn a_get_nodes_row_shows_only_the_labels_asked_for() {
+        let table = "$ kubectl get nodes -L karpenter.sh/nodepool\nNAME                        STATUS   ROLES    AGE   VERSION               NODEPOOL\nip-10-0-44-7.ec2.internal   Ready    <none>   7m    v1.31.4-eks-aeac579   burst\n";
+        assert!(ids(&check_only("KW306", table)).is_empty());
     }
 
     #[test]

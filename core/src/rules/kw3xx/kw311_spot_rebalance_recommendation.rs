@@ -105,8 +105,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         (true, false) => format!("spot NodeClaim{s} {}", join_names(&nodeclaims)),
         (true, true) => "a spot node".to_string(),
     };
+    // The same nodes' later interruption is KW309's; the recommendation itself did nothing.
+    let interrupted = facts.messages.iter().any(|m| {
+        (m.reason.as_deref() == Some("SpotInterrupted")
+            || contains_ignore_ascii_case(&m.text, "Spot interruption warning was triggered"))
+            && (node_of(facts, m).is_some_and(|n| nodes.contains(&n))
+                || nodeclaim_of(facts, m).is_some_and(|n| nodeclaims.contains(&n)))
+    });
+    let outcome = if interrupted {
+        "the recommendation itself interrupted nothing (the spot interruption that followed is KW309)"
+    } else {
+        "but nothing was interrupted"
+    };
     let mut summary = format!(
-        "EC2 sent rebalance recommendations for {subject}: {} spot pool{s} {} at higher risk of interruption, but nothing was interrupted. Karpenter records them and does not drain on them.",
+        "EC2 sent rebalance recommendations for {subject}: {} spot pool{s} {} at higher risk of interruption, {outcome}. Karpenter records them and does not drain on them.",
         if plural { "their" } else { "its" },
         if plural { "are" } else { "is" },
     );
@@ -137,6 +149,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_object(object.as_ref())
         .with_messages(hits.iter().copied())
         .with_related(if nth.is_some() { &["KW308"] } else { &[] })
+        .with_related(if interrupted { &["KW309"] } else { &[] })
         .with_remediation(steps)]
 }
 
