@@ -257,7 +257,9 @@ fn owner_by_name(facts: &Facts, pod: &Pod) -> Option<(&'static str, String, Opti
     };
     let mut parts = name.rsplitn(3, '-');
     if let (Some(suffix), Some(hash), Some(base)) = (parts.next(), parts.next(), parts.next()) {
-        if is_generated(suffix, 5..=5, false) && is_generated(hash, 6..=10, true) && !base.is_empty()
+        if is_generated(suffix, 5..=5, false)
+            && is_generated(hash, 6..=10, true)
+            && !base.is_empty()
         {
             return Some(("Deployment", base.to_string(), Some("the pod names")));
         }
@@ -866,7 +868,10 @@ mod tests {
         };
         let web = "web-5f7c9d8b6d-4q2xk   1/1   Running   0   6h   10.0.1.7   ip-10-0-1-5   <none>   <none>\n\
                    web-5f7c9d8b6d-wv8m4   1/1   Running   0   6h   10.0.1.8   ip-10-0-1-5   <none>   <none>";
-        let report = check_only("KW003", &tables("No resources found in shop namespace.", web));
+        let report = check_only(
+            "KW003",
+            &tables("No resources found in shop namespace.", web),
+        );
         assert_eq!(ids(&report), ["KW003"]);
         assert!(
             report.diagnoses[0]
