@@ -117,7 +117,7 @@ mod tests {
         let mut text = String::from("Name:  web-0\n");
         for i in 0..1000 {
             text.push_str(&format!(
-                "{{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\",\"n\":{i}}}\n"
+                "{{\"level\":\"INFO\",\"message\":\"Starting workers\",\"n\":{i}}}\n"
             ));
         }
         text.push_str("{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n");
