@@ -10,7 +10,8 @@
 //!
 //! Only the fields rules need are modelled; unknown fields are ignored, never errors.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 use crate::document::{Evidence, InputError};
 
@@ -787,9 +788,36 @@ pub struct Facts {
     /// Karpenter log lines seen per upper-case level (`INFO`, `ERROR`...), counting the noise
     /// lines the log prefilter did not parse (and the streaming scanner left out).
     pub log_lines_by_level: BTreeMap<String, usize>,
+    /// `logs` by (source, line), built on first use: rules look up the record behind each
+    /// log message, and a linear search per message made that quadratic on big logs.
+    pub log_index: LogIndex,
 }
 
+/// See [`Facts::log_record_at`]; opaque so struct literals can still fill it with `Default`.
+#[derive(Debug, Clone, Default)]
+pub struct LogIndex(OnceLock<HashMap<(String, usize), usize>>);
+
 impl Facts {
+    /// The log record read from `line` of `source` (the record behind a log message).
+    pub fn log_record_at(&self, source: &str, line: usize) -> Option<&LogRecord> {
+        let matches = |r: &&LogRecord| r.evidence.source == source && r.evidence.line == line;
+        let index = self.log_index.0.get_or_init(|| {
+            let mut index = HashMap::with_capacity(self.logs.len());
+            for (i, r) in self.logs.iter().enumerate() {
+                index
+                    .entry((r.evidence.source.clone(), r.evidence.line))
+                    .or_insert(i);
+            }
+            index
+        });
+        // The index is a cache: `logs` may have been changed after it was built.
+        index
+            .get(&(source.to_string(), line))
+            .and_then(|&i| self.logs.get(i))
+            .filter(matches)
+            .or_else(|| self.logs.iter().find(matches))
+    }
+
     /// Messages whose decoded text contains `needle`, ASCII-case-insensitively.
     pub fn messages_containing<'a>(
         &'a self,

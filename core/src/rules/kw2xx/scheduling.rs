@@ -407,9 +407,7 @@ pub fn record_of<'a>(facts: &'a Facts, message: &Message) -> Option<&'a LogRecor
     if message.origin != MessageOrigin::KarpenterLog {
         return None;
     }
-    facts.logs.iter().find(|r| {
-        r.evidence.source == message.evidence.source && r.evidence.line == message.evidence.line
-    })
+    facts.log_record_at(&message.evidence.source, message.evidence.line)
 }
 
 /// The NodePool a message names: its structured field (also the lower-case `nodepool` /
