@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::facts::{contains_ignore_ascii_case, Condition, Facts, MessageOrigin};
 use crate::report::Subject;
+use crate::rules::kw5xx::nodeclass::{describe_command, Selected};
 use crate::rules::Diagnosis;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -645,18 +646,16 @@ impl Names {
             .filter(|nc| self.nodeclasses.contains(&nc.meta.name))
             .collect();
         for nc in &known {
-            for term in &nc.subnet_selector_terms {
-                if let Some(args) = selector_args(term, "--subnet-ids") {
-                    lines.push(format!(
-                        "aws ec2 describe-subnets {args} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table"
-                    ));
-                }
-            }
-            for term in &nc.security_group_selector_terms {
-                if let Some(args) = selector_args(term, "--group-ids") {
-                    lines.push(format!(
-                        "aws ec2 describe-security-groups {args} --query 'SecurityGroups[].[GroupId,GroupName,VpcId]' --output table"
-                    ));
+            let terms = (nc
+                .subnet_selector_terms
+                .iter()
+                .map(|t| (Selected::Subnets, t)))
+            .chain(
+                (nc.security_group_selector_terms.iter()).map(|t| (Selected::SecurityGroups, t)),
+            );
+            for (selected, term) in terms {
+                if selects_something(term) {
+                    lines.push(describe_command(selected, term));
                 }
             }
         }
@@ -666,28 +665,23 @@ impl Names {
                 None => "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.subnetSelectorTerms} {.spec.securityGroupSelectorTerms}{\"\\n\"}{end}'".to_string(),
             };
             lines.push(source);
-            lines.push("aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values=<cluster-name>\" --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table".to_string());
-            lines.push("aws ec2 describe-security-groups --filters \"Name=tag:karpenter.sh/discovery,Values=<cluster-name>\" --query 'SecurityGroups[].[GroupId,GroupName,VpcId]' --output table".to_string());
+            let cluster = crate::rules::text::cluster_name(facts)
+                .unwrap_or_else(|| "<cluster-name>".to_string());
+            lines.push(format!("aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values={cluster}\" --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table"));
+            lines.push(format!("aws ec2 describe-security-groups --filters \"Name=tag:karpenter.sh/discovery,Values={cluster}\" --query 'SecurityGroups[].[GroupId,GroupName,VpcId]' --output table"));
         }
         lines.join("\n")
     }
 }
 
-/// The `aws ec2 describe-*` arguments for one selector term: `tags` become filters (`*` means
-/// any value), `id` the ID option.
-fn selector_args(term: &serde_json::Value, id_option: &str) -> Option<String> {
-    if let Some(id) = term.get("id").and_then(|v| v.as_str()) {
-        return Some(format!("{id_option} {id}"));
-    }
-    let tags = term.get("tags")?.as_object()?;
-    let filters: Vec<String> = tags
-        .iter()
-        .map(|(k, v)| match v.as_str() {
-            Some("*") | None => format!("\"Name=tag-key,Values={k}\""),
-            Some(v) => format!("\"Name=tag:{k},Values={v}\""),
-        })
-        .collect();
-    (!filters.is_empty()).then(|| format!("--filters {}", filters.join(" ")))
+/// A selector term the AWS CLI can express: an ID, a name or tags.
+fn selects_something(term: &serde_json::Value) -> bool {
+    term.get("id").is_some_and(|v| v.is_string())
+        || term.get("name").is_some_and(|v| v.is_string())
+        || term
+            .get("tags")
+            .and_then(|v| v.as_object())
+            .is_some_and(|tags| !tags.is_empty())
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ mod kw1xx;
 mod kw2xx;
 mod kw3xx;
 mod kw4xx;
-mod kw5xx;
+pub(crate) mod kw5xx;
 pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod version;

@@ -237,8 +237,10 @@ pub fn ecr_account(image: &str) -> Option<String> {
     .then(|| account.to_string())
 }
 
-/// The EKS cluster name, from Karpenter's `CLUSTER_NAME` setting (env or `--cluster-name`)
-/// or the usual `karpenter.sh/discovery` selector tag of an EC2NodeClass.
+/// The EKS cluster name: Karpenter's own setting (`CLUSTER_NAME` env, `--cluster-name`, helm
+/// `settings.clusterName` / pre-v0.32 `settings.aws.clusterName`, the `aws.clusterName` of the
+/// old `karpenter-global-settings` ConfigMap), else the usual `karpenter.sh/discovery`
+/// selector tag of an EC2NodeClass.
 pub fn cluster_name(facts: &Facts) -> Option<String> {
     if let Some(d) = facts.karpenter_deployment() {
         for c in &d.containers {
@@ -254,14 +256,47 @@ pub fn cluster_name(facts: &Facts) -> Option<String> {
             }
         }
     }
-    facts.nodeclasses.iter().find_map(|nc| {
-        nc.subnet_selector_terms.iter().find_map(|t| {
-            t.get("tags")?
-                .get("karpenter.sh/discovery")?
-                .as_str()
-                .filter(|v| *v != "*")
-                .map(str::to_string)
-        })
+    const KEYS: &[&str] = &[
+        "CLUSTER_NAME",
+        "--cluster-name",
+        "settings.clusterName",
+        "settings.aws.clusterName",
+        "aws.clusterName",
+    ];
+    let setting = facts
+        .settings
+        .iter()
+        .find(|s| KEYS.contains(&s.key.as_str()) && !s.value.trim().is_empty())
+        .map(|s| s.value.trim().to_string());
+    // `helm upgrade ... --set settings.clusterName=prod` on a prompt line of the paste.
+    let helm_set = || {
+        facts
+            .commands
+            .iter()
+            .filter(|c| c.tool == "helm")
+            .flat_map(|c| c.evidence.text.split_whitespace())
+            .find_map(|word| {
+                word.split(',').find_map(|pair| {
+                    let (key, value) = pair.split_once('=')?;
+                    (KEYS.contains(&key) && !value.is_empty())
+                        .then(|| value.trim_matches(['"', '\'']).to_string())
+                })
+            })
+    };
+    setting.or_else(helm_set).or_else(|| {
+        facts
+            .nodeclasses
+            .iter()
+            .flat_map(|nc| {
+                (nc.subnet_selector_terms.iter()).chain(nc.security_group_selector_terms.iter())
+            })
+            .find_map(|t| {
+                t.get("tags")?
+                    .get("karpenter.sh/discovery")?
+                    .as_str()
+                    .filter(|v| *v != "*")
+                    .map(str::to_string)
+            })
     })
 }
 
@@ -392,5 +427,25 @@ mod tests {
         assert_eq!(karpenter_namespace(&facts).as_deref(), Some("karpenter"));
         facts.karpenter_namespace = Some("kube-system".into());
         assert_eq!(karpenter_namespace(&facts).as_deref(), Some("kube-system"));
+    }
+
+    #[test]
+    fn cluster_name_from_settings_helm_flags_or_discovery_tags() {
+        let of =
+            |text: &str| cluster_name(&crate::ingest::ingest(&[crate::Document::new("t", text)]));
+        assert_eq!(
+            of("$ helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter -n kube-system --set settings.clusterName=prod-eu,settings.interruptionQueue=prod-eu\n")
+                .as_deref(),
+            Some("prod-eu")
+        );
+        assert_eq!(
+            of("settings:\n  clusterName: staging\n  interruptionQueue: staging\n").as_deref(),
+            Some("staging")
+        );
+        assert_eq!(
+            of("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: default\nspec:\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: blue\n").as_deref(),
+            Some("blue")
+        );
+        assert_eq!(of("$ helm list -A\n"), None);
     }
 }

@@ -103,10 +103,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .karpenter_namespace
         .clone()
         .unwrap_or_else(|| "<karpenter-namespace>".to_string());
+    let cluster =
+        crate::rules::text::cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
     let mut steps = vec![
         Remediation::command(
             "Check the subnets' free addresses first (the other cause):",
-            "aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=<cluster-name> --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table",
+            format!("aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values={cluster} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table"),
         ),
         Remediation::command(
             "Turn on VPC CNI prefix delegation (each ENI slot then carries 16 addresses; Nitro instances only):",

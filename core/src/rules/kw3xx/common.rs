@@ -426,25 +426,10 @@ pub fn instance_id(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The cluster name, from an EC2NodeClass's `karpenter.sh/discovery` selector tag, else the
-/// Karpenter docs' `${CLUSTER_NAME}`.
+/// The cluster name ([`crate::rules::text::cluster_name`]), else the Karpenter docs'
+/// `${CLUSTER_NAME}`.
 pub fn cluster_name(facts: &Facts) -> String {
-    facts
-        .nodeclasses
-        .iter()
-        .flat_map(|c| {
-            c.subnet_selector_terms
-                .iter()
-                .chain(c.security_group_selector_terms.iter())
-        })
-        .find_map(|t| {
-            t.get("tags")?
-                .get("karpenter.sh/discovery")?
-                .as_str()
-                .filter(|v| *v != "*")
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| "${CLUSTER_NAME}".to_string())
+    crate::rules::text::cluster_name(facts).unwrap_or_else(|| "${CLUSTER_NAME}".to_string())
 }
 
 /// The AWS account ID an ARN in the input shows (`arn:aws:iam::<id>:` / `arn:aws:sts::<id>:`).
