@@ -159,11 +159,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )
     });
     let karpenter_ns = karpenter_namespace(facts);
-    let steps = vec![
-        Remediation::command(
-            "Make sure Karpenter's own interruption handling is on (an SQS queue fed by EventBridge; empty output means it is off):",
-            format!("kubectl -n {karpenter_ns} get deployment karpenter -o jsonpath='{{.spec.template.spec.containers[0].env[?(@.name==\"INTERRUPTION_QUEUE\")].value}}{{\"\\n\"}}'"),
-        ),
+    let mut steps = vec![interruption_queue_step(facts, &karpenter_ns)];
+    steps.extend([
         Remediation::command(
             "Then remove NTH (Karpenter replaces it for the nodes it manages):",
             format!("helm uninstall {release} -n {ns}"),
@@ -176,7 +173,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "and keep its DaemonSet off Karpenter nodes (Helm values):",
             "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: karpenter.sh/nodepool\n              operator: DoesNotExist\n",
         ),
-    ];
+    ]);
     vec![Diagnosis::new(&META, summary)
         .with_confidence(Confidence::Medium)
         .with_node_pool(nodepools.first().map(String::as_str))
@@ -186,6 +183,44 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(rebalance.iter().copied())
         .with_related(&["KW311", "KW309"])
         .with_remediation(steps)]
+}
+
+/// Where Karpenter's interruption queue is configured, across versions: the controller's env
+/// and flag, helm values (v0.32+ and the older `aws.` form), the pre-v0.32 global settings
+/// ConfigMap.
+const INTERRUPTION_QUEUE_KEYS: &[&str] = &[
+    "INTERRUPTION_QUEUE",
+    "--interruption-queue",
+    "settings.interruptionQueue",
+    "settings.aws.interruptionQueueName",
+    "aws.interruptionQueueName",
+];
+
+/// The first fix: Karpenter must handle interruptions itself before NTH goes. What the input
+/// shows of its queue setting decides whether that is already true, certainly off, or unknown.
+fn interruption_queue_step(facts: &Facts, karpenter_ns: &str) -> Remediation {
+    let queue = facts
+        .settings_named(INTERRUPTION_QUEUE_KEYS)
+        .find(|s| !s.value.trim().is_empty());
+    if let Some(q) = queue {
+        return Remediation::text(format!(
+            "Karpenter's own interruption handling is on (`{}` is `{}` in the input): it already cordons, drains and replaces its spot nodes ahead of an interruption, so NTH only adds drains on top.",
+            q.key,
+            q.value.trim()
+        ));
+    }
+    if facts.karpenter_deployment().is_some() {
+        let cluster =
+            crate::rules::text::cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
+        return Remediation::command(
+            "Karpenter's own interruption handling is off (the Karpenter Deployment in the input sets no interruption queue). Turn it on before removing NTH: the SQS queue and its EventBridge rules come from the getting-started CloudFormation template (the queue is usually named after the cluster):",
+            format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n {karpenter_ns} --reuse-values --set settings.interruptionQueue={cluster}"),
+        );
+    }
+    Remediation::command(
+        "Make sure Karpenter's own interruption handling is on (an SQS queue fed by EventBridge; empty output means it is off):",
+        format!("kubectl -n {karpenter_ns} get deployment karpenter -o jsonpath='{{.spec.template.spec.containers[0].env[?(@.name==\"INTERRUPTION_QUEUE\")].value}}{{\"\\n\"}}'"),
+    )
 }
 
 #[cfg(test)]
@@ -214,6 +249,37 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("helm uninstall aws-node-termination-handler -n kube-system"));
+    }
+
+    #[test]
+    fn the_first_step_follows_the_interruption_queue_setting() {
+        let nth = "aws-node-termination-handler\tkube-system\t3\t2025-08-04 10:22:51 +0000 UTC\tdeployed\taws-node-termination-handler-0.27.0\t1.25.0\nenableRebalanceDraining: true\ndefault   6m   Normal   SpotRebalanceRecommendation   node/ip-10-3-29-7.us-west-2.compute.internal   Spot rebalance recommendation was triggered\ndefault   5m   Normal   CordonAndDrain   node/ip-10-3-29-7.us-west-2.compute.internal   Node successfully cordoned and drained\n";
+        let first = |extra: &str| {
+            let report = check_only(
+                "KW308",
+                &format!("==> nth.txt <==\n{nth}\n==> karpenter.yaml <==\n{extra}"),
+            );
+            assert_eq!(ids(&report), ["KW308"], "{extra}");
+            report.diagnoses[0].remediation[0].clone()
+        };
+        let deployment = |env: &str| {
+            format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: karpenter\n  namespace: karpenter\nspec:\n  template:\n    spec:\n      containers:\n        - name: controller\n          image: public.ecr.aws/karpenter/controller:1.3.1\n          env:\n            - name: CLUSTER_NAME\n              value: prod\n{env}"
+            )
+        };
+        let on = first(&deployment(
+            "            - name: INTERRUPTION_QUEUE\n              value: prod-karpenter\n",
+        ));
+        assert!(on.command.is_none());
+        assert!(on.text.contains("`prod-karpenter`"), "{}", on.text);
+        let off = first(&deployment(""));
+        assert!(off.text.contains("is off"), "{}", off.text);
+        assert_eq!(
+            off.command.as_deref(),
+            Some("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n karpenter --reuse-values --set settings.interruptionQueue=prod")
+        );
+        let unknown = first("");
+        assert!(unknown.command.unwrap().contains("INTERRUPTION_QUEUE"));
     }
 
     #[test]
