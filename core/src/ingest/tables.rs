@@ -365,6 +365,20 @@ impl Row<'_, '_> {
             nominated_node: self.cell("NOMINATED NODE").map(str::to_string),
             ..Pod::default()
         };
+        // READY `1/2`: a container is not ready, so the pod does not count as healthy (for a
+        // PodDisruptionBudget, among others).
+        if let Some((ready, total)) = self
+            .cell("READY")
+            .and_then(|r| r.split_once('/'))
+            .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)))
+        {
+            let mut condition = self.ready_condition(if ready == total { "True" } else { "False" });
+            if ready < total {
+                condition.reason = Some("ContainersNotReady".to_string());
+                condition.message = Some(format!("{ready}/{total} containers ready"));
+            }
+            pod.conditions.push(condition);
+        }
         if let Some(status) = self.cell("STATUS") {
             pod.phase = pod_phase(status).map(str::to_string);
             let healthy = matches!(status, "Running" | "Completed" | "Pending");

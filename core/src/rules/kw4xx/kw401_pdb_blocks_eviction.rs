@@ -250,6 +250,16 @@ fn unhealthy_reason(facts: &Facts, pod: &Pod) -> Option<String> {
     if pod.containers.iter().any(|c| c.ready == Some(false)) {
         return Some("not Ready".to_string());
     }
+    if let Some(c) = pod
+        .conditions
+        .iter()
+        .find(|c| c.condition_type == "Ready" && c.status == "False")
+    {
+        return Some(match &c.message {
+            Some(m) => format!("not Ready: {m}"),
+            None => "not Ready".to_string(),
+        });
+    }
     match pod.phase.as_deref() {
         Some("Running") | Some("Succeeded") | None => None,
         Some(other) => Some(other.to_string()),
@@ -477,6 +487,15 @@ fn remediation(
             "See the budget and the pods it counts (ALLOWED DISRUPTIONS 0 blocks every eviction):",
             format!("kubectl describe pdb {name}{}", ns_flag(ns)),
         ));
+    } else if let Some(pod) = g.pods.first() {
+        let (ns, name) = split_qualified(pod);
+        steps.push(Remediation::command(
+            format!("Find the budget that selects pod {pod} (compare its labels with each PDB's selector; ALLOWED DISRUPTIONS 0 blocks every eviction):"),
+            format!(
+                "kubectl get pod {name}{0} --show-labels && kubectl get pdb{0} -o wide",
+                ns_flag(ns)
+            ),
+        ));
     } else {
         let node = node_name(facts, &g.subjects).unwrap_or_else(|| "<node>".to_string());
         steps.push(Remediation::command(
@@ -505,13 +524,31 @@ fn remediation(
         ));
     }
     if !g.multiple {
-        let (ns, name) = match g.pdbs.first() {
-            Some(q) => split_qualified(q),
-            None => (None, "<pdb>"),
+        let (ns, name) = match (g.pdbs.first(), g.pods.first()) {
+            (Some(q), _) => split_qualified(q),
+            (None, Some(pod)) => (split_qualified(pod).0, "<pdb>"),
+            (None, None) => (None, "<pdb>"),
         };
         let workload = pdb_objects
             .first()
             .and_then(|pdb| workload_of(facts, pdb))
+            .or_else(|| {
+                // The pods the drain named, by their names.
+                g.pods.iter().find_map(|p| {
+                    let pod = split_qualified(p).1;
+                    controller_by_name(pod)
+                        .map(|c| format!("{}/{}", c.kind.to_ascii_lowercase(), c.name))
+                })
+            })
+            .or_else(|| {
+                // The PDB's pods listed without owner or labels.
+                pdb_objects.first().and_then(|pdb| {
+                    covered_pods(facts, pdb).into_iter().find_map(|p| {
+                        controller_by_name(&p.meta.name)
+                            .map(|c| format!("{}/{}", c.kind.to_ascii_lowercase(), c.name))
+                    })
+                })
+            })
             .unwrap_or_else(|| "deployment/<workload>".to_string());
         steps.push(Remediation::command(
             "Or run more replicas than the budget must keep available, so one can move:",
@@ -598,6 +635,19 @@ fn workload_of(facts: &Facts, pdb: &Pdb) -> Option<String> {
             matches!(c.kind.as_str(), "Deployment" | "StatefulSet")
                 .then(|| format!("{}/{}", c.kind.to_ascii_lowercase(), c.name))
         })
+    })
+}
+
+/// The Deployment or StatefulSet a pod's name implies (`deployment_by_name`, or a
+/// StatefulSet's `<name>-<ordinal>`).
+fn controller_by_name(pod: &str) -> Option<ObjectRef> {
+    deployment_by_name(pod).or_else(|| {
+        let (name, ordinal) = pod.rsplit_once('-')?;
+        (!name.is_empty()
+            && !ordinal.is_empty()
+            && ordinal.len() <= 4
+            && ordinal.chars().all(|c| c.is_ascii_digit()))
+        .then(|| ObjectRef::new("StatefulSet", None, name))
     })
 }
 

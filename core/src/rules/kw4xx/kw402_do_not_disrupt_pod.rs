@@ -46,10 +46,12 @@ is protected for that long after it starts.
 const SIGNALS: &[&str] = &[
     "karpenter.sh/do-not-disrupt",
     "do-not-evict annotation",
+    "do not evict annotation",
     "karpenter.sh/do-not-evict",
 ];
 
 const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
+const LEGACY_ANNOTATION: &str = "karpenter.sh/do-not-evict";
 
 /// A pod-level do-not-disrupt text: the annotation named with `has`.
 fn is_signal(text: &str) -> bool {
@@ -58,9 +60,51 @@ fn is_signal(text: &str) -> bool {
         &[
             "has \"karpenter.sh/do-not-disrupt\" annotation",
             "has do-not-evict annotation",
+            "has do not evict annotation",
             "has \"karpenter.sh/do-not-evict\" annotation",
         ],
     )
+}
+
+/// Which annotation a signal text means. Before v0.32 `do not evict` named
+/// karpenter.sh/do-not-evict; v0.32 (the first `Cannot disrupt` events) kept that wording for
+/// both annotations, so there it may be either.
+fn annotation_of(text: &str) -> Which {
+    if !contains_any(text, &["do-not-evict", "do not evict"]) {
+        Which::DoNotDisrupt
+    } else if contains_any(text, &["cannot disrupt"]) && !contains_any(text, &[LEGACY_ANNOTATION]) {
+        Which::Either
+    } else {
+        Which::DoNotEvict
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    DoNotDisrupt,
+    DoNotEvict,
+    Either,
+}
+
+impl Which {
+    fn label(self) -> &'static str {
+        match self {
+            Which::DoNotDisrupt => "the karpenter.sh/do-not-disrupt annotation",
+            Which::DoNotEvict => "the karpenter.sh/do-not-evict annotation",
+            Which::Either => {
+                "the karpenter.sh/do-not-disrupt (or the older karpenter.sh/do-not-evict) annotation"
+            }
+        }
+    }
+
+    /// The `kubectl annotate` removals.
+    fn removals(self) -> String {
+        match self {
+            Which::DoNotDisrupt => format!("{ANNOTATION}-"),
+            Which::DoNotEvict => format!("{LEGACY_ANNOTATION}-"),
+            Which::Either => format!("{ANNOTATION}- {LEGACY_ANNOTATION}-"),
+        }
+    }
 }
 
 /// The pod a signal names.
@@ -76,7 +120,7 @@ fn pod_named(text: &str) -> Option<String> {
 
 struct Group<'a> {
     pod: Option<String>,
-    legacy: bool,
+    which: Which,
     subjects: Vec<ObjectRef>,
     messages: Vec<&'a Message>,
     from_object: bool,
@@ -84,12 +128,12 @@ struct Group<'a> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
-        is_signal(t).then(|| (pod_named(t), contains_any(t, &["do-not-evict"])))
+        is_signal(t).then(|| (pod_named(t), annotation_of(t)))
     })
     .into_iter()
-    .map(|((pod, legacy), hits)| Group {
+    .map(|((pod, which), hits)| Group {
         pod,
-        legacy,
+        which,
         subjects: hits.subjects,
         messages: hits.messages,
         from_object: false,
@@ -99,15 +143,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let Some(node) = &pod.node_name else {
             continue;
         };
-        if !blocks(pod) {
+        let Some(which) = blocking_annotation(pod) else {
             continue;
-        }
+        };
         let name = pod.object_ref().qualified_name();
         match groups.iter_mut().find(|g| g.pod.as_deref() == Some(&name)) {
             Some(g) => push_unique(&mut g.subjects, ObjectRef::new("Node", None, node)),
             None => groups.push(Group {
                 pod: Some(name),
-                legacy: false,
+                which,
                 subjects: vec![ObjectRef::new("Node", None, node)],
                 messages: Vec::new(),
                 from_object: true,
@@ -117,13 +161,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     groups.iter().map(|g| diagnose(facts, g)).collect()
 }
 
-/// Whether the pod's annotation value makes Karpenter keep its node: `"true"`, or a Go
-/// duration (Karpenter versions without duration support ignore other values, as do later
-/// ones for anything unparsable).
-fn blocks(pod: &Pod) -> bool {
-    match pod.meta.annotations.get(ANNOTATION) {
-        Some(v) => v == "true" || is_go_duration(v),
-        None => false,
+/// The annotation that makes Karpenter keep the pod's node: karpenter.sh/do-not-disrupt
+/// `"true"` or a Go duration (Karpenter versions without duration support ignore other
+/// values, as do later ones for anything unparsable), or the pre-v1 karpenter.sh/do-not-evict
+/// `"true"`.
+fn blocking_annotation(pod: &Pod) -> Option<Which> {
+    let a = &pod.meta.annotations;
+    if a.get(ANNOTATION)
+        .is_some_and(|v| v == "true" || is_go_duration(v))
+    {
+        Some(Which::DoNotDisrupt)
+    } else if a.get(LEGACY_ANNOTATION).is_some_and(|v| v == "true") {
+        Some(Which::DoNotEvict)
+    } else {
+        None
     }
 }
 
@@ -154,18 +205,14 @@ fn is_go_duration(value: &str) -> bool {
 }
 
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
-    let key = if g.legacy {
-        "karpenter.sh/do-not-evict"
-    } else {
-        ANNOTATION
-    };
     let pod_label = g
         .pod
         .as_deref()
         .map(|p| format!("Pod {p}"))
         .unwrap_or_else(|| "A pod".to_string());
     let mut summary = format!(
-        "{pod_label} carries the {key} annotation, so Karpenter will not voluntarily disrupt {}.",
+        "{pod_label} carries {}, so Karpenter will not voluntarily disrupt {}.",
+        g.which.label(),
         subjects_label(&g.subjects)
     );
     let value = g.pod.as_deref().and_then(|q| {
@@ -174,7 +221,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             .pods
             .iter()
             .find(|p| p.meta.name == name && p.meta.namespace.as_deref() == ns)
-            .and_then(|p| p.meta.annotations.get(ANNOTATION).cloned())
+            .and_then(|p| {
+                p.meta
+                    .annotations
+                    .get(ANNOTATION)
+                    .or_else(|| p.meta.annotations.get(LEGACY_ANNOTATION))
+                    .cloned()
+            })
     });
     if let Some(v) = &value {
         summary.push_str(&format!(" Its value is \"{v}\"."));
@@ -192,7 +245,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut steps = vec![
         Remediation::command(
             "Remove the annotation from the running pod once it may move:",
-            format!("kubectl annotate pod {name} -n {ns} {key}-"),
+            format!("kubectl annotate pod {name} -n {ns} {}", g.which.removals()),
         ),
         Remediation::command(
             "If the workload's pod template sets it, remove it there too, or every new pod blocks again. Find the owner:",
@@ -201,11 +254,12 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             ),
         ),
     ];
-    if g.legacy {
+    if g.which != Which::DoNotDisrupt {
         steps.push(Remediation::text(
             "karpenter.sh/do-not-evict is the pre-v0.32 name; v0.32 replaced it with karpenter.sh/do-not-disrupt and v1.0 removed it.",
         ));
-    } else {
+    }
+    if g.which != Which::DoNotEvict {
         let duration = match at_least(facts, 1, 12) {
             Some(true) => format!(
                 "Karpenter {} accepts a duration instead of \"true\": the pod is protected for that long after it starts.",

@@ -1,8 +1,9 @@
 //! KW406 consolidation-policy-prevents.
 
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
+use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
-use crate::rules::text::{contains_any, quoted_after};
+use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -22,7 +23,8 @@ consolidate at all), so an underused node stays. This is the configuration worki
 Signals: the `Unconsolidatable` texts `NodePool "<np>" has consolidation policy WhenEmpty, but
 node is not empty` (v1.14), `NodePool "<np>" has non-empty consolidation disabled` (v1.0 to
 v1.13), `NodePool "<np>" has consolidation disabled` (`consolidateAfter: Never`), the v1alpha5
-`Provisioner "<p>" has consolidation disabled`; and the NodePool spec itself
+`provisioner <p> has consolidation disabled` (v0.2x to v0.31, `spec.consolidation.enabled` not
+true); and the NodePool spec itself
 (`consolidationPolicy: WhenEmpty`, `consolidateAfter: Never`).
 
 ## Why it happens
@@ -45,6 +47,8 @@ const SIGNALS: &[&str] = &[
 struct Group<'a> {
     nodepool: Option<String>,
     disabled: bool,
+    /// A v1alpha5 Provisioner (before v0.32), not a NodePool.
+    provisioner: bool,
     subjects: Vec<ObjectRef>,
     messages: Vec<&'a Message>,
 }
@@ -52,15 +56,29 @@ struct Group<'a> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
         contains_any(t, SIGNALS).then(|| {
-            let nodepool = quoted_after(t, "nodepool ").or_else(|| quoted_after(t, "provisioner "));
+            let provisioner = find_ignore_case(t, "provisioner ").is_some()
+                && find_ignore_case(t, "nodepool ").is_none();
+            let nodepool = if provisioner {
+                // v0.2x printed the Provisioner's name unquoted.
+                quoted_after(t, "provisioner ").or_else(|| {
+                    token_after(t, "provisioner ").filter(|w| !w.eq_ignore_ascii_case("has"))
+                })
+            } else {
+                quoted_after(t, "nodepool ")
+            };
             // `has consolidation disabled` (consolidateAfter: Never) versus the WhenEmpty forms.
-            (nodepool, contains_any(t, &["has consolidation disabled"]))
+            (
+                nodepool,
+                contains_any(t, &["has consolidation disabled"]),
+                provisioner,
+            )
         })
     })
     .into_iter()
-    .map(|((nodepool, disabled), hits)| Group {
+    .map(|((nodepool, disabled, provisioner), hits)| Group {
         nodepool,
         disabled,
+        provisioner,
         subjects: hits.subjects,
         messages: hits.messages,
     })
@@ -99,6 +117,9 @@ fn spec_quote(np: &NodePool) -> Option<String> {
 }
 
 fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    if g.provisioner {
+        return from_provisioner_message(g);
+    }
     let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut summary = if g.disabled {
         format!(
@@ -152,6 +173,36 @@ fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
     )
 }
 
+/// The v1alpha5 form (before v0.32): consolidation was a Provisioner switch,
+/// `spec.consolidation.enabled`, exclusive with `ttlSecondsAfterEmpty`.
+fn from_provisioner_message(g: &Group<'_>) -> Diagnosis {
+    let p = g.nodepool.as_deref().unwrap_or("<provisioner>");
+    let summary = format!(
+        "Provisioner {p} has consolidation disabled (spec.consolidation.enabled is not true), so Karpenter does not consolidate {}; with ttlSecondsAfterEmpty it removes only empty nodes. This is the configuration working as written (Karpenter before v0.32).",
+        subjects_label(&g.subjects)
+    );
+    Diagnosis::new(&META, summary)
+        .with_object(g.subjects.first())
+        .with_messages(g.messages.iter().copied())
+        .with_remediation([
+            Remediation::command(
+                "See the Provisioner's consolidation settings:",
+                format!(
+                    "kubectl get provisioner {p} -o jsonpath='{{.spec.consolidation}} {{.spec.ttlSecondsAfterEmpty}}{{\"\\n\"}}'"
+                ),
+            ),
+            Remediation::yaml(
+                format!(
+                    "If underused nodes should be packed, enable it (`kubectl edit provisioner {p}`; remove ttlSecondsAfterEmpty, which cannot be set with it):"
+                ),
+                "spec:\n  consolidation:\n    enabled: true\n",
+            ),
+            Remediation::text(
+                "Provisioners are the pre-v0.32 API: on v0.32 and later the same switch is a NodePool's spec.disruption.consolidationPolicy.",
+            ),
+        ])
+}
+
 fn fix(facts: &Facts, np: &str) -> Vec<Remediation> {
     // v1beta1 (v0.32 to v0.37) named the policy WhenUnderutilized and allowed
     // consolidateAfter only with WhenEmpty.
@@ -187,7 +238,6 @@ mod tests {
             r#"Normal  Unconsolidatable  5m  karpenter  NodePool "batch" has consolidation policy WhenEmpty, but node is not empty"#,
             r#"Normal  Unconsolidatable  5m  karpenter  NodePool "batch" has non-empty consolidation disabled"#,
             r#"NodePool "batch" has consolidation disabled"#,
-            r#"Provisioner "batch" has consolidation disabled"#,
         ] {
             let report = check_only("KW406", text);
             assert_eq!(ids(&report), ["KW406"], "{text}");
@@ -198,6 +248,27 @@ mod tests {
                 .yaml
                 .as_deref()
                 .is_some_and(|y| y.contains("WhenEmptyOrUnderutilized")));
+        }
+    }
+
+    #[test]
+    fn provisioners_quoted_or_not() {
+        for text in [
+            r#"Provisioner "batch" has consolidation disabled"#,
+            "12m Normal Unconsolidatable node/ip-10-50-1-23 provisioner batch has consolidation disabled",
+        ] {
+            let report = check_only("KW406", text);
+            assert_eq!(ids(&report), ["KW406"], "{text}");
+            let d = &report.diagnoses[0];
+            assert!(d.summary.starts_with("Provisioner batch"), "{}", d.summary);
+            assert!(d.remediation[0]
+                .command
+                .as_deref()
+                .is_some_and(|c| c.starts_with("kubectl get provisioner batch")));
+            assert!(d.remediation[1]
+                .yaml
+                .as_deref()
+                .is_some_and(|y| y.contains("enabled: true")));
         }
     }
 

@@ -34,7 +34,8 @@ match any SecurityGroups`), `AMIsReady=False` (`AMISelector did not match any AM
 True (`creating instance profile` / `getting instance profile` errors), `PlacementGroupReady=False`,
 `CapacityReservationsReady=False`, the `Ready=False` roll-up (`UnhealthyDependents`) listing
 them, and the matching `Status condition transitioned` events; the pre-v1 logs `no subnets
-found`, `no subnets matched selector map[...]`, `no security groups exist given constraints`, `no
+found`, `no subnets matched selector map[...]`, `no subnets exist given constraints` (v0.32 to
+v0.36 nodeclass controller), `no security groups exist given constraints`, `no
 amis exist given constraints` and an empty `discovered subnets` (`no subnets found` still shows
 in v1 logs, e.g. with `failed listing instance types`).
 
@@ -57,6 +58,7 @@ const SIGNALS: &[&str] = &[
     "subnetselector did not match",
     "no subnets found",
     "no subnets matched selector",
+    "no subnets exist given constraints",
     "discovered subnets",
     "securitygroupsready=false",
     "securitygroupsnotfound",
@@ -117,6 +119,7 @@ impl Dependent {
                 "SubnetSelector did not match any Subnets",
                 "no subnets found",
                 "no subnets matched selector",
+                "no subnets exist given constraints",
                 "discovered subnets []",
                 "discovered subnets: []",
             ],
@@ -353,8 +356,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut fallback_tags: Vec<(String, String)> = Vec::new();
     for m in &g.messages {
         let t = unescaped(&m.text);
-        if contains_any(&t, &["matched selector map["]) {
-            fallback_tags = go_map_tags(&t);
+        // Pre-v1 texts print the selector as a Go map: `no subnets matched selector map[k:v]`,
+        // v0.32-v0.36 `no subnets exist given constraints [{map[k:v]  }]`.
+        if contains_any(&t, &["matched selector", "given constraints"]) {
+            let tags = go_map_tags(&t);
+            if !tags.is_empty() {
+                fallback_tags = tags;
+            }
         }
     }
     let discovery = cluster_name(facts)

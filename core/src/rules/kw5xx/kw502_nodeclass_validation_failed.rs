@@ -6,8 +6,8 @@ use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     contains_word, message_nodeclass, reports_condition, sole_nodeclass, transition,
 };
-use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
+use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::version::{at_least, version_label};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -98,7 +98,7 @@ const REASONS: &[Reason] = &[
         name: "InstanceProfileNotFound",
         messages: &[],
         meaning: "the instance profile named in spec.instanceProfile does not exist",
-        fix: "Create the instance profile (with the node role in it), correct spec.instanceProfile, or use spec.role and let Karpenter manage the profile: aws iam get-instance-profile --instance-profile-name <name>.",
+        fix: "Create the instance profile (with the node role in it), correct spec.instanceProfile, or use spec.role and let Karpenter manage the profile. Check that it exists:",
     },
     Reason {
         name: "DependenciesNotReady",
@@ -268,6 +268,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     for (i, m, reasons, bare) in indices {
         let g = &mut groups[i];
+        // A transition event carries the reason's message too.
+        if let Some(tr) = transition(&unescaped(&m.text)).filter(|tr| {
+            tr.condition_type
+                .eq_ignore_ascii_case("ValidationSucceeded")
+        }) {
+            if let (Some(r), Some(msg)) = (&tr.reason, &tr.message) {
+                push_unique(
+                    &mut g.details,
+                    format!("ValidationSucceeded={} ({r}: {msg})", tr.to),
+                );
+            }
+        }
         for r in reasons {
             push_unique(&mut g.reasons, r);
         }
@@ -290,6 +302,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .filter(|g| !g.reasons.is_empty() || (g.bare && !not_ours_present))
         .map(|g| diagnose(facts, g))
         .collect()
+}
+
+/// The profile an `Instance profile "<name>" not found` message names, else the
+/// EC2NodeClass's spec.instanceProfile.
+fn instance_profile_named(facts: &Facts, g: &Group<'_>) -> Option<String> {
+    g.details
+        .iter()
+        .cloned()
+        .chain(g.messages.iter().map(|m| unescaped(&m.text).into_owned()))
+        .find_map(|t| quoted_after(&t, "instance profile "))
+        .or_else(|| {
+            g.nodeclass
+                .as_deref()
+                .and_then(|n| facts.nodeclass(n))
+                .and_then(|nc| nc.instance_profile.clone())
+        })
 }
 
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
@@ -329,6 +357,17 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         ));
     }
     for r in &g.reasons {
+        if r.name == "InstanceProfileNotFound" {
+            let profile = instance_profile_named(facts, g);
+            steps.push(Remediation::command(
+                format!("{}: {}", r.name, r.fix),
+                format!(
+                    "aws iam get-instance-profile --instance-profile-name {}",
+                    profile.as_deref().unwrap_or("<instance-profile>")
+                ),
+            ));
+            continue;
+        }
         steps.push(Remediation::text(format!("{}: {}", r.name, r.fix)));
     }
     steps.extend(refresh_steps(facts, name));

@@ -3,7 +3,7 @@
 use crate::document::Evidence;
 use crate::facts::{Collected, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
-use crate::rules::kw4xx::disruption::unescaped;
+use crate::rules::kw4xx::disruption::{subject_of, unescaped};
 use crate::rules::kw5xx::nodeclass::contains_word;
 use crate::rules::text::cluster_name;
 use crate::rules::text::{contains_any, quoted_after};
@@ -173,10 +173,85 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         g.evidence.extend(np.meta.evidence.clone());
     }
+    // `Failed resolving NodeClass` names nothing: it belongs with the one named problem the
+    // input shows, not beside it.
+    if groups.len() > 1 {
+        if let Some(i) = groups
+            .iter()
+            .position(|g| g.nodepool.is_none() && g.nodeclass.is_none())
+        {
+            let anonymous = groups.remove(i);
+            if groups.len() == 1 {
+                groups[0].messages.splice(0..0, anonymous.messages);
+                groups[0].terminating |= anonymous.terminating;
+            } else {
+                groups.insert(i, anonymous);
+            }
+        }
+    }
     groups.iter().map(|g| diagnose(facts, g)).collect()
 }
 
+/// Before v0.32 a Provisioner's `spec.providerRef` named an AWSNodeTemplate.
+fn is_legacy(facts: &Facts, g: &Group<'_>) -> bool {
+    g.messages
+        .iter()
+        .any(|m| contains_any(&unescaped(&m.text), &["AWSNodeTemplate"]))
+        || (g.nodeclass.is_none()
+            && !facts.nodeclasses.is_empty()
+            && facts.nodeclasses.iter().all(|c| c.is_aws_node_template))
+}
+
+fn diagnose_legacy(g: &Group<'_>) -> Diagnosis {
+    let p = g.nodepool.as_deref().unwrap_or("<provisioner>");
+    let target = match g.nodeclass.as_deref() {
+        Some(n) => format!("AWSNodeTemplate {n}"),
+        None => "an AWSNodeTemplate".to_string(),
+    };
+    let summary = format!(
+        "Provisioner {p} references {target} (spec.providerRef) that Karpenter cannot find, so it launches nothing from that Provisioner (Karpenter before v0.32)."
+    );
+    let t = g.nodeclass.as_deref().unwrap_or("<awsnodetemplate>");
+    let steps = vec![
+        Remediation::command(
+            "List the AWSNodeTemplates that exist and the reference the Provisioner holds:",
+            format!(
+                "kubectl get awsnodetemplates && kubectl get provisioner {p} -o jsonpath='{{.spec.providerRef}}{{\"\\n\"}}'"
+            ),
+        ),
+        Remediation::command(
+            "Point the Provisioner at an existing AWSNodeTemplate:",
+            format!(
+                "kubectl patch provisioner {p} --type merge -p '{{\"spec\":{{\"providerRef\":{{\"name\":\"<existing-awsnodetemplate>\"}}}}}}'"
+            ),
+        ),
+        Remediation::yaml(
+            format!("Or create AWSNodeTemplate {t}:"),
+            format!(
+                "apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata:\n  name: {t}\nspec:\n  subnetSelector:\n    karpenter.sh/discovery: <cluster-name>\n  securityGroupSelector:\n    karpenter.sh/discovery: <cluster-name>\n"
+            ),
+        ),
+    ];
+    let mut d = Diagnosis::new(&META, summary)
+        .with_messages(g.messages.iter().copied())
+        .with_evidence(g.evidence.clone())
+        .with_related(&["KW208"])
+        .with_remediation(steps);
+    if let Some(n) = &g.nodepool {
+        d = d.with_object(Some(&ObjectRef::new("Provisioner", None, n)));
+    }
+    d
+}
+
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    if is_legacy(facts, g) {
+        return diagnose_legacy(g);
+    }
+    let claim = g.messages.iter().find_map(|m| {
+        subject_of(m)
+            .filter(|s| s.kind == "NodeClaim")
+            .map(|s| s.name)
+    });
     let np_label = g
         .nodepool
         .as_deref()
@@ -212,7 +287,14 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     }
     let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
     let nc_name = nc.unwrap_or("<ec2nodeclass>");
-    let mut steps = vec![
+    let mut steps = Vec::new();
+    if let (None, Some(c)) = (&g.nodepool, &claim) {
+        steps.push(Remediation::command(
+            format!("Find the NodePool that created NodeClaim {c}:"),
+            format!("kubectl get nodeclaim {c} -o jsonpath='{{.metadata.labels.karpenter\\.sh/nodepool}}{{\"\\n\"}}'"),
+        ));
+    }
+    steps.extend([
         Remediation::command(
             "List the EC2NodeClasses that exist and the reference the NodePool holds:",
             format!(
@@ -225,7 +307,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 "kubectl patch nodepool {np} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"nodeClassRef\":{{\"group\":\"karpenter.k8s.aws\",\"kind\":\"EC2NodeClass\",\"name\":\"<existing-ec2nodeclass>\"}}}}}}}}}}'"
             ),
         ),
-    ];
+    ]);
     let cluster = cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
     steps.push(Remediation::yaml(
         format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):"),
@@ -247,6 +329,8 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_remediation(steps);
     if let Some(n) = &g.nodepool {
         d = d.with_object(Some(&ObjectRef::new("NodePool", None, n)));
+    } else if let Some(c) = &claim {
+        d = d.with_object(Some(&ObjectRef::new("NodeClaim", None, c)));
     }
     if g.inferred && g.messages.is_empty() {
         d = d.with_confidence(Confidence::Medium);
