@@ -165,6 +165,8 @@ pub struct Meta {
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
     pub from_table: bool,
+    /// The AGE column of a `kubectl get` table row, as printed (`14m`, `2d3h`).
+    pub table_age: Option<String>,
 }
 
 impl Meta {

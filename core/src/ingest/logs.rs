@@ -162,9 +162,33 @@ fn unwrap_log(map: Map<String, Value>, depth: usize) -> Option<Map<String, Value
                 inner.insert("time".to_string(), t.clone());
             }
         }
+        if let Some(pod) = exporter_pod(&map) {
+            inner.entry(EXPORTER_POD_FIELD).or_insert(pod);
+        }
         return Some(inner);
     }
     None
+}
+
+/// The field a log record gets for the pod an export says wrote it.
+pub const EXPORTER_POD_FIELD: &str = "exportedFromPod";
+
+/// The pod an export wrapper names, as `{"namespace":..,"name":..}`: Loki's `labels`
+/// (`namespace`, `pod`), Fluent Bit's and CloudWatch Container Insights' `kubernetes`
+/// (`namespace_name`, `pod_name`).
+fn exporter_pod(wrapper: &Map<String, Value>) -> Option<Value> {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    let (namespace, name) = if let Some(Value::Object(k)) = wrapper.get("kubernetes") {
+        (text(k.get("namespace_name")), text(k.get("pod_name")))
+    } else if let Some(Value::Object(l)) = wrapper.get("labels") {
+        (text(l.get("namespace")), text(l.get("pod")))
+    } else {
+        return None;
+    };
+    let mut pod = Map::new();
+    pod.insert("namespace".to_string(), Value::String(namespace?));
+    pod.insert("name".to_string(), Value::String(name?));
+    Some(Value::Object(pod))
 }
 
 fn is_json_text(v: &Value) -> bool {

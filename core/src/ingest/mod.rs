@@ -80,6 +80,18 @@ impl Sink {
         if self.facts.karpenter_namespace.is_none() {
             self.facts.karpenter_namespace = segment::karpenter_namespace(&self.facts.commands);
         }
+        if self.facts.karpenter_namespace.is_none() {
+            // A log export naming the Karpenter pod that wrote the lines.
+            self.facts.karpenter_namespace = self.facts.logs.iter().find_map(|r| {
+                r.field_name(logs::EXPORTER_POD_FIELD)
+                    .and_then(|p| {
+                        p.split_once('/')
+                            .map(|(ns, pod)| (ns.to_string(), pod.to_string()))
+                    })
+                    .filter(|(_, pod)| pod.starts_with("karpenter"))
+                    .map(|(ns, _)| ns)
+            });
+        }
         self.facts
     }
 
@@ -463,7 +475,7 @@ fn console_continuation(
 /// returns the index after it.
 fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usize {
     let line = part.lines[i];
-    if let Some(command) = segment::prompt(line) {
+    if let Some(command) = segment::prompt(&continued_command(&part.lines, i)) {
         let record = segment::shell_command(&command, part.evidence(i));
         sink.facts.commands.push(record);
         cx.command = Some(command);
@@ -514,6 +526,22 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     }
     sink.unrecognised(part, i);
     i + 1
+}
+
+/// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then
+/// `--namespace karpenter \`) joined, so flags on later lines count. The continuation lines
+/// are still ingested on their own afterwards (they may hold signals, like `--set
+/// logLevel=debug`).
+fn continued_command(lines: &[&str], i: usize) -> String {
+    let mut joined = lines[i].trim_end().to_string();
+    let mut next = i + 1;
+    while joined.ends_with('\\') && next < lines.len() && next - i <= 20 {
+        joined.pop();
+        joined.push(' ');
+        joined.push_str(lines[next].trim());
+        next += 1;
+    }
+    joined
 }
 
 /// A JSON value at `i`: one line or several (bracket-matched). Kubernetes objects go to the

@@ -670,6 +670,11 @@ pub fn karpenter_version_in(text: &str) -> Option<String> {
                 .next_back()
                 .is_some_and(|c| c.is_whitespace() || c == '\t' || c == ':');
         let after = &text[at + "karpenter-".len()..];
+        // Charts before v0.35 carried a `v` (`karpenter-v0.31.3`).
+        let after = after
+            .strip_prefix('v')
+            .filter(|a| a.starts_with(|c: char| c.is_ascii_digit()))
+            .unwrap_or(after);
         if before_ok && after.starts_with(|c: char| c.is_ascii_digit()) {
             if let Some(version) = version_number(after) {
                 return Some(version);

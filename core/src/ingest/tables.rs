@@ -292,6 +292,7 @@ impl Row<'_, '_> {
             namespace,
             evidence: Some(self.part.evidence(self.index)),
             from_table: true,
+            table_age: self.cell("AGE").map(str::to_string),
             ..Meta::default()
         }
     }

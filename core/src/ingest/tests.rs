@@ -864,6 +864,22 @@ fn prompt_lines_are_recorded_as_commands() {
 }
 
 #[test]
+fn shell_continuation_lines_belong_to_the_command() {
+    let facts = facts_of(
+        "$ helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.3.3 \\\n    --namespace platform \\\n    --set logLevel=debug\nRelease \"karpenter\" has been upgraded. Happy Helming!\n",
+    );
+    assert_eq!(facts.commands.len(), 1);
+    assert_eq!(facts.commands[0].namespace.as_deref(), Some("platform"));
+    assert_eq!(facts.commands[0].evidence.line, 1);
+    assert_eq!(facts.karpenter_namespace.as_deref(), Some("platform"));
+    // The continuation lines are still read on their own.
+    assert!(facts
+        .messages
+        .iter()
+        .any(|m| m.text.contains("--set logLevel=debug")));
+}
+
+#[test]
 fn unclosed_or_broken_json_is_reported_only_when_json_shaped() {
     let facts = facts_of("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Pod\",\n");
     assert_eq!(facts.input_errors.len(), 1);
@@ -925,4 +941,37 @@ fn shell_prompts_of_a_node_are_commands_not_json() {
         .messages_containing("Unable to register node")
         .next()
         .is_some());
+}
+
+#[test]
+fn chart_versions_with_and_without_the_v_prefix() {
+    for (text, version) in [
+        ("karpenter-1.6.2", Some("1.6.2")),
+        ("deployed\tkarpenter-v0.31.3\t0.31.3", Some("0.31.3")),
+        ("helm.sh/chart: karpenter-v0.27.5", Some("0.27.5")),
+        ("karpenter-crd-1.0.8", None),
+        ("karpenter-vpc", None),
+    ] {
+        assert_eq!(
+            segment::karpenter_version_in(text).as_deref(),
+            version,
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn log_exports_name_the_karpenter_namespace() {
+    let loki = r#"{"line": "{\"level\":\"ERROR\",\"time\":\"2025-02-11T14:03:09.118Z\",\"logger\":\"controller\",\"message\":\"ec2 api connectivity check failed\",\"commit\":\"901a5dc\"}", "labels": {"namespace": "platform-karpenter", "pod": "karpenter-7bb6d6c9d-k5v4n"}}"#;
+    assert_eq!(
+        facts_of(loki).karpenter_namespace.as_deref(),
+        Some("platform-karpenter")
+    );
+    let fluent_bit = r#"{"log": "{\"level\":\"INFO\",\"time\":\"2025-02-11T14:03:09.118Z\",\"logger\":\"controller\",\"message\":\"Starting workers\",\"commit\":\"901a5dc\"}", "kubernetes": {"namespace_name": "autoscaling", "pod_name": "karpenter-5d8f7-x2x9q"}}"#;
+    assert_eq!(
+        facts_of(fluent_bit).karpenter_namespace.as_deref(),
+        Some("autoscaling")
+    );
+    let other_pod = fluent_bit.replace("karpenter-5d8f7-x2x9q", "web-5d8f7-x2x9q");
+    assert_eq!(facts_of(&other_pod).karpenter_namespace, None);
 }

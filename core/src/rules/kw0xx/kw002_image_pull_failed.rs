@@ -95,7 +95,7 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Diagnosis {
     };
     for class in &classes {
         match class {
-            ErrorClass::NotFound => not_found_steps(&mut steps, image, ecr.as_ref()),
+            ErrorClass::NotFound => not_found_steps(&mut steps, image, ecr.as_ref(), &ns),
             ErrorClass::InvalidReference => steps.push(Remediation::text(format!(
                 "`{}` is not a valid image reference: fix the image string in the pod template.",
                 image.raw
@@ -149,7 +149,13 @@ fn finish(
     d
 }
 
-fn not_found_steps(steps: &mut Vec<Remediation>, image: &ImageRef, ecr: Option<&(String, String)>) {
+/// `ns`: the namespace of the pod that failed to pull.
+fn not_found_steps(
+    steps: &mut Vec<Remediation>,
+    image: &ImageRef,
+    ecr: Option<&(String, String)>,
+    ns: &str,
+) {
     let repo_ref = format!(
         "{}/{}",
         if image.registry == "docker.io" {
@@ -209,6 +215,26 @@ fn not_found_steps(steps: &mut Vec<Remediation>, image: &ImageRef, ecr: Option<&
             ),
             format!("crane ls {repo_ref}\ndocker manifest inspect {}", image.raw),
         )),
+    }
+    // Karpenter's own images and charts dropped the `v` from their tags at v0.35.0.
+    let karpenter_image = image.registry == "public.ecr.aws"
+        && image.repository.starts_with("karpenter/")
+        && image.digest.is_none();
+    if let Some(bare) = image
+        .tag
+        .as_deref()
+        .filter(|_| karpenter_image)
+        .and_then(|t| t.strip_prefix('v'))
+        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        steps.push(Remediation::command(
+            format!(
+                "Karpenter's images and helm charts have no `v` prefix since v0.35.0: the tag is {bare}, not v{bare}. Install the chart with `--version {bare}` (and no image tag override):"
+            ),
+            format!(
+                "helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version {bare} -n {ns} --reuse-values"
+            ),
+        ));
     }
 }
 

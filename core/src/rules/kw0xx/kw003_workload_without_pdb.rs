@@ -510,6 +510,32 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             )
         }
     };
+    // A PDB with the right selector in another namespace protects nothing here: a classic
+    // copy-paste between environments.
+    let elsewhere: Vec<&crate::facts::Pdb> = facts
+        .pdbs
+        .iter()
+        .filter(|pdb| !same_ns(&pdb.meta.namespace, &u.namespace))
+        // A table row's selector is unknown, and an empty one matches anything.
+        .filter(|pdb| {
+            let empty = pdb.selector.match_labels.is_empty()
+                && pdb.selector.match_expressions.is_empty();
+            !pdb.meta.from_table && !empty
+        })
+        .filter(|pdb| {
+            samples.iter().any(|p| {
+                let labels = pod_labels(u, *p);
+                !labels.is_empty() && pdb.selector.matches(&labels)
+            })
+        })
+        .collect();
+    for pdb in &elsewhere {
+        let pdb_ns = pdb.meta.namespace.as_deref().unwrap_or("default");
+        summary.push_str(&format!(
+            " PDB {pdb_ns}/{} selects the same labels but lives in namespace {pdb_ns}: a PDB only covers pods of its own namespace.",
+            pdb.meta.name
+        ));
+    }
     let mut inferred = format!(
         " Inferred from {replicas_from}; Karpenter-managed from {managed_from}; PDBs from {pdb_from}"
     );
@@ -528,6 +554,12 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             .filter_map(|p| p.meta.evidence.clone())
             .take(3),
     );
+    // (Quoted only when its line reads differently: equal lines collapse into one.)
+    for e in elsewhere.iter().filter_map(|p| p.meta.evidence.clone()) {
+        if !evidence.iter().any(|o| o.text.trim() == e.text.trim()) {
+            evidence.push(e);
+        }
+    }
     if let PdbList::Known { pdbs, command, .. } = &list {
         evidence.extend(command.clone());
         evidence.extend(pdbs.iter().filter_map(|p| p.meta.evidence.clone()));

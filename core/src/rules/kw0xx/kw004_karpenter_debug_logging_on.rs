@@ -104,6 +104,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         evidence.push(s.evidence.clone());
     }
+    // The pre-v0.32 `config-logging` ConfigMap's zap encoder config (`"level": "debug"`).
+    let mut zap_config = false;
+    for s in facts.settings_named(&["zap-logger-config"]) {
+        let debug = serde_json::from_str::<serde_json::Value>(&s.value)
+            .ok()
+            .and_then(|v| v.get("level").and_then(|l| l.as_str()).map(str::to_string))
+            .is_some_and(|l| l.eq_ignore_ascii_case("debug"));
+        if debug && is_karpenter_setting(facts, s) {
+            pre_v032 = true;
+            zap_config = true;
+            let what = "zap-logger-config level debug (config-logging ConfigMap)".to_string();
+            if !settings.contains(&what) {
+                settings.push(what);
+            }
+            evidence.push(s.evidence.clone());
+        }
+    }
     let already = |m: &Message| {
         evidence
             .iter()
@@ -187,9 +204,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .filter(|s| s.value.eq_ignore_ascii_case("debug") && is_karpenter_setting(facts, s))
         .find_map(|s| s.owner.clone())
         .filter(|o| o.kind == "Deployment");
+    let config_map_ns = facts
+        .settings
+        .iter()
+        .filter(|s| s.source == SettingSource::ConfigMap)
+        .filter_map(|s| s.owner.as_ref())
+        .find(|o| o.name == "config-logging")
+        .and_then(|o| o.namespace.clone());
     let ns = setting_owner
         .as_ref()
         .and_then(|o| o.namespace.clone())
+        .or(config_map_ns)
         .unwrap_or_else(|| karpenter_namespace_or_placeholder(facts));
     let name = setting_owner
         .map(|o| o.name)
@@ -207,7 +232,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ),
     ];
-    if pre_v032 {
+    if zap_config && !settings.iter().any(|s| s.contains("LOG_LEVEL")) {
+        // Before v0.32 there is no LOG_LEVEL env to set.
+        steps.remove(0);
+    }
+    if zap_config {
+        steps.push(Remediation::command(
+            "Before v0.32 the chart renders the level into the `config-logging` ConfigMap: set `\"level\": \"info\"` in its `zap-logger-config` (and `loglevel.controller: info` when present); Karpenter reloads it without a restart:",
+            format!("kubectl edit configmap config-logging -n {ns}"),
+        ));
+    } else if pre_v032 {
         steps.push(Remediation::command(
             "Before v0.32 the level lives in the `config-logging` ConfigMap:",
             format!(
@@ -294,6 +328,9 @@ fn raw_debug_line(text: &str) -> bool {
 /// `"logLevel":"debug"`, and the pre-v0.32 ConfigMap key `loglevel.controller: debug`.
 fn setting_in_text(text: &str) -> Option<String> {
     let t = text.trim().trim_start_matches('-').trim();
+    if json_env_value(t, "LOG_LEVEL").is_some_and(|v| v.eq_ignore_ascii_case("debug")) {
+        return Some("LOG_LEVEL=debug in the Deployment's env".to_string());
+    }
     for (key, what) in [
         ("LOG_LEVEL", "LOG_LEVEL=debug"),
         ("--log-level", "--log-level=debug"),
@@ -334,6 +371,29 @@ fn setting_in_text(text: &str) -> Option<String> {
             }
             rest = after;
         }
+    }
+    None
+}
+
+/// The value of env var `name` in a JSON env list (`kubectl get deploy -o
+/// jsonpath='{...env}'`): `{"name":"LOG_LEVEL","value":"debug"}`.
+fn json_env_value<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let mut rest = text;
+    while let Some(i) = rest.find(&format!("\"{name}\"")) {
+        let before = rest[..i].trim_end().trim_end_matches(':').trim_end();
+        let after = &rest[i + name.len() + 2..];
+        if before.ends_with("\"name\"") {
+            let entry = &after[..after.find('}').unwrap_or(after.len())];
+            if let Some(j) = entry.find("\"value\"") {
+                let value = entry[j + "\"value\"".len()..]
+                    .trim_start()
+                    .strip_prefix(':')?
+                    .trim_start()
+                    .strip_prefix('"')?;
+                return value.split('"').next();
+            }
+        }
+        rest = after;
     }
     None
 }
@@ -458,6 +518,21 @@ mod tests {
         let d = &report.diagnoses[0];
         assert!(d.summary.contains("10 DEBUG lines"), "{}", d.summary);
         assert_eq!(d.evidence.len(), MAX_QUOTED_LINES);
+    }
+
+    #[test]
+    fn json_env_lists() {
+        let line = r#"[{"name":"KARPENTER_SERVICE","value":"karpenter"},{"name":"LOG_LEVEL","value":"debug"},{"name":"METRICS_PORT","value":"8080"}]"#;
+        assert_eq!(json_env_value(line, "LOG_LEVEL"), Some("debug"));
+        assert_eq!(
+            json_env_value(r#"[{"name": "LOG_LEVEL", "value": "info"}]"#, "LOG_LEVEL"),
+            Some("info")
+        );
+        assert_eq!(
+            json_env_value(r#"[{"name":"OTHER","value":"LOG_LEVEL"}]"#, "LOG_LEVEL"),
+            None
+        );
+        assert_eq!(ids(&check_only("KW004", line)), ["KW004"]);
     }
 
     #[test]

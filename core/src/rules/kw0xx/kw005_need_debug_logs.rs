@@ -1,7 +1,8 @@
 //! KW005 need-debug-logs.
 
-use crate::facts::{contains_ignore_ascii_case, Collected, Facts, LogRecord, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Collected, Facts, LogRecord, NodeClaim, ObjectRef};
 use crate::rules::text::karpenter_namespace_or_placeholder;
+use crate::rules::time::age_seconds;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -64,6 +65,20 @@ fn is_pricing(record: &LogRecord) -> bool {
         .any(|c| contains_ignore_ascii_case(c, "pricing"))
 }
 
+/// A `kubectl get nodeclaims` row not Ready after longer than a launch, registration and
+/// initialization take (a few minutes): stuck, rather than still coming up.
+fn table_row_stuck(claim: &NodeClaim) -> bool {
+    const STUCK_AFTER_SECONDS: i64 = 10 * 60;
+    claim.meta.from_table
+        && claim.condition("Ready").is_some_and(|k| k.status != "True")
+        && claim
+            .meta
+            .table_age
+            .as_deref()
+            .and_then(age_seconds)
+            .is_some_and(|age| age >= STUCK_AFTER_SECONDS)
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let logs_present = facts.has(Collected::KarpenterLogs) || !facts.logs.is_empty();
     if !logs_present {
@@ -121,6 +136,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ["Launched", "Registered", "Initialized"]
                 .iter()
                 .any(|t| c.condition(t).is_some_and(|k| k.status != "True"))
+                || table_row_stuck(c)
         })
         .map(|c| c.meta.name.clone())
         .collect();
@@ -171,9 +187,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             None => ObjectRef::new("Pod", None, p),
         })
         .or_else(|| stuck.first().map(|c| ObjectRef::new("NodeClaim", None, c)));
+    let stuck_rows = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| table_row_stuck(c))
+        .filter_map(|c| c.meta.evidence.clone());
     vec![Diagnosis::new(&META, summary)
         .with_object(subject.as_ref())
         .with_messages(evidence)
+        .with_evidence(stuck_rows)
         .with_related(&["KW004"])
         .with_remediation(steps)]
 }
@@ -181,6 +203,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_row_not_ready_for_long_is_stuck() {
+        let text = "$ kubectl get nodeclaims\nNAME          TYPE          CAPACITY    ZONE         NODE   READY     AGE\nbatch-7c5wq   c6i.4xlarge   on-demand   us-east-1b          Unknown   14m\nfresh-2k9dd   c6i.4xlarge   on-demand   us-east-1b          Unknown   40s\n{\"level\":\"INFO\",\"time\":\"2025-06-03T12:01:12.904Z\",\"logger\":\"controller\",\"message\":\"launched nodeclaim\",\"commit\":\"6174c75\",\"NodeClaim\":{\"name\":\"batch-7c5wq\"}}\n";
+        let report = crate::testing::check_only("KW005", text);
+        assert_eq!(report.diagnoses.len(), 1);
+        let summary = &report.diagnoses[0].summary;
+        assert!(
+            summary.contains("NodeClaim batch-7c5wq is not ready"),
+            "{summary}"
+        );
+        assert!(!summary.contains("fresh-2k9dd"));
+        let young = text.replace("14m", "3m");
+        assert!(crate::testing::check_only("KW005", &young)
+            .diagnoses
+            .is_empty());
+    }
     use crate::document::Evidence;
     use crate::facts::{Condition, Message, Meta, NodeClaim, Pod};
 

@@ -75,8 +75,48 @@ pub fn from_other_component(m: &Message) -> bool {
         // klog/journal lines: the kubelet, CSI drivers, other controllers. Karpenter logs JSON
         // (or the console format), never klog.
         MessageOrigin::Kubelet => !karpenter(&m.text),
+        MessageOrigin::KarpenterLog => foreign_log_line(&m.evidence.text),
         _ => false,
     }
+}
+
+/// A JSON log line written by another controller: Karpenter's zap encoder (every version,
+/// and the pre-v0.32 `config-logging` encoder config) writes `"message"` and `"time"`, while
+/// the AWS Load Balancer Controller, the VPC CNI and other controller-runtime defaults write
+/// `"msg"` and `"ts"`; or a `kubectl logs --prefix` / stern prefix naming another pod and
+/// container.
+pub fn foreign_log_line(raw: &str) -> bool {
+    let key =
+        |k: &str| raw.contains(&format!("\"{k}\":")) || raw.contains(&format!("\\\"{k}\\\":"));
+    if key("msg") && !key("message") {
+        return true;
+    }
+    let Some(brace) = raw.find('{') else {
+        return false;
+    };
+    let prefix = raw[..brace].trim();
+    let karpenter = |s: &str| contains_ignore_ascii_case(s, "karpenter");
+    // `[pod/<pod>/<container>]`
+    if let Some(tag) = prefix
+        .strip_prefix("[pod/")
+        .and_then(|t| t.split(']').next())
+    {
+        let (pod, container) = tag.split_once('/').unwrap_or((tag, ""));
+        return !karpenter(pod) && !karpenter(container) && container != "controller";
+    }
+    // stern: `<pod> <container>`
+    let words: Vec<&str> = prefix.split_whitespace().collect();
+    if let [pod, container] = words.as_slice() {
+        let named = |w: &str| {
+            w.starts_with(|c: char| c.is_ascii_lowercase())
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        };
+        if named(pod) && named(container) && pod.contains('-') {
+            return !karpenter(pod) && !karpenter(container) && *container != "controller";
+        }
+    }
+    false
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +142,11 @@ pub enum CredentialFailure {
     /// STS finds the web identity token expired (a stale token file, or the node's clock)
     /// (KW103).
     TokenExpired,
+    /// AWS does not recognise the credentials the controller signs with (`AuthFailure: AWS was
+    /// not able to validate the provided access credentials`, `InvalidClientTokenId`): static
+    /// keys that were deactivated, or a session token from the global STS endpoint used in an
+    /// opt-in region (KW103).
+    CredentialsInvalid,
 }
 
 impl CredentialFailure {
@@ -137,6 +182,16 @@ pub fn credential_failure(text: &str) -> Option<CredentialFailure> {
     }
     if has(STS_MARKERS) && has(&["expiredtoken", "token expired"]) {
         return Some(CredentialFailure::TokenExpired);
+    }
+    // Inside a fleet error the call itself was authenticated: the failure is about a launch.
+    if has(&[
+        "was not able to validate the provided access credentials",
+        "invalidclienttokenid",
+        "the security token included in the request is invalid",
+        "unrecognizedclientexception",
+    ]) && !has(&["fleet error"])
+    {
+        return Some(CredentialFailure::CredentialsInvalid);
     }
     if has(&["invalididentitytoken", "no openidconnect provider"]) {
         return Some(if has(&["no openidconnect provider"]) {
@@ -192,11 +247,18 @@ mod tests {
             (r#"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to load credentials, exceeded maximum number of attempts, 3, request send failed, Get "http://169.254.170.23/v1/credentials": dial tcp 169.254.170.23:80: connect: connection refused"#, CredentialFailure::PodIdentityAgentUnreachable),
             ("get identity: get credentials: failed to refresh cached credentials, failed to load credentials, Unauthorized Exception! EKS does not have permissions to assume the associated role., fault: client", CredentialFailure::PodIdentityRefused),
             ("operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 400, RequestID: 1, api error ExpiredTokenException: Token expired: current date/time 1718000000 must be before the expiration date/time1717990000", CredentialFailure::TokenExpired),
+            ("operation error EC2: DescribeInstanceTypes, https response error StatusCode: 401, RequestID: 1, api error AuthFailure: AWS was not able to validate the provided access credentials", CredentialFailure::CredentialsInvalid),
+            ("InvalidClientTokenId: The security token included in the request is invalid.\n\tstatus code: 403", CredentialFailure::CredentialsInvalid),
             ("operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 403, RequestID: 1, api error RegionDisabledException: STS is not activated in this region for account:111122223333. Your account administrator can activate STS in this region using the IAM Console.", CredentialFailure::StsRegionDisabled),
         ];
         for (text, expected) in cases {
             assert_eq!(credential_failure(text), Some(expected), "{text}");
         }
+        // A fleet's per-launch AuthFailure is not about the caller's credentials.
+        assert_eq!(
+            credential_failure("launching nodeclaim, creating instance, with fleet error(s), AuthFailure: AWS was not able to validate the provided access credentials"),
+            None
+        );
         // Pricing timeouts are not credential failures.
         assert_eq!(
             credential_failure(
@@ -204,5 +266,28 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn other_controllers_log_lines() {
+        let alb = r#"{"level":"error","ts":"2024-09-12T08:16:41Z","logger":"controller.ingress","msg":"Reconciler error","error":"WebIdentityErr: failed to retrieve credentials"}"#;
+        assert!(foreign_log_line(alb));
+        let karpenter = r#"{"level":"ERROR","time":"2025-01-22T03:11:54.201Z","logger":"controller","message":"ec2 api connectivity check failed","commit":"a2875e3"}"#;
+        assert!(!foreign_log_line(karpenter));
+        assert!(foreign_log_line(&format!(
+            "[pod/aws-load-balancer-controller-7d8f9/aws-load-balancer-controller] {karpenter}"
+        )));
+        assert!(!foreign_log_line(&format!(
+            "[pod/autoscaler-5c7d9f8b6-2wq9z/controller] {karpenter}"
+        )));
+        assert!(foreign_log_line(&format!(
+            "ebs-csi-controller-6d9 ebs-plugin {karpenter}"
+        )));
+        assert!(!foreign_log_line(&format!(
+            "karpenter-6d9c-x2 controller {karpenter}"
+        )));
+        assert!(!foreign_log_line(&format!(
+            "2025-01-22T03:11:54.201Z {karpenter}"
+        )));
     }
 }

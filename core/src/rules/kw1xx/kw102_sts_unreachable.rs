@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, Pod};
 use crate::rules::kw1xx::credentials::{
-    credential_failure, from_other_component, CredentialFailure,
+    credential_failure, from_other_component, CredentialFailure, NETWORK_MARKERS, STS_MARKERS,
 };
 use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule { meta: META, check };
 const META: RuleMeta = RuleMeta {
     id: "KW102",
     slug: "sts-unreachable",
-    title: "The Karpenter controller cannot reach AWS STS for its credentials",
+    title: "The Karpenter controller cannot reach AWS STS (or the EC2 API) for its credentials",
     severity: Severity::Error,
     superseded_by: &[],
     signals: SIGNALS,
@@ -43,6 +43,11 @@ Let Karpenter resolve through the VPC resolver: `helm upgrade --install karpente
 dnsPolicy=Default`; or give CoreDNS capacity that does not depend on Karpenter (a small managed
 node group or a Fargate profile). Without internet egress, create the interface endpoint
 `com.amazonaws.<region>.sts` with private DNS.
+
+The same start-up check failing on the EC2 endpoint itself (`ec2 api connectivity check
+failed` ... `Post "https://ec2.<region>.amazonaws.com/": dial tcp: lookup ec2.<region>...: i/o
+timeout`, no STS error: the credentials came from EKS Pod Identity) has the same causes and
+fixes, with the endpoint `com.amazonaws.<region>.ec2`.
 "#,
 };
 
@@ -52,20 +57,55 @@ const SIGNALS: &[&str] = &[
     "operation error sts",
     "https://sts.",
     "lookup sts.",
+    "ec2 api connectivity check failed",
+    "checking ec2 api connectivity",
 ];
+
+/// The start-up connectivity check failing on the EC2 endpoint itself, with credentials
+/// already in hand (EKS Pod Identity, or no STS call yet): the same DNS or network path
+/// problem as STS, one endpoint further.
+fn ec2_unreachable_at_start(text: &str) -> bool {
+    contains_any(
+        text,
+        &[
+            "ec2 api connectivity check failed",
+            "checking ec2 api connectivity",
+        ],
+    ) && contains_any(text, NETWORK_MARKERS)
+        && !contains_any(text, STS_MARKERS)
+        && credential_failure(text).is_none()
+}
+
+/// The AWS endpoint a request went to: `lookup <host>` or `https://<host>/`.
+fn endpoint_host(text: &str) -> Option<String> {
+    ["lookup ", "https://"].iter().find_map(|marker| {
+        let i = find_ignore_case(text, marker)?;
+        let host: String = text[i + marker.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+            .collect();
+        host.ends_with(".amazonaws.com").then_some(host)
+    })
+}
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
         .messages
         .iter()
-        .filter(|m| credential_failure(&m.text) == Some(CredentialFailure::StsUnreachable))
+        .filter(|m| {
+            credential_failure(&m.text) == Some(CredentialFailure::StsUnreachable)
+                || ec2_unreachable_at_start(&m.text)
+        })
         .filter(|m| !from_other_component(m))
         .collect();
     if hits.is_empty() {
         return Vec::new();
     }
+    // STS when any text shows the token exchange failing; else the EC2 endpoint.
+    let sts = hits.iter().any(|m| !ec2_unreachable_at_start(&m.text));
+    let service = if sts { "sts" } else { "ec2" };
     let text_of = |needles: &[&str]| hits.iter().any(|m| contains_any(&m.text, needles));
-    let dns_failure = text_of(&["lookup sts", "no such host"]);
+    let dns_failure = text_of(&["lookup sts", "lookup ec2", "no such host"]);
     let dialled_ip = hits.iter().any(|m| dialled_an_ip(&m.text));
     let at_start = text_of(&[
         "ec2 api connectivity check failed",
@@ -73,7 +113,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     ]);
     let region = hits
         .iter()
-        .find_map(|m| sts_region(&m.text))
+        .find_map(|m| {
+            if sts {
+                sts_region(&m.text)
+            } else {
+                endpoint_host(&m.text).and_then(|h| region_in_text(&h))
+            }
+        })
         .or_else(|| aws_region(facts))
         .unwrap_or_else(|| "<region>".to_string());
     let ns = karpenter_namespace_or_placeholder(facts);
@@ -93,15 +139,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .collect();
 
-    let mut summary = format!(
-        "The Karpenter controller cannot reach AWS STS (sts.{region}.amazonaws.com) to exchange its service-account token for credentials"
-    );
-    summary.push_str(if dns_failure {
-        ": the DNS lookup of the STS endpoint fails"
-    } else if dialled_ip {
-        ": the connection to the STS endpoint times out"
+    let mut summary = if sts {
+        format!(
+            "The Karpenter controller cannot reach AWS STS (sts.{region}.amazonaws.com) to exchange its service-account token for credentials"
+        )
     } else {
-        ": the request gets no answer"
+        let host = hits
+            .iter()
+            .find_map(|m| endpoint_host(&m.text))
+            .unwrap_or_else(|| format!("ec2.{region}.amazonaws.com"));
+        format!(
+            "The Karpenter controller cannot reach the AWS EC2 API ({host}); it has credentials (no STS error), the endpoint itself does not answer"
+        )
+    };
+    let endpoint = if sts { "STS" } else { "EC2" };
+    summary.push_str(&if dns_failure {
+        format!(": the DNS lookup of the {endpoint} endpoint fails")
+    } else if dialled_ip {
+        format!(": the connection to the {endpoint} endpoint times out")
+    } else {
+        ": the request gets no answer".to_string()
     });
     summary.push_str(", so every AWS call fails");
     let crashing: Vec<String> = facts
@@ -150,7 +207,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     if dialled_ip {
-        summary.push_str(" The name resolved but the connection timed out: no route from the controller's subnet to STS (no NAT gateway or STS VPC endpoint, or a security group or proxy in the way).");
+        summary.push_str(&format!(" The name resolved but the connection timed out: no route from the controller's subnet to {endpoint} (no NAT gateway or {endpoint} VPC endpoint, or a security group or proxy in the way)."));
     }
 
     let mut steps: Vec<Remediation> = Vec::new();
@@ -167,9 +224,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     steps.push(Remediation::command(
-        "Without internet egress from the controller's subnets, create the STS interface endpoint (private DNS on) in the cluster VPC:",
+        format!("Without internet egress from the controller's subnets, create the {endpoint} interface endpoint (private DNS on) in the cluster VPC:"),
         format!(
-            "aws ec2 create-vpc-endpoint --region {region} --vpc-id <vpc-id> --vpc-endpoint-type Interface --service-name com.amazonaws.{region}.sts --subnet-ids <subnet-ids> --security-group-ids <sg-allowing-443-from-nodes> --private-dns-enabled"
+            "aws ec2 create-vpc-endpoint --region {region} --vpc-id <vpc-id> --vpc-endpoint-type Interface --service-name com.amazonaws.{region}.{service} --subnet-ids <subnet-ids> --security-group-ids <sg-allowing-443-from-nodes> --private-dns-enabled"
         ),
     ));
     steps.push(Remediation::command(

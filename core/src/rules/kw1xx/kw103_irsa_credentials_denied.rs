@@ -66,6 +66,10 @@ const SIGNALS: &[&str] = &[
     "regiondisabledexception",
     "sts is not activated in this region",
     "expiredtokenexception",
+    "was not able to validate the provided access credentials",
+    "invalidclienttokenid",
+    "the security token included in the request is invalid",
+    "unrecognizedclientexception",
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -162,6 +166,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     ),
                 ));
             }
+            CredentialFailure::WebIdentityRefused
+                if hits
+                    .iter()
+                    .any(|m| contains_any(&m.text, &["retrieve verification key"])) =>
+            {
+                parts.push(format!(
+                    "STS cannot fetch the signing keys of the identity provider that issued the controller's token (InvalidIdentityToken: Couldn't retrieve verification key from your identity provider): the IAM OIDC provider's URL does not match the cluster's issuer {issuer}, or the issuer's keys are not publicly reachable (a self-managed issuer)"
+                ));
+                steps.push(Remediation::command(
+                    format!("Compare the OIDC providers registered in IAM with the cluster's issuer ({cluster}); register the issuer when it is missing:"),
+                    format!(
+                        "aws iam list-open-id-connect-providers\naws eks describe-cluster --name {cluster} --query cluster.identity.oidc.issuer --output text\neksctl utils associate-iam-oidc-provider --cluster {cluster} --region {region} --approve"
+                    ),
+                ));
+            }
             CredentialFailure::WebIdentityRefused => {
                 parts.push(format!(
                     "STS refuses the controller's web identity (AccessDenied on sts:AssumeRoleWithWebIdentity): the trust policy of role {role} does not accept the cluster's OIDC provider, the subject system:serviceaccount:{ns}:{sa} or the audience sts.amazonaws.com"
@@ -240,6 +259,28 @@ aws iam get-role --role-name {role} --query Role.AssumeRolePolicyDocument"
                     "Restart the controller pods for a fresh token, and check the clock of their node (chronyd) if it comes back:",
                     format!(
                         "kubectl get pods -n {ns} -l app.kubernetes.io/name=karpenter -o wide\nkubectl delete pods -n {ns} -l app.kubernetes.io/name=karpenter"
+                    ),
+                ));
+            }
+            CredentialFailure::CredentialsInvalid => {
+                let opt_in = if region.starts_with('<') {
+                    "an opt-in region (ap-east-1, me-south-1, af-south-1, ...)".to_string()
+                } else {
+                    format!("an opt-in region such as {region}")
+                };
+                parts.push(format!(
+                    "AWS does not recognise the credentials the controller signs with (AuthFailure / InvalidClientTokenId): static AWS_ACCESS_KEY_ID keys that were deactivated or deleted, or a session token from the global STS endpoint (sts.amazonaws.com), which is not valid in {opt_in}"
+                ));
+                steps.push(Remediation::command(
+                    "Look for static keys in the controller's environment (they win over IRSA and Pod Identity) and for the regional-endpoint setting IRSA needs in opt-in regions:",
+                    format!(
+                        "kubectl get deployment karpenter -n {ns} -o jsonpath='{{range .spec.template.spec.containers[*].env[*]}}{{.name}}={{.value}}{{\"\\n\"}}{{end}}' | grep -E 'AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|STS_REGIONAL_ENDPOINTS|ROLE_ARN|REGION)'"
+                    ),
+                ));
+                steps.push(Remediation::command(
+                    "Remove static keys (a Secret or env), and make the SDK use the regional STS endpoint:",
+                    format!(
+                        "kubectl set env deployment/karpenter -n {ns} AWS_ACCESS_KEY_ID- AWS_SECRET_ACCESS_KEY- AWS_STS_REGIONAL_ENDPOINTS=regional"
                     ),
                 ));
             }

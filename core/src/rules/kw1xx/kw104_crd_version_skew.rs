@@ -74,6 +74,8 @@ const SIGNALS: &[&str] = &[
     "is invalid:",
     "was not valid:",
     "in body should be at least",
+    "crd is installed",
+    "failed calling webhook",
 ];
 
 /// Kinds and group names that make a text about Karpenter.
@@ -197,6 +199,29 @@ enum Skew {
     NotServed,
     /// The schema's validation rejects an object written for the other API version.
     SchemaRejected,
+    /// The API server still calls a validating or defaulting webhook of a pre-v1 Karpenter.
+    StaleWebhook,
+}
+
+/// Admission webhooks the pre-v1 charts registered (v0.32 and earlier always; v0.33-v0.37 with
+/// `webhook.enabled`); v1 validates with CEL rules in the CRDs and registers none.
+const LEGACY_VALIDATING_WEBHOOKS: &[&str] = &[
+    "validation.webhook.karpenter.sh",
+    "validation.webhook.config.karpenter.sh",
+    "validation.webhook.karpenter.k8s.aws",
+];
+const LEGACY_MUTATING_WEBHOOKS: &[&str] = &[
+    "defaulting.webhook.karpenter.sh",
+    "defaulting.webhook.karpenter.k8s.aws",
+];
+
+/// The Karpenter admission webhook a call failed on: `failed calling webhook
+/// "validation.webhook.karpenter.sh"` (not the CRDs' conversion webhook).
+fn failed_admission_webhook(text: &str) -> Option<String> {
+    let name = quoted_after(text, "failed calling webhook ")?;
+    (contains_any(&name, &["karpenter"])
+        && (name.starts_with("validation.") || name.starts_with("defaulting.")))
+    .then_some(name)
 }
 
 fn skew_of(text: &str) -> Option<Skew> {
@@ -213,10 +238,17 @@ fn skew_of(text: &str) -> Option<Skew> {
     ]) {
         return karpenter.then_some(Skew::Conversion);
     }
+    if failed_admission_webhook(text).is_some() {
+        return Some(Skew::StaleWebhook);
+    }
     if has(&[
         "no matches for kind",
         "isn't valid for cluster, check the apiversion",
         "the server could not find the requested resource",
+        // Argo CD: `The Kubernetes API could not find karpenter.sh/NodePool for requested
+        // resource /default. Make sure the "NodePool" CRD is installed on the destination
+        // cluster.`
+        "crd is installed on the destination cluster",
     ]) {
         return karpenter.then_some(Skew::NotServed);
     }
@@ -515,10 +547,16 @@ fn push_new<T: PartialEq>(list: &mut Vec<T>, value: T) {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let pre_v1 = version::at_least(facts, 1, 0) == Some(false);
     let hits: Vec<(&Message, Skew)> = facts
         .messages
         .iter()
         .filter_map(|m| skew_of(&m.text).map(|s| (m, s)))
+        // On a pre-v1 controller the webhooks are its own: one that does not answer means the
+        // controller is down, unless its service is gone altogether.
+        .filter(|(m, s)| {
+            *s != Skew::StaleWebhook || !pre_v1 || contains_any(&m.text, &["not found"])
+        })
         .collect();
     let findings = crd_findings(facts);
     if hits.is_empty() && findings.is_empty() {
@@ -599,7 +637,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         parts.push("the installed schema's validation rejects the manifest".into());
     }
     if has(Skew::NotServed) {
-        parts.push("the API server does not serve the Karpenter kinds or versions the manifest or controller uses".into());
+        if kinds.is_empty() {
+            parts.push("the API server does not serve the Karpenter kinds or versions the manifest or controller uses".into());
+        } else {
+            parts.push(format!(
+                "the API server does not serve {} in the API version the manifest or controller uses (the CRDs are missing, or older or newer than the manifest)",
+                kinds.join(", ")
+            ));
+        }
     }
     // A conversion failure is one of three: the stored version is no longer served, the CRD
     // has no webhook configured, or the configured webhook fails.
@@ -670,11 +715,45 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "upgrading {crds} is refused because status.storedVersions still lists v1beta1, which the new CRDs drop: objects were never migrated to v1 storage"
         ));
     }
+    let stale_webhooks: Vec<String> = hits
+        .iter()
+        .filter_map(|(m, _)| failed_admission_webhook(&m.text))
+        .fold(Vec::new(), |mut acc, w| {
+            push_new(&mut acc, w);
+            acc
+        });
+    if has(Skew::StaleWebhook) {
+        let service = hits
+            .iter()
+            .filter(|(_, s)| *s == Skew::StaleWebhook)
+            .find_map(|(m, _)| quoted_after(&m.text, "service "));
+        let why = if texts_with(&["not found"]) {
+            format!(
+                "whose service {} does not exist",
+                service.as_deref().unwrap_or("karpenter")
+            )
+        } else if texts_with(&["no endpoints available", "connection refused"]) {
+            "whose service has no ready endpoint".to_string()
+        } else {
+            "which fails".to_string()
+        };
+        parts.push(format!(
+            "the API server still calls Karpenter admission webhook{} {} {why}: a webhook configuration left behind by a pre-v1 Karpenter (v1 validates with CEL rules in the CRDs and registers no validating or defaulting webhook), so every create or update of a Karpenter object is refused",
+            if stale_webhooks.len() == 1 { "" } else { "s" },
+            stale_webhooks
+                .iter()
+                .map(|w| format!("\"{w}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     for f in &findings {
         parts.push(f.sentence.clone());
     }
+    let only_webhooks = skews == [Skew::StaleWebhook] && findings.is_empty();
 
     let head = match (controller_side, manifest_side) {
+        _ if only_webhooks => "Karpenter's admission webhooks do not match the installed version",
         (true, true) => {
             "The installed Karpenter CRDs match neither the controller nor the manifests applied"
         }
@@ -689,6 +768,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push(' ');
         summary.push_str(note);
         summary.push('.');
+    }
+    let legacy_kinds: Vec<&str> = kinds
+        .iter()
+        .copied()
+        .filter(|k| matches!(*k, "Provisioner" | "AWSNodeTemplate" | "Machine"))
+        .collect();
+    let legacy_manifest = has(Skew::NotServed)
+        && !legacy_kinds.is_empty()
+        && version::at_least(facts, 0, 33) != Some(false);
+    if legacy_manifest {
+        summary.push_str(&format!(
+            " {} belong{} to the v1alpha5/v1alpha1 API that Karpenter removed at v0.33: the manifest predates NodePool and EC2NodeClass and must be rewritten, not the CRDs downgraded.",
+            legacy_kinds.join(", "),
+            if legacy_kinds.len() == 1 { "s" } else { "" }
+        ));
     }
     let certain = !hits.is_empty() || findings.iter().any(|f| f.certain);
     if !certain {
@@ -770,7 +864,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
     }
-    if !migration {
+    if legacy_manifest {
+        steps.push(Remediation::command(
+            "Convert the old manifests with karpenter-convert (Provisioner to NodePool, AWSNodeTemplate to EC2NodeClass, as v1beta1) and apply those instead; on a v1 controller, then apply the v1 migration guide's changes (`apiVersion: karpenter.sh/v1`, `nodeClassRef.group`/`kind`, `consolidateAfter`, `amiSelectorTerms`):",
+            "go install github.com/aws/karpenter/tools/karpenter-convert/cmd/karpenter-convert@latest\nkarpenter-convert -f provisioner.yaml > nodepool.yaml\nkarpenter-convert -f nodetemplate.yaml > nodeclass.yaml",
+        ));
+    }
+    if has(Skew::StaleWebhook) {
+        steps.push(Remediation::command(
+            "Delete the pre-v1 webhook configurations (v1 needs none; `--ignore-not-found` skips those already gone):",
+            format!(
+                "kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations | grep karpenter\nkubectl delete validatingwebhookconfiguration {} --ignore-not-found\nkubectl delete mutatingwebhookconfiguration {} --ignore-not-found",
+                LEGACY_VALIDATING_WEBHOOKS.join(" "),
+                LEGACY_MUTATING_WEBHOOKS.join(" ")
+            ),
+        ));
+    }
+    if !migration && !only_webhooks && !legacy_manifest {
         steps.push(Remediation::command(
             format!(
                 "Upgrade the CRDs to the controller's version first{}, then the controller (the Karpenter upgrade guide's order):",

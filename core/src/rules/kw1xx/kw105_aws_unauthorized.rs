@@ -32,7 +32,9 @@ to perform: <action>`, `Encoded authorization failure message: <blob>`; EC2NodeC
 enriched from v1.13 with `: User is not authorized to perform this operation due to a service
 control policy` and the like); the log `unauthorized to call ec2:<Action>`; NodeClaim `Launched`
 reasons `Unauthorized` (`User is not authorized to perform this operation ...`) and
-`AMIAuthorizationFailure` (`User is not authorized for AMI used in instance launch`).
+`AMIAuthorizationFailure` (`User is not authorized for AMI used in instance launch`); and the
+EC2NodeClass `InstanceProfileReady=False` reason `NodeRoleAuthFailure` (`Failed to detect the
+NodeRole`: creating the instance profile for `spec.role`, or passing that role, was denied).
 
 ## Why it happens
 The controller's IAM policy lacks the action (`because no identity-based policy allows`), or
@@ -61,6 +63,7 @@ const SIGNALS: &[&str] = &[
     "amiauthorizationfailure",
     "not authorized for images",
     "authfailure",
+    "noderoleauthfailure",
 ];
 
 fn is_hit(m: &Message) -> bool {
@@ -76,6 +79,7 @@ fn is_hit(m: &Message) -> bool {
                 | "RunInstancesAuthCheckFailed"
                 | "CreateLaunchTemplateAuthCheckFailed"
                 | "AMIAuthorizationFailure"
+                | "NodeRoleAuthFailure"
         )
     ) || (m.reason.as_deref() == Some("Unauthorized")
         && contains_any(t, &["launched=", "user is not authorized"]));
@@ -96,6 +100,7 @@ fn is_hit(m: &Message) -> bool {
                 "AMIAuthorizationFailure",
                 "Not authorized for images",
                 "AuthFailure:",
+                "NodeRoleAuthFailure",
             ],
         )
 }
@@ -189,9 +194,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ami |= *is_ami;
         launch = true;
     }
+    // `InstanceProfileReady=False NodeRoleAuthFailure`: creating the EC2NodeClass's instance
+    // profile for its `spec.role` was denied (v1.x, A `instanceprofile` reconciler).
+    let node_role_auth = actions.is_empty()
+        && hits
+            .iter()
+            .any(|m| contains_any(&m.text, &["NodeRoleAuthFailure"]));
     // A launch denied without the action named (the NodeClaim's `Launched` message): the
     // launch calls are CreateFleet and the RunInstances it makes on Karpenter's behalf.
-    let launch_guess = actions.is_empty() && launch && !ami;
+    let launch_guess = actions.is_empty() && launch && !ami && !node_role_auth;
     // A principal whose session name is an instance ID is an EC2 instance role: the SDK fell
     // back to the node's instance profile (IMDS) because the controller's own IRSA / Pod
     // Identity credentials are not wired.
@@ -221,7 +232,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         (None, Some(r)) => format!("role {r}"),
         (None, None) => "the Karpenter controller".to_string(),
     };
-    let mut summary = if ami {
+    let node_role = nodeclasses
+        .iter()
+        .find_map(|n| facts.nodeclass(n).and_then(|c| c.role.clone()));
+    let mut summary = if node_role_auth {
+        let class = nodeclasses
+            .first()
+            .map(|n| format!("EC2NodeClass {n}"))
+            .unwrap_or_else(|| "The EC2NodeClass".to_string());
+        let node_role_text = node_role
+            .as_deref()
+            .map(|r| format!(" for node role {r}"))
+            .unwrap_or_default();
+        format!(
+            "{class} cannot get its instance profile{node_role_text} (InstanceProfileReady=False, NodeRoleAuthFailure: Failed to detect the NodeRole): AWS denies {who} the instance-profile calls or iam:PassRole on the node role, so the EC2NodeClass is not Ready and its NodePools launch nothing"
+        )
+    } else if ami {
         format!("AWS refuses {who} the AMI of the launch (AMIAuthorizationFailure: not authorized for the image)")
     } else {
         format!("AWS denies {what} to {who}")
@@ -272,11 +298,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "ec2:RunInstances".to_string(),
         ];
     }
-    let action_list = if actions.is_empty() {
-        "<service:Action>".to_string()
-    } else {
-        actions.join(" ")
-    };
     let mut steps: Vec<Remediation> = Vec::new();
     if instance_role.is_some() {
         let ns = crate::rules::text::karpenter_namespace_or_placeholder(facts);
@@ -322,7 +343,36 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "The AMI belongs to another account and is not shared with {account}: have its owner share it (`aws ec2 modify-image-attribute --image-id <ami-id> --launch-permission \"Add=[{{UserId={account}}}]\"`, and the KMS key of encrypted snapshots), or select AMIs your account owns in the EC2NodeClass `amiSelectorTerms` (`owner: self`)."
         )));
     }
-    if !scp && !boundary && !ami && instance_role.is_none() {
+    if node_role_auth {
+        let node_role_arn = format!(
+            "arn:aws:iam::{account}:role/{}",
+            node_role.as_deref().unwrap_or("<node-role>")
+        );
+        actions = [
+            "iam:GetInstanceProfile",
+            "iam:CreateInstanceProfile",
+            "iam:TagInstanceProfile",
+            "iam:AddRoleToInstanceProfile",
+            "iam:PassRole",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        steps.push(Remediation::yaml(
+            format!(
+                "Allow the instance-profile calls, and iam:PassRole on the node role, in the controller's policy (`aws iam put-role-policy --role-name {role_ref} --policy-name KarpenterInstanceProfile --policy-document file://policy.json`; the Karpenter CloudFormation template scopes them by the cluster's tags), policy.json:"
+            ),
+            format!(
+                "{{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [\n    {{\n      \"Effect\": \"Allow\",\n      \"Action\": [\"iam:GetInstanceProfile\", \"iam:CreateInstanceProfile\", \"iam:TagInstanceProfile\", \"iam:AddRoleToInstanceProfile\"],\n      \"Resource\": \"arn:aws:iam::{account}:instance-profile/*\"\n    }},\n    {{\n      \"Effect\": \"Allow\",\n      \"Action\": \"iam:PassRole\",\n      \"Resource\": \"{node_role_arn}\",\n      \"Condition\": {{\"StringEquals\": {{\"iam:PassedToService\": \"ec2.amazonaws.com\"}}}}\n    }}\n  ]\n}}\n"
+            ),
+        ));
+    }
+    let action_list = if actions.is_empty() {
+        "<service:Action>".to_string()
+    } else {
+        actions.join(" ")
+    };
+    if !scp && !boundary && !ami && instance_role.is_none() && !node_role_auth {
         let statement_actions: Vec<String> = if actions.is_empty() {
             vec!["\"<service:Action>\"".to_string()]
         } else {
@@ -425,7 +475,8 @@ mod tests {
             "    message: User is not authorized to perform this operation due to a permission boundary",
             "    Message: User is not authorized for AMI used in instance launch",
             "AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterController/1677 is not authorized to perform: pricing:GetProducts with an explicit deny in a service control policy",
-            "AuthFailure: AWS was not able to validate the provided access credentials",
+            // Inside a launch the caller's credentials were accepted: a launch authorization.
+            "launching nodeclaim, creating instance, with fleet error(s), AuthFailure: AWS was not able to validate the provided access credentials",
         ] {
             assert_eq!(ids(&check_only("KW105", text)), ["KW105"], "{text}");
         }
@@ -501,6 +552,8 @@ mod tests {
             // KW103.
             "WebIdentityErr: failed to retrieve credentials caused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity status code: 403",
             "User: arn:aws:sts::1:assumed-role/a/b is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::2:role/c",
+            // KW103: credentials AWS does not recognise, not a missing permission.
+            "ec2 api connectivity check failed: operation error EC2: DescribeInstanceTypes, https response error StatusCode: 401, RequestID: 1, api error AuthFailure: AWS was not able to validate the provided access credentials",
             // Kubernetes, not AWS (KW304).
             r#"E0312 kubelet_node_status.go:96] "Unable to register node with API server" err="Unauthorized" node="ip-10-0-1-2.ec2.internal""#,
             "Failed to contact API server when waiting for CSINode publishing: Unauthorized",
