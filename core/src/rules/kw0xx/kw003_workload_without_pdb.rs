@@ -518,8 +518,8 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         .filter(|pdb| !same_ns(&pdb.meta.namespace, &u.namespace))
         // A table row's selector is unknown, and an empty one matches anything.
         .filter(|pdb| {
-            let empty = pdb.selector.match_labels.is_empty()
-                && pdb.selector.match_expressions.is_empty();
+            let empty =
+                pdb.selector.match_labels.is_empty() && pdb.selector.match_expressions.is_empty();
             !pdb.meta.from_table && !empty
         })
         .filter(|pdb| {
