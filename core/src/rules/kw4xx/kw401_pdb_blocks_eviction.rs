@@ -119,6 +119,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         g.messages.push(m);
         merge(&mut groups, g);
     }
+    // `<n> pods are waiting to be evicted` names no budget: on a node whose drain another
+    // message explains, it is the same problem.
+    let mut i = 0;
+    while i < groups.len() {
+        let anonymous = groups[i].pdbs.is_empty() && groups[i].pods.is_empty();
+        let target = anonymous
+            .then(|| {
+                groups.iter().position(|o| {
+                    (!o.pdbs.is_empty() || !o.pods.is_empty())
+                        && o.subjects.iter().any(|s| groups[i].subjects.contains(s))
+                })
+            })
+            .flatten();
+        match target {
+            Some(t) => {
+                let g = groups.remove(i);
+                let t = if t > i { t - 1 } else { t };
+                groups[t].waiting = groups[t].waiting.or(g.waiting);
+                groups[t].messages.splice(0..0, g.messages);
+            }
+            None => i += 1,
+        }
+    }
     // A PDB allowing no disruption that covers a scheduled pod blocks that pod's node even
     // when no event says so yet.
     for pdb in &facts.pdbs {
@@ -726,6 +749,20 @@ mod tests {
                 .iter()
                 .any(|r| r.command.as_deref().is_some_and(|c| c.starts_with("kubectl describe pdb"))));
         }
+    }
+
+    #[test]
+    fn pods_waiting_join_the_budget_that_blocks_the_same_node() {
+        let d = one(
+            "Warning FailedDraining 30s node/ip-1 Failed to drain node, 2 pods are waiting to be evicted\nWarning FailedDraining 30s node/ip-1 Failed to drain node, evicting pod a/b-0 violates a PDB\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: b\n  namespace: a\nspec:\n  maxUnavailable: 1\nstatus:\n  disruptionsAllowed: 0\n",
+        );
+        assert!(
+            d.summary.contains("PodDisruptionBudget a/b"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("2 pods are waiting"), "{}", d.summary);
+        assert_eq!(d.evidence.len(), 3);
     }
 
     #[test]

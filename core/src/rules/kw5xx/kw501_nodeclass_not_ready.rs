@@ -316,12 +316,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let nodeclass: Option<&NodeClass> = g.nodeclass.as_deref().and_then(|n| facts.nodeclass(n));
-    let name = g.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+    // Before v0.32 the object was an AWSNodeTemplate; its status reconciler logs say so.
+    let legacy = nodeclass.is_some_and(|nc| nc.is_aws_node_template)
+        || g.messages
+            .iter()
+            .any(|m| contains_any(&unescaped(&m.text), &["AWSNodeTemplate"]))
+        || g.messages
+            .iter()
+            .filter_map(|m| record_of(facts, m))
+            .any(|r| r.field_name("AWSNodeTemplate").is_some());
+    let (kind, placeholder) = if legacy {
+        ("AWSNodeTemplate", "<awsnodetemplate>")
+    } else {
+        ("EC2NodeClass", "<ec2nodeclass>")
+    };
+    let name = g.nodeclass.as_deref().unwrap_or(placeholder);
     let label = g
         .nodeclass
         .as_deref()
-        .map(|n| format!("EC2NodeClass {n}"))
-        .unwrap_or_else(|| "The EC2NodeClass".to_string());
+        .map(|n| format!("{kind} {n}"))
+        .unwrap_or_else(|| format!("The {kind}"));
     let mut failing: Vec<String> = g.details.clone();
     for d in &g.dependents {
         if !g.details.iter().any(|x| x.starts_with(d.condition())) {
@@ -394,7 +408,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     for np in &g.nodepools {
         push_unique(&mut uses, np.as_str());
     }
-    if uses.is_empty() {
+    if legacy && uses.is_empty() {
+        summary.push_str(
+            " Provisioners whose providerRef names it launch nothing (Karpenter before v0.32).",
+        );
+    } else if uses.is_empty() {
         summary.push_str(" NodePools that use it are not ready either, so Karpenter launches no node from them (KW208).");
     } else {
         summary.push_str(&format!(
@@ -419,7 +437,8 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     steps.push(Remediation::command(
         "After the fix, Karpenter re-resolves within minutes; watch the conditions:",
         format!(
-            "kubectl get ec2nodeclass {name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"
+            "kubectl get {} {name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'",
+            kind.to_ascii_lowercase()
         ),
     ));
     let mut d = Diagnosis::new(&META, summary)
@@ -428,7 +447,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_related(&["KW208"])
         .with_remediation(steps);
     if let Some(n) = &g.nodeclass {
-        d = d.with_object(Some(&crate::facts::ObjectRef::new("EC2NodeClass", None, n)));
+        d = d.with_object(Some(&crate::facts::ObjectRef::new(kind, None, n)));
     }
     if g.inferred && g.dependents == [Dependent::InstanceProfile] {
         d = d.with_confidence(Confidence::Medium);
@@ -561,6 +580,36 @@ mod tests {
     use super::*;
     use crate::facts::{Condition, Meta, NodePool};
     use crate::testing::{check_only, condition as cond, ids};
+
+    #[test]
+    fn awsnodetemplate_logs_name_the_template_and_its_selector() {
+        let report = crate::testing::check_only(
+            "KW501",
+            r#"2023-09-18T06:40:11.503Z	ERROR	controller	Reconciler error	{"commit": "322822a", "controller": "awsnodetemplate", "AWSNodeTemplate": {"name":"legacy"}, "error": "no subnets matched selector map[karpenter.sh/discovery:analytics]"}
+{"level":"ERROR","logger":"controller.nodeclass","message":"Reconciler error","ec2nodeclass":"v1beta1","error":"no subnets exist given constraints [{map[karpenter.sh/discovery:prod-eu1]  }]"}"#,
+        );
+        let summaries: Vec<&str> = report
+            .diagnoses
+            .iter()
+            .map(|d| d.summary.as_str())
+            .collect();
+        assert_eq!(summaries.len(), 2, "{summaries:?}");
+        assert!(
+            summaries[0].starts_with("AWSNodeTemplate legacy"),
+            "{}",
+            summaries[0]
+        );
+        assert!(
+            summaries[1].starts_with("EC2NodeClass v1beta1"),
+            "{}",
+            summaries[1]
+        );
+        assert!(
+            summaries[1].contains("karpenter.sh/discovery=prod-eu1"),
+            "{}",
+            summaries[1]
+        );
+    }
 
     #[test]
     fn every_signal_form() {

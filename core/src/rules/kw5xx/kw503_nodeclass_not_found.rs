@@ -345,6 +345,24 @@ mod tests {
     use crate::testing::{check_only, ids};
 
     #[test]
+    fn awsnodetemplate_is_named_as_such() {
+        let report = crate::testing::check_only(
+            "KW503",
+            "NAMESPACE   LAST SEEN   TYPE      REASON   OBJECT                  MESSAGE\ndefault     2m          Warning            provisioner/default     Failed resolving AWSNodeTemplate",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with("Provisioner default"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl get awsnodetemplates"))));
+    }
+
+    #[test]
     fn every_signal_form() {
         for text in [
             "NodeClassReady=False NodeClassNotFound: NodeClass not found on cluster",

@@ -94,7 +94,14 @@ pub fn message_nodeclass(facts: &Facts, message: &Message) -> Option<String> {
         }
     }
     if let Some(r) = record_of(facts, message) {
-        for key in ["EC2NodeClass", "ec2nodeclass", "NodeClass", "nodeclass"] {
+        for key in [
+            "EC2NodeClass",
+            "ec2nodeclass",
+            "NodeClass",
+            "nodeclass",
+            "AWSNodeTemplate",
+            "awsnodetemplate",
+        ] {
             if let Some(n) = r.field_name(key) {
                 return Some(n);
             }
