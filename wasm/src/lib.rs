@@ -5,7 +5,6 @@
 use karpenter_why_core::ingest::scan::scan_bytes;
 use karpenter_why_core::render::json::RuleView;
 use karpenter_why_core::{self as core, Document, Options, Report};
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -139,28 +138,28 @@ extern "C" {
     pub type JsRule;
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 struct AnalyzeOptions {
     now: Option<String>,
-    #[serde(default)]
     redact: bool,
-}
-
-#[derive(Debug, Deserialize)]
-struct InputDocument {
-    label: String,
-    text: String,
 }
 
 /// The label of a single pasted text, as the CLI labels stdin.
 pub const PASTE_LABEL: &str = "paste";
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    // Maps as plain objects and `None` as absent, exactly like the CLI's JSON.
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .map_err(|e| JsError::new(&format!("could not build the report object: {e}")))
+/// JSON rendered by core (the CLI's exact bytes) as a JS value. Going through `JSON.parse`
+/// rather than a serde serializer into JS objects keeps one serializer (core's serde_json) in
+/// the module: a second one doubles every `Serialize` impl, tens of KB of wasm.
+fn from_json(json: &str) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(json)
+        .map_err(|e| JsError::new(&format!("could not build the report object: {e:?}")))
+}
+
+/// `object[key]`, with `undefined` and `null` both read as absent.
+fn property(object: &JsValue, key: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(object, &JsValue::from_str(key))
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 fn options_from_js(options: Option<JsAnalyzeOptions>) -> Result<AnalyzeOptions, JsError> {
@@ -171,8 +170,25 @@ fn options_from_js(options: Option<JsAnalyzeOptions>) -> Result<AnalyzeOptions, 
     if value.is_undefined() || value.is_null() {
         return Ok(AnalyzeOptions::default());
     }
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| JsError::new(&format!("invalid options: {e}")))
+    if !value.is_object() {
+        return Err(JsError::new(
+            "invalid options: expected an object {now?, redact?}",
+        ));
+    }
+    let now = match property(&value, "now") {
+        None => None,
+        Some(now) => Some(
+            now.as_string()
+                .ok_or_else(|| JsError::new("invalid options: `now` must be a string"))?,
+        ),
+    };
+    let redact = match property(&value, "redact") {
+        None => false,
+        Some(redact) => redact
+            .as_bool()
+            .ok_or_else(|| JsError::new("invalid options: `redact` must be a boolean"))?,
+    };
+    Ok(AnalyzeOptions { now, redact })
 }
 
 /// Runs the engine with the page's options: the documents are redacted first when asked, with
@@ -218,7 +234,7 @@ pub fn analyze(text: &str, options: Option<JsAnalyzeOptions>) -> Result<JsReport
         vec![Document::new(PASTE_LABEL, text)],
         options_from_js(options)?,
     );
-    Ok(to_js(&report)?.unchecked_into())
+    Ok(from_json(&report.to_json())?.unchecked_into())
 }
 
 /// `analyzeDocuments([{label, text}], {now?, redact?})`: several documents (dropped files), each
@@ -229,13 +245,7 @@ pub fn analyze_documents(
     options: Option<JsAnalyzeOptions>,
 ) -> Result<JsReport, JsError> {
     let report = run(documents_from_js(documents)?, options_from_js(options)?);
-    Ok(to_js(&report)?.unchecked_into())
-}
-
-#[derive(Serialize)]
-struct Diagnosed<'a> {
-    report: &'a Report,
-    markdown: String,
+    Ok(from_json(&report.to_json())?.unchecked_into())
 }
 
 /// `diagnose([{label, text}], {now?, redact?})`: `analyzeDocuments` plus the markdown the CLI
@@ -246,12 +256,14 @@ pub fn diagnose(
     options: Option<JsAnalyzeOptions>,
 ) -> Result<JsDiagnosed, JsError> {
     let report = run(documents_from_js(documents)?, options_from_js(options)?);
-    let markdown = markdown(&report);
-    Ok(to_js(&Diagnosed {
-        report: &report,
-        markdown,
-    })?
-    .unchecked_into())
+    let diagnosed = js_sys::Object::new();
+    let set = |key: &str, value: JsValue| {
+        js_sys::Reflect::set(&diagnosed, &JsValue::from_str(key), &value)
+            .map_err(|e| JsError::new(&format!("could not build the result object: {e:?}")))
+    };
+    set("report", from_json(&report.to_json())?)?;
+    set("markdown", JsValue::from_str(&markdown(&report)))?;
+    Ok(JsValue::from(diagnosed).unchecked_into())
 }
 
 /// The report as markdown, exactly as `kubectl karpenter-why analyze -o markdown` prints it.
@@ -260,16 +272,26 @@ pub fn markdown(report: &Report) -> String {
 }
 
 fn documents_from_js(documents: JsDocuments) -> Result<Vec<Document>, JsError> {
-    let parsed: Vec<InputDocument> =
-        serde_wasm_bindgen::from_value(documents.into()).map_err(|e| {
-            JsError::new(&format!(
-                "documents must be an array of {{label, text}} objects: {e}"
-            ))
-        })?;
-    Ok(parsed
-        .into_iter()
-        .map(|d| Document::new(d.label, d.text))
-        .collect())
+    let value: JsValue = documents.into();
+    let error = |what: String| {
+        JsError::new(&format!(
+            "documents must be an array of {{label, text}} objects: {what}"
+        ))
+    };
+    if !js_sys::Array::is_array(&value) {
+        return Err(error("not an array".to_string()));
+    }
+    let array: js_sys::Array = value.unchecked_into();
+    let mut parsed = Vec::with_capacity(array.length() as usize);
+    for (index, item) in array.iter().enumerate() {
+        let field = |key: &str| {
+            property(&item, key)
+                .and_then(|v| v.as_string())
+                .ok_or_else(|| error(format!("item {index} has no string `{key}`")))
+        };
+        parsed.push(Document::new(field("label")?, field("text")?));
+    }
+    Ok(parsed)
 }
 
 /// The catalogue, in catalogue order, as `kubectl karpenter-why rules -o json` lists it.
@@ -280,14 +302,14 @@ pub fn rules_native() -> Vec<RuleView> {
 /// `rules()`: every rule's ID, slug, title, severity, group and docs.
 #[wasm_bindgen(js_name = rules)]
 pub fn rules() -> Result<JsRules, JsError> {
-    Ok(to_js(&rules_native())?.unchecked_into())
+    Ok(from_json(&core::render::json::rules(&core::rules::all()))?.unchecked_into())
 }
 
 /// `explain(id)`: the rule (case-insensitive ID) with its docs, or `undefined`.
 #[wasm_bindgen(js_name = explain)]
 pub fn explain(id: &str) -> Result<JsRule, JsError> {
     match core::rules::find(id.trim()) {
-        Some(rule) => Ok(to_js(&RuleView::from(rule))?.unchecked_into()),
+        Some(rule) => Ok(from_json(&core::render::json::explain(rule))?.unchecked_into()),
         None => Ok(JsValue::UNDEFINED.unchecked_into()),
     }
 }
