@@ -5,15 +5,41 @@
 //               {type: 'error', seq, message}
 import init, * as engine from './pkg/karpenter_why_wasm.js';
 
+const encoder = new TextEncoder();
+let memory;
+
 const ready = init().then(
-  () => {
+  (exports) => {
+    memory = exports.memory;
     postMessage({ type: 'ready', version: engine.version(), rules: engine.rules() });
+    // The first analysis builds the engine's signal matcher (tens of ms): done now, while the
+    // user is still pasting, so that their first diagnosis does not wait for it.
+    engine.analyze('{"level":"ERROR","message":"warm-up"}\n');
   },
   (error) => {
     postMessage({ type: 'error', seq: 0, message: `The engine could not start: ${error}` });
     throw error;
   },
 );
+
+// Encodes the documents' UTF-8 straight into the engine's memory (see `stageDocument`). The
+// first pass reserves one byte per UTF-16 unit (all a log of ASCII needs); whatever did not fit
+// is encoded again into space for the worst case, three bytes per unit.
+function stage(documents) {
+  engine.stageClear();
+  for (const { label, text } of documents) {
+    engine.stageDocument(label);
+    let read = 0;
+    for (let pass = 0; read < text.length; pass += 1) {
+      const rest = read === 0 ? text : text.slice(read);
+      const room = pass === 0 ? rest.length : rest.length * 3;
+      const offset = engine.stageReserve(room);
+      const result = encoder.encodeInto(rest, new Uint8Array(memory.buffer, offset, room));
+      engine.stageCommit(result.written);
+      read += result.read;
+    }
+  }
+}
 
 onmessage = async (event) => {
   const message = event.data;
@@ -25,11 +51,13 @@ onmessage = async (event) => {
     const started = performance.now();
     // One analysis gives both the report (shown as cards) and core's markdown rendering of
     // it (copied for a ticket): the page never re-words the report itself.
-    const { report, markdown } = engine.diagnose(documents, { now });
+    stage(documents);
+    const { report, markdown } = engine.diagnoseStaged({ now });
     const ms = performance.now() - started;
     // The redacted copy is the report of the redacted documents, as the CLI would print it
     // for a `collect --redact` file; only computed while the toggle is on.
-    const markdownRedacted = message.redact ? engine.diagnose(documents, { now, redact: true }).markdown : null;
+    const markdownRedacted = message.redact ? engine.diagnoseStaged({ now, redact: true }).markdown : null;
+    engine.stageClear();
     postMessage({ type: 'result', seq: message.seq, report, markdown, markdownRedacted, ms, bytes });
   } catch (error) {
     postMessage({ type: 'error', seq: message.seq, message: String((error && error.message) || error) });

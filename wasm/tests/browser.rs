@@ -228,3 +228,62 @@ fn the_redact_option_analyses_the_redacted_documents() {
     let plain = json_of(&bindings::analyze_documents(documents(&[(file, &text)]), None).unwrap());
     assert_eq!(ids_of(&result["report"]), ids_of(&plain));
 }
+
+/// Writes `bytes` into the module's memory at `offset`, as the page's `encodeInto` does.
+fn write_into_memory(offset: usize, bytes: &[u8]) {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
+        &memory.buffer(),
+        offset as u32,
+        bytes.len() as u32,
+    );
+    view.copy_from(bytes);
+}
+
+#[wasm_bindgen_test]
+fn staged_documents_give_the_same_result_as_string_arguments() {
+    let (_, file, log) = CASES[2];
+    let (_, _, describe) = CASES[0];
+    let unicode = format!("é€ {describe}");
+    bindings::stage_clear();
+    // The log in one pass with room to spare (the unused room is dropped).
+    bindings::stage_document(file.to_string());
+    let offset = bindings::stage_reserve(log.len() + 100).unwrap();
+    write_into_memory(offset, log.as_bytes());
+    bindings::stage_commit(log.len());
+    // The non-ASCII text in two passes, as when a first pass of one byte per UTF-16 unit is
+    // full: its first 40 bytes, then the rest.
+    bindings::stage_document("pod.txt".to_string());
+    let (head, tail) = unicode.as_bytes().split_at(40);
+    let offset = bindings::stage_reserve(head.len()).unwrap();
+    write_into_memory(offset, head);
+    bindings::stage_commit(head.len());
+    let offset = bindings::stage_reserve(tail.len() * 3).unwrap();
+    write_into_memory(offset, tail);
+    bindings::stage_commit(tail.len());
+
+    let staged =
+        json_of(&bindings::diagnose_staged(Some(options("2025-09-01T05:00:00Z"))).unwrap());
+    let direct = json_of(
+        &bindings::diagnose(
+            documents(&[(file, log), ("pod.txt", &unicode)]),
+            Some(options("2025-09-01T05:00:00Z")),
+        )
+        .unwrap(),
+    );
+    assert_eq!(staged, direct);
+    assert!(!ids_of(&staged["report"]).is_empty());
+    // Staged documents stay for the redacted copy, until cleared.
+    let redact_options = js_sys::Object::new();
+    js_sys::Reflect::set(&redact_options, &"redact".into(), &true.into()).unwrap();
+    let redacted =
+        json_of(&bindings::diagnose_staged(Some(redact_options.unchecked_into())).unwrap());
+    assert_eq!(ids_of(&redacted["report"]), ids_of(&staged["report"]));
+    bindings::stage_clear();
+    let empty = json_of(&bindings::diagnose_staged(None).unwrap());
+    assert!(empty["report"]["diagnoses"].as_array().unwrap().is_empty());
+    assert!(
+        bindings::stage_reserve(10).is_err(),
+        "reserve needs a staged document"
+    );
+}
