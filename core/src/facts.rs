@@ -781,6 +781,9 @@ pub struct Facts {
     /// Karpenter version when the input reveals it (image tag, log `commit`/version line,
     /// chart labels), without a leading `v`.
     pub karpenter_version: Option<String>,
+    /// Chart version of the `karpenter-crd` helm release (`helm list`), without a leading `v`:
+    /// the CRDs' version when they are installed apart from the controller.
+    pub crd_chart_version: Option<String>,
     pub karpenter_namespace: Option<String>,
     pub collected: BTreeSet<Collected>,
     pub input_errors: Vec<InputError>,

@@ -5,8 +5,6 @@
 //! an empty cell stays empty); a row that does not align falls back to splitting on runs of
 //! two or more spaces.
 
-use std::collections::BTreeSet;
-
 use crate::facts::{
     Collected, Condition, Container, EmptyList, LabelSelector, Message, MessageOrigin, Meta, Node,
     NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, Pod, Workload,
@@ -287,9 +285,24 @@ impl Row<'_, '_> {
         } else {
             None
         };
+        // `--show-labels`: `app=api,pod-template-hash=7b9c6d5f4` (a key without a value is
+        // printed bare).
+        let labels = self
+            .cell("LABELS")
+            .map(|l| {
+                l.split(',')
+                    .filter(|kv| !kv.is_empty())
+                    .map(|kv| match kv.split_once('=') {
+                        Some((k, v)) => (k.to_string(), v.to_string()),
+                        None => (kv.to_string(), String::new()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         Meta {
             name: name.to_string(),
             namespace,
+            labels,
             evidence: Some(self.part.evidence(self.index)),
             from_table: true,
             table_age: self.cell("AGE").map(str::to_string),
@@ -537,7 +550,14 @@ impl Row<'_, '_> {
     }
 
     fn helm_release(&self, sink: &mut Sink) {
-        if let Some(version) = self.cell("CHART").and_then(segment::karpenter_version_in) {
+        let chart = self.cell("CHART");
+        if let Some(version) = chart
+            .and_then(|c| c.strip_prefix("karpenter-crd-"))
+            .and_then(segment::version_number)
+        {
+            sink.facts.crd_chart_version.get_or_insert(version);
+        }
+        if let Some(version) = chart.and_then(segment::karpenter_version_in) {
             sink.facts.karpenter_version.get_or_insert(version);
         }
     }
@@ -636,24 +656,35 @@ pub struct Deferred {
 
 impl Deferred {
     pub fn apply(self, facts: &mut crate::facts::Facts) {
-        fn merge<T>(into: &mut Vec<T>, rows: Vec<T>, meta: impl Fn(&T) -> &Meta) {
-            let mut seen: BTreeSet<(Option<String>, String)> = into
-                .iter()
-                .map(|o| (meta(o).namespace.clone(), meta(o).name.clone()))
-                .collect();
-            for row in rows {
-                let key = (meta(&row).namespace.clone(), meta(&row).name.clone());
-                if seen.insert(key) {
-                    into.push(row);
+        /// Adds the rows not known yet; a row repeating a known object (another table of the
+        /// same objects: `-o wide`, then `--show-labels`) lends it the labels it lacks.
+        fn merge<T>(into: &mut Vec<T>, rows: Vec<T>, meta: impl Fn(&mut T) -> &mut Meta) {
+            for mut row in rows {
+                let (namespace, name) = {
+                    let m = meta(&mut row);
+                    (m.namespace.clone(), m.name.clone())
+                };
+                match into.iter_mut().position(|o| {
+                    let m = meta(o);
+                    m.namespace == namespace && m.name == name
+                }) {
+                    Some(i) => {
+                        let labels = std::mem::take(&mut meta(&mut row).labels);
+                        let known = meta(&mut into[i]);
+                        for (k, v) in labels {
+                            known.labels.entry(k).or_insert(v);
+                        }
+                    }
+                    None => into.push(row),
                 }
             }
         }
-        merge(&mut facts.pods, self.pods, |p| &p.meta);
-        merge(&mut facts.nodes, self.nodes, |n| &n.meta);
-        merge(&mut facts.nodeclaims, self.nodeclaims, |n| &n.meta);
-        merge(&mut facts.nodepools, self.nodepools, |n| &n.meta);
-        merge(&mut facts.nodeclasses, self.nodeclasses, |n| &n.meta);
-        merge(&mut facts.pdbs, self.pdbs, |p| &p.meta);
+        merge(&mut facts.pods, self.pods, |p| &mut p.meta);
+        merge(&mut facts.nodes, self.nodes, |n| &mut n.meta);
+        merge(&mut facts.nodeclaims, self.nodeclaims, |n| &mut n.meta);
+        merge(&mut facts.nodepools, self.nodepools, |n| &mut n.meta);
+        merge(&mut facts.nodeclasses, self.nodeclasses, |n| &mut n.meta);
+        merge(&mut facts.pdbs, self.pdbs, |p| &mut p.meta);
         let mut workloads = self.workloads;
         workloads.retain(|w| {
             !facts.workloads.iter().any(|f| {

@@ -975,3 +975,24 @@ fn log_exports_name_the_karpenter_namespace() {
     let other_pod = fluent_bit.replace("karpenter-5d8f7-x2x9q", "web-5d8f7-x2x9q");
     assert_eq!(facts_of(&other_pod).karpenter_namespace, None);
 }
+
+#[test]
+fn show_labels_tables_lend_labels_to_known_rows() {
+    let facts = facts_of(
+        "$ kubectl get pods -n payments -o wide\nNAME                  READY   STATUS    RESTARTS   AGE   IP            NODE     NOMINATED NODE   READINESS GATES\napi-7b9c6d5f4-8tqk2   1/1     Running   0          3m    10.11.92.77   node-a   <none>           <none>\n$ kubectl get pods -n payments --show-labels\nNAME                  READY   STATUS    RESTARTS   AGE   LABELS\napi-7b9c6d5f4-8tqk2   1/1     Running   0          3m    app=api,pod-template-hash=7b9c6d5f4,canary\n",
+    );
+    assert_eq!(facts.pods.len(), 1);
+    let pod = &facts.pods[0];
+    assert_eq!(pod.node_name.as_deref(), Some("node-a"));
+    assert_eq!(pod.meta.label("app"), Some("api"));
+    assert_eq!(pod.meta.label("canary"), Some(""));
+}
+
+#[test]
+fn helm_list_tells_the_crd_release_from_the_controller() {
+    let facts = facts_of(
+        "$ helm list -n kube-system\nNAME         \tNAMESPACE  \tREVISION\tUPDATED                                \tSTATUS  \tCHART               \tAPP VERSION\nkarpenter    \tkube-system\t31      \t2025-01-14 10:02:55.123 +0100 CET      \tdeployed\tkarpenter-1.1.1     \t1.1.1\nkarpenter-crd\tkube-system\t6       \t2024-09-02 16:40:12.871 +0200 CEST     \tdeployed\tkarpenter-crd-0.37.6\t0.37.6\n",
+    );
+    assert_eq!(facts.karpenter_version.as_deref(), Some("1.1.1"));
+    assert_eq!(facts.crd_chart_version.as_deref(), Some("0.37.6"));
+}

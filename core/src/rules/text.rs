@@ -189,7 +189,8 @@ pub fn is_region(s: &str) -> bool {
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase()))
 }
 
-/// The AWS account ID, from an ARN quoted in a message or a private ECR image in the facts.
+/// The AWS account ID, from an ARN quoted in a message, a private ECR image, or a role ARN
+/// of the objects in the facts.
 pub fn aws_account(facts: &Facts) -> Option<String> {
     for m in &facts.messages {
         if let Some(a) = account_in_text(&m.text) {
@@ -207,7 +208,18 @@ pub fn aws_account(facts: &Facts) -> Option<String> {
             return Some(a);
         }
     }
-    None
+    // Role ARNs the objects carry: IRSA annotations, aws-auth's mapRoles.
+    facts
+        .service_accounts
+        .iter()
+        .filter_map(|a| a.role_arn())
+        .chain(
+            facts
+                .aws_auth
+                .iter()
+                .flat_map(|a| a.map_roles.iter().map(|r| r.role_arn.as_str())),
+        )
+        .find_map(account_in_text)
 }
 
 /// The account of an ARN (`arn:aws:iam::123456789012:role/x`, `arn:aws:sts::...`).

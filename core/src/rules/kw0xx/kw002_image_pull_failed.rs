@@ -229,10 +229,10 @@ fn not_found_steps(
     {
         steps.push(Remediation::command(
             format!(
-                "Karpenter's images and helm charts have no `v` prefix since v0.35.0: the tag is {bare}, not v{bare}. Install the chart with `--version {bare}` (and no image tag override):"
+                "Karpenter's images and helm charts have no `v` prefix since v0.35.0: the tag is {bare}, not v{bare}. Fix the chart value `controller.image.tag` (or drop the override and let `--version` pick the image):"
             ),
             format!(
-                "helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version {bare} -n {ns} --reuse-values"
+                "helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version {bare} -n {ns} --reuse-values --set controller.image.tag={bare}"
             ),
         ));
     }

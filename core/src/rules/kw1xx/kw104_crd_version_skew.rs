@@ -784,6 +784,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             if legacy_kinds.len() == 1 { "s" } else { "" }
         ));
     }
+    // The `karpenter-crd` release left behind across v1.0 (helm list shows both releases).
+    let crd_release = facts
+        .crd_chart_version
+        .as_deref()
+        .and_then(version::parse)
+        .zip(version::karpenter_version(facts));
+    let crds_before_v1 =
+        crd_release.is_some_and(|(crd, controller)| crd.0 == 0 && controller.0 >= 1);
+    if let Some(((cmaj, cmin, cpatch), (maj, min, patch))) =
+        crd_release.filter(|(crd, controller)| (crd.0, crd.1) < (controller.0, controller.1))
+    {
+        summary.push_str(&format!(
+            " helm release karpenter-crd is still at chart {cmaj}.{cmin}.{cpatch} while the controller runs {maj}.{min}.{patch}: the CRDs were not upgraded with the controller."
+        ));
+        if crds_before_v1 {
+            summary.push_str(" From a pre-v1.0 release every upgrade must stop at v1.0.x (CRDs serving v1beta1 and v1 through the conversion webhook) until the objects are stored as v1.");
+        }
+    }
     let certain = !hits.is_empty() || findings.iter().any(|f| f.certain);
     if !certain {
         summary.push_str(" Inferred from the CRD objects and the controller's version: nothing in the input shows an error yet.");
@@ -864,6 +882,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
     }
+    if crds_before_v1 && !migration {
+        steps.push(Remediation::command(
+            "Go through v1.0 first: the v1.0.x CRDs serve v1beta1 and v1 and convert through the v1.0.x controller's webhook; run a v1.0.x controller until every object is stored as v1 (status.storedVersions lists only v1), then upgrade CRDs and controller together:",
+            format!(
+                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={ns}\nhelm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.0.8 --namespace {ns} --reuse-values --set webhook.enabled=true\nkubectl get crd nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
+            ),
+        ));
+    }
     if legacy_manifest {
         steps.push(Remediation::command(
             "Convert the old manifests with karpenter-convert (Provisioner to NodePool, AWSNodeTemplate to EC2NodeClass, as v1beta1) and apply those instead; on a v1 controller, then apply the v1 migration guide's changes (`apiVersion: karpenter.sh/v1`, `nodeClassRef.group`/`kind`, `consolidateAfter`, `amiSelectorTerms`):",
@@ -880,7 +906,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ));
     }
-    if !migration && !only_webhooks && !legacy_manifest {
+    if !migration && !only_webhooks && !legacy_manifest && !crds_before_v1 {
         steps.push(Remediation::command(
             format!(
                 "Upgrade the CRDs to the controller's version first{}, then the controller (the Karpenter upgrade guide's order):",
