@@ -638,6 +638,19 @@ fn remediation(
             format!("kubectl get pdb -n {ns} -o wide"),
         ));
     }
+    if labels.is_empty() {
+        steps.push(Remediation::command(
+            format!(
+                "The input does not show the pods' labels: read the {}'s selector to fill in the PDB below:",
+                u.kind
+            ),
+            format!(
+                "kubectl get {} {} -n {ns} -o jsonpath='{{.spec.selector.matchLabels}}'",
+                u.kind.to_ascii_lowercase(),
+                u.name
+            ),
+        ));
+    }
     let match_labels = if labels.is_empty() {
         "      <label>: <value>\n".to_string()
     } else {

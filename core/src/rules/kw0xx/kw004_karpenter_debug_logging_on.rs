@@ -80,18 +80,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
 
+    // The helm values keys that set debug (`logLevel`, the pre-v0.32 `controller.logLevel`).
+    let mut values_keys: Vec<String> = Vec::new();
     // Settings the object ingest read (env, args, ConfigMap data, helm values).
     for s in facts.settings_named(&[
         "LOG_LEVEL",
         "--log-level",
         "logLevel",
+        "controller.logLevel",
         "loglevel.controller",
     ]) {
         if !s.value.eq_ignore_ascii_case("debug") || !is_karpenter_setting(facts, s) {
             continue;
         }
         let what = match (&s.source, &s.owner) {
-            (SettingSource::Values, _) => "helm value logLevel: debug".to_string(),
+            (SettingSource::Values, _) => {
+                if !values_keys.contains(&s.key) {
+                    values_keys.push(s.key.clone());
+                }
+                format!("helm value {}: debug", s.key)
+            }
             (SettingSource::ConfigMap, _) => {
                 pre_v032 = true;
                 "loglevel.controller: debug (config-logging ConfigMap)".to_string()
@@ -121,6 +129,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             evidence.push(s.evidence.clone());
         }
     }
+    // `settings.aws.*` is the values layout before v0.32 (no LOG_LEVEL env then).
+    let pre_v032_values = facts
+        .settings
+        .iter()
+        .any(|s| s.source == SettingSource::Values && s.key.starts_with("settings.aws."));
+    pre_v032 |= pre_v032_values && !values_keys.is_empty();
     let already = |m: &Message| {
         evidence
             .iter()
@@ -228,11 +242,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Remediation::command(
             "Make it stick in the helm release, or the next `helm upgrade` restores debug:",
             format!(
-                "helm upgrade {name} oci://public.ecr.aws/karpenter/karpenter -n {ns} --reuse-values --set logLevel=info"
+                "helm upgrade {name} oci://public.ecr.aws/karpenter/karpenter -n {ns} --reuse-values {}",
+                if values_keys.is_empty() {
+                    "--set logLevel=info".to_string()
+                } else {
+                    values_keys
+                        .iter()
+                        .map(|k| format!("--set {k}=info"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
             ),
         ),
     ];
-    if zap_config && !settings.iter().any(|s| s.contains("LOG_LEVEL")) {
+    if (zap_config || pre_v032_values) && !settings.iter().any(|s| s.contains("LOG_LEVEL")) {
         // Before v0.32 there is no LOG_LEVEL env to set.
         steps.remove(0);
     }

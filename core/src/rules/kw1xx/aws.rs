@@ -46,6 +46,9 @@ pub fn denied_action(text: &str) -> Option<String> {
     ) {
         return Some(format!("{}:{op}", iam_prefix(&service)));
     }
+    if let Some(action) = action_from_context(text) {
+        return Some(action.to_string());
+    }
     for (reason, action) in [
         ("CreateFleetAuthCheckFailed", "ec2:CreateFleet"),
         ("RunInstancesAuthCheckFailed", "ec2:RunInstances"),
@@ -59,6 +62,68 @@ pub fn denied_action(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Karpenter's own wrapping of the failed call (`getting amis, describing images [...],
+/// UnauthorizedOperation: ...`), for SDK v1 errors that name neither operation nor action:
+/// the last such phrase before the denial. (`creating fleet` is left to the launch rule: a
+/// fleet denial may be CreateFleet or the RunInstances it makes.)
+fn action_from_context(text: &str) -> Option<&'static str> {
+    const PHRASES: &[(&str, &str)] = &[
+        ("describing images", "ec2:DescribeImages"),
+        ("getting amis", "ec2:DescribeImages"),
+        ("describing subnets", "ec2:DescribeSubnets"),
+        ("getting subnets", "ec2:DescribeSubnets"),
+        ("describing security groups", "ec2:DescribeSecurityGroups"),
+        ("getting security groups", "ec2:DescribeSecurityGroups"),
+        ("describing instance types", "ec2:DescribeInstanceTypes"),
+        ("fetching instance types", "ec2:DescribeInstanceTypes"),
+        ("getting instance types", "ec2:DescribeInstanceTypes"),
+        (
+            "describing instance type offerings",
+            "ec2:DescribeInstanceTypeOfferings",
+        ),
+        (
+            "getting instance type offerings",
+            "ec2:DescribeInstanceTypeOfferings",
+        ),
+        (
+            "describing availability zones",
+            "ec2:DescribeAvailabilityZones",
+        ),
+        ("getting zones", "ec2:DescribeAvailabilityZones"),
+        ("describing launch templates", "ec2:DescribeLaunchTemplates"),
+        ("creating launch template", "ec2:CreateLaunchTemplate"),
+        ("deleting launch template", "ec2:DeleteLaunchTemplate"),
+        ("terminating instance", "ec2:TerminateInstances"),
+        (
+            "describing spot price history",
+            "ec2:DescribeSpotPriceHistory",
+        ),
+        ("getting ssm parameter", "ssm:GetParameter"),
+        ("resolving ssm parameter", "ssm:GetParameter"),
+        ("getting queue url", "sqs:GetQueueUrl"),
+        ("receiving sqs messages", "sqs:ReceiveMessage"),
+        ("on-demand pricing", "pricing:GetProducts"),
+    ];
+    let end = ["unauthorizedoperation", "accessdenied", "not authorized"]
+        .iter()
+        .filter_map(|m| find_ignore_case(text, m))
+        .min()?;
+    let before = &text[..end];
+    PHRASES
+        .iter()
+        .filter_map(|(phrase, action)| {
+            let mut at = None;
+            let mut from = 0;
+            while let Some(i) = find_ignore_case(&before[from..], phrase) {
+                at = Some(from + i);
+                from += i + phrase.len();
+            }
+            at.map(|i| (i, *action))
+        })
+        .max_by_key(|(i, _)| *i)
+        .map(|(_, action)| action)
 }
 
 /// `service:Action` with a lower-case service prefix and an upper-case action start.
@@ -252,6 +317,10 @@ mod tests {
         assert_eq!(
             denied_action("You are not authorized to perform this operation."),
             None
+        );
+        assert_eq!(
+            denied_action(r#"Could not schedule pod, getting instance types, getting amis, describing images [{"Name":"image-id"}], UnauthorizedOperation: You are not authorized to perform this operation."#).as_deref(),
+            Some("ec2:DescribeImages")
         );
     }
 

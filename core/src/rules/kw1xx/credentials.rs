@@ -2,7 +2,7 @@
 //! KW103 (credentials are missing or refused). One text is one or the other, never both: a
 //! refusal means STS answered.
 
-use crate::facts::{contains_ignore_ascii_case, Message, MessageOrigin};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ShellCommand};
 use crate::rules::text::contains_any;
 
 /// Texts of the credential chain reaching for STS (SDK v1 `WebIdentityErr`, SDK v2
@@ -62,8 +62,11 @@ const OTHER_CALLERS: &[&str] = &[
 /// Whether a message comes from another AWS caller than the Karpenter controller: an event
 /// another component reported, a kubelet/klog journal line, or a text naming another caller's
 /// operation. Karpenter's own messages (its logs, its events) are never excluded by the source.
-pub fn from_other_component(m: &Message) -> bool {
-    if contains_any(&m.text, OTHER_CALLERS) {
+pub fn from_other_component(facts: &Facts, m: &Message) -> bool {
+    if contains_any(&m.text, OTHER_CALLERS) || logfmt_line(&m.evidence.text) {
+        return true;
+    }
+    if logs_command(facts, m).is_some_and(logs_of_another_workload) {
         return true;
     }
     let karpenter = |s: &str| contains_ignore_ascii_case(s, "karpenter");
@@ -78,6 +81,43 @@ pub fn from_other_component(m: &Message) -> bool {
         MessageOrigin::KarpenterLog => foreign_log_line(&m.evidence.text),
         _ => false,
     }
+}
+
+/// A logfmt line (`time="..." level=error msg="..."`: external-dns, cluster-autoscaler's
+/// older builds, logrus-based agents). Karpenter never writes logfmt.
+fn logfmt_line(raw: &str) -> bool {
+    let t = raw.trim_start();
+    (t.starts_with("time=\"") || t.starts_with("ts=") || t.starts_with("level="))
+        && t.contains("level=")
+        && t.contains("msg=")
+}
+
+/// The `kubectl logs` or `stern` command whose output holds the message: the last command
+/// before it in the same paste.
+fn logs_command<'a>(facts: &'a Facts, m: &Message) -> Option<&'a ShellCommand> {
+    facts
+        .commands
+        .iter()
+        .filter(|c| c.evidence.source == m.evidence.source && c.evidence.line < m.evidence.line)
+        .max_by_key(|c| c.evidence.line)
+        .filter(|c| (c.tool == "kubectl" && c.verb.as_deref() == Some("logs")) || c.tool == "stern")
+}
+
+/// A logs command that names a workload, pod or selector, none of them Karpenter's
+/// (`kubectl logs -n kube-system deploy/external-dns`, `-l app.kubernetes.io/name=aws-node`).
+fn logs_of_another_workload(c: &ShellCommand) -> bool {
+    let named: Vec<&str> = [
+        c.resource.as_deref(),
+        c.name.as_deref(),
+        c.selector.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    !named.is_empty()
+        && !named
+            .iter()
+            .any(|n| contains_ignore_ascii_case(n, "karpenter"))
 }
 
 /// A JSON log line written by another controller: Karpenter's zap encoder (every version,
@@ -289,5 +329,26 @@ mod tests {
         assert!(!foreign_log_line(&format!(
             "2025-01-22T03:11:54.201Z {karpenter}"
         )));
+    }
+
+    #[test]
+    fn logs_of_other_workloads_by_format_or_command() {
+        assert!(logfmt_line(
+            r#"time="2025-04-02T12:00:01Z" level=error msg="WebIdentityErr: failed to retrieve credentials""#
+        ));
+        assert!(!logfmt_line(
+            r#"{"level":"ERROR","time":"t","logger":"controller","message":"m"}"#
+        ));
+        let facts = crate::ingest::ingest(&[crate::Document::new(
+            "paste",
+            "$ kubectl logs -n kube-system deploy/external-dns --tail=1\nWebIdentityErr: failed to retrieve credentials caused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n$ kubectl logs -n platform deploy/karpenter --tail=1\nWebIdentityErr: failed to retrieve credentials caused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n",
+        )]);
+        let hits: Vec<bool> = facts
+            .messages
+            .iter()
+            .filter(|m| m.text.contains("WebIdentityErr"))
+            .map(|m| from_other_component(&facts, m))
+            .collect();
+        assert_eq!(hits, [true, false]);
     }
 }

@@ -96,7 +96,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             credential_failure(&m.text) == Some(CredentialFailure::StsUnreachable)
                 || ec2_unreachable_at_start(&m.text)
         })
-        .filter(|m| !from_other_component(m))
+        .filter(|m| !from_other_component(facts, m))
         .collect();
     if hits.is_empty() {
         return Vec::new();

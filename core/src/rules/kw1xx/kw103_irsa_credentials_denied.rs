@@ -75,7 +75,11 @@ const SIGNALS: &[&str] = &[
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut kinds: Vec<CredentialFailure> = Vec::new();
     let mut hits: Vec<&Message> = Vec::new();
-    for m in facts.messages.iter().filter(|m| !from_other_component(m)) {
+    for m in facts
+        .messages
+        .iter()
+        .filter(|m| !from_other_component(facts, m))
+    {
         if let Some(kind) = credential_failure(&m.text).filter(|k| k.is_refusal()) {
             hits.push(m);
             if !kinds.contains(&kind) {

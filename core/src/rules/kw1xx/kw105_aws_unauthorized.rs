@@ -66,9 +66,9 @@ const SIGNALS: &[&str] = &[
     "noderoleauthfailure",
 ];
 
-fn is_hit(m: &Message) -> bool {
+fn is_hit(facts: &Facts, m: &Message) -> bool {
     let t = &m.text;
-    if is_spot_slr_text(t) || credential_failure(t).is_some() || from_other_component(m) {
+    if is_spot_slr_text(t) || credential_failure(t).is_some() || from_other_component(facts, m) {
         // KW101 and KW103 explain these.
         return false;
     }
@@ -125,7 +125,7 @@ fn launch_conditions(facts: &Facts) -> Vec<(String, Option<Evidence>, bool)> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_hit(m)).collect();
+    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_hit(facts, m)).collect();
     let conditions = launch_conditions(facts);
     if hits.is_empty() && conditions.is_empty() {
         return Vec::new();
