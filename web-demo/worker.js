@@ -14,7 +14,11 @@ const ready = init().then(
     postMessage({ type: 'ready', version: engine.version(), rules: engine.rules() });
     // The first analysis builds the engine's signal matcher (tens of ms): done now, while the
     // user is still pasting, so that their first diagnosis does not wait for it.
-    engine.analyze('{"level":"ERROR","message":"warm-up"}\n');
+    try {
+      engine.analyze('{"level":"ERROR","message":"warm-up"}\n');
+    } catch {
+      // Left for the user's own analysis to report.
+    }
   },
   (error) => {
     postMessage({ type: 'error', seq: 0, message: `The engine could not start: ${error}` });
