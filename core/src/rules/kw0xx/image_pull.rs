@@ -24,6 +24,8 @@ pub const SIGNALS: &[&str] = &[
     "invalidimagename",
     "errimageneverpull",
     "is not present with pull policy of never",
+    // A later successful pull of the same image: the failure is over for now.
+    "successfully pulled image",
 ];
 
 /// A parsed image reference.
@@ -363,6 +365,9 @@ pub struct PullFailure<'a> {
     pub messages: Vec<&'a Message>,
     /// Evidence from pod objects' container states.
     pub states: Vec<Evidence>,
+    /// A later `Successfully pulled image "<image>"` for the same image: the failure is over
+    /// for now (the pod runs), and comes back with the next pull.
+    pub recovered: Option<&'a Message>,
 }
 
 /// Which rule owns a failure.
@@ -507,6 +512,7 @@ fn image_in(text: &str) -> Option<ImageRef> {
     [
         "pulling image",
         "pull image",
+        "pulled image",
         "image pull failed for",
         "unpack image",
         "default image tag",
@@ -819,6 +825,25 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
             }
         }
     }
+    // A pull of the same image that succeeded after the last failure, in the same paste, while
+    // no container state says it is still waiting on the pull.
+    for f in &mut failures {
+        let (Some(image), Some(last)) =
+            (&f.image, f.messages.iter().max_by_key(|m| m.evidence.line))
+        else {
+            continue;
+        };
+        if !f.states.is_empty() {
+            continue;
+        }
+        let key = image.normalized();
+        f.recovered = facts.messages.iter().find(|m| {
+            m.evidence.source == last.evidence.source
+                && m.evidence.line > last.evidence.line
+                && contains_ignore_ascii_case(&m.text, "successfully pulled image")
+                && image_in(&m.text).is_some_and(|i| i.normalized() == key)
+        });
+    }
     // A pod named only by a status row still gets its namespace from the pod object.
     for f in &mut failures {
         f.messages.sort_by(|a, b| {
@@ -851,10 +876,22 @@ pub fn subject(f: &PullFailure<'_>) -> String {
                 }
                 RegistryKind::Private => format!("the private registry {}", image.registry),
             };
-            format!("{who} cannot pull image {} from {registry}", image.raw)
+            let verb = if f.recovered.is_some() {
+                "failed to pull"
+            } else {
+                "cannot pull"
+            };
+            format!("{who} {verb} image {} from {registry}", image.raw)
         }
         None => format!("{who} cannot pull its image (the evidence does not name the image)"),
     }
+}
+
+/// The sentence that says the failure is over for now, when a later pull succeeded.
+pub fn recovered_note(f: &PullFailure<'_>) -> Option<&'static str> {
+    f.recovered.map(|_| {
+        " A later pull of the same image succeeded, so the pod runs now: the failure comes back with the next pull (a restart on a new node, a reschedule after consolidation, a scale-up)."
+    })
 }
 
 /// `timeout (DeadlineExceeded ...)`-style list of the error classes.

@@ -2,8 +2,8 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
 use crate::rules::kw0xx::image_pull::{
-    classes_phrase, owner_workload, pull_failures, subject, ErrorClass, ImageRef, PullFailure,
-    Verdict, SIGNALS,
+    classes_phrase, owner_workload, pull_failures, recovered_note, subject, ErrorClass, ImageRef,
+    PullFailure, Verdict, SIGNALS,
 };
 use crate::rules::text::{aws_account, aws_region};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -138,6 +138,9 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Option<Diagnosis> {
             "Docker Hub limits anonymous pulls per source IP, and every node behind one NAT gateway shares the limit: the pull-through cache rule above pulls with your Docker Hub credentials once and serves every node.",
         ));
     }
+    if let Some(note) = recovered_note(f) {
+        summary.push_str(note);
+    }
     let related: &[&'static str] = if pdb_blocked(facts, pod) {
         &["KW401"]
     } else {
@@ -145,9 +148,15 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Option<Diagnosis> {
     };
     Some(
         Diagnosis::new(&META, summary)
+            .with_severity(if f.recovered.is_some() {
+                Severity::Warning
+            } else {
+                Severity::Error
+            })
             .with_confidence(confidence)
             .with_object(pod)
             .with_messages(f.messages.iter().copied())
+            .with_messages(f.recovered)
             .with_evidence(f.states.iter().cloned())
             .with_remediation(steps)
             .with_related(related),

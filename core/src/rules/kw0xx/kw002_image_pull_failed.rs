@@ -2,8 +2,8 @@
 
 use crate::facts::Facts;
 use crate::rules::kw0xx::image_pull::{
-    classes_phrase, pull_failures, subject, ErrorClass, ImageRef, PullFailure, RegistryKind,
-    Verdict, SIGNALS,
+    classes_phrase, pull_failures, recovered_note, subject, ErrorClass, ImageRef, PullFailure,
+    RegistryKind, Verdict, SIGNALS,
 };
 use crate::rules::text::aws_region;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -132,10 +132,20 @@ fn finish(
     f: &PullFailure<'_>,
     steps: Vec<Remediation>,
 ) -> Diagnosis {
+    let mut summary = summary;
+    if let Some(note) = recovered_note(f) {
+        summary.push_str(note);
+    }
     let mut d = Diagnosis::new(&META, summary)
+        .with_severity(if f.recovered.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        })
         .with_confidence(confidence)
         .with_object(f.pods.first())
         .with_messages(f.messages.iter().copied())
+        .with_messages(f.recovered)
         .with_evidence(f.states.iter().cloned())
         .with_remediation(steps);
     if f.verdict() == Verdict::PullFailed

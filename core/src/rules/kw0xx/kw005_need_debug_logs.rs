@@ -48,6 +48,8 @@ const SIGNALS: &[&str] = &[
     "failedscheduling",
     "nodes are available",
     "should schedule on",
+    "created nodeclaim",
+    "launched nodeclaim",
 ];
 
 /// Levels at which Karpenter reports a failure it knows.
@@ -160,8 +162,34 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .values()
         .sum::<usize>()
         .max(facts.logs.len());
+    // NodeClaims the logs show created but never launched: where the info logs go quiet.
+    let named = |message: &str| -> Vec<String> {
+        facts
+            .logs
+            .iter()
+            .filter(|r| r.message == message)
+            .filter_map(|r| r.field_name("NodeClaim"))
+            .collect()
+    };
+    let launched = named("launched nodeclaim");
+    let mut unlaunched: Vec<String> = Vec::new();
+    for name in named("created nodeclaim") {
+        if !launched.contains(&name) && !unlaunched.contains(&name) {
+            unlaunched.push(name);
+        }
+    }
+    let trail = match unlaunched.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            " The logs stop after `created nodeclaim` for NodeClaim {one}: no `launched nodeclaim` follows, so the launch is where to look."
+        ),
+        many => format!(
+            " The logs stop after `created nodeclaim` for NodeClaims {}: no `launched nodeclaim` follows, so the launch is where to look.",
+            many.join(", ")
+        ),
+    };
     let summary = format!(
-        "{}, but the Karpenter logs in the input ({lines} line{}, info level, no error) hold no line that explains it. Info-level logs record what Karpenter did, not why: debug logs add the pods it ignores, the instance types filtered out of a launch, subnet and AMI discovery, launch and registration timeouts.",
+        "{}, but the Karpenter logs in the input ({lines} line{}, info level, no error) hold no line that explains it.{trail} Info-level logs record what Karpenter did, not why: debug logs add the pods it ignores, the instance types filtered out of a launch, subnet and AMI discovery, launch and registration timeouts.",
         problem.join("; "),
         if lines == 1 { "" } else { "s" }
     );
@@ -203,6 +231,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_the_nodeclaim_created_but_never_launched() {
+        let created = r#"{"level":"INFO","time":"t","logger":"controller","message":"created nodeclaim","commit":"c","NodeClaim":{"name":"gpu-h5tq8"}}"#;
+        let launched = r#"{"level":"INFO","time":"t","logger":"controller","message":"launched nodeclaim","commit":"c","NodeClaim":{"name":"gpu-h5tq8"}}"#;
+        let event = "  Warning  FailedScheduling  14m  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.";
+        let report = crate::testing::check_only("KW005", &format!("{event}\n{created}\n"));
+        assert!(report.diagnoses[0]
+            .summary
+            .contains("`created nodeclaim` for NodeClaim gpu-h5tq8"));
+        let report =
+            crate::testing::check_only("KW005", &format!("{event}\n{created}\n{launched}\n"));
+        assert!(!report.diagnoses[0].summary.contains("created nodeclaim"));
+    }
 
     #[test]
     fn a_table_row_not_ready_for_long_is_stuck() {
