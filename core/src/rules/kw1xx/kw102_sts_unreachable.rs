@@ -36,7 +36,8 @@ connectivity, ...`).
 Most often DNS: the Karpenter chart's default `dnsPolicy: ClusterFirst` sends lookups to
 CoreDNS, and on a fresh cluster CoreDNS is Pending because there is no node yet, and the node
 would come from Karpenter: chicken and egg. Otherwise the network path: private subnets without
-a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way.
+a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way (`proxyconnect
+tcp: dial tcp <proxy>`: the HTTPS proxy the controller is configured with does not answer).
 
 ## How to fix
 Let Karpenter resolve through the VPC resolver: `helm upgrade --install karpenter ... --set
@@ -105,8 +106,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let sts = hits.iter().any(|m| !ec2_unreachable_at_start(&m.text));
     let service = if sts { "sts" } else { "ec2" };
     let text_of = |needles: &[&str]| hits.iter().any(|m| contains_any(&m.text, needles));
-    let dns_failure = text_of(&["lookup sts", "lookup ec2", "no such host"]);
-    let dialled_ip = hits.iter().any(|m| dialled_an_ip(&m.text));
+    // `proxyconnect tcp: dial tcp 10.0.0.10:3128: ...`: the request went to an HTTPS proxy
+    // (HTTPS_PROXY on the controller), and the proxy is what does not answer.
+    let proxy = hits.iter().find_map(|m| proxy_address(&m.text));
+    let dns_failure = proxy.is_none() && text_of(&["lookup sts", "lookup ec2", "no such host"]);
+    let dialled_ip = proxy.is_none() && hits.iter().any(|m| dialled_an_ip(&m.text));
     let at_start = text_of(&[
         "ec2 api connectivity check failed",
         "checking ec2 api connectivity",
@@ -149,11 +153,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .find_map(|m| endpoint_host(&m.text))
             .unwrap_or_else(|| format!("ec2.{region}.amazonaws.com"));
         format!(
-            "The Karpenter controller cannot reach the AWS EC2 API ({host}); it has credentials (no STS error), the endpoint itself does not answer"
+            "The Karpenter controller cannot reach the AWS EC2 API ({host}); it has credentials (no STS error){}",
+            if proxy.is_none() {
+                ", the endpoint itself does not answer"
+            } else {
+                ""
+            }
         )
     };
     let endpoint = if sts { "STS" } else { "EC2" };
-    summary.push_str(&if dns_failure {
+    summary.push_str(&if let Some(addr) = &proxy {
+        format!(
+            ": the HTTPS proxy {addr} the controller sends its requests through does not answer"
+        )
+    } else if dns_failure {
         format!(": the DNS lookup of the {endpoint} endpoint fails")
     } else if dialled_ip {
         format!(": the connection to the {endpoint} endpoint times out")
@@ -187,7 +200,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     summary.push('.');
-    if dns_failure || !dialled_ip {
+    if proxy.is_none() && (dns_failure || !dialled_ip) {
         let policy = match &dns_policy {
             Some(p) => format!("dnsPolicy: {p}"),
             None => "the chart's default dnsPolicy: ClusterFirst".to_string(),
@@ -211,7 +224,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
 
     let mut steps: Vec<Remediation> = Vec::new();
-    if (dns_failure || !dialled_ip) && cluster_first {
+    if let Some(addr) = &proxy {
+        summary.push_str(&format!(
+            " Check that the proxy at {addr} runs and accepts the controller's subnet, or let AWS endpoints bypass it."
+        ));
+        steps.push(Remediation::command(
+            format!("See the proxy settings of the controller (HTTPS_PROXY / NO_PROXY, helm values `controller.env`); the proxy at {addr} must answer, or NO_PROXY must list the AWS endpoints reached through VPC endpoints (and the cluster's service CIDR):"),
+            format!(
+                "kubectl set env deployment/karpenter -n {ns} --list | grep -i proxy\nkubectl set env deployment/karpenter -n {ns} NO_PROXY=169.254.169.254,.svc,.cluster.local,{service}.{region}.amazonaws.com"
+            ),
+        ));
+    }
+    if proxy.is_none() && (dns_failure || !dialled_ip) && cluster_first {
         steps.push(Remediation::command(
             "Let Karpenter resolve through the VPC resolver instead of CoreDNS (the chart value dnsPolicy):",
             format!(
@@ -243,6 +267,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(hits.iter().copied())
         .with_remediation(steps)
         .with_related(&related)]
+}
+
+/// The proxy address of `proxyconnect tcp: dial tcp 10.0.0.10:3128: connect: connection refused`.
+fn proxy_address(text: &str) -> Option<String> {
+    let i = find_ignore_case(text, "proxyconnect tcp: dial tcp ")?;
+    let addr: String = text[i + "proxyconnect tcp: dial tcp ".len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']' | '-'))
+        .collect();
+    let addr = addr.trim_end_matches(':').to_string();
+    (!addr.is_empty()).then_some(addr)
 }
 
 /// `dial tcp 52.94.0.1:443: i/o timeout`: the name resolved, the connection did not.
@@ -293,6 +328,15 @@ mod tests {
     const V1_FATAL: &str = r#"karpenter-6d9f7c8b5-zjlwr controller {"level":"FATAL","time":"2024-03-01T16:09:11.828Z","logger":"controller","message":"Checking EC2 API connectivity, WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout","commit":"596ea97"}"#;
     const V2: &str = r#"{"level":"ERROR","time":"2025-05-14T07:01:33.412Z","logger":"controller","message":"ec2 api connectivity check failed","commit":"ad71530","error":"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout"}"#;
     const CONSOLE: &str = "2022-02-10T10:33:35.421Z\tERROR\tcontroller.controller.provisioning\tReconciler error\t{\"commit\": \"2346ed5\", \"error\": \"fetching instance types using ec2.DescribeInstanceTypes, WebIdentityErr: failed to retrieve credentials\\ncaused by: RequestError: send request failed\\ncaused by: Post \\\"https://sts.eu-west-1.amazonaws.com/\\\": dial tcp: i/o timeout\"}";
+
+    #[test]
+    fn a_proxy_that_does_not_answer_is_named_instead_of_dns() {
+        let text = r#"{"level":"ERROR","time":"t","logger":"controller","message":"ec2 api connectivity check failed","commit":"c","error":"operation error EC2: DescribeInstanceTypes, request send failed, Post \"https://ec2.eu-north-1.amazonaws.com/\": proxyconnect tcp: dial tcp 10.64.0.10:3128: connect: connection refused"}"#;
+        let report = check_only("KW102", text);
+        let summary = &report.diagnoses[0].summary;
+        assert!(summary.contains("HTTPS proxy 10.64.0.10:3128"), "{summary}");
+        assert!(!summary.contains("CoreDNS"), "{summary}");
+    }
 
     #[test]
     fn sdk_v1_v2_and_console() {

@@ -812,6 +812,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .unwrap_or_else(|| "<controller version>".to_string());
     let all_crds =
         "nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws";
+    let stored_versions = format!(
+        "kubectl get crd {all_crds} -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
+    );
     let mut steps = vec![Remediation::command(
         "See which API versions the installed CRDs serve and store, and which controller runs:",
         format!(
@@ -844,7 +847,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         steps.push(Remediation::command(
             "Rewrite every Karpenter object so the API server stores it as v1 (a no-op replace; the v1.0.x controller does the same on its own), then check the stored versions:",
             format!(
-                "kubectl get nodepools,nodeclaims,ec2nodeclasses -o json | kubectl replace -f -\nkubectl get crd {all_crds} -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
+                "kubectl get nodepools,nodeclaims,ec2nodeclasses -o json | kubectl replace -f -\n{stored_versions}"
             ),
         ));
         steps.push(Remediation::command(
@@ -886,7 +889,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         steps.push(Remediation::command(
             "Go through v1.0 first: the v1.0.x CRDs serve v1beta1 and v1 and convert through the v1.0.x controller's webhook; run a v1.0.x controller until every object is stored as v1 (status.storedVersions lists only v1), then upgrade CRDs and controller together:",
             format!(
-                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={ns}\nhelm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.0.8 --namespace {ns} --reuse-values --set webhook.enabled=true\nkubectl get crd nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws -o jsonpath='{{range .items[*]}}{{.metadata.name}}{{\": \"}}{{.status.storedVersions}}{{\"\\n\"}}{{end}}'"
+                "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={ns}\nhelm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.0.8 --namespace {ns} --reuse-values --set webhook.enabled=true\n{stored_versions}"
             ),
         ));
     }
