@@ -562,6 +562,8 @@ pub struct Workload {
     pub containers: Vec<Container>,
     pub init_containers: Vec<Container>,
     pub node_selector: BTreeMap<String, String>,
+    /// The pod template's required node affinity: OR of terms, each an AND of requirements.
+    pub node_affinity: Vec<Vec<Requirement>>,
     pub tolerations: Vec<Toleration>,
     pub dns_policy: Option<String>,
     pub service_account: Option<String>,

@@ -996,3 +996,14 @@ fn helm_list_tells_the_crd_release_from_the_controller() {
     assert_eq!(facts.karpenter_version.as_deref(), Some("1.1.1"));
     assert_eq!(facts.crd_chart_version.as_deref(), Some("0.37.6"));
 }
+
+#[test]
+fn workload_templates_keep_their_required_node_affinity() {
+    let facts = facts_of(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: gateway\n  namespace: edge\nspec:\n  replicas: 4\n  template:\n    spec:\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n              - key: karpenter.sh/nodepool\n                operator: In\n                values: [\"edge\"]\n      containers:\n      - name: envoy\n        image: envoyproxy/envoy:v1.31.2\n",
+    );
+    let w = &facts.workloads[0];
+    assert_eq!(w.node_affinity.len(), 1);
+    assert_eq!(w.node_affinity[0][0].key, "karpenter.sh/nodepool");
+    assert_eq!(w.node_affinity[0][0].values, ["edge"]);
+}

@@ -215,6 +215,21 @@ pub fn workload(
         containers: pod.containers,
         init_containers: pod.init_containers,
         node_selector: pod.node_selector,
+        node_affinity: template
+            .and_then(|t| {
+                t.path(&[
+                    "spec",
+                    "affinity",
+                    "nodeAffinity",
+                    "requiredDuringSchedulingIgnoredDuringExecution",
+                    "nodeSelectorTerms",
+                ])
+            })
+            .map(Node::items)
+            .unwrap_or_default()
+            .iter()
+            .map(|t| requirements(t.get("matchExpressions")))
+            .collect(),
         tolerations: pod.tolerations,
         dns_policy: pod.dns_policy,
         service_account: pod.service_account,

@@ -82,10 +82,19 @@ fn node_is_karpenter(facts: &Facts, node: &str) -> Option<bool> {
 /// A pod that can only run on Karpenter nodes (its selector or required affinity names a
 /// Karpenter label).
 fn requires_karpenter_node(pod: &Pod) -> bool {
+    binds_to_karpenter(&pod.node_selector, &pod.node_affinity)
+}
+
+/// A node selector or a required node affinity (every term) that only Karpenter's nodes
+/// satisfy: a `karpenter.sh/` label asked for with `In` or `Exists`.
+fn binds_to_karpenter(
+    node_selector: &BTreeMap<String, String>,
+    node_affinity: &[Vec<crate::facts::Requirement>],
+) -> bool {
     let karpenter_key = |k: &str| k.starts_with("karpenter.sh/");
-    pod.node_selector.keys().any(|k| karpenter_key(k))
-        || (!pod.node_affinity.is_empty()
-            && pod.node_affinity.iter().all(|term| {
+    node_selector.keys().any(|k| karpenter_key(k))
+        || (!node_affinity.is_empty()
+            && node_affinity.iter().all(|term| {
                 term.iter().any(|r| {
                     karpenter_key(&r.key) && matches!(r.operator.as_str(), "In" | "Exists")
                 })
@@ -441,11 +450,9 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             }
         }
     }
-    let workload_bound = u.workload.is_some_and(|w| {
-        w.node_selector
-            .keys()
-            .any(|k| k.starts_with("karpenter.sh/"))
-    });
+    let workload_bound = u
+        .workload
+        .is_some_and(|w| binds_to_karpenter(&w.node_selector, &w.node_affinity));
     let managed_from = if !karpenter_nodes.is_empty() {
         format!(
             "its pods' node{} {} (Karpenter's: karpenter.sh/nodepool label or a NodeClaim's node)",
