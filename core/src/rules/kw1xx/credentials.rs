@@ -66,6 +66,13 @@ pub fn from_other_component(facts: &Facts, m: &Message) -> bool {
     if contains_any(&m.text, OTHER_CALLERS) || logfmt_line(&m.evidence.text) {
         return true;
     }
+    // AWS CLI output (`An error occurred (AccessDenied) when calling the X operation: ...`):
+    // the user's own shell session, not the controller's role.
+    if contains_any(&m.text, &["an error occurred ("])
+        && contains_any(&m.text, &["when calling the "])
+    {
+        return true;
+    }
     if logs_command(facts, m).is_some_and(logs_of_another_workload) {
         return true;
     }
@@ -350,5 +357,21 @@ mod tests {
             .map(|m| from_other_component(&facts, m))
             .collect();
         assert_eq!(hits, [true, false]);
+    }
+
+    #[test]
+    fn aws_cli_output_is_the_users_session() {
+        let facts = Facts::default();
+        let cli = Message {
+            text: "An error occurred (InvalidClientTokenId) when calling the GetCallerIdentity operation: The security token included in the request is invalid.".to_string(),
+            ..Message::default()
+        };
+        assert!(from_other_component(&facts, &cli));
+        let controller = Message {
+            text: "ec2 api connectivity check failed: api error AuthFailure: AWS was not able to validate the provided access credentials".to_string(),
+            origin: MessageOrigin::KarpenterLog,
+            ..Message::default()
+        };
+        assert!(!from_other_component(&facts, &controller));
     }
 }
