@@ -1,7 +1,7 @@
 //! KW005 need-debug-logs.
 
 use crate::facts::{contains_ignore_ascii_case, Collected, Facts, LogRecord, NodeClaim, ObjectRef};
-use crate::rules::text::karpenter_namespace_or_placeholder;
+use crate::rules::text::{karpenter_namespace_or_placeholder, token_after};
 use crate::rules::time::age_seconds;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -50,6 +50,7 @@ const SIGNALS: &[&str] = &[
     "should schedule on",
     "created nodeclaim",
     "launched nodeclaim",
+    "registered nodeclaim",
 ];
 
 /// Levels at which Karpenter reports a failure it knows.
@@ -145,6 +146,41 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if pending.is_empty() && evidence.is_empty() && stuck.is_empty() {
         return Vec::new();
     }
+    // Provisioning under way: every Pending pod is nominated for a NodeClaim the logs show
+    // launched, and no NodeClaim is stuck. The info logs explain it: the node is coming.
+    let named = |message: &str| -> Vec<String> {
+        facts
+            .logs
+            .iter()
+            .filter(|r| r.message == message)
+            .filter_map(|r| r.field_name("NodeClaim"))
+            .collect()
+    };
+    // A launch takes seconds and registration a minute or two: a NodeClaim launched but not
+    // registered is still on its way while the nomination is this recent.
+    const STILL_COMING_SECONDS: i64 = 5 * 60;
+    let launched = named("launched nodeclaim");
+    let registered = named("registered nodeclaim");
+    let nominations: Vec<(String, String, Option<i64>)> = facts
+        .messages
+        .iter()
+        .filter_map(|m| {
+            let pod = m.object.as_ref().filter(|o| o.kind == "Pod")?;
+            let claim = token_after(&m.text, "should schedule on: nodeclaim/")?;
+            let age = m.time.as_deref().and_then(age_seconds);
+            Some((pod.qualified_name(), claim, age))
+        })
+        .collect();
+    let on_its_way = |pod: &String| {
+        nominations.iter().any(|(p, claim, age)| {
+            p == pod
+                && (registered.contains(claim)
+                    || (launched.contains(claim) && age.is_some_and(|a| a < STILL_COMING_SECONDS)))
+        })
+    };
+    if stuck.is_empty() && !pending.is_empty() && pending.iter().all(on_its_way) {
+        return Vec::new();
+    }
     let mut problem: Vec<String> = Vec::new();
     match pending.as_slice() {
         [] if !evidence.is_empty() => problem.push("A pod is Pending".to_string()),
@@ -163,15 +199,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .sum::<usize>()
         .max(facts.logs.len());
     // NodeClaims the logs show created but never launched: where the info logs go quiet.
-    let named = |message: &str| -> Vec<String> {
-        facts
-            .logs
-            .iter()
-            .filter(|r| r.message == message)
-            .filter_map(|r| r.field_name("NodeClaim"))
-            .collect()
-    };
-    let launched = named("launched nodeclaim");
     let mut unlaunched: Vec<String> = Vec::new();
     for name in named("created nodeclaim") {
         if !launched.contains(&name) && !unlaunched.contains(&name) {
