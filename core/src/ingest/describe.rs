@@ -213,6 +213,7 @@ enum Described {
     Node,
     Pdb,
     Workload(&'static str),
+    ServiceAccount,
     /// Custom resources (`API Version:` and `Kind:`): the objects module reads them.
     Generic,
     Unknown,
@@ -234,6 +235,8 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
         Described::Node
     } else if has("Min available") || has("Max unavailable") || has("Allowed disruptions") {
         Described::Pdb
+    } else if has("Mountable secrets") || has("Image pull secrets") {
+        Described::ServiceAccount
     } else if has("StrategyType") {
         Described::Workload("Deployment")
     } else if has("Desired Number of Nodes Scheduled") {
@@ -253,6 +256,7 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
             Some("StatefulSet") => Described::Workload("StatefulSet"),
             Some("DaemonSet") => Described::Workload("DaemonSet"),
             Some("ReplicaSet") => Described::Workload("ReplicaSet"),
+            Some("ServiceAccount") => Described::ServiceAccount,
             _ => Described::Unknown,
         }
     }
@@ -293,6 +297,16 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
             );
             sink.facts.pdbs.push(pdb);
             sink.collected(Collected::Pdbs);
+            Some(object)
+        }
+        Described::ServiceAccount => {
+            let account = describe_misc::read_service_account(part, &sections);
+            let object = ObjectRef::new(
+                "ServiceAccount",
+                account.meta.namespace.as_deref(),
+                &account.meta.name,
+            );
+            sink.facts.service_accounts.push(account);
             Some(object)
         }
         Described::Workload(kind) => {

@@ -1,7 +1,8 @@
-//! `kubectl describe` of PodDisruptionBudgets and workloads (Deployment, StatefulSet,
-//! DaemonSet, ReplicaSet): the fields the disruption and workload rules read.
+//! `kubectl describe` of PodDisruptionBudgets, workloads (Deployment, StatefulSet, DaemonSet,
+//! ReplicaSet) and ServiceAccounts: the fields the disruption, workload and credential rules
+//! read.
 
-use crate::facts::{Meta, ObjectRef, Pdb, Workload};
+use crate::facts::{Meta, ObjectRef, Pdb, ServiceAccount, Workload};
 
 use super::describe::{self, section, Section, Tree};
 use super::tables::parse_selector;
@@ -25,6 +26,13 @@ fn meta(part: &Part<'_>, sections: &[Section<'_>]) -> Meta {
         annotations: describe::annotations(section(sections, "Annotations")),
         evidence: section(sections, "Name").map(|s| part.evidence(s.line)),
         ..Meta::default()
+    }
+}
+
+/// The name, namespace, labels and annotations (the IRSA `eks.amazonaws.com/role-arn`).
+pub fn read_service_account(part: &Part<'_>, sections: &[Section<'_>]) -> ServiceAccount {
+    ServiceAccount {
+        meta: meta(part, sections),
     }
 }
 

@@ -1007,3 +1007,17 @@ fn workload_templates_keep_their_required_node_affinity() {
     assert_eq!(w.node_affinity[0][0].key, "karpenter.sh/nodepool");
     assert_eq!(w.node_affinity[0][0].values, ["edge"]);
 }
+
+#[test]
+fn described_service_accounts_keep_their_irsa_annotation() {
+    let facts = facts_of(
+        "$ kubectl describe sa karpenter -n kube-system\nName:                karpenter\nNamespace:           kube-system\nLabels:              app.kubernetes.io/name=karpenter\nAnnotations:         eks.amazonaws.com/role-arn: arn:aws:iam::731942180466:role/karpenter-irsa-analytics\n                     meta.helm.sh/release-name: karpenter\nImage pull secrets:  <none>\nMountable secrets:   <none>\nTokens:              <none>\nEvents:              <none>\n",
+    );
+    let account = &facts.service_accounts[0];
+    assert_eq!(account.meta.name, "karpenter");
+    assert_eq!(account.meta.namespace.as_deref(), Some("kube-system"));
+    assert_eq!(
+        account.role_arn(),
+        Some("arn:aws:iam::731942180466:role/karpenter-irsa-analytics")
+    );
+}
