@@ -234,6 +234,21 @@ fn point_workload(
     mirror_registry: &str,
     mirror_image: &str,
 ) {
+    // The sandbox (pause) image is the node's, not the workload's: containerd pulls it for
+    // every pod from the node's own configuration.
+    let sandbox = f
+        .messages
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, "failed to get sandbox image"));
+    if sandbox {
+        steps.push(Remediation::yaml(
+            "The image is the node's sandbox (pause) image, pulled by containerd for every pod: no workload references it. Use an EKS-optimized AMI family in the EC2NodeClass (their sandbox image comes from ECR in the region), or point containerd at the mirror in the EC2NodeClass user data (AL2023 nodeadm, containerd 1.7 key shown; containerd 2 reads `sandbox` under `[plugins.\"io.containerd.cri.v1.images\".pinned_images]`; `kubectl edit ec2nodeclass <name>`):",
+            format!(
+                "spec:\n  userData: |\n    MIME-Version: 1.0\n    Content-Type: multipart/mixed; boundary=\"BOUNDARY\"\n\n    --BOUNDARY\n    Content-Type: application/node.eks.aws\n\n    apiVersion: node.eks.aws/v1alpha1\n    kind: NodeConfig\n    spec:\n      containerd:\n        config: |\n          [plugins.\"io.containerd.grpc.v1.cri\"]\n          sandbox_image = \"{mirror_image}\"\n    --BOUNDARY--\n"
+            ),
+        ));
+        return;
+    }
     if image.repository.ends_with("ingress-nginx/controller") {
         let mut cmd = format!(
             "helm upgrade ingress-nginx ingress-nginx/ingress-nginx -n {ns} --reuse-values \\\n  --set controller.image.registry={mirror_registry} \\\n  --set controller.image.image={}",
