@@ -1,7 +1,7 @@
 //! Per-rule fixtures: `tests/fixtures/<ID>/<name>.pos.<ext>` must make rule ID report, and
 //! `<name>.neg.<ext>` must not, each analysed with only that rule enabled. The rendered text
 //! of every positive is snapshotted (`tests/tests/snapshots/`), so wording changes show up in
-//! review.
+//! review. Every positive is also streamed through the log scanner, as `analyze FILE` reads it.
 //!
 //! New or changed snapshots: `INSTA_UPDATE=always cargo test -p karpenter-why-tests --test
 //! fixtures` writes them (no cargo-insta needed); read them and commit them. Under `CI=true`
@@ -10,6 +10,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use karpenter_why_core::ingest::scan::StreamScanner;
 use karpenter_why_core::render::{self, TextOptions};
 use karpenter_why_core::{analyze, rules, Document, Options, Report};
 
@@ -108,6 +109,39 @@ fn positives_report_their_rule_and_negatives_do_not() {
         fixtures.len() - positives,
         failures.len()
     );
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// An unrelated INFO line put before a streamed fixture: the scanner always keeps a file's
+/// first log line, which would hide a signal missing from the rule's `signals`.
+const NOISE: &str = r#"{"level":"INFO","time":"2025-01-01T00:00:00.000Z","logger":"controller","message":"Starting workers","commit":"0000000","controller":"nodeclaim.lifecycle","worker count":1000}"#;
+
+/// A log file read by `analyze FILE` goes through the scanner, which drops INFO/DEBUG lines
+/// holding no rule's signal: every positive must still report its rule that way, fed in odd
+/// chunks behind an unrelated INFO line.
+#[test]
+fn positives_report_their_rule_when_streamed() {
+    let (fixtures, _) = load();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for f in fixtures.iter().filter(|f| f.positive) {
+        let mut scanner = StreamScanner::new(f.label.clone());
+        for chunk in format!("{NOISE}\n{}", f.text).as_bytes().chunks(61) {
+            scanner.feed(chunk);
+        }
+        let report = analyze(
+            &[scanner.finish().document],
+            &Options {
+                now: None,
+                only: Some(vec![f.id.clone()]),
+            },
+        );
+        checked += 1;
+        if !report.diagnoses.iter().any(|d| d.id == f.id) {
+            failures.push(format!("{}: {} not reported when streamed", f.label, f.id));
+        }
+    }
+    println!("streamed fixtures: {checked}, {} failed", failures.len());
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 

@@ -9,8 +9,6 @@ mod kw102_sts_unreachable;
 mod kw103_irsa_credentials_denied;
 mod kw104_crd_version_skew;
 mod kw105_aws_unauthorized;
-#[cfg(test)]
-mod streamed_fixtures;
 
 pub const RULES: &[Rule] = &[
     kw101_spot_service_linked_role_missing::RULE,
