@@ -254,20 +254,6 @@ pub fn ecr_account(image: &str) -> Option<String> {
 /// old `karpenter-global-settings` ConfigMap), else the usual `karpenter.sh/discovery`
 /// selector tag of an EC2NodeClass.
 pub fn cluster_name(facts: &Facts) -> Option<String> {
-    if let Some(d) = facts.karpenter_deployment() {
-        for c in &d.containers {
-            if let Some(v) = c.env.get("CLUSTER_NAME") {
-                return Some(v.clone());
-            }
-            if let Some(v) = c
-                .args
-                .iter()
-                .find_map(|a| a.strip_prefix("--cluster-name="))
-            {
-                return Some(v.to_string());
-            }
-        }
-    }
     const KEYS: &[&str] = &[
         "CLUSTER_NAME",
         "--cluster-name",
@@ -275,10 +261,11 @@ pub fn cluster_name(facts: &Facts) -> Option<String> {
         "settings.aws.clusterName",
         "aws.clusterName",
     ];
+    // Container env and args are settings too; any controller's `--cluster-name` names the
+    // same cluster.
     let setting = facts
-        .settings
-        .iter()
-        .find(|s| KEYS.contains(&s.key.as_str()) && !s.value.trim().is_empty())
+        .settings_named(KEYS)
+        .find(|s| !s.value.trim().is_empty())
         .map(|s| s.value.trim().to_string());
     // `helm upgrade ... --set settings.clusterName=prod` on a prompt line of the paste.
     let helm_set = || {
