@@ -37,6 +37,8 @@ pub mod objects;
 pub mod scan;
 mod segment;
 mod tables;
+#[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
+pub mod wasm_teddy;
 
 use objects::Segment;
 use scan::{Decision, LogLineFilter, SignalMatcher};
