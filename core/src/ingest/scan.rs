@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::OnceLock;
 
-use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, Input, Span};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, Span};
 use memchr::memmem;
 
 use crate::document::Document;
@@ -130,7 +130,7 @@ impl SignalMatcher {
     /// Anchors for searching text like `sample` quickly: a set of short substrings such that
     /// every pattern contains one, chosen rare in `sample` (so hits, each verified with the
     /// full automaton, stay few), searched with SIMD on the lower-cased text. `None` where no
-    /// SIMD searcher exists (wasm32), or without patterns.
+    /// SIMD searcher exists (wasm32 without simd128), or without patterns.
     pub fn anchors_for(&self, sample: &[u8]) -> Option<Anchors> {
         if self.patterns.is_empty() {
             return None;
@@ -186,13 +186,7 @@ impl SignalMatcher {
         let build = |chosen: &[&[u8]]| -> Option<Anchors> {
             let groups = chosen
                 .chunks(64)
-                .map(|group| {
-                    let mut builder = packed::Config::new()
-                        .match_kind(packed::MatchKind::LeftmostFirst)
-                        .builder();
-                    builder.extend(group.iter());
-                    builder.build()
-                })
+                .map(group_searcher)
                 .collect::<Option<Vec<_>>>()?;
             Some(Anchors {
                 groups,
@@ -250,9 +244,12 @@ impl SignalMatcher {
                 if folded.len() < text.len() {
                     folded.resize(text.len(), 0);
                 }
+                #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
                 for (low, byte) in folded.iter_mut().zip(text) {
                     *low = byte.to_ascii_lowercase();
                 }
+                #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+                super::wasm_teddy::to_ascii_lowercase(text, folded);
                 for group in &anchors.groups {
                     let mut at = 0;
                     while at < folded.len() {
@@ -341,10 +338,34 @@ pub fn signal_line_starts(matcher: &SignalMatcher, text: &[u8]) -> Vec<(usize, u
     out
 }
 
+/// The SIMD searcher of a group of up to 64 anchors: aho-corasick's Teddy, or on WebAssembly
+/// (where aho-corasick has none) ours.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+type GroupSearcher = aho_corasick::packed::Searcher;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type GroupSearcher = super::wasm_teddy::Searcher;
+
+/// `None` where there is no SIMD searcher.
+fn group_searcher(anchors: &[&[u8]]) -> Option<GroupSearcher> {
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        use aho_corasick::packed;
+        let mut builder = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .builder();
+        builder.extend(anchors.iter());
+        builder.build()
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        GroupSearcher::new(anchors)
+    }
+}
+
 /// See [`SignalMatcher::anchors_for`].
 #[derive(Debug, Clone)]
 pub struct Anchors {
-    groups: Vec<packed::Searcher>,
+    groups: Vec<GroupSearcher>,
     count: usize,
 }
 
