@@ -287,3 +287,121 @@ fn staged_documents_give_the_same_result_as_string_arguments() {
         "reserve needs a staged document"
     );
 }
+
+/// xorshift64*: deterministic random cases without a dependency.
+#[cfg(target_feature = "simd128")]
+struct Rng(u64);
+
+#[cfg(target_feature = "simd128")]
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The page's anchor search (Teddy on WebAssembly SIMD) finds, from every start, the leftmost
+/// anchor a naive search finds (the first given of those starting there), on random anchor
+/// sets and texts over small alphabets, anchors planted.
+#[cfg(target_feature = "simd128")]
+#[wasm_bindgen_test]
+fn simd_anchor_search_finds_what_a_naive_search_finds() {
+    use karpenter_why_core::ingest::wasm_teddy::{Searcher, MAX_ANCHORS};
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for case in 0..1500 {
+        let alphabet: &[u8] = match case % 4 {
+            0 => b"ab",
+            1 => b"abcdefgh",
+            2 => b"aAqQ\x00\xff\x10\x01 \n",
+            _ => b"abcdefghijklmnopqrstuvwxyz\"{}:, ",
+        };
+        let count = 1 + rng.below(MAX_ANCHORS);
+        let longest = if case % 3 == 0 { 3 } else { 7 };
+        let anchors: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let len = 1 + rng.below(longest);
+                (0..len)
+                    .map(|_| alphabet[rng.below(alphabet.len())])
+                    .collect()
+            })
+            .collect();
+        let mut haystack: Vec<u8> = (0..rng.below(120))
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        for _ in 0..rng.below(4) {
+            let anchor = &anchors[rng.below(count)];
+            if anchor.len() <= haystack.len() {
+                let at = rng.below(haystack.len() - anchor.len() + 1);
+                haystack[at..at + anchor.len()].copy_from_slice(anchor);
+            }
+        }
+        let searcher = Searcher::new(&anchors).expect("non-empty anchors");
+        for start in 0..=haystack.len() {
+            let end = if start % 5 == 0 {
+                start + rng.below(haystack.len() - start + 1)
+            } else {
+                haystack.len()
+            };
+            let want = (start..=end).find_map(|at| {
+                anchors
+                    .iter()
+                    .position(|a| haystack[at..end].starts_with(a))
+                    .map(|id| (at, id))
+            });
+            let got = searcher
+                .find_in(&haystack, aho_corasick::Span::from(start..end))
+                .map(|m| (m.start(), m.pattern().as_usize()));
+            assert_eq!(
+                got, want,
+                "case {case} {start}..{end}: {anchors:?} in {haystack:?}"
+            );
+        }
+    }
+}
+
+/// On a large log (the page's paste), the SIMD anchors find exactly the lines (and signals)
+/// the automaton finds line by line: corpus logs, upper-cased copies and noise, mixed.
+#[cfg(target_feature = "simd128")]
+#[wasm_bindgen_test]
+fn simd_anchors_find_the_signal_lines_the_automaton_finds() {
+    use karpenter_why_core::ingest::scan::{signal_line_starts, SignalMatcher};
+    let matcher = SignalMatcher::for_rules();
+    let noise = r#"{"level":"INFO","time":"2024-05-01T10:00:00.000Z","logger":"controller","message":"computed 3 unready node(s) will fit 5 pod(s)","commit":"a1b2c3d"}"#;
+    let lines: Vec<&str> = CASES.iter().flat_map(|(_, _, text)| text.lines()).collect();
+    let mut rng = Rng(7);
+    let mut text = String::new();
+    while text.len() < 3 << 20 {
+        let line = lines[rng.below(lines.len())];
+        match rng.below(4) {
+            0 => text.push_str(&line.to_uppercase()),
+            1 => text.push_str(line),
+            _ => text.push_str(noise),
+        }
+        text.push('\n');
+    }
+    let anchors = matcher.anchors_for(&text.as_bytes()[..1 << 20]);
+    assert!(anchors.is_some(), "the page searches with SIMD anchors");
+    let mut line_by_line = Vec::new();
+    matcher.signal_lines(text.as_bytes(), 0, None, &mut Vec::new(), &mut line_by_line);
+    assert!(
+        line_by_line.len() > 1000,
+        "{} signal lines",
+        line_by_line.len()
+    );
+    assert_eq!(signal_line_starts(matcher, text.as_bytes()), line_by_line);
+    let mut anchored = Vec::new();
+    matcher.signal_lines(
+        text.as_bytes(),
+        0,
+        anchors.as_ref(),
+        &mut Vec::new(),
+        &mut anchored,
+    );
+    assert_eq!(anchored, line_by_line);
+}
