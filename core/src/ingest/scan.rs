@@ -239,17 +239,7 @@ impl SignalMatcher {
         let first = out.len();
         match anchors {
             Some(anchors) => {
-                // One pass, no zero-fill: blocks are mostly of one size.
-                folded.truncate(text.len());
-                if folded.len() < text.len() {
-                    folded.resize(text.len(), 0);
-                }
-                #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-                for (low, byte) in folded.iter_mut().zip(text) {
-                    *low = byte.to_ascii_lowercase();
-                }
-                #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-                super::wasm_teddy::to_ascii_lowercase(text, folded);
+                lower_case_into(text, folded);
                 for group in &anchors.groups {
                     let mut at = 0;
                     while at < folded.len() {
@@ -359,6 +349,30 @@ fn group_searcher(anchors: &[&[u8]]) -> Option<GroupSearcher> {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
         GroupSearcher::new(anchors)
+    }
+}
+
+/// `text` lower-cased into `folded`, what the anchors are searched in.
+fn lower_case_into(text: &[u8], folded: &mut Vec<u8>) {
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        // One pass, no zero-fill: blocks are mostly of one size.
+        folded.truncate(text.len());
+        if folded.len() < text.len() {
+            folded.resize(text.len(), 0);
+        }
+        for (low, byte) in folded.iter_mut().zip(text) {
+            *low = byte.to_ascii_lowercase();
+        }
+    }
+    // The page's build optimises for size: a copy (`memory.copy`) then SIMD, where zero-filling
+    // and lower-casing byte by byte cost more than the search (the page scans 50 MB as one
+    // block).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        folded.clear();
+        folded.extend_from_slice(text);
+        super::wasm_teddy::make_ascii_lowercase(folded);
     }
 }
 

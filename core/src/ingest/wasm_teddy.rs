@@ -141,39 +141,34 @@ fn find_chunks<V: Vector, T, const F: usize>(
     None
 }
 
-/// `text` with ASCII upper-case letters lower-cased, into `folded` (as long as `text`): what
-/// the anchors are searched in. 16 bytes at a time: the page's build optimises for size, which
-/// leaves a byte loop unvectorised.
-pub fn to_ascii_lowercase(text: &[u8], folded: &mut [u8]) {
+/// [`slice::make_ascii_lowercase`] 16 bytes at a time: the page's build optimises for size,
+/// which leaves a byte loop unvectorised.
+pub fn make_ascii_lowercase(bytes: &mut [u8]) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        to_ascii_lowercase_chunks::<simd::V128>(text, folded);
+        make_ascii_lowercase_chunks::<simd::V128>(bytes);
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        to_ascii_lowercase_chunks::<portable::Lanes>(text, folded);
+        make_ascii_lowercase_chunks::<portable::Lanes>(bytes);
     }
 }
 
 #[inline(always)]
-fn to_ascii_lowercase_chunks<V: Vector>(text: &[u8], folded: &mut [u8]) {
-    let len = text.len().min(folded.len());
+fn make_ascii_lowercase_chunks<V: Vector>(bytes: &mut [u8]) {
     let (a, letters, case) = (V::splat(b'A'), V::splat(26), V::splat(0x20));
     let mut at = 0;
-    while len - at >= 16 {
-        // SAFETY: `at + 16 <= len`, and `len` is within both slices.
+    while bytes.len() - at >= 16 {
+        // SAFETY: `at + 16 <= bytes.len()`: the 16 bytes read and written are in `bytes`.
         unsafe {
-            let chunk = V::load_unaligned(text.as_ptr().add(at));
+            let ptr = bytes.as_mut_ptr().add(at);
+            let chunk = V::load_unaligned(ptr);
             let upper = chunk.sub(a).lt(letters);
-            chunk
-                .or(upper.and(case))
-                .store_unaligned(folded.as_mut_ptr().add(at));
+            chunk.or(upper.and(case)).store_unaligned(ptr);
         }
         at += 16;
     }
-    for (low, byte) in folded[at..len].iter_mut().zip(&text[at..len]) {
-        *low = byte.to_ascii_lowercase();
-    }
+    bytes[at..].make_ascii_lowercase();
 }
 
 /// Finds the leftmost occurrence of any of up to [`MAX_ANCHORS`] byte strings, the earliest
@@ -704,8 +699,8 @@ mod tests {
             .chain(b"Hello, WORLD: Zz@[`{".iter().copied())
             .collect();
         for len in 0..text.len() {
-            let mut folded = vec![0xaa; len];
-            to_ascii_lowercase(&text[..len], &mut folded);
+            let mut folded = text[..len].to_vec();
+            make_ascii_lowercase(&mut folded);
             assert_eq!(folded, text[..len].to_ascii_lowercase(), "{len} bytes");
         }
     }
