@@ -183,7 +183,7 @@ fn instance_requirements(requirements: &str) -> Option<String> {
 
 /// The instance-type attributes Karpenter derives from a type's name, as (requirement key,
 /// attribute of the parsed name).
-const NAME_ATTRIBUTES: [(&str, fn(&InstanceTypeName) -> String); 4] = [
+const NAME_ATTRIBUTES: [(&str, NameAttribute); 4] = [
     ("karpenter.k8s.aws/instance-category", |n| {
         n.category.clone()
     }),
@@ -193,6 +193,8 @@ const NAME_ATTRIBUTES: [(&str, fn(&InstanceTypeName) -> String); 4] = [
     }),
     ("karpenter.k8s.aws/instance-size", |n| n.size.clone()),
 ];
+
+type NameAttribute = fn(&InstanceTypeName) -> String;
 
 /// An EC2 instance type name split like Karpenter's well-known labels: `m7gd.2xlarge` is
 /// family `m7gd`, category `m`, generation `7`, size `2xlarge`.
@@ -234,7 +236,7 @@ fn instance_type_contradiction(requirements: &str) -> Option<String> {
         .iter()
         .map(|t| Some((t, InstanceTypeName::parse(t)?)))
         .collect::<Option<_>>()?;
-    let constraints: Vec<(&str, Vec<String>, fn(&InstanceTypeName) -> String)> = NAME_ATTRIBUTES
+    let constraints: Vec<(&str, Vec<String>, NameAttribute)> = NAME_ATTRIBUTES
         .iter()
         .filter_map(|(key, attribute)| Some((*key, in_values(requirements, key)?, *attribute)))
         .collect();
