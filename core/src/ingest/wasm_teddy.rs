@@ -23,22 +23,23 @@ const BUCKETS: usize = 8;
 /// log text for 6 lookups per 16 bytes.
 const SEARCHER_FINGERPRINT: usize = 3;
 
-/// The first `at` in `haystack[start..end]` where some bucket's fingerprint matches and
-/// `check(at, buckets)` (the buckets whose fingerprint matches at `at`, as bits) says yes,
-/// with what it said. `lo[i][n]` / `hi[i][n]` are the buckets having an anchor whose byte `i`
-/// has the low / high nibble `n`. `check` is asked only where the whole fingerprint fits
-/// before `end` (an anchor longer than the fingerprint may not: `check` sees to that).
+/// The first `at` in `haystack[start..end]` where some bucket's fingerprint (`F` bytes, 1 to
+/// 4) matches and `check(at, buckets)` (the buckets whose fingerprint matches at `at`, as
+/// bits) says yes, with what it said. `lo[i][n]` / `hi[i][n]` (`i < F`) are the buckets having
+/// an anchor whose byte `i` has the low / high nibble `n`: any Teddy's tables. `check` is asked
+/// only where the whole fingerprint fits before `end` (an anchor longer than the fingerprint
+/// may not: `check` sees to that).
 #[inline(always)]
 pub fn find<T, const F: usize>(
-    lo: &[[u8; 16]; F],
-    hi: &[[u8; 16]; F],
+    lo: &[[u8; 16]],
+    hi: &[[u8; 16]],
     haystack: &[u8],
     start: usize,
     end: usize,
     check: impl FnMut(usize, u8) -> Option<T>,
 ) -> Option<T> {
     let haystack = haystack.get(..end)?;
-    if start > end || F == 0 || F > 4 {
+    if start > end || !(1..=4).contains(&F) || lo.len() < F || hi.len() < F {
         return None;
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -58,8 +59,8 @@ pub fn find<T, const F: usize>(
 /// lanes, the previous chunk's last lanes filling in.
 #[inline(always)]
 fn find_chunks<V: Vector, T, const F: usize>(
-    lo: &[[u8; 16]; F],
-    hi: &[[u8; 16]; F],
+    lo: &[[u8; 16]],
+    hi: &[[u8; 16]],
     haystack: &[u8],
     start: usize,
     mut check: impl FnMut(usize, u8) -> Option<T>,
@@ -257,15 +258,8 @@ impl Searcher {
         let check = |at: usize, buckets: u8| self.check(haystack, at, buckets);
         let (start, end) = (span.start, span.end);
         match self.fingerprint {
-            1 => find::<_, 1>(&[self.lo[0]], &[self.hi[0]], haystack, start, end, check),
-            2 => find::<_, 2>(
-                &[self.lo[0], self.lo[1]],
-                &[self.hi[0], self.hi[1]],
-                haystack,
-                start,
-                end,
-                check,
-            ),
+            1 => find::<_, 1>(&self.lo, &self.hi, haystack, start, end, check),
+            2 => find::<_, 2>(&self.lo, &self.hi, haystack, start, end, check),
             _ => find::<_, 3>(&self.lo, &self.hi, haystack, start, end, check),
         }
     }
@@ -678,7 +672,7 @@ mod tests {
                 let want = (start..(haystack.len() + 1).saturating_sub(F))
                     .find(|&at| buckets_at(at) != 0 && !(refuse && at % 2 == 1))
                     .map(|at| (at, buckets_at(at)));
-                let got = find(&lo, &hi, &haystack, start, haystack.len(), |at, b| {
+                let got = find::<_, F>(&lo, &hi, &haystack, start, haystack.len(), |at, b| {
                     (!(refuse && at % 2 == 1)).then_some((at, b))
                 });
                 assert_eq!(got, want, "width {F} from {start} in {haystack:?}");
@@ -756,7 +750,7 @@ mod tests {
         ];
         let searcher = Searcher::new(anchors).expect("anchors");
         let mut candidates = 0;
-        let found = find(&searcher.lo, &searcher.hi, line, 0, line.len(), |_, _| {
+        let found = find::<_, 3>(&searcher.lo, &searcher.hi, line, 0, line.len(), |_, _| {
             candidates += 1;
             None::<()>
         });
