@@ -208,9 +208,9 @@ impl SignalMatcher {
         best.map(|(_, anchors)| anchors)
     }
 
-    /// What searching `sample` with `anchors` costs, in bytes of plain SIMD scanning: the
-    /// scan itself (the bytes not skipped after a line's signal is found), the SIMD
-    /// fingerprint's false alarms, and the hits to verify.
+    /// What searching `sample` with `anchors` costs ([`CostModel`]): the scan itself (the
+    /// bytes not skipped after a line's signal is found), the SIMD fingerprint's false alarms
+    /// (counted on a part of the sample), the hits and the patterns compared at them.
     fn search_cost(&self, anchors: &Anchors, sample: &[u8], model: CostModel) -> usize {
         let mut found = Vec::new();
         let mut cost = 0;
@@ -254,15 +254,15 @@ impl SignalMatcher {
             // `h` (`h` is the first anchor of the line that verified).
             let mut next = h + 1;
             while next + width <= best.0 {
-                let Some((at, anchor)) = group.searcher.find_in(folded, next, best.0) else {
+                let Some((other_at, anchor)) = group.searcher.find_in(folded, next, best.0) else {
                     break;
                 };
                 stats.hits += 1;
                 stats.compared += group.holders[anchor].len();
-                if let Some(other) = self.verify(group, folded, anchor, at) {
+                if let Some(other) = self.verify(group, folded, anchor, other_at) {
                     best = best.min(other);
                 }
-                next = at + 1;
+                next = other_at + 1;
             }
             let start = memchr::memrchr(b'\n', &folded[..h]).map_or(0, |p| p + 1);
             let end = memchr::memchr(b'\n', &folded[best.0..]).map_or(len, |p| best.0 + p);
