@@ -758,10 +758,8 @@ mod teddy {
         fn alarms_of<const W: usize>(&self, text: &[u8]) -> usize {
             text.windows(W)
                 .map(|w| {
-                    let mut set = u16::MAX;
-                    for j in 0..W {
-                        set &= self.table[j][usize::from(w[j])];
-                    }
+                    let set = (self.table.iter().zip(w))
+                        .fold(u16::MAX, |set, (table, &b)| set & table[usize::from(b)]);
                     set.count_ones() as usize
                 })
                 .sum()
