@@ -4,6 +4,7 @@ use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
 use crate::rules::kw4xx::disruption::{hits, push_unique, subjects_label};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::text::capitalised;
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -120,13 +121,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
-}
 
 #[cfg(test)]
 mod tests {
