@@ -356,6 +356,14 @@ mod tests {
     use crate::facts::{Message, NodeClaim};
 
     #[test]
+    fn capitalised_upper_cases_an_ascii_first_letter() {
+        assert_eq!(capitalised("node a, NodeClaim b"), "Node a, NodeClaim b");
+        assert_eq!(capitalised("the node"), "The node");
+        assert_eq!(capitalised("Cilium"), "Cilium");
+        assert_eq!(capitalised(""), "");
+    }
+
+    #[test]
     fn quoted_values_with_escapes() {
         assert_eq!(
             quoted_after(r#"Failed to pull image "nginx:1.27": x"#, "pull image").as_deref(),

@@ -479,6 +479,9 @@ mod tests {
             ("Last Transition Time", "lastTransitionTime"),
             ("vpc.amazonaws.com/pod-eni", "vpc.amazonaws.com/pod-eni"),
             ("Cpu", "cpu"),
+            // Non-ASCII letters: a map key (a tag), kept as written.
+            ("Équipe", "Équipe"),
+            ("Cost Équipe", "Cost Équipe"),
         ] {
             assert_eq!(field_name(label), field, "{label}");
         }

@@ -8,8 +8,8 @@ use crate::rules::kw3xx::common::{
     conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
     push_unique, raw_describe_subject, sole_raw_value, Presence,
 };
-use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 use crate::rules::text::capitalised;
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -694,7 +694,6 @@ fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
         })
     })
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -3,8 +3,8 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
 use crate::rules::kw4xx::disruption::{hits, push_unique, subjects_label};
-use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 use crate::rules::text::capitalised;
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -120,7 +120,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_evidence(evidence)
         .with_remediation(steps)]
 }
-
 
 #[cfg(test)]
 mod tests {
