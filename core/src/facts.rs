@@ -322,6 +322,9 @@ pub struct NodePool {
     pub startup_taints: Vec<Taint>,
     /// `spec.template.metadata.labels` (v1alpha5: `spec.labels`).
     pub template_labels: BTreeMap<String, String>,
+    /// `spec.template.metadata.annotations` (v1alpha5: `spec.annotations`): every NodeClaim
+    /// and Node the NodePool launches carries them.
+    pub template_annotations: BTreeMap<String, String>,
     /// `spec.limits` (cpu, memory, ...; v1alpha5: `spec.limits.resources`).
     pub limits: BTreeMap<String, String>,
     /// `status.resources`: current usage.

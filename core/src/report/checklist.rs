@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::facts::{contains_ignore_ascii_case, Condition, Facts, MessageOrigin};
+use crate::facts::{contains_ignore_ascii_case, Condition, Event, Facts, MessageOrigin, ObjectRef};
 use crate::report::Subject;
 use crate::rules::kw5xx::nodeclass::{describe_command, Selected};
 use crate::rules::Diagnosis;
@@ -87,7 +87,7 @@ pub fn walk(
     let steps: [(&'static str, Seen, String, String); 8] = [
         (
             "Pod events",
-            ctx.pod_events(),
+            ctx.pod_events(names.other_subject.as_ref()),
             format!("Events of {}", names.target_label()),
             names.events_command(),
         ),
@@ -226,7 +226,8 @@ impl Ctx<'_> {
         self.diagnoses.iter().find(|d| ids.contains(&d.id))
     }
 
-    fn pod_events(&self) -> Seen {
+    /// Step 1 reads the events of pods, and of the Node / NodeClaim the report is about.
+    fn pod_events(&self, other_subject: Option<&(String, String)>) -> Seen {
         use crate::facts::Collected;
         let f = self.facts;
         let scheduling_events = f.events.iter().filter(|e| e.reason == "FailedScheduling");
@@ -258,19 +259,42 @@ impl Ctx<'_> {
         if let Some(signal) = from_events.or_else(from_messages) {
             return Seen::problem(signal);
         }
+        // Events of other Nodes or NodeClaims say nothing about step 1; an event of unknown
+        // object (a table without its OBJECT column) may be the subject's.
+        let of_pod = |object: Option<&ObjectRef>| {
+            object.is_none_or(|o| {
+                o.kind == "Pod"
+                    || other_subject.is_some_and(|(kind, name)| {
+                        o.kind.eq_ignore_ascii_case(kind) && o.name == *name
+                    })
+            })
+        };
+        let pod_events: Vec<&Event> = f
+            .events
+            .iter()
+            .filter(|e| of_pod(e.object.as_ref()))
+            .collect();
         let event_messages = f
             .messages
             .iter()
-            .filter(|m| m.origin == MessageOrigin::Event)
+            .filter(|m| m.origin == MessageOrigin::Event && of_pod(m.object.as_ref()))
             .count();
-        let collected = f.has(Collected::PodEvents) || !f.events.is_empty() || event_messages > 0;
+        let collected = f.has(Collected::PodEvents) || !pod_events.is_empty() || event_messages > 0;
         if !collected {
-            return Seen::not_collected("no events in the input");
+            let others = f.events.len();
+            return Seen::not_collected(if others == 0 {
+                "no events in the input".to_string()
+            } else {
+                format!(
+                    "no pod events in the input ({} of other objects)",
+                    plural(others, "event", "events")
+                )
+            });
         }
-        if let Some(w) = f.events.iter().find(|e| e.event_type == "Warning") {
+        if let Some(w) = pod_events.iter().find(|e| e.event_type == "Warning") {
             return Seen::problem(format!("Warning {}: {}", w.reason, w.message));
         }
-        let n = f.events.len().max(event_messages);
+        let n = pod_events.len().max(event_messages);
         Seen::ok(format!(
             "{}, no FailedScheduling",
             plural(n, "event", "events")

@@ -260,6 +260,11 @@ pub fn ecr_account(image: &str) -> Option<String> {
     .then(|| account.to_string())
 }
 
+/// [`cluster_name`], else the placeholder every command uses for it.
+pub fn cluster_name_or_placeholder(facts: &Facts) -> String {
+    cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string())
+}
+
 /// The EKS cluster name: Karpenter's own setting (`CLUSTER_NAME` env, `--cluster-name`, helm
 /// `settings.clusterName` / pre-v0.32 `settings.aws.clusterName`, the `aws.clusterName` of the
 /// old `karpenter-global-settings` ConfigMap), else the usual `karpenter.sh/discovery`

@@ -36,6 +36,7 @@ pub fn nodepool(
             taints: taints(field(&["taints"])),
             startup_taints: taints(field(&["startupTaints"])),
             template_labels: map_of(field(&["labels"])),
+            template_annotations: map_of(field(&["annotations"])),
             limits: map_of(field(&["limits", "resources"])),
             disruption: DisruptionSpec {
                 consolidation_enabled: field(&["consolidation", "enabled"]).and_then(Node::boolean),
@@ -59,6 +60,7 @@ pub fn nodepool(
             taints: taints(template_spec(&["taints"])),
             startup_taints: taints(template_spec(&["startupTaints"])),
             template_labels: map_of(field(&["template", "metadata", "labels"])),
+            template_annotations: map_of(field(&["template", "metadata", "annotations"])),
             limits: map_of(field(&["limits"])),
             disruption: DisruptionSpec {
                 consolidation_policy: text_of(

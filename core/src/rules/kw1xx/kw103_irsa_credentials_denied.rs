@@ -7,7 +7,8 @@ use crate::rules::kw1xx::credentials::{
 };
 use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
-    aws_account, aws_region, cluster_name, contains_any, karpenter_namespace_or_placeholder,
+    aws_account, aws_region, cluster_name_or_placeholder, contains_any,
+    karpenter_namespace_or_placeholder,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -94,7 +95,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let sa = service_account(facts);
     let account = aws_account(facts).unwrap_or_else(|| "<account-id>".to_string());
     let region = aws_region(facts).unwrap_or_else(|| "<region>".to_string());
-    let cluster = cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
+    let cluster = cluster_name_or_placeholder(facts);
     let issuer = hits
         .iter()
         .find_map(|m| oidc_issuer(&m.text))

@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw2xx::scheduling::{
-    cpu_cores, format_resources, group_hits, hit_messages, nodepool_label, pod_label,
+    cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
     resource_value, scheduling_errors, Cause, Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -36,7 +36,10 @@ The NodePool's requirements (`node.kubernetes.io/instance-type`, `karpenter.k8s.
 `-size`, `-cpu`) allow only types smaller than the pod, the pod asks for more than any type
 offers (often a `M` where `m` was meant: `2000M` is two billion cores), or the daemonset
 overhead pushes a pod that would fit over the edge. `resources=` in the message is the total
-Karpenter tried to place.
+Karpenter tried to place. Sometimes no size would do: the requirements name instance types
+(`node.kubernetes.io/instance-type In [m5.large]`, often from the pod's nodeSelector) that
+their own category, family, generation or size requirement excludes (`instance-category In
+[c r]`); the report says so, and the fix is to make the two agree.
 
 ## How to fix
 Widen the NodePool's instance requirements (more families, larger sizes, a
@@ -118,6 +121,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         {
             summary.push_str(&format!(" Instance requirements: {allowed}."));
         }
+        let contradiction = clause
+            .requirements
+            .as_deref()
+            .and_then(instance_type_contradiction);
+        if let Some(c) = &contradiction {
+            summary.push_str(&format!(" {c}"));
+        }
         if excluded_by_limits {
             summary.push_str(
                 " Karpenter also excluded some of its instance types because they would breach the NodePool's limits: a limits problem too (KW205).",
@@ -171,6 +181,92 @@ fn instance_requirements(requirements: &str) -> Option<String> {
     (!picked.is_empty()).then(|| picked.join(", "))
 }
 
+/// The instance-type attributes Karpenter derives from a type's name, as (requirement key,
+/// attribute of the parsed name).
+const NAME_ATTRIBUTES: [(&str, NameAttribute); 4] = [
+    ("karpenter.k8s.aws/instance-category", |n| {
+        n.category.clone()
+    }),
+    ("karpenter.k8s.aws/instance-family", |n| n.family.clone()),
+    ("karpenter.k8s.aws/instance-generation", |n| {
+        n.generation.clone()
+    }),
+    ("karpenter.k8s.aws/instance-size", |n| n.size.clone()),
+];
+
+type NameAttribute = fn(&InstanceTypeName) -> String;
+
+/// An EC2 instance type name split like Karpenter's well-known labels: `m7gd.2xlarge` is
+/// family `m7gd`, category `m`, generation `7`, size `2xlarge`.
+struct InstanceTypeName {
+    family: String,
+    category: String,
+    generation: String,
+    size: String,
+}
+
+impl InstanceTypeName {
+    fn parse(name: &str) -> Option<Self> {
+        let (family, size) = name.split_once('.')?;
+        let category: String = family
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase())
+            .collect();
+        let generation: String = family[category.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        (!category.is_empty() && !generation.is_empty() && !size.is_empty()).then(|| {
+            InstanceTypeName {
+                family: family.to_string(),
+                category,
+                generation,
+                size: size.to_string(),
+            }
+        })
+    }
+}
+
+/// When the requirements name instance types (`node.kubernetes.io/instance-type In [..]`) that
+/// their own category / family / generation / size requirements exclude, no instance type can
+/// ever match, whatever the resources: say which requirement rules out which types.
+fn instance_type_contradiction(requirements: &str) -> Option<String> {
+    let types = in_values(requirements, "node.kubernetes.io/instance-type")?;
+    let parsed: Vec<(&String, InstanceTypeName)> = types
+        .iter()
+        .map(|t| Some((t, InstanceTypeName::parse(t)?)))
+        .collect::<Option<_>>()?;
+    let constraints: Vec<(&str, Vec<String>, NameAttribute)> = NAME_ATTRIBUTES
+        .iter()
+        .filter_map(|(key, attribute)| Some((*key, in_values(requirements, key)?, *attribute)))
+        .collect();
+    let excluded_by = |name: &InstanceTypeName| {
+        constraints
+            .iter()
+            .find(|(_, allowed, attribute)| !allowed.contains(&attribute(name)))
+    };
+    if parsed.is_empty() || parsed.iter().any(|(_, name)| excluded_by(name).is_none()) {
+        return None;
+    }
+    let mut keys: Vec<String> = Vec::new();
+    let mut why: Vec<String> = Vec::new();
+    for (t, name) in &parsed {
+        let (key, allowed, attribute) = excluded_by(name)?;
+        let requirement = format!("{key} In [{}]", allowed.join(" "));
+        if !keys.contains(&requirement) {
+            keys.push(requirement);
+        }
+        let short = key.trim_start_matches("karpenter.k8s.aws/instance-");
+        why.push(format!("{t} is {short} {}", attribute(name)));
+    }
+    Some(format!(
+        "The requirements exclude each other: node.kubernetes.io/instance-type In [{}] against {} ({}), so no instance type can match, however large.",
+        types.join(" "),
+        keys.join(" and "),
+        why.join("; "),
+    ))
+}
+
 /// A DEBUG `instance types were excluded because they would breach limits` line for `np`.
 pub fn limits_exclusion_for(facts: &Facts, np: &str) -> bool {
     facts
@@ -195,6 +291,23 @@ fn remediation(
         steps.push(Remediation::command(
             "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
             format!("kubectl get pod {name} -n {ns} -o jsonpath='{{range .spec.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
+        ));
+    }
+    let contradiction = clause
+        .requirements
+        .as_deref()
+        .and_then(instance_type_contradiction)
+        .is_some();
+    if contradiction {
+        let (ns, name) = split_pod(pod.as_deref());
+        let pool_requirements = if clause.provisioner {
+            format!("kubectl get provisioner {np} -o jsonpath='{{.spec.requirements}}{{\"\\n\"}}'")
+        } else {
+            format!("kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.requirements}}{{\"\\n\"}}'")
+        };
+        steps.push(Remediation::command(
+            "Make the requirements agree: find which side names the instance type (the pod's nodeSelector or node affinity, or the NodePool) and correct the one that is wrong:",
+            format!("kubectl get pod {name} -n {ns} -o jsonpath='{{.spec.nodeSelector}}{{\"\\n\"}}{{.spec.affinity.nodeAffinity}}{{\"\\n\"}}'; {pool_requirements}"),
         ));
     }
     let cores = cpu.as_deref().and_then(cpu_cores).filter(|c| *c < 1e5);
@@ -227,6 +340,10 @@ fn remediation(
             "{path}{indent}- key: karpenter.k8s.aws/instance-category\n{indent}  operator: In\n{indent}  values: [\"c\", \"m\", \"r\"]\n{indent}- key: karpenter.k8s.aws/instance-cpu\n{indent}  operator: Gt\n{indent}  values: [\"{gt}\"]\n"
         ),
     ));
+    if contradiction {
+        // No request or overhead change helps while no instance type can match at all.
+        return steps;
+    }
     steps.push(Remediation::text(
         "Or lower the pod's requests so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
     ));
@@ -251,6 +368,7 @@ fn split_pod(pod: Option<&str>) -> (String, String) {
 
 #[cfg(test)]
 mod tests {
+    use super::instance_type_contradiction;
     use crate::testing::{check_only, ids};
 
     #[test]
@@ -338,5 +456,27 @@ mod tests {
         let d = &report.diagnoses[0];
         assert_eq!(d.evidence.len(), 1);
         assert_eq!(d.evidence[0].count, 2);
+    }
+
+    #[test]
+    fn instance_type_named_against_its_own_category() {
+        assert_eq!(
+            instance_type_contradiction("karpenter.k8s.aws/instance-category In [c r], karpenter.sh/capacity-type In [spot], node.kubernetes.io/instance-type In [m5.large]").as_deref(),
+            Some("The requirements exclude each other: node.kubernetes.io/instance-type In [m5.large] against karpenter.k8s.aws/instance-category In [c r] (m5.large is category m), so no instance type can match, however large.")
+        );
+        assert_eq!(
+            instance_type_contradiction("karpenter.k8s.aws/instance-generation In [6 7], node.kubernetes.io/instance-type In [c5.xlarge m5.xlarge]").as_deref(),
+            Some("The requirements exclude each other: node.kubernetes.io/instance-type In [c5.xlarge m5.xlarge] against karpenter.k8s.aws/instance-generation In [6 7] (c5.xlarge is generation 5; m5.xlarge is generation 5), so no instance type can match, however large.")
+        );
+        for compatible in [
+            // One of the named types satisfies every requirement.
+            "karpenter.k8s.aws/instance-category In [c r], node.kubernetes.io/instance-type In [m5.large r5.large]",
+            "karpenter.k8s.aws/instance-family In [m7gd], node.kubernetes.io/instance-type In [m7gd.2xlarge]",
+            // No instance-type list, or a name Karpenter's labels cannot be derived from.
+            "karpenter.k8s.aws/instance-category In [c r]",
+            "karpenter.k8s.aws/instance-category In [c], node.kubernetes.io/instance-type In [custom]",
+        ] {
+            assert_eq!(instance_type_contradiction(compatible), None, "{compatible}");
+        }
     }
 }

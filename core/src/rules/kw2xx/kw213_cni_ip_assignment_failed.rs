@@ -103,8 +103,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .karpenter_namespace
         .clone()
         .unwrap_or_else(|| "<karpenter-namespace>".to_string());
-    let cluster =
-        crate::rules::text::cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
+    let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let mut steps = vec![
         Remediation::command(
             "Check the subnets' free addresses first (the other cause):",

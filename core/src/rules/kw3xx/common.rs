@@ -426,12 +426,6 @@ pub fn instance_id(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The cluster name ([`crate::rules::text::cluster_name`]), else the Karpenter docs'
-/// `${CLUSTER_NAME}`.
-pub fn cluster_name(facts: &Facts) -> String {
-    crate::rules::text::cluster_name(facts).unwrap_or_else(|| "${CLUSTER_NAME}".to_string())
-}
-
 /// The AWS account ID an ARN in the input shows (`arn:aws:iam::<id>:` / `arn:aws:sts::<id>:`).
 pub fn account_id(facts: &Facts) -> Option<String> {
     facts.messages.iter().find_map(|m| {

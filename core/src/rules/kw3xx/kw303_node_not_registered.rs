@@ -3,8 +3,8 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
-    cluster_name, conditions, instance_id, join_names, name_after, named, nodeclaim_of,
-    nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
+    conditions, instance_id, join_names, name_after, named, nodeclaim_of, nodepool_of_nodeclaim,
+    push_unique, raw_describe_subject, sole_raw_value,
 };
 use crate::rules::time::{age_seconds, epoch_seconds, format_age, now_seconds};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -184,7 +184,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str(" Karpenter deletes the NodeClaim after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.");
     }
-    let cluster = cluster_name(facts);
+    let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let target = instance
         .clone()
         .unwrap_or_else(|| "<instance-id>".to_string());

@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
-use crate::rules::kw3xx::common::{account_id, cluster_name, join_names, node_of, push_unique};
+use crate::rules::kw3xx::common::{account_id, join_names, node_of, push_unique};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -98,7 +98,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             account.as_deref().unwrap_or("<account-id>")
         ),
     };
-    let cluster = cluster_name(facts);
+    let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let node_list = if nodes.is_empty() {
         "the new node".to_string()
     } else {

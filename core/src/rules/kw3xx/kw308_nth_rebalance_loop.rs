@@ -210,8 +210,7 @@ fn interruption_queue_step(facts: &Facts, karpenter_ns: &str) -> Remediation {
         ));
     }
     if facts.karpenter_deployment().is_some() {
-        let cluster =
-            crate::rules::text::cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
+        let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
         return Remediation::command(
             "Karpenter's own interruption handling is off (the Karpenter Deployment in the input sets no interruption queue). Turn it on before removing NTH: the SQS queue and its EventBridge rules come from the getting-started CloudFormation template (the queue is usually named after the cluster):",
             format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n {karpenter_ns} --reuse-values --set settings.interruptionQueue={cluster}"),

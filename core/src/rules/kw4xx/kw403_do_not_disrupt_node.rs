@@ -1,7 +1,9 @@
 //! KW403 do-not-disrupt-node.
 
+use std::collections::BTreeMap;
+
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{hits, push_unique, subjects_label};
 use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -47,9 +49,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     });
     let mut from_objects: Vec<ObjectRef> = Vec::new();
     let mut evidence: Vec<Evidence> = Vec::new();
-    let annotated = |annotations: &std::collections::BTreeMap<String, String>| {
-        annotations.get(ANNOTATION).map(String::as_str) == Some("true")
-    };
     for n in facts
         .nodes
         .iter()
@@ -66,22 +65,60 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         from_objects.push(ObjectRef::new("NodeClaim", None, &c.meta.name));
         evidence.extend(c.meta.evidence.clone());
     }
-    if found.is_empty() && from_objects.is_empty() {
-        return Vec::new();
-    }
-    let inferred = found.is_empty();
     for o in from_objects {
         push_unique(&mut found.subjects, o);
     }
-    let mut summary = format!(
-        "{} carries the {ANNOTATION} annotation itself, so Karpenter will neither consolidate it nor replace it for drift.",
-        capitalised(&subjects_label(&found.subjects))
-    );
+    let pools = protecting_pools(facts, &found.subjects);
+    if found.is_empty() && found.subjects.is_empty() && pools.is_empty() {
+        return Vec::new();
+    }
+    let inferred = found.is_empty();
+    for pool in &pools {
+        evidence.extend(pool.meta.evidence.clone());
+    }
+    let mut summary = if found.subjects.is_empty() && !pools.is_empty() {
+        format!(
+            "{} puts the {ANNOTATION} annotation on every node it launches, so Karpenter will neither consolidate them nor replace them for drift.",
+            pools_label(&pools)
+        )
+    } else {
+        let mut s = format!(
+            "{} carries the {ANNOTATION} annotation itself, so Karpenter will neither consolidate it nor replace it for drift.",
+            capitalised(&subjects_label(&found.subjects))
+        );
+        if !pools.is_empty() {
+            s.push_str(&format!(
+                " {} puts it on every node it launches (spec.template.metadata.annotations), so removing it from the node alone does not last.",
+                pools_label(&pools)
+            ));
+        }
+        s
+    };
     if inferred {
         summary
-            .push_str(" (Inferred from the object's annotation; no event in the input names it.)");
+            .push_str(" (Inferred from the objects' annotations; no event in the input names it.)");
     }
     let mut steps = Vec::new();
+    for pool in &pools {
+        let (kind, path) = if pool.is_provisioner {
+            ("provisioner", "/spec/annotations")
+        } else {
+            ("nodepool", "/spec/template/metadata/annotations")
+        };
+        steps.push(Remediation::command(
+            format!(
+                "Remove the annotation from the template of {} {} (nodes launched before keep their copy):",
+                if pool.is_provisioner { "Provisioner" } else { "NodePool" },
+                pool.meta.name
+            ),
+            // JSON Pointer writes `/` inside a key as `~1`.
+            format!(
+                r#"kubectl patch {kind} {} --type json -p '[{{"op":"remove","path":"{path}/{}"}}]'"#,
+                pool.meta.name,
+                ANNOTATION.replace('/', "~1")
+            ),
+        ));
+    }
     let nodes: Vec<&ObjectRef> = found.subjects.iter().filter(|s| s.kind == "Node").collect();
     let claims: Vec<&ObjectRef> = found
         .subjects
@@ -91,7 +128,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if nodes.is_empty() && claims.is_empty() {
         steps.push(Remediation::command(
             "Remove the annotation from the node once it may go:",
-            format!("kubectl annotate node <node> {ANNOTATION}-"),
+            match pools.as_slice() {
+                [pool] => format!(
+                    "kubectl annotate node -l karpenter.sh/nodepool={} {ANNOTATION}-",
+                    pool.meta.name
+                ),
+                _ => format!("kubectl annotate node <node> {ANNOTATION}-"),
+            },
         ));
     }
     for n in nodes {
@@ -106,11 +149,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("kubectl annotate nodeclaim {} {ANNOTATION}-", c.name),
         ));
     }
-    steps.push(Remediation::text(format!(
-        "If the NodePool's spec.template.metadata.annotations sets {ANNOTATION}, remove it there, or every new node is protected again."
-    )));
+    if pools.is_empty() {
+        steps.push(Remediation::text(format!(
+            "If the NodePool's spec.template.metadata.annotations sets {ANNOTATION}, remove it there, or every new node is protected again."
+        )));
+    }
+    let subject = found.subjects.first().cloned().or_else(|| {
+        pools
+            .first()
+            .map(|p| ObjectRef::new("NodePool", None, &p.meta.name))
+    });
     vec![Diagnosis::new(&META, summary)
-        .with_object(found.subjects.first())
+        .with_object(subject.as_ref())
         .with_confidence(if inferred {
             Confidence::Medium
         } else {
@@ -121,10 +171,57 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+fn annotated(annotations: &BTreeMap<String, String>) -> bool {
+    annotations.get(ANNOTATION).map(String::as_str) == Some("true")
+}
+
+/// The NodePools whose template puts the annotation on their nodes: those of the blocked
+/// nodes when the facts tell their NodePool, otherwise every such NodePool in the input.
+fn protecting_pools<'a>(facts: &'a Facts, subjects: &[ObjectRef]) -> Vec<&'a NodePool> {
+    let pool_of = |s: &ObjectRef| -> Option<&str> {
+        let by_node = facts
+            .nodes
+            .iter()
+            .find(|n| s.kind == "Node" && n.meta.name == s.name)
+            .and_then(|n| n.nodepool());
+        let by_claim = facts
+            .nodeclaims
+            .iter()
+            .find(|c| match s.kind.as_str() {
+                "Node" => c.node_name.as_deref() == Some(s.name.as_str()),
+                _ => c.meta.name == s.name,
+            })
+            .and_then(|c| c.nodepool.as_deref());
+        by_node.or(by_claim)
+    };
+    let known: Vec<&str> = subjects.iter().filter_map(pool_of).collect();
+    facts
+        .nodepools
+        .iter()
+        .filter(|p| annotated(&p.template_annotations))
+        .filter(|p| known.is_empty() || known.contains(&p.meta.name.as_str()))
+        .collect()
+}
+
+fn pools_label(pools: &[&NodePool]) -> String {
+    let names: Vec<String> = pools
+        .iter()
+        .map(|p| {
+            let kind = if p.is_provisioner {
+                "Provisioner"
+            } else {
+                "NodePool"
+            };
+            format!("{kind} {}", p.meta.name)
+        })
+        .collect();
+    names.join(" and ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Meta, Node};
+    use crate::facts::{Meta, Node, NodePool};
     use crate::testing::{check_only, ids};
 
     #[test]
@@ -184,6 +281,73 @@ mod tests {
             Some("kubectl annotate node ip-10-0-9-9 karpenter.sh/do-not-disrupt-")
         );
         facts.nodes[0].meta.annotations.clear();
+        assert!(check(&facts).is_empty());
+    }
+
+    #[test]
+    fn nodepool_template_sets_it() {
+        let pool = |name: &str, value: &str| NodePool {
+            meta: Meta {
+                name: name.into(),
+                ..Default::default()
+            },
+            template_annotations: [(ANNOTATION.to_string(), value.to_string())].into(),
+            ..Default::default()
+        };
+        let node = |name: &str, pool: &str| Node {
+            meta: Meta {
+                name: name.into(),
+                labels: [("karpenter.sh/nodepool".to_string(), pool.to_string())].into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        // The NodePool alone: every node it launches is protected.
+        let mut facts = Facts::default();
+        facts.nodepools.push(pool("gpu", "true"));
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].confidence, Confidence::Medium);
+        assert!(
+            d[0].summary.starts_with("NodePool gpu puts"),
+            "{}",
+            d[0].summary
+        );
+        assert_eq!(
+            d[0].remediation[0].command.as_deref(),
+            Some(
+                r#"kubectl patch nodepool gpu --type json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt"}]'"#
+            )
+        );
+        assert_eq!(
+            d[0].remediation[1].command.as_deref(),
+            Some("kubectl annotate node -l karpenter.sh/nodepool=gpu karpenter.sh/do-not-disrupt-")
+        );
+        // A blocked node of another NodePool: only its own pool is named, and it sets nothing.
+        facts.nodepools.push(pool("general", "false"));
+        let mut blocked = node("ip-10-0-1-1", "general");
+        blocked.meta.annotations = [(ANNOTATION.to_string(), "true".to_string())].into();
+        facts.nodes.push(blocked);
+        let d = check(&facts);
+        assert!(!d[0].summary.contains("NodePool gpu"), "{}", d[0].summary);
+        assert!(d[0].remediation.iter().all(|r| !r
+            .command
+            .as_deref()
+            .unwrap_or("")
+            .contains("patch")));
+        // A blocked node of the protecting pool: the pool is the lasting fix.
+        facts.nodes.push(node("ip-10-0-2-2", "gpu"));
+        facts.nodes[1].meta.annotations = [(ANNOTATION.to_string(), "true".to_string())].into();
+        facts.nodes.remove(0);
+        let d = check(&facts);
+        assert!(
+            d[0].summary.contains("NodePool gpu puts it on every node"),
+            "{}",
+            d[0].summary
+        );
+        // Nothing set: quiet.
+        let mut facts = Facts::default();
+        facts.nodepools.push(pool("general", "false"));
         assert!(check(&facts).is_empty());
     }
 }

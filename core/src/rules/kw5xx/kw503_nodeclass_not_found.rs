@@ -5,7 +5,7 @@ use crate::facts::{Collected, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw4xx::disruption::{subject_of, unescaped};
 use crate::rules::kw5xx::nodeclass::contains_word;
-use crate::rules::text::cluster_name;
+use crate::rules::text::cluster_name_or_placeholder;
 use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -308,7 +308,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             ),
         ),
     ]);
-    let cluster = cluster_name(facts).unwrap_or_else(|| "<cluster-name>".to_string());
+    let cluster = cluster_name_or_placeholder(facts);
     steps.push(Remediation::yaml(
         format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):"),
         format!(
