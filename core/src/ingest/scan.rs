@@ -11,14 +11,17 @@
 //! most of a busy log).
 //!
 //! Finding the lines that hold a signal runs at SIMD speed: a few short anchors, chosen so
-//! every pattern holds one and rare in the input's first megabyte, are searched on the
-//! lower-cased text (Teddy), and each hit's line is verified with the full automaton.
+//! every pattern holds one and cheap to search for in the input's first megabyte, are searched
+//! on the lower-cased text (Teddy), and each hit is verified by comparing the patterns holding
+//! that anchor where they would start. A line holding several signals counts for the one whose
+//! match ends first (the lowest signal id among those ending there), in both paths: the
+//! anchored search and the automaton's ([`SignalMatcher::signal_of`]).
 //!
 //! The same decision ([`LogLineFilter`]) runs in ingest and in [`StreamScanner`], so a file
 //! streamed through the scanner and the same text pasted whole give identical facts: the
 //! scanner keeps exactly the lines ingest would parse, plus the non-log lines.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::OnceLock;
 
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, Input, Span};
@@ -117,110 +120,185 @@ impl SignalMatcher {
         !self.patterns.is_empty() && self.automaton.is_match(haystack)
     }
 
-    /// The signal a line holds (the first the automaton reports), as an index.
+    /// The signal a line holds, as an index: of the matches that end first in the line, the
+    /// one of the lowest signal (the first in catalogue order). The anchored search of
+    /// [`SignalMatcher::signal_lines`] picks the same one, so a line counts for the same signal
+    /// whether it was pasted or streamed.
     pub fn signal_of(&self, line: &[u8]) -> Option<u32> {
         if self.patterns.is_empty() {
             return None;
         }
-        self.automaton
-            .find(line)
-            .map(|m| self.signal_of_pattern[m.pattern().as_usize()])
+        let mut matches = self.automaton.find_overlapping_iter(line);
+        let first = matches.next()?;
+        let mut signal = self.signal_of_pattern[first.pattern().as_usize()];
+        // Overlapping matches come in the order they end.
+        for m in matches.take_while(|m| m.end() == first.end()) {
+            signal = signal.min(self.signal_of_pattern[m.pattern().as_usize()]);
+        }
+        Some(signal)
     }
 
     /// Anchors for searching text like `sample` quickly: a set of short substrings such that
-    /// every pattern contains one, chosen rare in `sample` (so hits, each verified with the
-    /// full automaton, stay few), searched with SIMD on the lower-cased text. `None` where no
-    /// SIMD searcher exists (wasm32), or without patterns.
+    /// every pattern contains one, searched with SIMD on the lower-cased text; a hit is
+    /// verified by comparing the patterns holding that anchor where they would start. Chosen
+    /// for `sample`: rare in it, and few (a SIMD pass slows down with each one). `None` where
+    /// no SIMD searcher exists (wasm32), or without patterns.
     pub fn anchors_for(&self, sample: &[u8]) -> Option<Anchors> {
-        if self.patterns.is_empty() {
-            return None;
+        self.anchors_tuned(sample, &ANCHOR_WIDTHS, &ANCHOR_RARITIES, CostModel::DEFAULT)
+    }
+
+    fn anchors_tuned(
+        &self,
+        sample: &[u8],
+        widths: &[usize],
+        rarities: &[f64],
+        model: CostModel,
+    ) -> Option<Anchors> {
+        // A pattern holding a line break never matches inside a line.
+        let anchored: Vec<usize> = (0..self.patterns.len())
+            .filter(|&p| !self.patterns[p].contains(&b'\n'))
+            .collect();
+        let shortest = anchored.iter().map(|&p| self.patterns[p].len()).min()?;
+        let sample = sample[..sample.len().min(COST_SAMPLE)].to_ascii_lowercase();
+        let mut freq = [0u32; 256];
+        for &b in &sample {
+            freq[usize::from(b)] += 1;
         }
-        let sample = sample.to_ascii_lowercase();
-        let mut windows: Vec<&[u8]> = Vec::new();
-        let mut index: HashMap<&[u8], usize> = HashMap::new();
-        // For each window, the patterns holding it.
-        let mut holders: Vec<Vec<usize>> = Vec::new();
-        for (p, pattern) in self.patterns.iter().enumerate() {
-            let width = ANCHOR_WIDTH.min(pattern.len());
-            for w in pattern.windows(width) {
-                let id = *index.entry(w).or_insert_with(|| {
-                    windows.push(w);
-                    holders.push(Vec::new());
-                    windows.len() - 1
-                });
-                if holders[id].last() != Some(&p) {
-                    holders[id].push(p);
-                }
-            }
-        }
-        let counter = AhoCorasick::builder().build(&windows).ok()?;
-        let mut seen = vec![0usize; windows.len()];
-        for m in counter.find_overlapping_iter(&sample) {
-            seen[m.pattern().as_usize()] += 1;
-        }
-        // Greedy cover: each round takes the window covering the most patterns still
-        // uncovered per occurrence in the sample (occurrences weigh less and less until the
-        // cover fits one SIMD searcher: 32 anchors run twice as fast as 64, and every group
-        // beyond the first is one more pass over the text).
-        let cover = |rarity: f64| {
-            let mut covered = vec![false; self.patterns.len()];
-            let mut chosen: Vec<&[u8]> = Vec::new();
-            loop {
-                let best = (0..windows.len())
-                    .filter_map(|w| {
-                        let gain = holders[w].iter().filter(|&&p| !covered[p]).count();
-                        (gain > 0).then(|| (w, gain as f64 / (1.0 + seen[w] as f64).powf(rarity)))
-                    })
-                    .max_by(|(a, sa), (b, sb)| sa.total_cmp(sb).then_with(|| b.cmp(a)));
-                let Some((best, _)) = best else { break };
-                chosen.push(windows[best]);
-                for &p in &holders[best] {
-                    covered[p] = true;
-                }
-            }
-            chosen
-        };
-        // Of the covers for a few weightings, keep the one that searches the sample fastest
-        // by a simple cost model: a SIMD pass per group of 64 (half the speed above 32
-        // anchors) plus a fixed cost per hit (a line to verify).
-        let build = |chosen: &[&[u8]]| -> Option<Anchors> {
-            let groups = chosen
-                .chunks(64)
-                .map(|group| {
-                    let mut builder = packed::Config::new()
-                        .match_kind(packed::MatchKind::LeftmostFirst)
-                        .builder();
-                    builder.extend(group.iter());
-                    builder.build()
-                })
-                .collect::<Option<Vec<_>>>()?;
-            Some(Anchors {
-                groups,
-                count: chosen.len(),
-            })
-        };
-        let cost = |anchors: &Anchors| {
-            let mut hits = 0usize;
-            for group in &anchors.groups {
-                let mut at = 0;
-                while let Some(hit) = group.find_in(&sample[..], Span::from(at..sample.len())) {
-                    hits += 1;
-                    at = memchr::memchr(b'\n', &sample[hit.start()..])
-                        .map_or(sample.len(), |p| hit.start() + p + 1);
-                }
-            }
-            let per_byte = if anchors.count <= 32 { 1 } else { 2 };
-            sample.len() * per_byte * anchors.groups.len() + hits * HIT_COST
-        };
         let mut best: Option<(usize, Anchors)> = None;
-        for rarity in [1.0, 0.75, 0.5, 0.35, 0.25, 0.15] {
-            let anchors = build(&cover(rarity))?;
-            let c = cost(&anchors);
-            if best.as_ref().is_none_or(|(b, _)| c < *b) {
-                best = Some((c, anchors));
+        let mut widths: Vec<usize> = widths
+            .iter()
+            .map(|&w| w.clamp(1, shortest.min(4)))
+            .collect();
+        widths.dedup();
+        for width in widths {
+            let mut windows: Vec<&[u8]> = Vec::new();
+            let mut index: HashMap<&[u8], usize> = HashMap::new();
+            // For each window, the patterns holding it, and where.
+            let mut holders: Vec<Vec<usize>> = Vec::new();
+            let mut places: Vec<Vec<(u32, u32)>> = Vec::new();
+            for &p in &anchored {
+                for (offset, w) in self.patterns[p].windows(width).enumerate() {
+                    let id = *index.entry(w).or_insert_with(|| {
+                        windows.push(w);
+                        holders.push(Vec::new());
+                        places.push(Vec::new());
+                        windows.len() - 1
+                    });
+                    if holders[id].last() != Some(&p) {
+                        holders[id].push(p);
+                    }
+                    places[id].push((p as u32, offset as u32));
+                }
+            }
+            let seen = count_windows(&windows, width, &sample);
+            let mut tried: Vec<Vec<usize>> = Vec::new();
+            for &rarity in rarities {
+                let chosen = greedy_cover(&holders, &seen, rarity, self.patterns.len());
+                if tried.contains(&chosen) {
+                    continue;
+                }
+                let anchors = build_anchors(&chosen, &windows, &places, width, &freq)?;
+                let cost = self.search_cost(&anchors, &sample, model);
+                if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                    best = Some((cost, anchors));
+                }
+                tried.push(chosen);
             }
         }
         best.map(|(_, anchors)| anchors)
+    }
+
+    /// What searching `sample` with `anchors` costs ([`CostModel`]): the scan itself (the
+    /// bytes not skipped after a line's signal is found), the SIMD fingerprint's false alarms
+    /// (counted on a part of the sample), the hits and the patterns compared at them.
+    fn search_cost(&self, anchors: &Anchors, sample: &[u8], model: CostModel) -> usize {
+        let mut found = Vec::new();
+        let mut cost = 0;
+        for group in &anchors.groups {
+            let stats = self.search_group(group, anchors.width, sample, &mut found);
+            let some = &sample[..sample.len().min(ALARM_SAMPLE)];
+            let alarms = group.searcher.model.alarms(some) as u128 * stats.scanned as u128
+                / some.len().max(1) as u128;
+            cost += stats.scanned * model.byte
+                + alarms as usize * model.alarm
+                + stats.hits * model.hit
+                + stats.compared * model.compare;
+        }
+        cost
+    }
+
+    /// One group's pass over `folded`: pushes (line start, end of its signal's match, signal)
+    /// for each line where the group finds a signal.
+    fn search_group(
+        &self,
+        group: &AnchorGroup,
+        width: usize,
+        folded: &[u8],
+        found: &mut Vec<(usize, usize, u32)>,
+    ) -> GroupStats {
+        let mut stats = GroupStats::default();
+        let len = folded.len();
+        let mut at = 0;
+        while at < len {
+            let Some((h, anchor)) = group.searcher.find_in(folded, at, len) else {
+                break;
+            };
+            stats.hits += 1;
+            stats.compared += group.holders[anchor].len();
+            let Some(mut best) = self.verify(group, folded, anchor, h) else {
+                stats.scanned += h + 1 - at;
+                at = h + 1;
+                continue;
+            };
+            // A match ending before `best` would hold an anchor of its own inside it, after
+            // `h` (`h` is the first anchor of the line that verified).
+            let mut next = h + 1;
+            while next + width <= best.0 {
+                let Some((other_at, anchor)) = group.searcher.find_in(folded, next, best.0) else {
+                    break;
+                };
+                stats.hits += 1;
+                stats.compared += group.holders[anchor].len();
+                if let Some(other) = self.verify(group, folded, anchor, other_at) {
+                    best = best.min(other);
+                }
+                next = other_at + 1;
+            }
+            let start = memchr::memrchr(b'\n', &folded[..h]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &folded[best.0..]).map_or(len, |p| best.0 + p);
+            found.push((start, best.0, best.1));
+            stats.scanned += best.0 - at;
+            at = end + 1;
+        }
+        stats.scanned += len.saturating_sub(at);
+        stats
+    }
+
+    /// The match, of the patterns holding the group's `anchor` at `at`, that ends first (the
+    /// lowest signal of those): (end, signal).
+    fn verify(
+        &self,
+        group: &AnchorGroup,
+        folded: &[u8],
+        anchor: usize,
+        at: usize,
+    ) -> Option<(usize, u32)> {
+        let mut best: Option<(usize, u32)> = None;
+        for &(p, offset) in &group.holders[anchor] {
+            let Some(start) = at.checked_sub(offset as usize) else {
+                continue;
+            };
+            let pattern = &self.patterns[p as usize];
+            let Some(text) = folded.get(start..start + pattern.len()) else {
+                continue;
+            };
+            // Most patterns sharing an anchor differ at their ends: look there first.
+            if text.last() == pattern.last() && text.first() == pattern.first() && text == pattern {
+                let this = (start + pattern.len(), self.signal_of_pattern[p as usize]);
+                best = Some(best.map_or(this, |b| b.min(this)));
+            }
+        }
+        best
     }
 
     /// Appends to `out` the start (plus `offset`) of every line of `text` that holds a
@@ -237,12 +315,6 @@ impl SignalMatcher {
         if self.patterns.is_empty() {
             return;
         }
-        let line_of = |at: usize| {
-            let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |p| p + 1);
-            let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
-            (start, end)
-        };
-        let first = out.len();
         match anchors {
             Some(anchors) => {
                 // One pass, no zero-fill: blocks are mostly of one size.
@@ -250,34 +322,29 @@ impl SignalMatcher {
                 if folded.len() < text.len() {
                     folded.resize(text.len(), 0);
                 }
-                for (low, byte) in folded.iter_mut().zip(text) {
-                    *low = byte.to_ascii_lowercase();
-                }
+                teddy::fold(text, folded);
+                let mut found = Vec::new();
                 for group in &anchors.groups {
-                    let mut at = 0;
-                    while at < folded.len() {
-                        let Some(hit) = group.find_in(&folded[..], Span::from(at..folded.len()))
-                        else {
-                            break;
-                        };
-                        let (start, end) = line_of(hit.start());
-                        if let Some(signal) = self.signal_of(&text[start..end]) {
-                            out.push((offset + start, signal));
-                        }
-                        at = end + 1;
-                    }
+                    self.search_group(group, anchors.width, folded, &mut found);
                 }
-                out[first..].sort_unstable();
-                let mut kept = first;
-                for k in first..out.len() {
-                    if kept == first || out[kept - 1].0 != out[k].0 {
-                        out[kept] = out[k];
-                        kept += 1;
-                    }
+                if anchors.groups.len() > 1 {
+                    // Each group found, per line, the first match among those its anchors
+                    // hold; the line's is the first of these.
+                    found.sort_unstable();
+                    found.dedup_by_key(|(start, _, _)| *start);
                 }
-                out.truncate(kept);
+                out.extend(
+                    found
+                        .iter()
+                        .map(|&(start, _, signal)| (offset + start, signal)),
+                );
             }
             None => {
+                let line_of = |at: usize| {
+                    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |p| p + 1);
+                    let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
+                    (start, end)
+                };
                 let mut at = 0;
                 while at < text.len() {
                     let Some(m) = self.automaton.find(Input::new(text).range(at..)) else {
@@ -294,12 +361,159 @@ impl SignalMatcher {
     }
 }
 
-/// Width of an anchor: what Teddy fingerprints, so the sample counts measure its hits.
-const ANCHOR_WIDTH: usize = 3;
+#[derive(Debug, Default)]
+struct GroupStats {
+    /// Bytes the SIMD search went over (not skipped after a line's signal was found).
+    scanned: usize,
+    /// Anchor hits verified.
+    hits: usize,
+    /// Patterns compared at those hits.
+    compared: usize,
+}
 
-/// A verified hit costs about as much as searching this many bytes (finding the line, running
-/// the automaton over it, restarting the SIMD search).
-const HIT_COST: usize = 600;
+/// How greedy covers weigh an anchor's occurrences in the sample, from "rare anchors" (1) to
+/// "few anchors" (0); the cost model picks among the covers.
+const ANCHOR_RARITIES: [f64; 3] = [1.0, 0.5, 0.25];
+
+/// Anchor widths tried: 4 bytes make rarer anchors and fewer false alarms, 3 bytes fewer
+/// anchors.
+const ANCHOR_WIDTHS: [usize; 2] = [3, 4];
+
+/// Costs of an anchored search, in instructions (fitted with callgrind on the benchmark's log).
+#[derive(Debug, Clone, Copy)]
+struct CostModel {
+    /// A byte searched (the SIMD pass, lower-casing, skipping the rest of a line).
+    byte: usize,
+    /// A false alarm of the SIMD fingerprint (per bucket to check at a position).
+    alarm: usize,
+    /// An anchor hit: the search stops, it restarts.
+    hit: usize,
+    /// A pattern compared at a hit.
+    compare: usize,
+}
+
+impl CostModel {
+    const DEFAULT: CostModel = CostModel {
+        byte: 3,
+        alarm: 45,
+        hit: 650,
+        compare: 40,
+    };
+}
+
+/// Anchors of the `chosen` windows, with the places of each in the patterns.
+fn build_anchors(
+    chosen: &[usize],
+    windows: &[&[u8]],
+    places: &[Vec<(u32, u32)>],
+    width: usize,
+    freq: &[u32; 256],
+) -> Option<Anchors> {
+    let groups = chosen
+        .chunks(64)
+        .map(|group| {
+            let words: Vec<&[u8]> = group.iter().map(|&w| windows[w]).collect();
+            Some(AnchorGroup {
+                searcher: AnchorSearcher::new(&words, width, freq)?,
+                holders: group.iter().map(|&w| places[w].clone()).collect(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Anchors {
+        groups,
+        width,
+        count: chosen.len(),
+    })
+}
+
+/// How much of the sample the cost model searches, and how much it counts alarms on.
+const COST_SAMPLE: usize = 256 * 1024;
+const ALARM_SAMPLE: usize = 64 * 1024;
+
+/// How often each of `windows` (all `width` bytes long, at most 4) occurs in `text`.
+fn count_windows(windows: &[&[u8]], width: usize, text: &[u8]) -> Vec<usize> {
+    // Open addressing on the window as a word: a hash map's hashing costs more than the rest.
+    let bits = (windows.len() * 4)
+        .next_power_of_two()
+        .trailing_zeros()
+        .max(4);
+    let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+    let mut table: Vec<(u64, usize)> = vec![(u64::MAX, 0); 1 << bits];
+    let key_of = |w: &[u8]| w.iter().rev().fold(0u64, |k, &b| k << 8 | u64::from(b));
+    for (i, w) in windows.iter().enumerate() {
+        let key = key_of(w);
+        let mut at = slot(key);
+        while table[at].0 != u64::MAX && table[at].0 != key {
+            at = (at + 1) & ((1 << bits) - 1);
+        }
+        table[at] = (key, i);
+    }
+    let mut seen = vec![0usize; windows.len()];
+    let Some(first) = text.get(..width.saturating_sub(1)) else {
+        return seen;
+    };
+    let shift = 8 * (width as u32 - 1);
+    let mut key = key_of(first) << 8;
+    for &b in &text[first.len()..] {
+        key = key >> 8 | u64::from(b) << shift;
+        let mut at = slot(key);
+        loop {
+            let (k, i) = table[at];
+            if k == key {
+                seen[i] += 1;
+                break;
+            }
+            if k == u64::MAX {
+                break;
+            }
+            at = (at + 1) & ((1 << bits) - 1);
+        }
+    }
+    seen
+}
+
+/// Greedy set cover: each round takes the window covering the most patterns still uncovered
+/// per occurrence in the sample (`rarity` weighs occurrences: the lower, the fewer anchors
+/// the cover needs). Lazy: a window's score only drops, so a stale top is rescored and put
+/// back.
+fn greedy_cover(
+    holders: &[Vec<usize>],
+    seen: &[usize],
+    rarity: f64,
+    patterns: usize,
+) -> Vec<usize> {
+    let weight: Vec<f64> = seen
+        .iter()
+        .map(|&s| (1.0 + s as f64).powf(rarity))
+        .collect();
+    let mut covered = vec![false; patterns];
+    let score = |w: usize, covered: &[bool]| {
+        let gain = holders[w].iter().filter(|&&p| !covered[p]).count();
+        gain as f64 / weight[w]
+    };
+    // Scores are positive, so their bits order like them; ties go to the first window.
+    let mut heap: std::collections::BinaryHeap<(u64, std::cmp::Reverse<usize>)> = (0..holders
+        .len())
+        .filter(|&w| !holders[w].is_empty())
+        .map(|w| (score(w, &covered).to_bits(), std::cmp::Reverse(w)))
+        .collect();
+    let mut chosen = Vec::new();
+    while let Some((top, std::cmp::Reverse(w))) = heap.pop() {
+        let now = score(w, &covered);
+        if now <= 0.0 {
+            continue;
+        }
+        if now.to_bits() < top {
+            heap.push((now.to_bits(), std::cmp::Reverse(w)));
+            continue;
+        }
+        chosen.push(w);
+        for &p in &holders[w] {
+            covered[p] = true;
+        }
+    }
+    chosen
+}
 
 /// Below this size a text is checked line by line with the automaton: choosing anchors would
 /// cost more than it saves.
@@ -311,7 +525,7 @@ const ANCHOR_SAMPLE_MIN: usize = 64 * 1024;
 
 /// The starts of the lines of `text` holding a signal: with SIMD anchors (chosen on the
 /// first megabyte) for large texts, line by line otherwise. The same answer as asking
-/// [`SignalMatcher::is_match`] of every line.
+/// [`SignalMatcher::signal_of`] of every line.
 pub fn signal_line_starts(matcher: &SignalMatcher, text: &[u8]) -> Vec<(usize, u32)> {
     let mut out = Vec::new();
     if text.len() < ANCHOR_MIN_TEXT {
@@ -344,8 +558,56 @@ pub fn signal_line_starts(matcher: &SignalMatcher, text: &[u8]) -> Vec<(usize, u
 /// See [`SignalMatcher::anchors_for`].
 #[derive(Debug, Clone)]
 pub struct Anchors {
-    groups: Vec<packed::Searcher>,
+    groups: Vec<AnchorGroup>,
+    /// Every anchor is this long, so two never hit at the same place.
+    width: usize,
     count: usize,
+}
+
+/// Up to 64 anchors, searched in one pass.
+#[derive(Debug, Clone)]
+struct AnchorGroup {
+    searcher: AnchorSearcher,
+    /// For each anchor, the patterns holding it: (pattern, where the anchor is in it).
+    holders: Vec<Vec<(u32, u32)>>,
+}
+
+/// Finds anchors (exactly: the text is lower-cased first). Teddy where it runs on SIMD,
+/// aho-corasick's packed searcher elsewhere (its own Teddy on other CPUs).
+#[derive(Debug, Clone)]
+struct AnchorSearcher {
+    /// Also what the cost model counts alarms with.
+    model: teddy::Teddy,
+    packed: Option<packed::Searcher>,
+}
+
+impl AnchorSearcher {
+    fn new(anchors: &[&[u8]], width: usize, freq: &[u32; 256]) -> Option<AnchorSearcher> {
+        let model = teddy::Teddy::new(anchors, width, freq)?;
+        let packed = if model.is_fast() {
+            None
+        } else {
+            let mut builder = packed::Config::new()
+                .match_kind(packed::MatchKind::LeftmostFirst)
+                .builder();
+            builder.extend(anchors.iter());
+            Some(builder.build()?)
+        };
+        Some(AnchorSearcher { model, packed })
+    }
+
+    /// The leftmost anchor inside `haystack[start..end]`: (where, which).
+    fn find_in(&self, haystack: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
+        match &self.packed {
+            Some(packed) => packed
+                .find_in(haystack, Span::from(start..end))
+                .map(|m| (m.start(), m.pattern().as_usize())),
+            None => self
+                .model
+                .find_in(haystack, start, end)
+                .map(|(at, anchor)| (at, anchor as usize)),
+        }
+    }
 }
 
 impl Anchors {
@@ -356,6 +618,288 @@ impl Anchors {
 
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+}
+
+/// The SIMD anchor search: Teddy (Hyperscan's multi-substring fingerprint, as in
+/// aho-corasick's `packed`), written here so its buckets and its cost can be chosen for the
+/// anchors: every anchor has the same width (at most 4 bytes), each of 16 buckets holds a few,
+/// and a 32-byte step looks up the nibbles of 4 shifted loads in per-bucket tables; a
+/// position whose bytes may start an anchor of some bucket (an "alarm") is then compared
+/// with that bucket's anchors. AVX2 where the CPU has it; elsewhere the same tables, a byte at
+/// a time (slow: [`AnchorSearcher`] prefers aho-corasick's there).
+mod teddy {
+    pub const BUCKETS: usize = 16;
+
+    #[derive(Debug, Clone)]
+    pub struct Teddy {
+        width: usize,
+        /// Per byte of an anchor: for each byte value, the buckets with an anchor having it
+        /// there (what the nibble tables give, byte-wise).
+        table: [[u16; 256]; 4],
+        /// Per byte of an anchor: the buckets by low and by high nibble, buckets 0-7 and 8-15
+        /// apart (a SIMD lane holds 8).
+        lo: [[[u8; 16]; 2]; 4],
+        hi: [[[u8; 16]; 2]; 4],
+        /// Per bucket: its anchors as little-endian words, with their index.
+        buckets: [Vec<(u32, u32)>; BUCKETS],
+        #[cfg(target_arch = "x86_64")]
+        avx2: bool,
+    }
+
+    /// `dst` = `src` lower-cased (ASCII), at SIMD speed where the CPU allows.
+    pub fn fold(src: &[u8], dst: &mut [u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            unsafe { fold_avx2(src, dst) };
+            return;
+        }
+        fold_bytes(src, dst);
+    }
+
+    /// The same loop, compiled for AVX2 (the baseline x86-64 target has only SSE2).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fold_avx2(src: &[u8], dst: &mut [u8]) {
+        fold_bytes(src, dst);
+    }
+
+    #[inline(always)]
+    fn fold_bytes(src: &[u8], dst: &mut [u8]) {
+        for (low, byte) in dst.iter_mut().zip(src) {
+            *low = byte.to_ascii_lowercase();
+        }
+    }
+
+    /// `width` (1 to 4) bytes at `at` as a little-endian word.
+    fn word(bytes: &[u8], at: usize, width: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w[..width].copy_from_slice(&bytes[at..at + width]);
+        u32::from_le_bytes(w)
+    }
+
+    impl Teddy {
+        /// `anchors` all `width` bytes long (1 to 4), distinct; `freq` counts each byte value
+        /// in text like the one to search, to put anchors whose nibbles combine into
+        /// common bytes in different buckets.
+        pub fn new(anchors: &[&[u8]], width: usize, freq: &[u32; 256]) -> Option<Teddy> {
+            if !(1..=4).contains(&width) || anchors.iter().any(|a| a.len() != width) {
+                return None;
+            }
+            let mut t = Teddy {
+                width,
+                table: [[0; 256]; 4],
+                lo: [[[0; 16]; 2]; 4],
+                hi: [[[0; 16]; 2]; 4],
+                buckets: Default::default(),
+                #[cfg(target_arch = "x86_64")]
+                avx2: std::arch::is_x86_feature_detected!("avx2"),
+            };
+            // Per bucket and anchor byte: the low and high nibbles present.
+            let mut nibbles = [[(0u16, 0u16); 4]; BUCKETS];
+            // How likely a byte of the text fires all the bytes of a bucket's fingerprint
+            // (as if bytes were independent): what its alarms grow with.
+            let rate = |nibbles: &[(u16, u16); 4]| {
+                let mut rate = 1.0;
+                for &(lo, hi) in &nibbles[..width] {
+                    let mut fired = 0u64;
+                    for h in (0..16).filter(|h| hi >> h & 1 == 1) {
+                        for l in (0..16).filter(|l| lo >> l & 1 == 1) {
+                            fired += u64::from(freq[h << 4 | l]);
+                        }
+                    }
+                    rate *= fired as f64;
+                }
+                rate
+            };
+            for (index, anchor) in anchors.iter().enumerate() {
+                let with = |bucket: usize| {
+                    let mut n = nibbles[bucket];
+                    for (j, &byte) in anchor.iter().enumerate() {
+                        n[j].0 |= 1 << (byte & 15);
+                        n[j].1 |= 1 << (byte >> 4);
+                    }
+                    n
+                };
+                let bucket = (0..BUCKETS)
+                    .map(|b| (b, rate(&with(b)) - rate(&nibbles[b])))
+                    .min_by(|(a, ca), (b, cb)| {
+                        ca.total_cmp(cb)
+                            .then(t.buckets[*a].len().cmp(&t.buckets[*b].len()))
+                    })
+                    .map_or(0, |(b, _)| b);
+                nibbles[bucket] = with(bucket);
+                t.buckets[bucket].push((word(anchor, 0, width), index as u32));
+                for (j, &byte) in anchor.iter().enumerate() {
+                    t.lo[j][bucket / 8][usize::from(byte & 15)] |= 1 << (bucket % 8);
+                    t.hi[j][bucket / 8][usize::from(byte >> 4)] |= 1 << (bucket % 8);
+                }
+            }
+            for j in 0..width {
+                for b in 0..256 {
+                    let half = |h: usize| u16::from(t.lo[j][h][b & 15] & t.hi[j][h][b >> 4]);
+                    t.table[j][b] = half(0) | half(1) << 8;
+                }
+            }
+            Some(t)
+        }
+
+        /// How many (position, bucket) alarms searching `text` raises.
+        pub fn alarms(&self, text: &[u8]) -> usize {
+            match self.width {
+                1 => self.alarms_of::<1>(text),
+                2 => self.alarms_of::<2>(text),
+                3 => self.alarms_of::<3>(text),
+                _ => self.alarms_of::<4>(text),
+            }
+        }
+
+        fn alarms_of<const W: usize>(&self, text: &[u8]) -> usize {
+            text.windows(W)
+                .map(|w| {
+                    let set = (self.table.iter().zip(w))
+                        .fold(u16::MAX, |set, (table, &b)| set & table[usize::from(b)]);
+                    set.count_ones() as usize
+                })
+                .sum()
+        }
+
+        fn fingerprint(&self, bytes: &[u8], at: usize) -> u16 {
+            let mut set = self.table[0][usize::from(bytes[at])];
+            for j in 1..self.width {
+                set &= self.table[j][usize::from(bytes[at + j])];
+            }
+            set
+        }
+
+        /// The anchor at `at`, if one of the buckets in `set` holds it.
+        fn verify(&self, haystack: &[u8], at: usize, mut set: u16) -> Option<u32> {
+            let key = word(haystack, at, self.width);
+            while set != 0 {
+                let bucket = set.trailing_zeros() as usize;
+                set &= set - 1;
+                if let Some(&(_, anchor)) = self.buckets[bucket].iter().find(|(k, _)| *k == key) {
+                    return Some(anchor);
+                }
+            }
+            None
+        }
+
+        /// The leftmost anchor inside `haystack[start..end]`: (where, which).
+        pub fn find_in(&self, haystack: &[u8], start: usize, end: usize) -> Option<(usize, u32)> {
+            let end = end.min(haystack.len());
+            #[cfg(target_arch = "x86_64")]
+            if self.avx2 {
+                // SAFETY: the CPU has AVX2.
+                return unsafe {
+                    match self.width {
+                        1 => self.find_avx2::<1>(haystack, start, end),
+                        2 => self.find_avx2::<2>(haystack, start, end),
+                        3 => self.find_avx2::<3>(haystack, start, end),
+                        _ => self.find_avx2::<4>(haystack, start, end),
+                    }
+                };
+            }
+            self.find_bytewise(haystack, start, end)
+        }
+
+        fn find_bytewise(&self, haystack: &[u8], start: usize, end: usize) -> Option<(usize, u32)> {
+            let last = end.checked_sub(self.width)?;
+            (start..=last).find_map(|at| {
+                let set = self.fingerprint(haystack, at);
+                if set == 0 {
+                    return None;
+                }
+                self.verify(haystack, at, set).map(|anchor| (at, anchor))
+            })
+        }
+
+        /// Whether this searcher runs at SIMD speed on this CPU.
+        pub fn is_fast(&self) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            return self.avx2;
+            #[cfg(not(target_arch = "x86_64"))]
+            false
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn find_avx2<const W: usize>(
+            &self,
+            haystack: &[u8],
+            start: usize,
+            end: usize,
+        ) -> Option<(usize, u32)> {
+            use std::arch::x86_64::*;
+            let nibble = _mm256_set1_epi8(0x0f);
+            let zero = _mm256_setzero_si256();
+            let table = |t: &[u8; 16]| {
+                // SAFETY: `t` holds the 16 bytes read.
+                _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.as_ptr().cast()) })
+            };
+            let lo: [[__m256i; 2]; W] =
+                std::array::from_fn(|j| [table(&self.lo[j][0]), table(&self.lo[j][1])]);
+            let hi: [[__m256i; 2]; W] =
+                std::array::from_fn(|j| [table(&self.hi[j][0]), table(&self.hi[j][1])]);
+            // Every step reads 32 + W - 1 bytes; at the end of the span (or for a short
+            // span) the step moves back inside the haystack and ignores lanes already seen
+            // or past the span.
+            let step = 32 + W - 1;
+            if haystack.len() < step {
+                return self.find_bytewise(haystack, start, end);
+            }
+            let mut at = start;
+            while at + W <= end {
+                let chunk = at.min(haystack.len() - step);
+                let first = at - chunk;
+                let last = (end - W - chunk).min(31);
+                let lanes_in_span = ((1u64 << (last + 1)) - (1u64 << first)) as u32;
+                let mut low = _mm256_set1_epi8(-1);
+                let mut high = _mm256_set1_epi8(-1);
+                for j in 0..W {
+                    // SAFETY: chunk + j + 32 <= chunk + step <= haystack.len().
+                    let v = unsafe { _mm256_loadu_si256(haystack.as_ptr().add(chunk + j).cast()) };
+                    let lo_nibbles = _mm256_and_si256(v, nibble);
+                    let hi_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+                    low = _mm256_and_si256(
+                        low,
+                        _mm256_and_si256(
+                            _mm256_shuffle_epi8(lo[j][0], lo_nibbles),
+                            _mm256_shuffle_epi8(hi[j][0], hi_nibbles),
+                        ),
+                    );
+                    high = _mm256_and_si256(
+                        high,
+                        _mm256_and_si256(
+                            _mm256_shuffle_epi8(lo[j][1], lo_nibbles),
+                            _mm256_shuffle_epi8(hi[j][1], hi_nibbles),
+                        ),
+                    );
+                }
+                let any = _mm256_or_si256(low, high);
+                let mut alarms =
+                    !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(any, zero)) as u32) & lanes_in_span;
+                if alarms != 0 {
+                    let mut lanes = [[0u8; 32]; 2];
+                    // SAFETY: `lanes` holds the 64 bytes written.
+                    unsafe {
+                        _mm256_storeu_si256(lanes[0].as_mut_ptr().cast(), low);
+                        _mm256_storeu_si256(lanes[1].as_mut_ptr().cast(), high);
+                    }
+                    while alarms != 0 {
+                        let lane = alarms.trailing_zeros() as usize;
+                        alarms &= alarms - 1;
+                        let set = u16::from(lanes[0][lane]) | u16::from(lanes[1][lane]) << 8;
+                        if let Some(anchor) = self.verify(haystack, chunk + lane, set) {
+                            return Some((chunk + lane, anchor));
+                        }
+                    }
+                }
+                at = chunk + 32;
+            }
+            None
+        }
     }
 }
 
@@ -600,7 +1144,7 @@ pub struct StreamScanner<'m> {
     tail_lines: Vec<(usize, usize)>,
     /// Per signal, its most recent INFO/DEBUG lines of the current part: (line number,
     /// bytes, DEBUG?). Most are pushed out again, so they are decoded only when kept.
-    recent: BTreeMap<u32, VecDeque<(usize, Vec<u8>, bool)>>,
+    recent: Vec<VecDeque<(usize, Vec<u8>, bool)>>,
 }
 
 impl StreamScanner<'static> {
@@ -628,7 +1172,7 @@ impl<'m> StreamScanner<'m> {
             signal_starts: Vec::new(),
             tail: String::new(),
             tail_lines: Vec::new(),
-            recent: BTreeMap::new(),
+            recent: Vec::new(),
         }
     }
 
@@ -733,17 +1277,25 @@ impl<'m> StreamScanner<'m> {
         match self.filter.decide(line, || signal.is_some()) {
             Decision::Drop(level) => self.omit(level.is_debug()),
             Decision::KeepSignal(level) => {
-                let ring = self.recent.entry(signal.unwrap_or_default()).or_default();
-                let mut text = if ring.len() >= RECENT_PER_SIGNAL {
-                    let (_, reused, debug) = ring.pop_front().unwrap_or_default();
-                    self.omit(debug);
-                    reused
-                } else {
-                    Vec::new()
-                };
+                let id = signal.unwrap_or_default() as usize;
+                if self.recent.len() <= id {
+                    self.recent.resize_with(id + 1, VecDeque::new);
+                }
+                let ring = &mut self.recent[id];
+                // The oldest line leaves the ring, and lends its buffer to the new one.
+                let mut text = Vec::new();
+                if ring.len() >= RECENT_PER_SIGNAL {
+                    if let Some((_, reused, debug)) = ring.pop_front() {
+                        if debug {
+                            self.stats.omitted_debug += 1;
+                        } else {
+                            self.stats.omitted_info += 1;
+                        }
+                        text = reused;
+                    }
+                }
                 text.clear();
                 text.extend_from_slice(line);
-                let ring = self.recent.entry(signal.unwrap_or_default()).or_default();
                 ring.push_back((number, text, level.is_debug()));
             }
             Decision::NotLog | Decision::KeepLog(_) => {
@@ -764,7 +1316,7 @@ impl<'m> StreamScanner<'m> {
     /// Merges the current part's kept lines and its recent signal lines, in line order.
     fn flush(&mut self) {
         let mut signal_lines: Vec<(usize, Vec<u8>)> = std::mem::take(&mut self.recent)
-            .into_values()
+            .into_iter()
             .flat_map(|ring| ring.into_iter().map(|(n, text, _)| (n, text)))
             .collect();
         signal_lines.sort_unstable_by_key(|(n, _)| *n);
@@ -967,6 +1519,129 @@ mod tests {
         assert_eq!(whole.stats.omitted_info, 400 - whole.stats.kept_lines);
         assert!(whole.document.text.contains("plain text 3\n"));
         assert!(!whole.document.text.contains('\r'));
+    }
+
+    /// Deterministic xorshift for the randomized tests below.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    #[test]
+    fn teddy_finds_the_leftmost_anchor_in_any_span() {
+        let mut rng = Rng(0x7edd_1e5e_a5c4_0001);
+        // A small alphabet, so anchors hit often and buckets share nibbles.
+        let alphabet = b"abcqrs \"{}:,0AZ\xe2";
+        for round in 0..400 {
+            let width = 1 + round % 4;
+            let mut anchors: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..1 + rng.below(40) {
+                let a: Vec<u8> = (0..width)
+                    .map(|_| alphabet[rng.below(alphabet.len())])
+                    .collect();
+                if !anchors.contains(&a) {
+                    anchors.push(a);
+                }
+            }
+            let refs: Vec<&[u8]> = anchors.iter().map(Vec::as_slice).collect();
+            let mut freq = [0u32; 256];
+            for _ in 0..100 {
+                freq[usize::from(alphabet[rng.below(alphabet.len())])] += 1;
+            }
+            let teddy = teddy::Teddy::new(&refs, width, &freq).expect("teddy");
+            let haystack: Vec<u8> = (0..rng.below(150))
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            for _ in 0..20 {
+                let start = rng.below(haystack.len() + 1);
+                let end = start + rng.below(haystack.len() + 1 - start);
+                let expected = (start..end.saturating_sub(width - 1)).find_map(|at| {
+                    let index = anchors.iter().position(|a| haystack[at..].starts_with(a))?;
+                    Some((at, index as u32))
+                });
+                assert_eq!(
+                    teddy.find_in(&haystack, start, end),
+                    expected,
+                    "anchors {anchors:?} in {haystack:?}[{start}..{end}]"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn anchored_search_agrees_with_the_automaton_line_by_line() {
+        let matcher = SignalMatcher::for_rules();
+        let signals: Vec<&str> = crate::rules::all()
+            .iter()
+            .flat_map(|r| r.meta.signals.iter().copied())
+            .collect();
+        let mut rng = Rng(0x5167_a15c_a7a1_0002);
+        let cased = |s: &str, rng: &mut Rng| -> String {
+            s.chars()
+                .map(|c| match rng.below(3) {
+                    0 => c.to_ascii_uppercase(),
+                    _ => c,
+                })
+                .collect()
+        };
+        let mut text = String::new();
+        let mut n = 0;
+        while text.len() < 2 * ANCHOR_MIN_TEXT {
+            n += 1;
+            let line = match rng.below(6) {
+                // Noise of the kinds a busy Karpenter prints.
+                0..=2 => format!(
+                    r#"{{"level":"INFO","time":"2025-10-01T00:00:{:02}.{n:03}Z","logger":"controller","message":"found provisionable pod(s)","commit":"1f41772","Pods":"shop/checkout-{n}","reconcileID":"{n:x}-4c2e","duration":"{n}ms"}}"#,
+                    n % 60
+                ),
+                // One signal, or several, close together or overlapping.
+                3 | 4 => {
+                    let mut message = String::new();
+                    for _ in 0..1 + rng.below(3) {
+                        let signal = signals[rng.below(signals.len())];
+                        let spelled = match rng.below(3) {
+                            0 => escape_json(signal, false, false),
+                            1 => escape_json(signal, true, true),
+                            _ => signal.to_string(),
+                        };
+                        let cut = rng.below(spelled.len().min(4) + 1);
+                        message.push_str(&cased(&spelled, &mut rng));
+                        message.push_str(["", " ", ": ", "\\\""][rng.below(4)]);
+                        if rng.below(3) == 0 {
+                            // A signal cut short: a near miss.
+                            let near = &spelled[..spelled.len() - cut];
+                            message.push_str(&cased(near, &mut rng));
+                        }
+                    }
+                    format!(r#"{{"level":"ERROR","message":"{message}","n":{n}}}"#)
+                }
+                _ => format!("plain text line {n}\r"),
+            };
+            text.push_str(&line);
+            text.push('\n');
+        }
+        assert!(matcher.anchors_for(text.as_bytes()).is_some() || cfg!(target_arch = "wasm32"));
+        let anchored = signal_line_starts(matcher, text.as_bytes());
+        let mut expected = Vec::new();
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            if let Some(signal) = matcher.signal_of(line.trim_end_matches('\n').as_bytes()) {
+                expected.push((at, signal));
+            }
+            at += line.len();
+        }
+        assert!(expected.len() > 1000, "{} signal lines", expected.len());
+        assert_eq!(anchored.len(), expected.len());
+        for (a, e) in anchored.iter().zip(&expected) {
+            let line = text[e.0..].lines().next().unwrap_or_default();
+            assert_eq!(a, e, "line {line}");
+        }
     }
 
     #[test]
