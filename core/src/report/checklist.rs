@@ -562,7 +562,7 @@ impl Names {
             });
         let other_subject = subject
             .filter(|s| matches!(s.kind.as_str(), "Node" | "NodeClaim"))
-            .map(|s| (s.kind.to_lowercase(), s.name.clone()));
+            .map(|s| (s.kind.to_ascii_lowercase(), s.name.clone()));
         let mut nodepools = Vec::new();
         for np in &facts.nodepools {
             push_unique(&mut nodepools, &np.meta.name);

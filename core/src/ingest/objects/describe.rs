@@ -420,11 +420,13 @@ fn key_line(content: &str) -> Option<(&str, String)> {
 
 /// The field name a smart label was made from (`Node Class Ref` -> `nodeClassRef`,
 /// `API Version` -> `apiVersion`, `Provider ID` -> `providerID`, `Ephemeral - Storage` ->
-/// `ephemeral-storage`); labels kubectl printed as they are come back unchanged.
+/// `ephemeral-storage`); labels kubectl printed as they are come back unchanged. Field names
+/// are ASCII; a label with other letters (a map key such as a tag) also comes back unchanged,
+/// which keeps Unicode case mapping (12 KB gzipped) out of the web page's module.
 pub fn field_name(label: &str) -> String {
     if !label
-        .chars()
-        .all(|c| c.is_alphabetic() || c == ' ' || c == '-')
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || b == b' ' || b == b'-')
     {
         return label.to_string();
     }
@@ -435,12 +437,12 @@ pub fn field_name(label: &str) -> String {
             name.push('-');
             lower_next = true;
         } else if name.is_empty() {
-            name.push_str(&word.to_lowercase());
+            name.push_str(&word.to_ascii_lowercase());
             lower_next = false;
         } else if lower_next {
             let mut chars = word.chars();
             if let Some(c) = chars.next() {
-                name.extend(c.to_lowercase());
+                name.push(c.to_ascii_lowercase());
                 name.push_str(chars.as_str());
             }
             lower_next = false;
@@ -477,6 +479,9 @@ mod tests {
             ("Last Transition Time", "lastTransitionTime"),
             ("vpc.amazonaws.com/pod-eni", "vpc.amazonaws.com/pod-eni"),
             ("Cpu", "cpu"),
+            // Non-ASCII letters: a map key (a tag), kept as written.
+            ("Équipe", "Équipe"),
+            ("Cost Équipe", "Cost Équipe"),
         ] {
             assert_eq!(field_name(label), field, "{label}");
         }

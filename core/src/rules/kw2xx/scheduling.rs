@@ -886,8 +886,8 @@ pub fn nodepool_label(clause: &Clause) -> String {
 /// A resources JSON (`{"cpu":"4180m","memory":"6264Mi"}`) as `cpu 4180m, memory 6264Mi`; the
 /// v1.14 `min={...}, max={...}` form and anything unparsable are returned as written.
 pub fn format_resources(json: &str) -> String {
-    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json.trim()) {
-        Ok(map) if !map.is_empty() => map
+    match serde_json::from_str::<serde_json::Value>(json.trim()) {
+        Ok(serde_json::Value::Object(map)) if !map.is_empty() => map
             .iter()
             .map(|(k, v)| match v.as_str() {
                 Some(s) => format!("{k} {s}"),
@@ -901,8 +901,9 @@ pub fn format_resources(json: &str) -> String {
 
 /// One resource of a resources JSON (`cpu`, `memory`...).
 pub fn resource_value(json: &str, name: &str) -> Option<String> {
-    let map =
-        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json.trim()).ok()?;
+    let serde_json::Value::Object(map) = serde_json::from_str(json.trim()).ok()? else {
+        return None;
+    };
     match map.get(name)? {
         serde_json::Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),

@@ -8,6 +8,7 @@ use crate::rules::kw3xx::common::{
     conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
     push_unique, raw_describe_subject, sole_raw_value, Presence,
 };
+use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -489,7 +490,7 @@ fn startup_taint(
             let presence = daemonset_presence(facts, owner.daemonsets);
             let summary = format!(
                 "{subject} is not initialized: {shown} is still on the node. {} removes it once it runs there; {}.",
-                capitalise(owner.agent),
+                capitalised(owner.agent),
                 presence_words(&presence)
             );
             let mut steps = vec![Remediation::command(
@@ -692,14 +693,6 @@ fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
             (v == "true" || v == "false").then_some(v)
         })
     })
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]
