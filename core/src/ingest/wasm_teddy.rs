@@ -461,8 +461,8 @@ mod tests {
                 } else {
                     haystack.len()
                 };
-                // Candidates are many: a check refusing the first ones (and maybe every other one) makes
-                // the search go on across chunks.
+                // Candidates are many: a check refusing the first ones (and maybe every other one)
+                // makes the search go on across chunks.
                 let (skip, refuse) = (start + rng.below(end - start + 1), rng.below(3) == 0);
                 let accept = |at: usize| at >= skip && !(refuse && at % 2 == 1);
                 let want = (start..(end + 1).saturating_sub(F))
