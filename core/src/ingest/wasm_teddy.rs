@@ -33,17 +33,17 @@ pub fn find<T, const F: usize>(
     end: usize,
     check: impl FnMut(usize, u16) -> Option<T>,
 ) -> Option<T> {
-    let haystack = haystack.get(..end)?;
-    if start > end || !(1..=4).contains(&F) || lo.len() < F || hi.len() < F {
+    if start > end || end > haystack.len() || !(1..=4).contains(&F) {
         return None;
     }
+    let (lo, hi) = (lo.get(..F)?, hi.get(..F)?);
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        find_chunks::<simd::V128, T, F>(lo, hi, haystack, start, check)
+        find_chunks::<simd::V128, T, F>(lo, hi, haystack, start, end, check)
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        find_chunks::<portable::Lanes, T, F>(lo, hi, haystack, start, check)
+        find_chunks::<portable::Lanes, T, F>(lo, hi, haystack, start, end, check)
     }
 }
 
@@ -57,11 +57,27 @@ struct HalfTables<V> {
 impl<V: Vector> HalfTables<V> {
     #[inline(always)]
     fn new<const F: usize>(lo: &[NibbleTable], hi: &[NibbleTable], half: usize) -> Self {
-        let table = |tables: &[NibbleTable], i: usize| V::from_bytes(tables[i.min(F - 1)][half]);
         HalfTables {
-            lo: [table(lo, 0), table(lo, 1), table(lo, 2), table(lo, 3)],
-            hi: [table(hi, 0), table(hi, 1), table(hi, 2), table(hi, 3)],
+            lo: [
+                table::<V, F>(lo, 0, half),
+                table::<V, F>(lo, 1, half),
+                table::<V, F>(lo, 2, half),
+                table::<V, F>(lo, 3, half),
+            ],
+            hi: [
+                table::<V, F>(hi, 0, half),
+                table::<V, F>(hi, 1, half),
+                table::<V, F>(hi, 2, half),
+                table::<V, F>(hi, 3, half),
+            ],
         }
+    }
+
+    /// The half's buckets having an anchor whose byte `i` could be each of the bytes whose
+    /// nibbles are `low` and `high`.
+    #[inline(always)]
+    fn byte(&self, i: usize, low: V, high: V) -> V {
+        V::lookup(self.lo[i], low).and(V::lookup(self.hi[i], high))
     }
 
     /// The half's candidates in a chunk whose nibbles are `low` and `high`: lane `k` holds the
@@ -70,26 +86,26 @@ impl<V: Vector> HalfTables<V> {
     /// this chunk's.
     #[inline(always)]
     fn candidates<const F: usize>(&self, low: V, high: V, prev: [V; 3]) -> (V, [V; 3]) {
-        let byte = |i: usize| V::lookup(self.lo[i], low).and(V::lookup(self.hi[i], high));
-        let in0 = byte(0);
+        let in0 = self.byte(0, low, high);
         match F {
             1 => (in0, prev),
             2 => {
-                let in1 = byte(1);
+                let in1 = self.byte(1, low, high);
                 (
                     V::shift_in::<1>(prev[0], in0).and(in1),
                     [in0, prev[1], prev[2]],
                 )
             }
             3 => {
-                let (in1, in2) = (byte(1), byte(2));
+                let (in1, in2) = (self.byte(1, low, high), self.byte(2, low, high));
                 let found = V::shift_in::<2>(prev[0], in0)
                     .and(V::shift_in::<1>(prev[1], in1))
                     .and(in2);
                 (found, [in0, in1, prev[2]])
             }
             _ => {
-                let (in1, in2, in3) = (byte(1), byte(2), byte(3));
+                let in1 = self.byte(1, low, high);
+                let (in2, in3) = (self.byte(2, low, high), self.byte(3, low, high));
                 let found = V::shift_in::<3>(prev[0], in0)
                     .and(V::shift_in::<2>(prev[1], in1))
                     .and(V::shift_in::<1>(prev[2], in2))
@@ -98,18 +114,82 @@ impl<V: Vector> HalfTables<V> {
             }
         }
     }
+
+    /// The half's candidates starting at the bytes of `nibbles[0]`, `nibbles[i]` holding the
+    /// nibbles of the 16 bytes `i` further on (lane `k`: the start `k`).
+    #[inline(always)]
+    fn candidates_at<const F: usize>(&self, nibbles: &[(V, V); 4]) -> V {
+        let mut found = self.byte(0, nibbles[0].0, nibbles[0].1);
+        if F > 1 {
+            found = found.and(self.byte(1, nibbles[1].0, nibbles[1].1));
+        }
+        if F > 2 {
+            found = found.and(self.byte(2, nibbles[2].0, nibbles[2].1));
+        }
+        if F > 3 {
+            found = found.and(self.byte(3, nibbles[3].0, nibbles[3].1));
+        }
+        found
+    }
 }
 
-/// [`find`] 16 bytes at a time, then the last few starts a byte at a time.
+/// Byte `i`'s (the last for `i >= F`) table of `half`, as a vector.
+#[inline(always)]
+fn table<V: Vector, const F: usize>(tables: &[NibbleTable], i: usize, half: usize) -> V {
+    V::from_bytes(tables[i.min(F - 1)][half])
+}
+
+/// The low and high nibbles of the 16 bytes at `at`.
+///
+/// # Safety
+/// `at + 16 <= haystack.len()`.
+#[inline(always)]
+unsafe fn nibbles_at<V: Vector>(haystack: &[u8], at: usize) -> (V, V) {
+    // SAFETY: the caller guarantees the 16 bytes read are in `haystack`.
+    let chunk = unsafe { V::load_unaligned(haystack.as_ptr().add(at)) };
+    let nibble = V::splat(0x0f);
+    (chunk.and(nibble), chunk.shr4().and(nibble))
+}
+
+/// Asks `check` about the starts `at + k - lag` for the lanes `k` set in `lanes` (none below
+/// `lag`), in order, the buckets in `first` (0-7) and `second` (8-15).
+#[inline(always)]
+fn check_lanes<V: Vector, T>(
+    mut lanes: u16,
+    first: V,
+    second: V,
+    at: usize,
+    lag: usize,
+    check: &mut impl FnMut(usize, u16) -> Option<T>,
+) -> Option<T> {
+    if lanes == 0 {
+        return None;
+    }
+    let (first, second) = (first.to_bytes(), second.to_bytes());
+    while lanes != 0 {
+        let lane = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        if let Some(found) = check(
+            at + lane - lag,
+            u16::from(first[lane]) | u16::from(second[lane]) << 8,
+        ) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// [`find`] 16 bytes at a time; the last starts (fewer than 16) in one more step of 16 starts
+/// ending at the haystack's end, the lanes already seen or past the span ignored.
 #[inline(always)]
 fn find_chunks<V: Vector, T, const F: usize>(
     lo: &[NibbleTable],
     hi: &[NibbleTable],
     haystack: &[u8],
     start: usize,
+    end: usize,
     mut check: impl FnMut(usize, u16) -> Option<T>,
 ) -> Option<T> {
-    let nibble = V::splat(0x0f);
     let (first, second) = (
         HalfTables::<V>::new::<F>(lo, hi, 0),
         HalfTables::<V>::new::<F>(lo, hi, 1),
@@ -117,43 +197,52 @@ fn find_chunks<V: Vector, T, const F: usize>(
     // Nothing starts before `start`: the first chunk's "previous chunk" matches nothing.
     let (mut prev_first, mut prev_second) = ([V::splat(0); 3], [V::splat(0); 3]);
     let mut at = start;
-    while haystack.len() - at >= 16 {
-        // SAFETY: `at + 16 <= haystack.len()`: the 16 bytes read are in `haystack`.
-        let chunk = unsafe { V::load_unaligned(haystack.as_ptr().add(at)) };
-        let low = chunk.and(nibble);
-        let high = chunk.shr4().and(nibble);
+    while end - at >= 16 {
+        // SAFETY: `at + 16 <= end <= haystack.len()`.
+        let (low, high) = unsafe { nibbles_at::<V>(haystack, at) };
         let (found_first, next) = first.candidates::<F>(low, high, prev_first);
         prev_first = next;
         let (found_second, next) = second.candidates::<F>(low, high, prev_second);
         prev_second = next;
-        let mut lanes = found_first.or(found_second).nonzero_lanes();
-        if lanes != 0 {
-            let (buckets_first, buckets_second) = (found_first.to_bytes(), found_second.to_bytes());
-            while lanes != 0 {
-                let lane = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
-                let buckets = u16::from(buckets_first[lane]) | u16::from(buckets_second[lane]) << 8;
-                // The first chunk's lanes below `F - 1` are empty (see `prev_first`), so
-                // this start is never before `start`.
-                if let Some(found) = check(at + lane + 1 - F, buckets) {
-                    return Some(found);
-                }
-            }
+        let lanes = found_first.or(found_second).nonzero_lanes();
+        // The first chunk's lanes below `F - 1` are empty (see `prev_first`), so no start is
+        // before `start`.
+        if let Some(found) = check_lanes(lanes, found_first, found_second, at, F - 1, &mut check) {
+            return Some(found);
         }
         at += 16;
     }
     // The chunks covered the starts before `at + 1 - F`.
-    let from = (at + 1).saturating_sub(F).max(start);
-    let last = haystack.len().checked_sub(F)?;
-    for at in from..=last {
-        let buckets = buckets_at::<F>(lo, hi, &haystack[at..at + F]);
-        if buckets != 0 {
-            if let Some(found) = check(at, buckets) {
-                return Some(found);
-            }
-        }
+    let from = if at == start { start } else { at + 1 - F };
+    let last = end.checked_sub(F)?;
+    if from > last {
+        return None;
     }
-    None
+    if haystack.len() < 15 + F {
+        // Too short for a step: a byte at a time.
+        return (from..=last).find_map(|at| {
+            let buckets = buckets_at::<F>(lo, hi, &haystack[at..at + F]);
+            if buckets == 0 {
+                return None;
+            }
+            check(at, buckets)
+        });
+    }
+    // Lane `k` for the start `base + k`: from `from`, or as far back as the loads stay in the
+    // haystack; the fewer than 16 starts left all fit.
+    let base = from.min(haystack.len() - 15 - F);
+    let mut nibbles = [(V::splat(0), V::splat(0)); 4];
+    for (i, nibbles) in nibbles.iter_mut().enumerate().take(F) {
+        // SAFETY: `base + i + 16 <= base + F - 1 + 16 <= haystack.len()`.
+        *nibbles = unsafe { nibbles_at::<V>(haystack, base + i) };
+    }
+    let (found_first, found_second) = (
+        first.candidates_at::<F>(&nibbles),
+        second.candidates_at::<F>(&nibbles),
+    );
+    let in_span = (u32::MAX << (from - base)) & !(u32::MAX << (last - base + 1));
+    let lanes = found_first.or(found_second).nonzero_lanes() & in_span as u16;
+    check_lanes(lanes, found_first, found_second, base, 0, &mut check)
 }
 
 /// The buckets whose fingerprint matches `bytes` (`F` of them), from the tables a byte at a
@@ -163,8 +252,7 @@ fn buckets_at<const F: usize>(lo: &[NibbleTable], hi: &[NibbleTable], bytes: &[u
     let mut buckets = u16::MAX;
     for i in 0..F {
         let (l, h) = (usize::from(bytes[i] & 0x0f), usize::from(bytes[i] >> 4));
-        let half = |n: usize| u16::from(lo[i][n][l] & hi[i][n][h]);
-        buckets &= half(0) | half(1) << 8;
+        buckets &= u16::from(lo[i][0][l] & hi[i][0][h]) | u16::from(lo[i][1][l] & hi[i][1][h]) << 8;
     }
     buckets
 }
