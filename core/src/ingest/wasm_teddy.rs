@@ -1,7 +1,7 @@
 //! Teddy on WebAssembly SIMD: the search loop of the log scanner's anchor searcher
-//! ([`super::scan`]'s `teddy`) in the web page, which otherwise has it a byte at a time
-//! (aho-corasick has Teddy only on x86-64 and aarch64, and the page would run the whole text
-//! through the automaton).
+//! ([`super::scan`]'s `teddy`) in the web page. Without it the page has no fast anchor search
+//! (the scanner's Teddy is AVX2, aho-corasick's runs on x86-64 and aarch64 only), and ran the
+//! whole text through the automaton.
 //!
 //! Teddy (from Hyperscan): each anchor is in one of 16 buckets; for each of the first `F`
 //! bytes of the anchors (the fingerprint, 1 to 4) tables indexed by a byte's low and high
