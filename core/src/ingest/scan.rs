@@ -1408,12 +1408,20 @@ impl<'m> StreamScanner<'m> {
     }
 }
 
-/// Scans a whole byte buffer (the one-shot form of [`StreamScanner`]).
+/// Scans a whole byte buffer (the one-shot form of [`StreamScanner`]), fed a megabyte at a
+/// time as a file is: the scratch copy the anchors are searched in stays that small, and in
+/// the web page each piece is a new call, which WebAssembly engines run with the optimised
+/// code of the scanner once it is ready (a call already running keeps its baseline code).
 pub fn scan_bytes(label: impl Into<String>, bytes: &[u8]) -> ScanOutput {
     let mut scanner = StreamScanner::new(label);
-    scanner.feed(bytes);
+    for piece in bytes.chunks(SCAN_PIECE) {
+        scanner.feed(piece);
+    }
     scanner.finish()
 }
+
+/// How much of a buffer [`scan_bytes`] feeds at a time.
+const SCAN_PIECE: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {
