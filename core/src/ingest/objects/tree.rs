@@ -81,7 +81,7 @@ impl Node {
         let text = self.text()?.trim();
         text.parse::<i64>().ok().or_else(|| {
             // `3.0` from a float-minded serializer.
-            let f: f64 = text.parse().ok()?;
+            let f = super::number::parse_f64(text)?;
             (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
         })
     }
@@ -147,8 +147,7 @@ impl Node {
                 .map(serde_json::Value::from)
                 .ok()
                 .or_else(|| {
-                    n.parse::<f64>()
-                        .ok()
+                    super::number::parse_f64(n)
                         .and_then(serde_json::Number::from_f64)
                         .map(serde_json::Value::Number)
                 })

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use crate::facts::{
     contains_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin, ObjectRef, Taint,
 };
+use crate::ingest::objects::number::parse_f64;
 
 /// One pod's scheduling failure as one message reported it.
 #[derive(Debug, Clone)]
@@ -924,7 +925,7 @@ pub fn cpu_cores(quantity: &str) -> Option<f64> {
     } else {
         (q, 1.0)
     };
-    number.parse::<f64>().ok().map(|n| n * factor)
+    parse_f64(number).map(|n| n * factor)
 }
 
 /// A scheduling error together with one of its clauses.
