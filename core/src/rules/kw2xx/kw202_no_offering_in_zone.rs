@@ -297,7 +297,12 @@ impl ZoneFacts {
     }
 
     fn required_zones(&self) -> BTreeSet<&str> {
-        self.required.iter().map(|(z, _)| z.as_str()).collect()
+        // Inserts rather than `collect()`: no stable sort copy in wasm.
+        let mut zones = BTreeSet::new();
+        for (zone, _) in &self.required {
+            zones.insert(zone.as_str());
+        }
+        zones
     }
 
     /// The zones to compare: those the pod needs, else those the requirements allow.

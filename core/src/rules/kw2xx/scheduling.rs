@@ -253,12 +253,13 @@ impl SchedulingError<'_> {
 pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
     // Log messages carry `message: error: causes` in their text; the record keeps `error`
     // apart, which avoids splitting a clause on the causes' copy of it.
-    let records: BTreeMap<(&str, usize), &LogRecord> = facts
-        .logs
-        .iter()
-        .filter(|r| contains_ignore_ascii_case(&r.message, "schedule pod"))
-        .map(|r| ((r.evidence.source.as_str(), r.evidence.line), r))
-        .collect();
+    // Inserts rather than `collect()`: the same map, without a stable sort copy in wasm.
+    let mut records: BTreeMap<(&str, usize), &LogRecord> = BTreeMap::new();
+    for r in &facts.logs {
+        if contains_ignore_ascii_case(&r.message, "schedule pod") {
+            records.insert((r.evidence.source.as_str(), r.evidence.line), r);
+        }
+    }
     let only_pod = match facts.pods.as_slice() {
         [pod] => Some(pod.object_ref()),
         _ => None,
