@@ -199,14 +199,7 @@ impl Diagnosis {
 
     /// Adds messages as evidence, collapsing repeats (see `collapse_evidence`).
     pub fn with_messages<'a>(mut self, messages: impl IntoIterator<Item = &'a Message>) -> Self {
-        let items = messages.into_iter().map(|m| {
-            let mut e = m.evidence.clone();
-            if e.first_seen.is_none() {
-                e.first_seen = m.time.clone();
-                e.last_seen = m.time.clone();
-            }
-            (m.text.clone(), e)
-        });
+        let items = messages.into_iter().map(message_evidence);
         self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
         self
     }
@@ -232,6 +225,18 @@ impl Diagnosis {
     }
 }
 
+/// A message as evidence, keyed by its text. Not inlined: compiled once rather than into each
+/// rule's `with_messages`.
+#[inline(never)]
+fn message_evidence(m: &Message) -> (String, Evidence) {
+    let mut e = m.evidence.clone();
+    if e.first_seen.is_none() {
+        e.first_seen = m.time.clone();
+        e.last_seen = m.time.clone();
+    }
+    (m.text.clone(), e)
+}
+
 /// Collapses repeated identical messages (same source, same decoded text: the timestamps of a
 /// log line differ, the message does not) into one evidence item with a count and first/last
 /// time, keeping first-appearance order.
@@ -239,16 +244,40 @@ pub fn collapse_evidence(
     existing: Vec<Evidence>,
     items: impl IntoIterator<Item = (String, Evidence)>,
 ) -> Vec<Evidence> {
-    let mut out = existing;
-    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for (i, e) in out.iter().enumerate() {
-        index.insert((e.source.clone(), e.text.clone()), i);
-    }
+    // The loop is all that is compiled per iterator type (each rule's `with_messages` is
+    // one): the work is in `EvidenceCollapser`, compiled once.
+    let mut collapser = EvidenceCollapser::new(existing);
     for (key_text, e) in items {
+        collapser.add(key_text, e);
+    }
+    collapser.out
+}
+
+struct EvidenceCollapser {
+    out: Vec<Evidence>,
+    /// (source, text) of each kept item: where it is in `out`.
+    index: BTreeMap<(String, String), usize>,
+}
+
+impl EvidenceCollapser {
+    #[inline(never)]
+    fn new(existing: Vec<Evidence>) -> Self {
+        let mut index = BTreeMap::new();
+        for (i, e) in existing.iter().enumerate() {
+            index.insert((e.source.clone(), e.text.clone()), i);
+        }
+        EvidenceCollapser {
+            out: existing,
+            index,
+        }
+    }
+
+    #[inline(never)]
+    fn add(&mut self, key_text: String, e: Evidence) {
         let key = (e.source.clone(), key_text);
-        match index.get(&key) {
+        match self.index.get(&key) {
             Some(&i) => {
-                let kept = &mut out[i];
+                let kept = &mut self.out[i];
                 kept.count += e.count;
                 if kept.first_seen.is_none() {
                     kept.first_seen = e.first_seen.clone();
@@ -258,12 +287,11 @@ pub fn collapse_evidence(
                 }
             }
             None => {
-                index.insert(key, out.len());
-                out.push(e);
+                self.index.insert(key, self.out.len());
+                self.out.push(e);
             }
         }
     }
-    out
 }
 
 /// A range of the catalogue: IDs `KW<digit>xx` of one subject.
