@@ -225,6 +225,22 @@ impl Diagnosis {
     }
 }
 
+/// Sorts `items` stably by `cmp`, exactly as `sort_by` does. A `sort_by` compiles a copy of
+/// the standard sort for every element type and comparator (3-4 KB of wasm each); this sorts
+/// positions through one shared copy and then moves the items.
+pub fn sort_stable_by<T>(items: &mut Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let order = stable_order(items.len(), &|a, b| cmp(&items[a], &items[b]));
+    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
+    items.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+#[inline(never)]
+fn stable_order(len: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).collect();
+    order.sort_by(|&a, &b| cmp(a, b));
+    order
+}
+
 /// A message as evidence, keyed by its text. Not inlined: compiled once rather than into each
 /// rule's `with_messages`.
 #[inline(never)]
@@ -368,8 +384,9 @@ pub fn run(facts: &Facts, rules: &[&'static Rule]) -> Vec<Diagnosis> {
     diagnoses.retain(|d| {
         find(d.id).is_none_or(|r| !r.meta.superseded_by.iter().any(|s| fired.contains(s)))
     });
-    diagnoses
-        .sort_by(|a, b| (a.severity, a.confidence, a.id).cmp(&(b.severity, b.confidence, b.id)));
+    sort_stable_by(&mut diagnoses, |a, b| {
+        (a.severity, a.confidence, a.id).cmp(&(b.severity, b.confidence, b.id))
+    });
     diagnoses
 }
 

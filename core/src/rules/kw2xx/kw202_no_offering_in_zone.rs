@@ -541,8 +541,9 @@ impl ZoneFacts {
             ));
         }
         // A step for a piece known to be missing before a step that only checks.
-        zone_steps.sort_by_key(|(missing, _)| !missing);
-        steps.extend(zone_steps.into_iter().map(|(_, step)| step));
+        let (missing, checks): (Vec<_>, Vec<_>) =
+            zone_steps.into_iter().partition(|(missing, _)| *missing);
+        steps.extend(missing.into_iter().chain(checks).map(|(_, step)| step));
         let or = if steps.is_empty() { "" } else { "Or " };
         match self.capacity_types.as_deref() {
             _ if self.volume_conflict => {}
