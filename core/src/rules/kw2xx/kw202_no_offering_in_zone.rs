@@ -57,7 +57,8 @@ const SIGNALS: &[&str] = &[
     "volume node affinity conflict",
 ];
 
-const ZONE_KEYS: &[&str] = &[
+/// The node labels a zone requirement is written on (a volume's on the last two).
+pub const ZONE_KEYS: &[&str] = &[
     "topology.kubernetes.io/zone",
     "failure-domain.beta.kubernetes.io/zone",
     "topology.ebs.csi.aws.com/zone",
