@@ -3,7 +3,7 @@
 //! check, and its tests below. `all()` is the registry every consumer reads: `explain`,
 //! `rules`, docs/rules.md, the web page's rule browser and the JSON `docs` field.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -273,23 +273,36 @@ struct EvidenceCollapser {
     out: Vec<Evidence>,
     /// (source, text) of each kept item: where it is in `out`.
     index: BTreeMap<(String, String), usize>,
+    /// (source, line, text) of every item taken in: one message reached twice from the same
+    /// input line (a condition read as a condition and as a status message) is one occurrence,
+    /// not a repeat.
+    lines: BTreeSet<(String, usize, String)>,
 }
 
 impl EvidenceCollapser {
     #[inline(never)]
     fn new(existing: Vec<Evidence>) -> Self {
         let mut index = BTreeMap::new();
+        let mut lines = BTreeSet::new();
         for (i, e) in existing.iter().enumerate() {
             index.insert((e.source.clone(), e.text.clone()), i);
+            lines.insert((e.source.clone(), e.line, e.text.clone()));
         }
         EvidenceCollapser {
             out: existing,
             index,
+            lines,
         }
     }
 
     #[inline(never)]
     fn add(&mut self, key_text: String, e: Evidence) {
+        if !self
+            .lines
+            .insert((e.source.clone(), e.line, key_text.clone()))
+        {
+            return;
+        }
         let key = (e.source.clone(), key_text);
         match self.index.get(&key) {
             Some(&i) => {
@@ -621,5 +634,28 @@ mod registry_tests {
                 "{expected:?} not in {found:?}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapse_counts_repeats_not_the_same_line_twice() {
+        let at = |line: usize| Evidence::new("d.txt", line, format!("line {line}"));
+        let text = "SecurityGroupSelector did not match any SecurityGroups".to_string();
+        let out = collapse_evidence(
+            Vec::new(),
+            [
+                (text.clone(), at(20)),
+                // The same line through a second message: not a repeat.
+                (text.clone(), at(20)),
+                (text.clone(), at(31)),
+                ("another message".to_string(), at(20)),
+            ],
+        );
+        let counts: Vec<(usize, usize)> = out.iter().map(|e| (e.line, e.count)).collect();
+        assert_eq!(counts, [(20, 2), (20, 1)]);
     }
 }
