@@ -331,7 +331,8 @@ mod tests {
         for f in [
             "# karpenter-why: 2 Pods in shop: web-0, web-1\n\n0 errors, 2 warnings, 0 info\n",
             "## warning KW999: A test problem\n\n**2 pods:** `web-0`, `web-1`\n\nPod shop/web-0 waits | here.\n",
-            "**Evidence**\n\n`log:2` (seen 2 times)\n\n````text\nhas ``` fences\n````\n",
+            // Both pods cite the same line: shown once, not as a repeat.
+            "**Evidence**\n\n`log:2`\n\n````text\nhas ``` fences\n````\n",
             "**How to fix**\n\n1. Run:\n   ```sh\n   kubectl get pods\n   ```\n",
             "\n\ndocs: `kubectl karpenter-why explain KW999`\n",
             "## Checklist\n\n| # | Step | Status | Signal |\n|---|------|--------|--------|\n| 1 | Pod events | not collected | no events in the input |\n",
@@ -339,6 +340,7 @@ mod tests {
         ] {
             assert!(md.contains(f), "missing {f:?} in\n{md}");
         }
+        assert_eq!(md.matches("has ``` fences").count(), 1);
     }
 
     #[test]
