@@ -4,8 +4,8 @@
 //               {type: 'result', seq, report, markdown, markdownRedacted, ms, bytes}
 //               {type: 'error', seq, message}
 import init, * as engine from './pkg/karpenter_why_wasm.js';
+import { streamDocuments } from './stream.js';
 
-const encoder = new TextEncoder();
 let memory;
 
 const ready = init().then(
@@ -26,25 +26,6 @@ const ready = init().then(
   },
 );
 
-// Encodes the documents' UTF-8 straight into the engine's memory (see `stageDocument`). The
-// first pass reserves one byte per UTF-16 unit (all a log of ASCII needs); whatever did not fit
-// is encoded again into space for the worst case, three bytes per unit.
-function stage(documents) {
-  engine.stageClear();
-  for (const { label, text } of documents) {
-    engine.stageDocument(label);
-    let read = 0;
-    for (let pass = 0; read < text.length; pass += 1) {
-      const rest = read === 0 ? text : text.slice(read);
-      const room = pass === 0 ? rest.length : rest.length * 3;
-      const offset = engine.stageReserve(room);
-      const result = encoder.encodeInto(rest, new Uint8Array(memory.buffer, offset, room));
-      engine.stageCommit(result.written);
-      read += result.read;
-    }
-  }
-}
-
 onmessage = async (event) => {
   const message = event.data;
   if (message.type !== 'analyze') return;
@@ -55,13 +36,13 @@ onmessage = async (event) => {
     const started = performance.now();
     // One analysis gives both the report (shown as cards) and core's markdown rendering of
     // it (copied for a ticket): the page never re-words the report itself.
-    stage(documents);
-    const { report, markdown } = engine.diagnoseStaged({ now });
+    streamDocuments(engine, memory, documents, { keepText: message.redact });
+    const { report, markdown } = engine.diagnoseStreamed({ now });
     const ms = performance.now() - started;
     // The redacted copy is the report of the redacted documents, as the CLI would print it
     // for a `collect --redact` file; only computed while the toggle is on.
-    const markdownRedacted = message.redact ? engine.diagnoseStaged({ now, redact: true }).markdown : null;
-    engine.stageClear();
+    const markdownRedacted = message.redact ? engine.diagnoseStreamed({ now, redact: true }).markdown : null;
+    engine.streamClear();
     postMessage({ type: 'result', seq: message.seq, report, markdown, markdownRedacted, ms, bytes });
   } catch (error) {
     postMessage({ type: 'error', seq: message.seq, message: String((error && error.message) || error) });
