@@ -5,7 +5,9 @@
 //   round, to compare builds in the same conditions on a shared machine)
 // Per round: a new page, wait for the engine, one 50 MB paste (the "first" number), then
 // REPEATS more pastes of the same text in that page; and a fresh page's first diagnosis time
-// for a small case pasted as soon as the page takes input. Prints medians.
+// for a small case pasted as soon as the page takes input. Prints medians. With KW_BENCH_CPU=1
+// each paste is traced and the worker thread's CPU time for the analysis is printed too
+// ("cpu"): on a machine shared with other work it varies far less than the wall time.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +35,20 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+/** The worker thread's CPU time (ms) in its longest analysis task of a trace. */
+function workerCpuMs(trace) {
+  const { traceEvents } = JSON.parse(trace.toString());
+  const threads = new Map();
+  for (const e of traceEvents) if (e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
+  const runs = traceEvents.filter((e) => e.name === 'RunMicrotasks' && e.ph === 'X'
+    && (threads.get(`${e.pid}:${e.tid}`) || '').startsWith('DedicatedWorker'));
+  runs.sort((a, b) => b.dur - a.dur);
+  return runs.length ? runs[0].tdur / 1000 : NaN;
+}
+
 async function largePaste(page) {
+  const traced = Boolean(process.env.KW_BENCH_CPU);
+  if (traced) await page.context().browser().startTracing(page, { categories: ['devtools.timeline', 'toplevel', 'v8.execute'] });
   const before = await page.evaluate(() => Number(document.getElementById('report').dataset.seq || 0));
   await page.evaluate(({ tail: t, mb }) => {
     const noise = '{"level":"INFO","time":"2024-05-01T10:00:00.000Z","logger":"controller","message":"found provisionable pod(s)","commit":"a1b2c3d","controller":"provisioner","Pods":"shop/web-0","duration":"12.3ms"}\n';
@@ -48,9 +63,10 @@ async function largePaste(page) {
   await page.waitForFunction((seq) => Number(document.getElementById('report').dataset.seq || 0) > seq
     && document.documentElement.dataset.engine === 'ready', before, { timeout: 300_000, polling: 50 });
   const { ms, bytes } = await page.$eval('#report', (r) => ({ ms: Number(r.dataset.ms), bytes: Number(r.dataset.bytes) }));
+  const cpu = traced ? workerCpuMs(await page.context().browser().stopTracing()) : NaN;
   await page.click('#clear-input');
   await page.waitForSelector('#empty-state', { state: 'visible' });
-  return { ms, mbps: bytes / (1 << 20) / (ms / 1000) };
+  return { ms, mbps: bytes / (1 << 20) / (ms / 1000), cpu };
 }
 
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
@@ -85,8 +101,9 @@ for (let round = 0; round < rounds; round += 1) {
     await p.waitForFunction(() => Number(document.getElementById('report').dataset.seq || 0) > 0, null, { timeout: 60_000 });
     diagnosis.push(await p.evaluate(() => Number(document.getElementById('report').dataset.renderedAt)));
     await fresh.close();
-    console.log(`${site.root} round ${round + 1}: first ${runs[0].mbps.toFixed(0)} MB/s (${runs[0].ms.toFixed(0)} ms), `
-      + `again ${runs.slice(1).map((r) => r.mbps.toFixed(0)).join(' ')} MB/s, first diagnosis ${diagnosis.at(-1)} ms`);
+    const cpu = (r) => (Number.isNaN(r.cpu) ? '' : ` cpu ${r.cpu.toFixed(0)} ms`);
+    console.log(`${site.root} round ${round + 1}: first ${runs[0].mbps.toFixed(0)} MB/s (${runs[0].ms.toFixed(0)} ms${cpu(runs[0])}), `
+      + `again ${runs.slice(1).map((r) => `${r.mbps.toFixed(0)} MB/s${cpu(r)}`).join(', ')}, first diagnosis ${diagnosis.at(-1)} ms`);
   }
 }
 await browser.close();
@@ -94,5 +111,6 @@ for (const { root, server, first, again, diagnosis } of sites) {
   server.close();
   console.log(`${root}: median of ${rounds}: first paste ${median(first.map((r) => r.mbps)).toFixed(0)} MB/s `
     + `(${median(first.map((r) => r.ms)).toFixed(0)} ms), repeat ${median(again.map((r) => r.mbps)).toFixed(0)} MB/s, `
-    + `first diagnosis ${median(diagnosis)} ms`);
+    + `first diagnosis ${median(diagnosis)} ms`
+    + (process.env.KW_BENCH_CPU ? `; worker cpu: first ${median(first.map((r) => r.cpu)).toFixed(0)} ms, repeat ${median(again.map((r) => r.cpu)).toFixed(0)} ms` : ''));
 }
