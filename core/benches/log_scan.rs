@@ -405,12 +405,18 @@ fn main() {
     if scan_only {
         return;
     }
-    let (wall, _, report) = timed(|| analyze(std::slice::from_ref(&document), &Options::default()));
+    // The first call also builds the engine's lazily built matchers; the best of three is the
+    // diagnosis itself.
+    let diagnose = || timed(|| analyze(std::slice::from_ref(&document), &Options::default()));
+    let (first_wall, _, _) = diagnose();
+    let (wall, cpu, report) = best(3, diagnose);
     let mut ids: Vec<&str> = report.diagnoses.iter().map(|d| d.id).collect();
     ids.dedup();
     println!(
-        "diagnosis of the kept lines: {:.3} s, {} diagnoses ({})",
+        "diagnosis of the kept lines: {:.3} s wall, {:.3} s CPU ({:.3} s on the first call), {} diagnoses ({})",
         wall.as_secs_f64(),
+        cpu.unwrap_or(wall).as_secs_f64(),
+        first_wall.as_secs_f64(),
         report.diagnoses.len(),
         ids.join(" ")
     );

@@ -133,6 +133,28 @@ impl LogRecord {
             _ => None,
         }
     }
+
+    /// Whether structured field `key` names `name` (as [`LogRecord::field_name`] would spell
+    /// it), without building the name: rules compare it on every record of big logs.
+    pub fn names(&self, key: &str, name: &str) -> bool {
+        match self.fields.get(key) {
+            Some(serde_json::Value::String(s)) => s == name,
+            Some(serde_json::Value::Object(map)) => {
+                let Some(field_name) = map.get("name").and_then(|v| v.as_str()) else {
+                    return false;
+                };
+                match map.get("namespace").and_then(|v| v.as_str()) {
+                    Some(ns) if !ns.is_empty() => {
+                        name.strip_prefix(ns)
+                            .and_then(|rest| rest.strip_prefix('/'))
+                            == Some(field_name)
+                    }
+                    _ => field_name == name,
+                }
+            }
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -801,11 +823,18 @@ pub struct Facts {
     /// `logs` by (source, line), built on first use: rules look up the record behind each
     /// log message, and a linear search per message made that quadratic on big logs.
     pub log_index: LogIndex,
+    /// NodeClaim name -> the first log record naming it with its NodePool, built on first use:
+    /// launch-failure rules ask it per failing NodeClaim, quadratic on big logs otherwise.
+    pub claim_nodepool_index: ClaimNodePoolIndex,
 }
 
 /// See [`Facts::log_record_at`]; opaque so struct literals can still fill it with `Default`.
 #[derive(Debug, Clone, Default)]
 pub struct LogIndex(OnceLock<HashMap<(String, usize), usize>>);
+
+/// See [`Facts::nodepool_of_claim_in_logs`]; a cache like [`LogIndex`].
+#[derive(Debug, Clone, Default)]
+pub struct ClaimNodePoolIndex(OnceLock<(usize, HashMap<String, usize>)>);
 
 impl Facts {
     /// The log record read from `line` of `source` (the record behind a log message).
@@ -826,6 +855,34 @@ impl Facts {
             .and_then(|&i| self.logs.get(i))
             .filter(matches)
             .or_else(|| self.logs.iter().find(matches))
+    }
+
+    /// The NodePool of NodeClaim `claim` according to the logs: the first record naming both
+    /// (the `created nodeclaim` line, a launch failure).
+    pub fn nodepool_of_claim_in_logs(&self, claim: &str) -> Option<String> {
+        let names_both =
+            |r: &&LogRecord| r.names("NodeClaim", claim) && r.field_name("NodePool").is_some();
+        let (indexed_len, index) = self.claim_nodepool_index.0.get_or_init(|| {
+            let mut index = HashMap::new();
+            for (i, r) in self.logs.iter().enumerate() {
+                if r.field_name("NodePool").is_some() {
+                    if let Some(claim) = r.field_name("NodeClaim") {
+                        index.entry(claim).or_insert(i);
+                    }
+                }
+            }
+            (self.logs.len(), index)
+        });
+        // A cache: trusted while `logs` has the length it was built from and the hit agrees.
+        let record = if *indexed_len == self.logs.len() {
+            index
+                .get(claim)
+                .and_then(|&i| self.logs.get(i))
+                .filter(names_both)
+        } else {
+            self.logs.iter().find(names_both)
+        };
+        record.and_then(|r| r.field_name("NodePool"))
     }
 
     /// Messages whose decoded text contains `needle`, ASCII-case-insensitively.
@@ -947,19 +1004,145 @@ impl Facts {
 
 /// ASCII case-insensitive substring test without allocating.
 pub fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    needle.is_empty() || find_ignore_ascii_case(haystack, needle).is_some()
+}
+
+/// Byte offset of the first ASCII-case-insensitive occurrence of `needle` in `haystack`
+/// (`None` for an empty needle). Rules call this on every message of big logs: candidates come
+/// from a vectorised search for the needle's first byte in both cases, not a compare at every
+/// offset.
+pub fn find_ignore_ascii_case(haystack: &str, needle: &str) -> Option<usize> {
     let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    if n.is_empty() {
-        return true;
-    }
-    if n.len() > h.len() {
-        return false;
-    }
-    h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+    let (&first, rest) = n.split_first()?;
+    let last_start = h.len().checked_sub(n.len())?;
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    // A match starts with the needle's first byte, which begins a character in valid UTF-8
+    // (ASCII case folding never changes a non-ASCII byte), so every hit is a char boundary.
+    memchr::memchr2_iter(lower, upper, &h[..last_start + 1])
+        .find(|&i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The obvious search: compare at every character boundary.
+    fn find_ignore_ascii_case_naive(haystack: &str, needle: &str) -> Option<usize> {
+        if needle.is_empty() {
+            return None;
+        }
+        (0..haystack.len())
+            .filter(|&i| haystack.is_char_boundary(i))
+            .find(|&i| {
+                haystack.as_bytes()[i..]
+                    .get(..needle.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+            })
+    }
+
+    #[test]
+    fn find_ignore_ascii_case_agrees_with_comparing_at_every_offset() {
+        let haystacks = [
+            "",
+            "a",
+            "Insufficient Capacity: InsufficientInstanceCapacity, insufficient capacity",
+            "ÄäInsufficientÄ capacity ÿ",
+            "xxxXxXxx",
+            "did not tolerate taint’s effect",
+            "NodeClaim/default-abc nodeclaim/",
+        ];
+        let needles = [
+            "a",
+            "x",
+            "xx",
+            "XXX",
+            "insufficient capacity",
+            "INSUFFICIENT",
+            "Ä",
+            "äi",
+            "ÿ",
+            "taint’s",
+            "nodeclaim/",
+            "capacity ÿ",
+            "missing",
+            "",
+        ];
+        for h in haystacks {
+            for n in needles {
+                assert_eq!(
+                    find_ignore_ascii_case(h, n),
+                    find_ignore_ascii_case_naive(h, n),
+                    "{n:?} in {h:?}"
+                );
+                assert_eq!(
+                    contains_ignore_ascii_case(h, n),
+                    n.is_empty() || find_ignore_ascii_case_naive(h, n).is_some()
+                );
+            }
+        }
+    }
+
+    fn log_record(fields: serde_json::Value) -> LogRecord {
+        LogRecord {
+            fields: serde_json::from_value(fields).unwrap(),
+            ..LogRecord::default()
+        }
+    }
+
+    #[test]
+    fn names_compares_a_field_as_field_name_spells_it() {
+        let plain = log_record(serde_json::json!({"NodeClaim": "default-x"}));
+        assert!(plain.names("NodeClaim", "default-x"));
+        assert!(!plain.names("NodeClaim", "default"));
+        assert!(!plain.names("NodePool", "default-x"));
+        let qualified =
+            log_record(serde_json::json!({"Pod": {"namespace": "shop", "name": "web-0"}}));
+        assert!(qualified.names("Pod", "shop/web-0"));
+        assert!(!qualified.names("Pod", "web-0"));
+        assert!(!qualified.names("Pod", "shop/web-1"));
+        assert!(!qualified.names("Pod", "shopweb-0"));
+        let unqualified = log_record(serde_json::json!({"NodeClaim": {"name": "default-x"}}));
+        assert!(unqualified.names("NodeClaim", "default-x"));
+        let empty_namespace =
+            log_record(serde_json::json!({"Pod": {"namespace": "", "name": "web-0"}}));
+        assert!(empty_namespace.names("Pod", "web-0"));
+        let number = log_record(serde_json::json!({"NodeClaim": 3}));
+        assert!(!number.names("NodeClaim", "3"));
+        for r in [&plain, &qualified, &unqualified, &empty_namespace] {
+            for key in ["NodeClaim", "Pod"] {
+                if let Some(name) = r.field_name(key) {
+                    assert!(r.names(key, &name));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nodepool_of_claim_in_logs_is_the_first_record_naming_both() {
+        let mut facts = Facts {
+            logs: vec![
+                log_record(serde_json::json!({"NodeClaim": "default-a"})),
+                log_record(
+                    serde_json::json!({"NodeClaim": "default-a", "NodePool": {"name": "default"}}),
+                ),
+                log_record(serde_json::json!({"NodeClaim": "default-a", "NodePool": "other"})),
+            ],
+            ..Facts::default()
+        };
+        assert_eq!(
+            facts.nodepool_of_claim_in_logs("default-a").as_deref(),
+            Some("default")
+        );
+        assert_eq!(facts.nodepool_of_claim_in_logs("default-b"), None);
+        // Records added after the first lookup are still found.
+        facts.logs.push(log_record(
+            serde_json::json!({"NodeClaim": "spot-b", "NodePool": "spot"}),
+        ));
+        assert_eq!(
+            facts.nodepool_of_claim_in_logs("spot-b").as_deref(),
+            Some("spot")
+        );
+    }
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

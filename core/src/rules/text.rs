@@ -2,8 +2,9 @@
 //! token out of a message, and the names a remediation needs that the facts only imply (the
 //! Karpenter namespace, the AWS region and account, the cluster name).
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
+use crate::rules::kw2xx::scheduling::record_of;
 
 /// Whether `text` contains any of `needles`, ASCII-case-insensitively.
 pub fn contains_any(text: &str, needles: &[&str]) -> bool {
@@ -25,7 +26,7 @@ pub fn capitalised(s: &str) -> String {
 /// escapes a value picks up when a log line quotes it once or twice (`\"x\"`, `\\\"x\\\"`).
 /// `None` when no quote follows or the value is empty.
 pub fn quoted_after(text: &str, marker: &str) -> Option<String> {
-    let start = find_ignore_case(text, marker)? + marker.len();
+    let start = find_ignore_ascii_case(text, marker)? + marker.len();
     quoted_at(&text[start..])
 }
 
@@ -33,7 +34,7 @@ pub fn quoted_after(text: &str, marker: &str) -> Option<String> {
 pub fn all_quoted_after(text: &str, marker: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = text;
-    while let Some(i) = find_ignore_case(rest, marker) {
+    while let Some(i) = find_ignore_ascii_case(rest, marker) {
         rest = &rest[i + marker.len()..];
         if let Some(v) = quoted_at(rest) {
             if !out.contains(&v) {
@@ -62,7 +63,7 @@ fn quoted_at(rest: &str) -> Option<String> {
 /// The whitespace-delimited token right after `marker` (case-insensitive), without trailing
 /// punctuation (`.,;:)"`).
 pub fn token_after(text: &str, marker: &str) -> Option<String> {
-    let start = find_ignore_case(text, marker)? + marker.len();
+    let start = find_ignore_ascii_case(text, marker)? + marker.len();
     let token: String = text[start..]
         .trim_start()
         .chars()
@@ -161,7 +162,7 @@ pub fn aws_region(facts: &Facts) -> Option<String> {
 /// `<acct>.dkr.ecr.eu-west-1.amazonaws.com`), an ARN, an EC2 host name
 /// (`ip-10-0-1-2.eu-west-1.compute.internal`; `.ec2.internal` is us-east-1) or a provider ID.
 pub fn region_in_text(text: &str) -> Option<String> {
-    if let Some(i) = find_ignore_case(text, "aws:///") {
+    if let Some(i) = find_ignore_ascii_case(text, "aws:///") {
         let zone: String = text[i + 7..].chars().take_while(|c| *c != '/').collect();
         if zone.len() > 1 {
             return Some(zone[..zone.len() - 1].to_string());
@@ -341,7 +342,7 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
             .collect();
         (!name.is_empty()).then_some(name)
     };
-    if let Some(i) = find_ignore_case(&m.text, "nodeclaim/") {
+    if let Some(i) = find_ignore_ascii_case(&m.text, "nodeclaim/") {
         if let Some(n) = name_from(&m.text[i + "nodeclaim/".len()..]) {
             return Some(n);
         }

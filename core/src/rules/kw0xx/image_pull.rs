@@ -8,8 +8,8 @@
 //! which of the two rules owns the failure, so exactly one of them fires for it.
 
 use crate::document::Evidence;
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{contains_any, quoted_after};
 
 /// Lower-case texts that mark a line as part of an image pull failure.
@@ -338,7 +338,7 @@ pub fn classify(error: &str) -> ErrorClass {
 /// (`unexpected status: 503 Service Unavailable`, `unexpected status code 429`).
 fn status_code(text: &str, first: char) -> Option<u16> {
     let mut rest = text;
-    while let Some(i) = find_ignore_case(rest, "status") {
+    while let Some(i) = find_ignore_ascii_case(rest, "status") {
         let after = &rest[i + 6..];
         let window: String = after.chars().take(28).collect();
         let code = window
@@ -414,7 +414,7 @@ impl PullFailure<'_> {
     pub fn redirected_host(&self) -> Option<String> {
         let registry = self.image.as_ref()?.registry.clone();
         self.errors.iter().find_map(|(_, text)| {
-            let i = find_ignore_case(text, "https://")?;
+            let i = find_ignore_ascii_case(text, "https://")?;
             let host: String = text[i + 8..]
                 .chars()
                 .take_while(|c| *c != '/' && *c != '"' && *c != '\\' && !c.is_whitespace())
@@ -542,14 +542,14 @@ fn cause_in(text: &str, image: Option<&ImageRef>) -> Option<String> {
     ) {
         return Some(text.to_string());
     }
-    if let Some(i) = find_ignore_case(text, "err=") {
+    if let Some(i) = find_ignore_ascii_case(text, "err=") {
         let err = text[i + 4..].trim_start_matches(['"', '\\']);
         if !err.is_empty() {
             return Some(err.to_string());
         }
     }
     let image = image?;
-    let at = find_ignore_case(text, &image.raw)? + image.raw.len();
+    let at = find_ignore_ascii_case(text, &image.raw)? + image.raw.len();
     let rest = text[at..].trim_start_matches(['"', '\\']).trim_start();
     let rest = rest.strip_prefix(':')?.trim();
     // `Back-off pulling image "x": ErrImagePull: <err>` (newer kubelets).
@@ -572,7 +572,7 @@ fn pod_of(m: &Message) -> Option<ObjectRef> {
     if let Some(p) = status_row(&m.text) {
         return Some(p);
     }
-    if let Some(i) = find_ignore_case(&m.text, "pod/") {
+    if let Some(i) = find_ignore_ascii_case(&m.text, "pod/") {
         let name: String = m.text[i + 4..]
             .chars()
             .take_while(|c| !c.is_whitespace())

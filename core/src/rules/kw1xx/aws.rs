@@ -1,8 +1,8 @@
 //! Reading AWS error texts (SDK v1 and v2, Karpenter's wrappers): which action was denied,
 //! to whom, by what kind of policy, and the encoded authorization message.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{contains_any, token_after};
 
 /// The IAM action a denial names: `is not authorized to perform: ec2:RunInstances`, `Not
@@ -27,7 +27,7 @@ pub fn denied_action(text: &str) -> Option<String> {
     if let Some(op) = token_after(text, "operation error ") {
         // `operation error EC2: RunInstances, https response error ...`
         let service = op.trim_end_matches(':');
-        let rest = find_ignore_case(text, "operation error ")
+        let rest = find_ignore_ascii_case(text, "operation error ")
             .map(|i| &text[i + "operation error ".len() + op.len()..])
             .unwrap_or("");
         let name: String = rest
@@ -108,7 +108,7 @@ fn action_from_context(text: &str) -> Option<&'static str> {
     ];
     let end = ["unauthorizedoperation", "accessdenied", "not authorized"]
         .iter()
-        .filter_map(|m| find_ignore_case(text, m))
+        .filter_map(|m| find_ignore_ascii_case(text, m))
         .min()?;
     let before = &text[..end];
     PHRASES
@@ -116,7 +116,7 @@ fn action_from_context(text: &str) -> Option<&'static str> {
         .filter_map(|(phrase, action)| {
             let mut at = None;
             let mut from = 0;
-            while let Some(i) = find_ignore_case(&before[from..], phrase) {
+            while let Some(i) = find_ignore_ascii_case(&before[from..], phrase) {
                 at = Some(from + i);
                 from += i + phrase.len();
             }
@@ -155,7 +155,7 @@ pub fn principal(text: &str) -> Option<String> {
 /// The resource a denial names (`on resource: arn:aws:ec2:...:instance/*`; IAM also writes
 /// `on resource: instance profile <name>` or `role <name>`).
 pub fn resource(text: &str) -> Option<String> {
-    let start = find_ignore_case(text, "on resource: ")? + "on resource: ".len();
+    let start = find_ignore_ascii_case(text, "on resource: ")? + "on resource: ".len();
     let rest = &text[start..];
     let token = token_after(text, "on resource: ")?;
     if token.starts_with("arn:") {
@@ -254,7 +254,7 @@ pub fn encoded_message(text: &str) -> Option<Result<String, ()>> {
         return None;
     }
     let blob = token_after(text, marker.trim_end()).unwrap_or_default();
-    let raw_end = find_ignore_case(text, marker.trim_end())
+    let raw_end = find_ignore_ascii_case(text, marker.trim_end())
         .map(|i| &text[i + marker.trim_end().len()..])
         .unwrap_or("");
     let raw_token: String = raw_end

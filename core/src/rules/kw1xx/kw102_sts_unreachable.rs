@@ -1,10 +1,10 @@
 //! KW102 sts-unreachable.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, Pod};
 use crate::rules::kw1xx::credentials::{
     credential_failure, from_other_component, CredentialFailure, NETWORK_MARKERS, STS_MARKERS,
 };
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
     aws_region, contains_any, karpenter_namespace_or_placeholder, region_in_text,
 };
@@ -80,7 +80,7 @@ fn ec2_unreachable_at_start(text: &str) -> bool {
 /// The AWS endpoint a request went to: `lookup <host>` or `https://<host>/`.
 fn endpoint_host(text: &str) -> Option<String> {
     ["lookup ", "https://"].iter().find_map(|marker| {
-        let i = find_ignore_case(text, marker)?;
+        let i = find_ignore_ascii_case(text, marker)?;
         let host: String = text[i + marker.len()..]
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
@@ -271,7 +271,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 /// The proxy address of `proxyconnect tcp: dial tcp 10.0.0.10:3128: connect: connection refused`.
 fn proxy_address(text: &str) -> Option<String> {
-    let i = find_ignore_case(text, "proxyconnect tcp: dial tcp ")?;
+    let i = find_ignore_ascii_case(text, "proxyconnect tcp: dial tcp ")?;
     let addr: String = text[i + "proxyconnect tcp: dial tcp ".len()..]
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']' | '-'))
@@ -282,14 +282,14 @@ fn proxy_address(text: &str) -> Option<String> {
 
 /// `dial tcp 52.94.0.1:443: i/o timeout`: the name resolved, the connection did not.
 fn dialled_an_ip(text: &str) -> bool {
-    let Some(i) = find_ignore_case(text, "dial tcp ") else {
+    let Some(i) = find_ignore_ascii_case(text, "dial tcp ") else {
         return false;
     };
     text[i + "dial tcp ".len()..].starts_with(|c: char| c.is_ascii_digit() || c == '[')
 }
 
 fn sts_region(text: &str) -> Option<String> {
-    let i = find_ignore_case(text, "sts.")?;
+    let i = find_ignore_ascii_case(text, "sts.")?;
     region_in_text(&text[i..])
 }
 

@@ -1,11 +1,11 @@
 //! KW103 irsa-credentials-denied.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message};
 use crate::rules::kw1xx::aws::{controller_role_from_env, principal, resource, role_name};
 use crate::rules::kw1xx::credentials::{
     credential_failure, from_other_component, CredentialFailure,
 };
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
     aws_account, aws_region, cluster_name_or_placeholder, contains_any,
     karpenter_namespace_or_placeholder,
@@ -363,7 +363,7 @@ fn controller_role(facts: &Facts, hits: &[&Message]) -> Option<String> {
 
 /// `oidc.eks.<region>.amazonaws.com/id/<ID>` quoted in a message.
 fn oidc_issuer(text: &str) -> Option<String> {
-    let i = find_ignore_case(text, "oidc.eks.")?;
+    let i = find_ignore_ascii_case(text, "oidc.eks.")?;
     let issuer: String = text[i..]
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '-'))

@@ -1,8 +1,8 @@
 //! KW104 crd-version-skew.
 
 use crate::document::Evidence;
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Crd, Facts, Message, MessageOrigin, Meta};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{
     all_quoted_after, contains_any, karpenter_namespace, karpenter_namespace_or_placeholder,
     quoted_after,
@@ -362,7 +362,7 @@ fn rejected_objects(text: &str) -> Vec<String> {
 /// The namespace of the service a conversion webhook URL points at
 /// (`https://karpenter.kube-system.svc:8443/...`).
 fn webhook_service_namespace(text: &str) -> Option<String> {
-    let i = find_ignore_case(text, "https://karpenter.")?;
+    let i = find_ignore_ascii_case(text, "https://karpenter.")?;
     let rest = &text[i + "https://karpenter.".len()..];
     let ns: String = rest
         .chars()

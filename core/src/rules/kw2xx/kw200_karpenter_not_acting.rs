@@ -1,8 +1,9 @@
 //! KW200 karpenter-not-acting.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::ignored_by_spec;
-use crate::rules::kw2xx::scheduling::{find_ignore_case, pod_ref, record_of};
+use crate::rules::kw2xx::scheduling::{pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -119,7 +120,7 @@ fn scheduler_pod(facts: &Facts, m: &Message) -> Option<ObjectRef> {
     {
         return Some(o.clone());
     }
-    if let Some(i) = find_ignore_case(&m.text, "pod/") {
+    if let Some(i) = find_ignore_ascii_case(&m.text, "pod/") {
         let name: String = m.text[i + 4..]
             .chars()
             .take_while(|c| !c.is_whitespace())

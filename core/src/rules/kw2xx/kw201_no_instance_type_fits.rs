@@ -3,7 +3,7 @@
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    resource_value, scheduling_errors, Cause, Clause, InstanceTypeFailure,
+    requirement_on, resource_value, scheduling_errors, Cause, Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -331,13 +331,26 @@ fn remediation(
     } else {
         "        "
     };
+    let (scope_key, scope_values) = instance_scope(clause);
+    let scope_values = scope_values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let limits = size_limits(clause.requirements.as_deref().unwrap_or(""));
+    let replaced = if limits.is_empty() {
+        "a fixed instance-type list".to_string()
+    } else {
+        limits.join(" and ")
+    };
     steps.push(Remediation::yaml(
         format!(
-            "Widen the instance requirements of {kind} {np} (`kubectl edit {resource} {np}`): replace a fixed instance-type list by families and a CPU bound large enough for the pod{}.",
+            "Widen the instance requirements of {kind} {np} (`kubectl edit {resource} {np}`): replace {replaced} by {} and a CPU bound large enough for the pod{}.",
+            if scope_key.ends_with("family") { "families" } else { "categories" },
             if existing { ", keeping the other requirements" } else { "" }
         ),
         format!(
-            "{path}{indent}- key: karpenter.k8s.aws/instance-category\n{indent}  operator: In\n{indent}  values: [\"c\", \"m\", \"r\"]\n{indent}- key: karpenter.k8s.aws/instance-cpu\n{indent}  operator: Gt\n{indent}  values: [\"{gt}\"]\n"
+            "{path}{indent}- key: {scope_key}\n{indent}  operator: In\n{indent}  values: [{scope_values}]\n{indent}- key: karpenter.k8s.aws/instance-cpu\n{indent}  operator: Gt\n{indent}  values: [\"{gt}\"]\n"
         ),
     ));
     if contradiction {
@@ -356,6 +369,86 @@ fn remediation(
     steps
 }
 
+/// The requirements that cap an instance's size, as written: the ones to replace by a lower
+/// bound (keeping them beside the suggested requirements would leave the same dead end).
+fn size_limits(requirements: &str) -> Vec<String> {
+    let capped = |r: &String| !r.contains(" Gt ") && !r.contains(" Exists");
+    [
+        "node.kubernetes.io/instance-type",
+        "karpenter.k8s.aws/instance-size",
+        "karpenter.k8s.aws/instance-cpu",
+        "karpenter.k8s.aws/instance-memory",
+    ]
+    .iter()
+    .filter_map(|key| requirement_on(requirements, key))
+    .filter(capped)
+    .map(|r| format!("`{r}`"))
+    .collect()
+}
+
+/// The instance kinds the widened requirements should name. Beside a fixed instance-type
+/// list (the tight constraint), the NodePool's own family or category requirement stays as it
+/// is. Otherwise: kinds that can carry the pod's accelerators, else the categories of the listed
+/// instance types, else general purpose, compute and memory (`c m r`) plus the categories the
+/// NodePool already named. Suggesting `c m r` to a pod that asks for a GPU would trade one dead
+/// end for another.
+fn instance_scope(clause: &Clause) -> (&'static str, Vec<String>) {
+    const FAMILY: &str = "karpenter.k8s.aws/instance-family";
+    const CATEGORY: &str = "karpenter.k8s.aws/instance-category";
+    let requirements = clause.requirements.as_deref().unwrap_or("");
+    let listed = |key: &str| in_values(requirements, key).filter(|v| !v.is_empty());
+    let families = listed(FAMILY);
+    let categories = listed(CATEGORY);
+    let instance_types = listed("node.kubernetes.io/instance-type");
+    if instance_types.is_some() {
+        if let Some(families) = families.clone() {
+            return (FAMILY, families);
+        }
+        if let Some(categories) = categories.clone() {
+            return (CATEGORY, categories);
+        }
+    }
+    let requests = clause.resources.as_deref().unwrap_or("");
+    let requested = |name: &str| resource_value(requests, name).is_some_and(|v| v != "0");
+    if requested("nvidia.com/gpu") {
+        return (CATEGORY, vec!["g".to_string(), "p".to_string()]);
+    }
+    if [
+        "aws.amazon.com/neuron",
+        "aws.amazon.com/neuroncore",
+        "aws.amazon.com/neurondevice",
+    ]
+    .iter()
+    .any(|name| requested(name))
+    {
+        return (CATEGORY, vec!["inf".to_string(), "trn".to_string()]);
+    }
+    // `r5a.8xlarge` -> `r`, `inf2` -> `inf`, `u-6tb1.metal` -> `u`.
+    let category_of = |name: &str| -> String {
+        name.chars()
+            .take_while(|c| c.is_ascii_lowercase())
+            .collect()
+    };
+    let mut candidates: Vec<String> = instance_types
+        .iter()
+        .flatten()
+        .filter(|t| t.contains('.'))
+        .map(|t| category_of(t))
+        .collect();
+    if candidates.is_empty() {
+        candidates = ["c", "m", "r"].map(str::to_string).to_vec();
+        candidates.extend(categories.into_iter().flatten());
+        candidates.extend(families.iter().flatten().map(|f| category_of(f)));
+    }
+    let mut out: Vec<String> = Vec::new();
+    for category in candidates {
+        if !category.is_empty() && !out.contains(&category) {
+            out.push(category);
+        }
+    }
+    (CATEGORY, out)
+}
+
 fn split_pod(pod: Option<&str>) -> (String, String) {
     match pod.and_then(|p| p.split_once('/')) {
         Some((ns, name)) => (ns.to_string(), name.to_string()),
@@ -368,8 +461,74 @@ fn split_pod(pod: Option<&str>) -> (String, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::instance_type_contradiction;
+    use super::{instance_scope, instance_type_contradiction};
+    use crate::rules::kw2xx::scheduling::parse_clause;
     use crate::testing::{check_only, ids};
+
+    fn scope(requirements: &str, resources: &str) -> (&'static str, Vec<String>) {
+        instance_scope(&parse_clause(&format!(
+            "Failed to schedule pod, no instance type has enough resources, requirements={requirements}, resources={resources}"
+        )))
+    }
+
+    #[test]
+    fn widened_requirements_keep_what_the_pod_needs() {
+        let category = "karpenter.k8s.aws/instance-category";
+        let family = "karpenter.k8s.aws/instance-family";
+        // Beside a fixed type list, the NodePool's own family stays.
+        assert_eq!(
+            scope(
+                "karpenter.k8s.aws/instance-family In [g5 g6], node.kubernetes.io/instance-type In [g5.2xlarge]",
+                r#"{"cpu":"8210m","nvidia.com/gpu":"1"}"#
+            ),
+            (family, vec!["g5".to_string(), "g6".to_string()])
+        );
+        // A GPU pod gets GPU categories, never c/m/r.
+        assert_eq!(
+            scope(
+                "karpenter.sh/capacity-type In [on-demand]",
+                r#"{"cpu":"4","nvidia.com/gpu":"1"}"#
+            ),
+            (category, vec!["g".to_string(), "p".to_string()])
+        );
+        assert_eq!(
+            scope(
+                "karpenter.sh/capacity-type In [on-demand]",
+                r#"{"cpu":"4","aws.amazon.com/neuron":"1"}"#
+            )
+            .1,
+            ["inf", "trn"]
+        );
+        // A memory-optimised type list stays memory optimised.
+        assert_eq!(
+            scope(
+                "karpenter.sh/nodepool In [default], node.kubernetes.io/instance-type In [r5a.8xlarge r6i.8xlarge]",
+                r#"{"cpu":"29500m","memory":"246400Mi"}"#
+            ),
+            (category, vec!["r".to_string()])
+        );
+        // Without a type list the family was the limit: widen from c/m/r, keeping its category.
+        assert_eq!(
+            scope(
+                "karpenter.k8s.aws/instance-family In [t3 t3a]",
+                r#"{"cpu":"16"}"#
+            )
+            .1,
+            ["c", "m", "r", "t"]
+        );
+        assert_eq!(
+            scope("kubernetes.io/arch In [amd64]", r#"{"cpu":"16"}"#).1,
+            ["c", "m", "r"]
+        );
+        assert_eq!(
+            scope(
+                "kubernetes.io/arch In [amd64]",
+                r#"{"cpu":"16","nvidia.com/gpu":"0"}"#
+            )
+            .1,
+            ["c", "m", "r"]
+        );
+    }
 
     #[test]
     fn v1_5_enough_resources_event() {

@@ -1,7 +1,8 @@
 //! KW212 volume-attach-limit.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, tail_after};
+use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -137,7 +138,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 }
 
 fn value_of(text: &str, key: &str) -> Option<String> {
-    let i = find_ignore_case(text, key)? + key.len();
+    let i = find_ignore_ascii_case(text, key)? + key.len();
     let v: String = text[i..]
         .chars()
         .take_while(|c| !matches!(c, ',' | ')' | ' '))

@@ -1,7 +1,7 @@
 //! KW214 subnet-ip-exhausted.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -83,7 +83,7 @@ pub fn subnet_counts(facts: &Facts) -> Vec<SubnetFree> {
                 ("AvailabilityZone:", 1),
                 ("AvailableIpAddressCount", 2),
             ] {
-                let Some(at) = find_ignore_case(segment, key) else {
+                let Some(at) = find_ignore_ascii_case(segment, key) else {
                     continue;
                 };
                 let value = field_value(&segment[at + key.len()..]);
@@ -261,7 +261,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .messages_containing("AvailableIpAddressCount")
         .filter(|m| {
             field_value(
-                &m.text[find_ignore_case(&m.text, "AvailableIpAddressCount").unwrap_or(0)
+                &m.text[find_ignore_ascii_case(&m.text, "AvailableIpAddressCount").unwrap_or(0)
                     + "AvailableIpAddressCount".len()..],
             )
             .and_then(|v| v.parse::<u64>().ok())

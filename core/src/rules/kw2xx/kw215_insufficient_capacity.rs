@@ -1,8 +1,9 @@
 //! KW215 insufficient-capacity.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
-use crate::rules::kw2xx::scheduling::{find_ignore_case, scheduling_errors, tail_after, Cause};
+use crate::rules::kw2xx::scheduling::{scheduling_errors, tail_after, Cause};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -200,13 +201,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .find(|c| &c.meta.name == nc)
                 .and_then(|c| c.nodepool.clone());
-            let from_logs = || {
-                facts.logs.iter().find_map(|r| {
-                    (r.field_name("NodeClaim").as_ref() == Some(nc))
-                        .then(|| r.field_name("NodePool"))
-                        .flatten()
-                })
-            };
+            let from_logs = || facts.nodepool_of_claim_in_logs(nc);
             if let Some(np) = from_objects.or_else(from_logs) {
                 if !v.contains(&np) {
                     v.push(np);
@@ -326,7 +321,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 fn type_and_zone(text: &str) -> Option<(String, String)> {
     let after = tail_after(text, "do not have sufficient ")?;
     let ty = after.split_whitespace().next()?.to_string();
-    let zone_at = find_ignore_case(&after, "you requested (")? + "you requested (".len();
+    let zone_at = find_ignore_ascii_case(&after, "you requested (")? + "you requested (".len();
     let zone: String = after[zone_at..].chars().take_while(|c| *c != ')').collect();
     (!zone.is_empty()).then_some((ty, zone))
 }

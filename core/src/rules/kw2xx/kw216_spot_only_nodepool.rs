@@ -220,11 +220,7 @@ fn failure_nodepool(facts: &Facts, m: &Message) -> Option<String> {
     {
         return Some(np);
     }
-    if let Some(np) = facts.logs.iter().find_map(|r| {
-        (r.field_name("NodeClaim").as_deref() == Some(claim.as_str()))
-            .then(|| r.field_name("NodePool"))
-            .flatten()
-    }) {
+    if let Some(np) = facts.nodepool_of_claim_in_logs(&claim) {
         return Some(np);
     }
     claim

@@ -1,7 +1,8 @@
 //! KW217 hostport-conflict.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, scheduling_errors, Cause};
+use crate::rules::kw2xx::scheduling::{scheduling_errors, Cause};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -120,7 +121,7 @@ fn is_bookkeeping(text: &str) -> bool {
 /// The port of `Port=<p>` (v1.0 to v1.4) or `pod-hostport-port=<p>` (v1.5+).
 fn port_in(text: &str) -> Option<String> {
     for key in ["pod-hostport-port=", "Port="] {
-        if let Some(i) = find_ignore_case(text, key) {
+        if let Some(i) = find_ignore_ascii_case(text, key) {
             let value: String = text[i + key.len()..]
                 .chars()
                 .take_while(|c| c.is_ascii_digit())

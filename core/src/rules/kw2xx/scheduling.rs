@@ -18,7 +18,8 @@
 use std::collections::BTreeMap;
 
 use crate::facts::{
-    contains_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin, ObjectRef, Taint,
+    contains_ignore_ascii_case, find_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin,
+    ObjectRef, Taint,
 };
 
 /// One pod's scheduling failure as one message reported it.
@@ -442,20 +443,11 @@ pub fn pod_ref(qualified: &str) -> ObjectRef {
 
 /// The text after the first case-insensitive occurrence of `marker`, if any.
 pub fn tail_after(text: &str, marker: &str) -> Option<String> {
-    let start = find_ignore_case(text, marker)? + marker.len();
+    let start = find_ignore_ascii_case(text, marker)? + marker.len();
     text.get(start..).map(str::to_string)
 }
 
 /// Byte offset of the first ASCII-case-insensitive occurrence of `needle`.
-pub fn find_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
-    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    if n.is_empty() || n.len() > h.len() {
-        return None;
-    }
-    (0..=h.len() - n.len())
-        .find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n) && haystack.is_char_boundary(i))
-}
-
 /// Splits a scheduling error into clauses and parses each; repeated clauses (the log's
 /// `errorCauses` copy) are kept once.
 pub fn parse_clauses(error: &str) -> Vec<Clause> {
@@ -600,12 +592,12 @@ pub fn json_object_end(text: &str) -> Option<usize> {
 /// `requirements=` and `resources=` of the v1.3+ form, or the `satisfied resources <json>
 /// and requirements <reqs> (<reason>)` of v1.0 to v1.2.
 fn requirements_and_resources(reason: &str) -> (Option<String>, Option<String>) {
-    if let Some(start) = find_ignore_case(reason, "requirements=") {
+    if let Some(start) = find_ignore_ascii_case(reason, "requirements=") {
         let after = &reason[start + "requirements=".len()..];
-        let (reqs, resources) = match find_ignore_case(after, ", resources=") {
+        let (reqs, resources) = match find_ignore_ascii_case(after, ", resources=") {
             Some(i) => {
                 let res = &after[i + ", resources=".len()..];
-                let res = match find_ignore_case(res, " (cpu request") {
+                let res = match find_ignore_ascii_case(res, " (cpu request") {
                     Some(j) => &res[..j],
                     None => res,
                 };
@@ -615,7 +607,7 @@ fn requirements_and_resources(reason: &str) -> (Option<String>, Option<String>) 
         };
         return (Some(reqs.trim().to_string()), resources);
     }
-    if let Some(start) = find_ignore_case(reason, "satisfied resources ") {
+    if let Some(start) = find_ignore_ascii_case(reason, "satisfied resources ") {
         let after = &reason[start + "satisfied resources ".len()..];
         let Some(end) = json_object_end(after) else {
             return (None, None);
@@ -729,9 +721,9 @@ fn instance_type_failure(phrase: &str, whole: &str) -> InstanceTypeFailure {
 
 /// `key <k>, <incoming> not in <existing>` anywhere in the reason.
 fn key_conflict(reason: &str) -> Option<(String, String, String)> {
-    let start = if let Some(i) = find_ignore_case(reason, "incompatible requirements, key ") {
+    let start = if let Some(i) = find_ignore_ascii_case(reason, "incompatible requirements, key ") {
         i + "incompatible requirements, key ".len()
-    } else if let Some(i) = find_ignore_case(reason, "requirements, key ") {
+    } else if let Some(i) = find_ignore_ascii_case(reason, "requirements, key ") {
         i + "requirements, key ".len()
     } else if let Some(rest) = strip_prefix_ignore_case(reason, "key ") {
         reason.len() - rest.len()
@@ -774,10 +766,10 @@ fn topology(tail: &str) -> Cause {
         .unwrap_or_default()
         .to_string();
     let field = |name: &str, next: Option<&str>| -> Option<String> {
-        let start = find_ignore_case(rest, name)? + name.len();
+        let start = find_ignore_ascii_case(rest, name)? + name.len();
         let value = &rest[start..];
         let end = next
-            .and_then(|n| find_ignore_case(value, n))
+            .and_then(|n| find_ignore_ascii_case(value, n))
             .unwrap_or(value.len());
         Some(value[..end].trim().trim_end_matches(')').trim().to_string())
     };

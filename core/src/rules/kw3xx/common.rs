@@ -3,8 +3,9 @@
 //! objects a message names, and the launch-error grammar of every Karpenter version.
 
 use crate::document::Evidence;
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of, tail_after};
+use crate::rules::kw2xx::scheduling::{record_of, tail_after};
 
 /// One status condition of a NodeClaim or NodePool, wherever the input showed it.
 #[derive(Debug, Clone)]
@@ -207,7 +208,7 @@ pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(n) = name_after(&m.text, "node/") {
         return Some(n);
     }
-    if let Some(at) = find_ignore_case(&m.text, " node=\"") {
+    if let Some(at) = find_ignore_ascii_case(&m.text, " node=\"") {
         let rest = &m.text[at + " node=\"".len()..];
         let name: String = rest.chars().take_while(|c| *c != '"').collect();
         if !name.is_empty() {
@@ -259,13 +260,7 @@ pub fn nodepool_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
                 .clone()
                 .or_else(|| c.meta.labels.get("karpenter.sh/nodepool").cloned())
         })
-        .or_else(|| {
-            facts.logs.iter().find_map(|r| {
-                (r.field_name("NodeClaim").as_deref() == Some(nodeclaim))
-                    .then(|| r.field_name("NodePool"))
-                    .flatten()
-            })
-        })
+        .or_else(|| facts.nodepool_of_claim_in_logs(nodeclaim))
 }
 
 /// The EC2NodeClass of a NodeClaim or of its NodePool.
@@ -341,7 +336,7 @@ pub fn join_names(names: &[String]) -> String {
 /// `"key": "value"` / `"key":"value"` inside a text (the JSON fields a console log line ends with).
 pub fn json_field_in_text(text: &str, key: &str) -> Option<String> {
     let needle = format!("\"{key}\"");
-    let at = find_ignore_case(text, &needle)? + needle.len();
+    let at = find_ignore_ascii_case(text, &needle)? + needle.len();
     let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
     let rest = rest.strip_prefix('"')?;
     let v: String = rest.chars().take_while(|c| *c != '"').collect();
@@ -429,7 +424,7 @@ pub fn instance_id(text: &str) -> Option<String> {
 /// The AWS account ID an ARN in the input shows (`arn:aws:iam::<id>:` / `arn:aws:sts::<id>:`).
 pub fn account_id(facts: &Facts) -> Option<String> {
     facts.messages.iter().find_map(|m| {
-        let at = find_ignore_case(&m.text, "::")?;
+        let at = find_ignore_ascii_case(&m.text, "::")?;
         let prefix = &m.text[..at];
         if !(prefix.ends_with(":iam") || prefix.ends_with(":sts")) {
             return None;
@@ -559,7 +554,7 @@ pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
     let mut inner = inner_text.trim().to_string();
     let mut aws_error_code = None;
     let mut aws_operation = None;
-    if let Some(at) = find_ignore_case(&inner, " (aws-error-code=") {
+    if let Some(at) = find_ignore_ascii_case(&inner, " (aws-error-code=") {
         let suffix = inner[at + 2..].trim_end_matches(')').to_string();
         for part in suffix.split(", ") {
             if let Some(v) = part.strip_prefix("aws-error-code=") {

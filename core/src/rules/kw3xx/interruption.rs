@@ -2,8 +2,9 @@
 //! (and how) AWS Node Termination Handler runs beside Karpenter.
 
 use crate::document::Evidence;
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
+use crate::rules::kw2xx::scheduling::record_of;
 use crate::rules::kw3xx::common::{json_field_in_text, node_of, push_unique};
 
 /// The interruption `messageKind` of a Karpenter log line (structured field, or the JSON tail of
@@ -177,7 +178,7 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
 /// `key: true`, `key=true`, `key: "true"`, `--set key=true`, and the env JSON
 /// `{"name":"KEY","value":"true"}`.
 fn setting_true(text: &str, key: &str) -> bool {
-    let Some(at) = find_ignore_case(text, key) else {
+    let Some(at) = find_ignore_ascii_case(text, key) else {
         return false;
     };
     let rest = text[at + key.len()..]

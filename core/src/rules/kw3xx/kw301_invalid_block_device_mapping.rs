@@ -1,7 +1,8 @@
 //! KW301 invalid-block-device-mapping.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of, tail_after};
+use crate::rules::kw2xx::scheduling::{record_of, tail_after};
 use crate::rules::kw3xx::common::{
     join_names, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     parse_launch_error, push_unique, sole_nodeclass,
@@ -239,7 +240,7 @@ fn nodeclass_named(facts: &Facts, m: &Message) -> Option<String> {
 
 /// `expect size>= 20GB` -> 20.
 fn expected_size(detail: &str) -> Option<u64> {
-    let at = find_ignore_case(detail, "expect size")?;
+    let at = find_ignore_ascii_case(detail, "expect size")?;
     let digits: String = detail[at..]
         .chars()
         .skip_while(|c| !c.is_ascii_digit())

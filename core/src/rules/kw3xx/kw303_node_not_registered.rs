@@ -296,8 +296,7 @@ fn age_of(facts: &Facts, nodeclaim: &str) -> Option<i64> {
 /// `Registered` condition True).
 fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
     let logged = facts.logs.iter().any(|r| {
-        r.message.eq_ignore_ascii_case("registered nodeclaim")
-            && r.field_name("NodeClaim").as_deref() == Some(nodeclaim)
+        r.message.eq_ignore_ascii_case("registered nodeclaim") && r.names("NodeClaim", nodeclaim)
     });
     let condition = facts
         .nodeclaims
@@ -321,7 +320,7 @@ fn instance_of(facts: &Facts, nodeclaim: Option<&str>) -> Option<String> {
             return typed;
         }
         let logged = facts.logs.iter().find_map(|r| {
-            (r.field_name("NodeClaim").as_deref() == Some(n))
+            r.names("NodeClaim", n)
                 .then(|| r.fields.get("provider-id")?.as_str().and_then(instance_id))
                 .flatten()
         });

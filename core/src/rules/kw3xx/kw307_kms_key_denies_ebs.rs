@@ -245,8 +245,7 @@ fn short_lived_nodeclaims(facts: &Facts) -> Vec<(String, Vec<&Message>)> {
             continue;
         };
         let registered = facts.logs.iter().any(|r| {
-            r.message.eq_ignore_ascii_case("registered nodeclaim")
-                && r.field_name("NodeClaim").as_deref() == Some(nc.as_str())
+            r.message.eq_ignore_ascii_case("registered nodeclaim") && r.names("NodeClaim", &nc)
         });
         if registered {
             continue;

@@ -203,9 +203,7 @@ fn instance_types(facts: &Facts, nodeclaims: &[String]) -> Vec<String> {
             }
         }
         for r in &facts.logs {
-            if r.message.eq_ignore_ascii_case("created nodeclaim")
-                && r.field_name("NodeClaim").as_deref() == Some(n.as_str())
-            {
+            if r.message.eq_ignore_ascii_case("created nodeclaim") && r.names("NodeClaim", n) {
                 if let Some(list) = r.fields.get("instance-types").and_then(|v| v.as_str()) {
                     for t in list.split(", ") {
                         let t = t.split(" and ").next().unwrap_or(t).trim();

@@ -16,8 +16,8 @@
 
 use std::borrow::Cow;
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::text::{contains_any, token_after};
 
 /// `[NAMESPACE] LAST SEEN TYPE REASON OBJECT ...`: the OBJECT column is at most the fifth word.
@@ -49,7 +49,7 @@ pub fn messages_with<'a>(facts: &'a Facts, needles: &[&str]) -> Vec<&'a Message>
 pub fn serrors_values(text: &str, key: &str) -> Option<Vec<String>> {
     let mut rest = text;
     loop {
-        let i = find_ignore_case(rest, &format!("{key}="))?;
+        let i = find_ignore_ascii_case(rest, &format!("{key}="))?;
         let before = rest[..i].trim_end_matches(' ');
         let after = &rest[i + key.len() + 1..];
         if before.ends_with('(') || before.ends_with(',') {

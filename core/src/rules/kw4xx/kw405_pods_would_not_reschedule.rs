@@ -1,7 +1,8 @@
 //! KW405 pods-would-not-reschedule.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, parse_clause, Cause};
+use crate::rules::kw2xx::scheduling::{parse_clause, Cause};
 use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -48,7 +49,7 @@ struct Blocked<'a> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     grouped_hits(facts, |t| {
-        let at = find_ignore_case(t, "not all pods would schedule")?;
+        let at = find_ignore_ascii_case(t, "not all pods would schedule")?;
         let rest = t[at + "not all pods would schedule".len()..].trim_start_matches([',', ' ']);
         let (pod, error) = match rest.split_once(" => ") {
             Some((pod, error)) => (Some(pod.trim().to_string()), error.trim().to_string()),

@@ -1,7 +1,7 @@
 //! KW406 consolidation-policy-prevents.
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw2xx::scheduling::find_ignore_case;
 use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
@@ -56,8 +56,8 @@ struct Group<'a> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
         contains_any(t, SIGNALS).then(|| {
-            let provisioner = find_ignore_case(t, "provisioner ").is_some()
-                && find_ignore_case(t, "nodepool ").is_none();
+            let provisioner = find_ignore_ascii_case(t, "provisioner ").is_some()
+                && find_ignore_ascii_case(t, "nodepool ").is_none();
             let nodepool = if provisioner {
                 // v0.2x printed the Provisioner's name unquoted.
                 quoted_after(t, "provisioner ").or_else(|| {

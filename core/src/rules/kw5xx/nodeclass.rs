@@ -14,8 +14,9 @@
 
 use serde_json::Value;
 
+use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodeClass};
-use crate::rules::kw2xx::scheduling::{find_ignore_case, record_of};
+use crate::rules::kw2xx::scheduling::record_of;
 use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::text::quoted_after;
 
@@ -31,10 +32,10 @@ pub struct Transition {
 /// `Status condition transitioned, Type: SubnetsReady, Status: True -> False, Reason:
 /// SubnetsNotFound, Message: ...`.
 pub fn transition(text: &str) -> Option<Transition> {
-    let at = find_ignore_case(text, "status condition transitioned")?;
+    let at = find_ignore_ascii_case(text, "status condition transitioned")?;
     let rest = &text[at..];
     let field = |name: &str| -> Option<String> {
-        let i = find_ignore_case(rest, &format!("{name}: "))? + name.len() + 2;
+        let i = find_ignore_ascii_case(rest, &format!("{name}: "))? + name.len() + 2;
         let value = &rest[i..];
         // The message is last and may hold commas; the other fields end at the next comma.
         let value = if name == "Message" {
@@ -75,7 +76,7 @@ pub fn reports_condition(text: &str, condition_type: &str, status: &str) -> bool
 /// does not match inside `NodeClassReady=False`.
 pub fn contains_word(text: &str, needle: &str) -> bool {
     let mut rest = text;
-    while let Some(i) = find_ignore_case(rest, needle) {
+    while let Some(i) = find_ignore_ascii_case(rest, needle) {
         let before = rest[..i].chars().next_back();
         if !before.is_some_and(|c| c.is_ascii_alphanumeric()) {
             return true;
