@@ -18,6 +18,7 @@ mod describe;
 mod json;
 mod karpenter;
 mod kube;
+pub(crate) mod number;
 mod tree;
 mod yaml;
 

@@ -24,7 +24,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::OnceLock;
 
-use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, Input, Span};
+use aho_corasick::automaton::{Automaton, FindOverlappingIter};
+use aho_corasick::{dfa, packed, Input, Match, Span};
 use memchr::memmem;
 
 use crate::document::Document;
@@ -40,11 +41,55 @@ const LEVEL_WINDOW: usize = 512;
 /// Multi-pattern matcher over raw bytes, ASCII case-insensitive.
 #[derive(Debug, Clone)]
 pub struct SignalMatcher {
-    automaton: AhoCorasick,
+    automaton: SignalAutomaton,
     /// The lower-case byte patterns (each signal in each spelling).
     patterns: Vec<Vec<u8>>,
     /// For each pattern, the signal it spells.
     signal_of_pattern: Vec<u32>,
+}
+
+/// The signal patterns as one DFA, used directly rather than through `AhoCorasick`: the
+/// `AhoCorasick` wrapper picks its automaton at run time, which links the search code of all
+/// three kinds into the wasm module; the DFA is the kind it picked here anyway.
+#[derive(Debug, Clone)]
+struct SignalAutomaton(dfa::DFA);
+
+impl SignalAutomaton {
+    fn new(patterns: &[Vec<u8>]) -> Self {
+        let build = |patterns: &[Vec<u8>]| {
+            dfa::DFA::builder()
+                .ascii_case_insensitive(true)
+                .build(patterns)
+        };
+        // The DFA fails to build only past u32 states; the signals are the catalogue's, far
+        // from that.
+        SignalAutomaton(
+            build(patterns)
+                .or_else(|_| build(&[]))
+                .expect("empty automaton"),
+        )
+    }
+
+    fn is_match(&self, haystack: &[u8]) -> bool {
+        matches!(
+            self.0.try_find(&Input::new(haystack).earliest(true)),
+            Ok(Some(_))
+        )
+    }
+
+    fn find(&self, input: Input<'_>) -> Option<Match> {
+        self.0.try_find(&input).ok().flatten()
+    }
+
+    /// Standard match semantics and unanchored starts, as built, make this infallible.
+    fn find_overlapping_iter<'a, 'h>(
+        &'a self,
+        haystack: &'h [u8],
+    ) -> FindOverlappingIter<'a, 'h, dfa::DFA> {
+        self.0
+            .try_find_overlapping_iter(Input::new(haystack))
+            .expect("standard unanchored automaton")
+    }
 }
 
 impl SignalMatcher {
@@ -85,16 +130,7 @@ impl SignalMatcher {
                 }
             }
         }
-        let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&patterns)
-            .or_else(|_| {
-                AhoCorasick::builder()
-                    .ascii_case_insensitive(true)
-                    .build(&patterns)
-            })
-            .unwrap_or_else(|_| AhoCorasick::new(Vec::<String>::new()).expect("empty automaton"));
+        let automaton = SignalAutomaton::new(&patterns);
         SignalMatcher {
             automaton,
             patterns,

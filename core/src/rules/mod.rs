@@ -3,7 +3,7 @@
 //! check, and its tests below. `all()` is the registry every consumer reads: `explain`,
 //! `rules`, docs/rules.md, the web page's rule browser and the JSON `docs` field.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -199,14 +199,7 @@ impl Diagnosis {
 
     /// Adds messages as evidence, collapsing repeats (see `collapse_evidence`).
     pub fn with_messages<'a>(mut self, messages: impl IntoIterator<Item = &'a Message>) -> Self {
-        let items = messages.into_iter().map(|m| {
-            let mut e = m.evidence.clone();
-            if e.first_seen.is_none() {
-                e.first_seen = m.time.clone();
-                e.last_seen = m.time.clone();
-            }
-            (m.text.clone(), e)
-        });
+        let items = messages.into_iter().map(message_evidence);
         self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
         self
     }
@@ -232,6 +225,34 @@ impl Diagnosis {
     }
 }
 
+/// Sorts `items` stably by `cmp`, exactly as `sort_by` does. A `sort_by` compiles a copy of
+/// the standard sort for every element type and comparator (3-4 KB of wasm each); this sorts
+/// positions through one shared copy and then moves the items.
+pub fn sort_stable_by<T>(items: &mut Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let order = stable_order(items.len(), &|a, b| cmp(&items[a], &items[b]));
+    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
+    items.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+#[inline(never)]
+fn stable_order(len: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).collect();
+    order.sort_by(|&a, &b| cmp(a, b));
+    order
+}
+
+/// A message as evidence, keyed by its text. Not inlined: compiled once rather than into each
+/// rule's `with_messages`.
+#[inline(never)]
+fn message_evidence(m: &Message) -> (String, Evidence) {
+    let mut e = m.evidence.clone();
+    if e.first_seen.is_none() {
+        e.first_seen = m.time.clone();
+        e.last_seen = m.time.clone();
+    }
+    (m.text.clone(), e)
+}
+
 /// Collapses repeated identical messages (same source, same decoded text: the timestamps of a
 /// log line differ, the message does not) into one evidence item with a count and first/last
 /// time, keeping first-appearance order.
@@ -239,16 +260,53 @@ pub fn collapse_evidence(
     existing: Vec<Evidence>,
     items: impl IntoIterator<Item = (String, Evidence)>,
 ) -> Vec<Evidence> {
-    let mut out = existing;
-    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for (i, e) in out.iter().enumerate() {
-        index.insert((e.source.clone(), e.text.clone()), i);
-    }
+    // The loop is all that is compiled per iterator type (each rule's `with_messages` is
+    // one): the work is in `EvidenceCollapser`, compiled once.
+    let mut collapser = EvidenceCollapser::new(existing);
     for (key_text, e) in items {
+        collapser.add(key_text, e);
+    }
+    collapser.out
+}
+
+struct EvidenceCollapser {
+    out: Vec<Evidence>,
+    /// (source, text) of each kept item: where it is in `out`.
+    index: BTreeMap<(String, String), usize>,
+    /// (source, line, text) of every item taken in: one message reached twice from the same
+    /// input line (a condition read as a condition and as a status message) is one occurrence,
+    /// not a repeat.
+    lines: BTreeSet<(String, usize, String)>,
+}
+
+impl EvidenceCollapser {
+    #[inline(never)]
+    fn new(existing: Vec<Evidence>) -> Self {
+        let mut index = BTreeMap::new();
+        let mut lines = BTreeSet::new();
+        for (i, e) in existing.iter().enumerate() {
+            index.insert((e.source.clone(), e.text.clone()), i);
+            lines.insert((e.source.clone(), e.line, e.text.clone()));
+        }
+        EvidenceCollapser {
+            out: existing,
+            index,
+            lines,
+        }
+    }
+
+    #[inline(never)]
+    fn add(&mut self, key_text: String, e: Evidence) {
+        if !self
+            .lines
+            .insert((e.source.clone(), e.line, key_text.clone()))
+        {
+            return;
+        }
         let key = (e.source.clone(), key_text);
-        match index.get(&key) {
+        match self.index.get(&key) {
             Some(&i) => {
-                let kept = &mut out[i];
+                let kept = &mut self.out[i];
                 kept.count += e.count;
                 if kept.first_seen.is_none() {
                     kept.first_seen = e.first_seen.clone();
@@ -258,12 +316,11 @@ pub fn collapse_evidence(
                 }
             }
             None => {
-                index.insert(key, out.len());
-                out.push(e);
+                self.index.insert(key, self.out.len());
+                self.out.push(e);
             }
         }
     }
-    out
 }
 
 /// A range of the catalogue: IDs `KW<digit>xx` of one subject.
@@ -340,8 +397,9 @@ pub fn run(facts: &Facts, rules: &[&'static Rule]) -> Vec<Diagnosis> {
     diagnoses.retain(|d| {
         find(d.id).is_none_or(|r| !r.meta.superseded_by.iter().any(|s| fired.contains(s)))
     });
-    diagnoses
-        .sort_by(|a, b| (a.severity, a.confidence, a.id).cmp(&(b.severity, b.confidence, b.id)));
+    sort_stable_by(&mut diagnoses, |a, b| {
+        (a.severity, a.confidence, a.id).cmp(&(b.severity, b.confidence, b.id))
+    });
     diagnoses
 }
 
@@ -576,5 +634,28 @@ mod registry_tests {
                 "{expected:?} not in {found:?}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapse_counts_repeats_not_the_same_line_twice() {
+        let at = |line: usize| Evidence::new("d.txt", line, format!("line {line}"));
+        let text = "SecurityGroupSelector did not match any SecurityGroups".to_string();
+        let out = collapse_evidence(
+            Vec::new(),
+            [
+                (text.clone(), at(20)),
+                // The same line through a second message: not a repeat.
+                (text.clone(), at(20)),
+                (text.clone(), at(31)),
+                ("another message".to_string(), at(20)),
+            ],
+        );
+        let counts: Vec<(usize, usize)> = out.iter().map(|e| (e.line, e.count)).collect();
+        assert_eq!(counts, [(20, 2), (20, 1)]);
     }
 }

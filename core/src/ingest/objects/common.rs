@@ -34,22 +34,25 @@ pub fn meta(src: &Source<'_>, obj: &Node, api_version: Option<&str>) -> Meta {
     let namespace = text_of(field("namespace"));
     let owners = field("ownerReferences")
         .map(|refs| {
-            let mut owners: Vec<(bool, ObjectRef)> = refs
-                .items()
-                .iter()
-                .filter_map(|r| {
-                    let kind = text_of(r.get("kind"))?;
-                    let name = text_of(r.get("name"))?;
-                    let controller = r.get("controller").and_then(Node::boolean) == Some(true);
-                    Some((
-                        controller,
-                        ObjectRef::new(&kind, namespace.as_deref(), &name),
-                    ))
-                })
-                .collect();
-            // The controller first: rules read `owners.first()` as "who manages this".
-            owners.sort_by_key(|(controller, _)| !controller);
-            owners.into_iter().map(|(_, r)| r).collect()
+            // The controller first: rules read `owners.first()` as "who manages this". Two
+            // lists in input order rather than a stable sort (one sort copy less in wasm).
+            let mut owners: Vec<ObjectRef> = Vec::new();
+            let mut others: Vec<ObjectRef> = Vec::new();
+            for r in refs.items() {
+                let (Some(kind), Some(name)) = (text_of(r.get("kind")), text_of(r.get("name")))
+                else {
+                    continue;
+                };
+                let controller = r.get("controller").and_then(Node::boolean) == Some(true);
+                let owner = ObjectRef::new(&kind, namespace.as_deref(), &name);
+                if controller {
+                    owners.push(owner);
+                } else {
+                    others.push(owner);
+                }
+            }
+            owners.append(&mut others);
+            owners
         })
         .unwrap_or_default();
     Meta {

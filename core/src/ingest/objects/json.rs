@@ -257,7 +257,7 @@ impl<'a> Reader<'a> {
         }
         let text = &self.text[start..self.pos];
         let body = text.strip_prefix('-').unwrap_or(text);
-        let valid = body.starts_with(|c: char| c.is_ascii_digit()) && text.parse::<f64>().is_ok();
+        let valid = body.starts_with(|c: char| c.is_ascii_digit()) && super::number::is_f64(text);
         if valid {
             Ok(Value::Number(text.to_string()))
         } else {

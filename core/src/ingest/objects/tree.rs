@@ -81,7 +81,7 @@ impl Node {
         let text = self.text()?.trim();
         text.parse::<i64>().ok().or_else(|| {
             // `3.0` from a float-minded serializer.
-            let f: f64 = text.parse().ok()?;
+            let f = super::number::parse_f64(text)?;
             (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
         })
     }
@@ -119,13 +119,20 @@ impl Node {
 
     /// A map of scalars (labels, requests, nodeSelector...); null values read as empty.
     pub fn string_map(&self) -> BTreeMap<String, String> {
-        self.entries()
-            .iter()
-            .filter_map(|(k, v)| match &v.value {
-                Value::Null => Some((k.clone(), String::new())),
-                _ => v.text().map(|t| (k.clone(), t.to_string())),
-            })
-            .collect()
+        // Inserts rather than `collect()`: the same map (a repeated key keeps its last value),
+        // without a copy of the stable sort for this iterator in the wasm module.
+        let mut map = BTreeMap::new();
+        for (k, v) in self.entries() {
+            let text = match &v.value {
+                Value::Null => "",
+                _ => match v.text() {
+                    Some(t) => t,
+                    None => continue,
+                },
+            };
+            map.insert(k.clone(), text.to_string());
+        }
+        map
     }
 
     /// A list of scalars (requirement values, finalizers...).
@@ -147,20 +154,21 @@ impl Node {
                 .map(serde_json::Value::from)
                 .ok()
                 .or_else(|| {
-                    n.parse::<f64>()
-                        .ok()
+                    super::number::parse_f64(n)
                         .and_then(serde_json::Number::from_f64)
                         .map(serde_json::Value::Number)
                 })
                 .unwrap_or_else(|| serde_json::Value::String(n.clone())),
             Value::Str(s) => serde_json::Value::String(s.clone()),
             Value::Seq(items) => items.iter().map(Node::to_json).collect(),
-            Value::Map(entries) => serde_json::Value::Object(
-                entries
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
-                    .collect(),
-            ),
+            Value::Map(entries) => {
+                // Inserts, as in `string_map`.
+                let mut map = serde_json::Map::new();
+                for (k, v) in entries {
+                    map.insert(k.clone(), v.to_json());
+                }
+                serde_json::Value::Object(map)
+            }
         }
     }
 }

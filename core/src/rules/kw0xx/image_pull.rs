@@ -846,7 +846,7 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
     }
     // A pod named only by a status row still gets its namespace from the pod object.
     for f in &mut failures {
-        f.messages.sort_by(|a, b| {
+        crate::rules::sort_stable_by(&mut f.messages, |a, b| {
             (&a.evidence.source, a.evidence.line).cmp(&(&b.evidence.source, b.evidence.line))
         });
         for p in &mut f.pods {

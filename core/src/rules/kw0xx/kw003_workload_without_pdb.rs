@@ -120,7 +120,9 @@ fn karpenter_present(facts: &Facts) -> Option<&'static str> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut units = units(facts);
-    units.sort_by_key(|u| (importance(u), u.namespace.clone(), u.name.clone()));
+    crate::rules::sort_stable_by(&mut units, |a, b| {
+        (importance(a), &a.namespace, &a.name).cmp(&(importance(b), &b.namespace, &b.name))
+    });
     units.iter().filter_map(|u| diagnose(facts, u)).collect()
 }
 

@@ -57,7 +57,8 @@ const SIGNALS: &[&str] = &[
     "volume node affinity conflict",
 ];
 
-const ZONE_KEYS: &[&str] = &[
+/// The node labels a zone requirement is written on (a volume's on the last two).
+pub const ZONE_KEYS: &[&str] = &[
     "topology.kubernetes.io/zone",
     "failure-domain.beta.kubernetes.io/zone",
     "topology.ebs.csi.aws.com/zone",
@@ -297,7 +298,12 @@ impl ZoneFacts {
     }
 
     fn required_zones(&self) -> BTreeSet<&str> {
-        self.required.iter().map(|(z, _)| z.as_str()).collect()
+        // Inserts rather than `collect()`: no stable sort copy in wasm.
+        let mut zones = BTreeSet::new();
+        for (zone, _) in &self.required {
+            zones.insert(zone.as_str());
+        }
+        zones
     }
 
     /// The zones to compare: those the pod needs, else those the requirements allow.
@@ -536,8 +542,9 @@ impl ZoneFacts {
             ));
         }
         // A step for a piece known to be missing before a step that only checks.
-        zone_steps.sort_by_key(|(missing, _)| !missing);
-        steps.extend(zone_steps.into_iter().map(|(_, step)| step));
+        let (missing, checks): (Vec<_>, Vec<_>) =
+            zone_steps.into_iter().partition(|(missing, _)| *missing);
+        steps.extend(missing.into_iter().chain(checks).map(|(_, step)| step));
         let or = if steps.is_empty() { "" } else { "Or " };
         match self.capacity_types.as_deref() {
             _ if self.volume_conflict => {}

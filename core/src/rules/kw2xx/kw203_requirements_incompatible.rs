@@ -1,6 +1,7 @@
 //! KW203 requirements-incompatible.
 
 use crate::facts::{Facts, ObjectRef, Pod};
+use crate::rules::kw2xx::kw202_no_offering_in_zone::ZONE_KEYS;
 use crate::rules::kw2xx::scheduling::{
     group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause,
     Clause, SchedulingError,
@@ -107,7 +108,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 } else {
                     Severity::Error
                 };
-                (summary, conflict_fix(clause, key, incoming), severity)
+                let mut summary = summary;
+                let from_volume = ZONE_KEYS
+                    .contains(&key.as_str())
+                    .then(|| zone_from_volume(facts, pod, fact_pod))
+                    .flatten();
+                if let Some(why) = &from_volume {
+                    summary.push_str(&format!(" {why}"));
+                }
+                let fix = match from_volume {
+                    Some(_) => volume_zone_fix(clause, key, incoming, fact_pod),
+                    None => conflict_fix(clause, key, incoming),
+                };
+                (summary, fix, severity)
             }
             _ => continue,
         };
@@ -171,9 +184,81 @@ fn unknown_label_fix(
     steps
 }
 
-fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> {
+/// Why the pod's zone requirement is its volume's, when the input says so: the pod asks for no
+/// zone itself but mounts claims, or the scheduler reports `volume node affinity conflict` for
+/// it. An EBS volume lives in one zone and takes its pods there.
+fn zone_from_volume(
+    facts: &Facts,
+    pod: Option<&ObjectRef>,
+    fact_pod: Option<&Pod>,
+) -> Option<String> {
+    if let Some(p) = fact_pod {
+        let asks_zone = p
+            .node_selector
+            .keys()
+            .any(|k| ZONE_KEYS.contains(&k.as_str()))
+            || p.node_affinity
+                .iter()
+                .flatten()
+                .any(|r| ZONE_KEYS.contains(&r.key.as_str()));
+        if asks_zone {
+            return None;
+        }
+    }
+    let scheduler_says = facts
+        .messages_containing("volume node affinity conflict")
+        .any(|m| match (&m.object, pod) {
+            (Some(o), Some(p)) => o.name == p.name,
+            _ => true,
+        });
+    let claims = fact_pod.map(|p| p.pvc_names.as_slice()).unwrap_or_default();
+    match (scheduler_says, claims) {
+        (true, _) => Some(
+            "The zone comes from the pod's volume: the scheduler reports `volume node affinity conflict`, and an EBS volume lives in one zone and takes its pods there.".to_string(),
+        ),
+        (false, [first, ..]) => Some(format!(
+            "The pod asks for no zone itself, so the requirement comes from its volume (claim {first}): an EBS volume lives in one zone and takes its pods there."
+        )),
+        (false, []) => None,
+    }
+}
+
+/// The fix when a volume pins the zone: the data is in that zone, so the NodePool must go
+/// there; recreating the volume elsewhere is the exception.
+fn volume_zone_fix(
+    clause: &Clause,
+    key: &str,
+    incoming: &str,
+    fact_pod: Option<&Pod>,
+) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
-    let values = in_values(incoming, key)
+    let values = quoted_values(incoming, key);
+    let ns = fact_pod
+        .and_then(|p| p.meta.namespace.as_deref())
+        .unwrap_or("<namespace>");
+    let claim = fact_pod
+        .and_then(|p| p.pvc_names.first())
+        .map(String::as_str)
+        .unwrap_or("<pvc>");
+    vec![
+        Remediation::yaml(
+            format!("Let NodePool {np} launch where the volume is: add the zone to its requirement on {key} (`kubectl edit nodepool {np}`), and check that its EC2NodeClass selects a subnet in that zone:"),
+            format!(
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{values}]\n"
+            ),
+        ),
+        Remediation::command(
+            "See the volume's zone:",
+            format!("kubectl get pv \"$(kubectl get pvc {claim} -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'"),
+        ),
+        Remediation::text(format!(
+            "Or, only if the data can be recreated: delete claim {claim} (and the pod, so that a StatefulSet makes both again) and the new volume is provisioned in a zone NodePool {np} offers."
+        )),
+    ]
+}
+
+fn quoted_values(incoming: &str, key: &str) -> String {
+    in_values(incoming, key)
         .filter(|v| !v.is_empty())
         .map(|v| {
             v.iter()
@@ -181,7 +266,12 @@ fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> 
                 .collect::<Vec<_>>()
                 .join(", ")
         })
-        .unwrap_or_else(|| "\"<value>\"".to_string());
+        .unwrap_or_else(|| "\"<value>\"".to_string())
+}
+
+fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> {
+    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let values = quoted_values(incoming, key);
     vec![
         Remediation::text(format!(
             "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
@@ -199,6 +289,42 @@ fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> 
 mod tests {
     use crate::rules::Severity;
     use crate::testing::{check_only, ids};
+
+    const ZONE_CONFLICT: &str = r#"LAST SEEN   TYPE      REASON             OBJECT                  MESSAGE
+2m          Warning   FailedScheduling   pod/postgres-1          Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"200m","memory":"300Mi","pods":"4"}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]
+"#;
+
+    #[test]
+    fn a_zone_the_volume_pins_sends_the_nodepool_there() {
+        let scheduler = "4m          Warning   FailedScheduling   pod/postgres-1          0/7 nodes are available: 1 node(s) had volume node affinity conflict, 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling.\n";
+        let report = check_only("KW203", &format!("{ZONE_CONFLICT}{scheduler}"));
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("comes from the pod's volume"),
+            "{}",
+            d.summary
+        );
+        let first = &d.remediation[0];
+        assert!(first
+            .text
+            .starts_with("Let NodePool default launch where the volume is"));
+        assert!(first
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("values: [\"eu-west-1a\"]")));
+        assert!(!d
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("Correct the pod's nodeSelector")));
+
+        // Without a word about volumes, the pod's own selector is the first suspect.
+        let d = &check_only("KW203", ZONE_CONFLICT).diagnoses[0];
+        assert!(!d.summary.contains("volume"));
+        assert!(d.remediation[0]
+            .text
+            .contains("Correct the pod's nodeSelector"));
+    }
 
     #[test]
     fn typo_suggestion_leads() {

@@ -21,6 +21,7 @@ use crate::facts::{
     contains_ignore_ascii_case, find_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin,
     ObjectRef, Taint,
 };
+use crate::ingest::objects::number::parse_f64;
 
 /// One pod's scheduling failure as one message reported it.
 #[derive(Debug, Clone)]
@@ -253,12 +254,13 @@ impl SchedulingError<'_> {
 pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
     // Log messages carry `message: error: causes` in their text; the record keeps `error`
     // apart, which avoids splitting a clause on the causes' copy of it.
-    let records: BTreeMap<(&str, usize), &LogRecord> = facts
-        .logs
-        .iter()
-        .filter(|r| contains_ignore_ascii_case(&r.message, "schedule pod"))
-        .map(|r| ((r.evidence.source.as_str(), r.evidence.line), r))
-        .collect();
+    // Inserts rather than `collect()`: the same map, without a stable sort copy in wasm.
+    let mut records: BTreeMap<(&str, usize), &LogRecord> = BTreeMap::new();
+    for r in &facts.logs {
+        if contains_ignore_ascii_case(&r.message, "schedule pod") {
+            records.insert((r.evidence.source.as_str(), r.evidence.line), r);
+        }
+    }
     let only_pod = match facts.pods.as_slice() {
         [pod] => Some(pod.object_ref()),
         _ => None,
@@ -916,7 +918,7 @@ pub fn cpu_cores(quantity: &str) -> Option<f64> {
     } else {
         (q, 1.0)
     };
-    number.parse::<f64>().ok().map(|n| n * factor)
+    parse_f64(number).map(|n| n * factor)
 }
 
 /// A scheduling error together with one of its clauses.

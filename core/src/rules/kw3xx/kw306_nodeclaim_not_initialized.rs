@@ -192,7 +192,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // label there is unknown, not absent.
         let labels_known =
             !n.meta.from_table || n.meta.labels.contains_key("karpenter.sh/initialized");
-        if !karpenter || initialized || !labels_known {
+        if !karpenter || initialized || !labels_known || weighed_for_disruption(facts, &n.meta.name)
+        {
             continue;
         }
         let not_ready = n
@@ -695,12 +696,72 @@ fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
     })
 }
 
+/// Karpenter weighed the node for disruption and decided on other grounds (`Unconsolidatable`,
+/// or `DisruptionBlocked` for a nomination, a PDB, an annotation): it only gets there for an
+/// initialized node, so a missing `karpenter.sh/initialized` label is the paste's, not the
+/// node's (a describe trimmed by hand).
+fn weighed_for_disruption(facts: &Facts, node: &str) -> bool {
+    // The checks Karpenter makes before the initialized one, and that one itself.
+    const BEFORE_INITIALIZED: &[&str] = &[
+        "initialized",
+        "doesn't contain both",
+        "managed by karpenter",
+        "associated node",
+    ];
+    facts.messages.iter().any(|m| {
+        let about_node = m
+            .object
+            .as_ref()
+            .is_some_and(|o| o.kind.eq_ignore_ascii_case("Node") && o.name == node);
+        let reason = m.reason.as_deref().unwrap_or("");
+        about_node
+            && (reason == "Unconsolidatable"
+                || (reason == "DisruptionBlocked"
+                    && !BEFORE_INITIALIZED
+                        .iter()
+                        .any(|s| contains_ignore_ascii_case(&m.text, s))))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::facts::{Condition, Meta, Node, NodeClaim, Workload};
     use crate::rules;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_node_karpenter_weighed_for_disruption_is_initialized() {
+        let describe = |event: &str| {
+            format!(
+                "Name:               ip-10-0-12-34.eu-west-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=general
+                    karpenter.sh/capacity-type=on-demand
+Taints:             <none>
+Events:
+  Type    Reason             Age                  From       Message
+  ----    ------             ----                 ----       -------
+  {event}
+"
+            )
+        };
+        for event in [
+            "Normal  DisruptionBlocked  3m (x40 over 3h)     karpenter  Cannot disrupt Node: state node is nominated for a pending pod",
+            "Normal  Unconsolidatable   12m (x15 over 3h)    karpenter  Can't replace with a cheaper node",
+            "Normal  DisruptionBlocked  3m (x40 over 3h)     karpenter  Node is nominated for a pending pod",
+        ] {
+            assert_eq!(ids(&check_only("KW306", &describe(event))), [] as [&str; 0], "{event}");
+        }
+        // Karpenter's own `isn't initialized` keeps the diagnosis.
+        let blocked = describe(
+            "Normal  DisruptionBlocked  3m (x40 over 3h)     karpenter  Cannot disrupt Node: node isn't initialized",
+        );
+        assert_eq!(ids(&check_only("KW306", &blocked)), ["KW306"]);
+        // Without any disruption event the missing label still counts.
+        let quiet = describe("Normal  Starting  3h  kubelet  Starting kubelet.");
+        assert_eq!(ids(&check_only("KW306", &quiet)), ["KW306"]);
+    }
 
     #[test]
     fn every_form() {

@@ -1,6 +1,7 @@
 //! KW402 do-not-disrupt-pod.
 
 use crate::facts::{Facts, Message, ObjectRef, Pod};
+use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
     grouped_hits, push_unique, serrors_values, split_qualified, subjects_label,
 };
@@ -188,7 +189,7 @@ fn is_go_duration(value: &str) -> bool {
         let number_len = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
-        if number_len == 0 || rest[..number_len].parse::<f64>().is_err() {
+        if number_len == 0 || !is_f64(&rest[..number_len]) {
             return false;
         }
         rest = &rest[number_len..];

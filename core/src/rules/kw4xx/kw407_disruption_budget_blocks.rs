@@ -132,7 +132,9 @@ fn budgets_yaml(budgets: &[serde_json::Value]) -> Option<String> {
                 .position(|x| *x == k)
                 .unwrap_or(9)
         };
-        keys.sort_by_key(|k| (rank(k), k.to_string()));
+        crate::rules::sort_stable_by(&mut keys, |a, b| {
+            (rank(a), a.to_string()).cmp(&(rank(b), b.to_string()))
+        });
         for (i, k) in keys.iter().enumerate() {
             let value = match &map[k.as_str()] {
                 serde_json::Value::String(s) => format!("\"{s}\""),

@@ -1,6 +1,6 @@
 //! KW408 no-cheaper-replacement.
 
-use crate::facts::Facts;
+use crate::facts::{Facts, ObjectRef};
 use crate::rules::kw4xx::disruption::{hits, number_after, subjects_label, unescaped};
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
@@ -81,7 +81,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     let mut steps = Vec::new();
-    if gate_off || options.is_none() {
+    if gate_off || (options.is_none() && !all_on_demand(facts, &found.subjects)) {
         let ns = karpenter_namespace_or_placeholder(facts);
         steps.push(Remediation::command(
             "To let spot nodes consolidate onto cheaper spot, enable the SpotToSpotConsolidation feature gate (helm; or the controller's env FEATURE_GATES=SpotToSpotConsolidation=true):",
@@ -99,6 +99,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_object(found.subjects.first())
         .with_messages(found.messages.iter().copied())
         .with_remediation(steps)]
+}
+
+/// Every node the decision is about is known to be on-demand (its `karpenter.sh/capacity-type`
+/// label, on the Node or its NodeClaim): the spot-to-spot feature gate is beside the point.
+fn all_on_demand(facts: &Facts, subjects: &[ObjectRef]) -> bool {
+    let capacity_type = |s: &ObjectRef| {
+        let labels = if s.kind.eq_ignore_ascii_case("Node") {
+            facts
+                .nodes
+                .iter()
+                .find(|n| n.meta.name == s.name)
+                .map(|n| &n.meta.labels)
+        } else if s.kind.eq_ignore_ascii_case("NodeClaim") {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|c| c.meta.name == s.name)
+                .map(|c| &c.meta.labels)
+        } else {
+            None
+        };
+        labels.and_then(|l| l.get("karpenter.sh/capacity-type"))
+    };
+    !subjects.is_empty()
+        && subjects
+            .iter()
+            .all(|s| capacity_type(s).is_some_and(|t| t == "on-demand"))
 }
 
 #[cfg(test)]
@@ -128,6 +155,39 @@ mod tests {
             .command
             .as_deref()
             .is_some_and(|c| c.contains("settings.featureGates.spotToSpotConsolidation=true")));
+    }
+
+    #[test]
+    fn the_spot_gate_only_for_nodes_that_may_be_spot() {
+        let describe = |capacity_type: &str| {
+            format!(
+                "Name:               ip-10-0-12-34.eu-west-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=general
+                    karpenter.sh/capacity-type={capacity_type}
+Taints:             <none>
+Unschedulable:      false
+Events:
+  Type    Reason             Age                  From       Message
+  ----    ------             ----                 ----       -------
+  Normal  Unconsolidatable   12m (x15 over 3h)    karpenter  Can't replace with a cheaper node
+"
+            )
+        };
+        let gate = |report: &crate::report::Report| {
+            report.diagnoses[0].remediation.iter().any(|r| {
+                r.command
+                    .as_deref()
+                    .is_some_and(|c| c.contains("spotToSpotConsolidation"))
+            })
+        };
+        assert!(!gate(&check_only("KW408", &describe("on-demand"))));
+        assert!(gate(&check_only("KW408", &describe("spot"))));
+        // Capacity type unknown: still worth mentioning.
+        assert!(gate(&check_only(
+            "KW408",
+            "Normal  Unconsolidatable  node/ip-10-0-1-2.ec2.internal  Can't replace with a cheaper node"
+        )));
     }
 
     #[test]
