@@ -477,6 +477,39 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
   await clearInput(page);
 });
 
+test('the worker streams pieces that may end anywhere: inside a line, a UTF-8 character, a surrogate pair', async () => {
+  // A page of its own: the engine is loaded a second time, on the main thread.
+  const { page, context, errors } = await openPage();
+  const log = corpusCase('karpenter-log-insufficient-capacity').text
+    .replace('failed launching nodeclaim', 'failed launching nodeclaim é€🚀');
+  const documents = [
+    { label: 'paste', text: `${corpusCase('describe-pod-pending-karpenter-a').text}\n${log}\n${corpusCase('ec2nodeclass-subnets-not-ready-a').text}` },
+    { label: 'events.txt', text: corpusCase('events-disruption-blocked-pdb-a').text },
+  ];
+  const { whole, streamed } = await page.evaluate(async (docs) => {
+    const engine = await import('./pkg/karpenter_why_wasm.js');
+    const { memory } = await engine.default();
+    const { streamDocuments } = await import('./stream.js');
+    const now = '2025-09-01T05:00:00Z';
+    const result = { whole: JSON.stringify(engine.diagnose(docs, { now })), streamed: {} };
+    // One UTF-16 unit per piece splits every surrogate pair; the others end pieces at
+    // varying places in lines and UTF-8 sequences.
+    for (const units of [1, 2, 3, 7, 1000, 1 << 20]) {
+      streamDocuments(engine, memory, docs, { units, keepText: true });
+      result.streamed[units] = [JSON.stringify(engine.diagnoseStreamed({ now })),
+        engine.diagnoseStreamed({ now, redact: true }).markdown === engine.diagnose(docs, { now, redact: true }).markdown];
+    }
+    return result;
+  }, documents);
+  assert.ok(whole.includes('é€🚀'), 'the non-ASCII text is quoted in the report');
+  for (const [units, [report, sameRedacted]] of Object.entries(streamed)) {
+    assert.equal(report, whole, `pieces of ${units} UTF-16 units`);
+    assert.ok(sameRedacted, `redacted, pieces of ${units} UTF-16 units`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('no network request after load', async () => {
   const { requests, requestsAtLoad } = shared;
   assert.deepEqual(requests.slice(requestsAtLoad), [], 'requests made after the page had loaded');

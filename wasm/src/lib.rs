@@ -2,7 +2,7 @@
 //! these from a Web Worker and gets back the JSON report of the CLI's `-o json` as plain JS
 //! objects. Core never reads a clock: the page passes `now`.
 
-use karpenter_why_core::ingest::scan::scan_bytes;
+use karpenter_why_core::ingest::scan::{scan_bytes, StreamScanner};
 use karpenter_why_core::render::json::RuleView;
 use karpenter_why_core::{self as core, Document, Options, Report};
 use wasm_bindgen::prelude::*;
@@ -304,98 +304,128 @@ fn documents_from_js(documents: JsDocuments) -> Result<Vec<Document>, JsError> {
     Ok(parsed)
 }
 
-/// A document being encoded into the module's memory: its label, its UTF-8 so far, and where
-/// the space handed out by the last `stageReserve` starts.
-struct Staged {
-    label: String,
-    text: Vec<u8>,
-    reserved_from: usize,
+/// The documents the page streams into the engine a piece at a time (`streamDocument`).
+#[derive(Default)]
+struct Streamed {
+    /// The scanned documents, finished.
+    scanned: Vec<Document>,
+    /// The document being fed.
+    scanner: Option<StreamScanner<'static>>,
+    /// Each document's whole text, kept only when the page will ask for a redacted analysis
+    /// (redaction reads whole texts).
+    texts: Vec<Option<Vec<u8>>>,
+}
+
+impl Streamed {
+    fn finish(&mut self) {
+        if let Some(scanner) = self.scanner.take() {
+            self.scanned.push(scanner.finish().document);
+        }
+    }
 }
 
 thread_local! {
-    /// Documents the page encoded straight into the module's memory (`stageDocument`).
-    static STAGED: std::cell::RefCell<Vec<Staged>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    static STREAMED: std::cell::RefCell<Streamed> =
+        std::cell::RefCell::new(Streamed::default());
+    /// The one buffer the page encodes each piece into, reused for every piece: the module's
+    /// memory holds a piece at a time, never the whole paste.
+    static PIECE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// `stageDocument(label)`: starts a new staged document. A large text reaches the engine
-/// faster through staging than as a string argument: wasm-bindgen copies a string argument
-/// into the module one UTF-16 unit at a time in a JS loop (about 150 ms for 50 MB), whereas
-/// the page's `TextEncoder.encodeInto` writes the UTF-8 straight into the buffer that
-/// `stageReserve` hands out (about 20 ms).
-#[wasm_bindgen(js_name = stageDocument)]
-pub fn stage_document(label: String) {
-    STAGED.with_borrow_mut(|staged| {
-        staged.push(Staged {
-            label,
-            text: Vec::new(),
-            reserved_from: 0,
-        })
+/// `streamDocument(label, keepText)`: starts a new document, streamed through the log scanner
+/// as the CLI streams a file. A large text reaches the engine faster this way than as a string
+/// argument: wasm-bindgen copies a string argument into the module one UTF-16 unit at a time
+/// in a JS loop, whereas the page's `TextEncoder.encodeInto` writes UTF-8 straight into the
+/// buffer `streamBuffer` hands out. And the module's memory holds a piece and the kept lines,
+/// never the whole paste: a first 50 MB paste no longer grows and zeroes 50 MB of memory.
+/// `keepText` also keeps the whole text, for `diagnoseStreamed({redact: true})`.
+#[wasm_bindgen(js_name = streamDocument)]
+pub fn stream_document(label: String, keep_text: bool) {
+    STREAMED.with_borrow_mut(|streamed| {
+        streamed.finish();
+        streamed.scanner = Some(StreamScanner::new(label));
+        streamed.texts.push(keep_text.then(Vec::new));
     });
 }
 
-/// `stageReserve(bytes)`: grows the last staged document by `bytes` zeroed bytes and returns
-/// the offset of that free space in the module's memory. The page must write into it (and
-/// call `stageCommit`) before calling anything else in the module, which could move it.
-#[wasm_bindgen(js_name = stageReserve)]
-pub fn stage_reserve(bytes: usize) -> Result<usize, JsError> {
-    STAGED.with_borrow_mut(|staged| {
-        let last = staged
-            .last_mut()
-            .ok_or_else(|| JsError::new("stageReserve before stageDocument"))?;
-        last.reserved_from = last.text.len();
-        if last.text.is_empty() {
-            // A fresh zeroed allocation: the allocator gets new pages from `memory.grow`
-            // already zeroed, where `resize` would write 50 MB of zeros first.
-            last.text = vec![0; bytes];
-        } else {
-            last.text.resize(last.reserved_from + bytes, 0);
+/// `streamBuffer(bytes)`: the offset in the module's memory of a buffer of at least `bytes`
+/// bytes for the next piece. The page must write into it (and call `streamFeed`) before
+/// calling anything else in the module, which could move it.
+#[wasm_bindgen(js_name = streamBuffer)]
+pub fn stream_buffer(bytes: usize) -> usize {
+    PIECE.with_borrow_mut(|piece| {
+        if piece.len() < bytes {
+            *piece = vec![0; bytes];
         }
-        Ok(last.text[last.reserved_from..].as_mut_ptr() as usize)
+        piece.as_mut_ptr() as usize
     })
 }
 
-/// `stageCommit(written)`: keeps the first `written` bytes of the space `stageReserve` gave
-/// and drops the rest.
-#[wasm_bindgen(js_name = stageCommit)]
-pub fn stage_commit(written: usize) {
-    STAGED.with_borrow_mut(|staged| {
-        if let Some(last) = staged.last_mut() {
-            let end = last.reserved_from.saturating_add(written);
-            last.text.truncate(end);
-            last.reserved_from = last.text.len();
-        }
-    });
+/// `streamFeed(written)`: feeds the first `written` bytes of the buffer to the last streamed
+/// document. A piece may end anywhere, even inside a line or a UTF-8 character: the scanner
+/// keeps an unfinished line for the next piece.
+#[wasm_bindgen(js_name = streamFeed)]
+pub fn stream_feed(written: usize) -> Result<(), JsError> {
+    PIECE.with_borrow(|piece| {
+        let bytes = piece
+            .get(..written)
+            .ok_or_else(|| JsError::new("streamFeed: more bytes than streamBuffer gave"))?;
+        stream_bytes(bytes).map_err(JsError::new)
+    })
 }
 
-/// `stageClear()`: forgets the staged documents.
-#[wasm_bindgen(js_name = stageClear)]
-pub fn stage_clear() {
-    STAGED.with_borrow_mut(Vec::clear);
+/// Feeds `bytes` to the last streamed document (the native half of `streamFeed`).
+pub fn stream_bytes(bytes: &[u8]) -> Result<(), &'static str> {
+    STREAMED.with_borrow_mut(|streamed| {
+        let scanner = streamed
+            .scanner
+            .as_mut()
+            .ok_or("streamFeed before streamDocument")?;
+        scanner.feed(bytes);
+        if let Some(Some(text)) = streamed.texts.last_mut() {
+            text.extend_from_slice(bytes);
+        }
+        Ok(())
+    })
 }
 
-/// `diagnoseStaged({now?, redact?})`: `diagnose` on the staged documents (which stay staged,
-/// so that the redacted copy needs no second transfer).
-#[wasm_bindgen(js_name = diagnoseStaged)]
-pub fn diagnose_staged(options: Option<JsAnalyzeOptions>) -> Result<JsDiagnosed, JsError> {
-    let options = options_from_js(options)?;
-    let report = STAGED.with_borrow(|staged| {
-        if options.redact {
-            let documents = staged
-                .iter()
-                .map(|d| Document::new(d.label.clone(), String::from_utf8_lossy(&d.text)))
-                .collect();
-            run(documents, options)
-        } else {
-            // Scanned straight from the staged bytes: no 50 MB string to build first.
-            let scanned: Vec<Document> = staged
-                .iter()
-                .map(|d| scan_bytes(d.label.clone(), &d.text).document)
-                .collect();
-            core::analyze(&scanned, &engine_options(options))
-        }
-    });
+/// `streamClear()`: forgets the streamed documents.
+#[wasm_bindgen(js_name = streamClear)]
+pub fn stream_clear() {
+    STREAMED.take();
+}
+
+/// `diagnoseStreamed({now?, redact?})`: `diagnose` on the streamed documents, which stay until
+/// `streamClear` (the redacted copy needs no second transfer; it needs `keepText`).
+#[wasm_bindgen(js_name = diagnoseStreamed)]
+pub fn diagnose_streamed(options: Option<JsAnalyzeOptions>) -> Result<JsDiagnosed, JsError> {
+    let report = diagnose_streamed_native(options_from_js(options)?).map_err(JsError::new)?;
     diagnosed(&report)
+}
+
+fn diagnose_streamed_native(options: AnalyzeOptions) -> Result<Report, &'static str> {
+    STREAMED.with_borrow_mut(|streamed| {
+        streamed.finish();
+        if options.redact {
+            let documents = streamed
+                .scanned
+                .iter()
+                .zip(&streamed.texts)
+                .map(|(d, text)| {
+                    let text = text
+                        .as_deref()
+                        .ok_or("a redacted analysis needs streamDocument(label, true)")?;
+                    Ok(Document::new(
+                        d.label.clone(),
+                        String::from_utf8_lossy(text),
+                    ))
+                })
+                .collect::<Result<Vec<_>, &'static str>>()?;
+            Ok(run(documents, options))
+        } else {
+            Ok(core::analyze(&streamed.scanned, &engine_options(options)))
+        }
+    })
 }
 
 /// The catalogue, in catalogue order, as `kubectl karpenter-why rules -o json` lists it.
@@ -477,6 +507,94 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 100, "{checked} corpus cases");
+    }
+
+    fn case_input(name: &str) -> String {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/corpus")
+            .join(name);
+        let input = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .find(|f| f.file_name().to_string_lossy().starts_with("input."))
+            .unwrap();
+        std::fs::read_to_string(input.path()).unwrap()
+    }
+
+    /// Streams the documents in pieces of `piece` bytes, as the page does, and diagnoses them.
+    fn streamed(documents: &[Document], piece: usize, options: &str) -> Report {
+        stream_clear();
+        for document in documents {
+            stream_document(document.label.clone(), true);
+            for bytes in document.text.as_bytes().chunks(piece) {
+                stream_bytes(bytes).unwrap();
+            }
+        }
+        let options = AnalyzeOptions {
+            now: Some("2025-09-01T05:00:00Z".to_string()),
+            redact: options == "redact",
+        };
+        let report = diagnose_streamed_native(options).unwrap();
+        stream_clear();
+        report
+    }
+
+    /// Pieces end anywhere: inside a line, inside a multi-byte UTF-8 character, between
+    /// documents; the report is the one of the whole texts, quoting the non-ASCII text intact.
+    #[test]
+    fn streamed_pieces_give_the_report_of_the_whole_texts() {
+        let log = case_input("karpenter-log-insufficient-capacity").replacen(
+            "failed launching nodeclaim",
+            "failed launching nodeclaim é€🚀",
+            1,
+        );
+        let paste = format!(
+            "{}\n{}\n{}",
+            case_input("describe-pod-pending-karpenter-a").replace("Name:", "Name: "),
+            log,
+            case_input("ec2nodeclass-subnets-not-ready-a"),
+        );
+        let documents = [
+            Document::new("paste", paste),
+            Document::new("pod.txt", case_input("events-disruption-blocked-pdb-a")),
+            Document::new("empty.txt", ""),
+        ];
+        let options = Options {
+            now: Some("2025-09-01T05:00:00Z".to_string()),
+            ..Options::default()
+        };
+        let whole = core::analyze(&documents, &options).to_json();
+        assert!(whole.contains("é€🚀"), "the non-ASCII line is quoted");
+        let redacted = analyze_documents_native(&redact_documents(&documents), &options).to_json();
+        let emoji = documents[0].text.find('🚀').unwrap();
+        // 1 and 3 bytes split every character; `emoji + 2` ends a piece inside the emoji.
+        for piece in [1, 3, 64, 1000, emoji + 2, 1 << 20] {
+            assert_eq!(
+                streamed(&documents, piece, "").to_json(),
+                whole,
+                "pieces of {piece}"
+            );
+            assert_eq!(
+                streamed(&documents, piece, "redact").to_json(),
+                redacted,
+                "pieces of {piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn streaming_needs_a_document_and_redacting_its_text() {
+        stream_clear();
+        assert!(stream_bytes(b"x").is_err());
+        stream_document("paste".to_string(), false);
+        stream_bytes(b"{\"level\":\"ERROR\"}\n").unwrap();
+        let redact = AnalyzeOptions {
+            now: None,
+            redact: true,
+        };
+        assert!(diagnose_streamed_native(redact).is_err());
+        assert!(diagnose_streamed_native(AnalyzeOptions::default()).is_ok());
+        stream_clear();
     }
 
     #[test]

@@ -241,29 +241,27 @@ fn write_into_memory(offset: usize, bytes: &[u8]) {
 }
 
 #[wasm_bindgen_test]
-fn staged_documents_give_the_same_result_as_string_arguments() {
+fn streamed_documents_give_the_same_result_as_string_arguments() {
     let (_, file, log) = CASES[2];
     let (_, _, describe) = CASES[0];
     let unicode = format!("é€ {describe}");
-    bindings::stage_clear();
-    // The log in one pass with room to spare (the unused room is dropped).
-    bindings::stage_document(file.to_string());
-    let offset = bindings::stage_reserve(log.len() + 100).unwrap();
+    bindings::stream_clear();
+    // The log in one piece, in a buffer with room to spare.
+    bindings::stream_document(file.to_string(), true);
+    let offset = bindings::stream_buffer(log.len() + 100);
     write_into_memory(offset, log.as_bytes());
-    bindings::stage_commit(log.len());
-    // The non-ASCII text in two passes, as when a first pass of one byte per UTF-16 unit is
-    // full: its first 40 bytes, then the rest.
-    bindings::stage_document("pod.txt".to_string());
-    let (head, tail) = unicode.as_bytes().split_at(40);
-    let offset = bindings::stage_reserve(head.len()).unwrap();
-    write_into_memory(offset, head);
-    bindings::stage_commit(head.len());
-    let offset = bindings::stage_reserve(tail.len() * 3).unwrap();
-    write_into_memory(offset, tail);
-    bindings::stage_commit(tail.len());
+    bindings::stream_feed(log.len()).unwrap();
+    // The non-ASCII text in two pieces, the first ending inside `€` (bytes 2 to 4).
+    bindings::stream_document("pod.txt".to_string(), true);
+    let (head, tail) = unicode.as_bytes().split_at(4);
+    for piece in [head, tail] {
+        let offset = bindings::stream_buffer(piece.len());
+        write_into_memory(offset, piece);
+        bindings::stream_feed(piece.len()).unwrap();
+    }
 
-    let staged =
-        json_of(&bindings::diagnose_staged(Some(options("2025-09-01T05:00:00Z"))).unwrap());
+    let streamed =
+        json_of(&bindings::diagnose_streamed(Some(options("2025-09-01T05:00:00Z"))).unwrap());
     let direct = json_of(
         &bindings::diagnose(
             documents(&[(file, log), ("pod.txt", &unicode)]),
@@ -271,20 +269,20 @@ fn staged_documents_give_the_same_result_as_string_arguments() {
         )
         .unwrap(),
     );
-    assert_eq!(staged, direct);
-    assert!(!ids_of(&staged["report"]).is_empty());
-    // Staged documents stay for the redacted copy, until cleared.
+    assert_eq!(streamed, direct);
+    assert!(!ids_of(&streamed["report"]).is_empty());
+    // Streamed documents stay for the redacted copy, until cleared.
     let redact_options = js_sys::Object::new();
     js_sys::Reflect::set(&redact_options, &"redact".into(), &true.into()).unwrap();
     let redacted =
-        json_of(&bindings::diagnose_staged(Some(redact_options.unchecked_into())).unwrap());
-    assert_eq!(ids_of(&redacted["report"]), ids_of(&staged["report"]));
-    bindings::stage_clear();
-    let empty = json_of(&bindings::diagnose_staged(None).unwrap());
+        json_of(&bindings::diagnose_streamed(Some(redact_options.unchecked_into())).unwrap());
+    assert_eq!(ids_of(&redacted["report"]), ids_of(&streamed["report"]));
+    bindings::stream_clear();
+    let empty = json_of(&bindings::diagnose_streamed(None).unwrap());
     assert!(empty["report"]["diagnoses"].as_array().unwrap().is_empty());
     assert!(
-        bindings::stage_reserve(10).is_err(),
-        "reserve needs a staged document"
+        bindings::stream_feed(10).is_err(),
+        "feeding needs a streamed document"
     );
 }
 
