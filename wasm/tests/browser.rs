@@ -286,76 +286,14 @@ fn streamed_documents_give_the_same_result_as_string_arguments() {
     );
 }
 
-/// xorshift64*: deterministic random cases without a dependency.
-#[cfg(target_feature = "simd128")]
-struct Rng(u64);
-
-#[cfg(target_feature = "simd128")]
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// The page's anchor search loop (Teddy on WebAssembly SIMD) reports, from every start, the
 /// first position the nibble tables give buckets for and the check accepts, as a
-/// byte-at-a-time reading of the tables does: random sparse 16-bucket tables and texts, every
-/// fingerprint width.
+/// byte-at-a-time reading of the tables does (the check core's unit test runs on the portable
+/// loop, here on the SIMD one).
 #[cfg(target_feature = "simd128")]
 #[wasm_bindgen_test]
 fn simd_anchor_search_finds_what_a_naive_search_finds() {
-    use karpenter_why_core::ingest::wasm_teddy::{find, NibbleTable};
-    fn width<const F: usize>(rng: &mut Rng) {
-        let mut table = || -> NibbleTable {
-            std::array::from_fn(|_| {
-                std::array::from_fn(|_| (rng.next() & rng.next() & rng.next()) as u8)
-            })
-        };
-        let lo: Vec<NibbleTable> = (0..F).map(|_| table()).collect();
-        let hi: Vec<NibbleTable> = (0..F).map(|_| table()).collect();
-        let haystack: Vec<u8> = (0..rng.below(100)).map(|_| rng.next() as u8).collect();
-        let naive_buckets = |at: usize| {
-            (0..F).fold(u16::MAX, |set, i| {
-                let b = haystack[at + i];
-                let half = |h: usize| {
-                    u16::from(lo[i][h][usize::from(b & 15)] & hi[i][h][usize::from(b >> 4)])
-                };
-                set & (half(0) | half(1) << 8)
-            })
-        };
-        for start in 0..=haystack.len() {
-            let end = if start % 3 == 0 {
-                start + rng.below(haystack.len() - start + 1)
-            } else {
-                haystack.len()
-            };
-            // Candidates are many: a check refusing the first ones (and maybe every other one)
-            // makes the search go on across chunks.
-            let (skip, refuse) = (start + rng.below(end - start + 1), rng.below(3) == 0);
-            let accept = |at: usize| at >= skip && !(refuse && at % 2 == 1);
-            let want = (start..(end + 1).saturating_sub(F))
-                .find(|&at| naive_buckets(at) != 0 && accept(at))
-                .map(|at| (at, naive_buckets(at)));
-            let got = find::<_, F>(&lo, &hi, &haystack, start, end, |at, buckets| {
-                accept(at).then_some((at, buckets))
-            });
-            assert_eq!(got, want, "width {F}, {start}..{end} of {haystack:?}");
-        }
-    }
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for _ in 0..300 {
-        width::<1>(&mut rng);
-        width::<2>(&mut rng);
-        width::<3>(&mut rng);
-        width::<4>(&mut rng);
-    }
+    karpenter_why_core::ingest::wasm_teddy::assert_find_matches_naive(0x9e37_79b9_7f4a_7c15, 300);
 }
 
 /// On a large log (the page's paste), the SIMD anchors find exactly the lines (and signals)
@@ -364,6 +302,7 @@ fn simd_anchor_search_finds_what_a_naive_search_finds() {
 #[wasm_bindgen_test]
 fn simd_anchors_find_the_signal_lines_the_automaton_finds() {
     use karpenter_why_core::ingest::scan::{signal_line_starts, SignalMatcher};
+    use karpenter_why_core::ingest::wasm_teddy::Rng;
     let matcher = SignalMatcher::for_rules();
     let noise = r#"{"level":"INFO","time":"2024-05-01T10:00:00.000Z","logger":"controller","message":"computed 3 unready node(s) will fit 5 pod(s)","commit":"a1b2c3d"}"#;
     let lines: Vec<&str> = CASES.iter().flat_map(|(_, _, text)| text.lines()).collect();

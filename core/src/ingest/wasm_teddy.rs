@@ -500,75 +500,84 @@ mod portable {
     }
 }
 
+/// xorshift64*: deterministic random test cases without a dependency (here and in the
+/// browser tests).
+#[doc(hidden)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Checks [`find`] against a byte-at-a-time reading of the tables, panicking on the first
+/// difference: random sparse tables (so candidates are neither everywhere nor nowhere) and
+/// texts, every start and some ends, a check refusing some candidates, every fingerprint width.
+/// Shared by this module's unit test (the portable loop) and the browser test (the SIMD loop
+/// in Chrome).
+#[doc(hidden)]
+pub fn assert_find_matches_naive(seed: u64, rounds: usize) {
+    fn width<const F: usize>(rng: &mut Rng) {
+        let mut table = || -> NibbleTable {
+            std::array::from_fn(|_| {
+                std::array::from_fn(|_| (rng.next_u64() & rng.next_u64() & rng.next_u64()) as u8)
+            })
+        };
+        let lo: Vec<NibbleTable> = (0..F).map(|_| table()).collect();
+        let hi: Vec<NibbleTable> = (0..F).map(|_| table()).collect();
+        let haystack: Vec<u8> = (0..rng.below(100)).map(|_| rng.next_u64() as u8).collect();
+        let naive_buckets = |at: usize| {
+            (0..F).fold(u16::MAX, |set, i| {
+                let b = haystack[at + i];
+                let half = |h: usize| {
+                    u16::from(lo[i][h][usize::from(b & 15)] & hi[i][h][usize::from(b >> 4)])
+                };
+                set & (half(0) | half(1) << 8)
+            })
+        };
+        for start in 0..=haystack.len() {
+            let end = if start % 3 == 0 {
+                start + rng.below(haystack.len() - start + 1)
+            } else {
+                haystack.len()
+            };
+            // Candidates are many: a check refusing the first ones (and maybe every other one)
+            // makes the search go on across chunks.
+            let (skip, refuse) = (start + rng.below(end - start + 1), rng.below(3) == 0);
+            let accept = |at: usize| at >= skip && !(refuse && at % 2 == 1);
+            let want = (start..(end + 1).saturating_sub(F))
+                .find(|&at| naive_buckets(at) != 0 && accept(at))
+                .map(|at| (at, naive_buckets(at)));
+            let got = find::<_, F>(&lo, &hi, &haystack, start, end, |at, buckets| {
+                accept(at).then_some((at, buckets))
+            });
+            assert_eq!(got, want, "width {F}, {start}..{end} of {haystack:?}");
+        }
+    }
+    let mut rng = Rng(seed);
+    for _ in 0..rounds {
+        width::<1>(&mut rng);
+        width::<2>(&mut rng);
+        width::<3>(&mut rng);
+        width::<4>(&mut rng);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// xorshift64*: deterministic cases without a dependency.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    /// Random sparse tables (so candidates are neither everywhere nor nowhere) and texts,
-    /// every start and some ends, a check refusing some candidates: [`find`] reports the
-    /// first accepted position whose buckets the tables give, for every fingerprint width.
     #[test]
     fn find_reports_the_first_accepted_fingerprint_match() {
-        fn width<const F: usize>(rng: &mut Rng) {
-            let mut table = || -> NibbleTable {
-                std::array::from_fn(|_| {
-                    std::array::from_fn(|_| (rng.next() & rng.next() & rng.next()) as u8)
-                })
-            };
-            let lo: Vec<NibbleTable> = (0..F).map(|_| table()).collect();
-            let hi: Vec<NibbleTable> = (0..F).map(|_| table()).collect();
-            let haystack: Vec<u8> = (0..rng.below(100)).map(|_| rng.next() as u8).collect();
-            let naive_buckets = |at: usize| {
-                (0..F).fold(u16::MAX, |set, i| {
-                    let b = haystack[at + i];
-                    let half = |h: usize| {
-                        u16::from(lo[i][h][usize::from(b & 15)] & hi[i][h][usize::from(b >> 4)])
-                    };
-                    set & (half(0) | half(1) << 8)
-                })
-            };
-            for start in 0..=haystack.len() {
-                let end = if start % 3 == 0 {
-                    start + rng.below(haystack.len() - start + 1)
-                } else {
-                    haystack.len()
-                };
-                // Candidates are many: a check refusing the first ones (and maybe every other one)
-                // makes the search go on across chunks.
-                let (skip, refuse) = (start + rng.below(end - start + 1), rng.below(3) == 0);
-                let accept = |at: usize| at >= skip && !(refuse && at % 2 == 1);
-                let want = (start..(end + 1).saturating_sub(F))
-                    .find(|&at| naive_buckets(at) != 0 && accept(at))
-                    .map(|at| (at, naive_buckets(at)));
-                let got = find::<_, F>(&lo, &hi, &haystack, start, end, |at, buckets| {
-                    accept(at).then_some((at, buckets))
-                });
-                assert_eq!(got, want, "width {F}, {start}..{end} of {haystack:?}");
-            }
-        }
-        let mut rng = Rng(42);
-        for _ in 0..400 {
-            width::<1>(&mut rng);
-            width::<2>(&mut rng);
-            width::<3>(&mut rng);
-            width::<4>(&mut rng);
-        }
+        assert_find_matches_naive(42, 400);
     }
 
     #[test]
