@@ -528,7 +528,19 @@ fn remediation(
             ),
         ));
     }
-    if !g.multiple && !g.pdbs.is_empty() {
+    // `maxUnavailable: 0` or `minAvailable: 100%` allows no eviction however healthy or
+    // numerous the pods are: only changing the budget helps.
+    let never = pdb_objects
+        .first()
+        .filter(|_| !g.multiple)
+        .and_then(|p| never_allows(p));
+    if let Some(setting) = &never {
+        steps.push(Remediation::text(format!(
+            "This budget ({setting}) allows no eviction at all, whatever the health or number of its pods: only changing the budget lets Karpenter drain the node."
+        )));
+    }
+    let never_allows = never.is_some();
+    if !g.multiple && !g.pdbs.is_empty() && !never_allows {
         let (ns, _) = split_qualified(&g.pdbs[0]);
         let selector = pdb_objects
             .first()
@@ -573,10 +585,12 @@ fn remediation(
                 })
             })
             .unwrap_or_else(|| "deployment/<workload>".to_string());
-        steps.push(Remediation::command(
-            "Or run more replicas than the budget must keep available, so one can move:",
-            format!("kubectl scale {workload}{} --replicas=3", ns_flag(ns)),
-        ));
+        if !never_allows {
+            steps.push(Remediation::command(
+                "Or run more replicas than the budget must keep available, so one can move:",
+                format!("kubectl scale {workload}{} --replicas=3", ns_flag(ns)),
+            ));
+        }
         let selector_yaml = pdb_objects
             .first()
             .map(|pdb| selector_yaml(pdb))
@@ -610,6 +624,17 @@ fn remediation(
         "Do not delete the pods to force the drain: the budget is protecting the replicas that still serve; deleting them bypasses it and can take the workload down.",
     ));
     steps
+}
+
+/// The setting of a budget that allows no voluntary eviction whatever the state of its pods.
+fn never_allows(pdb: &Pdb) -> Option<String> {
+    let max = pdb.max_unavailable.as_deref().map(str::trim);
+    let min = pdb.min_available.as_deref().map(str::trim);
+    match (max, min) {
+        (Some(v @ ("0" | "0%")), _) => Some(format!("maxUnavailable: {v}")),
+        (_, Some("100%")) => Some("minAvailable: 100%".to_string()),
+        _ => None,
+    }
 }
 
 /// ` -l k=v,k2=v2` from the PDB's matchLabels, empty when it has none.
@@ -698,6 +723,55 @@ mod tests {
     use crate::facts::{Container, LabelSelector, Meta};
     use crate::testing::{check_only, ids};
     use std::collections::BTreeMap;
+
+    #[test]
+    fn a_budget_that_never_allows_is_changed_not_waited_for() {
+        let paste = |max: &str, min: &str| {
+            format!(
+                "default     2m          Normal   DisruptionBlocked   node/ip-10-1-33-7.us-east-2.compute.internal    Pdb \"payments/api-pdb\" prevents pod evictions
+$ kubectl get pdb -n payments
+NAME      MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE
+api-pdb   {min}             {max}                 0                     41d
+"
+            )
+        };
+        let texts = |report: &crate::report::Report| -> Vec<String> {
+            report.diagnoses[0]
+                .remediation
+                .iter()
+                .map(|r| r.text.clone())
+                .collect()
+        };
+        for (max, min, setting) in [
+            ("0", "N/A", "maxUnavailable: 0"),
+            ("N/A", "100%", "minAvailable: 100%"),
+        ] {
+            let report = check_only("KW401", &paste(max, min));
+            assert_eq!(ids(&report), ["KW401"]);
+            let steps = texts(&report);
+            assert!(
+                steps
+                    .iter()
+                    .any(|t| t.contains(&format!("({setting}) allows no eviction at all"))),
+                "{steps:?}"
+            );
+            assert!(
+                !steps
+                    .iter()
+                    .any(|t| t.contains("healthy first") || t.contains("more replicas")),
+                "{steps:?}"
+            );
+        }
+        // A budget that allows evictions once its pods are healthy keeps those steps.
+        let steps = texts(&check_only("KW401", &paste("1", "N/A")));
+        assert!(
+            steps.iter().any(|t| t.contains("healthy first")),
+            "{steps:?}"
+        );
+        assert!(!steps
+            .iter()
+            .any(|t| t.contains("allows no eviction at all")));
+    }
 
     fn one(text: &str) -> Diagnosis {
         let report = check_only("KW401", text);
