@@ -5,6 +5,7 @@ use crate::rules::kw2xx::scheduling::{
     message_nodepool, record_of, scheduling_errors, Cause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use std::collections::BTreeMap;
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -256,16 +257,16 @@ fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
             .collect();
         summary.push_str(&format!(" Limits: {}.", parts.join(", ")));
     }
-    let patch_value = limits
-        .and_then(|l| l.get("cpu"))
-        .and_then(|v| v.trim_matches('"').parse::<u64>().ok())
-        .map(|cpu| (cpu * 2).to_string())
-        .unwrap_or_else(|| "<more>".to_string());
-    let resource = if p.node_limit { "nodes" } else { "cpu" };
+    let raised = raised_limits(limits, usage, p.node_limit);
+    let patch = raised
+        .iter()
+        .map(|(k, v)| format!("\"{k}\":\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(",");
     let command = if p.provisioner {
-        format!("kubectl patch provisioner {name} --type merge -p '{{\"spec\":{{\"limits\":{{\"resources\":{{\"{resource}\":\"{patch_value}\"}}}}}}}}'")
+        format!("kubectl patch provisioner {name} --type merge -p '{{\"spec\":{{\"limits\":{{\"resources\":{{{patch}}}}}}}}}'")
     } else {
-        format!("kubectl patch nodepool {name} --type merge -p '{{\"spec\":{{\"limits\":{{\"{resource}\":\"{patch_value}\"}}}}}}'")
+        format!("kubectl patch nodepool {name} --type merge -p '{{\"spec\":{{\"limits\":{{{patch}}}}}}}'")
     };
     let lower = if p.provisioner {
         "provisioner"
@@ -286,11 +287,100 @@ fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
                 format!("See the limits and the current usage of {kind} {name}:"),
                 format!("kubectl get {lower} {name} -o jsonpath='{{.spec.limits}}{{\"\\n\"}}{{.status.resources}}{{\"\\n\"}}'"),
             ),
-            Remediation::command("Raise the limit (the value here doubles the current one when known; pick what your budget allows):", command),
+            Remediation::command(
+                if raised.len() > 1 {
+                    "Raise the limits that are (nearly) used up (the values here double the current ones; pick what your budget allows):"
+                } else {
+                    "Raise the limit (the value here doubles the current one when known; pick what your budget allows):"
+                },
+                command,
+            ),
             Remediation::text(
                 "Or free capacity: delete idle nodes of this NodePool, let consolidation remove under-used ones (KW4xx says what blocks it), or move workloads to another NodePool.",
             ),
         ])
+}
+
+/// The limits to raise, each with double its value: `nodes` for the node limit; otherwise every
+/// limit the usage has reached 90% of (cpu and memory are often both near), else `cpu`.
+fn raised_limits(
+    limits: Option<&BTreeMap<String, String>>,
+    usage: Option<&BTreeMap<String, String>>,
+    node_limit: bool,
+) -> Vec<(String, String)> {
+    let doubled = |key: &str| {
+        limits
+            .and_then(|l| l.get(key))
+            .and_then(|v| double_quantity(v.trim_matches('"')))
+            .unwrap_or_else(|| "<more>".to_string())
+    };
+    if node_limit {
+        return vec![("nodes".to_string(), doubled("nodes"))];
+    }
+    let near: Vec<(String, String)> = limits
+        .into_iter()
+        .flatten()
+        .filter(|(k, limit)| {
+            let used = usage
+                .and_then(|u| u.get(*k))
+                .and_then(|u| quantity_units(u));
+            match (used, quantity_units(limit)) {
+                (Some(used), Some(limit)) => used.saturating_mul(10) >= limit.saturating_mul(9),
+                _ => false,
+            }
+        })
+        .map(|(k, _)| (k.clone(), doubled(k)))
+        .collect();
+    if near.is_empty() {
+        vec![("cpu".to_string(), doubled("cpu"))]
+    } else {
+        near
+    }
+}
+
+/// Binary and decimal suffixes of Kubernetes quantities, in milli-units so that `500m` fits.
+const QUANTITY_SUFFIXES: &[(&str, u128)] = &[
+    ("Ki", 1 << 10),
+    ("Mi", 1 << 20),
+    ("Gi", 1 << 30),
+    ("Ti", 1 << 40),
+    ("Pi", 1 << 50),
+    ("Ei", 1 << 60),
+    ("k", 1_000),
+    ("M", 1_000_000),
+    ("G", 1_000_000_000),
+    ("T", 1_000_000_000_000),
+    ("P", 1_000_000_000_000_000),
+    ("E", 1_000_000_000_000_000_000),
+];
+
+/// An integer quantity (`1000`, `4000Gi`, `500m`) split into its number and suffix.
+fn quantity_parts(q: &str) -> Option<(u128, &str)> {
+    let q = q.trim();
+    let digits = q.len() - q.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, suffix) = q.split_at(digits);
+    let known =
+        suffix.is_empty() || suffix == "m" || QUANTITY_SUFFIXES.iter().any(|(s, _)| *s == suffix);
+    (known && !number.is_empty())
+        .then(|| number.parse().ok().map(|n| (n, suffix)))
+        .flatten()
+}
+
+/// An integer quantity in thousandths of its unit, to compare usage with a limit.
+fn quantity_units(q: &str) -> Option<u128> {
+    let (number, suffix) = quantity_parts(q)?;
+    let factor = match suffix {
+        "" => 1_000,
+        "m" => 1,
+        s => 1_000 * QUANTITY_SUFFIXES.iter().find(|(k, _)| *k == s)?.1,
+    };
+    number.checked_mul(factor)
+}
+
+/// `4000Gi` -> `8000Gi`: twice the number, the same suffix.
+fn double_quantity(q: &str) -> Option<String> {
+    let (number, suffix) = quantity_parts(q)?;
+    Some(format!("{}{suffix}", number.checked_mul(2)?))
 }
 
 #[cfg(test)]
@@ -299,6 +389,79 @@ mod tests {
     use crate::document::Evidence;
     use crate::facts::{MessageOrigin, NodePool};
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn quantities() {
+        assert_eq!(double_quantity("4000Gi").as_deref(), Some("8000Gi"));
+        assert_eq!(double_quantity("1000").as_deref(), Some("2000"));
+        assert_eq!(double_quantity("1.5"), None);
+        assert_eq!(double_quantity("10Zi"), None);
+        assert_eq!(quantity_units("500m"), Some(500));
+        assert_eq!(quantity_units("2"), Some(2000));
+        assert_eq!(quantity_units("1Ki"), Some(1024 * 1000));
+        assert!(quantity_units("3900Gi") > quantity_units("4000G"));
+    }
+
+    #[test]
+    fn the_patch_raises_every_limit_that_is_nearly_used_up() {
+        let paste = |cpu_used: &str| {
+            format!(
+                r#"{{"level":"ERROR","time":"2026-12-03T09:00:01.000Z","logger":"controller","message":"could not schedule pod","controller":"provisioner","Pod":{{"name":"spark-exec-7","namespace":"spark"}},"error":"all available instance types exceed limits for nodepool: \"spark\""}}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: spark
+spec:
+  limits:
+    cpu: "1000"
+    memory: 4000Gi
+status:
+  resources:
+    cpu: "{cpu_used}"
+    memory: 3900Gi
+"#
+            )
+        };
+        let patch = |report: &crate::report::Report| {
+            report.diagnoses[0]
+                .remediation
+                .iter()
+                .find_map(|r| r.command.clone().filter(|c| c.contains("kubectl patch")))
+                .unwrap()
+        };
+        let report = check_only("KW205", &paste("996"));
+        assert_eq!(ids(&report), ["KW205"]);
+        assert!(
+            patch(&report).contains(r#"{"spec":{"limits":{"cpu":"2000","memory":"8000Gi"}}}"#),
+            "{}",
+            patch(&report)
+        );
+        let report = check_only("KW205", &paste("400"));
+        assert!(
+            patch(&report).contains(r#"{"spec":{"limits":{"memory":"8000Gi"}}}"#),
+            "{}",
+            patch(&report)
+        );
+        // The node limit doubles the node limit, not the CPU one.
+        let nodes = r#"{"level":"ERROR","time":"2026-12-03T09:00:01.000Z","logger":"controller","message":"could not schedule pod","controller":"provisioner","Pod":{"name":"web-1","namespace":"shop"},"error":"node limits have been exhausted for nodepool (NodePool=edge)"}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: edge
+spec:
+  limits:
+    cpu: "1000"
+    nodes: "10"
+"#;
+        let report = check_only("KW205", nodes);
+        assert!(
+            patch(&report).contains(r#"{"spec":{"limits":{"nodes":"20"}}}"#),
+            "{}",
+            patch(&report)
+        );
+    }
 
     #[test]
     fn every_limits_form() {
