@@ -46,3 +46,21 @@ pub fn condition(
         evidence: None,
     }
 }
+
+/// `kubectl describe node` of a Karpenter node of NodePool `general` with `capacity_type` and
+/// one event row (`Normal  Reason  Age  From  Message`).
+pub fn karpenter_node_describe(capacity_type: &str, event: &str) -> String {
+    format!(
+        "Name:               ip-10-0-12-34.eu-west-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=general
+                    karpenter.sh/capacity-type={capacity_type}
+Taints:             <none>
+Unschedulable:      false
+Events:
+  Type    Reason             Age                  From       Message
+  ----    ------             ----                 ----       -------
+  {event}
+"
+    )
+}

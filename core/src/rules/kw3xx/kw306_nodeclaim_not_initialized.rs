@@ -728,24 +728,11 @@ mod tests {
     use super::*;
     use crate::facts::{Condition, Meta, Node, NodeClaim, Workload};
     use crate::rules;
-    use crate::testing::{check_only, ids};
+    use crate::testing::{check_only, ids, karpenter_node_describe};
 
     #[test]
     fn a_node_karpenter_weighed_for_disruption_is_initialized() {
-        let describe = |event: &str| {
-            format!(
-                "Name:               ip-10-0-12-34.eu-west-1.compute.internal
-Roles:              <none>
-Labels:             karpenter.sh/nodepool=general
-                    karpenter.sh/capacity-type=on-demand
-Taints:             <none>
-Events:
-  Type    Reason             Age                  From       Message
-  ----    ------             ----                 ----       -------
-  {event}
-"
-            )
-        };
+        let describe = |event: &str| karpenter_node_describe("on-demand", event);
         for event in [
             "Normal  DisruptionBlocked  3m (x40 over 3h)     karpenter  Cannot disrupt Node: state node is nominated for a pending pod",
             "Normal  Unconsolidatable   12m (x15 over 3h)    karpenter  Can't replace with a cheaper node",

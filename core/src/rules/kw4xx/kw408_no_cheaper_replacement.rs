@@ -130,7 +130,7 @@ fn all_on_demand(facts: &Facts, subjects: &[ObjectRef]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::{check_only, ids};
+    use crate::testing::{check_only, ids, karpenter_node_describe};
 
     #[test]
     fn every_wording() {
@@ -160,18 +160,9 @@ mod tests {
     #[test]
     fn the_spot_gate_only_for_nodes_that_may_be_spot() {
         let describe = |capacity_type: &str| {
-            format!(
-                "Name:               ip-10-0-12-34.eu-west-1.compute.internal
-Roles:              <none>
-Labels:             karpenter.sh/nodepool=general
-                    karpenter.sh/capacity-type={capacity_type}
-Taints:             <none>
-Unschedulable:      false
-Events:
-  Type    Reason             Age                  From       Message
-  ----    ------             ----                 ----       -------
-  Normal  Unconsolidatable   12m (x15 over 3h)    karpenter  Can't replace with a cheaper node
-"
+            karpenter_node_describe(
+                capacity_type,
+                "Normal  Unconsolidatable   12m (x15 over 3h)    karpenter  Can't replace with a cheaper node",
             )
         };
         let gate = |report: &crate::report::Report| {
