@@ -1055,7 +1055,7 @@ mod tests {
             "a",
             "x",
             "xx",
-            "XXX",
+            "XxX",
             "insufficient capacity",
             "INSUFFICIENT",
             "Ä",
