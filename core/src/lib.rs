@@ -2,7 +2,7 @@
 //! no threads, no environment, so it builds for `wasm32-unknown-unknown` and the CLI and the
 //! web page print the same words.
 
-pub mod document;
+pub use karpenter_why_scan::document;
 pub mod facts;
 pub mod ingest;
 pub mod redact;

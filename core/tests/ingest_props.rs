@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use karpenter_why_core::facts::Facts;
 use karpenter_why_core::ingest::ingest;
-use karpenter_why_core::ingest::scan::{SignalMatcher, StreamScanner};
+use karpenter_why_core::ingest::scan;
 use karpenter_why_core::Document;
 use proptest::prelude::*;
 
@@ -150,7 +150,7 @@ proptest! {
     #[test]
     fn streaming_gives_the_facts_of_the_whole_text(text in mixture(), chunk in 1usize..300) {
         let whole = ingest(&[Document::new("mix", text.clone())]);
-        let mut scanner = StreamScanner::new("mix");
+        let mut scanner = scan::stream_scanner("mix");
         for piece in text.as_bytes().chunks(chunk) {
             scanner.feed(piece);
         }
@@ -174,7 +174,7 @@ proptest! {
             1..120,
         )
     ) {
-        let matcher = SignalMatcher::for_rules();
+        let matcher = scan::rule_matcher();
         let text = lines.join("\n");
         let expected: Vec<usize> = {
             let mut at = 0;

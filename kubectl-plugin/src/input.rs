@@ -10,7 +10,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use karpenter_why_core::ingest::scan::StreamScanner;
+use karpenter_why_core::ingest::scan;
 use karpenter_why_core::Document;
 
 /// Bytes read per call: large enough that the scanner's block search amortises well.
@@ -68,7 +68,7 @@ fn read_file(path: &Path) -> Result<Document, InputReadError> {
 
 /// Streams `reader` through the log scanner into a Document of the kept lines.
 pub fn scan_reader(label: &str, mut reader: impl Read) -> Result<Document, InputReadError> {
-    let mut scanner = StreamScanner::new(label);
+    let mut scanner = scan::stream_scanner(label);
     let mut buffer = vec![0u8; CHUNK];
     loop {
         match reader.read(&mut buffer) {

@@ -10,7 +10,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use karpenter_why_core::ingest::scan::StreamScanner;
 use karpenter_why_core::render::{self, TextOptions};
 use karpenter_why_core::{analyze, rules, Document, Options, Report};
 
@@ -125,7 +124,7 @@ fn positives_report_their_rule_when_streamed() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for f in fixtures.iter().filter(|f| f.positive) {
-        let mut scanner = StreamScanner::new(f.label.clone());
+        let mut scanner = karpenter_why_core::ingest::scan::stream_scanner(f.label.clone());
         for chunk in format!("{NOISE}\n{}", f.text).as_bytes().chunks(61) {
             scanner.feed(chunk);
         }

@@ -2,7 +2,7 @@
 //! these from a Web Worker and gets back the JSON report of the CLI's `-o json` as plain JS
 //! objects. Core never reads a clock: the page passes `now`.
 
-use karpenter_why_core::ingest::scan::{scan_bytes, StreamScanner};
+use karpenter_why_core::ingest::scan::{self, scan_bytes, StreamScanner};
 use karpenter_why_core::render::json::RuleView;
 use karpenter_why_core::{self as core, Document, Options, Report};
 use wasm_bindgen::prelude::*;
@@ -343,7 +343,7 @@ thread_local! {
 pub fn stream_document(label: String, keep_text: bool) {
     STREAMED.with_borrow_mut(|streamed| {
         streamed.finish();
-        streamed.scanner = Some(StreamScanner::new(label));
+        streamed.scanner = Some(scan::stream_scanner(label));
         streamed.texts.push(keep_text.then(Vec::new));
     });
 }

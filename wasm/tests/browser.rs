@@ -301,9 +301,9 @@ fn simd_anchor_search_finds_what_a_naive_search_finds() {
 #[cfg(target_feature = "simd128")]
 #[wasm_bindgen_test]
 fn simd_anchors_find_the_signal_lines_the_automaton_finds() {
-    use karpenter_why_core::ingest::scan::{signal_line_starts, SignalMatcher};
+    use karpenter_why_core::ingest::scan::signal_line_starts;
     use karpenter_why_core::ingest::wasm_teddy::Rng;
-    let matcher = SignalMatcher::for_rules();
+    let matcher = karpenter_why_core::ingest::scan::rule_matcher();
     let noise = r#"{"level":"INFO","time":"2024-05-01T10:00:00.000Z","logger":"controller","message":"computed 3 unready node(s) will fit 5 pod(s)","commit":"a1b2c3d"}"#;
     let lines: Vec<&str> = CASES.iter().flat_map(|(_, _, text)| text.lines()).collect();
     let mut rng = Rng(7);

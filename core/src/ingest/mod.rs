@@ -37,11 +37,11 @@ pub mod objects;
 pub mod scan;
 mod segment;
 mod tables;
-#[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
-pub mod wasm_teddy;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub use karpenter_why_scan::wasm_teddy;
 
 use objects::Segment;
-use scan::{Decision, LogLineFilter, SignalMatcher};
+use scan::{Decision, LogLineFilter};
 use segment::Command;
 
 /// Ingests every document into one set of facts.
@@ -142,7 +142,7 @@ pub(crate) struct Part<'a> {
 
 impl<'a> Part<'a> {
     fn new(doc: &'a Document, sink: &mut Sink) -> Self {
-        let matcher = SignalMatcher::for_rules();
+        let matcher = scan::rule_matcher();
         let signal_lines = scan::signal_line_starts(matcher, doc.text.as_bytes());
         let mut next_signal = 0;
         let mut filter = LogLineFilter::default();

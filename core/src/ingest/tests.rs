@@ -735,7 +735,7 @@ fn signature(facts: &Facts) -> Vec<String> {
 fn streamed_input_gives_the_same_facts() {
     for (name, text) in corpus_inputs() {
         let whole = ingest(&[Document::new(name.clone(), text.clone())]);
-        let mut scanner = scan::StreamScanner::new(name.clone());
+        let mut scanner = scan::stream_scanner(name.clone());
         for chunk in text.as_bytes().chunks(97) {
             scanner.feed(chunk);
         }
@@ -914,7 +914,7 @@ fn frequent_signal_lines_are_kept_recent_first_as_when_streamed() {
     );
     // Whether `created nodeclaim` is a signal depends on the registered rules; when it is,
     // the first line and the last RECENT_PER_SIGNAL are parsed.
-    if SignalMatcher::for_rules().is_match(b"created nodeclaim") {
+    if scan::rule_matcher().is_match(b"created nodeclaim") {
         assert_eq!(whole.logs.len(), 1 + scan::RECENT_PER_SIGNAL);
         assert_eq!(whole.logs[1].evidence.line, 301);
     }

@@ -2,7 +2,7 @@
 //! streamed through core's log scanner, which keeps only the lines ingest would parse (so
 //! memory follows the interesting lines, not the log's size).
 
-use karpenter_why_core::ingest::scan::StreamScanner;
+use karpenter_why_core::ingest::scan;
 
 use super::api::Call;
 use super::{Cx, MissingFact, LOG_RANK};
@@ -17,7 +17,7 @@ pub async fn collect_container_log(cx: &Cx, namespace: &str, pod: &str, containe
         cx.settings.since,
         cx.settings.log_limit_bytes,
     );
-    let mut scanner = StreamScanner::new(format!("{namespace}/{pod}/{container}.log"));
+    let mut scanner = scan::stream_scanner(format!("{namespace}/{pod}/{container}.log"));
     let (read, failure, capped) = cx
         .fetcher
         .stream(&call, cx.settings.log_limit_bytes, |bytes| {
