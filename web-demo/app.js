@@ -58,7 +58,14 @@ const state = {
 // ---------------------------------------------------------------------------------------------
 // The engine worker
 
+// Two workers: the engine, and an encoder that turns the documents into UTF-8 pieces for it
+// (encoder.js), so that one piece is scanned while the next is encoded. They talk over their
+// own channel; the page sends requests to the encoder and gets results from the engine.
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const encoder = new Worker(new URL('./encoder.js', import.meta.url), { type: 'module' });
+const channel = new MessageChannel();
+worker.postMessage({ type: 'port', port: channel.port1 }, [channel.port1]);
+encoder.postMessage({ type: 'port', port: channel.port2 }, [channel.port2]);
 worker.onmessage = (event) => {
   const message = event.data;
   if (message.type === 'ready') {
@@ -77,6 +84,9 @@ worker.onmessage = (event) => {
       state.shownSeq = message.seq;
       showReport(message);
     }
+  } else if (message.type === 'progress') {
+    ui.progress.max = message.units;
+    ui.progress.value = message.done;
   } else if (message.type === 'error') {
     finishRun();
     showEngineError(message.message);
@@ -85,6 +95,10 @@ worker.onmessage = (event) => {
 worker.onerror = (event) => {
   finishRun();
   showEngineError(`The engine stopped: ${event.message || 'unknown error'}. Reload the page to restart it.`);
+};
+encoder.onerror = (event) => {
+  finishRun();
+  showEngineError(`The page's text encoder stopped: ${event.message || 'unknown error'}. Reload the page to restart it.`);
 };
 
 function totalBytes() {
@@ -127,7 +141,7 @@ function send(request) {
   } else {
     setStatus('Analysing…');
   }
-  worker.postMessage(request);
+  encoder.postMessage(request);
 }
 
 function finishRun() {

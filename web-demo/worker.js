@@ -1,10 +1,14 @@
 // The engine runs here, off the main thread, so that a 50 MB paste never freezes the page.
-// Messages in:  {type: 'analyze', seq, documents: [{label, text}], now, redact}
+// The encoder worker (encoder.js) sends it the documents as UTF-8 pieces over a MessageChannel.
+// Messages in:  {type: 'port', port} from the page, then on that port
+//               {type: 'begin', seq, now, redact, started, units}, {type: 'document', label},
+//               {type: 'piece', piece, units}..., {type: 'end'}
 // Messages out: {type: 'ready', version, rules}
+//               {type: 'progress', seq, done, units} (large inputs)
 //               {type: 'result', seq, report, markdown, markdownRedacted, ms, bytes}
 //               {type: 'error', seq, message}
 import init, * as engine from './pkg/karpenter_why_wasm.js';
-import { streamDocuments } from './stream.js';
+import { streamDocuments, feedPiece } from './stream.js';
 
 let memory;
 
@@ -68,27 +72,64 @@ const ready = init().then(
   },
 );
 
-onmessage = async (event) => {
-  const message = event.data;
-  if (message.type !== 'analyze') return;
-  clearTimeout(warmUpTimer);
+// Above this many UTF-16 units an analysis reports its progress, about every PROGRESS_UNITS.
+const PROGRESS_FROM = 1 << 20;
+const PROGRESS_UNITS = 1 << 21;
+
+// The analysis whose pieces are arriving: {seq, now, redact, started, units, done, reported,
+// failure}. A failure (input the engine refuses) skips the rest of its pieces and is
+// reported at its end.
+let run = null;
+
+function onPortMessage({ data }) {
+  if (data.type === 'begin') {
+    clearTimeout(warmUpTimer);
+    run = { ...data, done: 0, reported: 0, failure: null };
+    engine.streamClear();
+    return;
+  }
+  if (!run) return;
   try {
-    await ready;
-    const { documents, now } = message;
-    const bytes = documents.reduce((sum, d) => sum + d.text.length, 0);
-    const started = performance.now();
+    if (run.failure) {
+      // Skipped: the analysis has already failed.
+    } else if (data.type === 'document') {
+      engine.streamDocument(data.label, run.redact);
+    } else if (data.type === 'piece') {
+      feedPiece(engine, memory, data.piece);
+      run.done += data.units;
+      if (run.units > PROGRESS_FROM && run.done - run.reported >= PROGRESS_UNITS) {
+        run.reported = run.done;
+        postMessage({ type: 'progress', seq: run.seq, done: run.done, units: run.units });
+      }
+    }
+  } catch (error) {
+    run.failure = error;
+  }
+  if (data.type === 'end') finishRun();
+}
+
+function finishRun() {
+  const { seq, now, redact, started, units, failure } = run;
+  run = null;
+  try {
+    if (failure) throw failure;
     // One analysis gives both the report (shown as cards) and core's markdown rendering of
     // it (copied for a ticket): the page never re-words the report itself.
-    streamDocuments(engine, memory, documents, { keepText: message.redact });
     const { report, markdown } = engine.diagnoseStreamed({ now });
-    const ms = performance.now() - started;
+    const ms = performance.timeOrigin + performance.now() - started;
     // The redacted copy is the report of the redacted documents, as the CLI would print it
     // for a `collect --redact` file; only computed while the toggle is on.
-    const markdownRedacted = message.redact ? engine.diagnoseStreamed({ now, redact: true }).markdown : null;
-    engine.streamClear();
-    postMessage({ type: 'result', seq: message.seq, report, markdown, markdownRedacted, ms, bytes });
+    const markdownRedacted = redact ? engine.diagnoseStreamed({ now, redact: true }).markdown : null;
+    postMessage({ type: 'result', seq, report, markdown, markdownRedacted, ms, bytes: units });
   } catch (error) {
-    postMessage({ type: 'error', seq: message.seq, message: String((error && error.message) || error) });
+    postMessage({ type: 'error', seq, message: String((error && error.message) || error) });
   }
+  engine.streamClear();
   scheduleWarmUp(WARM_UP_IDLE_MS);
+}
+
+onmessage = async (event) => {
+  if (event.data.type !== 'port') return;
+  await ready;
+  event.data.port.onmessage = onPortMessage;
 };

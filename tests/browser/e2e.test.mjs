@@ -429,12 +429,14 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
     const noise = '{"level":"INFO","time":"2024-05-01T10:00:00.000Z","logger":"controller","message":"found provisionable pod(s)","commit":"a1b2c3d","controller":"provisioner","Pods":"shop/web-0","duration":"12.3ms"}\n';
     const target = mb * (1 << 20);
     const text = noise.repeat(Math.ceil((target - tail.length) / noise.length)) + tail;
-    const watch = { busyTicks: 0, progressShown: false, status: '' };
+    const watch = { busyTicks: 0, progressShown: false, progressAdvanced: false, status: '' };
     window.largeInputWatch = watch;
     watch.timer = setInterval(() => {
       if (document.documentElement.dataset.engine !== 'busy') return;
       watch.busyTicks += 1;
-      watch.progressShown ||= !document.getElementById('progress').hidden;
+      const progress = document.getElementById('progress');
+      watch.progressShown ||= !progress.hidden;
+      watch.progressAdvanced ||= progress.hasAttribute('value') && progress.value > 0 && progress.value < progress.max;
       watch.status = document.getElementById('status-text').textContent;
     }, 10);
     const clipboardData = new DataTransfer();
@@ -450,6 +452,7 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
   });
   assert.ok(watch.busyTicks >= 3, `the main thread ran ${watch.busyTicks} timer ticks while the engine worked`);
   assert.ok(watch.progressShown, 'a progress bar shows for a large input');
+  assert.ok(watch.progressAdvanced, 'the progress bar shows how much of the input the engine has read');
   assert.match(watch.status, /Analysing 5\d\.\d MB/);
   assert.deepEqual(ids, kase.native, 'the signal at the very end of 50 MB was found');
   const { ms, bytes } = await page.$eval('#report', (r) => ({ ms: Number(r.dataset.ms), bytes: Number(r.dataset.bytes) }));
@@ -477,7 +480,7 @@ test(`a ${LARGE_MB} MB paste is diagnosed in the worker while the page stays res
   await clearInput(page);
 });
 
-test('the worker streams pieces that may end anywhere: inside a line, a UTF-8 character, a surrogate pair', async () => {
+test('the documents stream in pieces that may end anywhere: inside a line, a UTF-8 character, a surrogate pair', async () => {
   // A page of its own: the engine is loaded a second time, on the main thread.
   const { page, context, errors } = await openPage();
   const log = corpusCase('karpenter-log-insufficient-capacity').text
@@ -489,7 +492,7 @@ test('the worker streams pieces that may end anywhere: inside a line, a UTF-8 ch
   const { whole, streamed } = await page.evaluate(async (docs) => {
     const engine = await import('./pkg/karpenter_why_wasm.js');
     const { memory } = await engine.default();
-    const { streamDocuments } = await import('./stream.js');
+    const { streamDocuments, encodeDocuments, feedPiece } = await import('./stream.js');
     const now = '2025-09-01T05:00:00Z';
     const result = { whole: JSON.stringify(engine.diagnose(docs, { now })), streamed: {} };
     // One UTF-16 unit per piece splits every surrogate pair; the others end pieces at
@@ -498,6 +501,13 @@ test('the worker streams pieces that may end anywhere: inside a line, a UTF-8 ch
       streamDocuments(engine, memory, docs, { units, keepText: true });
       result.streamed[units] = [JSON.stringify(engine.diagnoseStreamed({ now })),
         engine.diagnoseStreamed({ now, redact: true }).markdown === engine.diagnose(docs, { now, redact: true }).markdown];
+      // The page's path: pieces encoded apart (the encoder worker), then fed (the engine's).
+      engine.streamClear();
+      encodeDocuments(docs, (message) => {
+        if (message.type === 'document') engine.streamDocument(message.label, false);
+        else feedPiece(engine, memory, message.piece);
+      }, units);
+      result.streamed[`${units}, encoded apart`] = [JSON.stringify(engine.diagnoseStreamed({ now })), true];
     }
     return result;
   }, documents);
