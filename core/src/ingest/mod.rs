@@ -606,8 +606,9 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
     Some(end)
 }
 
-/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`):
-/// one record per array item, evidence at the item's first line.
+/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`,
+/// or `aws logs filter-log-events` / `get-log-events` output, `{"events": [{"message":
+/// "{...}"}, ...]}`): one record per item, evidence at the item's first line.
 fn json_log_export(
     part: &Part<'_>,
     i: usize,
@@ -615,11 +616,20 @@ fn json_log_export(
     value: &serde_json::Value,
     sink: &mut Sink,
 ) -> bool {
-    let items: Vec<&serde_json::Value> = match value {
-        serde_json::Value::Array(items) => items.iter().collect(),
-        other => vec![other],
+    let (items, starts): (Vec<&serde_json::Value>, Vec<usize>) = match value {
+        serde_json::Value::Array(items) => (
+            items.iter().collect(),
+            segment::json_item_lines(&part.lines, i, end, true),
+        ),
+        serde_json::Value::Object(map) => match map.get("events") {
+            Some(serde_json::Value::Array(events)) if !events.is_empty() => (
+                events.iter().collect(),
+                segment::json_lines_at_depth(&part.lines, i, end, 2),
+            ),
+            _ => (vec![value], vec![i]),
+        },
+        other => (vec![other], vec![i]),
     };
-    let starts = segment::json_item_lines(&part.lines, i, end, value.is_array());
     let mut records = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let line = starts.get(n).copied().unwrap_or(i);
