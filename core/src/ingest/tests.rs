@@ -330,6 +330,28 @@ LAST SEEN   TYPE      REASON                   OBJECT                         ME
 }
 
 #[test]
+fn a_yaml_document_right_after_a_table_is_yaml() {
+    // Pastes join outputs with `---` and no blank line: the table ends there.
+    for separator in ["---\n", ""] {
+        let text = format!("LAST SEEN   TYPE      REASON                   OBJECT           MESSAGE
+30s         Warning   FailedCreatePodSandBox   pod/web-7d9f-a   Failed to create pod sandbox: add cmd: failed to assign an IP address to container
+{separator}apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  kubelet:
+    maxPods: 110
+");
+        let facts = facts_of(&text);
+        assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+        assert_eq!(facts.events.len(), 1);
+        assert_eq!(facts.nodeclasses.len(), 1, "{separator:?}");
+        assert_eq!(facts.nodeclasses[0].max_pods(), Some(110));
+    }
+}
+
+#[test]
 fn wide_and_old_event_columns_and_loose_rows() {
     let text = "LAST SEEN   TYPE      REASON             OBJECT           SUBOBJECT   SOURCE      MESSAGE                         FIRST SEEN   COUNT   NAME
 5m          Warning   FailedScheduling   pod/web-0                    karpenter   Failed to schedule pod, x       1h           7       web-0.17f
