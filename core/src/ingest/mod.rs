@@ -615,11 +615,36 @@ fn json_log_export(
     value: &serde_json::Value,
     sink: &mut Sink,
 ) -> bool {
-    let items: Vec<&serde_json::Value> = match value {
-        serde_json::Value::Array(items) => items.iter().collect(),
-        other => vec![other],
+    use serde_json::Value;
+    // The AWS CLI wraps CloudWatch records: `aws logs filter-log-events` / `get-log-events`
+    // print `{"events": [{"message": "<record>", ...}]}`, Logs Insights `get-query-results`
+    // prints `{"results": [[{"field": "@message", "value": "<record>"}, ...]]}`.
+    let wrapped = |key: &str| value.get(key).and_then(Value::as_array);
+    let (items, starts): (Vec<Value>, Vec<usize>) = if let Some(events) = wrapped("events") {
+        let starts = segment::json_lines_opening_at(&part.lines, i, end, 2);
+        (events.clone(), starts)
+    } else if let Some(rows) = wrapped("results") {
+        let row_object = |row: &Value| -> Option<Value> {
+            let fields = row.as_array()?.iter().filter_map(|f| {
+                Some((
+                    f.get("field")?.as_str()?.to_string(),
+                    f.get("value")?.clone(),
+                ))
+            });
+            Some(Value::Object(fields.collect()))
+        };
+        let starts = segment::json_lines_opening_at(&part.lines, i, end, 2);
+        (rows.iter().filter_map(row_object).collect(), starts)
+    } else {
+        let items = match value {
+            Value::Array(items) => items.clone(),
+            other => vec![other.clone()],
+        };
+        (
+            items,
+            segment::json_item_lines(&part.lines, i, end, value.is_array()),
+        )
     };
-    let starts = segment::json_item_lines(&part.lines, i, end, value.is_array());
     let mut records = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let line = starts.get(n).copied().unwrap_or(i);

@@ -608,6 +608,57 @@ fn describe_cut_in_the_middle_is_reported() {
 }
 
 #[test]
+fn aws_cli_cloudwatch_outputs_are_log_records() {
+    let text = r#"$ aws logs filter-log-events --log-group-name /aws/containerinsights/prod/application --filter-pattern '"could not schedule pod"'
+{
+    "events": [
+        {
+            "logStreamName": "karpenter-6d-abc_karpenter_controller-0123",
+            "timestamp": 1756728000000,
+            "message": "{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"Pod\":{\"name\":\"etl-7\",\"namespace\":\"data\"},\"error\":\"all available instance types exceed limits for nodepool (NodePool=etl)\"}",
+            "ingestionTime": 1756728001000
+        },
+        {
+            "timestamp": 1756728001000,
+            "message": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}"
+        }
+    ],
+    "searchedLogStreams": []
+}
+$ aws logs get-query-results --query-id 1234
+{
+    "results": [
+        [
+            {"field": "@timestamp", "value": "2025-09-01 12:00:00.000"},
+            {"field": "@message", "value": "{\"level\":\"ERROR\",\"message\":\"failed launching nodeclaim\",\"error\":\"InsufficientInstanceCapacity: x\"}"}
+        ]
+    ],
+    "statistics": {"recordsMatched": 1.0},
+    "status": "Complete"
+}
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let messages: Vec<(&str, usize)> = facts
+        .logs
+        .iter()
+        .map(|r| (r.message.as_str(), r.evidence.line))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            ("could not schedule pod", 4),
+            ("created nodeclaim", 10),
+            ("failed launching nodeclaim", 20)
+        ]
+    );
+    assert_eq!(
+        facts.logs[0].field_name("Pod").as_deref(),
+        Some("data/etl-7")
+    );
+}
+
+#[test]
 fn json_values_are_routed_by_shape() {
     let text = r#"{"eventNamespace":"default","involvedObject":{"kind":"Node","name":"ip-1"},"reason":"DisruptionBlocked","eventMessage":"Cannot disrupt Node: PDB \"a/b\" prevents pod evictions","source":{"component":"karpenter"},"lastTimestamp":"2024-02-26T16:41:54Z","count":3,"type":"Normal"}
 [
