@@ -606,8 +606,8 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
     Some(end)
 }
 
-/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`):
-/// one record per array item, evidence at the item's first line.
+/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`,
+/// or the AWS CLI's CloudWatch output): one record per item, evidence at the item's first line.
 fn json_log_export(
     part: &Part<'_>,
     i: usize,
@@ -619,31 +619,38 @@ fn json_log_export(
     // The AWS CLI wraps CloudWatch records: `aws logs filter-log-events` / `get-log-events`
     // print `{"events": [{"message": "<record>", ...}]}`, Logs Insights `get-query-results`
     // prints `{"results": [[{"field": "@message", "value": "<record>"}, ...]]}`.
-    let wrapped = |key: &str| value.get(key).and_then(Value::as_array);
-    let (items, starts): (Vec<Value>, Vec<usize>) = if let Some(events) = wrapped("events") {
-        let starts = segment::json_lines_opening_at(&part.lines, i, end, 2);
-        (events.clone(), starts)
-    } else if let Some(rows) = wrapped("results") {
-        let row_object = |row: &Value| -> Option<Value> {
-            let fields = row.as_array()?.iter().filter_map(|f| {
-                Some((
-                    f.get("field")?.as_str()?.to_string(),
-                    f.get("value")?.clone(),
-                ))
-            });
-            Some(Value::Object(fields.collect()))
-        };
-        let starts = segment::json_lines_opening_at(&part.lines, i, end, 2);
-        (rows.iter().filter_map(row_object).collect(), starts)
-    } else {
-        let items = match value {
-            Value::Array(items) => items.clone(),
-            other => vec![other.clone()],
-        };
-        (
-            items,
-            segment::json_item_lines(&part.lines, i, end, value.is_array()),
-        )
+    let insights_rows: Vec<Value> = match value.get("results") {
+        Some(Value::Array(rows)) => rows
+            .iter()
+            .filter_map(|row| {
+                let fields = row.as_array()?.iter().filter_map(|f| {
+                    Some((
+                        f.get("field")?.as_str()?.to_string(),
+                        f.get("value")?.clone(),
+                    ))
+                });
+                Some(Value::Object(fields.collect()))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let (items, starts): (Vec<&Value>, Vec<usize>) = match value {
+        Value::Array(items) => (
+            items.iter().collect(),
+            segment::json_item_lines(&part.lines, i, end, true),
+        ),
+        Value::Object(map) => match map.get("events") {
+            Some(Value::Array(events)) if !events.is_empty() => (
+                events.iter().collect(),
+                segment::json_lines_at_depth(&part.lines, i, end, 2),
+            ),
+            _ if !insights_rows.is_empty() => (
+                insights_rows.iter().collect(),
+                segment::json_lines_at_depth(&part.lines, i, end, 2),
+            ),
+            _ => (vec![value], vec![i]),
+        },
+        other => (vec![other], vec![i]),
     };
     let mut records = Vec::new();
     for (n, item) in items.iter().enumerate() {

@@ -700,6 +700,47 @@ fn json_values_are_routed_by_shape() {
 }
 
 #[test]
+fn aws_logs_cli_output_is_a_log_export() {
+    // `aws logs filter-log-events` (and `get-log-events`) print the records under `events`,
+    // each line JSON-escaped in `message`.
+    let text = r#"{
+    "events": [
+        {
+            "logStreamName": "karpenter-6b8f7c9d4-q2w7z",
+            "timestamp": 1748772000000,
+            "message": "{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"checkout-m4v9t\"},\"error\":\"launching nodeclaim, creating instance, creating nodeclaim, InvalidLaunchTemplateId.NotFound: x\"}",
+            "ingestionTime": 1748772001000,
+            "eventId": "1"
+        },
+        {
+            "logStreamName": "karpenter-6b8f7c9d4-q2w7z",
+            "timestamp": 1748772001000,
+            "message": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}",
+            "ingestionTime": 1748772002000,
+            "eventId": "2"
+        }
+    ],
+    "searchedLogStreams": []
+}
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.logs.len(), 2);
+    assert_eq!(facts.logs[0].message, "Reconciler error");
+    assert_eq!(
+        facts.logs[0].error.as_deref(),
+        Some("launching nodeclaim, creating instance, creating nodeclaim, InvalidLaunchTemplateId.NotFound: x")
+    );
+    assert_eq!(facts.logs[0].evidence.line, 3);
+    assert_eq!(facts.logs[1].evidence.line, 10);
+    assert!(!facts
+        .messages
+        .iter()
+        .any(|m| m.origin == MessageOrigin::Unrecognised
+            && m.text.contains("InvalidLaunchTemplateId")));
+}
+
+#[test]
 fn generic_describe_events_attach_to_the_custom_resource() {
     let text = "Name:         default\nNamespace:\nAPI Version:  karpenter.sh/v1\nKind:         NodePool\nSpec:\n  Weight:  10\nEvents:\n  Type    Reason             Age   From       Message\n  ----    ------             ----  ----       -------\n  Normal  DisruptionBlocked  30s   karpenter  No allowed disruptions due to blocking budget\n";
     let facts = facts_of(text);

@@ -432,6 +432,40 @@ mod tests {
     }
 
     #[test]
+    fn a_nodepool_condition_names_its_nodeclass_ref() {
+        // The NodePool's NodeClassReady copies the EC2NodeClass's Ready message; with NodePools
+        // on different EC2NodeClasses only the nodeClassRef says which failed.
+        let text = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: al2023}
+status:
+  conditions:
+  - {type: NodeClassReady, status: \"False\", reason: UnhealthyDependents, message: \"ValidationSucceeded=False\"}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+";
+        let report = check_only("KW502", text);
+        assert_eq!(ids(&report), ["KW502"]);
+        let summary = &report.diagnoses[0].summary;
+        assert!(
+            summary.starts_with("EC2NodeClass al2023 failed validation"),
+            "{summary}"
+        );
+    }
+
+    #[test]
     fn every_reason_form() {
         for (text, reason) in [
             ("ValidationSucceeded=False DependenciesNotReady: Awaiting AMI, Instance Profile, Security Group, and Subnet resolution", "DependenciesNotReady"),

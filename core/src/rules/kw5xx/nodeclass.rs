@@ -111,6 +111,19 @@ pub fn message_nodeclass(facts: &Facts, message: &Message) -> Option<String> {
     let t = unescaped(&message.text);
     quoted_after(&t, "ec2nodeclasses.karpenter.k8s.aws")
         .or_else(|| quoted_after(&t, "EC2NodeClass.karpenter.k8s.aws"))
+        .or_else(|| referenced_by_nodepool(facts, message))
+}
+
+/// A NodePool's condition or event (its `NodeClassReady` copies the EC2NodeClass's Ready
+/// message, `ValidationSucceeded=False`) is about the EC2NodeClass its nodeClassRef names.
+fn referenced_by_nodepool(facts: &Facts, message: &Message) -> Option<String> {
+    let nodepool = message
+        .object
+        .as_ref()
+        .filter(|o| o.kind == "NodePool")
+        .map(|o| o.name.as_str())
+        .or(message.nodepool.as_deref())?;
+    facts.nodepool(nodepool)?.nodeclass_ref.clone()
 }
 
 /// The EC2NodeClass to name when a message does not say: the only one in the facts, or the
