@@ -292,8 +292,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         // `LaunchFailed` with `Error creating fleet request: <mapped message>` names the real
         // reason in its message.
+        // v1.0 to v1.1 say `LaunchFailed` for every error and v1.0 puts the EC2 error in the
+        // message: the mapping of later versions names what it is.
         let reason = match reason {
-            "LaunchFailed" => mapped_message_reason(&c.message).unwrap_or(reason),
+            "LaunchFailed" => {
+                mapped_message_reason(&c.message).unwrap_or_else(|| reason_of_error(&c.message))
+            }
             _ => reason,
         };
         hits.push(Hit {
@@ -654,6 +658,18 @@ mod tests {
         );
         let d = &report.diagnoses[0];
         assert!(d.summary.contains("RequestLimitExceeded"), "{}", d.summary);
+        // v1.0 says LaunchFailed for every error, with the EC2 error itself as the message.
+        let report = check_only(
+            "KW302",
+            "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: web-x2\nstatus:\n  conditions:\n  - type: Launched\n    status: Unknown\n    reason: LaunchFailed\n    message: 'creating instance, with fleet error(s), InvalidParameter: Security group sg-0abc and subnet subnet-0def belong to different networks.'\n",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("SecurityGroupSubnetVPCMismatch")
+                && !d.summary.contains("LaunchFailed"),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]

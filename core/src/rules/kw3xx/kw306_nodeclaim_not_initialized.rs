@@ -1,7 +1,7 @@
 //! KW306 nodeclaim-not-initialized.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
@@ -160,7 +160,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         {
             continue;
         }
-        let cause = cause_of(m.reason.as_deref().unwrap_or_default(), &m.text).or_else(|| {
+        // An event's reason is the event's own, not an Initialized condition's: the kubelet
+        // and the node controller say `NodeNotReady` when any node boots or stops answering.
+        let reason = match m.origin {
+            MessageOrigin::Event => "",
+            _ => m.reason.as_deref().unwrap_or_default(),
+        };
+        let cause = cause_of(reason, &m.text).or_else(|| {
             (contains_ignore_ascii_case(&m.text, "isn't initialized")
                 || contains_ignore_ascii_case(&m.text, "isn\u{2019}t initialized"))
             .then_some(Cause::Unstated)
@@ -793,6 +799,23 @@ LAST SEEN   TYPE     REASON              OBJECT                                 
             "{}",
             report.diagnoses[0].summary
         );
+    }
+
+    #[test]
+    fn node_lifecycle_events_are_not_the_initialized_condition() {
+        // Every node boots with the kubelet's NodeNotReady; the node controller says it when a
+        // node stops answering (one being terminated). Neither is Initialized's NodeNotReady.
+        let text = "NAMESPACE   LAST SEEN   TYPE     REASON         OBJECT                           MESSAGE
+default     14m         Normal   NodeNotReady   node/ip-10-0-77-3.ec2.internal   Node ip-10-0-77-3.ec2.internal status is now: NodeNotReady
+default     13m         Normal   NodeReady      node/ip-10-0-77-3.ec2.internal   Node ip-10-0-77-3.ec2.internal status is now: NodeReady
+default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal   Node ip-10-0-88-4.ec2.internal status is now: NodeNotReady
+";
+        assert_eq!(ids(&check_only("KW306", text)), [] as [&str; 0]);
+        // Karpenter's own condition text still counts, in an event too.
+        let transition = "LAST SEEN   TYPE     REASON        OBJECT                    MESSAGE
+2m          Normal   Initialized   nodeclaim/default-k2x9p   Status condition transitioned, Type: Initialized, Status: True -> Unknown, Reason: NodeNotReady, Message: Node status is NotReady
+";
+        assert_eq!(ids(&check_only("KW306", transition)), ["KW306"]);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     contains_word, message_nodeclass, reports_condition, sole_nodeclass, transition,
+    undone_transition,
 };
 use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::text::{contains_any, quoted_after};
@@ -224,7 +225,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             push_unique(&mut reasons, &REASONS[1]);
         }
         let bare = reports_condition(&t, "ValidationSucceeded", "False");
-        if reasons.is_empty() && !bare {
+        if (reasons.is_empty() && !bare) || undone_transition(facts, m) {
             continue;
         }
         let nc = message_nodeclass(facts, m).or_else(|| default_nc.clone());
