@@ -607,8 +607,7 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
 }
 
 /// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`,
-/// or `aws logs filter-log-events` / `get-log-events` output, `{"events": [{"message":
-/// "{...}"}, ...]}`): one record per item, evidence at the item's first line.
+/// or the AWS CLI's CloudWatch output): one record per item, evidence at the item's first line.
 fn json_log_export(
     part: &Part<'_>,
     i: usize,
@@ -616,14 +615,37 @@ fn json_log_export(
     value: &serde_json::Value,
     sink: &mut Sink,
 ) -> bool {
-    let (items, starts): (Vec<&serde_json::Value>, Vec<usize>) = match value {
-        serde_json::Value::Array(items) => (
+    use serde_json::Value;
+    // The AWS CLI wraps CloudWatch records: `aws logs filter-log-events` / `get-log-events`
+    // print `{"events": [{"message": "<record>", ...}]}`, Logs Insights `get-query-results`
+    // prints `{"results": [[{"field": "@message", "value": "<record>"}, ...]]}`.
+    let insights_rows: Vec<Value> = match value.get("results") {
+        Some(Value::Array(rows)) => rows
+            .iter()
+            .filter_map(|row| {
+                let fields = row.as_array()?.iter().filter_map(|f| {
+                    Some((
+                        f.get("field")?.as_str()?.to_string(),
+                        f.get("value")?.clone(),
+                    ))
+                });
+                Some(Value::Object(fields.collect()))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let (items, starts): (Vec<&Value>, Vec<usize>) = match value {
+        Value::Array(items) => (
             items.iter().collect(),
             segment::json_item_lines(&part.lines, i, end, true),
         ),
-        serde_json::Value::Object(map) => match map.get("events") {
-            Some(serde_json::Value::Array(events)) if !events.is_empty() => (
+        Value::Object(map) => match map.get("events") {
+            Some(Value::Array(events)) if !events.is_empty() => (
                 events.iter().collect(),
+                segment::json_lines_at_depth(&part.lines, i, end, 2),
+            ),
+            _ if !insights_rows.is_empty() => (
+                insights_rows.iter().collect(),
                 segment::json_lines_at_depth(&part.lines, i, end, 2),
             ),
             _ => (vec![value], vec![i]),

@@ -330,6 +330,28 @@ LAST SEEN   TYPE      REASON                   OBJECT                         ME
 }
 
 #[test]
+fn a_yaml_document_right_after_a_table_is_yaml() {
+    // Pastes join outputs with `---` and no blank line: the table ends there.
+    for separator in ["---\n", ""] {
+        let text = format!("LAST SEEN   TYPE      REASON                   OBJECT           MESSAGE
+30s         Warning   FailedCreatePodSandBox   pod/web-7d9f-a   Failed to create pod sandbox: add cmd: failed to assign an IP address to container
+{separator}apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  kubelet:
+    maxPods: 110
+");
+        let facts = facts_of(&text);
+        assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+        assert_eq!(facts.events.len(), 1);
+        assert_eq!(facts.nodeclasses.len(), 1, "{separator:?}");
+        assert_eq!(facts.nodeclasses[0].max_pods(), Some(110));
+    }
+}
+
+#[test]
 fn wide_and_old_event_columns_and_loose_rows() {
     let text = "LAST SEEN   TYPE      REASON             OBJECT           SUBOBJECT   SOURCE      MESSAGE                         FIRST SEEN   COUNT   NAME
 5m          Warning   FailedScheduling   pod/web-0                    karpenter   Failed to schedule pod, x       1h           7       web-0.17f
@@ -583,6 +605,57 @@ fn describe_cut_in_the_middle_is_reported() {
     assert_eq!(facts.input_errors.len(), 1);
     assert_eq!(facts.input_errors[0].line, 4);
     assert!(facts.input_errors[0].message.contains("`Containers:`"));
+}
+
+#[test]
+fn aws_cli_cloudwatch_outputs_are_log_records() {
+    let text = r#"$ aws logs filter-log-events --log-group-name /aws/containerinsights/prod/application --filter-pattern '"could not schedule pod"'
+{
+    "events": [
+        {
+            "logStreamName": "karpenter-6d-abc_karpenter_controller-0123",
+            "timestamp": 1756728000000,
+            "message": "{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"Pod\":{\"name\":\"etl-7\",\"namespace\":\"data\"},\"error\":\"all available instance types exceed limits for nodepool (NodePool=etl)\"}",
+            "ingestionTime": 1756728001000
+        },
+        {
+            "timestamp": 1756728001000,
+            "message": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}"
+        }
+    ],
+    "searchedLogStreams": []
+}
+$ aws logs get-query-results --query-id 1234
+{
+    "results": [
+        [
+            {"field": "@timestamp", "value": "2025-09-01 12:00:00.000"},
+            {"field": "@message", "value": "{\"level\":\"ERROR\",\"message\":\"failed launching nodeclaim\",\"error\":\"InsufficientInstanceCapacity: x\"}"}
+        ]
+    ],
+    "statistics": {"recordsMatched": 1.0},
+    "status": "Complete"
+}
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let messages: Vec<(&str, usize)> = facts
+        .logs
+        .iter()
+        .map(|r| (r.message.as_str(), r.evidence.line))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            ("could not schedule pod", 4),
+            ("created nodeclaim", 10),
+            ("failed launching nodeclaim", 20)
+        ]
+    );
+    assert_eq!(
+        facts.logs[0].field_name("Pod").as_deref(),
+        Some("data/etl-7")
+    );
 }
 
 #[test]
