@@ -33,7 +33,9 @@ A typo in a label key (Karpenter suggests the well-known key it resembles: `typo
 a label that only existed on the old managed node groups (`eks.amazonaws.com/nodegroup`,
 `nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to one
 NodePool (`karpenter.sh/nodepool`) so that every other NodePool reports this clause (normal:
-look at the pinned NodePool's own failure).
+look at the pinned NodePool's own failure). When the pinned NodePool has no clause of its own,
+Karpenter did not try it: it does not exist (a renamed or deleted NodePool) or it is not ready
+(KW208).
 
 ## How to fix
 Correct the pod's selector, or make the NodePool offer the label: add the value to its
