@@ -249,6 +249,26 @@ fn reason_of_error(text: &str) -> &'static str {
         .map_or("LaunchFailed", |r| r.reason)
 }
 
+/// Whether the input shows NodeClaim `name` launched: its `Launched` condition True, or
+/// Karpenter's `launched nodeclaim` line for it. Karpenter retries a launch that failed on a
+/// transient error (RequestLimitExceeded, InternalError) and launches a NodeClaim once, so a
+/// launch error of a NodeClaim that launched is history.
+fn launched_after_all(facts: &Facts, name: &str) -> bool {
+    let condition = facts.nodeclaims.iter().any(|c| {
+        c.meta.name == name
+            && c.conditions
+                .iter()
+                .any(|k| k.condition_type == "Launched" && k.status == "True")
+    });
+    condition
+        || facts.messages.iter().any(|m| {
+            m.origin == MessageOrigin::KarpenterLog
+                && contains_ignore_ascii_case(&m.text, "launched nodeclaim")
+                && !contains_ignore_ascii_case(&m.text, "failed launching nodeclaim")
+                && nodeclaim_of(facts, m).as_deref() == Some(name)
+        })
+}
+
 struct Hit {
     nodeclaim: Option<String>,
     reason: &'static str,
@@ -359,6 +379,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if any_explained {
         hits.retain(|h| h.nodeclaim.is_some());
     }
+    hits.retain(|h| {
+        !h.nodeclaim
+            .as_deref()
+            .is_some_and(|n| launched_after_all(facts, n))
+    });
     if hits.is_empty() {
         return Vec::new();
     }
@@ -632,6 +657,29 @@ mod tests {
     use crate::facts::{Condition, Meta, NodeClaim};
     use crate::rules;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_launch_error_of_a_nodeclaim_launched_since_is_history() {
+        let error = r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"workers-x7k2p"},"error":"launching nodeclaim, creating instance, creating nodeclaim, RequestLimitExceeded: Request limit exceeded."}"#;
+        let launched = r#"{"level":"INFO","message":"launched nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"workers-x7k2p"},"provider-id":"aws:///eu-west-1a/i-0abc","instance-type":"m6i.large"}"#;
+        assert_eq!(ids(&check_only("KW302", error)), ["KW302"]);
+        assert_eq!(
+            ids(&check_only("KW302", &format!("{error}\n{launched}"))),
+            [] as [&str; 0]
+        );
+        // Another NodeClaim's launch says nothing about this one.
+        let other = launched.replace("workers-x7k2p", "workers-b8n3c");
+        assert_eq!(
+            ids(&check_only("KW302", &format!("{error}\n{other}"))),
+            ["KW302"]
+        );
+        // The NodeClaim's own status says it launched.
+        let status = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: workers-x7k2p\nstatus:\n  conditions:\n  - {type: Launched, status: \"True\", reason: Launched}\n---\n";
+        assert_eq!(
+            ids(&check_only("KW302", &format!("{status}{error}"))),
+            [] as [&str; 0]
+        );
+    }
 
     #[test]
     fn every_grammar() {

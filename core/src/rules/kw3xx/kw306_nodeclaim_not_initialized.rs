@@ -788,6 +788,12 @@ LAST SEEN   TYPE     REASON              OBJECT                                 
 10m         Normal   DisruptionBlocked   node/ip-10-0-44-13.us-east-2.compute.internal   Node isn't initialized
 ";
         assert_eq!(ids(&check_only("KW306", claim)), [] as [&str; 0]);
+        // Karpenter's own log line says it initialized.
+        let logged = "LAST SEEN   TYPE     REASON              OBJECT                    MESSAGE
+10m         Normal   DisruptionBlocked   nodeclaim/default-k2x9p   Node isn't initialized
+{\"level\":\"INFO\",\"message\":\"initialized nodeclaim\",\"controller\":\"nodeclaim.lifecycle\",\"NodeClaim\":{\"name\":\"default-k2x9p\"},\"allocatable\":{\"cpu\":\"1930m\"}}
+";
+        assert_eq!(ids(&check_only("KW306", logged)), [] as [&str; 0]);
         // Another NodeClaim's message still counts.
         let other = format!(
             "{claim}10m         Normal   DisruptionBlocked   nodeclaim/default-k2x9p                         Node isn't initialized\n"
