@@ -606,8 +606,8 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
     Some(end)
 }
 
-/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`):
-/// one record per array item, evidence at the item's first line.
+/// A pretty-printed export of log records (`[{"@timestamp": ..., "@message": "{...}"}, ...]`,
+/// or the AWS CLI's CloudWatch output): one record per item, evidence at the item's first line.
 fn json_log_export(
     part: &Part<'_>,
     i: usize,
@@ -615,11 +615,43 @@ fn json_log_export(
     value: &serde_json::Value,
     sink: &mut Sink,
 ) -> bool {
-    let items: Vec<&serde_json::Value> = match value {
-        serde_json::Value::Array(items) => items.iter().collect(),
-        other => vec![other],
+    use serde_json::Value;
+    // The AWS CLI wraps CloudWatch records: `aws logs filter-log-events` / `get-log-events`
+    // print `{"events": [{"message": "<record>", ...}]}`, Logs Insights `get-query-results`
+    // prints `{"results": [[{"field": "@message", "value": "<record>"}, ...]]}`.
+    let insights_rows: Vec<Value> = match value.get("results") {
+        Some(Value::Array(rows)) => rows
+            .iter()
+            .filter_map(|row| {
+                let fields = row.as_array()?.iter().filter_map(|f| {
+                    Some((
+                        f.get("field")?.as_str()?.to_string(),
+                        f.get("value")?.clone(),
+                    ))
+                });
+                Some(Value::Object(fields.collect()))
+            })
+            .collect(),
+        _ => Vec::new(),
     };
-    let starts = segment::json_item_lines(&part.lines, i, end, value.is_array());
+    let (items, starts): (Vec<&Value>, Vec<usize>) = match value {
+        Value::Array(items) => (
+            items.iter().collect(),
+            segment::json_item_lines(&part.lines, i, end, true),
+        ),
+        Value::Object(map) => match map.get("events") {
+            Some(Value::Array(events)) if !events.is_empty() => (
+                events.iter().collect(),
+                segment::json_lines_at_depth(&part.lines, i, end, 2),
+            ),
+            _ if !insights_rows.is_empty() => (
+                insights_rows.iter().collect(),
+                segment::json_lines_at_depth(&part.lines, i, end, 2),
+            ),
+            _ => (vec![value], vec![i]),
+        },
+        other => (vec![other], vec![i]),
+    };
     let mut records = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let line = starts.get(n).copied().unwrap_or(i);

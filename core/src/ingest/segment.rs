@@ -616,11 +616,17 @@ pub fn json_item_lines(lines: &[&str], start: usize, end: usize, array: bool) ->
     if !array {
         return vec![start];
     }
+    json_lines_at_depth(lines, start, end, 1)
+}
+
+/// The first line of each value opened at bracket `depth` (1: the items of a top-level array,
+/// 2: the items of an array held by a top-level object).
+pub fn json_lines_at_depth(lines: &[&str], start: usize, end: usize, depth: i64) -> Vec<usize> {
     let mut out = Vec::new();
     let mut walk = JsonBrackets::default();
     for (k, line) in lines.iter().enumerate().take(end).skip(start) {
         walk.line(line, |c, before| {
-            if matches!(c, '{' | '[') && before == 1 {
+            if matches!(c, '{' | '[') && before == depth {
                 out.push(k);
             }
             false

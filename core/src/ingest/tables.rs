@@ -252,6 +252,9 @@ fn table_end(lines: &[&str], header: usize) -> usize {
             || super::scan::quick_level(line.as_bytes()).is_some()
             || super::scan::header_label(line.as_bytes()).is_some()
             || segment::starts_describe(line)
+            // A YAML document pasted right after the table, without a blank line.
+            || line.trim_end() == "---"
+            || line.starts_with("apiVersion:")
             || (j > header + 1 && Table::from_header(line).is_some())
         {
             break;

@@ -330,6 +330,28 @@ LAST SEEN   TYPE      REASON                   OBJECT                         ME
 }
 
 #[test]
+fn a_yaml_document_right_after_a_table_is_yaml() {
+    // Pastes join outputs with `---` and no blank line: the table ends there.
+    for separator in ["---\n", ""] {
+        let text = format!("LAST SEEN   TYPE      REASON                   OBJECT           MESSAGE
+30s         Warning   FailedCreatePodSandBox   pod/web-7d9f-a   Failed to create pod sandbox: add cmd: failed to assign an IP address to container
+{separator}apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  kubelet:
+    maxPods: 110
+");
+        let facts = facts_of(&text);
+        assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+        assert_eq!(facts.events.len(), 1);
+        assert_eq!(facts.nodeclasses.len(), 1, "{separator:?}");
+        assert_eq!(facts.nodeclasses[0].max_pods(), Some(110));
+    }
+}
+
+#[test]
 fn wide_and_old_event_columns_and_loose_rows() {
     let text = "LAST SEEN   TYPE      REASON             OBJECT           SUBOBJECT   SOURCE      MESSAGE                         FIRST SEEN   COUNT   NAME
 5m          Warning   FailedScheduling   pod/web-0                    karpenter   Failed to schedule pod, x       1h           7       web-0.17f
@@ -586,6 +608,57 @@ fn describe_cut_in_the_middle_is_reported() {
 }
 
 #[test]
+fn aws_cli_cloudwatch_outputs_are_log_records() {
+    let text = r#"$ aws logs filter-log-events --log-group-name /aws/containerinsights/prod/application --filter-pattern '"could not schedule pod"'
+{
+    "events": [
+        {
+            "logStreamName": "karpenter-6d-abc_karpenter_controller-0123",
+            "timestamp": 1756728000000,
+            "message": "{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"Pod\":{\"name\":\"etl-7\",\"namespace\":\"data\"},\"error\":\"all available instance types exceed limits for nodepool (NodePool=etl)\"}",
+            "ingestionTime": 1756728001000
+        },
+        {
+            "timestamp": 1756728001000,
+            "message": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}"
+        }
+    ],
+    "searchedLogStreams": []
+}
+$ aws logs get-query-results --query-id 1234
+{
+    "results": [
+        [
+            {"field": "@timestamp", "value": "2025-09-01 12:00:00.000"},
+            {"field": "@message", "value": "{\"level\":\"ERROR\",\"message\":\"failed launching nodeclaim\",\"error\":\"InsufficientInstanceCapacity: x\"}"}
+        ]
+    ],
+    "statistics": {"recordsMatched": 1.0},
+    "status": "Complete"
+}
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let messages: Vec<(&str, usize)> = facts
+        .logs
+        .iter()
+        .map(|r| (r.message.as_str(), r.evidence.line))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            ("could not schedule pod", 4),
+            ("created nodeclaim", 10),
+            ("failed launching nodeclaim", 20)
+        ]
+    );
+    assert_eq!(
+        facts.logs[0].field_name("Pod").as_deref(),
+        Some("data/etl-7")
+    );
+}
+
+#[test]
 fn json_values_are_routed_by_shape() {
     let text = r#"{"eventNamespace":"default","involvedObject":{"kind":"Node","name":"ip-1"},"reason":"DisruptionBlocked","eventMessage":"Cannot disrupt Node: PDB \"a/b\" prevents pod evictions","source":{"component":"karpenter"},"lastTimestamp":"2024-02-26T16:41:54Z","count":3,"type":"Normal"}
 [
@@ -624,6 +697,47 @@ fn json_values_are_routed_by_shape() {
         facts.logs[0].time.as_deref(),
         Some("2025-01-01 00:00:00.000")
     );
+}
+
+#[test]
+fn aws_logs_cli_output_is_a_log_export() {
+    // `aws logs filter-log-events` (and `get-log-events`) print the records under `events`,
+    // each line JSON-escaped in `message`.
+    let text = r#"{
+    "events": [
+        {
+            "logStreamName": "karpenter-6b8f7c9d4-q2w7z",
+            "timestamp": 1748772000000,
+            "message": "{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"checkout-m4v9t\"},\"error\":\"launching nodeclaim, creating instance, creating nodeclaim, InvalidLaunchTemplateId.NotFound: x\"}",
+            "ingestionTime": 1748772001000,
+            "eventId": "1"
+        },
+        {
+            "logStreamName": "karpenter-6b8f7c9d4-q2w7z",
+            "timestamp": 1748772001000,
+            "message": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}",
+            "ingestionTime": 1748772002000,
+            "eventId": "2"
+        }
+    ],
+    "searchedLogStreams": []
+}
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.logs.len(), 2);
+    assert_eq!(facts.logs[0].message, "Reconciler error");
+    assert_eq!(
+        facts.logs[0].error.as_deref(),
+        Some("launching nodeclaim, creating instance, creating nodeclaim, InvalidLaunchTemplateId.NotFound: x")
+    );
+    assert_eq!(facts.logs[0].evidence.line, 3);
+    assert_eq!(facts.logs[1].evidence.line, 10);
+    assert!(!facts
+        .messages
+        .iter()
+        .any(|m| m.origin == MessageOrigin::Unrecognised
+            && m.text.contains("InvalidLaunchTemplateId")));
 }
 
 #[test]

@@ -316,10 +316,19 @@ fn debug_flag(args: &[String]) -> bool {
 /// A Karpenter controller record rather than another component's debug line: Karpenter's
 /// loggers are `controller[.<name>]` and `webhook`, and every line carries `commit`.
 fn is_karpenter_record(r: &LogRecord) -> bool {
+    if r.fields.contains_key("commit") {
+        return true;
+    }
+    // Karpenter's zap encoder renames the time and message keys (`time`, `message`); other
+    // controllers that keep zap's defaults (`ts`, `msg`: the AWS Load Balancer Controller's
+    // `controllers.ingress`, controller-runtime's own loggers) are not Karpenter.
+    let zap_defaults = ["\"ts\":", "\\\"ts\\\":", "\"msg\":", "\\\"msg\\\":"];
+    if zap_defaults.iter().any(|k| r.evidence.text.contains(k)) {
+        return false;
+    }
     r.logger.as_deref().is_some_and(|l| {
         l.starts_with("controller") || l.starts_with("webhook") || l.starts_with("karpenter")
     }) || r.controller.is_some()
-        || r.fields.contains_key("commit")
 }
 
 /// A debug line the ingest did not parse into a record: a JSON line behind a prefix, or the
@@ -452,6 +461,18 @@ mod tests {
             "2022-02-10T10:33:35.421Z\tDEBUG\tSuccessfully created the logger.\n2022-02-10T10:33:35.422Z\tINFO\tLogging level set to: debug",
         ] {
             assert_eq!(ids(&check_only("KW004", text)), ["KW004"], "{text}");
+        }
+    }
+
+    #[test]
+    fn other_controllers_debug_lines_are_not_karpenter() {
+        // zap's default keys (`ts`, `msg`, lower-case level): the AWS Load Balancer Controller
+        // and controller-runtime loggers, whose logger names also start with `controller`.
+        for text in [
+            r#"{"level":"debug","ts":"2025-09-01T12:00:00.000Z","logger":"controllers.ingress","msg":"successfully built model"}"#,
+            r#"{"level":"debug","ts":"2025-09-01T12:00:00.000Z","logger":"controller-runtime.webhook","msg":"received request"}"#,
+        ] {
+            assert!(ids(&check_only("KW004", text)).is_empty(), "{text}");
         }
     }
 

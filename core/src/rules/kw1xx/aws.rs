@@ -196,14 +196,24 @@ pub fn role_name(arn: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// What kind of policy denied, when the text says.
+/// What kind of policy denied, when the text says. IAM words it two ways: `with an explicit
+/// deny in a <policy>` (a Deny statement) and `because no <policy> allows the <action> action`
+/// (an Allow is missing: the implicit deny).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DenySource {
     ServiceControlPolicy,
+    /// `because no service control policy allows ...`.
+    ServiceControlPolicyNoAllow,
+    /// `with an explicit deny in a resource control policy` (AWS Organizations RCPs).
+    ResourceControlPolicy,
     PermissionsBoundary,
+    /// `because no permissions boundary allows ...`, or a boundary named without saying how.
+    PermissionsBoundaryNoAllow,
     IdentityPolicyExplicitDeny,
     ResourcePolicy,
     SessionPolicy,
+    /// `because no session policy allows ...`.
+    SessionPolicyNoAllow,
     /// `because no identity-based policy allows ...`: an Allow is missing.
     NoAllow,
 }
@@ -214,31 +224,69 @@ impl DenySource {
             DenySource::ServiceControlPolicy => {
                 "an explicit deny in a service control policy (SCP) of AWS Organizations"
             }
+            DenySource::ServiceControlPolicyNoAllow => {
+                "no service control policy (SCP) of AWS Organizations allows it"
+            }
+            DenySource::ResourceControlPolicy => {
+                "an explicit deny in a resource control policy (RCP) of AWS Organizations"
+            }
             DenySource::PermissionsBoundary => {
                 "an explicit deny in the role's permissions boundary"
+            }
+            DenySource::PermissionsBoundaryNoAllow => {
+                "the role's permissions boundary does not allow it"
             }
             DenySource::IdentityPolicyExplicitDeny => {
                 "an explicit deny in an identity-based policy"
             }
             DenySource::ResourcePolicy => "an explicit deny in a resource-based policy",
             DenySource::SessionPolicy => "an explicit deny in a session policy",
+            DenySource::SessionPolicyNoAllow => "no session policy allows it",
             DenySource::NoAllow => "no identity-based policy allows it",
         }
+    }
+
+    /// An AWS Organizations policy: no change to the role can lift it.
+    pub fn is_organizations_policy(self) -> bool {
+        matches!(
+            self,
+            DenySource::ServiceControlPolicy
+                | DenySource::ServiceControlPolicyNoAllow
+                | DenySource::ResourceControlPolicy
+        )
+    }
+
+    pub fn is_permissions_boundary(self) -> bool {
+        matches!(
+            self,
+            DenySource::PermissionsBoundary | DenySource::PermissionsBoundaryNoAllow
+        )
     }
 }
 
 pub fn deny_source(text: &str) -> Option<DenySource> {
     let has = |n: &[&str]| contains_any(text, n);
-    if has(&["service control policy"]) {
+    if has(&["no service control policy allows"]) {
+        Some(DenySource::ServiceControlPolicyNoAllow)
+    } else if has(&["service control policy"]) {
         Some(DenySource::ServiceControlPolicy)
-    } else if has(&["permissions boundary", "permission boundary"]) {
+    } else if has(&["resource control policy"]) {
+        Some(DenySource::ResourceControlPolicy)
+    } else if has(&[
+        "explicit deny in a permissions boundary",
+        "explicit deny in the permissions boundary",
+    ]) {
         Some(DenySource::PermissionsBoundary)
+    } else if has(&["permissions boundary", "permission boundary"]) {
+        Some(DenySource::PermissionsBoundaryNoAllow)
     } else if has(&["explicit deny in an identity-based policy"]) {
         Some(DenySource::IdentityPolicyExplicitDeny)
     } else if has(&["explicit deny in a resource-based policy"]) {
         Some(DenySource::ResourcePolicy)
     } else if has(&["explicit deny in a session policy"]) {
         Some(DenySource::SessionPolicy)
+    } else if has(&["no session policy allows"]) {
+        Some(DenySource::SessionPolicyNoAllow)
     } else if has(&["no identity-based policy allows"]) {
         Some(DenySource::NoAllow)
     } else {
@@ -344,8 +392,39 @@ mod tests {
         );
         assert_eq!(
             deny_source("due to a permission boundary"),
-            Some(DenySource::PermissionsBoundary)
+            Some(DenySource::PermissionsBoundaryNoAllow)
         );
+        // The implicit forms say no Allow exists, not that a Deny matched.
+        for (text, source) in [
+            (
+                "with an explicit deny in a permissions boundary",
+                DenySource::PermissionsBoundary,
+            ),
+            (
+                "because no permissions boundary allows the ssm:GetParameter action",
+                DenySource::PermissionsBoundaryNoAllow,
+            ),
+            (
+                "because no service control policy allows the ec2:RunInstances action",
+                DenySource::ServiceControlPolicyNoAllow,
+            ),
+            (
+                "with an explicit deny in a resource control policy",
+                DenySource::ResourceControlPolicy,
+            ),
+            (
+                "because no session policy allows the ec2:CreateFleet action",
+                DenySource::SessionPolicyNoAllow,
+            ),
+        ] {
+            assert_eq!(deny_source(text), Some(source), "{text}");
+        }
+        assert!(!DenySource::ServiceControlPolicyNoAllow
+            .describe()
+            .contains("explicit"));
+        assert!(!DenySource::PermissionsBoundaryNoAllow
+            .describe()
+            .contains("explicit"));
     }
 
     #[test]

@@ -316,19 +316,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         };
         steps.push(Remediation::command(text, decode_command(blob.as_deref())));
     }
-    let scp = sources.contains(&DenySource::ServiceControlPolicy);
-    let boundary = sources.contains(&DenySource::PermissionsBoundary);
+    let scp = sources.iter().any(|s| s.is_organizations_policy());
+    let boundary = sources.iter().any(|s| s.is_permissions_boundary());
     if scp {
+        let (policy, filter) = if sources.contains(&DenySource::ResourceControlPolicy) {
+            ("resource control policy", "RESOURCE_CONTROL_POLICY")
+        } else {
+            ("service control policy", "SERVICE_CONTROL_POLICY")
+        };
         steps.push(Remediation::command(
             format!(
-                "A service control policy denies {what}: no change to the role can override it. Ask the AWS Organizations administrators to exempt the action (or the Karpenter role) for account {account}; from the management account, list the SCPs that apply:"
+                "A {policy} blocks {what}: no change to the role can override it. Ask the AWS Organizations administrators to allow the action (or exempt the Karpenter role) for account {account}; from the management account, list the policies that apply:"
             ),
-            format!("aws organizations list-policies-for-target --target-id {account} --filter SERVICE_CONTROL_POLICY"),
+            format!("aws organizations list-policies-for-target --target-id {account} --filter {filter}"),
         ));
     }
     if boundary {
         steps.push(Remediation::command(
-            format!("The permissions boundary of {role_ref} denies {what}: allow it in the boundary policy (the role's own policy cannot exceed the boundary):"),
+            format!("The permissions boundary of {role_ref} blocks {what}: allow it in the boundary policy (the role's own policy cannot exceed the boundary):"),
             format!("aws iam get-role --role-name {role_ref} --query Role.PermissionsBoundary"),
         ));
     }
@@ -562,5 +567,38 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW105", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn implicit_denies_are_not_called_explicit() {
+        let report = check_only(
+            "KW105",
+            r#"{"level":"ERROR","message":"failed to resolve AMIs","error":"operation error SSM: GetParameter, https response error StatusCode: 400, RequestID: abc, api error AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterControllerRole-prod/1 is not authorized to perform: ssm:GetParameter on resource: arn:aws:ssm:us-east-1::parameter/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id because no permissions boundary allows the ssm:GetParameter action"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("the role's permissions boundary does not allow it"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("explicit deny"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.text.starts_with(
+            "The permissions boundary of KarpenterControllerRole-prod blocks ssm:GetParameter"
+        )));
+        let report = check_only(
+            "KW105",
+            "UnauthorizedOperation: You are not authorized to perform this operation. User: arn:aws:sts::111122223333:assumed-role/KarpenterControllerRole-prod/1 is not authorized to perform: ec2:RunInstances on resource: arn:aws:ec2:us-east-1:111122223333:instance/* with an explicit deny in a resource control policy",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("resource control policy (RCP)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.ends_with("--filter RESOURCE_CONTROL_POLICY"))));
     }
 }

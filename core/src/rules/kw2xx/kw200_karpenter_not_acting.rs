@@ -65,7 +65,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         }
         let pod = scheduler_pod(facts, m);
-        if pod.as_ref().is_some_and(|p| !still_pending(facts, p)) {
+        if pod
+            .as_ref()
+            .is_some_and(|p| !still_pending(facts, p) || scheduled_since(facts, p, m))
+        {
             continue;
         }
         // A pod whose spec keeps Karpenter away is KW209's: Karpenter stays silent on purpose.
@@ -141,6 +144,39 @@ fn still_pending(facts: &Facts, pod: &ObjectRef) -> bool {
         .iter()
         .find(|p| p.meta.name == pod.name)
         .is_none_or(|p| p.phase.is_none() || (p.is_pending() && p.node_name.is_none()))
+}
+
+/// The scheduler's `Scheduled` event (`Successfully assigned <ns>/<pod> to <node>`) on `pod`,
+/// no older than `complaint`: the pod left Pending (a `kubectl get events` table has no pod
+/// status to say so). An older one belongs to an earlier pod of the same name (a StatefulSet
+/// pod recreated after a drain), which says nothing about this one.
+fn scheduled_since(facts: &Facts, pod: &ObjectRef, complaint: &Message) -> bool {
+    let last_seen = |age: Option<&str>| {
+        age.and_then(|a| crate::rules::time::age_seconds(a.split(" (").next().unwrap_or(a)))
+    };
+    let complaint_age = facts
+        .events
+        .iter()
+        .find(|e| {
+            e.evidence.source == complaint.evidence.source
+                && e.evidence.line == complaint.evidence.line
+        })
+        .and_then(|e| last_seen(e.age.as_deref()));
+    facts.events.iter().any(|e| {
+        let names_pod = e.object.as_ref().is_some_and(|o| {
+            o.name == pod.name
+                && (o.namespace.is_none()
+                    || pod.namespace.is_none()
+                    || o.namespace == pod.namespace)
+        }) || contains_ignore_ascii_case(&e.message, &format!("/{} to ", pod.name));
+        names_pod
+            && (e.reason == "Scheduled"
+                || contains_ignore_ascii_case(&e.message, "successfully assigned"))
+            && match (last_seen(e.age.as_deref()), complaint_age) {
+                (Some(scheduled), Some(failed)) => scheduled <= failed,
+                _ => true,
+            }
+    })
 }
 
 /// `Successfully assigned <ns>/<pod> to <node>`: the pod left Pending after the scheduler's
@@ -468,6 +504,21 @@ mod tests {
         }
         let scheduled = format!("{SCHEDULER}\n  Normal   Scheduled  77s  default-scheduler  Successfully assigned shop/checkout-1 to ip-10-0-87-142.ec2.internal");
         assert!(ids(&check_only("KW200", &scheduled)).is_empty());
+    }
+
+    #[test]
+    fn a_named_pod_scheduled_since_is_not_pending() {
+        // `kubectl get events` names the pod but prints no status: its Scheduled event says it.
+        let table = "LAST SEEN   TYPE      REASON             OBJECT             MESSAGE\n\
+4m          Warning   FailedScheduling   pod/etl-worker-0   0/6 nodes are available: 6 Insufficient memory. preemption: 0/6 nodes are available: 6 No preemption victims found for incoming pod.\n";
+        let scheduled = format!("{table}2m          Normal    Scheduled          pod/etl-worker-0   Successfully assigned data/etl-worker-0 to ip-10-0-1-5.ec2.internal\n");
+        assert!(ids(&check_only("KW200", &scheduled)).is_empty());
+        // The Scheduled event of an earlier pod of that name (before a drain) is older.
+        let earlier = format!("{table}3h          Normal    Scheduled          pod/etl-worker-0   Successfully assigned data/etl-worker-0 to ip-10-0-1-5.ec2.internal\n");
+        assert_eq!(ids(&check_only("KW200", &earlier)), ["KW200"]);
+        // Another pod's scheduling says nothing about this one.
+        let other = format!("{table}2m          Normal    Scheduled          pod/etl-worker-1   Successfully assigned data/etl-worker-1 to ip-10-0-1-5.ec2.internal\n");
+        assert_eq!(ids(&check_only("KW200", &other)), ["KW200"]);
     }
 
     #[test]

@@ -33,7 +33,9 @@ A typo in a label key (Karpenter suggests the well-known key it resembles: `typo
 a label that only existed on the old managed node groups (`eks.amazonaws.com/nodegroup`,
 `nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to one
 NodePool (`karpenter.sh/nodepool`) so that every other NodePool reports this clause (normal:
-look at the pinned NodePool's own failure).
+look at the pinned NodePool's own failure). When the pinned NodePool has no clause of its own,
+Karpenter did not try it: it does not exist (a renamed or deleted NodePool) or it is not ready
+(KW208).
 
 ## How to fix
 Correct the pod's selector, or make the NodePool offer the label: add the value to its
@@ -61,11 +63,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
     );
     let mut out = Vec::new();
+    // (pod, NodePool) pins already reported as one diagnosis.
+    let mut pins_reported: Vec<(Option<ObjectRef>, String)> = Vec::new();
     for hits in groups {
         let first = hits[0];
         let clause = first.clause;
         let pod = first.error.pod.as_ref();
         let fact_pod = pod.and_then(|p| find_pod(facts, p));
+        match pinned_to_untried_pool(facts, first.error, clause, &mut pins_reported) {
+            Some(Some(d)) => {
+                out.push(d.with_messages(hit_messages(&hits)));
+                continue;
+            }
+            // The same pin, already reported from another NodePool's clause.
+            Some(None) => continue,
+            None => {}
+        }
         let pool = nodepool_label(clause);
         let (mut summary, remediation, severity) = match &clause.cause {
             Cause::UnknownLabel { label, typo_of } => {
@@ -156,6 +169,80 @@ fn pinned_to_other_pool(error: &SchedulingError, key: &str, incoming: &str) -> O
             .iter()
             .any(|c| c.nodepool.as_deref() == Some(w))
     })
+}
+
+/// The pod pins `karpenter.sh/nodepool In [<np>]` to a NodePool that has no clause of its own
+/// in the error: Karpenter did not try it (it does not exist, or is not ready), and every other
+/// NodePool's clause only repeats the pin. One diagnosis per pod and pinned NodePool, naming
+/// the missing NodePool rather than blaming each one that was tried. `Some(None)`: this pin
+/// was already reported.
+fn pinned_to_untried_pool(
+    facts: &Facts,
+    error: &SchedulingError,
+    clause: &Clause,
+    reported: &mut Vec<(Option<ObjectRef>, String)>,
+) -> Option<Option<Diagnosis>> {
+    let Cause::RequirementConflict { key, incoming, .. } = &clause.cause else {
+        return None;
+    };
+    if key != "karpenter.sh/nodepool" || pinned_to_other_pool(error, key, incoming).is_some() {
+        return None;
+    }
+    let wanted = in_values(incoming, key)?.join(", ");
+    let pod = error.pod.clone();
+    if reported.contains(&(pod.clone(), wanted.clone())) {
+        return Some(None);
+    }
+    reported.push((pod.clone(), wanted.clone()));
+    let tried: Vec<String> = error
+        .clauses
+        .iter()
+        .filter_map(|c| c.nodepool.clone())
+        .collect();
+    let mut summary = format!(
+        "{} is pinned to NodePool \"{wanted}\" (`{incoming}`), which is not among the NodePools Karpenter tried{}",
+        pod_label(pod.as_ref()),
+        if tried.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", tried.join(", "))
+        }
+    );
+    let known: Vec<&str> = facts
+        .nodepools
+        .iter()
+        .map(|n| n.meta.name.as_str())
+        .collect();
+    match facts.nodepool(&wanted) {
+        _ if known.is_empty() => {
+            summary.push_str(": it does not exist, or it is not ready (KW208).")
+        }
+        None => summary.push_str(&format!(
+            ": no NodePool of that name exists (the input lists {}).",
+            known.join(", ")
+        )),
+        Some(_) => {
+            summary.push_str(": it exists but Karpenter skipped it, so it is not ready (KW208).")
+        }
+    }
+    summary.push_str(" The other NodePools are rejected only because of this pin.");
+    let steps = vec![
+        Remediation::command(
+            "Check the NodePool the pod asks for exists and is Ready:",
+            format!("kubectl get nodepools\nkubectl describe nodepool {wanted}"),
+        ),
+        Remediation::yaml(
+            format!("Point the pod template's nodeSelector (or node affinity) at an existing NodePool{}:", known.first().map(|k| format!(" (e.g. {k})")).unwrap_or_default()),
+            format!("nodeSelector:\n  karpenter.sh/nodepool: \"{}\"\n", known.first().copied().unwrap_or("<nodepool>")),
+        ),
+    ];
+    Some(Some(
+        Diagnosis::new(&META, summary)
+            .with_object(pod.as_ref())
+            .with_node_pool(Some(wanted.as_str()))
+            .with_related(&["KW208"])
+            .with_remediation(steps),
+    ))
 }
 
 fn unknown_label_fix(
@@ -293,6 +380,40 @@ mod tests {
     const ZONE_CONFLICT: &str = r#"LAST SEEN   TYPE      REASON             OBJECT                  MESSAGE
 2m          Warning   FailedScheduling   pod/postgres-1          Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"200m","memory":"300Mi","pods":"4"}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]
 "#;
+
+    #[test]
+    fn a_pin_to_an_untried_nodepool_is_one_diagnosis_naming_it() {
+        let error = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"trainer-0","namespace":"ml"},"error":"incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-pool] not in karpenter.sh/nodepool In [default]; incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-pool] not in karpenter.sh/nodepool In [system]"}"#;
+        let report = check_only("KW203", error);
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Pod ml/trainer-0 is pinned to NodePool \"gpu-pool\""),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary
+                .contains("tried (default, system): it does not exist, or it is not ready (KW208)"),
+            "{}",
+            d.summary
+        );
+        let listed = format!("{error}\n$ kubectl get nodepools\nNAME      NODECLASS   NODES   READY   AGE\ndefault   default     4       True    90d\nsystem    default     2       True    90d\n");
+        let report = check_only("KW203", &listed);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("no NodePool of that name exists (the input lists default, system)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[1]
+            .yaml
+            .as_deref()
+            .unwrap()
+            .contains("karpenter.sh/nodepool: \"default\""));
+    }
 
     #[test]
     fn a_zone_the_volume_pins_sends_the_nodepool_there() {

@@ -4,7 +4,9 @@ use crate::document::Evidence;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw4xx::disruption::unescaped;
-use crate::rules::kw5xx::nodeclass::{contains_word, reports_condition, transition};
+use crate::rules::kw5xx::nodeclass::{
+    contains_word, reports_condition, transition, undone_transition,
+};
 use crate::rules::text::contains_any;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -185,7 +187,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             none_found.push(m);
             continue;
         }
-        if !says_not_ready(facts, m, &t) {
+        if !says_not_ready(facts, m, &t) || undone_transition(facts, m) {
             continue;
         }
         let nodepool = message_nodepool(facts, m);

@@ -2,6 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::{record_of, tail_after};
+use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -62,11 +63,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut named_volumes: Vec<String> = volumes.iter().map(|s| s.to_string()).collect();
     for m in &messages {
         if let Some(r) = record_of(facts, m) {
-            if let Some(sc) = r.field_name("storage-class") {
-                push_unique(&mut named_classes, sc);
+            // v0.x fields are kebab-case strings, v1 ones object references (`{"name":"gp2"}`).
+            for key in ["storage-class", "StorageClass"] {
+                if let Some(sc) = r.field_name(key) {
+                    push_unique(&mut named_classes, sc);
+                }
             }
-            if let Some(pv) = r.field_name("persistent-volume") {
-                push_unique(&mut named_volumes, pv);
+            for key in ["persistent-volume", "PersistentVolume"] {
+                if let Some(pv) = r.field_name(key) {
+                    push_unique(&mut named_volumes, pv);
+                }
             }
         }
         for (key, list) in [
@@ -101,11 +107,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             parts.push("a PersistentVolume".to_string());
         }
     }
-    let summary = format!(
+    if parts.is_empty() {
+        // Karpenter's text without either known lead-in: it still names the in-tree plugin.
+        parts.push("a StorageClass or PersistentVolume".to_string());
+    }
+    let summary = capitalised(&format!(
         "{} use{} the in-tree EBS plugin (kubernetes.io/aws-ebs): Karpenter cannot discover the attach limits of these volumes, so scale-ups may put more volumes on a node than it can attach.",
         parts.join(" and "),
         if parts.len() == 1 && !parts[0].contains(", ") { "s" } else { "" }
-    );
+    ));
     let sc = named_classes
         .first()
         .cloned()
@@ -164,6 +174,40 @@ mod tests {
             report.diagnoses[0]
                 .summary
                 .starts_with("StorageClass gp2 uses"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn summary_always_has_a_subject() {
+        // v1 logs name the StorageClass in an object-reference field; a Karpenter error wrapped
+        // by another message carries neither known lead-in.
+        let report = check_only(
+            "KW211",
+            r#"{"level":"ERROR","message":"StorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by Karpenter and is deprecated by Kubernetes.","StorageClass":{"name":"standard"},"provisioner":"kubernetes.io/aws-ebs"}"#,
+        );
+        assert!(
+            report.diagnoses[0]
+                .summary
+                .starts_with("StorageClass standard uses"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+        let report = check_only(
+            "KW211",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"mysql-0","namespace":"db"},"error":"tracking volume usage, gp2 uses an in-tree storage plugin which is unsupported by Karpenter and is deprecated by Kubernetes"}"#,
+        );
+        let s = &report.diagnoses[0].summary;
+        assert!(
+            s.starts_with("A StorageClass or PersistentVolume uses"),
+            "{s}"
+        );
+        let report = check_only("KW211", "StorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by Karpenter");
+        assert!(
+            report.diagnoses[0]
+                .summary
+                .starts_with("A StorageClass uses"),
             "{}",
             report.diagnoses[0].summary
         );

@@ -796,11 +796,14 @@ fn nodepool_in_reason(reason: &str, cause: &Cause) -> Option<String> {
             }
         }
     }
+    // `because NodePool "<np>" couldn’t meet minValues requirements` (v1.0 to v1.4; later
+    // releases drop the name and append `(NodePool=<np>)`).
     for marker in [
         "for nodepool: ",
         "for nodepool ",
         "for provisioner: ",
         "for provisioner ",
+        "because nodepool ",
     ] {
         if let Some(tail) = tail_after(reason, marker) {
             if let Some((name, _)) = quoted(tail.trim()) {
@@ -1085,6 +1088,9 @@ mod tests {
         let curly = parse_clause("pod didn\u{2019}t schedule because NodePool couldn\u{2019}t meet minValues requirements, minValues requirement is not met for label(s) (label(s)=[x]) (NodePool=spread)");
         assert_eq!(curly.cause, Cause::MinValues);
         assert_eq!(curly.nodepool.as_deref(), Some("spread"));
+        let named = parse_clause("pod didn\u{2019}t schedule because NodePool \"graviton\" couldn\u{2019}t meet minValues requirements, minValues requirement is not met for label(s) (label(s)=[x])");
+        assert_eq!(named.cause, Cause::MinValues);
+        assert_eq!(named.nodepool.as_deref(), Some("graviton"));
         let inside = parse_clause("no instance type has enough resources, requirements=karpenter.k8s.aws/instance-family In [g4ad] minValues 1, resources={}");
         assert!(matches!(inside.cause, Cause::InstanceTypes(_)));
     }

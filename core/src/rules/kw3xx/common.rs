@@ -190,6 +190,43 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
         .or_else(|| json_field_in_text(&m.text, "machine"))
 }
 
+/// Whether the objects show the NodeClaim or the Node initialized now: the NodeClaim's
+/// `Initialized` condition True, Karpenter's `initialized nodeclaim` line, or the Node's
+/// `karpenter.sh/initialized=true` label (each also through the other's name). Karpenter says `Node isn't initialized` in the first minute
+/// of every node; against such a state that message is history, not a problem.
+pub fn shown_initialized(facts: &Facts, nodeclaim: Option<&str>, node: Option<&str>) -> bool {
+    let claims = facts.nodeclaims.iter().filter(|c| {
+        nodeclaim.is_some_and(|n| c.meta.name == n)
+            || (node.is_some() && c.node_name.as_deref() == node)
+    });
+    let mut nodes: Vec<&str> = node.into_iter().collect();
+    for c in claims {
+        if c.conditions
+            .iter()
+            .any(|k| k.condition_type == "Initialized" && k.status == "True")
+        {
+            return true;
+        }
+        nodes.extend(c.node_name.as_deref());
+    }
+    let logged = nodeclaim.is_some_and(|name| {
+        facts.messages.iter().any(|m| {
+            m.origin == MessageOrigin::KarpenterLog
+                && contains_ignore_ascii_case(&m.text, "initialized nodeclaim")
+                && nodeclaim_of(facts, m).as_deref() == Some(name)
+        })
+    });
+    logged
+        || facts.nodes.iter().any(|n| {
+            nodes.contains(&n.meta.name.as_str())
+                && n.meta
+                    .labels
+                    .get("karpenter.sh/initialized")
+                    .map(String::as_str)
+                    == Some("true")
+        })
+}
+
 /// The Node a message is about: the event's object, the log's `Node` field, `node/<name>`,
 /// the kubelet's `node="<name>"`, or the host of a journal line (`Mon DD HH:MM:SS <host> kubelet[`).
 pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {

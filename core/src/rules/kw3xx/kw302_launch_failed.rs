@@ -249,8 +249,30 @@ fn reason_of_error(text: &str) -> &'static str {
         .map_or("LaunchFailed", |r| r.reason)
 }
 
+/// Whether the input shows NodeClaim `name` launched: its `Launched` condition True, or
+/// Karpenter's `launched nodeclaim` line for it. Karpenter retries a launch that failed on a
+/// transient error (RequestLimitExceeded, InternalError) and launches a NodeClaim once, so a
+/// launch error of a NodeClaim that launched is history.
+fn launched_after_all(facts: &Facts, name: &str) -> bool {
+    let condition = facts.nodeclaims.iter().any(|c| {
+        c.meta.name == name
+            && c.conditions
+                .iter()
+                .any(|k| k.condition_type == "Launched" && k.status == "True")
+    });
+    condition
+        || facts.messages.iter().any(|m| {
+            m.origin == MessageOrigin::KarpenterLog
+                && contains_ignore_ascii_case(&m.text, "launched nodeclaim")
+                && !contains_ignore_ascii_case(&m.text, "failed launching nodeclaim")
+                && nodeclaim_of(facts, m).as_deref() == Some(name)
+        })
+}
+
 struct Hit {
     nodeclaim: Option<String>,
+    /// The NodePool whose NodeRegistrationHealthy copied the launch reason.
+    nodepool: Option<String>,
     reason: &'static str,
     error: Option<LaunchError>,
     evidence: Vec<Evidence>,
@@ -270,6 +292,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         hits.push(Hit {
             nodeclaim: nodeclaim_of(facts, m),
+            nodepool: None,
             reason: reason_of_error(t),
             error: parse_launch_error(t),
             evidence: vec![evidence_of(m)],
@@ -292,14 +315,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         // `LaunchFailed` with `Error creating fleet request: <mapped message>` names the real
         // reason in its message.
+        // v1.0 to v1.1 say `LaunchFailed` for every error and v1.0 puts the EC2 error in the
+        // message: the mapping of later versions names what it is.
         let reason = match reason {
-            "LaunchFailed" => mapped_message_reason(&c.message).unwrap_or(reason),
+            "LaunchFailed" => {
+                mapped_message_reason(&c.message).unwrap_or_else(|| reason_of_error(&c.message))
+            }
             _ => reason,
         };
+        let of_nodepool = c.kind.as_deref() == Some("NodePool");
         hits.push(Hit {
-            nodeclaim: (c.kind.as_deref() != Some("NodePool"))
-                .then(|| c.object.clone())
-                .flatten(),
+            nodeclaim: (!of_nodepool).then(|| c.object.clone()).flatten(),
+            nodepool: of_nodepool.then(|| c.object.clone()).flatten(),
             reason,
             error: parse_launch_error(&c.message),
             evidence: c.evidence.clone(),
@@ -323,6 +350,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         hits.push(Hit {
             nodeclaim: nodeclaim_of(facts, m),
+            nodepool: None,
             reason,
             error: None,
             evidence: vec![evidence_of(m)],
@@ -355,6 +383,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if any_explained {
         hits.retain(|h| h.nodeclaim.is_some());
     }
+    hits.retain(|h| {
+        !h.nodeclaim
+            .as_deref()
+            .is_some_and(|n| launched_after_all(facts, n))
+    });
     if hits.is_empty() {
         return Vec::new();
     }
@@ -393,12 +426,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let nodepool = nodeclaims
         .iter()
-        .find_map(|n| nodepool_of_nodeclaim(facts, n));
+        .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        .or_else(|| hits.iter().find_map(|h| h.nodepool.clone()));
     let nodeclass = nodeclaims
         .iter()
         .find_map(|n| nodeclass_of_nodeclaim(facts, n))
         .or_else(|| sole_nodeclass(facts));
-    let mut summary = if nodeclaims.is_empty() {
+    let mut summary = if nodeclaims.is_empty() && nodepool.is_some() {
+        "Karpenter could not launch the instances of the NodePool's NodeClaims".to_string()
+    } else if nodeclaims.is_empty() {
         "Karpenter could not launch the NodeClaim's instance".to_string()
     } else {
         format!(
@@ -630,6 +666,40 @@ mod tests {
     use crate::testing::{check_only, ids};
 
     #[test]
+    fn a_nodepool_condition_names_the_nodepool() {
+        let report = check_only(
+            "KW302",
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: general}\nstatus:\n  conditions:\n  - {type: NodeRegistrationHealthy, status: \"False\", reason: SecurityGroupSubnetVPCMismatch, message: Security groups and subnets must be in the same VPC.}\n",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("general"));
+        assert!(d.summary.contains("(NodePool general)"), "{}", d.summary);
+    }
+
+    #[test]
+    fn a_launch_error_of_a_nodeclaim_launched_since_is_history() {
+        let error = r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"workers-x7k2p"},"error":"launching nodeclaim, creating instance, creating nodeclaim, RequestLimitExceeded: Request limit exceeded."}"#;
+        let launched = r#"{"level":"INFO","message":"launched nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"workers-x7k2p"},"provider-id":"aws:///eu-west-1a/i-0abc","instance-type":"m6i.large"}"#;
+        assert_eq!(ids(&check_only("KW302", error)), ["KW302"]);
+        assert_eq!(
+            ids(&check_only("KW302", &format!("{error}\n{launched}"))),
+            [] as [&str; 0]
+        );
+        // Another NodeClaim's launch says nothing about this one.
+        let other = launched.replace("workers-x7k2p", "workers-b8n3c");
+        assert_eq!(
+            ids(&check_only("KW302", &format!("{error}\n{other}"))),
+            ["KW302"]
+        );
+        // The NodeClaim's own status says it launched.
+        let status = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: workers-x7k2p\nstatus:\n  conditions:\n  - {type: Launched, status: \"True\", reason: Launched}\n---\n";
+        assert_eq!(
+            ids(&check_only("KW302", &format!("{status}{error}"))),
+            [] as [&str; 0]
+        );
+    }
+
+    #[test]
     fn every_grammar() {
         for text in [
             r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"a-1"},"error":"launching nodeclaim, creating instance, with fleet error(s), too few instances returned: too few instances returned"}"#,
@@ -654,6 +724,18 @@ mod tests {
         );
         let d = &report.diagnoses[0];
         assert!(d.summary.contains("RequestLimitExceeded"), "{}", d.summary);
+        // v1.0 says LaunchFailed for every error, with the EC2 error itself as the message.
+        let report = check_only(
+            "KW302",
+            "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: web-x2\nstatus:\n  conditions:\n  - type: Launched\n    status: Unknown\n    reason: LaunchFailed\n    message: 'creating instance, with fleet error(s), InvalidParameter: Security group sg-0abc and subnet subnet-0def belong to different networks.'\n",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("SecurityGroupSubnetVPCMismatch")
+                && !d.summary.contains("LaunchFailed"),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]

@@ -44,6 +44,34 @@ const SIGNALS: &[&str] = &[
     "network plugin returns error",
 ];
 
+/// What the kubelet and the node's events say once the node is Ready.
+const READY_AGAIN: &[&str] = &["just became ready", "status is now: NodeReady"];
+
+/// Whether the input shows the node of `m` Ready after it: its Node's Ready condition True
+/// now, or a later line of the same paste (its kubelet's `just became ready`, the event
+/// `status is now: NodeReady`). Every node's kubelet reports the CNI not initialized for its
+/// first seconds, until aws-node starts.
+fn ready_since(facts: &Facts, m: &Message) -> bool {
+    let node = node_of(facts, m);
+    let ready_now = node.as_deref().is_some_and(|name| {
+        facts.nodes.iter().any(|n| {
+            n.meta.name == name
+                && n.conditions
+                    .iter()
+                    .any(|c| c.condition_type == "Ready" && c.status == "True")
+        })
+    });
+    ready_now
+        || facts.messages.iter().any(|later| {
+            later.evidence.source == m.evidence.source
+                && later.evidence.line > m.evidence.line
+                && READY_AGAIN
+                    .iter()
+                    .any(|s| contains_ignore_ascii_case(&later.text, s))
+                && node_of(facts, later).is_none_or(|n| node.as_deref().is_none_or(|o| o == n))
+        })
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
         .messages
@@ -52,6 +80,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             SIGNALS
                 .iter()
                 .any(|s| contains_ignore_ascii_case(&m.text, s))
+                && !ready_since(facts, m)
         })
         .collect();
     // A typed Node whose Ready condition says so, when the messages do not carry it.
@@ -163,6 +192,35 @@ fn aws_node_role(facts: &Facts) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn the_cni_of_a_node_ready_since_is_history() {
+        // Every kubelet reports the CNI not initialized until aws-node starts on the node.
+        let boot = r#"May 12 10:00:00 ip-10-0-1-9.ec2.internal kubelet[3101]: I0512 10:00:00.400000    3101 kubelet_node_status.go:76] "Successfully registered node" node="ip-10-0-1-9.ec2.internal"
+May 12 10:00:01 ip-10-0-1-9.ec2.internal kubelet[3101]: E0512 10:00:01.774511    3101 kubelet.go:2874] "Container runtime network not ready" networkReady="NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"
+May 12 10:00:11 ip-10-0-1-9.ec2.internal kubelet[3101]: I0512 10:00:11.201000    3101 kubelet_node_status.go:493] "Fast updating node status as it just became ready"
+"#;
+        assert_eq!(ids(&check_only("KW305", boot)), [] as [&str; 0]);
+        // Still not ready at the end of the log: the problem stands.
+        let stuck: String = boot.lines().take(2).map(|l| format!("{l}\n")).collect();
+        assert_eq!(ids(&check_only("KW305", &stuck)), ["KW305"]);
+        // The describe of the node, Ready now, with the events of its boot.
+        let describe = "Name:               ip-10-0-1-9.ec2.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=default
+Annotations:        karpenter.sh/nodepool-hash: 1
+Taints:             <none>
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  Ready            True    Mon, 12 May 2025 10:00:00 +0000   Mon, 12 May 2025 09:00:00 +0000   KubeletReady                 kubelet is posting ready status
+Events:
+  Type     Reason        Age   From     Message
+  ----     ------        ----  ----     -------
+  Warning  NetworkNotReady  12m   kubelet  network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized
+";
+        assert_eq!(ids(&check_only("KW305", describe)), [] as [&str; 0]);
+    }
 
     #[test]
     fn every_form() {

@@ -1,12 +1,12 @@
 //! KW306 nodeclaim-not-initialized.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
     conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
-    push_unique, raw_describe_subject, sole_raw_value, Presence,
+    push_unique, raw_describe_subject, shown_initialized, sole_raw_value, Presence,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -160,16 +160,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         {
             continue;
         }
-        let cause = cause_of(m.reason.as_deref().unwrap_or_default(), &m.text).or_else(|| {
+        // An event's reason is the event's own, not an Initialized condition's: the kubelet
+        // and the node controller say `NodeNotReady` when any node boots or stops answering.
+        let reason = match m.origin {
+            MessageOrigin::Event => "",
+            _ => m.reason.as_deref().unwrap_or_default(),
+        };
+        let cause = cause_of(reason, &m.text).or_else(|| {
             (contains_ignore_ascii_case(&m.text, "isn't initialized")
                 || contains_ignore_ascii_case(&m.text, "isn\u{2019}t initialized"))
             .then_some(Cause::Unstated)
         });
         let Some(cause) = cause else { continue };
+        let nodeclaim = nodeclaim_of(facts, m);
+        let node = node_of(facts, m);
+        if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref()) {
+            continue;
+        }
         hits.push(Hit {
             cause,
-            nodeclaim: nodeclaim_of(facts, m),
-            node: node_of(facts, m),
+            nodeclaim,
+            node,
             evidence: vec![evidence_of(m)],
             inferred: false,
         });
@@ -748,6 +759,69 @@ mod tests {
         // Without any disruption event the missing label still counts.
         let quiet = describe("Normal  Starting  3h  kubelet  Starting kubelet.");
         assert_eq!(ids(&check_only("KW306", &quiet)), ["KW306"]);
+    }
+
+    #[test]
+    fn a_launch_time_message_about_a_node_now_initialized_is_history() {
+        // The describe of an initialized node or NodeClaim keeps the `Node isn't initialized`
+        // of its first minute.
+        let node = karpenter_node_describe(
+            "on-demand",
+            "Normal  DisruptionBlocked  9m    karpenter  Node isn't initialized",
+        )
+        .replace(
+            "Labels:             karpenter.sh/nodepool=general\n",
+            "Labels:             karpenter.sh/nodepool=general\n                    karpenter.sh/initialized=true\n",
+        );
+        assert_eq!(ids(&check_only("KW306", &node)), [] as [&str; 0]);
+        let claim = "apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: default-7vq2k
+status:
+  nodeName: ip-10-0-44-13.us-east-2.compute.internal
+  conditions:
+  - {type: Initialized, status: \"True\", reason: Initialized}
+---
+LAST SEEN   TYPE     REASON              OBJECT                                          MESSAGE
+10m         Normal   DisruptionBlocked   nodeclaim/default-7vq2k                         Node isn't initialized
+10m         Normal   DisruptionBlocked   node/ip-10-0-44-13.us-east-2.compute.internal   Node isn't initialized
+";
+        assert_eq!(ids(&check_only("KW306", claim)), [] as [&str; 0]);
+        // Karpenter's own log line says it initialized.
+        let logged = "LAST SEEN   TYPE     REASON              OBJECT                    MESSAGE
+10m         Normal   DisruptionBlocked   nodeclaim/default-k2x9p   Node isn't initialized
+{\"level\":\"INFO\",\"message\":\"initialized nodeclaim\",\"controller\":\"nodeclaim.lifecycle\",\"NodeClaim\":{\"name\":\"default-k2x9p\"},\"allocatable\":{\"cpu\":\"1930m\"}}
+";
+        assert_eq!(ids(&check_only("KW306", logged)), [] as [&str; 0]);
+        // Another NodeClaim's message still counts.
+        let other = format!(
+            "{claim}10m         Normal   DisruptionBlocked   nodeclaim/default-k2x9p                         Node isn't initialized\n"
+        );
+        let report = check_only("KW306", &other);
+        assert_eq!(ids(&report), ["KW306"]);
+        assert!(
+            report.diagnoses[0].summary.contains("default-k2x9p"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn node_lifecycle_events_are_not_the_initialized_condition() {
+        // Every node boots with the kubelet's NodeNotReady; the node controller says it when a
+        // node stops answering (one being terminated). Neither is Initialized's NodeNotReady.
+        let text = "NAMESPACE   LAST SEEN   TYPE     REASON         OBJECT                           MESSAGE
+default     14m         Normal   NodeNotReady   node/ip-10-0-77-3.ec2.internal   Node ip-10-0-77-3.ec2.internal status is now: NodeNotReady
+default     13m         Normal   NodeReady      node/ip-10-0-77-3.ec2.internal   Node ip-10-0-77-3.ec2.internal status is now: NodeReady
+default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal   Node ip-10-0-88-4.ec2.internal status is now: NodeNotReady
+";
+        assert_eq!(ids(&check_only("KW306", text)), [] as [&str; 0]);
+        // Karpenter's own condition text still counts, in an event too.
+        let transition = "LAST SEEN   TYPE     REASON        OBJECT                    MESSAGE
+2m          Normal   Initialized   nodeclaim/default-k2x9p   Status condition transitioned, Type: Initialized, Status: True -> Unknown, Reason: NodeNotReady, Message: Node status is NotReady
+";
+        assert_eq!(ids(&check_only("KW306", transition)), ["KW306"]);
     }
 
     #[test]

@@ -358,7 +358,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .iter()
         .filter_map(|n| facts.pdbs.iter().find(|p| &pdb_name(p) == n))
         .collect();
-    let mut summary = if g.multiple {
+    let mut summary = if g.multiple && g.pdbs.is_empty() && !g.pods.is_empty() {
+        // The drain event names the pod, not the budgets.
+        format!(
+            "Pod {} is selected by more than one PodDisruptionBudget and cannot be evicted: the eviction API refuses pods with several PDBs, so Karpenter cannot drain {on}.",
+            g.pods.join(", ")
+        )
+    } else if g.multiple {
         format!(
             "Pods selected by more than one PodDisruptionBudget ({}) cannot be evicted: the eviction API refuses pods with several PDBs, so Karpenter cannot drain {on}.",
             g.pdbs.join(", ")
@@ -370,6 +376,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             g.pods.join(", "),
             if g.subjects.len() > 1 { "those nodes" } else { "that node" }
         )
+    } else if block_passed(g, &pdb_objects) {
+        format!(
+            "PodDisruptionBudget {} prevented pod evictions, so Karpenter could not disrupt {on}.",
+            g.pdbs.join(", ")
+        )
     } else if !g.pdbs.is_empty() {
         format!(
             "PodDisruptionBudget {} prevents pod evictions, so Karpenter cannot disrupt {on}.",
@@ -378,7 +389,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     } else {
         format!("Karpenter cannot finish draining {on}.")
     };
-    if !g.pods.is_empty() && !g.inferred {
+    if !g.pods.is_empty() && !g.inferred && !g.multiple {
         summary.push_str(&format!(
             " Evicting pod {} violates its budget.",
             g.pods.join(", ")
@@ -444,11 +455,29 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d
             .with_severity(Severity::Warning)
             .with_confidence(Confidence::Medium);
+    } else if block_passed(g, &pdb_objects) {
+        d.summary.push_str(
+            " Every budget it names allows a disruption now, so that block has passed: the events are older than the budget's status, and Karpenter goes on at its next pass.",
+        );
+        d = d.with_severity(Severity::Info);
     } else if g.pdbs.is_empty() && g.pods.is_empty() {
         // Pods waiting to be evicted: a PDB is the usual reason, not the only one.
         d = d.with_confidence(Confidence::Medium);
     }
     d
+}
+
+/// Karpenter reports a PDB only while it allows 0 disruptions: when the input shows every PDB
+/// the events name allowing one now (`kubectl get pdb`), the events are history.
+fn block_passed(g: &Group<'_>, pdb_objects: &[&Pdb]) -> bool {
+    !g.multiple
+        && !g.pdbs.is_empty()
+        && g.pods.is_empty()
+        && g.waiting.is_none()
+        && pdb_objects.len() == g.pdbs.len()
+        && pdb_objects
+            .iter()
+            .all(|p| p.disruptions_allowed.is_some_and(|n| n > 0))
 }
 
 /// `It requires minAvailable: 1; 2 pods expected, 1 healthy (1 needed), so 0 disruptions are
@@ -490,19 +519,23 @@ fn remediation(
 ) -> Vec<Remediation> {
     let mut steps = Vec::new();
     if g.multiple {
-        let (ns, _) = split_qualified(g.pdbs.first().map(String::as_str).unwrap_or(""));
+        let (ns, _) = split_qualified(
+            g.pdbs
+                .first()
+                .or(g.pods.first())
+                .map(String::as_str)
+                .unwrap_or(""),
+        );
         let names: Vec<&str> = g.pdbs.iter().map(|p| split_qualified(p).1).collect();
+        let which = match (names.is_empty(), ns) {
+            (false, _) => format!(" {}", names.join(" ")),
+            // The pod's namespace: its budgets are among the ones listed there.
+            (true, Some(_)) => String::new(),
+            (true, None) => " <pdb-a> <pdb-b>".to_string(),
+        };
         steps.push(Remediation::command(
             "Compare the budgets' selectors: each pod must be selected by at most one PDB. Narrow one selector, or remove the budget that duplicates the other.",
-            format!(
-                "kubectl get pdb{} {} -o yaml",
-                ns_flag(ns),
-                if names.is_empty() {
-                    "<pdb-a> <pdb-b>".to_string()
-                } else {
-                    names.join(" ")
-                }
-            ),
+            format!("kubectl get pdb{}{which} -o yaml", ns_flag(ns)),
         ));
     } else if let Some(first) = g.pdbs.first() {
         let (ns, name) = split_qualified(first);
@@ -723,6 +756,58 @@ mod tests {
     use crate::facts::{Container, LabelSelector, Meta};
     use crate::testing::{check_only, ids};
     use std::collections::BTreeMap;
+
+    #[test]
+    fn the_drain_event_of_a_pod_with_several_budgets_names_the_pod() {
+        let report = check_only(
+            "KW401",
+            "1m Warning FailedDraining node/ip-10-1-1-2.ec2.internal Failed to drain node, eviction does not support multiple PDBs (Pod=shop/web-7d9f-abc)",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with(
+                "Pod shop/web-7d9f-abc is selected by more than one PodDisruptionBudget"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("()"), "{}", d.summary);
+        assert!(!d.summary.contains("violates its budget"), "{}", d.summary);
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl get pdb -n shop -o yaml")
+        );
+    }
+
+    #[test]
+    fn a_budget_that_allows_a_disruption_now_ended_the_block() {
+        let text = "Events:
+  Type    Reason             Age               From       Message
+  ----    ------             ----              ----       -------
+  Normal  DisruptionBlocked  3h (x12 over 5h)  karpenter  Pdb prevents pod evictions (PodDisruptionBudget=[ingress-nginx/ingress-nginx-controller])
+$ kubectl get pdb -n ingress-nginx
+NAME                       MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE
+ingress-nginx-controller   1               N/A               1                     41d
+";
+        let report = check_only("KW401", text);
+        assert_eq!(ids(&report), ["KW401"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Info);
+        assert!(d.summary.contains("block has passed"), "{}", d.summary);
+        assert!(
+            d.summary.contains("prevented pod evictions"),
+            "{}",
+            d.summary
+        );
+        // At 0 allowed the block stands.
+        let blocked = text.replace(
+            "1               N/A               1 ",
+            "1               N/A               0 ",
+        );
+        let d = &check_only("KW401", &blocked).diagnoses[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(!d.summary.contains("block has passed"), "{}", d.summary);
+    }
 
     #[test]
     fn a_budget_that_never_allows_is_changed_not_waited_for() {

@@ -140,6 +140,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         from_object: false,
     })
     .collect();
+    groups.retain(|g| !g.pod.as_deref().is_some_and(|name| released(facts, name)));
     for pod in &facts.pods {
         let Some(node) = &pod.node_name else {
             continue;
@@ -147,6 +148,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let Some(which) = blocking_annotation(pod) else {
             continue;
         };
+        if finished(pod) {
+            continue;
+        }
         let name = pod.object_ref().qualified_name();
         match groups.iter_mut().find(|g| g.pod.as_deref() == Some(&name)) {
             Some(g) => push_unique(&mut g.subjects, ObjectRef::new("Node", None, node)),
@@ -160,6 +164,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+/// Karpenter does not count a pod that has finished (`Succeeded`, `Failed`): a Job's pod
+/// done with its work holds no node, whatever its annotations.
+fn finished(pod: &Pod) -> bool {
+    matches!(pod.phase.as_deref(), Some("Succeeded" | "Failed"))
+}
+
+/// Whether the input shows the pod an event names no longer holding its node: its object
+/// (annotations in full) without the annotation now, or finished.
+fn released(facts: &Facts, name: &str) -> bool {
+    facts
+        .pods
+        .iter()
+        .find(|p| p.object_ref().qualified_name() == name)
+        .is_some_and(|p| !p.meta.from_table && (blocking_annotation(p).is_none() || finished(p)))
 }
 
 /// The annotation that makes Karpenter keep the pod's node: karpenter.sh/do-not-disrupt
@@ -306,6 +326,39 @@ mod tests {
     use super::*;
     use crate::facts::Meta;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_finished_or_unannotated_pod_holds_no_node() {
+        let pod = |annotations: &str, phase: &str| {
+            format!(
+                "apiVersion: v1
+kind: Pod
+metadata:
+  name: etl-28999
+  namespace: batch
+  annotations: {annotations}
+spec:
+  nodeName: ip-10-0-7-7.ec2.internal
+  containers: [{{name: c, image: 111122223333.dkr.ecr.us-east-1.amazonaws.com/etl:1}}]
+status:
+  phase: {phase}
+---
+LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
+40m         Normal   DisruptionBlocked   node/ip-10-0-7-7.ec2.internal   Pod has \"karpenter.sh/do-not-disrupt\" annotation (Pod=batch/etl-28999)
+"
+            )
+        };
+        let dnd = "{karpenter.sh/do-not-disrupt: \"true\"}";
+        assert_eq!(ids(&check_only("KW402", &pod(dnd, "Running"))), ["KW402"]);
+        assert_eq!(
+            ids(&check_only("KW402", &pod(dnd, "Succeeded"))),
+            [] as [&str; 0]
+        );
+        assert_eq!(
+            ids(&check_only("KW402", &pod("{}", "Running"))),
+            [] as [&str; 0]
+        );
+    }
 
     #[test]
     fn every_grammar_names_the_pod() {

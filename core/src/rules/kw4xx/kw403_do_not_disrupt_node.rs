@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{hits, push_unique, subjects_label};
+use crate::rules::kw4xx::disruption::{hits, push_unique, subject_of, subjects_label, Hits};
 use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -43,10 +43,11 @@ const SIGNALS: &[&str] = &["karpenter.sh/do-not-disrupt", "disruption is blocked
 const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let mut found = hits(facts, |t| {
+    let found = hits(facts, |t| {
         contains_ignore_ascii_case(t, "disruption is blocked")
             && contains_ignore_ascii_case(t, ANNOTATION)
     });
+    let mut found = without_removed(facts, found);
     let mut from_objects: Vec<ObjectRef> = Vec::new();
     let mut evidence: Vec<Evidence> = Vec::new();
     for n in facts
@@ -171,6 +172,39 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+/// The messages about a Node or NodeClaim whose annotations the input shows in full without
+/// the annotation: removed since (the describe keeps the events of when it was there).
+fn without_removed<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
+    let removed = |s: &ObjectRef| {
+        let meta = match s.kind.as_str() {
+            "Node" => facts
+                .nodes
+                .iter()
+                .find(|n| n.meta.name == s.name)
+                .map(|n| &n.meta),
+            "NodeClaim" => facts
+                .nodeclaims
+                .iter()
+                .find(|c| c.meta.name == s.name)
+                .map(|c| &c.meta),
+            _ => None,
+        };
+        meta.is_some_and(|m| !m.from_table && !m.annotations.contains_key(ANNOTATION))
+    };
+    let mut out = Hits::default();
+    for m in found.messages {
+        let subject = subject_of(m);
+        if subject.as_ref().is_some_and(removed) {
+            continue;
+        }
+        if let Some(s) = subject {
+            push_unique(&mut out.subjects, s);
+        }
+        out.messages.push(m);
+    }
+    out
+}
+
 fn annotated(annotations: &BTreeMap<String, String>) -> bool {
     annotations.get(ANNOTATION).map(String::as_str) == Some("true")
 }
@@ -223,6 +257,32 @@ mod tests {
     use super::*;
     use crate::facts::{Meta, Node, NodePool};
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn an_annotation_removed_since_is_history() {
+        let describe = |annotations: &str| {
+            format!(
+                "Name:               ip-10-0-12-34.eu-west-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=general
+                    karpenter.sh/initialized=true
+Annotations:        {annotations}
+Taints:             <none>
+Unschedulable:      false
+Events:
+  Type    Reason             Age                From       Message
+  ----    ------             ----               ----       -------
+  Normal  DisruptionBlocked  40m (x12 over 3h)  karpenter  Disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation
+"
+            )
+        };
+        let removed = describe(
+            "karpenter.sh/nodepool-hash: 123\n                    node.alpha.kubernetes.io/ttl: 0",
+        );
+        assert_eq!(ids(&check_only("KW403", &removed)), [] as [&str; 0]);
+        let there = describe("karpenter.sh/do-not-disrupt: true\n                    karpenter.sh/nodepool-hash: 123");
+        assert_eq!(ids(&check_only("KW403", &there)), ["KW403"]);
+    }
 
     #[test]
     fn every_grammar() {

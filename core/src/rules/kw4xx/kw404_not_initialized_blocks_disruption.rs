@@ -1,7 +1,10 @@
 //! KW404 not-initialized-blocks-disruption.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, node_name, subjects_label};
+use crate::rules::kw3xx::common::shown_initialized;
+use crate::rules::kw4xx::disruption::{
+    hits, node_name, push_unique, subject_of, subjects_label, Hits,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -39,6 +42,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
         contains_ignore_ascii_case(t, "isn't initialized")
     });
+    let found = without_initialized(facts, found);
     if found.is_empty() {
         return Vec::new();
     }
@@ -86,6 +90,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+/// The messages about a node or NodeClaim the objects do not show initialized: Karpenter says
+/// `Node isn't initialized` in the first minute of every node, which a describe keeps in its
+/// events long after the node initialized.
+fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
+    let mut out = Hits::default();
+    for m in found.messages {
+        let subject = subject_of(m);
+        let name_of = |kind: &str| {
+            subject
+                .as_ref()
+                .filter(|s| s.kind == kind)
+                .map(|s| s.name.as_str())
+        };
+        if shown_initialized(facts, name_of("NodeClaim"), name_of("Node")) {
+            continue;
+        }
+        if let Some(s) = subject.clone() {
+            push_unique(&mut out.subjects, s);
+        }
+        out.messages.push(m);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
@@ -111,6 +139,43 @@ mod tests {
             d.remediation[1].command.as_deref(),
             Some("kubectl describe node ip-10-0-71-41.ec2.internal")
         );
+    }
+
+    #[test]
+    fn a_launch_time_event_of_a_node_now_initialized_is_history() {
+        // Karpenter says `Node isn't initialized` in every node's first minute; the describe
+        // keeps the event after the node initialized.
+        let node = "Name:               ip-10-0-44-13.us-east-2.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=default
+                    karpenter.sh/initialized=true
+Taints:             <none>
+Events:
+  Type    Reason             Age   From       Message
+  ----    ------             ----  ----       -------
+  Normal  DisruptionBlocked  9m    karpenter  Node isn't initialized
+";
+        assert!(ids(&check_only("KW404", node)).is_empty());
+        let claim = "apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: default-7vq2k
+status:
+  conditions:
+  - {type: Initialized, status: \"True\", reason: Initialized}
+---
+LAST SEEN   TYPE     REASON              OBJECT                    MESSAGE
+10m         Normal   DisruptionBlocked   nodeclaim/default-7vq2k   Node isn't initialized
+10m         Normal   DisruptionBlocked   nodeclaim/default-k2x9p   Node isn't initialized
+";
+        let report = check_only("KW404", claim);
+        assert_eq!(ids(&report), ["KW404"]);
+        let summary = &report.diagnoses[0].summary;
+        assert!(summary.contains("NodeClaim default-k2x9p"), "{summary}");
+        assert!(!summary.contains("default-7vq2k"), "{summary}");
+        // Without the initialized label the node is not shown initialized.
+        let unlabelled = node.replace("                    karpenter.sh/initialized=true\n", "");
+        assert_eq!(ids(&check_only("KW404", &unlabelled)), ["KW404"]);
     }
 
     #[test]

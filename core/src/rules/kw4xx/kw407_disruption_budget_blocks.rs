@@ -1,7 +1,7 @@
 //! KW407 disruption-budget-blocks.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, NodePool};
-use crate::rules::kw4xx::disruption::{hits, push_unique, unescaped};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool};
+use crate::rules::kw4xx::disruption::{hits, push_unique, subject_of, unescaped, Hits};
 use crate::rules::text::token_after;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -42,9 +42,48 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         contains_ignore_ascii_case(t, "no allowed disruptions")
             && contains_ignore_ascii_case(t, "blocking budget")
     });
-    if found.is_empty() {
-        return Vec::new();
+    by_nodepool(found)
+        .into_iter()
+        .map(|group| diagnose(facts, group))
+        .collect()
+}
+
+/// One group per NodePool the events are about (each NodePool has its own budgets). Rows
+/// that name no NodePool (a bare `Events:` table) join the one NodePool named, else stand
+/// alone.
+fn by_nodepool(found: Hits<'_>) -> Vec<Hits<'_>> {
+    let nodepool_of = |m: &Message| subject_of(m).filter(|s| s.kind == "NodePool");
+    let mut names: Vec<String> = Vec::new();
+    for m in &found.messages {
+        if let Some(np) = nodepool_of(m) {
+            push_unique(&mut names, np.name);
+        }
     }
+    let unnamed_joins = names.len() == 1;
+    let mut groups: Vec<Hits<'_>> = names.iter().map(|_| Hits::default()).collect();
+    let mut unnamed = Hits::default();
+    for m in found.messages {
+        let np = nodepool_of(m);
+        let group = match np
+            .as_ref()
+            .and_then(|np| names.iter().position(|n| *n == np.name))
+        {
+            Some(i) => &mut groups[i],
+            None if unnamed_joins => &mut groups[0],
+            None => &mut unnamed,
+        };
+        if let Some(np) = np {
+            push_unique(&mut group.subjects, np);
+        }
+        group.messages.push(m);
+    }
+    if !unnamed.is_empty() {
+        groups.push(unnamed);
+    }
+    groups
+}
+
+fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
     let mut reasons: Vec<String> = Vec::new();
     for m in &found.messages {
         let t = unescaped(&m.text);
@@ -104,12 +143,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ),
         "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n",
     ));
-    vec![Diagnosis::new(&META, summary)
+    Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
         .with_node_pool(name.as_deref())
         .with_messages(found.messages.iter().copied())
         .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
-        .with_remediation(steps)]
+        .with_remediation(steps)
 }
 
 /// The budgets as YAML list items (indented for `spec.disruption.budgets`), `None` when there
@@ -200,6 +239,49 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW407", near)).is_empty(), "{near}");
         }
+    }
+
+    #[test]
+    fn one_diagnosis_per_nodepool() {
+        let report = check_only(
+            "KW407",
+            "LAST SEEN   TYPE     REASON              OBJECT              MESSAGE
+1m          Normal   DisruptionBlocked   nodepool/default    No allowed disruptions for disruption reason Drifted due to blocking budget
+1m          Normal   DisruptionBlocked   nodepool/batch      No allowed disruptions due to blocking budget
+30s         Normal   DisruptionBlocked   nodepool/default    No allowed disruptions for disruption reason Underutilized due to blocking budget
+",
+        );
+        assert_eq!(ids(&report), ["KW407", "KW407"]);
+        let [default, batch] = &report.diagnoses[..] else {
+            unreachable!()
+        };
+        assert_eq!(default.node_pool.as_deref(), Some("default"));
+        assert!(
+            default.summary.starts_with("NodePool default's"),
+            "{}",
+            default.summary
+        );
+        assert!(
+            default.summary.contains("(for Drifted, Underutilized)"),
+            "{}",
+            default.summary
+        );
+        assert_eq!(default.evidence.len(), 2);
+        assert_eq!(batch.node_pool.as_deref(), Some("batch"));
+        assert!(
+            batch.summary.starts_with("NodePool batch's"),
+            "{}",
+            batch.summary
+        );
+        assert!(
+            batch.summary.contains("(for any reason)"),
+            "{}",
+            batch.summary
+        );
+        assert!(batch.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("nodepool batch")));
     }
 
     #[test]

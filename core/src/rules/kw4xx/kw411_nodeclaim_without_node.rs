@@ -1,7 +1,9 @@
 //! KW411 nodeclaim-without-node.
 
-use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, subjects_label, unescaped};
+use crate::facts::{Facts, Message};
+use crate::rules::kw4xx::disruption::{
+    hits, push_unique, subject_of, subjects_label, unescaped, Hits,
+};
 use crate::rules::text::contains_any;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -47,13 +49,41 @@ const NOT_REGISTERED: &[&str] = &["node not registered with cluster", "nodenotfo
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| contains_any(t, SIGNALS));
-    if found.is_empty() {
-        return Vec::new();
-    }
-    let unmanaged_only = found.messages.iter().all(|m| {
+    let (unmanaged, waiting) = split_unmanaged(found);
+    [(unmanaged, true), (waiting, false)]
+        .into_iter()
+        .filter(|(group, _)| !group.is_empty())
+        .map(|(group, unmanaged_only)| diagnose(facts, group, unmanaged_only))
+        .collect()
+}
+
+/// The nodes Karpenter does not manage, apart from the NodeClaims still waiting for a node:
+/// `isn't managed by karpenter`, and v1.0's `doesn't contain both a node and a nodeclaim` when
+/// it is about a Node (a Node with no NodeClaim; on a NodeClaim it means the node has not
+/// registered yet). A paste often holds both, and only the NodeClaims' wait points to KW303.
+fn split_unmanaged(found: Hits<'_>) -> (Hits<'_>, Hits<'_>) {
+    let mut unmanaged = Hits::default();
+    let mut waiting = Hits::default();
+    for m in found.messages {
+        let subject = subject_of(m);
         let t = unescaped(&m.text);
-        contains_any(&t, &["managed by karpenter"])
-    });
+        let about_node = subject.as_ref().is_some_and(|s| s.kind == "Node");
+        let group = if contains_any(&t, &["managed by karpenter"])
+            || (about_node && contains_any(&t, &["doesn't contain both"]))
+        {
+            &mut unmanaged
+        } else {
+            &mut waiting
+        };
+        if let Some(s) = subject {
+            push_unique(&mut group.subjects, s);
+        }
+        group.messages.push(m);
+    }
+    (unmanaged, waiting)
+}
+
+fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
     let on = subjects_label(&found.subjects);
     let waiting_claims: Vec<String> = facts
         .nodeclaims
@@ -71,7 +101,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .messages
         .iter()
         .any(|m| contains_any(&m.text, NOT_REGISTERED));
-    let age = longest_age_minutes(facts);
+    let age = longest_age_minutes(facts, &found.messages);
     let long_wait = age.is_some_and(|a| a >= 5);
     let mut related: Vec<&'static str> = Vec::new();
     let mut summary = if unmanaged_only {
@@ -132,23 +162,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .messages
         .iter()
         .filter(|m| !unmanaged_only && contains_any(&m.text, NOT_REGISTERED));
-    vec![Diagnosis::new(&META, summary)
+    Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
         .with_messages(found.messages.iter().copied())
         .with_messages(registration)
         .with_related(&related)
-        .with_remediation(steps)]
+        .with_remediation(steps)
 }
 
-/// The longest age of the matching events (`14m`, `2m (x31 over 3h)` counts 3h), in minutes.
-fn longest_age_minutes(facts: &Facts) -> Option<u64> {
+/// The longest age of the events behind `messages` (`14m`, `2m (x31 over 3h)` counts 3h), in
+/// minutes.
+fn longest_age_minutes(facts: &Facts, messages: &[&Message]) -> Option<u64> {
     facts
         .events
         .iter()
         .filter(|e| {
-            SIGNALS
-                .iter()
-                .any(|s| contains_ignore_ascii_case(&e.message, s))
+            messages.iter().any(|m| {
+                m.text == e.message
+                    && m.evidence.source == e.evidence.source
+                    && m.evidence.line == e.evidence.line
+            })
         })
         .filter_map(|e| e.age.as_deref())
         .filter_map(age_minutes)
@@ -255,6 +288,41 @@ mod tests {
         });
         let d = &check(&facts)[0];
         assert!(d.summary.contains("about 20 minutes"), "{}", d.summary);
+    }
+
+    #[test]
+    fn unmanaged_nodes_apart_from_waiting_nodeclaims() {
+        // v1.0 says `doesn't contain both` for a Node without a NodeClaim (a managed node
+        // group's) and for a NodeClaim without its Node; only the NodeClaim waits to register.
+        let report = check_only(
+            "KW411",
+            "NAMESPACE   LAST SEEN          TYPE     REASON              OBJECT                          MESSAGE
+default     2m (x31 over 3h)   Normal   DisruptionBlocked   node/ip-10-0-9-9.ec2.internal   Cannot disrupt Node: state node doesn't contain both a node and a nodeclaim
+default     40s                Normal   DisruptionBlocked   nodeclaim/default-p7xk2         Cannot disrupt NodeClaim: state node doesn't contain both a node and a nodeclaim
+",
+        );
+        assert_eq!(ids(&report), ["KW411", "KW411"]);
+        let [unmanaged, waiting] = &report.diagnoses[..] else {
+            unreachable!()
+        };
+        assert!(
+            unmanaged.summary.contains("node ip-10-0-9-9.ec2.internal")
+                && unmanaged.summary.contains("by design")
+                && !unmanaged.summary.contains("NodeClaim"),
+            "{}",
+            unmanaged.summary
+        );
+        assert!(unmanaged.related.is_empty());
+        // The 3-hour-old rows of the unmanaged node do not age the NodeClaim's wait.
+        assert!(
+            waiting.summary.contains("NodeClaim default-p7xk2")
+                && !waiting.summary.contains("ip-10-0-9-9")
+                && !waiting.summary.contains("180 minutes")
+                && waiting.summary.contains("normal for a minute or two"),
+            "{}",
+            waiting.summary
+        );
+        assert!(waiting.related.is_empty());
     }
 
     #[test]

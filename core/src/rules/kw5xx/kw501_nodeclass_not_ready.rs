@@ -6,7 +6,7 @@ use crate::rules::kw2xx::scheduling::{message_nodepool, record_of};
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     describe_commands, go_map_tags, message_nodeclass, reports_condition, sole_nodeclass,
-    term_label, terms_yaml, transition, Selected,
+    term_label, terms_yaml, transition, undone_transition, Selected,
 };
 use crate::rules::text::cluster_name;
 use crate::rules::text::contains_any;
@@ -238,7 +238,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let default_nc = sole_nodeclass(facts);
     for m in &facts.messages {
         let deps = reported(facts, m);
-        if deps.is_empty() {
+        if deps.is_empty() || undone_transition(facts, m) {
             continue;
         }
         let nc = message_nodeclass(facts, m).or_else(|| default_nc.clone());

@@ -5,6 +5,7 @@ use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     contains_word, message_nodeclass, reports_condition, sole_nodeclass, transition,
+    undone_transition,
 };
 use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::text::{contains_any, quoted_after};
@@ -224,7 +225,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             push_unique(&mut reasons, &REASONS[1]);
         }
         let bare = reports_condition(&t, "ValidationSucceeded", "False");
-        if reasons.is_empty() && !bare {
+        if (reasons.is_empty() && !bare) || undone_transition(facts, m) {
             continue;
         }
         let nc = message_nodeclass(facts, m).or_else(|| default_nc.clone());
@@ -429,6 +430,40 @@ mod tests {
         let report = check_only("KW502", text);
         assert_eq!(ids(&report), ["KW502"], "{text}");
         report.diagnoses[0].clone()
+    }
+
+    #[test]
+    fn a_nodepool_condition_names_its_nodeclass_ref() {
+        // The NodePool's NodeClassReady copies the EC2NodeClass's Ready message; with NodePools
+        // on different EC2NodeClasses only the nodeClassRef says which failed.
+        let text = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: al2023}
+status:
+  conditions:
+  - {type: NodeClassReady, status: \"False\", reason: UnhealthyDependents, message: \"ValidationSucceeded=False\"}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+";
+        let report = check_only("KW502", text);
+        assert_eq!(ids(&report), ["KW502"]);
+        let summary = &report.diagnoses[0].summary;
+        assert!(
+            summary.starts_with("EC2NodeClass al2023 failed validation"),
+            "{summary}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::document::Evidence;
 use crate::facts::{Collected, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw4xx::disruption::{subject_of, unescaped};
-use crate::rules::kw5xx::nodeclass::contains_word;
+use crate::rules::kw5xx::nodeclass::{contains_word, undone_transition};
 use crate::rules::text::cluster_name_or_placeholder;
 use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -85,7 +85,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for m in &facts.messages {
         let t = unescaped(&m.text);
-        if !is_signal(&t) {
+        if !is_signal(&t) || undone_transition(facts, m) {
             continue;
         }
         let nodepool = message_nodepool(facts, m);

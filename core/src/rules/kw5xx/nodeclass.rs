@@ -15,7 +15,7 @@
 use serde_json::Value;
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{Facts, Message, NodeClass};
+use crate::facts::{Condition, Facts, Message, NodeClass};
 use crate::rules::kw2xx::scheduling::record_of;
 use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::text::quoted_after;
@@ -59,6 +59,45 @@ pub fn transition(text: &str) -> Option<Transition> {
         reason: field("Reason"),
         message: field("Message"),
     })
+}
+
+/// Whether `message` is a condition transition away from True that the input shows undone:
+/// the object's status has that condition True now, or a later transition of the same object
+/// sets it True again (the describe of an object whose selector or reference was fixed keeps
+/// the old events).
+pub fn undone_transition(facts: &Facts, message: &Message) -> bool {
+    let Some(tr) = transition(&unescaped(&message.text)) else {
+        return false;
+    };
+    let Some(object) = &message.object else {
+        return false;
+    };
+    if tr.to.eq_ignore_ascii_case("True") {
+        return false;
+    }
+    let is_true = |c: &Condition| {
+        c.condition_type.eq_ignore_ascii_case(&tr.condition_type) && c.status == "True"
+    };
+    let kind = object.kind.to_ascii_lowercase();
+    let true_now = match kind.as_str() {
+        "ec2nodeclass" | "nodeclass" => facts
+            .nodeclass(&object.name)
+            .is_some_and(|nc| nc.conditions.iter().any(is_true)),
+        "nodepool" => facts
+            .nodepool(&object.name)
+            .is_some_and(|np| np.conditions.iter().any(is_true)),
+        _ => false,
+    };
+    true_now
+        || facts.messages.iter().any(|later| {
+            later.object.as_ref() == Some(object)
+                && later.evidence.source == message.evidence.source
+                && later.evidence.line > message.evidence.line
+                && transition(&unescaped(&later.text)).is_some_and(|t| {
+                    t.condition_type.eq_ignore_ascii_case(&tr.condition_type)
+                        && t.to.eq_ignore_ascii_case("True")
+                })
+        })
 }
 
 /// Whether `text` reports condition `condition_type` as `status`: a condition message or a
@@ -111,6 +150,19 @@ pub fn message_nodeclass(facts: &Facts, message: &Message) -> Option<String> {
     let t = unescaped(&message.text);
     quoted_after(&t, "ec2nodeclasses.karpenter.k8s.aws")
         .or_else(|| quoted_after(&t, "EC2NodeClass.karpenter.k8s.aws"))
+        .or_else(|| referenced_by_nodepool(facts, message))
+}
+
+/// A NodePool's condition or event (its `NodeClassReady` copies the EC2NodeClass's Ready
+/// message, `ValidationSucceeded=False`) is about the EC2NodeClass its nodeClassRef names.
+fn referenced_by_nodepool(facts: &Facts, message: &Message) -> Option<String> {
+    let nodepool = message
+        .object
+        .as_ref()
+        .filter(|o| o.kind == "NodePool")
+        .map(|o| o.name.as_str())
+        .or(message.nodepool.as_deref())?;
+    facts.nodepool(nodepool)?.nodeclass_ref.clone()
 }
 
 /// The EC2NodeClass to name when a message does not say: the only one in the facts, or the
@@ -352,6 +404,26 @@ pub fn terms_yaml(selected: Selected, nc: &NodeClass) -> Option<String> {
 mod tests {
     use super::*;
     use crate::facts::Meta;
+
+    #[test]
+    fn a_false_transition_undone_later_or_by_the_status_is_history() {
+        let facts = crate::ingest::ingest(&[crate::document::Document::new(
+            "paste",
+            "LAST SEEN   TYPE     REASON         OBJECT                 MESSAGE
+30m         Normal   SubnetsReady   ec2nodeclass/default   Status condition transitioned, Type: SubnetsReady, Status: True -> False, Reason: SubnetsNotFound, Message: SubnetSelector did not match any Subnets
+20m         Normal   SubnetsReady   ec2nodeclass/default   Status condition transitioned, Type: SubnetsReady, Status: False -> True, Reason: SubnetsReady
+10m         Normal   SubnetsReady   ec2nodeclass/default   Status condition transitioned, Type: SubnetsReady, Status: True -> False, Reason: SubnetsNotFound, Message: SubnetSelector did not match any Subnets
+10m         Normal   AMIsReady      ec2nodeclass/gpu       Status condition transitioned, Type: AMIsReady, Status: True -> False, Reason: AMINotFound, Message: AMISelector did not match any AMIs
+",
+        )]);
+        let undone: Vec<bool> = facts
+            .messages
+            .iter()
+            .map(|m| undone_transition(&facts, m))
+            .collect();
+        // Undone by the next transition; the last one stands; another object's stands.
+        assert_eq!(undone, [true, false, false, false]);
+    }
 
     #[test]
     fn transitions() {
