@@ -38,6 +38,8 @@ CoreDNS, and on a fresh cluster CoreDNS is Pending because there is no node yet,
 would come from Karpenter: chicken and egg. Otherwise the network path: private subnets without
 a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way (`proxyconnect
 tcp: dial tcp <proxy>`: the HTTPS proxy the controller is configured with does not answer).
+When a later log line shows the controller reaching AWS again (a launch, a subnet or AMI
+discovery), the outage was transient and the diagnosis is a warning.
 
 ## How to fix
 Let Karpenter resolve through the VPC resolver: `helm upgrade --install karpenter ... --set
