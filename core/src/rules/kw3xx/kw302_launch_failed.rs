@@ -271,6 +271,8 @@ fn launched_after_all(facts: &Facts, name: &str) -> bool {
 
 struct Hit {
     nodeclaim: Option<String>,
+    /// The NodePool whose NodeRegistrationHealthy copied the launch reason.
+    nodepool: Option<String>,
     reason: &'static str,
     error: Option<LaunchError>,
     evidence: Vec<Evidence>,
@@ -290,6 +292,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         hits.push(Hit {
             nodeclaim: nodeclaim_of(facts, m),
+            nodepool: None,
             reason: reason_of_error(t),
             error: parse_launch_error(t),
             evidence: vec![evidence_of(m)],
@@ -320,10 +323,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
             _ => reason,
         };
+        let of_nodepool = c.kind.as_deref() == Some("NodePool");
         hits.push(Hit {
-            nodeclaim: (c.kind.as_deref() != Some("NodePool"))
-                .then(|| c.object.clone())
-                .flatten(),
+            nodeclaim: (!of_nodepool).then(|| c.object.clone()).flatten(),
+            nodepool: of_nodepool.then(|| c.object.clone()).flatten(),
             reason,
             error: parse_launch_error(&c.message),
             evidence: c.evidence.clone(),
@@ -347,6 +350,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         hits.push(Hit {
             nodeclaim: nodeclaim_of(facts, m),
+            nodepool: None,
             reason,
             error: None,
             evidence: vec![evidence_of(m)],
@@ -422,12 +426,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let nodepool = nodeclaims
         .iter()
-        .find_map(|n| nodepool_of_nodeclaim(facts, n));
+        .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        .or_else(|| hits.iter().find_map(|h| h.nodepool.clone()));
     let nodeclass = nodeclaims
         .iter()
         .find_map(|n| nodeclass_of_nodeclaim(facts, n))
         .or_else(|| sole_nodeclass(facts));
-    let mut summary = if nodeclaims.is_empty() {
+    let mut summary = if nodeclaims.is_empty() && nodepool.is_some() {
+        "Karpenter could not launch the instances of the NodePool's NodeClaims".to_string()
+    } else if nodeclaims.is_empty() {
         "Karpenter could not launch the NodeClaim's instance".to_string()
     } else {
         format!(
@@ -657,6 +664,17 @@ mod tests {
     use crate::facts::{Condition, Meta, NodeClaim};
     use crate::rules;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_nodepool_condition_names_the_nodepool() {
+        let report = check_only(
+            "KW302",
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: general}\nstatus:\n  conditions:\n  - {type: NodeRegistrationHealthy, status: \"False\", reason: SecurityGroupSubnetVPCMismatch, message: Security groups and subnets must be in the same VPC.}\n",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("general"));
+        assert!(d.summary.contains("(NodePool general)"), "{}", d.summary);
+    }
 
     #[test]
     fn a_launch_error_of_a_nodeclaim_launched_since_is_history() {
