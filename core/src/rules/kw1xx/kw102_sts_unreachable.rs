@@ -1,7 +1,7 @@
 //! KW102 sts-unreachable.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, Pod};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, Pod};
 use crate::rules::kw1xx::credentials::{
     credential_failure, from_other_component, CredentialFailure, NETWORK_MARKERS, STS_MARKERS,
 };
@@ -38,6 +38,8 @@ CoreDNS, and on a fresh cluster CoreDNS is Pending because there is no node yet,
 would come from Karpenter: chicken and egg. Otherwise the network path: private subnets without
 a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way (`proxyconnect
 tcp: dial tcp <proxy>`: the HTTPS proxy the controller is configured with does not answer).
+When a later log line shows the controller reaching AWS again (a launch, a subnet or AMI
+discovery), the outage was transient and the diagnosis is a warning.
 
 ## How to fix
 Let Karpenter resolve through the VPC resolver: `helm upgrade --install karpenter ... --set
@@ -173,7 +175,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         ": the request gets no answer".to_string()
     });
-    summary.push_str(", so every AWS call fails");
+    let recovered = recovered_after(facts, &hits);
+    match recovered {
+        Some(m) => summary.push_str(&format!(
+            ", so AWS calls failed for a while; it recovered: later the controller reached AWS again (`{}`, line {}), so this was transient",
+            m.text.split(':').next().unwrap_or(&m.text),
+            m.evidence.line
+        )),
+        None => summary.push_str(", so every AWS call fails"),
+    }
     let crashing: Vec<String> = facts
         .pods
         .iter()
@@ -263,10 +273,51 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if contains_ignore_ascii_case(&summary, "fresh cluster") || !coredns_down.is_empty() {
         related.push("KW200");
     }
+    let severity = if recovered.is_some() {
+        summary = summary.replacen("cannot reach", "could not reach", 1);
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
     vec![Diagnosis::new(&META, summary)
+        .with_severity(severity)
         .with_messages(hits.iter().copied())
         .with_remediation(steps)
         .with_related(&related)]
+}
+
+/// A Karpenter log line, later than every failure, that only a controller with working AWS
+/// credentials and connectivity writes (a launch, a discovery): the outage was transient.
+fn recovered_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Message> {
+    let last_failure = hits
+        .iter()
+        .map(|m| {
+            m.time
+                .as_deref()
+                .and_then(crate::rules::time::epoch_seconds)
+        })
+        .collect::<Option<Vec<i64>>>()?
+        .into_iter()
+        .max()?;
+    facts.messages.iter().find(|m| {
+        m.origin == MessageOrigin::KarpenterLog
+            && m.time
+                .as_deref()
+                .and_then(crate::rules::time::epoch_seconds)
+                .is_some_and(|t| t > last_failure)
+            && contains_any(
+                &m.text,
+                &[
+                    "launched nodeclaim",
+                    "launched machine",
+                    "launched instance",
+                    "discovered subnets",
+                    "discovered security groups",
+                    "discovered amis",
+                    "created launch template",
+                ],
+            )
+    })
 }
 
 /// The proxy address of `proxyconnect tcp: dial tcp 10.0.0.10:3128: connect: connection refused`.
@@ -434,5 +485,26 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW102", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_timeout_followed_by_a_launch_is_transient() {
+        let failure = r#"{"level":"ERROR","time":"2025-01-10T08:00:05.123Z","logger":"controller","message":"Reconciler error","controller":"nodeclass","error":"operation error EC2: DescribeSubnets, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp 52.94.241.129:443: i/o timeout"}"#;
+        let launched = r#"{"level":"INFO","time":"2025-01-10T08:01:07.000Z","logger":"controller","message":"launched nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-abcde"}}"#;
+        let report = check_only("KW102", &format!("{failure}\n{launched}"));
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(
+            d.summary.contains("could not reach AWS STS"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("this was transient"), "{}", d.summary);
+        // A launch before the failure says nothing about after it.
+        let report = check_only(
+            "KW102",
+            &format!("{launched}\n{}", failure.replace("08:00:05", "08:02:05")),
+        );
+        assert_eq!(report.diagnoses[0].severity, Severity::Error);
     }
 }
