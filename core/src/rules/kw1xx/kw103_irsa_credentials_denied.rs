@@ -31,7 +31,9 @@ the SDK v2 `operation error STS: AssumeRoleWithWebIdentity, https response error
 your account`, `NoCredentialProviders: no valid providers in chain` (SDK v1) or `failed to
 refresh cached credentials, no EC2 IMDS role found` (SDK v2): nothing configured; and `is not
 authorized to perform: sts:AssumeRole` (role chaining: the assumed role's trust policy does not
-allow the caller).
+allow the caller). Not this rule: `UnrecognizedClientException: The security token included in
+the request is invalid` from the pricing call (`operation error Pricing: GetProducts`), which is
+a partition without a Price List endpoint (GovCloud), not refused credentials (KW504).
 
 ## Why it happens
 IRSA needs three things to agree: the service account's `eks.amazonaws.com/role-arn`
@@ -81,7 +83,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .filter(|m| !from_other_component(facts, m))
     {
-        if let Some(kind) = credential_failure(&m.text).filter(|k| k.is_refusal()) {
+        if let Some(kind) = credential_failure(&m.text)
+            .filter(|k| k.is_refusal())
+            .filter(|k| !(*k == CredentialFailure::CredentialsInvalid && pricing_call(m)))
+        {
             hits.push(m);
             if !kinds.contains(&kind) {
                 kinds.push(kind);
@@ -327,6 +332,27 @@ aws iam get-role --role-name {role} --query Role.AssumeRolePolicyDocument"
         .with_remediation(steps)]
 }
 
+/// A call to the Price List API (the pricing controller's `updating pricing, retreiving
+/// on-demand pricing data, operation error Pricing: GetProducts, ...`). In partitions without a
+/// Price List endpoint (GovCloud, isolated regions) it answers `UnrecognizedClientException:
+/// The security token included in the request is invalid` to valid credentials: KW504, not a
+/// credential failure. Invalid credentials would fail the EC2 calls too, and those still count.
+fn pricing_call(m: &Message) -> bool {
+    contains_any(
+        &m.text,
+        &[
+            "operation error pricing",
+            "pricing: getproducts",
+            "on-demand pricing",
+            "updating pricing",
+            "api.pricing.",
+        ],
+    ) || m
+        .component
+        .as_deref()
+        .is_some_and(|c| contains_any(c, &["pricing"]))
+}
+
 /// Karpenter's service account: its pods' `serviceAccountName`, else the chart default.
 fn service_account(facts: &Facts) -> String {
     facts
@@ -487,6 +513,34 @@ mod tests {
             "{}",
             d.summary
         );
+    }
+
+    #[test]
+    fn unrecognized_client_outside_the_pricing_call_is_refused_credentials() {
+        for text in [
+            "operation error EC2: DescribeInstanceTypes, https response error StatusCode: 400, RequestID: 1, api error UnrecognizedClientException: The security token included in the request is invalid.",
+            "operation error SSM: GetParameter, https response error StatusCode: 400, RequestID: 1, api error InvalidClientTokenId: The security token included in the request is invalid.",
+        ] {
+            assert_eq!(ids(&check_only("KW103", text)), ["KW103"], "{text}");
+        }
+    }
+
+    #[test]
+    fn pricing_call_refused_by_a_partition_without_price_list_is_not_credentials() {
+        let govcloud = "updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, https response error StatusCode: 400, RequestID: 1, api error UnrecognizedClientException: The security token included in the request is invalid.";
+        assert!(ids(&check_only("KW103", govcloud)).is_empty());
+        assert_eq!(ids(&check_only("KW504", govcloud)), ["KW504"]);
+        // The pricing controller named only by the log's controller field.
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "Reconciler error: UnrecognizedClientException: The security token included in the request is invalid.".into(),
+            component: Some("providers.pricing".into()),
+            ..Default::default()
+        });
+        assert!(check(&facts).is_empty());
+        // STS refusing the web identity is a credential failure whichever controller asked.
+        let sts = "updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: 403, RequestID: 7f, api error AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity";
+        assert_eq!(ids(&check_only("KW103", sts)), ["KW103"]);
     }
 
     #[test]

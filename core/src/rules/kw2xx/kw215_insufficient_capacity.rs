@@ -27,7 +27,10 @@ Signals: the ICE codes `InsufficientInstanceCapacity`, `MaxSpotInstanceCountExce
 capacity, all requested instance types were unavailable during launch`; the NodeClaim event
 `InsufficientCapacityError`; EC2's own `We currently do not have sufficient <type> capacity in
 the Availability Zone you requested (<zone>)`; and `SpotMaxPriceTooLow` (`Your Spot request
-price of ... is lower than the minimum required Spot request fulfillment price`).
+price of ... is lower than the minimum required Spot request fulfillment price`). Not this
+rule: `insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "<name>" not
+found`, which Karpenter files as insufficient capacity though EC2 was never asked: the
+EC2NodeClass does not exist (KW503).
 
 ## Why it happens
 Popular types (large GPU, latest generation) run out in a zone, spot pools dry up, a capacity
@@ -101,7 +104,10 @@ fn is_signal(text: &str) -> bool {
 }
 
 /// A hit another rule explains better: the only fleet error is subnet exhaustion (KW214) or the
-/// spot service-linked role (KW101), both of which Karpenter files under insufficient capacity.
+/// spot service-linked role (KW101), both of which Karpenter files under insufficient capacity;
+/// or the NodeClaim's EC2NodeClass does not exist (KW503): Karpenter's `Create` wraps
+/// `resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "<name>" not found` in an
+/// InsufficientCapacityError so the scheduler stops trying it, though EC2 was never asked.
 fn explained_elsewhere(text: &str) -> bool {
     let ice_code = CODES
         .iter()
@@ -113,7 +119,14 @@ fn explained_elsewhere(text: &str) -> bool {
         || contains_ignore_ascii_case(text, "unavailable during launch");
     !ice_code
         && (mentions_subnet_exhaustion(text)
-            || contains_ignore_ascii_case(text, "ServiceLinkedRoleCreationNotPermitted"))
+            || contains_ignore_ascii_case(text, "ServiceLinkedRoleCreationNotPermitted")
+            || nodeclass_missing(text))
+}
+
+fn nodeclass_missing(text: &str) -> bool {
+    (contains_ignore_ascii_case(text, "resolving nodeclass")
+        || contains_ignore_ascii_case(text, "resolving node class"))
+        && contains_ignore_ascii_case(text, "not found")
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -351,6 +364,8 @@ mod tests {
             r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"gpu-1"},"error":"insufficient capacity, all requested instance types were unavailable during launch"}"#,
             "creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m7g.8xlarge capacity in the Availability Zone you requested (eu-west-1c).",
             "creating instance, insufficient capacity, with fleet error(s), MaxSpotInstanceCountExceeded: Max spot instance count exceeded",
+            // A real ICE in the same launch as a NodeClass lookup is still an ICE.
+            r#"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient p5.48xlarge capacity in the Availability Zone you requested (us-east-1a). resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "gpu" not found"#,
             "creating instance, insufficient capacity, with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 32 allows",
             "UnfulfillableCapacity: Unable to fulfill capacity due to your request configuration.",
             "MaxFleetCountExceeded: You've reached your quota for maximum Fleet Requests for this account.",
@@ -408,6 +423,9 @@ mod tests {
             "creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-1' to satisfy the requested number of instances.",
             "creating instance, insufficient capacity, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.",
             "0/4 nodes are available: 4 Insufficient cpu.",
+            r#"launching nodeclaim, creating instance, insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "batch" not found"#,
+            r#"launching nodeclaim, insufficient capacity, resolving node class, ec2nodeclasses.karpenter.k8s.aws "default-v2" not found"#,
+            r#"3s  Warning  InsufficientCapacityError  nodeclaim/batch-7xk2p  NodeClaim batch-7xk2p event: insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "batch" not found"#,
         ] {
             assert!(ids(&check_only("KW215", text)).is_empty(), "{text}");
         }

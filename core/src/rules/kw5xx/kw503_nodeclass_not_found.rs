@@ -373,6 +373,8 @@ mod tests {
             "NodeClassReady=False NodeClassTerminating: NodeClass is Terminating",
             r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","error":"launching nodeclaim, resolving node class, ec2nodeclasses.karpenter.k8s.aws \"default-v2\" not found"}"#,
             "Failed resolving AWSNodeTemplate",
+            // Karpenter wraps the missing NodeClass in an InsufficientCapacityError (KW215 yields).
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","error":"launching nodeclaim, creating instance, insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws \"batch\" not found"}"#,
         ] {
             assert_eq!(ids(&check_only("KW503", text)), ["KW503"], "{text}");
         }

@@ -92,11 +92,20 @@ fn is_signal(text: &str) -> bool {
     ((pricing && unreachable) || govcloud) && !refused
 }
 
+/// The GovCloud refusal in a log line whose only pricing mark is the controller field
+/// (`"controller":"providers.pricing"`, `"logger":"controller.pricing"`).
+fn refused_in_pricing_controller(m: &Message) -> bool {
+    m.component
+        .as_deref()
+        .is_some_and(|c| contains_any(c, &["pricing"]))
+        && contains_any(&m.text, &["UnrecognizedClientException"])
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
         .messages
         .iter()
-        .filter(|m| is_signal(&unescaped(&m.text)))
+        .filter(|m| is_signal(&unescaped(&m.text)) || refused_in_pricing_controller(m))
         .collect();
     if hits.is_empty() {
         return Vec::new();
@@ -189,6 +198,19 @@ fn endpoint_in(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn govcloud_refusal_named_by_the_controller_field_only() {
+        let mut facts = Facts::default();
+        facts.messages.push(Message {
+            text: "Reconciler error: UnrecognizedClientException: The security token included in the request is invalid.".into(),
+            component: Some("providers.pricing".into()),
+            ..Default::default()
+        });
+        assert_eq!(check(&facts).len(), 1);
+        facts.messages[0].component = Some("nodeclass".into());
+        assert!(check(&facts).is_empty());
+    }
 
     #[test]
     fn every_form() {
