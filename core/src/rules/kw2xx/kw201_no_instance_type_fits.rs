@@ -37,7 +37,9 @@ The NodePool's requirements (`node.kubernetes.io/instance-type`, `karpenter.k8s.
 `-size`, `-cpu`) allow only types smaller than the pod, the pod asks for more than any type
 offers (often a `M` where `m` was meant: `2000M` is two billion cores), or the daemonset
 overhead pushes a pod that would fit over the edge. `resources=` in the message is the total
-Karpenter tried to place. Sometimes no size would do: the requirements name instance types
+Karpenter tried to place; from v1.14, when the daemonset overhead differs between instance
+types, it prints the smallest and largest total (`resources=min={...}, max={...}`) and the
+report names each resource as a range. Sometimes no size would do: the requirements name instance types
 (`node.kubernetes.io/instance-type In [m5.large]`, often from the pod's nodeSelector) that
 their own category, family, generation or size requirement excludes (`instance-category In
 [c r]`); the report says so, and the fix is to make the two agree.

@@ -31,11 +31,11 @@ kubernetes.io/hostname DoesNotExist not in kubernetes.io/hostname In [hostname-p
 ## Why it happens
 A typo in a label key (Karpenter suggests the well-known key it resembles: `typo of "..."`),
 a label that only existed on the old managed node groups (`eks.amazonaws.com/nodegroup`,
-`nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to one
-NodePool (`karpenter.sh/nodepool`) so that every other NodePool reports this clause (normal:
-look at the pinned NodePool's own failure). When the pinned NodePool has no clause of its own,
-Karpenter did not try it: it does not exist (a renamed or deleted NodePool) or it is not ready
-(KW208).
+`nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to
+NodePools (`karpenter.sh/nodepool In [a b]`: any of the listed ones) so that every other
+NodePool reports this clause (normal: look at the pinned NodePool's own failure). When none of
+the pinned NodePools has a clause of its own, Karpenter tried none of them: they do not exist
+(a renamed or deleted NodePool) or they are not ready (KW208).
 
 ## How to fix
 Correct the pod's selector, or make the NodePool offer the label: add the value to its
