@@ -3,7 +3,8 @@
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    requirement_on, resource_value, scheduling_errors, Cause, Clause, InstanceTypeFailure,
+    requirement_on, resource_bounds, resource_value, scheduling_errors, Cause, Clause,
+    InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -36,7 +37,9 @@ The NodePool's requirements (`node.kubernetes.io/instance-type`, `karpenter.k8s.
 `-size`, `-cpu`) allow only types smaller than the pod, the pod asks for more than any type
 offers (often a `M` where `m` was meant: `2000M` is two billion cores), or the daemonset
 overhead pushes a pod that would fit over the edge. `resources=` in the message is the total
-Karpenter tried to place. Sometimes no size would do: the requirements name instance types
+Karpenter tried to place; from v1.14, when the daemonset overhead differs between instance
+types, it prints the smallest and largest total (`resources=min={...}, max={...}`) and the
+report names each resource as a range. Sometimes no size would do: the requirements name instance types
 (`node.kubernetes.io/instance-type In [m5.large]`, often from the pod's nodeSelector) that
 their own category, family, generation or size requirement excludes (`instance-category In
 [c r]`); the report says so, and the fix is to make the two agree.
@@ -110,6 +113,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     " (its requests plus daemonset overhead {})",
                     format_resources(o)
                 )),
+                None if resource_bounds(res).is_some() => summary.push_str(
+                    " (its requests plus the daemonset overhead, which differs between instance types)",
+                ),
                 None => summary.push_str(" (its requests plus the daemonset overhead)"),
             }
             summary.push('.');
@@ -545,6 +551,62 @@ mod tests {
             d.summary
         );
         assert!(d.summary.contains("r5a.8xlarge"), "{}", d.summary);
+    }
+
+    #[test]
+    fn v1_14_min_max_resources_are_named_as_ranges() {
+        let report = check_only(
+            "KW201",
+            r#"  Warning  FailedScheduling  2m  karpenter  Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], node.kubernetes.io/instance-type In [m5.large], resources=min={"cpu":"1250m","memory":"512Mi","nvidia.com/gpu":"1","pods":"3"}, max={"cpu":"1690m","memory":"512Mi","nvidia.com/gpu":"1","pods":"4"}"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains(
+                "It needs cpu 1250m to 1690m, memory 512Mi, nvidia.com/gpu 1, pods 3 to 4 (its requests plus the daemonset overhead, which differs between instance types)."
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("min="), "{}", d.summary);
+        // The GPU request is read from the range form too: the widened requirements keep GPUs.
+        assert!(
+            d.remediation.iter().any(|r| r
+                .yaml
+                .as_deref()
+                .is_some_and(|y| y.contains(r#"values: ["g", "p"]"#))),
+            "{:#?}",
+            d.remediation
+        );
+    }
+
+    #[test]
+    fn bare_json_and_a_broken_range_stay_as_before() {
+        // Equal bounds print as the bare JSON: no range, no "differs".
+        let report = check_only(
+            "KW201",
+            r#"Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], resources={"cpu":"1690m","pods":"4"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("It needs cpu 1690m, pods 4 (its requests plus the daemonset overhead)."),
+            "{}",
+            d.summary
+        );
+        // A `min=` without its `max=` is not the range form: quoted as written.
+        let report = check_only(
+            "KW201",
+            r#"Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], resources=min={"cpu":"1"}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains(
+                r#"It needs min={"cpu":"1"} (its requests plus the daemonset overhead)."#
+            ),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]

@@ -31,11 +31,11 @@ kubernetes.io/hostname DoesNotExist not in kubernetes.io/hostname In [hostname-p
 ## Why it happens
 A typo in a label key (Karpenter suggests the well-known key it resembles: `typo of "..."`),
 a label that only existed on the old managed node groups (`eks.amazonaws.com/nodegroup`,
-`nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to one
-NodePool (`karpenter.sh/nodepool`) so that every other NodePool reports this clause (normal:
-look at the pinned NodePool's own failure). When the pinned NodePool has no clause of its own,
-Karpenter did not try it: it does not exist (a renamed or deleted NodePool) or it is not ready
-(KW208).
+`nodegroup`, `role`), a value the NodePool's requirement does not list, or a pod pinned to
+NodePools (`karpenter.sh/nodepool In [a b]`: any of the listed ones) so that every other
+NodePool reports this clause (normal: look at the pinned NodePool's own failure). When none of
+the pinned NodePools has a clause of its own, Karpenter tried none of them: they do not exist
+(a renamed or deleted NodePool) or they are not ready (KW208).
 
 ## How to fix
 Correct the pod's selector, or make the NodePool offer the label: add the value to its
@@ -108,8 +108,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 let pinned_elsewhere = pinned_to_other_pool(first.error, key, incoming);
                 let summary = match &pinned_elsewhere {
                     Some(other) => format!(
-                        "{} is pinned to NodePool \"{other}\" (`{incoming}`), so {pool} (`{existing}`) is not a candidate; this clause is expected, see NodePool \"{other}\"'s own failure.",
-                        pod_label(pod)
+                        "{} is pinned to {} (`{incoming}`), so {pool} (`{existing}`) is not a candidate; this clause is expected, see NodePool \"{other}\"'s own failure.",
+                        pod_label(pod),
+                        pinned_label(&pinned_pools(incoming).unwrap_or_default())
                     ),
                     None => format!(
                         "{} requires `{incoming}`, but {pool} offers `{existing}`: no node it launches would match.",
@@ -156,14 +157,29 @@ fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
     })
 }
 
-/// The NodePool the pod pins itself to with `karpenter.sh/nodepool In [x]`, when that NodePool
-/// was tried too (it then has a clause of its own in the same error).
+/// The NodePools a `karpenter.sh/nodepool In [a b]` pin lists: the pod may land on any of
+/// them (Karpenter prints a requirement's values space-separated, at most five of them).
+fn pinned_pools(incoming: &str) -> Option<Vec<String>> {
+    in_values(incoming, "karpenter.sh/nodepool").filter(|v| !v.is_empty())
+}
+
+/// `NodePool "a"`, `NodePools "a" or "b"`.
+fn pinned_label(pools: &[String]) -> String {
+    let quoted: Vec<String> = pools.iter().map(|p| format!("\"{p}\"")).collect();
+    match quoted.as_slice() {
+        [] => "a NodePool".to_string(),
+        [one] => format!("NodePool {one}"),
+        [rest @ .., last] => format!("NodePools {} or {last}", rest.join(", ")),
+    }
+}
+
+/// A NodePool the pod pins itself to with `karpenter.sh/nodepool In [x y]`, when one of the
+/// listed NodePools was tried too (it then has a clause of its own in the same error).
 fn pinned_to_other_pool(error: &SchedulingError, key: &str, incoming: &str) -> Option<String> {
     if key != "karpenter.sh/nodepool" {
         return None;
     }
-    let wanted = in_values(incoming, key)?;
-    wanted.into_iter().find(|w| {
+    pinned_pools(incoming)?.into_iter().find(|w| {
         error
             .clauses
             .iter()
@@ -171,11 +187,11 @@ fn pinned_to_other_pool(error: &SchedulingError, key: &str, incoming: &str) -> O
     })
 }
 
-/// The pod pins `karpenter.sh/nodepool In [<np>]` to a NodePool that has no clause of its own
-/// in the error: Karpenter did not try it (it does not exist, or is not ready), and every other
-/// NodePool's clause only repeats the pin. One diagnosis per pod and pinned NodePool, naming
-/// the missing NodePool rather than blaming each one that was tried. `Some(None)`: this pin
-/// was already reported.
+/// The pod pins `karpenter.sh/nodepool In [<np>...]` to NodePools none of which has a clause
+/// of its own in the error: Karpenter tried none of them (they do not exist, or are not ready),
+/// and every other NodePool's clause only repeats the pin. One diagnosis per pod and pin,
+/// naming the missing NodePools rather than blaming each one that was tried. `Some(None)`:
+/// this pin was already reported.
 fn pinned_to_untried_pool(
     facts: &Facts,
     error: &SchedulingError,
@@ -188,20 +204,28 @@ fn pinned_to_untried_pool(
     if key != "karpenter.sh/nodepool" || pinned_to_other_pool(error, key, incoming).is_some() {
         return None;
     }
-    let wanted = in_values(incoming, key)?.join(", ");
+    let wanted = pinned_pools(incoming)?;
     let pod = error.pod.clone();
-    if reported.contains(&(pod.clone(), wanted.clone())) {
+    let pin = wanted.join(" ");
+    if reported.contains(&(pod.clone(), pin.clone())) {
         return Some(None);
     }
-    reported.push((pod.clone(), wanted.clone()));
+    reported.push((pod.clone(), pin.clone()));
+    let several = wanted.len() > 1;
     let tried: Vec<String> = error
         .clauses
         .iter()
         .filter_map(|c| c.nodepool.clone())
         .collect();
     let mut summary = format!(
-        "{} is pinned to NodePool \"{wanted}\" (`{incoming}`), which is not among the NodePools Karpenter tried{}",
+        "{} is pinned to {} (`{incoming}`), {} among the NodePools Karpenter tried{}",
         pod_label(pod.as_ref()),
+        pinned_label(&wanted),
+        if several {
+            "none of which is"
+        } else {
+            "which is not"
+        },
         if tried.is_empty() {
             String::new()
         } else {
@@ -213,33 +237,63 @@ fn pinned_to_untried_pool(
         .iter()
         .map(|n| n.meta.name.as_str())
         .collect();
-    match facts.nodepool(&wanted) {
-        _ if known.is_empty() => {
-            summary.push_str(": it does not exist, or it is not ready (KW208).")
-        }
-        None => summary.push_str(&format!(
-            ": no NodePool of that name exists (the input lists {}).",
+    let existing: Vec<String> = wanted
+        .iter()
+        .filter(|w| facts.nodepool(w).is_some())
+        .cloned()
+        .collect();
+    // `and <n> others`: Karpenter printed only the first five names of the pin.
+    let truncated = incoming.contains(" others]");
+    match existing.as_slice() {
+        _ if known.is_empty() => summary.push_str(if several {
+            ": they do not exist, or they are not ready (KW208)."
+        } else {
+            ": it does not exist, or it is not ready (KW208)."
+        }),
+        [] => summary.push_str(&format!(
+            ": {} (the input lists {}).",
+            match (several, truncated) {
+                (_, true) => "no NodePool of the names shown exists",
+                (true, false) => "no NodePool of those names exists",
+                (false, false) => "no NodePool of that name exists",
+            },
             known.join(", ")
         )),
-        Some(_) => {
+        [_] if !several => {
             summary.push_str(": it exists but Karpenter skipped it, so it is not ready (KW208).")
         }
+        found => summary.push_str(&format!(
+            ": {} {} but Karpenter skipped {}, so {} not ready (KW208).",
+            pinned_label(found),
+            if found.len() > 1 { "exist" } else { "exists" },
+            if found.len() > 1 { "them" } else { "it" },
+            if found.len() > 1 { "they are" } else { "it is" },
+        )),
     }
     summary.push_str(" The other NodePools are rejected only because of this pin.");
     let steps = vec![
         Remediation::command(
-            "Check the NodePool the pod asks for exists and is Ready:",
-            format!("kubectl get nodepools\nkubectl describe nodepool {wanted}"),
+            if several {
+                "Check the NodePools the pod asks for exist and are Ready:"
+            } else {
+                "Check the NodePool the pod asks for exists and is Ready:"
+            },
+            format!("kubectl get nodepools\nkubectl describe nodepool {pin}"),
         ),
         Remediation::yaml(
             format!("Point the pod template's nodeSelector (or node affinity) at an existing NodePool{}:", known.first().map(|k| format!(" (e.g. {k})")).unwrap_or_default()),
             format!("nodeSelector:\n  karpenter.sh/nodepool: \"{}\"\n", known.first().copied().unwrap_or("<nodepool>")),
         ),
     ];
+    // The one NodePool concerned: the only one pinned, else the only pinned one that exists.
+    let concerned = match (wanted.as_slice(), existing.as_slice()) {
+        ([one], _) | (_, [one]) => Some(one.as_str()),
+        _ => None,
+    };
     Some(Some(
         Diagnosis::new(&META, summary)
             .with_object(pod.as_ref())
-            .with_node_pool(Some(wanted.as_str()))
+            .with_node_pool(concerned)
             .with_related(&["KW208"])
             .with_remediation(steps),
     ))
@@ -413,6 +467,70 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("karpenter.sh/nodepool: \"default\""));
+    }
+
+    #[test]
+    fn a_pin_listing_several_nodepools_names_each_of_them() {
+        let error = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"trainer-0","namespace":"ml"},"error":"incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-a gpu-b] not in karpenter.sh/nodepool In [default]; incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-a gpu-b] not in karpenter.sh/nodepool In [system]"}"#;
+        let report = check_only("KW203", error);
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with(
+                "Pod ml/trainer-0 is pinned to NodePools \"gpu-a\" or \"gpu-b\" (`karpenter.sh/nodepool In [gpu-a gpu-b]`), none of which is among the NodePools Karpenter tried (default, system): they do not exist, or they are not ready (KW208)."
+            ),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.node_pool, None);
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .unwrap()
+            .ends_with("kubectl describe nodepool gpu-a gpu-b"));
+        // One listed NodePool exists: it is the one Karpenter skipped, not "no such name".
+        let listed = format!("{error}\n$ kubectl get nodepools\nNAME      NODECLASS   NODES   READY   AGE\ndefault   default     4       True    90d\ngpu-b     gpu         0       False   2d\nsystem    default     2       True    90d\n");
+        let report = check_only("KW203", &listed);
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains(
+                ": NodePool \"gpu-b\" exists but Karpenter skipped it, so it is not ready (KW208)."
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("no NodePool of"), "{}", d.summary);
+        assert_eq!(d.node_pool.as_deref(), Some("gpu-b"));
+        // None of them exists.
+        let listed = format!("{error}\n$ kubectl get nodepools\nNAME      NODECLASS   NODES   READY   AGE\ndefault   default     4       True    90d\n");
+        let d = &check_only("KW203", &listed).diagnoses[0];
+        assert!(
+            d.summary
+                .contains(": no NodePool of those names exists (the input lists default)."),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn a_pin_listing_a_tried_nodepool_is_not_untried() {
+        // `gpu-b` was tried (its own clause): the pin is fine, the other clauses are expected.
+        let report = check_only(
+            "KW203",
+            r#"Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={}, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-a gpu-b] not in karpenter.sh/nodepool In [default]; incompatible with nodepool "gpu-b", daemonset overhead={}, no instance type has enough resources, requirements=karpenter.sh/nodepool In [gpu-b], resources={"cpu":"64"}"#,
+        );
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Info);
+        assert!(
+            d.summary
+                .contains("is pinned to NodePools \"gpu-a\" or \"gpu-b\"")
+                && d.summary.contains("see NodePool \"gpu-b\"'s own failure"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("not among"), "{}", d.summary);
     }
 
     #[test]

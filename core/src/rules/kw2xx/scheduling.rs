@@ -840,11 +840,14 @@ pub fn in_values(requirements: &str, key: &str) -> Option<Vec<String>> {
         let after = &search[i + marker.len()..];
         if boundary {
             let end = after.find(']')?;
-            let values: Vec<String> = after[..end]
-                .split_whitespace()
-                .map(str::to_string)
-                .collect();
-            return Some(values);
+            let mut values: Vec<&str> = after[..end].split_whitespace().collect();
+            // More than five values print as the first five and `and <n> others`.
+            if let [.., and, count, others] = values.as_slice() {
+                if *and == "and" && *others == "others" && count.parse::<u32>().is_ok() {
+                    values.truncate(values.len() - 3);
+                }
+            }
+            return Some(values.into_iter().map(str::to_string).collect());
         }
         search = after;
     }
@@ -880,31 +883,73 @@ pub fn nodepool_label(clause: &Clause) -> String {
     }
 }
 
+/// The two totals of the v1.14+ `min={...}, max={...}` resources form: the pod's requests plus
+/// the smallest and the largest daemonset overhead among the instance types (Karpenter prints
+/// the bare JSON when both are equal).
+pub fn resource_bounds(text: &str) -> Option<(&str, &str)> {
+    let after_min = strip_prefix_ignore_case(text.trim(), "min=")?;
+    let min_end = json_object_end(after_min)?;
+    let after_max = strip_prefix_ignore_case(&after_min[min_end..], ", max=")?;
+    let max_end = json_object_end(after_max)?;
+    after_max[max_end..]
+        .trim()
+        .is_empty()
+        .then(|| (&after_min[..min_end], &after_max[..max_end]))
+}
+
 /// A resources JSON (`{"cpu":"4180m","memory":"6264Mi"}`) as `cpu 4180m, memory 6264Mi`; the
-/// v1.14 `min={...}, max={...}` form and anything unparsable are returned as written.
+/// v1.14 `min={...}, max={...}` form as ranges (`cpu 1250m to 1690m, memory 512Mi`); anything
+/// unparsable is returned as written.
 pub fn format_resources(json: &str) -> String {
+    if let Some((min, max)) = resource_bounds(json) {
+        return format_resource_range(min, max).unwrap_or_else(|| json.trim().to_string());
+    }
     match serde_json::from_str::<serde_json::Value>(json.trim()) {
         Ok(serde_json::Value::Object(map)) if !map.is_empty() => map
             .iter()
-            .map(|(k, v)| match v.as_str() {
-                Some(s) => format!("{k} {s}"),
-                None => format!("{k} {v}"),
-            })
+            .map(|(k, v)| format!("{k} {}", quantity_text(v)))
             .collect::<Vec<_>>()
             .join(", "),
         _ => json.trim().to_string(),
     }
 }
 
-/// One resource of a resources JSON (`cpu`, `memory`...).
+/// Each resource of the `max` total, with its `min` value when that differs.
+fn format_resource_range(min: &str, max: &str) -> Option<String> {
+    let serde_json::Value::Object(max_map) = serde_json::from_str(max).ok()? else {
+        return None;
+    };
+    if max_map.is_empty() {
+        return None;
+    }
+    let parts = max_map
+        .iter()
+        .map(|(name, value)| {
+            let high = quantity_text(value);
+            match resource_value(min, name) {
+                Some(low) if low != high => format!("{name} {low} to {high}"),
+                _ => format!("{name} {high}"),
+            }
+        })
+        .collect::<Vec<_>>();
+    Some(parts.join(", "))
+}
+
+fn quantity_text(value: &serde_json::Value) -> String {
+    match value.as_str() {
+        Some(s) => s.to_string(),
+        None => value.to_string(),
+    }
+}
+
+/// One resource of a resources JSON (`cpu`, `memory`...); of the v1.14 `min=..., max=...`
+/// form, the larger total's (what the largest daemonset overhead makes the pod need).
 pub fn resource_value(json: &str, name: &str) -> Option<String> {
+    let json = resource_bounds(json).map_or(json, |(_, max)| max);
     let serde_json::Value::Object(map) = serde_json::from_str(json.trim()).ok()? else {
         return None;
     };
-    match map.get(name)? {
-        serde_json::Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
+    map.get(name).map(quantity_text)
 }
 
 /// A CPU quantity (`29500m`, `2`, `0.5`, `2000M`) in cores.
@@ -964,6 +1009,49 @@ pub fn hit_messages<'e, 'a>(hits: &'e [Hit<'e, 'a>]) -> impl Iterator<Item = &'a
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn in_values_reads_each_value_and_drops_the_others_count() {
+        let reqs = "karpenter.sh/nodepool In [a b c d e and 2 others], kubernetes.io/os In [linux]";
+        assert_eq!(
+            in_values(reqs, "karpenter.sh/nodepool").unwrap(),
+            ["a", "b", "c", "d", "e"]
+        );
+        // A value that only looks like the tail is kept.
+        assert_eq!(
+            in_values("k In [and x others]", "k").unwrap(),
+            ["and", "x", "others"]
+        );
+    }
+
+    #[test]
+    fn v1_14_min_max_resources() {
+        let clause = parse_clause(
+            r#"no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], resources=min={"cpu":"1250m","memory":"512Mi"}, max={"cpu":"1690m","memory":"512Mi"} (CPU request >= 1 Million, m vs M typo?)"#,
+        );
+        let res = clause.resources.as_deref().unwrap();
+        assert_eq!(
+            resource_bounds(res),
+            Some((
+                r#"{"cpu":"1250m","memory":"512Mi"}"#,
+                r#"{"cpu":"1690m","memory":"512Mi"}"#
+            ))
+        );
+        assert_eq!(format_resources(res), "cpu 1250m to 1690m, memory 512Mi");
+        assert_eq!(resource_value(res, "cpu").as_deref(), Some("1690m"));
+        // The older single JSON is not a range.
+        assert_eq!(resource_bounds(r#"{"cpu":"1"}"#), None);
+        assert_eq!(format_resources(r#"{"cpu":"1"}"#), "cpu 1");
+        for broken in [
+            r#"min={"cpu":"1"}"#,
+            "min={",
+            r#"min={}, max={"#,
+            "min={}, max={}",
+            r#"min={"a":1}, max={"a":2} x"#,
+        ] {
+            assert_eq!(format_resources(broken), broken);
+        }
+    }
 
     #[test]
     fn v1_0_prefixed_clauses() {
@@ -1258,6 +1346,7 @@ mod tests {
             "; ; ",
             "incompatible with nodepool \"",
             "daemonset overhead={",
+            "no instance type has enough resources, requirements=a In [b], resources=min={, max=",
             "did not tolerate",
             "key , not in",
             "unsatisfiable topology constraint for ",
