@@ -104,7 +104,7 @@ impl SignalAutomaton {
 
 impl SignalMatcher {
     /// A matcher for `signals`, each also in the spellings it takes inside JSON strings
-    /// (quotes and backslashes escaped, `<>&` as `\u003c`..., non-ASCII as `\uXXXX`), inside
+    /// (quotes and backslashes escaped, `<>&` as `\u003c`..., non-ASCII as `\u` and four hex digits), inside
     /// JSON nested in a JSON string (CloudWatch `@message`, Fluent Bit `log`), and inside a
     /// CSV field (quotes doubled).
     pub fn new<'a>(signals: impl IntoIterator<Item = &'a str>) -> Self {
@@ -978,7 +978,7 @@ mod teddy {
 }
 
 /// `s` as it appears inside a JSON string: quotes and backslashes escaped; `html` also escapes
-/// `<`, `>`, `&` (Go's encoding/json); `ascii` writes non-ASCII characters as `\uXXXX`.
+/// `<`, `>`, `&` (Go's encoding/json); `ascii` writes non-ASCII characters as `\u` escapes.
 fn escape_json(s: &str, html: bool, ascii: bool) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {

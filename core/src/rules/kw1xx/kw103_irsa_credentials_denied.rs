@@ -6,6 +6,7 @@ use crate::rules::kw1xx::aws::{controller_role_from_env, principal, resource, ro
 use crate::rules::kw1xx::credentials::{
     credential_failure, from_other_component, CredentialFailure,
 };
+use crate::rules::kw5xx::kw504_pricing_unreachable::pricing_call;
 use crate::rules::text::{
     aws_account, aws_region, cluster_name_or_placeholder, contains_any,
     karpenter_namespace_or_placeholder,
@@ -330,27 +331,6 @@ aws iam get-role --role-name {role} --query Role.AssumeRolePolicyDocument"
     vec![Diagnosis::new(&META, summary)
         .with_messages(hits.iter().copied())
         .with_remediation(steps)]
-}
-
-/// A call to the Price List API (the pricing controller's `updating pricing, retreiving
-/// on-demand pricing data, operation error Pricing: GetProducts, ...`). In partitions without a
-/// Price List endpoint (GovCloud, isolated regions) it answers `UnrecognizedClientException:
-/// The security token included in the request is invalid` to valid credentials: KW504, not a
-/// credential failure. Invalid credentials would fail the EC2 calls too, and those still count.
-fn pricing_call(m: &Message) -> bool {
-    contains_any(
-        &m.text,
-        &[
-            "operation error pricing",
-            "pricing: getproducts",
-            "on-demand pricing",
-            "updating pricing",
-            "api.pricing.",
-        ],
-    ) || m
-        .component
-        .as_deref()
-        .is_some_and(|c| contains_any(c, &["pricing"]))
 }
 
 /// Karpenter's service account: its pods' `serviceAccountName`, else the chart default.

@@ -66,14 +66,31 @@ const ISOLATED_VPC_KEYS: &[&str] = &[
     "settings.aws.isolatedVPC",
 ];
 
-/// Texts that say the call is about on-demand prices (the Price List API).
+/// Texts that say the call is about on-demand prices (the Price List API): the pricing
+/// controller's `updating pricing, retreiving on-demand pricing data, operation error Pricing:
+/// GetProducts, ...` (Karpenter's own spelling of "retrieving"), or the endpoint.
 const PRICING: &[&str] = &[
-    "updating on-demand pricing",
-    "retreiving on-demand pricing data",
-    "retrieving on-demand pricing data",
-    "api.pricing.",
+    "on-demand pricing",
+    "updating pricing",
+    "operation error Pricing",
     "Pricing: GetProducts",
+    "api.pricing.",
 ];
+
+/// A message about the Price List API call, by its text or by the controller that logged it.
+/// KW103 leaves such a call's `UnrecognizedClientException` to this rule: in partitions
+/// without a Price List endpoint (GovCloud, isolated regions) it is the answer to valid
+/// credentials.
+pub(crate) fn pricing_call(m: &Message) -> bool {
+    contains_any(&m.text, PRICING) || from_pricing_controller(m)
+}
+
+/// `"controller":"providers.pricing"`, `"logger":"controller.pricing"`.
+fn from_pricing_controller(m: &Message) -> bool {
+    m.component
+        .as_deref()
+        .is_some_and(|c| contains_any(c, &["pricing"]))
+}
 
 fn is_signal(text: &str) -> bool {
     let pricing = contains_any(text, PRICING);
@@ -95,10 +112,7 @@ fn is_signal(text: &str) -> bool {
 /// The GovCloud refusal in a log line whose only pricing mark is the controller field
 /// (`"controller":"providers.pricing"`, `"logger":"controller.pricing"`).
 fn refused_in_pricing_controller(m: &Message) -> bool {
-    m.component
-        .as_deref()
-        .is_some_and(|c| contains_any(c, &["pricing"]))
-        && contains_any(&m.text, &["UnrecognizedClientException"])
+    from_pricing_controller(m) && contains_any(&m.text, &["UnrecognizedClientException"])
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {

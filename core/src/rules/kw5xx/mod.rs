@@ -5,7 +5,7 @@ use super::Rule;
 mod kw501_nodeclass_not_ready;
 mod kw502_nodeclass_validation_failed;
 mod kw503_nodeclass_not_found;
-mod kw504_pricing_unreachable;
+pub(crate) mod kw504_pricing_unreachable;
 pub(crate) mod nodeclass;
 
 pub const RULES: &[Rule] = &[
