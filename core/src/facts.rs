@@ -633,6 +633,11 @@ pub struct PersistentVolumeClaim {
     pub storage_class: Option<String>,
     pub volume_name: Option<String>,
     pub phase: Option<String>,
+    /// `metadata.deletionTimestamp`: the claim is being deleted (`Terminating`).
+    pub deletion_timestamp: Option<String>,
+    /// `metadata.finalizers` (`kubernetes.io/pvc-protection`, a backup tool's...): what holds a
+    /// claim that is being deleted.
+    pub finalizers: Vec<String>,
 }
 
 /// Where a `Setting` was written.

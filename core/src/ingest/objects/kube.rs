@@ -477,6 +477,11 @@ pub fn persistent_volume_claim(
         storage_class: text_of(obj.path(&["spec", "storageClassName"])),
         volume_name: text_of(obj.path(&["spec", "volumeName"])),
         phase: text_of(obj.path(&["status", "phase"])),
+        deletion_timestamp: text_of(obj.path(&["metadata", "deletionTimestamp"])),
+        finalizers: obj
+            .path(&["metadata", "finalizers"])
+            .map(Node::string_list)
+            .unwrap_or_default(),
         meta,
     });
 }

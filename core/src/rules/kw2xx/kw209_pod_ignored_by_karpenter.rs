@@ -1,6 +1,9 @@
 //! KW209 pod-ignored-by-karpenter.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, Pod};
+use crate::facts::{
+    contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message, ObjectRef,
+    PersistentVolumeClaim, Pod,
+};
 use crate::rules::kw2xx::scheduling::{pod_ref, record_of, tail_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -20,11 +23,14 @@ cannot be resolved.
 
 Signals: `configured to not run on a Karpenter provisioned node` (the pod requires
 `karpenter.sh/nodepool DoesNotExist`), `node selector term with matchFields is not supported`,
-`unbound pvc must define a storage class`, `persistentvolumeclaim is being deleted`, `failed to
-validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`. Karpenter
-logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
-`karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, is
-reported from its spec alone (medium confidence).
+`unbound pvc must define a storage class` (before v1.1: `unbound pvc <name> must define a
+storage class`), `persistentvolumeclaim is being deleted` (Karpenter v1.1+, which names the
+claim only in a structured field) and the scheduler's `persistentvolumeclaim "<name>" is being
+deleted`, `failed to validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not
+found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
+`karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, or that
+mounts a claim whose object carries a `deletionTimestamp`, is reported from the objects alone
+(medium confidence).
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
@@ -37,18 +43,22 @@ a StorageClass that does not exist leave Karpenter unable to compute the volume'
 Per cause: give Karpenter's pods non-Karpenter capacity (a managed node group or a Fargate
 profile), or drop the `DoesNotExist` requirement from a workload that should use Karpenter;
 replace `matchFields` by `matchExpressions` on `kubernetes.io/hostname`; set
-`storageClassName` on the PVC or mark a default StorageClass; create the missing StorageClass;
-wait for (or finish) the PVC deletion.
+`storageClassName` on the PVC or mark a default StorageClass; create the missing StorageClass.
+For a claim being deleted: find what holds it (its finalizers, a running pod still using it),
+keep the volume (`persistentVolumeReclaimPolicy: Retain`) if the data matters, let the deletion
+finish (remove a finalizer whose controller is gone), then recreate the claim (for a StatefulSet,
+delete the Pending pod: the controller recreates claim and pod).
 "#,
 };
 
 const SIGNALS: &[&str] = &[
     "configured to not run on a karpenter provisioned node",
     "node selector term with matchfields is not supported",
-    "unbound pvc must define a storage class",
-    "persistentvolumeclaim is being deleted",
+    "unbound pvc",
+    "is being deleted",
     "failed to validate pvc",
     "storageclass.storage.k8s.io",
+    "storageclasses.storage.k8s.io",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,17 +77,63 @@ fn reason_of(text: &str) -> Option<Reason> {
         Some(Reason::OptedOut)
     } else if has("node selector term with matchfields is not supported") {
         Some(Reason::MatchFields)
-    } else if has("unbound pvc must define a storage class") {
+    } else if unbound_pvc_without_class(text).is_some() {
         Some(Reason::NoStorageClass)
-    } else if has("persistentvolumeclaim is being deleted") {
+    } else if pvc_being_deleted(text).is_some() {
         Some(Reason::PvcDeleting)
-    } else if has("storageclass.storage.k8s.io") && has("not found") {
+    } else if (has("storageclass.storage.k8s.io") || has("storageclasses.storage.k8s.io"))
+        && has("not found")
+    {
         Some(Reason::StorageClassNotFound)
     } else if has("failed to validate pvc") {
         Some(Reason::PvcInvalid)
     } else {
         None
     }
+}
+
+/// `unbound pvc must define a storage class` (v1.1+) or `unbound pvc <name> must define a
+/// storage class` (before): `Some(name)` when the text names the claim.
+fn unbound_pvc_without_class(text: &str) -> Option<Option<String>> {
+    let tail = tail_after(text, "unbound pvc ")?;
+    let at = find_ignore_ascii_case(&tail, "must define a storage class")?;
+    let name = tail[..at].trim();
+    // One name at most between the two: anything longer is another sentence.
+    (!name.contains(' ')).then(|| (!name.is_empty()).then(|| name.to_string()))
+}
+
+/// Karpenter's `persistentvolumeclaim is being deleted` (v1.1+, the claim only in a structured
+/// field) or the scheduler's `persistentvolumeclaim "<name>" is being deleted`: `Some(name)`
+/// when the text names the claim.
+pub(super) fn pvc_being_deleted(text: &str) -> Option<Option<String>> {
+    const CLAIM: &str = "persistentvolumeclaim";
+    const DELETED: &str = "is being deleted";
+    let mut rest = text;
+    while let Some(at) = find_ignore_ascii_case(rest, CLAIM) {
+        let after = &rest[at + CLAIM.len()..];
+        let tail = after.trim_start_matches(' ');
+        if tail.len() >= DELETED.len()
+            && tail.is_char_boundary(DELETED.len())
+            && tail[..DELETED.len()].eq_ignore_ascii_case(DELETED)
+        {
+            return Some(None);
+        }
+        if let Some(quoted) = tail.strip_prefix('"') {
+            if let Some((name, after_name)) = quoted.split_once('"') {
+                let after_name = after_name.trim_start_matches(' ');
+                if !name.is_empty()
+                    && !name.contains(' ')
+                    && after_name.len() >= DELETED.len()
+                    && after_name.is_char_boundary(DELETED.len())
+                    && after_name[..DELETED.len()].eq_ignore_ascii_case(DELETED)
+                {
+                    return Some(Some(name.to_string()));
+                }
+            }
+        }
+        rest = after;
+    }
+    None
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -114,7 +170,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // Karpenter says why it ignores a pod only at debug level (`ignoring pod`); the pod's own
     // spec says it too.
     for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
-        let Some(reason) = ignored_by_spec(pod) else {
+        let Some(reason) = ignored_by_spec(pod).or_else(|| {
+            deleting_claim_of(facts, pod).map(|_| Reason::PvcDeleting)
+        }) else {
             continue;
         };
         let pod_ref = pod.object_ref();
@@ -125,12 +183,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         }
         let mut d = diagnose(facts, reason, Some(&pod_ref), &[]);
-        d.summary.push_str(
-            " (Read from the pod's spec: Karpenter logs why it ignores a pod only at debug level.)",
-        );
+        let claim_evidence = match reason {
+            Reason::PvcDeleting => {
+                d.summary.push_str(" (Read from the pod and the claim's objects: Karpenter logs why it ignores a pod only at debug level.)");
+                deleting_claim_of(facts, pod).and_then(|c| c.meta.evidence.clone())
+            }
+            _ => {
+                d.summary.push_str(
+                    " (Read from the pod's spec: Karpenter logs why it ignores a pod only at debug level.)",
+                );
+                None
+            }
+        };
         out.push(
             d.with_confidence(Confidence::Medium)
-                .with_evidence(pod.meta.evidence.clone()),
+                .with_evidence(pod.meta.evidence.clone())
+                .with_evidence(claim_evidence),
         );
     }
     out
@@ -153,6 +221,60 @@ pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
             })
         });
     opted_out.then_some(Reason::OptedOut)
+}
+
+/// A claim the pod mounts whose object says it is being deleted (`deletionTimestamp`).
+fn deleting_claim_of<'a>(facts: &'a Facts, pod: &Pod) -> Option<&'a PersistentVolumeClaim> {
+    facts.pvcs.iter().find(|c| {
+        c.deletion_timestamp.is_some()
+            && pod.pvc_names.contains(&c.meta.name)
+            && (c.meta.namespace.is_none()
+                || pod.meta.namespace.is_none()
+                || c.meta.namespace == pod.meta.namespace)
+    })
+}
+
+/// The claim being deleted, by the best source: the scheduler's text, a structured
+/// `PersistentVolumeClaim` field of the log record, the claim objects (one with a
+/// `deletionTimestamp` that the pod mounts), or the pod's only claim.
+fn deleting_claim_name(
+    facts: &Facts,
+    pod: Option<&ObjectRef>,
+    messages: &[&Message],
+) -> Option<String> {
+    if let Some(name) = messages.iter().find_map(|m| pvc_being_deleted(&m.text).flatten()) {
+        return Some(name);
+    }
+    let from_record = messages.iter().find_map(|m| {
+        let record = record_of(facts, m)?;
+        record
+            .field_name("PersistentVolumeClaim")
+            .or_else(|| record.field_name("persistentvolumeclaim"))
+            .or_else(|| record.field_name("pvc"))
+    });
+    if let Some(name) = from_record {
+        // `ns/name`: the pod's namespace is said elsewhere.
+        return Some(name.rsplit('/').next().unwrap_or(&name).to_string());
+    }
+    let fact_pod = pod.and_then(|p| {
+        facts.pods.iter().find(|fp| {
+            fp.meta.name == p.name && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
+        })
+    });
+    if let Some(fp) = fact_pod {
+        if let Some(c) = deleting_claim_of(facts, fp) {
+            return Some(c.meta.name.clone());
+        }
+        if let [only] = fp.pvc_names.as_slice() {
+            return Some(only.clone());
+        }
+        return None;
+    }
+    let mut deleting = facts.pvcs.iter().filter(|c| c.deletion_timestamp.is_some());
+    match (deleting.next(), deleting.next()) {
+        (Some(only), None) => Some(only.meta.name.clone()),
+        _ => None,
+    }
 }
 
 fn diagnose(
@@ -203,25 +325,35 @@ fn diagnose(
                 "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: kubernetes.io/hostname\n              operator: In\n              values: [\"<node-name>\"]\n",
             )],
         ),
-        Reason::NoStorageClass => (
-            format!("{who} mounts an unbound PVC without a storage class (and the cluster has no default StorageClass): Karpenter cannot tell the volume's zone and ignores the pod."),
+        Reason::NoStorageClass => {
+            let claim = messages
+                .iter()
+                .find_map(|m| unbound_pvc_without_class(&m.text).flatten())
+                .or_else(|| {
+                    messages.iter().find_map(|m| {
+                        let q = record_of(facts, m)?.field_name("PersistentVolumeClaim")?;
+                        Some(q.rsplit('/').next().unwrap_or(&q).to_string())
+                    })
+                });
+            let (what, which) = match &claim {
+                Some(c) => (format!("PersistentVolumeClaim {c}, which is unbound and has no storage class"), format!("PersistentVolumeClaim {c}")),
+                None => ("an unbound PVC without a storage class".to_string(), "the PersistentVolumeClaim".to_string()),
+            };
+            (
+            format!("{who} mounts {what} (and the cluster has no default StorageClass): Karpenter cannot tell the volume's zone and ignores the pod."),
             vec![
-                Remediation::text("Set `storageClassName` on the PersistentVolumeClaim (e.g. an EBS CSI class), or mark a default StorageClass:"),
+                Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed), or mark a default StorageClass:")),
                 Remediation::command(
                     "Mark a StorageClass as the default:",
                     "kubectl patch storageclass <gp3> -p '{\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"}}}'",
                 ),
             ],
-        ),
-        Reason::PvcDeleting => (
-            format!("{who} mounts a PersistentVolumeClaim that is being deleted: Karpenter ignores the pod until the claim is gone or recreated."),
-            vec![Remediation::command(
-                "Find the terminating claim and what holds it (finalizers, another pod still using it):",
-                format!("kubectl get pvc -n {ns} -o custom-columns=NAME:.metadata.name,DELETING:.metadata.deletionTimestamp,FINALIZERS:.metadata.finalizers"),
-            )],
-        ),
+            )
+        }
+        Reason::PvcDeleting => pvc_deleting_steps(facts, &who, pod, &ns, messages),
         Reason::StorageClassNotFound => {
             let sc = tail_after(text, "storageclass.storage.k8s.io \"")
+                .or_else(|| tail_after(text, "storageclasses.storage.k8s.io \""))
                 .and_then(|t| t.split('"').next().map(str::to_string))
                 .filter(|s| !s.is_empty());
             let sc_name = sc.clone().unwrap_or_else(|| "<storage-class>".to_string());
@@ -248,6 +380,102 @@ fn diagnose(
         .with_object(pod)
         .with_messages(messages.iter().copied())
         .with_remediation(steps)
+}
+
+/// The summary and steps for a pod whose claim is being deleted, with the claim's name when
+/// any source gives it.
+fn pvc_deleting_steps(
+    facts: &Facts,
+    who: &str,
+    pod: Option<&ObjectRef>,
+    ns: &str,
+    messages: &[&Message],
+) -> (String, Vec<Remediation>) {
+    let claim = deleting_claim_name(facts, pod, messages);
+    let object = claim.as_ref().and_then(|name| {
+        facts.pvcs.iter().find(|c| {
+            &c.meta.name == name
+                && (pod.is_none() || c.meta.namespace.is_none() || c.meta.namespace.as_deref() == Some(ns))
+        })
+    });
+    let forms: Vec<Option<String>> = messages
+        .iter()
+        .filter_map(|m| pvc_being_deleted(&m.text))
+        .collect();
+    let karpenter_said = forms.iter().any(Option::is_none);
+    let scheduler_said = forms.iter().any(Option::is_some);
+    let refused = match (karpenter_said, scheduler_said) {
+        (true, true) => "Karpenter ignores the pod and the scheduler will not place it",
+        (true, false) => "Karpenter ignores the pod (and the scheduler will not place it either)",
+        (false, true) => "the scheduler will not place the pod (and Karpenter v1.1+ ignores it)",
+        (false, false) => "Karpenter (v1.1+) ignores the pod and the scheduler will not place it",
+    };
+    let mut summary = match &claim {
+        Some(c) => format!("{who} mounts PersistentVolumeClaim {c}, which is being deleted: {refused} until the claim is gone and recreated."),
+        None => format!("{who} mounts a PersistentVolumeClaim that is being deleted (the text does not name it: Karpenter v1.1+ puts the claim only in a structured log field): {refused} until the claim is gone and recreated."),
+    };
+    if let Some(c) = object {
+        if let Some(ts) = &c.deletion_timestamp {
+            summary.push_str(&format!(" Its deletionTimestamp is {ts}"));
+            if c.finalizers.is_empty() {
+                summary.push('.');
+            } else {
+                summary.push_str(&format!(
+                    "; finalizer{} still holding it: {}.",
+                    if c.finalizers.len() > 1 { "s" } else { "" },
+                    c.finalizers.join(", ")
+                ));
+            }
+        }
+    }
+    let mut steps = Vec::new();
+    match &claim {
+        Some(c) => {
+            steps.push(Remediation::command(
+                format!("See what holds claim {c} (deletionTimestamp, finalizers) and its volume:"),
+                format!("kubectl get pvc {c} -n {ns} -o jsonpath='{{.metadata.deletionTimestamp}}{{\" \"}}{{.metadata.finalizers}}{{\" \"}}{{.spec.volumeName}}{{\"\\n\"}}'"),
+            ));
+            steps.push(Remediation::command(
+                format!("`kubernetes.io/pvc-protection` keeps the claim while a running pod still mounts it: find those pods and stop them (scale the workload down, or delete the old pod):"),
+                format!("kubectl get pods -n {ns} -o custom-columns=POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName | grep -w {c}"),
+            ));
+        }
+        None => steps.push(Remediation::command(
+            "Find the terminating claim and what holds it (finalizers, another pod still using it):",
+            format!("kubectl get pvc -n {ns} -o custom-columns=NAME:.metadata.name,DELETING:.metadata.deletionTimestamp,FINALIZERS:.metadata.finalizers,VOLUME:.spec.volumeName"),
+        )),
+    }
+    let c = claim.as_deref().unwrap_or("<claim>");
+    let pv = object
+        .and_then(|o| o.volume_name.clone())
+        .map(|v| format!("kubectl patch pv {v}"))
+        .unwrap_or_else(|| format!("kubectl patch pv \"$(kubectl get pvc {c} -n {ns} -o jsonpath='{{.spec.volumeName}}')\""));
+    steps.push(Remediation::command(
+        "If the data matters, keep the volume before the claim goes (a `Delete` reclaim policy deletes the EBS volume with the claim):",
+        format!("{pv} -p '{{\"spec\":{{\"persistentVolumeReclaimPolicy\":\"Retain\"}}}}'"),
+    ));
+    steps.push(Remediation::command(
+        "Only if the claim is stuck on a finalizer whose controller is gone (no pod mounts it any more), release it:",
+        format!("kubectl patch pvc {c} -n {ns} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'"),
+    ));
+    let pod_name = pod.map(|p| p.name.clone()).unwrap_or_else(|| "<pod>".to_string());
+    let owner = facts
+        .pods
+        .iter()
+        .find(|p| Some(&p.meta.name) == pod.map(|p| &p.name))
+        .and_then(|p| facts.controller_of(p));
+    let recreate = match owner {
+        Some(o) if o.kind == "StatefulSet" => format!(
+            "Once the claim is gone, delete the Pending pod: StatefulSet {} recreates claim {c} from its volumeClaimTemplates, then the pod.",
+            o.name
+        ),
+        _ => format!("Once the claim is gone, recreate it (re-apply its manifest; a StatefulSet recreates it from its volumeClaimTemplates when you delete the Pending pod):"),
+    };
+    steps.push(Remediation::command(
+        recreate,
+        format!("kubectl delete pod {pod_name} -n {ns}"),
+    ));
+    (summary, steps)
 }
 
 #[cfg(test)]
@@ -327,9 +555,60 @@ mod tests {
     }
 
     #[test]
+    fn a_claim_being_deleted_is_named_and_fixed() {
+        // The scheduler names the claim; Karpenter (v1.1+) does not.
+        let report = check_only(
+            "KW209",
+            "Events:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: persistentvolumeclaim \"data-db-0\" is being deleted. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.\n  Warning  FailedScheduling  1m    karpenter          Failed to schedule pod, persistentvolumeclaim is being deleted\n",
+        );
+        assert_eq!(ids(&report), ["KW209"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("PersistentVolumeClaim data-db-0, which is being deleted"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("kubectl get pvc data-db-0"))), "{:?}", d.remediation);
+        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("finalizers\":null"))));
+        // A structured field of a v1.1+ debug line.
+        let report = check_only(
+            "KW209",
+            r#"{"level":"DEBUG","message":"ignoring pod, persistentvolumeclaim is being deleted","Pod":{"name":"db-0","namespace":"prod"},"PersistentVolumeClaim":{"name":"data-db-0","namespace":"prod"}}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("Pod prod/db-0 mounts PersistentVolumeClaim data-db-0"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("-n prod"))));
+    }
+
+    #[test]
+    fn a_claim_being_deleted_read_from_the_objects() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-0\n  namespace: prod\n  ownerReferences:\n  - apiVersion: apps/v1\n    kind: StatefulSet\n    name: db\n    controller: true\nspec:\n  volumes:\n  - name: data\n    persistentVolumeClaim:\n      claimName: data-db-0\nstatus:\n  phase: Pending\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data-db-0\n  namespace: prod\n  deletionTimestamp: \"2026-11-30T09:12:44Z\"\n  finalizers:\n  - kubernetes.io/pvc-protection\nspec:\n  storageClassName: gp3\n  volumeName: pvc-0a1b2c3d\nstatus:\n  phase: Bound\n";
+        let report = check_only("KW209", text);
+        assert_eq!(ids(&report), ["KW209"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert!(d.summary.contains("data-db-0"), "{}", d.summary);
+        assert!(d.summary.contains("kubernetes.io/pvc-protection"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.starts_with("kubectl patch pv pvc-0a1b2c3d"))));
+        assert!(d.remediation.iter().any(|r| r.text.contains("StatefulSet db")));
+        // The same claim, its pod already running: nothing is ignored.
+        let running = text.replace("status:\n  phase: Pending", "  nodeName: ip-10-0-1-2\nstatus:\n  phase: Running");
+        assert!(ids(&check_only("KW209", &running)).is_empty());
+    }
+
+    #[test]
+    fn pre_v1_1_unbound_claim_is_named() {
+        let report = check_only(
+            "KW209",
+            r#"2024-05-02T10:11:12.000Z	DEBUG	controller.provisioner	ignoring pod, unbound pvc data-db-0 must define a storage class	{"commit": "a70b39e", "pod": "prod/db-0"}"#,
+        );
+        assert_eq!(ids(&report), ["KW209"]);
+        assert!(report.diagnoses[0].summary.contains("PersistentVolumeClaim data-db-0"), "{}", report.diagnoses[0].summary);
+    }
+
+    #[test]
     fn near_misses() {
         for text in [
             "failed tracking CSI volume limits for volume with unbound PVC, no storage class specified",
+            "Normal  WaitForFirstConsumer  3s  persistentvolume-controller  waiting for first consumer to be created before binding",
+            "Warning  FailedScheduling  5s  default-scheduler  0/3 nodes are available: persistentvolumeclaim \"data-db-0\" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            "namespace \"prod\" is being deleted",
             "StorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by Karpenter",
             "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
         ] {
