@@ -19,9 +19,14 @@ Pods with PersistentVolumes were placed on a node that cannot attach all their v
 volumes per instance are limited), so some volumes stay attaching and their pods stay in
 `ContainerCreating`, or Karpenter refuses a node because the volumes would not fit.
 
-Signals: `checking volume usage, would exceed volume limit (provisioner=<driver>,
-volume-count=<n>, volume-limit=<m>)`, `AttachVolume.Attach failed for volume ... expected device
-to be attached but was attaching`, `Unable to attach or mount volumes: unmounted volumes=[...]`.
+Signals: Karpenter's `checking volume usage, would exceed volume limit (provisioner=<driver>,
+volume-count=<n>, volume-limit=<m>)` (before v1.1: `would exceed volume limit for <driver>, <n> >
+<m>`), the scheduler's `<n> node(s) exceed max volume count` (NodeVolumeLimits / CSI limits
+plugin, every Kubernetes version), `AttachVolume.Attach failed for volume ... expected device to
+be attached but was attaching`, `Unable to attach or mount volumes: unmounted volumes=[...]`.
+Not this rule: `Unable to attach or mount volumes` next to a cause of its own for that pod
+(`MountVolume.SetUp failed` for a missing ConfigMap or Secret, `Multi-Attach error`, an
+`AttachVolume.Attach failed` refused by IAM).
 
 ## Why it happens
 The scheduler places pods before the new node's CSINode object publishes the driver's attach
@@ -37,29 +42,52 @@ driver is ready: `startupTaints: [{key: ebs.csi.aws.com/agent-not-ready, effect:
 
 const SIGNALS: &[&str] = &[
     "would exceed volume limit",
+    "exceed max volume count",
     "expected device to be attached but was attaching",
     "unable to attach or mount volumes",
+];
+
+/// Texts that give an `Unable to attach or mount volumes` a cause other than the attach limit.
+const OTHER_MOUNT_CAUSES: &[&str] = &[
+    "mountvolume.setup failed",
+    "mountvolume.mountdevice failed",
+    "multi-attach error",
+    "attachvolume.attach failed",
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let limit: Vec<&Message> = facts
         .messages_containing("would exceed volume limit")
         .collect();
+    let max_count: Vec<&Message> = facts
+        .messages_containing("exceed max volume count")
+        .collect();
     let attaching: Vec<&Message> = facts
         .messages_containing("expected device to be attached but was attaching")
         .collect();
+    // Another failure of the same pod's volumes explains the unmounted volumes better (a
+    // missing ConfigMap, a Multi-Attach, an attach refused by IAM), unless that failure is the
+    // attach limit itself.
+    let other_cause = |m: &Message| {
+        facts.messages.iter().any(|o| {
+            o.object == m.object
+                && !contains_ignore_ascii_case(&o.text, "expected device to be attached but was attaching")
+                && OTHER_MOUNT_CAUSES
+                    .iter()
+                    .any(|c| contains_ignore_ascii_case(&o.text, c))
+        })
+    };
     let unmounted: Vec<&Message> = facts
         .messages_containing("unable to attach or mount volumes")
         .filter(|m| contains_ignore_ascii_case(&m.text, "unmounted volumes="))
+        .filter(|m| !other_cause(m))
         .collect();
-    if limit.is_empty() && attaching.is_empty() && unmounted.is_empty() {
+    if limit.is_empty() && max_count.is_empty() && attaching.is_empty() && unmounted.is_empty() {
         return Vec::new();
     }
     let mut summary = String::new();
     if let Some(m) = limit.first() {
-        let count = value_of(&m.text, "volume-count=");
-        let max = value_of(&m.text, "volume-limit=");
-        let driver = value_of(&m.text, "provisioner=");
+        let (driver, count, max) = limit_numbers(&m.text);
         summary.push_str(&format!(
             "Karpenter's simulation says the pod's volumes would exceed the node's attach limit{}{}.",
             match (&count, &max) {
@@ -67,6 +95,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 _ => String::new(),
             },
             driver.map(|d| format!(" for driver {d}")).unwrap_or_default()
+        ));
+    }
+    if let Some(m) = max_count.first() {
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
+        let nodes = nodes_at_limit(&m.text);
+        summary.push_str(&format!(
+            "The scheduler finds {} at the CSI driver's attach limit (`exceed max volume count`): the pod's volumes do not fit there, so it needs a node with free attachment slots.",
+            match nodes {
+                Some(1) => "1 node".to_string(),
+                Some(n) => format!("{n} nodes"),
+                None => "the nodes".to_string(),
+            }
         ));
     }
     if !attaching.is_empty() {
@@ -82,10 +124,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             node.map(|n| format!("node {n}")).unwrap_or_else(|| "the node".to_string())
         ));
     }
-    if !unmounted.is_empty() && attaching.is_empty() && limit.is_empty() {
+    if !unmounted.is_empty() && attaching.is_empty() && limit.is_empty() && max_count.is_empty() {
         summary.push_str("The pod's volumes never attached (`Unable to attach or mount volumes`): on a fresh Karpenter node this is typically the attach limit being exceeded.");
     }
-    let confidence = if limit.is_empty() && attaching.is_empty() {
+    let confidence = if limit.is_empty() && attaching.is_empty() && max_count.is_empty() {
         // `Unable to attach or mount volumes` alone has other causes (a missing driver, IAM).
         Confidence::Medium
     } else {
@@ -103,7 +145,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();
-    for m in limit.iter().chain(&attaching).chain(&unmounted) {
+    for m in limit
+        .iter()
+        .chain(&max_count)
+        .chain(&attaching)
+        .chain(&unmounted)
+    {
         if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
             if !pods.contains(o) {
                 pods.push(o.clone());
@@ -118,11 +165,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             names.join(", ")
         ));
     }
+    // The pod's own app label and workload, when its object is in the input.
+    let fact_pod = pods.iter().find_map(|r| {
+        facts
+            .pods
+            .iter()
+            .find(|p| p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace))
+    });
+    let (label_key, label_value) = fact_pod
+        .and_then(|p| {
+            ["app.kubernetes.io/name", "app", "k8s-app", "name"]
+                .iter()
+                .find_map(|k| p.meta.label(k).map(|v| (k.to_string(), v.to_string())))
+        })
+        .unwrap_or_else(|| ("app".to_string(), "<your-app-label>".to_string()));
+    let spread_target = match fact_pod.and_then(|p| facts.controller_of(p)) {
+        Some(o) => format!("the pod template of {} {}", o.kind, o.name),
+        None => "pod template".to_string(),
+    };
     vec![Diagnosis::new(&META, summary)
         .with_confidence(confidence)
         .with_object(pods.first())
         .with_node_pool(nodepool.as_deref())
         .with_messages(limit.iter().copied())
+        .with_messages(max_count.iter().copied())
         .with_messages(attaching.iter().copied())
         .with_messages(unmounted.iter().copied())
         .with_remediation([
@@ -131,10 +197,54 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "spec:\n  template:\n    spec:\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n",
             ),
             Remediation::yaml(
-                "Spread the PVC pods over nodes (pod template):",
-                "topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: kubernetes.io/hostname\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector:\n      matchLabels:\n        app: <your-app-label>\n",
+                format!("Spread the PVC pods over nodes ({}):", spread_target),
+                format!("topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: kubernetes.io/hostname\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector:\n      matchLabels:\n        {label_key}: {label_value}\n"),
             ),
         ])]
+}
+
+/// `(driver, count, limit)` of `would exceed volume limit (provisioner=<d>, volume-count=<n>,
+/// volume-limit=<m>)` or of the pre-v1.1 `would exceed volume limit for <d>, <n> > <m>`.
+fn limit_numbers(text: &str) -> (Option<String>, Option<String>, Option<String>) {
+    let driver = value_of(text, "provisioner=");
+    if driver.is_some() || value_of(text, "volume-count=").is_some() {
+        return (
+            driver,
+            value_of(text, "volume-count="),
+            value_of(text, "volume-limit="),
+        );
+    }
+    let Some(tail) = tail_after(text, "would exceed volume limit for ") else {
+        return (None, None, None);
+    };
+    let Some((driver, numbers)) = tail.split_once(", ") else {
+        return (None, None, None);
+    };
+    let mut parts = numbers.split(" > ");
+    let count = parts.next().map(str::trim).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let max: Option<String> = parts
+        .next()
+        .map(|m| m.chars().take_while(char::is_ascii_digit).collect())
+        .filter(|m: &String| !m.is_empty());
+    (
+        Some(driver.trim().to_string()).filter(|d| !d.is_empty() && !d.contains(' ')),
+        count.map(str::to_string),
+        max,
+    )
+}
+
+/// `<n>` of the scheduler's `<n> node(s) exceed max volume count`.
+fn nodes_at_limit(text: &str) -> Option<usize> {
+    let at = find_ignore_ascii_case(text, " node(s) exceed max volume count")?;
+    let digits: String = text[..at]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
 }
 
 fn value_of(text: &str, key: &str) -> Option<String> {
@@ -170,10 +280,40 @@ mod tests {
     }
 
     #[test]
+    fn every_version_of_the_limit_texts() {
+        // Karpenter before v1.1 (fmt.Errorf) and the scheduler's NodeVolumeLimits / CSI plugin.
+        let report = check_only("KW212", "Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={\"cpu\":\"200m\"}, checking volume usage, would exceed volume limit for ebs.csi.aws.com, 26 > 25");
+        assert_eq!(ids(&report), ["KW212"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("26 volumes for a limit of 25) for driver ebs.csi.aws.com"), "{}", d.summary);
+        let report = check_only("KW212", "Warning  FailedScheduling  31s  default-scheduler  0/5 nodes are available: 2 Insufficient cpu, 3 node(s) exceed max volume count. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.");
+        assert_eq!(ids(&report), ["KW212"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("3 nodes at the CSI driver's attach limit"), "{}", d.summary);
+        assert_eq!(d.confidence, crate::rules::Confidence::High);
+    }
+
+    #[test]
+    fn the_pods_label_fills_the_spread() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: es-data-3\n  namespace: search\n  labels:\n    app.kubernetes.io/name: elasticsearch\n  ownerReferences:\n  - kind: StatefulSet\n    name: es-data\n    controller: true\nstatus:\n  phase: Pending\n---\napiVersion: v1\nkind: Event\nmetadata:\n  name: es-data-3.1\n  namespace: search\ninvolvedObject:\n  kind: Pod\n  name: es-data-3\n  namespace: search\nreason: FailedScheduling\ntype: Warning\nsource:\n  component: default-scheduler\nmessage: \"0/4 nodes are available: 4 node(s) exceed max volume count.\"\n";
+        let report = check_only("KW212", text);
+        assert_eq!(ids(&report), ["KW212"]);
+        let spread = report.diagnoses[0].remediation.iter().find(|r| r.text.contains("Spread")).unwrap();
+        assert!(spread.text.contains("StatefulSet es-data"), "{}", spread.text);
+        assert!(spread.yaml.as_deref().unwrap().contains("app.kubernetes.io/name: elasticsearch"));
+    }
+
+    #[test]
     fn near_misses() {
         for text in [
             "failed tracking CSI volume limits for volume with unbound PVC, no storage class specified",
             "MountVolume.SetUp failed for volume \"config\" : configmap \"app\" not found",
+            // The unmounted volumes have a cause of their own.
+            "Warning  FailedMount  2m  kubelet  MountVolume.SetUp failed for volume \"config\" : configmap \"app\" not found\nWarning  FailedMount  1m  kubelet  Unable to attach or mount volumes: unmounted volumes=[config], unattached volumes=[config kube-api-access-1]: timed out waiting for the condition",
+            "Warning  FailedAttachVolume  3m  attachdetach-controller  Multi-Attach error for volume \"pvc-1\" Volume is already exclusively attached to one node and can't be attached to another\nWarning  FailedMount  1m  kubelet  Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data]: timed out waiting for the condition",
+            "AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Internal desc = Could not attach volume \"vol-1\" to node \"i-1\": UnauthorizedOperation: You are not authorized to perform this operation.",
+            "0/3 nodes are available: 3 node(s) had volume node affinity conflict.",
+            "would exceed max pods",
         ] {
             assert!(ids(&check_only("KW212", text)).is_empty(), "{text}");
         }
