@@ -17,7 +17,9 @@ const META: RuleMeta = RuleMeta {
     signals: SIGNALS,
     docs: r#"## What it means
 Karpenter asked EC2 for an instance and EC2 had none to give for that instance type, zone and
-capacity type (insufficient capacity), or an account quota forbids it. Karpenter deletes the
+capacity type (insufficient capacity), or an account quota forbids it, or the EC2 capacity
+reservation (On-Demand Capacity Reservation or Capacity Block, `cr-...`) the launch targeted is
+full or not active yet. Karpenter deletes the
 NodeClaim, marks the offering unavailable for a few minutes and tries other types and zones;
 when none remains, the pod stays Pending.
 
@@ -27,7 +29,11 @@ Signals: the ICE codes `InsufficientInstanceCapacity`, `MaxSpotInstanceCountExce
 capacity, all requested instance types were unavailable during launch`; the NodeClaim event
 `InsufficientCapacityError`; EC2's own `We currently do not have sufficient <type> capacity in
 the Availability Zone you requested (<zone>)`; and `SpotMaxPriceTooLow` (`Your Spot request
-price of ... is lower than the minimum required Spot request fulfillment price`). Not this
+price of ... is lower than the minimum required Spot request fulfillment price`). For a
+reservation: `ReservationCapacityExceeded` (`The requested reservation does not have sufficient
+compatible and available capacity for this request.`) and `Your Capacity Block reservation <id>
+is not active yet`; the reservation is named from the text, the NodeClaim's
+`karpenter.k8s.aws/capacity-reservation-id` label or requirement, or the NodePool's. Not this
 rule: `insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "<name>" not
 found`, which Karpenter files as insufficient capacity though EC2 was never asked: the
 EC2NodeClass does not exist (KW503).
@@ -41,6 +47,11 @@ back to.
 ## How to fix
 Allow more instance families, sizes and zones in the NodePool, allow on-demand as a fallback for
 spot (KW216); for the quota codes ask for a Service Quotas increase; remove a spot max price.
+For a full reservation, the fix is about the reservation, not more instance types: see what
+occupies it (`kubectl get nodes -l karpenter.k8s.aws/capacity-reservation-id=<cr-id>`), enlarge
+an On-Demand Capacity Reservation (`aws ec2 modify-capacity-reservation`) or buy another Capacity
+Block, and let the NodePool fall back with `karpenter.sh/capacity-type In [reserved,
+on-demand]`; a Capacity Block that is not active yet starts at its `StartDate`.
 "#,
 };
 
@@ -57,6 +68,8 @@ const SIGNALS: &[&str] = &[
     "we currently do not have sufficient",
     "spotmaxpricetoolow",
     "lower than the minimum required spot request fulfillment price",
+    "requested reservation does not have sufficient",
+    "capacity block reservation",
     // The NodeClaim messages Karpenter maps the quota codes to (v1.2+).
     "would exceed your spot instance quota",
     "would exceed your fleet request quota",
@@ -100,7 +113,49 @@ const CODES: &[(&str, Option<&str>)] = &[
 ];
 
 fn is_signal(text: &str) -> bool {
-    SIGNALS.iter().any(|s| contains_ignore_ascii_case(text, s))
+    SIGNALS
+        .iter()
+        .filter(|s| **s != "capacity block reservation")
+        .any(|s| contains_ignore_ascii_case(text, s))
+        || capacity_block_not_active(text)
+}
+
+/// EC2's `Your Capacity Block reservation <cr-id> is not active yet`.
+fn capacity_block_not_active(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "capacity block reservation")
+        && contains_ignore_ascii_case(text, "is not active yet")
+}
+
+/// The launch failed against a capacity reservation: EC2's reservation code or texts.
+fn about_reservation(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "ReservationCapacityExceeded")
+        || contains_ignore_ascii_case(text, "requested reservation does not have sufficient")
+        || capacity_block_not_active(text)
+}
+
+/// The capacity reservation ids (`cr-` and 17 or 8 hex digits) a text names, in order.
+fn reservation_ids(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("cr-") {
+        let start = i + at;
+        let boundary = start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'-');
+        let hex: String = text[start + 3..]
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .collect();
+        let end = start + 3 + hex.len();
+        let clean_end = end == text.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-');
+        if boundary && clean_end && (hex.len() == 17 || hex.len() == 8) {
+            let id = format!("cr-{}", hex.to_ascii_lowercase());
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        i = start + 3;
+    }
+    out
 }
 
 /// A hit another rule explains better: the only fleet error is subnet exhaustion (KW214) or the
@@ -144,8 +199,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut nodeclaims: Vec<String> = Vec::new();
     let mut all_unavailable = false;
     let mut spot_text = false;
+    let mut reservation_hit = false;
+    let mut block_not_active = false;
+    let mut reservations: Vec<String> = Vec::new();
     for m in &hits {
         let t = &m.text;
+        if about_reservation(t) {
+            reservation_hit = true;
+            block_not_active |= capacity_block_not_active(t);
+            for id in reservation_ids(t) {
+                if !reservations.contains(&id) {
+                    reservations.push(id);
+                }
+            }
+        }
         for (code, quota) in CODES {
             let present = if *code == "UnfulfillableCapacity" {
                 // The v1.5+ `aws-error-code=UnfulfillableCapacity` suffix is on every fleet
@@ -223,6 +290,45 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         v
     };
+    // The reservation the launch targeted, when the text does not name it: the NodeClaim's
+    // label or requirement (v1.3+ reserved offerings), else the NodePool's requirement.
+    let mut capacity_block = block_not_active;
+    if reservation_hit {
+        const ID_KEY: &str = "karpenter.k8s.aws/capacity-reservation-id";
+        const TYPE_KEY: &str = "karpenter.k8s.aws/capacity-reservation-type";
+        let mut from_claims: Vec<&str> = Vec::new();
+        for c in facts.nodeclaims.iter().filter(|c| nodeclaims.contains(&c.meta.name)) {
+            from_claims.extend(c.meta.label(ID_KEY));
+            for r in c.requirements.iter().filter(|r| r.key == ID_KEY && r.operator == "In") {
+                if let [only] = r.values.as_slice() {
+                    from_claims.push(only);
+                }
+            }
+            capacity_block |= c.meta.label(TYPE_KEY) == Some("capacity-block")
+                || c.requirements.iter().any(|r| {
+                    r.key == TYPE_KEY
+                        && !r.values.is_empty()
+                        && r.values.iter().all(|v| v == "capacity-block")
+                });
+        }
+        let from_pools: Vec<String> = facts
+            .nodepools
+            .iter()
+            .filter(|np| nodepools.contains(&np.meta.name))
+            .filter_map(|np| np.allowed_values(ID_KEY))
+            .flatten()
+            .collect();
+        let found: Vec<String> = if reservations.is_empty() && from_claims.is_empty() {
+            from_pools
+        } else {
+            from_claims.iter().map(|s| s.to_string()).collect()
+        };
+        for id in found {
+            if id.starts_with("cr-") && !reservations.contains(&id) {
+                reservations.push(id);
+            }
+        }
+    }
     // No offering left: every requested type was unavailable, or Karpenter then reports that no
     // instance type has the required offering.
     let no_offering_left = all_unavailable
@@ -239,14 +345,58 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let capacity_codes: Vec<&str> = codes
         .iter()
         .copied()
-        .filter(|c| !quota_codes.contains(c) && *c != "SpotMaxPriceTooLow")
+        .filter(|c| {
+            !quota_codes.contains(c)
+                && *c != "SpotMaxPriceTooLow"
+                && !(reservation_hit && *c == "ReservationCapacityExceeded")
+        })
         .collect();
     let price_too_low = codes.contains(&"SpotMaxPriceTooLow");
     let mut summary = String::new();
-    if !shortages.is_empty()
+    let kind = if capacity_block {
+        "Capacity Block"
+    } else {
+        "capacity reservation"
+    };
+    let named = match reservations.as_slice() {
+        [] => None,
+        ids => Some(ids.join(", ")),
+    };
+    if reservation_hit {
+        let full = codes.contains(&"ReservationCapacityExceeded")
+            || hits
+                .iter()
+                .any(|m| contains_ignore_ascii_case(&m.text, "requested reservation does not have sufficient"));
+        let subject = match &named {
+            Some(ids) => format!("EC2 {kind} {ids}"),
+            None => format!("The EC2 {kind} the launch targeted"),
+        };
+        if full {
+            summary.push_str(&format!(
+                "{subject} has no free capacity left (ReservationCapacityExceeded: every reserved instance is in use, or still terminating): other instance types do not help, the reservation does."
+            ));
+        }
+        if block_not_active {
+            if !summary.is_empty() {
+                summary.push(' ');
+            }
+            summary.push_str(&format!(
+                "{subject} is not active yet: instances launch into a Capacity Block only from its start time."
+            ));
+        }
+        if named.is_none() {
+            summary.push_str(&format!(
+                " The text does not name it: the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label, or the EC2NodeClass's `capacityReservationSelectorTerms`, do."
+            ));
+        }
+    }
+    let other_capacity = !shortages.is_empty()
         || !capacity_codes.is_empty()
-        || (quota_codes.is_empty() && !price_too_low)
-    {
+        || (quota_codes.is_empty() && !price_too_low && !reservation_hit);
+    if other_capacity {
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
         summary.push_str("EC2 has no capacity");
         if !shortages.is_empty() {
             let list: Vec<String> = shortages
@@ -279,13 +429,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if !nodeclaims.is_empty() {
         summary.push_str(&format!(
-            " Karpenter deleted the NodeClaim{} {} and marked the offering unavailable for a few minutes.",
+            " Karpenter deleted the NodeClaim{} {} and marked the {} unavailable for a few minutes.",
             if nodeclaims.len() > 1 { "s" } else { "" },
-            nodeclaims.join(", ")
+            nodeclaims.join(", "),
+            if reservation_hit && !other_capacity { "reservation" } else { "offering" }
         ));
     }
     if no_offering_left {
         summary.push_str(" No other offering remains: every requested instance type was unavailable, so the pods stay Pending.");
+    } else if reservation_hit && !other_capacity {
+        summary.push_str(" Karpenter retries with the NodePool's other capacity types, if it allows any besides `reserved`.");
     } else {
         summary.push_str(" Karpenter retries with the other allowed types and zones.");
     }
@@ -293,10 +446,49 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .first()
         .map(String::as_str)
         .unwrap_or("<nodepool>");
-    let mut steps = vec![Remediation::yaml(
-        format!("Give NodePool {np} more to fall back to: more families and sizes, every zone, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
-        "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
-    )];
+    let mut steps = Vec::new();
+    if reservation_hit {
+        let id = named.clone().unwrap_or_else(|| "<cr-id>".to_string());
+        let first = reservations.first().cloned().unwrap_or_else(|| "<cr-id>".to_string());
+        let describe = match reservations.as_slice() {
+            [] => "aws ec2 describe-capacity-reservations --filters Name=state,Values=active,scheduled,pending".to_string(),
+            ids => format!("aws ec2 describe-capacity-reservations --capacity-reservation-ids {}", ids.join(" ")),
+        };
+        steps.push(Remediation::command(
+            format!("Look at {kind} {id}: its type (default or capacity-block), state, start and end, total and available instances:"),
+            format!("{describe} --query 'CapacityReservations[].[CapacityReservationId,ReservationType,InstanceType,AvailabilityZone,State,StartDate,EndDate,TotalInstanceCount,AvailableInstanceCount]' --output table"),
+        ));
+        steps.push(Remediation::command(
+            "See which Karpenter nodes occupy it (a node being consolidated or terminating still holds its slot for a few minutes):",
+            format!("kubectl get nodes -l karpenter.k8s.aws/capacity-reservation-id={first} -L karpenter.sh/nodepool,node.kubernetes.io/instance-type"),
+        ));
+        if block_not_active {
+            steps.push(Remediation::text(format!(
+                "Capacity Block {id} is not active yet: pods that must run on it wait until its StartDate (above); schedule the workload for that window, or let the NodePool use on-demand until then."
+            )));
+        }
+        if capacity_block {
+            steps.push(Remediation::command(
+                "A Capacity Block cannot be enlarged: buy another one (or extend it) for the extra instances:",
+                "aws ec2 describe-capacity-block-offerings --instance-type <instance-type> --instance-count <n> --capacity-duration-hours <hours>",
+            ));
+        } else {
+            steps.push(Remediation::command(
+                format!("Enlarge On-Demand Capacity Reservation {first} to the number of instances you need:"),
+                format!("aws ec2 modify-capacity-reservation --capacity-reservation-id {first} --instance-count <total-instances>"),
+            ));
+        }
+        steps.push(Remediation::yaml(
+            format!("Or let NodePool {np} fall back to on-demand when the reservation is full (Karpenter uses the reservation first) (`kubectl edit nodepool {np}`):"),
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\"]\n",
+        ));
+    }
+    if other_capacity || !reservation_hit {
+        steps.push(Remediation::yaml(
+            format!("Give NodePool {np} more to fall back to: more families and sizes, every zone, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+        ));
+    }
     for q in &quotas {
         steps.push(Remediation::command(
             format!("Ask for a Service Quotas increase: {q}."),
@@ -306,11 +498,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if codes.contains(&"SpotMaxPriceTooLow") {
         steps.push(Remediation::text(
             "Remove the spot max price (a launch template or old provisioner setting): Karpenter's spot requests should pay up to the on-demand price.",
-        ));
-    }
-    if codes.contains(&"ReservationCapacityExceeded") {
-        steps.push(Remediation::text(
-            "The capacity reservation is full: enlarge it, or let the NodePool fall back to on-demand/spot outside the reservation.",
         ));
     }
     let mut related: Vec<&'static str> = Vec::new();
@@ -416,6 +603,58 @@ mod tests {
     }
 
     #[test]
+    fn a_full_reservation_is_named_and_fixed_there() {
+        // v1.3+ reserved launch: the NodeClaim carries the reservation; EC2's text does not.
+        let text = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: gpu-odcr-x7k2p\n  labels:\n    karpenter.sh/nodepool: gpu-reserved\n    karpenter.sh/capacity-type: reserved\n    karpenter.k8s.aws/capacity-reservation-id: cr-0a1b2c3d4e5f67890\n    karpenter.k8s.aws/capacity-reservation-type: default\nspec:\n  nodeClassRef:\n    group: karpenter.k8s.aws\n    kind: EC2NodeClass\n    name: gpu\nstatus:\n  conditions:\n  - type: Launched\n    status: \"False\"\n    reason: InsufficientCapacityError\n    message: \"creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.\"\n";
+        let report = check_only("KW215", text);
+        assert_eq!(ids(&report), ["KW215"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.starts_with("EC2 capacity reservation cr-0a1b2c3d4e5f67890 has no free capacity"), "{}", d.summary);
+        assert!(!d.summary.contains("EC2 has no capacity"), "{}", d.summary);
+        let commands: Vec<&str> = d.remediation.iter().filter_map(|r| r.command.as_deref()).collect();
+        assert!(commands.iter().any(|c| c.contains("--capacity-reservation-ids cr-0a1b2c3d4e5f67890")), "{commands:?}");
+        assert!(commands.iter().any(|c| c.contains("modify-capacity-reservation --capacity-reservation-id cr-0a1b2c3d4e5f67890")), "{commands:?}");
+        assert!(commands.iter().any(|c| c.contains("capacity-reservation-id=cr-0a1b2c3d4e5f67890")), "{commands:?}");
+        // Not the generic "more instance types" advice.
+        assert!(!d.remediation.iter().any(|r| r.text.contains("more families")), "{:?}", d.remediation);
+        assert!(d.remediation.iter().any(|r| r.text.contains("NodePool gpu-reserved") && r.yaml.as_deref().is_some_and(|y| y.contains("\"reserved\", \"on-demand\""))));
+    }
+
+    #[test]
+    fn a_reservation_without_its_id_and_a_capacity_block() {
+        let report = check_only(
+            "KW215",
+            "creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.",
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.starts_with("The EC2 capacity reservation the launch targeted has no free capacity"), "{}", d.summary);
+        assert!(d.summary.contains("capacityReservationSelectorTerms"), "{}", d.summary);
+        let report = check_only(
+            "KW215",
+            "launching nodeclaim, creating instance, insufficient capacity, with fleet error(s), Your Capacity Block reservation cr-0fedcba9876543210 is not active yet.",
+        );
+        assert_eq!(ids(&report), ["KW215"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("EC2 Capacity Block cr-0fedcba9876543210 is not active yet"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("describe-capacity-block-offerings"))));
+        assert!(!d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("modify-capacity-reservation"))));
+        // A reservation next to a real shortage of another type keeps both fixes.
+        let report = check_only(
+            "KW215",
+            "creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.; InsufficientInstanceCapacity: We currently do not have sufficient p5.48xlarge capacity in the Availability Zone you requested (us-east-2b).",
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("p5.48xlarge in us-east-2b"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.text.contains("more families")));
+        assert!(d.remediation.iter().any(|r| r.text.contains("fall back to on-demand when the reservation is full")));
+    }
+
+    #[test]
+    fn reservation_ids_are_whole_words() {
+        assert_eq!(reservation_ids("cr-0a1b2c3d4e5f67890 and cr-1234abcd, not xcr-0a1b2c3d4e5f67890 or cr-0a1b2c3d4e5f678901"), ["cr-0a1b2c3d4e5f67890", "cr-1234abcd"]);
+    }
+
+    #[test]
     fn near_misses() {
         for text in [
             "launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet)",
@@ -426,6 +665,9 @@ mod tests {
             r#"launching nodeclaim, creating instance, insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "batch" not found"#,
             r#"launching nodeclaim, insufficient capacity, resolving node class, ec2nodeclasses.karpenter.k8s.aws "default-v2" not found"#,
             r#"3s  Warning  InsufficientCapacityError  nodeclaim/batch-7xk2p  NodeClaim batch-7xk2p event: insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "batch" not found"#,
+            // A reservation that is only discovered, or a Capacity Block that is active.
+            r#"{"level":"INFO","message":"discovered capacity reservations","capacity-reservations":["cr-0a1b2c3d4e5f67890"]}"#,
+            "Your Capacity Block reservation cr-0fedcba9876543210 is active until 2026-12-05T11:30:00Z.",
         ] {
             assert!(ids(&check_only("KW215", text)).is_empty(), "{text}");
         }
