@@ -412,7 +412,7 @@ fn pvc_deleting_steps(
     };
     let mut summary = match &claim {
         Some(c) => format!("{who} mounts PersistentVolumeClaim {c}, which is being deleted: {refused} until the claim is gone and recreated."),
-        None => format!("{who} mounts a PersistentVolumeClaim that is being deleted (the text does not name it: Karpenter v1.1+ puts the claim only in a structured log field): {refused} until the claim is gone and recreated."),
+        None => format!("{who} mounts a PersistentVolumeClaim that is being deleted (Karpenter's message does not name it; the pod's claims are listed below): {refused} until the claim is gone and recreated."),
     };
     if let Some(c) = object {
         if let Some(ts) = &c.deletion_timestamp {
@@ -454,8 +454,25 @@ fn pvc_deleting_steps(
         "If the data matters, keep the volume before the claim goes (a `Delete` reclaim policy deletes the EBS volume with the claim):",
         format!("{pv} -p '{{\"spec\":{{\"persistentVolumeReclaimPolicy\":\"Retain\"}}}}'"),
     ));
+    let others: Vec<&str> = object
+        .map(|o| {
+            o.finalizers
+                .iter()
+                .map(String::as_str)
+                .filter(|f| *f != "kubernetes.io/pvc-protection")
+                .collect()
+        })
+        .unwrap_or_default();
+    let release = if others.is_empty() {
+        "Only if the claim is stuck on a finalizer whose controller is gone (no pod mounts it any more), release it:".to_string()
+    } else {
+        format!(
+            "Finalizer {} belongs to another controller: it must finish (check that it runs); only if it is gone for good and no pod mounts the claim, release it:",
+            others.join(", ")
+        )
+    };
     steps.push(Remediation::command(
-        "Only if the claim is stuck on a finalizer whose controller is gone (no pod mounts it any more), release it:",
+        release,
         format!("kubectl patch pvc {c} -n {ns} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'"),
     ));
     let pod_name = pod.map(|p| p.name.clone()).unwrap_or_else(|| "<pod>".to_string());

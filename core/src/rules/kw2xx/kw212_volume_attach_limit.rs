@@ -141,7 +141,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
         })
-        .map(|np| np.meta.name.clone());
+        .map(|np| np.meta.name.clone())
+        // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`);
+        // not the `(provisioner=<driver>)` of the limit text, which names the CSI driver.
+        .or_else(|| {
+            limit.iter().find_map(|m| {
+                ["incompatible with nodepool \"", "incompatible with provisioner \""]
+                    .iter()
+                    .find_map(|marker| quoted_after(&m.text, marker))
+                    .filter(|n| !n.is_empty())
+            })
+        })
+        .or_else(|| limit.iter().find_map(|m| m.nodepool.clone()));
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();

@@ -362,18 +362,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         [] => None,
         ids => Some(ids.join(", ")),
     };
+    let full = reservation_hit
+        && (codes.contains(&"ReservationCapacityExceeded")
+            || hits.iter().any(|m| {
+                contains_ignore_ascii_case(&m.text, "requested reservation does not have sufficient")
+            }));
     if reservation_hit {
-        let full = codes.contains(&"ReservationCapacityExceeded")
-            || hits
-                .iter()
-                .any(|m| contains_ignore_ascii_case(&m.text, "requested reservation does not have sufficient"));
         let subject = match &named {
             Some(ids) => format!("EC2 {kind} {ids}"),
             None => format!("The EC2 {kind} the launch targeted"),
         };
         if full {
             summary.push_str(&format!(
-                "{subject} has no free capacity left (ReservationCapacityExceeded: every reserved instance is in use, or still terminating): other instance types do not help, the reservation does."
+                "{subject} has no free capacity left (ReservationCapacityExceeded: every reserved instance is in use, or still terminating): more instance types will not help, the reservation needs room or a fallback."
             ));
         }
         if block_not_active {
@@ -386,7 +387,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         if named.is_none() {
             summary.push_str(&format!(
-                " The text does not name it: the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label, or the EC2NodeClass's `capacityReservationSelectorTerms`, do."
+                " The text does not name it; the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label and the EC2NodeClass's `capacityReservationSelectorTerms` do."
             ));
         }
     }
@@ -458,16 +459,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("Look at {kind} {id}: its type (default or capacity-block), state, start and end, total and available instances:"),
             format!("{describe} --query 'CapacityReservations[].[CapacityReservationId,ReservationType,InstanceType,AvailabilityZone,State,StartDate,EndDate,TotalInstanceCount,AvailableInstanceCount]' --output table"),
         ));
-        steps.push(Remediation::command(
-            "See which Karpenter nodes occupy it (a node being consolidated or terminating still holds its slot for a few minutes):",
-            format!("kubectl get nodes -l karpenter.k8s.aws/capacity-reservation-id={first} -L karpenter.sh/nodepool,node.kubernetes.io/instance-type"),
-        ));
+        if full {
+            steps.push(Remediation::command(
+                "See which Karpenter nodes occupy it (a node being consolidated or terminating still holds its slot for a few minutes):",
+                format!("kubectl get nodes -l karpenter.k8s.aws/capacity-reservation-id={first} -L karpenter.sh/nodepool,node.kubernetes.io/instance-type"),
+            ));
+        }
         if block_not_active {
             steps.push(Remediation::text(format!(
                 "Capacity Block {id} is not active yet: pods that must run on it wait until its StartDate (above); schedule the workload for that window, or let the NodePool use on-demand until then."
             )));
         }
-        if capacity_block {
+        if !full {
+            // Not active yet: nothing to enlarge.
+        } else if capacity_block {
             steps.push(Remediation::command(
                 "A Capacity Block cannot be enlarged: buy another one (or extend it) for the extra instances:",
                 "aws ec2 describe-capacity-block-offerings --instance-type <instance-type> --instance-count <n> --capacity-duration-hours <hours>",
@@ -479,7 +484,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
         steps.push(Remediation::yaml(
-            format!("Or let NodePool {np} fall back to on-demand when the reservation is full (Karpenter uses the reservation first) (`kubectl edit nodepool {np}`):"),
+            format!("Or let NodePool {np} fall back to on-demand while the reservation {}; Karpenter still fills the reservation first (`kubectl edit nodepool {np}`):", if full { "is full" } else { "is not active" }),
             "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\"]\n",
         ));
     }
