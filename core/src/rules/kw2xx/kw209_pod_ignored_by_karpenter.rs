@@ -170,9 +170,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // Karpenter says why it ignores a pod only at debug level (`ignoring pod`); the pod's own
     // spec says it too.
     for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
-        let Some(reason) = ignored_by_spec(pod).or_else(|| {
-            deleting_claim_of(facts, pod).map(|_| Reason::PvcDeleting)
-        }) else {
+        let Some(reason) = ignored_by_spec(pod)
+            .or_else(|| deleting_claim_of(facts, pod).map(|_| Reason::PvcDeleting))
+        else {
             continue;
         };
         let pod_ref = pod.object_ref();
@@ -242,7 +242,10 @@ fn deleting_claim_name(
     pod: Option<&ObjectRef>,
     messages: &[&Message],
 ) -> Option<String> {
-    if let Some(name) = messages.iter().find_map(|m| pvc_being_deleted(&m.text).flatten()) {
+    if let Some(name) = messages
+        .iter()
+        .find_map(|m| pvc_being_deleted(&m.text).flatten())
+    {
         return Some(name);
     }
     let from_record = messages.iter().find_map(|m| {
@@ -395,7 +398,9 @@ fn pvc_deleting_steps(
     let object = claim.as_ref().and_then(|name| {
         facts.pvcs.iter().find(|c| {
             &c.meta.name == name
-                && (pod.is_none() || c.meta.namespace.is_none() || c.meta.namespace.as_deref() == Some(ns))
+                && (pod.is_none()
+                    || c.meta.namespace.is_none()
+                    || c.meta.namespace.as_deref() == Some(ns))
         })
     });
     let forms: Vec<Option<String>> = messages
@@ -475,7 +480,9 @@ fn pvc_deleting_steps(
         release,
         format!("kubectl patch pvc {c} -n {ns} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'"),
     ));
-    let pod_name = pod.map(|p| p.name.clone()).unwrap_or_else(|| "<pod>".to_string());
+    let pod_name = pod
+        .map(|p| p.name.clone())
+        .unwrap_or_else(|| "<pod>".to_string());
     let owner = facts
         .pods
         .iter()
@@ -580,17 +587,40 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW209"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("PersistentVolumeClaim data-db-0, which is being deleted"), "{}", d.summary);
-        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("kubectl get pvc data-db-0"))), "{:?}", d.remediation);
-        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("finalizers\":null"))));
+        assert!(
+            d.summary
+                .contains("PersistentVolumeClaim data-db-0, which is being deleted"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation.iter().any(|r| r
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("kubectl get pvc data-db-0"))),
+            "{:?}",
+            d.remediation
+        );
+        assert!(d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("finalizers\":null"))));
         // A structured field of a v1.1+ debug line.
         let report = check_only(
             "KW209",
             r#"{"level":"DEBUG","message":"ignoring pod, persistentvolumeclaim is being deleted","Pod":{"name":"db-0","namespace":"prod"},"PersistentVolumeClaim":{"name":"data-db-0","namespace":"prod"}}"#,
         );
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("Pod prod/db-0 mounts PersistentVolumeClaim data-db-0"), "{}", d.summary);
-        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("-n prod"))));
+        assert!(
+            d.summary
+                .contains("Pod prod/db-0 mounts PersistentVolumeClaim data-db-0"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.command.as_deref().is_some_and(|c| c.contains("-n prod"))));
     }
 
     #[test]
@@ -601,11 +631,24 @@ mod tests {
         let d = &report.diagnoses[0];
         assert_eq!(d.confidence, Confidence::Medium);
         assert!(d.summary.contains("data-db-0"), "{}", d.summary);
-        assert!(d.summary.contains("kubernetes.io/pvc-protection"), "{}", d.summary);
-        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.starts_with("kubectl patch pv pvc-0a1b2c3d"))));
-        assert!(d.remediation.iter().any(|r| r.text.contains("StatefulSet db")));
+        assert!(
+            d.summary.contains("kubernetes.io/pvc-protection"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl patch pv pvc-0a1b2c3d"))));
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("StatefulSet db")));
         // The same claim, its pod already running: nothing is ignored.
-        let running = text.replace("status:\n  phase: Pending", "  nodeName: ip-10-0-1-2\nstatus:\n  phase: Running");
+        let running = text.replace(
+            "status:\n  phase: Pending",
+            "  nodeName: ip-10-0-1-2\nstatus:\n  phase: Running",
+        );
         assert!(ids(&check_only("KW209", &running)).is_empty());
     }
 
@@ -616,7 +659,13 @@ mod tests {
             r#"2024-05-02T10:11:12.000Z	DEBUG	controller.provisioner	ignoring pod, unbound pvc data-db-0 must define a storage class	{"commit": "a70b39e", "pod": "prod/db-0"}"#,
         );
         assert_eq!(ids(&report), ["KW209"]);
-        assert!(report.diagnoses[0].summary.contains("PersistentVolumeClaim data-db-0"), "{}", report.diagnoses[0].summary);
+        assert!(
+            report.diagnoses[0]
+                .summary
+                .contains("PersistentVolumeClaim data-db-0"),
+            "{}",
+            report.diagnoses[0].summary
+        );
     }
 
     #[test]

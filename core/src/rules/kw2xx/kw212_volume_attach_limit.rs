@@ -71,7 +71,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let other_cause = |m: &Message| {
         facts.messages.iter().any(|o| {
             o.object == m.object
-                && !contains_ignore_ascii_case(&o.text, "expected device to be attached but was attaching")
+                && !contains_ignore_ascii_case(
+                    &o.text,
+                    "expected device to be attached but was attaching",
+                )
                 && OTHER_MOUNT_CAUSES
                     .iter()
                     .any(|c| contains_ignore_ascii_case(&o.text, c))
@@ -146,10 +149,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // not the `(provisioner=<driver>)` of the limit text, which names the CSI driver.
         .or_else(|| {
             limit.iter().find_map(|m| {
-                ["incompatible with nodepool \"", "incompatible with provisioner \""]
-                    .iter()
-                    .find_map(|marker| quoted_after(&m.text, marker))
-                    .filter(|n| !n.is_empty())
+                [
+                    "incompatible with nodepool \"",
+                    "incompatible with provisioner \"",
+                ]
+                .iter()
+                .find_map(|marker| quoted_after(&m.text, marker))
+                .filter(|n| !n.is_empty())
             })
         })
         .or_else(|| limit.iter().find_map(|m| m.nodepool.clone()));
@@ -178,10 +184,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     // The pod's own app label and workload, when its object is in the input.
     let fact_pod = pods.iter().find_map(|r| {
-        facts
-            .pods
-            .iter()
-            .find(|p| p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace))
+        facts.pods.iter().find(|p| {
+            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
+        })
     });
     let (label_key, label_value) = fact_pod
         .and_then(|p| {
@@ -232,7 +237,10 @@ fn limit_numbers(text: &str) -> (Option<String>, Option<String>, Option<String>)
         return (None, None, None);
     };
     let mut parts = numbers.split(" > ");
-    let count = parts.next().map(str::trim).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let count = parts
+        .next()
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
     let max: Option<String> = parts
         .next()
         .map(|m| m.chars().take_while(char::is_ascii_digit).collect())
@@ -296,11 +304,21 @@ mod tests {
         let report = check_only("KW212", "Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={\"cpu\":\"200m\"}, checking volume usage, would exceed volume limit for ebs.csi.aws.com, 26 > 25");
         assert_eq!(ids(&report), ["KW212"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("26 volumes for a limit of 25) for driver ebs.csi.aws.com"), "{}", d.summary);
+        assert!(
+            d.summary
+                .contains("26 volumes for a limit of 25) for driver ebs.csi.aws.com"),
+            "{}",
+            d.summary
+        );
         let report = check_only("KW212", "Warning  FailedScheduling  31s  default-scheduler  0/5 nodes are available: 2 Insufficient cpu, 3 node(s) exceed max volume count. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.");
         assert_eq!(ids(&report), ["KW212"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("3 nodes at the CSI driver's attach limit"), "{}", d.summary);
+        assert!(
+            d.summary
+                .contains("3 nodes at the CSI driver's attach limit"),
+            "{}",
+            d.summary
+        );
         assert_eq!(d.confidence, crate::rules::Confidence::High);
     }
 
@@ -309,9 +327,21 @@ mod tests {
         let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: es-data-3\n  namespace: search\n  labels:\n    app.kubernetes.io/name: elasticsearch\n  ownerReferences:\n  - kind: StatefulSet\n    name: es-data\n    controller: true\nstatus:\n  phase: Pending\n---\napiVersion: v1\nkind: Event\nmetadata:\n  name: es-data-3.1\n  namespace: search\ninvolvedObject:\n  kind: Pod\n  name: es-data-3\n  namespace: search\nreason: FailedScheduling\ntype: Warning\nsource:\n  component: default-scheduler\nmessage: \"0/4 nodes are available: 4 node(s) exceed max volume count.\"\n";
         let report = check_only("KW212", text);
         assert_eq!(ids(&report), ["KW212"]);
-        let spread = report.diagnoses[0].remediation.iter().find(|r| r.text.contains("Spread")).unwrap();
-        assert!(spread.text.contains("StatefulSet es-data"), "{}", spread.text);
-        assert!(spread.yaml.as_deref().unwrap().contains("app.kubernetes.io/name: elasticsearch"));
+        let spread = report.diagnoses[0]
+            .remediation
+            .iter()
+            .find(|r| r.text.contains("Spread"))
+            .unwrap();
+        assert!(
+            spread.text.contains("StatefulSet es-data"),
+            "{}",
+            spread.text
+        );
+        assert!(spread
+            .yaml
+            .as_deref()
+            .unwrap()
+            .contains("app.kubernetes.io/name: elasticsearch"));
     }
 
     #[test]

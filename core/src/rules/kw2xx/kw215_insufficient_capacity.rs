@@ -140,13 +140,15 @@ fn reservation_ids(text: &str) -> Vec<String> {
     let mut i = 0;
     while let Some(at) = text[i..].find("cr-") {
         let start = i + at;
-        let boundary = start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'-');
+        let boundary =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'-');
         let hex: String = text[start + 3..]
             .chars()
             .take_while(char::is_ascii_hexdigit)
             .collect();
         let end = start + 3 + hex.len();
-        let clean_end = end == text.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-');
+        let clean_end =
+            end == text.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-');
         if boundary && clean_end && (hex.len() == 17 || hex.len() == 8) {
             let id = format!("cr-{}", hex.to_ascii_lowercase());
             if !out.contains(&id) {
@@ -297,9 +299,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         const ID_KEY: &str = "karpenter.k8s.aws/capacity-reservation-id";
         const TYPE_KEY: &str = "karpenter.k8s.aws/capacity-reservation-type";
         let mut from_claims: Vec<&str> = Vec::new();
-        for c in facts.nodeclaims.iter().filter(|c| nodeclaims.contains(&c.meta.name)) {
+        for c in facts
+            .nodeclaims
+            .iter()
+            .filter(|c| nodeclaims.contains(&c.meta.name))
+        {
             from_claims.extend(c.meta.label(ID_KEY));
-            for r in c.requirements.iter().filter(|r| r.key == ID_KEY && r.operator == "In") {
+            for r in c
+                .requirements
+                .iter()
+                .filter(|r| r.key == ID_KEY && r.operator == "In")
+            {
                 if let [only] = r.values.as_slice() {
                     from_claims.push(only);
                 }
@@ -365,7 +375,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let full = reservation_hit
         && (codes.contains(&"ReservationCapacityExceeded")
             || hits.iter().any(|m| {
-                contains_ignore_ascii_case(&m.text, "requested reservation does not have sufficient")
+                contains_ignore_ascii_case(
+                    &m.text,
+                    "requested reservation does not have sufficient",
+                )
             }));
     if reservation_hit {
         let subject = match &named {
@@ -450,7 +463,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut steps = Vec::new();
     if reservation_hit {
         let id = named.clone().unwrap_or_else(|| "<cr-id>".to_string());
-        let first = reservations.first().cloned().unwrap_or_else(|| "<cr-id>".to_string());
+        let first = reservations
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "<cr-id>".to_string());
         let describe = match reservations.as_slice() {
             [] => "aws ec2 describe-capacity-reservations --filters Name=state,Values=active,scheduled,pending".to_string(),
             ids => format!("aws ec2 describe-capacity-reservations --capacity-reservation-ids {}", ids.join(" ")),
@@ -614,15 +630,51 @@ mod tests {
         let report = check_only("KW215", text);
         assert_eq!(ids(&report), ["KW215"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.starts_with("EC2 capacity reservation cr-0a1b2c3d4e5f67890 has no free capacity"), "{}", d.summary);
+        assert!(
+            d.summary
+                .starts_with("EC2 capacity reservation cr-0a1b2c3d4e5f67890 has no free capacity"),
+            "{}",
+            d.summary
+        );
         assert!(!d.summary.contains("EC2 has no capacity"), "{}", d.summary);
-        let commands: Vec<&str> = d.remediation.iter().filter_map(|r| r.command.as_deref()).collect();
-        assert!(commands.iter().any(|c| c.contains("--capacity-reservation-ids cr-0a1b2c3d4e5f67890")), "{commands:?}");
-        assert!(commands.iter().any(|c| c.contains("modify-capacity-reservation --capacity-reservation-id cr-0a1b2c3d4e5f67890")), "{commands:?}");
-        assert!(commands.iter().any(|c| c.contains("capacity-reservation-id=cr-0a1b2c3d4e5f67890")), "{commands:?}");
+        let commands: Vec<&str> = d
+            .remediation
+            .iter()
+            .filter_map(|r| r.command.as_deref())
+            .collect();
+        assert!(
+            commands
+                .iter()
+                .any(|c| c.contains("--capacity-reservation-ids cr-0a1b2c3d4e5f67890")),
+            "{commands:?}"
+        );
+        assert!(
+            commands.iter().any(|c| c.contains(
+                "modify-capacity-reservation --capacity-reservation-id cr-0a1b2c3d4e5f67890"
+            )),
+            "{commands:?}"
+        );
+        assert!(
+            commands
+                .iter()
+                .any(|c| c.contains("capacity-reservation-id=cr-0a1b2c3d4e5f67890")),
+            "{commands:?}"
+        );
         // Not the generic "more instance types" advice.
-        assert!(!d.remediation.iter().any(|r| r.text.contains("more families")), "{:?}", d.remediation);
-        assert!(d.remediation.iter().any(|r| r.text.contains("NodePool gpu-reserved") && r.yaml.as_deref().is_some_and(|y| y.contains("\"reserved\", \"on-demand\""))));
+        assert!(
+            !d.remediation
+                .iter()
+                .any(|r| r.text.contains("more families")),
+            "{:?}",
+            d.remediation
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("NodePool gpu-reserved")
+                && r.yaml
+                    .as_deref()
+                    .is_some_and(|y| y.contains("\"reserved\", \"on-demand\""))));
     }
 
     #[test]
@@ -632,26 +684,56 @@ mod tests {
             "creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.",
         );
         let d = &report.diagnoses[0];
-        assert!(d.summary.starts_with("The EC2 capacity reservation the launch targeted has no free capacity"), "{}", d.summary);
-        assert!(d.summary.contains("capacityReservationSelectorTerms"), "{}", d.summary);
+        assert!(
+            d.summary.starts_with(
+                "The EC2 capacity reservation the launch targeted has no free capacity"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("capacityReservationSelectorTerms"),
+            "{}",
+            d.summary
+        );
         let report = check_only(
             "KW215",
             "launching nodeclaim, creating instance, insufficient capacity, with fleet error(s), Your Capacity Block reservation cr-0fedcba9876543210 is not active yet.",
         );
         assert_eq!(ids(&report), ["KW215"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("EC2 Capacity Block cr-0fedcba9876543210 is not active yet"), "{}", d.summary);
-        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("describe-capacity-block-offerings"))));
-        assert!(!d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c.contains("modify-capacity-reservation"))));
+        assert!(
+            d.summary
+                .contains("EC2 Capacity Block cr-0fedcba9876543210 is not active yet"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("describe-capacity-block-offerings"))));
+        assert!(!d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("modify-capacity-reservation"))));
         // A reservation next to a real shortage of another type keeps both fixes.
         let report = check_only(
             "KW215",
             "creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.; InsufficientInstanceCapacity: We currently do not have sufficient p5.48xlarge capacity in the Availability Zone you requested (us-east-2b).",
         );
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("p5.48xlarge in us-east-2b"), "{}", d.summary);
-        assert!(d.remediation.iter().any(|r| r.text.contains("more families")));
-        assert!(d.remediation.iter().any(|r| r.text.contains("fall back to on-demand when the reservation is full")));
+        assert!(
+            d.summary.contains("p5.48xlarge in us-east-2b"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("more families")));
+        assert!(d.remediation.iter().any(|r| r
+            .text
+            .contains("fall back to on-demand when the reservation is full")));
     }
 
     #[test]
