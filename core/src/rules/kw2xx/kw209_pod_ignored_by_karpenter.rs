@@ -441,7 +441,7 @@ fn pvc_deleting_steps(
                 format!("kubectl get pvc {c} -n {ns} -o jsonpath='{{.metadata.deletionTimestamp}}{{\" \"}}{{.metadata.finalizers}}{{\" \"}}{{.spec.volumeName}}{{\"\\n\"}}'"),
             ));
             steps.push(Remediation::command(
-                format!("`kubernetes.io/pvc-protection` keeps the claim while a running pod still mounts it: find those pods and stop them (scale the workload down, or delete the old pod):"),
+                "`kubernetes.io/pvc-protection` keeps the claim while a running pod still mounts it: find those pods and stop them (scale the workload down, or delete the old pod):",
                 format!("kubectl get pods -n {ns} -o custom-columns=POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName | grep -w {c}"),
             ));
         }
@@ -493,7 +493,7 @@ fn pvc_deleting_steps(
             "Once the claim is gone, delete the Pending pod: StatefulSet {} recreates claim {c} from its volumeClaimTemplates, then the pod.",
             o.name
         ),
-        _ => format!("Once the claim is gone, recreate it (re-apply its manifest; a StatefulSet recreates it from its volumeClaimTemplates when you delete the Pending pod):"),
+        _ => "Once the claim is gone, recreate it (re-apply its manifest; a StatefulSet recreates it from its volumeClaimTemplates when you delete the Pending pod):".to_string(),
     };
     steps.push(Remediation::command(
         recreate,

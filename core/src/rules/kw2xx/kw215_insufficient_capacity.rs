@@ -399,9 +399,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
         if named.is_none() {
-            summary.push_str(&format!(
-                " The text does not name it; the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label and the EC2NodeClass's `capacityReservationSelectorTerms` do."
-            ));
+            summary.push_str(" The text does not name it; the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label and the EC2NodeClass's `capacityReservationSelectorTerms` do.");
         }
     }
     let other_capacity = !shortages.is_empty()
@@ -708,7 +706,9 @@ mod tests {
             "{}",
             d.summary
         );
-        assert!(d.remediation.iter().any(|r| r
+        // Not active yet: wait for its start, nothing to enlarge or buy.
+        assert!(d.remediation.iter().any(|r| r.text.contains("StartDate")));
+        assert!(!d.remediation.iter().any(|r| r
             .command
             .as_deref()
             .is_some_and(|c| c.contains("describe-capacity-block-offerings"))));
@@ -733,7 +733,7 @@ mod tests {
             .any(|r| r.text.contains("more families")));
         assert!(d.remediation.iter().any(|r| r
             .text
-            .contains("fall back to on-demand when the reservation is full")));
+            .contains("fall back to on-demand while the reservation is full")));
     }
 
     #[test]
