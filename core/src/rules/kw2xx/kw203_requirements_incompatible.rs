@@ -311,9 +311,9 @@ fn label_diagnosis(
                 volume_zone_fix(c, key, incoming, fact_pod)
             }
             (Cause::RequirementConflict { incoming, .. }, None) if typo.is_none() => {
-                conflict_fix(c, key, incoming)
+                conflict_fix(c, key, incoming, pods.first())
             }
-            _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref()),
+            _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref(), pods.first()),
         }
     };
     let mut remediation: Vec<Remediation> = Vec::new();
@@ -377,7 +377,7 @@ fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagno
         .with_objects(pods.iter())
         .with_node_pools(&named_pools(&entries))
         .with_messages_of(hit_messages_of(hits))
-        .with_remediation(conflict_fix(entries[0], key, incoming))
+        .with_remediation(conflict_fix(entries[0], key, incoming, pods.first()))
 }
 
 fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
@@ -663,6 +663,7 @@ fn unknown_label_fix(
     label: &str,
     typo_of: Option<&str>,
     value: Option<&str>,
+    pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let value = value.unwrap_or("<value>");
@@ -673,9 +674,12 @@ fn unknown_label_fix(
             format!("nodeSelector:\n  {wk}: \"{value}\"\n"),
         ));
     } else {
-        steps.push(Remediation::text(format!(
-            "If \"{label}\" is a leftover from managed node groups, drop it from the pod template's nodeSelector / node affinity."
-        )));
+        steps.push(pod_side(
+            format!(
+                "If \"{label}\" is a leftover from managed node groups, drop it from the pod template's nodeSelector / node affinity."
+            ),
+            pod,
+        ));
     }
     steps.push(Remediation::yaml(
         format!("Or make NodePool {np} set the label on its nodes (`kubectl edit nodepool {np}`):"),
@@ -769,13 +773,37 @@ fn quoted_values(incoming: &str, key: &str) -> String {
         .unwrap_or_else(|| "\"<value>\"".to_string())
 }
 
-fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> {
+/// A step on the pods' side; with a known pod, the command that shows where its selector
+/// and node affinity come from (the pod's owner template sets them).
+fn pod_side(text: String, pod: Option<&ObjectRef>) -> Remediation {
+    match pod {
+        Some(p) => Remediation::command(
+            format!("{text} The pod's own selector and node affinity (its Deployment/StatefulSet/Job template sets them):"),
+            format!(
+                "kubectl get pod {}{} -o jsonpath='{{.spec.nodeSelector}}{{\"\\n\"}}{{.spec.affinity.nodeAffinity}}{{\"\\n\"}}'",
+                p.name,
+                p.namespace.as_deref().map(|ns| format!(" -n {ns}")).unwrap_or_default()
+            ),
+        ),
+        None => Remediation::text(text),
+    }
+}
+
+fn conflict_fix(
+    clause: &Clause,
+    key: &str,
+    incoming: &str,
+    pod: Option<&ObjectRef>,
+) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let values = quoted_values(incoming, key);
     vec![
-        Remediation::text(format!(
-            "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
-        )),
+        pod_side(
+            format!(
+                "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
+            ),
+            pod,
+        ),
         Remediation::yaml(
             format!("Or let NodePool {np} offer it: add the values to its requirement on {key} (`kubectl edit nodepool {np}`):"),
             format!(
