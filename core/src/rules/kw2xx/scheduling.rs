@@ -1334,6 +1334,10 @@ mod tests {
                 "did not tolerate taint (taint=example.io/tier=A400:NoSchedule)",
                 "example.io/tier=A400:NoSchedule",
             ),
+            (
+                "did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)",
+                "CriticalAddonsOnly:NoSchedule",
+            ),
         ] {
             assert_eq!(
                 parse_clause(text).cause,
