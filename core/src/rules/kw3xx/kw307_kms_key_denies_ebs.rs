@@ -1,5 +1,6 @@
 //! KW307 kms-key-denies-ebs.
 
+use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
@@ -24,7 +25,12 @@ NodeClaim and launches again: a loop of short-lived NodeClaims.
 
 Signals: the instance's state reason `Client.InternalError: Client error on launch` (state
 transition reason `Server.InternalError`), `Client.InvalidKMSKey.InvalidState` (`The KMS key
-provided is in an incorrect state`). Inferred (medium confidence): NodeClaims launched and then
+provided is in an incorrect state`), also the code `Client.InternalError` alone, as pasted
+`aws ec2 describe-instances` output prints them (JSON, `--output text` `STATEREASON` rows,
+`--output table`, `--query` columns); the instance ID is read from that output (its
+`InstanceId`, the `INSTANCES` row, or the command's `--instance-ids`). Not `Server.InternalError`
+alone, nor the other state reasons (`Client.UserInitiatedShutdown`,
+`Server.SpotInstanceTermination`...). Inferred (medium confidence): NodeClaims launched and then
 garbage-collected or terminated before registering (`garbage collecting nodeclaim with no
 cloudprovider representation`, interruption `instance_terminated`) while the EC2NodeClass
 `blockDeviceMappings` set `encrypted: true` with a `kmsKeyID`.
@@ -46,6 +52,7 @@ Re-enable the key (or cancel its deletion) if it is not `Enabled`.
 
 const SIGNALS: &[&str] = &[
     "client error on launch",
+    "client.internalerror",
     "invalidkmskey",
     "the kms key provided is in an incorrect state",
     "garbage collecting nodeclaim with no cloudprovider representation",
@@ -59,6 +66,9 @@ const SIGNALS: &[&str] = &[
 
 fn is_strong(text: &str) -> bool {
     contains_ignore_ascii_case(text, "Client error on launch")
+        // The state reason code alone (`--query '...StateReason.Code'`, a table cell); its
+        // `Server.InternalError` sibling is an AWS-side failure, not this.
+        || contains_ignore_ascii_case(text, "Client.InternalError")
         || contains_ignore_ascii_case(text, "InvalidKMSKey")
         || contains_ignore_ascii_case(text, "The KMS key provided is in an incorrect state")
 }
@@ -98,6 +108,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let mut instances: Vec<String> = Vec::new();
+    // Where pasted `aws ec2 describe-instances` output names the instance a state reason
+    // belongs to (its `InstanceId` above it, or the command's `--instance-ids`).
+    let mut id_evidence: Vec<Evidence> = Vec::new();
+    for m in &strong {
+        if instance_id(&m.text).is_none() {
+            if let Some((i, e)) = instance_above(facts, m) {
+                push_unique(&mut instances, i);
+                if !id_evidence.contains(&e) {
+                    id_evidence.push(e);
+                }
+            }
+        }
+    }
     for m in strong
         .iter()
         .chain(short_lived.iter().flat_map(|(_, ms)| ms.iter()))
@@ -129,6 +152,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         contains_ignore_ascii_case(&m.text, "InvalidKMSKey")
             || contains_ignore_ascii_case(&m.text, "incorrect state")
     });
+    let reason_code = strong.iter().find_map(|m| state_reason_code(&m.text));
     let mut summary = String::new();
     if inferred {
         summary.push_str(&format!(
@@ -141,10 +165,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     summary.push_str(&format!(
         "EC2 terminates the instance{} right after launch because it cannot create {} encrypted EBS volumes{}",
-        if instances.is_empty() { String::new() } else { format!(" {}", join_names(&instances)) },
+        match instances.len() {
+            0 => String::new(),
+            1 => format!(" {}", instances[0]),
+            _ => format!("s {}", join_names(&instances)),
+        },
         if instances.len() > 1 { "their" } else { "its" },
         if key_state {
-            ": the KMS key is not in a usable state (disabled or pending deletion)".to_string()
+            format!(
+                "{}: the KMS key is not in a usable state (disabled or pending deletion)",
+                reason_code.map_or(String::new(), |c| format!(" ({c})"))
+            )
         } else if inferred {
             ": the KMS key's policy most likely does not let EC2 use it for the account".to_string()
         } else {
@@ -169,17 +200,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let key_id = key
         .clone()
         .unwrap_or_else(|| "<kms-key-id-or-arn>".to_string());
-    let region = region_of(facts, key.as_deref()).unwrap_or_else(|| "<region>".to_string());
+    let region = region_of(facts, key.as_deref())
+        .or_else(|| described_region(facts))
+        .unwrap_or_else(|| "<region>".to_string());
     let account = key
         .as_deref()
         .and_then(|k| k.split(':').nth(4).map(str::to_string))
         .filter(|a| a.len() == 12)
         .unwrap_or_else(|| "<account-id>".to_string());
     let mut steps = Vec::new();
-    if let Some(i) = instances.first() {
+    if !instances.is_empty() {
         steps.push(Remediation::command(
-            "Confirm on the terminated instance (EC2 keeps it visible for about an hour):",
-            format!("aws ec2 describe-instances --instance-ids {i} --query 'Reservations[].Instances[].[StateReason.Code,StateReason.Message]' --output text"),
+            format!(
+                "Confirm on the terminated instance{} (EC2 keeps {} visible for about an hour):",
+                if instances.len() > 1 { "s" } else { "" },
+                if instances.len() > 1 { "them" } else { "it" },
+            ),
+            format!(
+                "aws ec2 describe-instances --instance-ids {} --query 'Reservations[].Instances[].[InstanceId,StateReason.Code,StateReason.Message]' --output text",
+                instances.join(" ")
+            ),
+        ));
+    }
+    if key.is_none() {
+        steps.push(Remediation::command(
+            "Find the key: the EC2NodeClass's blockDeviceMappings kmsKeyID, else the account's default EBS key (used for `encrypted: true` without a kmsKeyID):",
+            "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.blockDeviceMappings[*].ebs.kmsKeyID}{\"\\n\"}{end}'; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text",
         ));
     }
     steps.push(Remediation::command(
@@ -211,6 +257,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(companions.iter().copied())
         .with_messages(short_lived.iter().flat_map(|(_, ms)| ms.iter().copied()))
         .with_messages(key_lines.iter().copied())
+        .with_evidence(id_evidence)
         .with_related(&["KW302"])
         .with_remediation(steps);
     if inferred {
@@ -287,6 +334,76 @@ fn kms_keys(facts: &Facts) -> Vec<(String, Option<String>)> {
         }
     }
     out
+}
+
+/// The state reason code in a text: `Client.InvalidKMSKey.InvalidState`, `Client.InternalError`.
+fn state_reason_code(text: &str) -> Option<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .find(|w| {
+            w.starts_with("Client.")
+                && (w.contains("InvalidKMSKey") || *w == "Client.InternalError")
+        })
+        .map(|w| w.trim_end_matches('.').to_string())
+}
+
+/// The instance a pasted `aws ec2 describe-instances` output shows above a state reason: the
+/// nearest `InstanceId` line (JSON `"InstanceId": "i-..."`, table `| InstanceId | i-... |`), the
+/// text output's `INSTANCES` row, or the command's `--instance-ids i-...`, in the same source.
+fn instance_above(facts: &Facts, m: &Message) -> Option<(String, Evidence)> {
+    let source = &m.evidence.source;
+    let line = m.evidence.line;
+    let lines = facts
+        .messages
+        .iter()
+        .filter(|o| &o.evidence.source == source && o.evidence.line < line)
+        .filter(|o| {
+            let t = o.text.trim_start_matches(['|', ' ', '"']);
+            contains_ignore_ascii_case(&o.text, "InstanceId")
+                || t.starts_with("INSTANCES")
+                || contains_ignore_ascii_case(&o.text, "--instance-id")
+        })
+        .filter_map(|o| Some((o.evidence.line, instance_id(&o.text)?, o.evidence.clone())));
+    let commands = facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.tool == "aws"
+                && &c.evidence.source == source
+                && c.evidence.line < line
+                && contains_ignore_ascii_case(&c.evidence.text, "--instance-id")
+        })
+        .filter_map(|c| {
+            Some((
+                c.evidence.line,
+                instance_id(&c.evidence.text)?,
+                c.evidence.clone(),
+            ))
+        });
+    lines
+        .chain(commands)
+        .max_by_key(|(l, _, _)| *l)
+        .map(|(_, i, e)| (i, e))
+}
+
+/// The region of a zone a pasted describe output shows (`"AvailabilityZone": "eu-west-1a"`,
+/// the text output's `PLACEMENT` row, tab-separated).
+fn described_region(facts: &Facts) -> Option<String> {
+    facts
+        .messages_containing_any(&["AvailabilityZone", "PLACEMENT\t"])
+        .find_map(|m| {
+            m.text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .find_map(|w| {
+                    let region = w.trim_end_matches(|c: char| c.is_ascii_lowercase());
+                    let parts: Vec<&str> = region.split('-').collect();
+                    (region.len() < w.len()
+                        && parts.len() >= 3
+                        && parts
+                            .last()
+                            .is_some_and(|p| p.chars().all(|c| c.is_ascii_digit())))
+                    .then(|| region.to_string())
+                })
+        })
 }
 
 /// The region: from the key's ARN, else from a zone the input names.
@@ -388,6 +505,62 @@ mod tests {
     }
 
     #[test]
+    fn instance_and_state_reason_from_describe_instances() {
+        let json = check_only(
+            "KW307",
+            "{\n  \"InstanceId\": \"i-0d1e2f3a4b5c6d7e8\",\n  \"Placement\": {\"AvailabilityZone\": \"eu-west-1c\"},\n  \"StateReason\": {\n    \"Code\": \"Client.InvalidKMSKey.InvalidState\",\n    \"Message\": \"Client.InvalidKMSKey.InvalidState: The KMS key provided is in an incorrect state\"\n  }\n}",
+        );
+        let d = &json.diagnoses[0];
+        assert!(
+            d.summary.contains("instance i-0d1e2f3a4b5c6d7e8")
+                && d.summary.contains("(Client.InvalidKMSKey.InvalidState)"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("i-0d1e2f3a4b5c6d7e8")));
+        assert!(d.remediation[0].command.as_deref().is_some_and(
+            |c| c.starts_with("aws ec2 describe-instances --instance-ids i-0d1e2f3a4b5c6d7e8 ")
+        ));
+        let policy = d
+            .remediation
+            .iter()
+            .find_map(|r| r.yaml.as_deref())
+            .unwrap();
+        assert!(policy.contains("ec2.eu-west-1.amazonaws.com"), "{policy}");
+        // Text output: the INSTANCES row above each STATEREASON row; the code alone counts.
+        let text = check_only(
+            "KW307",
+            "INSTANCES\t0\tx86_64\ttoken\tTrue\tTrue\txen\tami-0c1d2e3f4a5b6c7d8\ti-0a1b2c3d4e5f60789\tc6i.large\nSTATEREASON\tClient.InternalError\tClient.InternalError: Client error on launch\nINSTANCES\t0\tx86_64\ttoken\tTrue\tTrue\txen\tami-0c1d2e3f4a5b6c7d8\ti-0f9e8d7c6b5a40123\tc6i.large\nSTATEREASON\tClient.InternalError\tClient.InternalError: Client error on launch",
+        );
+        let d = &text.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("instances i-0a1b2c3d4e5f60789 and i-0f9e8d7c6b5a40123"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation[0].command.as_deref().is_some_and(
+                |c| c.contains("--instance-ids i-0a1b2c3d4e5f60789 i-0f9e8d7c6b5a40123 ")
+            )
+        );
+        assert_eq!(
+            ids(&check_only(
+                "KW307",
+                "i-0e1f2a3b4c5d6e7f8\tClient.InternalError"
+            )),
+            ["KW307"]
+        );
+        assert_eq!(
+            state_reason_code("Code: Client.InvalidKMSKey.InvalidState."),
+            Some("Client.InvalidKMSKey.InvalidState".to_string())
+        );
+    }
+
+    #[test]
     fn near_misses() {
         for text in [
             // Short-lived NodeClaims without encrypted volumes are not evidence of KMS.
@@ -395,6 +568,9 @@ mod tests {
             // An encrypted mapping alone is normal.
             "        kmsKeyID: arn:aws:kms:us-east-1:111122223333:key/abc",
             "State transition reason: Server.InternalError",
+            "i-0a1b2c3d4e5f60789\tServer.InternalError",
+            "\"Code\": \"Client.UserInitiatedShutdown\",\n\"Message\": \"Client.UserInitiatedShutdown: User initiated shutdown\"",
+            "STATEREASON\tClient.InstanceInitiatedShutdown\tClient.InstanceInitiatedShutdown: Instance initiated shutdown",
             "RequestLimitExceeded: Request limit exceeded.",
         ] {
             assert!(ids(&check_only("KW307", text)).is_empty(), "{text}");

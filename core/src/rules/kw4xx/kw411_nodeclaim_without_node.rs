@@ -22,8 +22,9 @@ NodeClaim has no Node yet (the instance is still registering, or never will), or
 not Karpenter's (a managed node group's, a self-managed one).
 
 Signals: the `DisruptionBlocked` texts `state node doesn't contain both a node and a nodeclaim`
-(v1.0), `node is not managed by karpenter` (v1.1), `Node isn't managed by karpenter` and
-`Nodeclaim does not have an associated node` (v1.2+).
+(v0.32 to v1.0; the v1alpha5 source before v0.32 says `... a node and a machine`), `node is not
+managed by karpenter` (v1.1), `Node isn't managed by karpenter` and `Nodeclaim does not have an
+associated node` (v1.2+).
 
 ## Why it happens
 Right after a launch the NodeClaim exists before its Node registers: that is normal for a
@@ -39,6 +40,7 @@ nothing to do; scale it with the tool that owns it.
 
 const SIGNALS: &[&str] = &[
     "doesn't contain both a node and a nodeclaim",
+    "doesn't contain both a node and a machine",
     "does not have an associated node",
     "isn't managed by karpenter",
     "is not managed by karpenter",
@@ -85,6 +87,16 @@ fn split_unmanaged(found: Hits<'_>) -> (Hits<'_>, Hits<'_>) {
 
 fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
     let on = subjects_label(&found.subjects);
+    // Before v0.32 the NodeClaim was a v1alpha5 Machine.
+    let kind = if found
+        .messages
+        .iter()
+        .any(|m| contains_any(&m.text, &["a node and a machine"]))
+    {
+        "Machine"
+    } else {
+        "NodeClaim"
+    };
     let waiting_claims: Vec<String> = facts
         .nodeclaims
         .iter()
@@ -97,6 +109,25 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         })
         .map(|c| c.meta.name.clone())
         .collect();
+    // The NodeClaims this is about: the ones the texts name, then those the objects show waiting.
+    let mut claims: Vec<String> = Vec::new();
+    if !unmanaged_only {
+        for s in &found.subjects {
+            if s.kind == "NodeClaim" || s.kind == "Machine" {
+                push_unique(&mut claims, s.name.clone());
+            }
+        }
+        for c in &waiting_claims {
+            push_unique(&mut claims, c.clone());
+        }
+    }
+    let nodes: Vec<String> = found
+        .subjects
+        .iter()
+        .filter(|s| s.kind == "Node")
+        .map(|s| s.name.clone())
+        .collect();
+    let many = claims.len() > 1;
     let not_registered_text = facts
         .messages
         .iter()
@@ -105,27 +136,46 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
     let long_wait = age.is_some_and(|a| a >= 5);
     let mut related: Vec<&'static str> = Vec::new();
     let mut summary = if unmanaged_only {
-        format!(
-            "Karpenter does not disrupt {on}: the node is not managed by Karpenter (a managed node group's or self-managed node), which it leaves alone by design."
-        )
+        if nodes.len() > 1 {
+            format!(
+                "Karpenter does not disrupt {} nodes: {}. They are not managed by Karpenter (a managed node group's or self-managed nodes), which it leaves alone by design.",
+                nodes.len(),
+                nodes.join(", ")
+            )
+        } else {
+            format!(
+                "Karpenter does not disrupt {on}: the node is not managed by Karpenter (a managed node group's or self-managed node), which it leaves alone by design."
+            )
+        }
     } else {
-        format!(
-            "Karpenter cannot disrupt {on}: the NodeClaim has no registered node (or the node is not Karpenter's)."
-        )
+        match claims.as_slice() {
+            [] => format!(
+                "Karpenter cannot disrupt {on}: the {kind} has no registered node (or the node is not Karpenter's)."
+            ),
+            [one] => format!(
+                "{kind} {one} has no Node: Karpenter cannot disrupt it until its node registers (or while the node is not Karpenter's)."
+            ),
+            all => format!(
+                "{} {kind}s have no Node: {}. Karpenter cannot disrupt them until their nodes register (or while a node is not Karpenter's).",
+                all.len(),
+                all.join(", ")
+            ),
+        }
     };
     if !unmanaged_only {
         if !waiting_claims.is_empty() || not_registered_text || long_wait {
-            let who = if waiting_claims.is_empty() {
-                "The NodeClaim".to_string()
-            } else {
-                format!("NodeClaim {}", waiting_claims.join(", "))
+            let (who, whose, instance) = match claims.len() {
+                0 => (format!("The {kind} has"), "its node", "the instance is"),
+                1 => ("It has".to_string(), "its node", "the instance is"),
+                _ => ("They have".to_string(), "their nodes", "the instances are"),
             };
             match age.filter(|_| long_wait) {
                 Some(a) => summary.push_str(&format!(
-                    " {who} has waited for its node for about {a} minutes: the instance is not joining the cluster (KW303)."
+                    " {who} waited for {whose} for about {a} minutes: {instance} not joining the cluster (KW303)."
                 )),
                 None => summary.push_str(&format!(
-                    " {who}'s node has not registered; if that lasts beyond a few minutes, the instance is not joining the cluster (KW303)."
+                    " {} Registered condition is not True; if that lasts beyond a few minutes, {instance} not joining the cluster (KW303).",
+                    if many { "Their" } else { "Its" }
                 )),
             }
             related.push("KW303");
@@ -133,26 +183,31 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
             summary.push_str(" Right after a launch this is normal for a minute or two.");
         }
     }
-    let claim = waiting_claims.first().cloned().or_else(|| {
-        found
-            .subjects
-            .iter()
-            .find(|s| s.kind == "NodeClaim")
-            .map(|s| s.name.clone())
-    });
+    let resource = kind.to_ascii_lowercase();
     let steps = if unmanaged_only {
         vec![Remediation::text(
             "Nothing to do for Karpenter: scale that node with the tool that owns it (its managed node group, ASG, or your own process).",
         )]
     } else {
-        vec![
+        let read = if many {
             Remediation::command(
-                "Read the NodeClaim's Registered condition; Karpenter gives up and deletes it after 15 minutes without a node:",
+                format!("Read the {kind}s' Registered condition; Karpenter gives up and deletes a {kind} after 15 minutes without a node:"),
                 format!(
-                    "kubectl get nodeclaim {} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'",
-                    claim.as_deref().unwrap_or("<nodeclaim>")
+                    "kubectl get {resource} {} -o jsonpath='{{range .items[*]}}{{.metadata.name}}: {{range .status.conditions[?(@.type==\"Registered\")]}}{{.status}} {{.reason}}: {{.message}}{{end}}{{\"\\n\"}}{{end}}'",
+                    claims.join(" ")
                 ),
-            ),
+            )
+        } else {
+            Remediation::command(
+                format!("Read the {kind}'s Registered condition; Karpenter gives up and deletes it after 15 minutes without a node:"),
+                format!(
+                    "kubectl get {resource} {} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'",
+                    claims.first().map_or("<nodeclaim>", String::as_str)
+                ),
+            )
+        };
+        vec![
+            read,
             Remediation::text(
                 "If the instance runs but never joins, follow KW303: the node's bootstrap, its IAM role's access entry (or aws-auth mapping), networking to the API server.",
             ),
@@ -276,7 +331,7 @@ mod tests {
         assert_eq!(d.related, ["KW303"]);
         assert!(
             d.summary
-                .contains("NodeClaim default-4xq7m's node has not registered"),
+                .starts_with("NodeClaim default-4xq7m has no Node: Karpenter cannot disrupt it"),
             "{}",
             d.summary
         );
@@ -323,6 +378,69 @@ default     40s                Normal   DisruptionBlocked   nodeclaim/default-p7
             waiting.summary
         );
         assert!(waiting.related.is_empty());
+    }
+
+    #[test]
+    fn several_nodeclaims_are_counted_and_listed() {
+        let report = check_only(
+            "KW411",
+            "NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                    MESSAGE
+default     40s         Normal   DisruptionBlocked   nodeclaim/default-a1b2c   Nodeclaim does not have an associated node
+default     35s         Normal   DisruptionBlocked   nodeclaim/default-d3e4f   Nodeclaim does not have an associated node
+default     30s         Normal   DisruptionBlocked   nodeclaim/default-a1b2c   Nodeclaim does not have an associated node
+default     20s         Normal   DisruptionBlocked   nodeclaim/gpu-g5h6i       Nodeclaim does not have an associated node
+",
+        );
+        assert_eq!(ids(&report), ["KW411"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with(
+                "3 NodeClaims have no Node: default-a1b2c, default-d3e4f, gpu-g5h6i. Karpenter cannot disrupt them"
+            ),
+            "{}",
+            d.summary
+        );
+        let cmd = d.remediation[0].command.as_deref().unwrap();
+        assert!(
+            cmd.starts_with("kubectl get nodeclaim default-a1b2c default-d3e4f gpu-g5h6i -o jsonpath='{range .items[*]}"),
+            "{cmd}"
+        );
+        let one = &check_only(
+            "KW411",
+            "2m  Normal  DisruptionBlocked  nodeclaim/general-z9d4f  Nodeclaim does not have an associated node",
+        )
+        .diagnoses[0];
+        assert!(
+            one.summary.starts_with("NodeClaim general-z9d4f has no Node: Karpenter cannot disrupt it until its node registers"),
+            "{}",
+            one.summary
+        );
+        let nodes = &check_only(
+            "KW411",
+            "LAST SEEN   TYPE     REASON              OBJECT           MESSAGE
+2m          Normal   DisruptionBlocked   node/ip-10-0-1-1   Node isn't managed by karpenter
+2m          Normal   DisruptionBlocked   node/ip-10-0-1-2   Node isn't managed by karpenter
+",
+        )
+        .diagnoses[0];
+        assert!(
+            nodes.summary.starts_with(
+                "Karpenter does not disrupt 2 nodes: ip-10-0-1-1, ip-10-0-1-2. They are"
+            ),
+            "{}",
+            nodes.summary
+        );
+    }
+
+    #[test]
+    fn machines_before_v0_32() {
+        let d = &check_only(
+            "KW411",
+            "Normal  DisruptionBlocked  machine/default-x7k2p  state node doesn't contain both a node and a machine",
+        )
+        .diagnoses[0];
+        assert!(d.summary.contains("Machine"), "{}", d.summary);
+        assert!(!d.summary.contains("NodeClaim"), "{}", d.summary);
     }
 
     #[test]

@@ -3,10 +3,12 @@
 use crate::document::Evidence;
 use crate::facts::{Facts, Message, NodeClass};
 use crate::rules::kw2xx::scheduling::{message_nodepool, record_of};
+use crate::rules::kw3xx::common::join_names;
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
-    describe_commands, go_map_tags, message_nodeclass, reports_condition, sole_nodeclass,
-    term_label, terms_yaml, transition, undone_transition, Selected,
+    describe_commands, go_map_tags, legacy_selector, legacy_selector_yaml, message_nodeclass,
+    pairs_label, reports_condition, sole_nodeclass, term_label, terms_yaml, transition,
+    undone_transition, Selected,
 };
 use crate::rules::text::cluster_name;
 use crate::rules::text::contains_any;
@@ -17,7 +19,7 @@ pub const RULE: Rule = Rule { meta: META, check };
 const META: RuleMeta = RuleMeta {
     id: "KW501",
     slug: "nodeclass-not-ready",
-    title: "The EC2NodeClass cannot resolve its subnets, security groups, AMIs or instance profile",
+    title: "The EC2NodeClass (AWSNodeTemplate before v0.32) cannot resolve its subnets, security groups, AMIs or instance profile",
     severity: Severity::Error,
     superseded_by: &[],
     signals: SIGNALS,
@@ -39,6 +41,13 @@ v0.36 nodeclass controller), `no security groups exist given constraints`, `no
 amis exist given constraints` and an empty `discovered subnets` (`no subnets found` still shows
 in v1 logs, e.g. with `failed listing instance types`).
 
+Before v0.32 the object was a v1alpha1 AWSNodeTemplate (used by v1alpha5 Provisioners through
+`spec.providerRef`), with no conditions and one selector map per resource (`subnetSelector`,
+`securityGroupSelector`, `amiSelector`: tags, `aws-ids`, `aws::name`, `aws::owners`). Evidence
+from such a cluster (the objects, `karpenter.sh/v1alpha5` / `karpenter.k8s.aws/v1alpha1`, a
+log's `provisioner` or `AWSNodeTemplate` field, a selector logged as a bare Go map `map[k:v]`)
+gets the diagnosis and fix in those names.
+
 ## Why it happens
 The selector terms do not match what exists: a typo in a tag value, tags never put on the
 subnets or security groups (`karpenter.sh/discovery: <cluster>`), resources in another VPC or
@@ -48,7 +57,8 @@ the cluster's Kubernetes version, or an instance profile Karpenter may not creat
 ## How to fix
 Run the `aws ec2 describe-*` command for each selector term (filled in below): no output means
 nothing carries those tags. Tag the resources (`aws ec2 create-tags`) or correct the terms in
-the EC2NodeClass; Karpenter re-resolves them within minutes.
+the EC2NodeClass (the selector maps of the AWSNodeTemplate before v0.32); Karpenter re-resolves
+them within minutes.
 "#,
 };
 
@@ -154,6 +164,28 @@ impl Dependent {
             Dependent::InstanceProfile => "its instance profile could not be created or found",
             Dependent::PlacementGroup => "its placement group could not be resolved",
             Dependent::CapacityReservations => "its capacity reservations could not be resolved",
+        }
+    }
+
+    /// What an AWSNodeTemplate (before v0.32, no conditions) failed to resolve, and why.
+    fn legacy_meaning(self) -> &'static str {
+        match self {
+            Dependent::Subnets => "no subnet matches its subnetSelector",
+            Dependent::SecurityGroups => "no security group matches its securityGroupSelector",
+            Dependent::Amis => "no AMI matches its amiSelector",
+            Dependent::InstanceProfile => "its instance profile could not be found",
+            _ => self.meaning(),
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Dependent::Subnets => "subnets",
+            Dependent::SecurityGroups => "security groups",
+            Dependent::Amis => "AMIs",
+            Dependent::InstanceProfile => "instance profile",
+            Dependent::PlacementGroup => "placement group",
+            Dependent::CapacityReservations => "capacity reservations",
         }
     }
 
@@ -314,17 +346,57 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     groups.iter().map(|g| diagnose(facts, g)).collect()
 }
 
-fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
-    let nodeclass: Option<&NodeClass> = g.nodeclass.as_deref().and_then(|n| facts.nodeclass(n));
-    // Before v0.32 the object was an AWSNodeTemplate; its status reconciler logs say so.
-    let legacy = nodeclass.is_some_and(|nc| nc.is_aws_node_template)
-        || g.messages
-            .iter()
-            .any(|m| contains_any(&unescaped(&m.text), &["AWSNodeTemplate"]))
+/// Whether the group's evidence is from a cluster before v0.32: an AWSNodeTemplate object, a
+/// Provisioner using it, the v1alpha5/v1alpha1 kinds or API groups in the texts, a log field
+/// naming a Provisioner or Machine, or a selector printed as the v1alpha1 map
+/// (`no subnets matched selector map[k:v]`; v1beta1 and later print a list of terms, `[{map[...`).
+fn is_legacy(facts: &Facts, g: &Group<'_>, nodeclass: Option<&NodeClass>) -> bool {
+    if let Some(nc) = nodeclass {
+        return nc.is_aws_node_template;
+    }
+    let provisioner_uses = facts.nodepools.iter().any(|p| {
+        p.is_provisioner
+            && (g.nodepools.contains(&p.meta.name)
+                || (g.nodeclass.is_some() && p.nodeclass_ref == g.nodeclass))
+    });
+    provisioner_uses
+        || g.messages.iter().any(|m| {
+            let t = unescaped(&m.text);
+            contains_any(
+                &t,
+                &[
+                    "AWSNodeTemplate",
+                    "karpenter.k8s.aws/v1alpha1",
+                    "karpenter.sh/v1alpha5",
+                    "matched selector map[",
+                    "given constraints map[",
+                ],
+            ) || m
+                .object
+                .as_ref()
+                .is_some_and(|o| matches!(o.kind.as_str(), "Provisioner" | "Machine"))
+        })
         || g.messages
             .iter()
             .filter_map(|m| record_of(facts, m))
-            .any(|r| r.field_name("AWSNodeTemplate").is_some());
+            .any(|r| {
+                [
+                    "AWSNodeTemplate",
+                    "Provisioner",
+                    "provisioner",
+                    "Machine",
+                    "machine",
+                ]
+                .iter()
+                .any(|k| r.field_name(k).is_some())
+            })
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let nodeclass: Option<&NodeClass> = g.nodeclass.as_deref().and_then(|n| facts.nodeclass(n));
+    // Before v0.32 the object was an AWSNodeTemplate used by Provisioners: no conditions, and
+    // one selector map per resource rather than selector terms.
+    let legacy = is_legacy(facts, g, nodeclass);
     let (kind, placeholder) = if legacy {
         ("AWSNodeTemplate", "<awsnodetemplate>")
     } else {
@@ -355,18 +427,29 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .dependents
         .iter()
         .map(|d| {
-            if *d == Dependent::Amis && unsupported_alias {
+            if legacy {
+                d.legacy_meaning()
+            } else if *d == Dependent::Amis && unsupported_alias {
                 "its AMI alias is not supported (for this family or Kubernetes version)"
             } else {
                 d.meaning()
             }
         })
         .collect();
-    let mut summary = format!(
-        "{label} is not ready: {}; {}.",
-        failing.join(", "),
-        meanings.join("; ")
-    );
+    let mut summary = if legacy {
+        let nouns: Vec<String> = g.dependents.iter().map(|d| d.noun().to_string()).collect();
+        format!(
+            "{label} cannot resolve its {}: {}.",
+            join_names(&nouns),
+            meanings.join("; ")
+        )
+    } else {
+        format!(
+            "{label} is not ready: {}; {}.",
+            failing.join(", "),
+            meanings.join("; ")
+        )
+    };
     let mut fallback_tags: Vec<(String, String)> = Vec::new();
     for m in &g.messages {
         let t = unescaped(&m.text);
@@ -385,9 +468,22 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     for d in &g.dependents {
         let Some(sel) = d.selected() else { continue };
         match nodeclass.map(|nc| sel.terms(nc)) {
+            Some(terms) if !terms.is_empty() && legacy => {
+                summary.push_str(&format!(
+                    " Its {}: {}.",
+                    sel.legacy_field(),
+                    pairs_label(&legacy_selector(terms))
+                ));
+            }
             Some(terms) if !terms.is_empty() => {
                 let labels: Vec<String> = terms.iter().map(term_label).collect();
                 summary.push_str(&format!(" Its {}: {}.", sel.field(), labels.join("; ")));
+            }
+            _ if !fallback_tags.is_empty() && sel == Selected::Subnets && legacy => {
+                summary.push_str(&format!(
+                    " Its subnetSelector (as the log prints it): {}.",
+                    pairs_label(&fallback_tags)
+                ));
             }
             _ if !fallback_tags.is_empty() && sel == Selected::Subnets => {
                 let pairs: Vec<String> = fallback_tags
@@ -408,10 +504,19 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     for np in &g.nodepools {
         push_unique(&mut uses, np.as_str());
     }
-    if legacy && uses.is_empty() {
-        summary.push_str(
-            " Provisioners whose providerRef names it launch nothing (Karpenter before v0.32).",
-        );
+    if legacy {
+        match uses.as_slice() {
+            [] => summary.push_str(
+                " Provisioners whose spec.providerRef names it launch nothing until it resolves (Karpenter before v0.32).",
+            ),
+            [one] => summary.push_str(&format!(
+                " Provisioner {one} uses it (spec.providerRef) and launches no node until it resolves (Karpenter before v0.32)."
+            )),
+            all => summary.push_str(&format!(
+                " Provisioners {} use it (spec.providerRef) and launch no node until it resolves (Karpenter before v0.32).",
+                all.join(", ")
+            )),
+        }
     } else if uses.is_empty() {
         summary.push_str(" NodePools that use it are not ready either, so Karpenter launches no node from them (KW208).");
     } else {
@@ -426,21 +531,40 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         );
     }
     let mut steps = Vec::new();
+    if legacy && g.nodeclass.is_none() {
+        let provisioner = uses.first().copied().unwrap_or("<provisioner>");
+        steps.push(Remediation::command(
+            format!("Find the AWSNodeTemplate Provisioner {provisioner} uses (spec.providerRef; an older Provisioner may inline the selectors in spec.provider instead):"),
+            format!("kubectl get provisioner {provisioner} -o jsonpath='{{.spec.providerRef.name}}{{\"\\n\"}}{{.spec.provider}}{{\"\\n\"}}'"),
+        ));
+    }
     for d in &g.dependents {
         let tags = if fallback_tags.is_empty() {
             &discovery
         } else {
             &fallback_tags
         };
-        steps.extend(fix(*d, nodeclass, name, tags, unsupported_alias));
+        let lx = Legacy {
+            on: legacy,
+            from_log: !fallback_tags.is_empty(),
+        };
+        steps.extend(fix(*d, nodeclass, name, tags, unsupported_alias, lx));
     }
-    steps.push(Remediation::command(
-        "After the fix, Karpenter re-resolves within minutes; watch the conditions:",
-        format!(
-            "kubectl get {} {name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'",
-            kind.to_ascii_lowercase()
-        ),
-    ));
+    if legacy {
+        steps.push(Remediation::command(
+            "After the fix, Karpenter re-resolves within minutes: the errors stop in its logs, and releases that record them list the subnets, security groups and AMIs in the status:",
+            format!(
+                "kubectl get awsnodetemplate {name} -o jsonpath='{{.status.subnets}}{{\"\\n\"}}{{.status.securityGroups}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}'"
+            ),
+        ));
+    } else {
+        steps.push(Remediation::command(
+            "After the fix, Karpenter re-resolves within minutes; watch the conditions:",
+            format!(
+                "kubectl get ec2nodeclass {name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"
+            ),
+        ));
+    }
     let mut d = Diagnosis::new(&META, summary)
         .with_messages(g.messages.iter().copied())
         .with_evidence(g.evidence.clone())
@@ -455,14 +579,28 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     d
 }
 
+/// How to word a fix for a pre-v0.32 AWSNodeTemplate.
+#[derive(Debug, Clone, Copy)]
+struct Legacy {
+    on: bool,
+    /// The selector is known only from a log's Go map.
+    from_log: bool,
+}
+
 fn fix(
     d: Dependent,
     nodeclass: Option<&NodeClass>,
     name: &str,
     fallback_tags: &[(String, String)],
     unsupported_alias: bool,
+    legacy: Legacy,
 ) -> Vec<Remediation> {
     let mut steps = Vec::new();
+    let resource = if legacy.on {
+        "awsnodetemplate"
+    } else {
+        "ec2nodeclass"
+    };
     if let Some(sel) = d.selected() {
         let what = match sel {
             Selected::Subnets => "subnets",
@@ -478,31 +616,61 @@ fn fix(
         let terms_known = nodeclass.is_some_and(|nc| !sel.terms(nc).is_empty());
         if sel == Selected::Amis && !terms_known {
             // AMI terms have no common default to guess: read them first.
+            if legacy.on {
+                steps.push(Remediation::command(
+                    "Read the AMI selector (aws::name, aws::owners, aws-ids or tags; without one, Karpenter takes the amiFamily's EKS-optimized AMIs):",
+                    format!("kubectl get awsnodetemplate {name} -o jsonpath='{{.spec.amiFamily}} {{.spec.amiSelector}}{{\"\\n\"}}'"),
+                ));
+            } else {
+                steps.push(Remediation::command(
+                    "Read the AMI selector terms (alias, name/owner, id, tags, ssmParameter):",
+                    format!("kubectl get ec2nodeclass {name} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}'"),
+                ));
+            }
             steps.push(Remediation::command(
-                "Read the AMI selector terms (alias, name/owner, id, tags, ssmParameter):",
-                format!("kubectl get ec2nodeclass {name} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}'"),
-            ));
-            steps.push(Remediation::command(
-                "Then see what a name term matches (owners: the term's owner, else your account and Amazon):",
+                if legacy.on {
+                    "Then see what its aws::name matches (owners: its aws::owners, else your account and Amazon):"
+                } else {
+                    "Then see what a name term matches (owners: the term's owner, else your account and Amazon):"
+                },
                 "aws ec2 describe-images --owners self amazon --filters \"Name=name,Values=<ami-name>\" --query 'Images[].[ImageId,Name,CreationDate,Architecture]' --output table",
             ));
         } else {
             for cmd in describe_commands(sel, nodeclass, tags) {
                 steps.push(Remediation::command(
                     format!(
-                        "See which {what} the selector term matches (no output: nothing matches):"
+                        "See which {what} the selector {} (no output: nothing matches):",
+                        if legacy.on { "matches" } else { "term matches" }
                     ),
                     cmd,
                 ));
             }
         }
-        if let Some(yaml) = nodeclass.and_then(|nc| terms_yaml(sel, nc)) {
-            steps.push(Remediation::yaml(
+        let current = if legacy.on {
+            match nodeclass {
+                Some(nc) if terms_known => {
+                    legacy_selector_yaml(sel, &legacy_selector(sel.terms(nc)))
+                }
+                _ if legacy.from_log && sel == Selected::Subnets => {
+                    legacy_selector_yaml(sel, fallback_tags)
+                }
+                _ => None,
+            }
+        } else {
+            nodeclass.and_then(|nc| terms_yaml(sel, nc))
+        };
+        if let Some(yaml) = current {
+            let how = if legacy.on {
                 format!(
-                    "Correct the terms if they are wrong (`kubectl edit ec2nodeclass {name}`); they are now:"
-                ),
-                yaml,
-            ));
+                    "Correct the {} map if it is wrong (`kubectl edit awsnodetemplate {name}`); it is now:",
+                    sel.legacy_field()
+                )
+            } else {
+                format!(
+                    "Correct the terms if they are wrong (`kubectl edit {resource} {name}`); they are now:"
+                )
+            };
+            steps.push(Remediation::yaml(how, yaml));
         }
         if sel != Selected::Amis {
             let (k, v) = first_tag(sel, nodeclass, tags).unwrap_or((
@@ -518,7 +686,7 @@ fn fix(
                 format!("Or tag the {what} Karpenter should use:"),
                 format!("aws ec2 create-tags --resources {id} --tags Key={k},Value={v}"),
             ));
-        } else if unsupported_alias {
+        } else if unsupported_alias && !legacy.on {
             steps.push(Remediation::text(
                 "An alias the family does not publish for the cluster's Kubernetes version (AL2 stops at Kubernetes 1.32; Karpenter v1.0 dropped Ubuntu discovery) needs another family (al2023@latest, bottlerocket@latest) or an AMI selected by id or name.",
             ));
@@ -526,6 +694,16 @@ fn fix(
         return steps;
     }
     match d {
+        Dependent::InstanceProfile if legacy.on => {
+            let profile = nodeclass.and_then(|nc| nc.instance_profile.clone());
+            steps.push(Remediation::command(
+                "Check that the instance profile exists: the AWSNodeTemplate's spec.instanceProfile, else the aws.defaultInstanceProfile setting (karpenter-global-settings ConfigMap, helm settings.aws.defaultInstanceProfile):",
+                format!(
+                    "aws iam get-instance-profile --instance-profile-name {}",
+                    profile.as_deref().unwrap_or("<instance-profile>")
+                ),
+            ));
+        }
         Dependent::InstanceProfile => {
             let role = nodeclass.and_then(|nc| nc.role.clone());
             let profile = nodeclass.and_then(|nc| nc.instance_profile.clone());
@@ -555,24 +733,34 @@ fn fix(
     steps
 }
 
-/// The first tag key and value of a selector's terms (or of a pre-v1 log's map).
+/// The first tag key and value of a selector's terms (or of a pre-v1 log's map) that can be
+/// put on a resource: a wildcard value (`*private*`, `*`) is a filter, not a tag to create.
 fn first_tag(
     sel: Selected,
     nodeclass: Option<&NodeClass>,
     fallback: &[(String, String)],
 ) -> Option<(String, String)> {
+    let settable = |(_, v): &(String, String)| !v.is_empty() && !v.contains('*');
+    let mut tags: Vec<(String, String)> = Vec::new();
     if let Some(nc) = nodeclass {
         for t in sel.terms(nc) {
-            if let Some((k, v)) = t
-                .get("tags")
-                .and_then(|t| t.as_object())
-                .and_then(|m| m.iter().next())
-            {
-                return Some((k.clone(), v.as_str().unwrap_or_default().to_string()));
+            if let Some(m) = t.get("tags").and_then(|t| t.as_object()) {
+                tags.extend(
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())),
+                );
             }
         }
     }
-    fallback.first().cloned()
+    if tags.is_empty() {
+        tags = fallback.to_vec();
+    }
+    // The discovery tag first: it is the one the Karpenter docs have users put on subnets and
+    // security groups.
+    tags.iter()
+        .find(|t| t.0 == "karpenter.sh/discovery" && settable(t))
+        .or_else(|| tags.iter().find(|t| settable(t)))
+        .cloned()
 }
 
 #[cfg(test)]
@@ -623,7 +811,8 @@ mod tests {
             ("Ready=False UnhealthyDependents: SubnetsReady=False, ValidationSucceeded=False", "SubnetsReady"),
             ("Status condition transitioned, Type: PlacementGroupReady, Status: True -> False, Reason: PlacementGroupNotFound, Message: Placement group \"pg-1\" not found", "PlacementGroupReady"),
             (r#"{"level":"ERROR","message":"failed listing instance types","controller":"disruption","nodepool":"my-nodepool","error":"no subnets found"}"#, "SubnetsReady"),
-            ("2023-02-01T10:00:00.000Z ERROR controller.provisioner Provisioning failed, launching node, creating cloud provider instance, getting launch template configs, getting subnets, no subnets matched selector map[karpenter.sh/discovery:demo]", "SubnetsReady"),
+            ("2023-02-01T10:00:00.000Z ERROR controller.provisioner Provisioning failed, launching node, creating cloud provider instance, getting launch template configs, getting subnets, no subnets matched selector map[karpenter.sh/discovery:demo]", "The AWSNodeTemplate cannot resolve its subnets"),
+            ("ERROR controller Reconciler error {\"controller\": \"awsnodetemplate\", \"error\": \"no subnets exist given constraints map[karpenter.sh/discovery:demo]\"}", "The AWSNodeTemplate cannot resolve its subnets"),
             ("launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no amis exist given constraints", "AMIsReady"),
             ("no security groups exist given constraints", "SecurityGroupsReady"),
             (r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclass","EC2NodeClass":{"name":"gpu"},"error":"creating instance profile, AccessDenied: not authorized to perform iam:CreateInstanceProfile"}"#, "InstanceProfileReady"),
@@ -643,14 +832,29 @@ mod tests {
         )
         .diagnoses[0];
         assert!(
-            d.summary.contains("tags karpenter.sh/discovery=demo"),
+            d.summary.contains(
+                "Its subnetSelector (as the log prints it): karpenter.sh/discovery=demo."
+            ),
             "{}",
             d.summary
         );
-        assert!(d.remediation[0]
+        assert!(d.remediation.iter().any(|r| r
             .command
             .as_deref()
-            .is_some_and(|c| c.contains("\"Name=tag:karpenter.sh/discovery,Values=demo\"")));
+            .is_some_and(|c| c.contains("\"Name=tag:karpenter.sh/discovery,Values=demo\""))));
+        assert!(d.remediation.iter().any(|r| r.yaml.as_deref()
+            == Some("spec:\n  subnetSelector:\n    karpenter.sh/discovery: demo\n")));
+        // v1beta1 and later print selector terms: the EC2NodeClass's wording.
+        let d = &check_only(
+            "KW501",
+            "ERROR controller.nodeclass no subnets exist given constraints [{map[karpenter.sh/discovery:demo]  }]",
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.starts_with("The EC2NodeClass is not ready"),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]

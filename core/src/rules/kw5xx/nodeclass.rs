@@ -203,6 +203,82 @@ impl Selected {
             Selected::Amis => "amiSelectorTerms",
         }
     }
+
+    /// The v1alpha1 AWSNodeTemplate's field (before v0.32): one map, not a list of terms.
+    pub fn legacy_field(&self) -> &'static str {
+        match self {
+            Selected::Subnets => "subnetSelector",
+            Selected::SecurityGroups => "securityGroupSelector",
+            Selected::Amis => "amiSelector",
+        }
+    }
+}
+
+/// Selector terms back as the v1alpha1 selector map they were read from (ingest turns an
+/// AWSNodeTemplate's map into terms): tags as they are, `id` terms as one `aws-ids` entry,
+/// `name` / `owner` as `aws::name` / `aws::owners`.
+pub fn legacy_selector(terms: &[Value]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut ids: Vec<&str> = Vec::new();
+    for term in terms {
+        let Some(map) = term.as_object() else {
+            continue;
+        };
+        for (k, v) in map {
+            match (k.as_str(), v) {
+                ("tags", Value::Object(tags)) => out.extend(
+                    tags.iter()
+                        .map(|(tk, tv)| (tk.clone(), tv.as_str().unwrap_or_default().to_string())),
+                ),
+                ("id", Value::String(id)) => ids.push(id),
+                ("name", Value::String(n)) => out.push(("aws::name".to_string(), n.clone())),
+                ("owner", Value::String(o)) => out.push(("aws::owners".to_string(), o.clone())),
+                (other, v) => out.push((
+                    other.to_string(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )),
+            }
+        }
+    }
+    if !ids.is_empty() {
+        out.push(("aws-ids".to_string(), ids.join(",")));
+    }
+    out
+}
+
+/// `k=v, k2=v2` for a summary.
+pub fn pairs_label(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An AWSNodeTemplate's selector map as YAML (`spec:\n  subnetSelector:\n    k: v`).
+pub fn legacy_selector_yaml(selected: Selected, pairs: &[(String, String)]) -> Option<String> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut out = format!("spec:\n  {}:\n", selected.legacy_field());
+    for (k, v) in pairs {
+        // `*` (any value), an empty value, or one YAML would read otherwise needs quotes.
+        let plain = !v.is_empty()
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./,@".contains(c))
+            && !v.starts_with(['-', '.', '@'])
+            && v.parse::<f64>().is_err()
+            && !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "true" | "false" | "yes" | "no" | "on" | "off" | "null"
+            );
+        if plain {
+            out.push_str(&format!("    {k}: {v}\n"));
+        } else {
+            out.push_str(&format!("    {k}: \"{v}\"\n"));
+        }
+    }
+    Some(out)
 }
 
 /// A selector term as one phrase: `tags karpenter.sh/discovery=my-cluster`, `id subnet-1`,
