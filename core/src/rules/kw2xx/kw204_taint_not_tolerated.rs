@@ -113,10 +113,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             summary.push_str(" CriticalAddonsOnly reserves that NodePool for cluster add-ons: a workload pod usually belongs on another NodePool.");
         }
         summary.push_str(&group_nearest_note(&hits));
+        // A NodePool the message names for this taint carries it, whatever the input shows
+        // of its spec (a `kubectl get nodepools` table lists no taints).
         let untainted: Vec<&str> = facts
             .nodepools
             .iter()
-            .filter(|p| p.taints.is_empty())
+            .filter(|p| p.taints.is_empty() && !pools.contains(&p.meta.name))
             .map(|p| p.meta.name.as_str())
             .collect();
         let toleration = Remediation::yaml(
@@ -255,6 +257,15 @@ mod tests {
             ),
             "{}",
             d.summary
+        );
+        // A NodePool the message names for the taint is no taint-free alternative, even when
+        // the input lists it without its spec.
+        let listed = format!("{text}$ kubectl get nodepools\nNAME  NODECLASS  NODES  READY  AGE\na  default  1  True  9d\nb  default  1  True  9d\nplain  default  3  True  9d\n");
+        let d = &check_only("KW204", &listed).diagnoses[0];
+        assert!(
+            d.remediation[1].text.contains("(plain)"),
+            "{}",
+            d.remediation[1].text
         );
         // The v1.2 `k:E` form of the same taint is the same cause.
         let mixed = format!(
