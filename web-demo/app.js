@@ -406,7 +406,13 @@ function renderInputErrors(errors) {
 
 function renderDiagnosis(d, index) {
   const titleId = `diagnosis-${index}`;
-  const objectText = d.object ? `${d.object.kind} ${d.object.namespace ? `${d.object.namespace}/` : ''}${d.object.name}` : null;
+  const refName = (o) => `${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+  // One cause shared by several pods (or NodePools) names them all in `objects` / `nodePools`.
+  const objectText = d.objects && d.objects.length
+    ? `${d.objects[0].kind}s ${d.objects.map(refName).join(', ')}`
+    : (d.object ? `${d.object.kind} ${refName(d.object)}` : null);
+  const poolText = d.nodePool || (d.nodePools && d.nodePools.length ? d.nodePools.join(', ') : null);
+  const poolLabel = d.nodePool ? 'NodePool: ' : 'NodePools: ';
   return h('article', { class: `card severity-${d.severity}`, 'aria-labelledby': titleId, dataset: { id: d.id } },
     h('header', { class: 'card-header' },
       h('span', { class: `severity-badge severity-${d.severity}` }, d.severity),
@@ -414,11 +420,11 @@ function renderDiagnosis(d, index) {
       h('h3', { id: titleId, class: 'card-title' }, d.title),
       d.confidence && d.confidence !== 'high' ? h('span', { class: 'confidence' }, `${d.confidence} confidence`) : null),
     h('p', { class: 'summary' }, d.summary),
-    objectText || d.nodePool
+    objectText || poolText
       ? h('p', { class: 'card-meta' },
-        objectText ? ['Object: ', h('code', {}, objectText)] : null,
-        objectText && d.nodePool ? ' · ' : null,
-        d.nodePool ? ['NodePool: ', h('code', {}, d.nodePool)] : null)
+        objectText ? [d.objects && d.objects.length ? 'Objects: ' : 'Object: ', h('code', {}, objectText)] : null,
+        objectText && poolText ? ' · ' : null,
+        poolText ? [poolLabel, h('code', {}, poolText)] : null)
       : null,
     d.evidence.length ? [
       h('h4', {}, 'Evidence'),

@@ -217,7 +217,11 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         typed(ObjectRef::new("EC2NodeClass", None, &n.meta.name), false);
     }
     for d in diagnoses {
-        if let Some(o) = &d.object {
+        let named = match d.objects.as_slice() {
+            [] => d.object.as_slice(),
+            several => several,
+        };
+        for o in named {
             let c = candidates
                 .entry(ObjectRef::new(&o.kind, o.namespace.as_deref(), &o.name))
                 .or_default();
@@ -328,16 +332,21 @@ pub fn group_by_cause(diagnoses: &[Diagnosis]) -> Vec<DiagnosisGroup> {
     let mut index: BTreeMap<(&str, Option<&str>, String), usize> = BTreeMap::new();
     for (i, d) in diagnoses.iter().enumerate() {
         let pod = d.object.as_ref().filter(|o| o.kind == "Pod");
+        // A diagnosis naming several pods already speaks for them all.
+        let pods: Vec<&SerializedRef> = match d.objects.as_slice() {
+            [] => pod.into_iter().collect(),
+            several => several.iter().filter(|o| o.kind == "Pod").collect(),
+        };
         let cause = match pod {
-            Some(p) => without_pod_name(&d.summary, p),
-            None => d.summary.clone(),
+            Some(p) if d.objects.is_empty() => without_pod_name(&d.summary, p),
+            _ => d.summary.clone(),
         };
         let occurrences: usize = d.evidence.iter().map(|e| e.count).sum();
         let key = (d.id, d.node_pool.as_deref(), cause);
         match index.get(&key) {
             Some(&g) => {
                 let group = &mut groups[g];
-                if let Some(p) = pod {
+                for p in pods {
                     if !group.pods.contains(p) {
                         group.pods.push(p.clone());
                     }
@@ -348,7 +357,7 @@ pub fn group_by_cause(diagnoses: &[Diagnosis]) -> Vec<DiagnosisGroup> {
             }
             None => {
                 index.insert(key, groups.len());
-                let pods: Vec<SerializedRef> = pod.cloned().into_iter().collect();
+                let pods: Vec<SerializedRef> = pods.into_iter().cloned().collect();
                 groups.push(DiagnosisGroup {
                     id: d.id,
                     title: d.title,

@@ -59,7 +59,11 @@ export interface Diagnosis {
   confidence: "high" | "medium" | "low";
   summary: string;
   object?: ObjectRef;
+  /** Every object when one cause holds for several (`object` is the first). */
+  objects?: ObjectRef[];
   nodePool?: string;
+  /** Every NodePool when one cause holds for several (`nodePool` is then unset). */
+  nodePools?: string[];
   evidence: Evidence[];
   remediation: Remediation[];
   related?: string[];

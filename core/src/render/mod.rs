@@ -72,15 +72,20 @@ pub fn location(e: &Evidence) -> String {
 /// The notes under a diagnosis: NodePool, confidence when not high, related IDs.
 pub fn notes(d: &Diagnosis) -> Vec<(&'static str, String)> {
     let mut notes = Vec::new();
-    if let Some(o) = &d.object {
-        let name = match &o.namespace {
-            Some(ns) => format!("{ns}/{}", o.name),
-            None => o.name.clone(),
-        };
-        notes.push(("object", format!("{} {name}", o.kind)));
+    let name = |o: &crate::rules::SerializedRef| match &o.namespace {
+        Some(ns) => format!("{ns}/{}", o.name),
+        None => o.name.clone(),
+    };
+    if let [first, ..] = d.objects.as_slice() {
+        let names: Vec<String> = d.objects.iter().map(name).collect();
+        notes.push(("objects", format!("{}s {}", first.kind, names.join(", "))));
+    } else if let Some(o) = &d.object {
+        notes.push(("object", format!("{} {}", o.kind, name(o))));
     }
     if let Some(np) = &d.node_pool {
         notes.push(("nodepool", np.clone()));
+    } else if !d.node_pools.is_empty() {
+        notes.push(("nodepools", d.node_pools.join(", ")));
     }
     if d.confidence != crate::rules::Confidence::High {
         notes.push((
@@ -151,13 +156,17 @@ impl Section<'_> {
     pub fn notes(&self) -> Vec<(&'static str, String)> {
         let mut all = notes(self.diagnosis);
         if self.pods.len() > 1 {
-            all.retain(|(key, _)| *key != "object");
+            all.retain(|(key, _)| *key != "object" && *key != "objects");
         }
         all
     }
 
-    /// `(fix shown for web-0; the other pods have the same cause)` for groups.
+    /// `(fix shown for web-0; the other pods have the same cause)` for groups of several
+    /// diagnoses (one diagnosis naming several pods speaks for all of them).
     pub fn shown_for(&self) -> Option<String> {
+        if self.members.len() < 2 {
+            return None;
+        }
         match self.pods.as_slice() {
             [first, _, ..] => Some(format!(
                 "Summary and fix shown for {first}; the other pods have the same cause."

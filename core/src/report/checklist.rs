@@ -568,7 +568,7 @@ impl Names {
             push_unique(&mut nodepools, &np.meta.name);
         }
         for d in diagnoses {
-            if let Some(np) = &d.node_pool {
+            for np in d.node_pool.iter().chain(&d.node_pools) {
                 push_unique(&mut nodepools, np);
             }
         }

@@ -130,8 +130,15 @@ pub struct Diagnosis {
     /// The object this diagnosis concerns (pod, node, NodeClaim...), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<SerializedRef>,
+    /// Every object concerned when the one cause holds for several (pods of one workload
+    /// stuck on one taint); `object` is then the first of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<SerializedRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_pool: Option<String>,
+    /// Every NodePool concerned when the cause holds for several; `node_pool` is then unset.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_pools: Vec<String>,
     pub evidence: Vec<Evidence>,
     pub remediation: Vec<Remediation>,
     /// Other catalogue IDs this one links to (KW401 -> KW001, KW208 -> KW501...).
@@ -169,7 +176,9 @@ impl Diagnosis {
             confidence: Confidence::High,
             summary: summary.into(),
             object: None,
+            objects: Vec::new(),
             node_pool: None,
+            node_pools: Vec::new(),
             evidence: Vec::new(),
             remediation: Vec::new(),
             related: Vec::new(),
@@ -187,6 +196,34 @@ impl Diagnosis {
         self
     }
 
+    /// The objects one shared cause concerns, repeats dropped: `object` is the first, and
+    /// `objects` lists them all when there are several.
+    pub fn with_objects<'a>(mut self, objects: impl IntoIterator<Item = &'a ObjectRef>) -> Self {
+        let mut all: Vec<SerializedRef> = Vec::new();
+        for o in objects.into_iter().map(SerializedRef::from) {
+            if !all.contains(&o) {
+                all.push(o);
+            }
+        }
+        self.object = all.first().cloned();
+        self.objects = if all.len() > 1 { all } else { Vec::new() };
+        self
+    }
+
+    /// The NodePools one shared cause concerns: one is `node_pool`; several are `node_pools`
+    /// (and `node_pool` is unset, no one of them being the NodePool).
+    pub fn with_node_pools(mut self, node_pools: &[String]) -> Self {
+        match node_pools {
+            [] => {}
+            [one] => self.node_pool = Some(one.clone()),
+            several => {
+                self.node_pool = None;
+                self.node_pools = several.to_vec();
+            }
+        }
+        self
+    }
+
     pub fn with_severity(mut self, severity: Severity) -> Self {
         self.severity = severity;
         self
@@ -200,6 +237,22 @@ impl Diagnosis {
     /// Adds messages as evidence, collapsing repeats (see `collapse_evidence`).
     pub fn with_messages<'a>(mut self, messages: impl IntoIterator<Item = &'a Message>) -> Self {
         let items = messages.into_iter().map(message_evidence);
+        self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
+        self
+    }
+
+    /// `with_messages` for messages about several objects: repeats collapse per object, so
+    /// that each pod of a shared cause keeps its own evidence line even when the messages
+    /// read the same (an event's message does not name its pod).
+    pub fn with_messages_of<'a>(
+        mut self,
+        messages: impl IntoIterator<Item = (Option<&'a ObjectRef>, &'a Message)>,
+    ) -> Self {
+        let items = messages.into_iter().map(|(object, m)| {
+            let (text, e) = message_evidence(m);
+            let who = object.map(ObjectRef::qualified_name).unwrap_or_default();
+            (format!("{who}\u{0}{text}"), e)
+        });
         self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
         self
     }

@@ -1,10 +1,12 @@
 //! KW203 requirements-incompatible.
 
+use crate::document::Evidence;
 use crate::facts::{Facts, ObjectRef, Pod};
 use crate::rules::kw2xx::kw202_no_offering_in_zone::ZONE_KEYS;
+use crate::rules::kw2xx::kw208_no_ready_nodepool::{not_ready, NotReady};
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause,
-    Clause, SchedulingError,
+    group_nearest_note, hit_messages_of, hit_pods, in_values, nodepool_label, pods_label,
+    pools_label, scheduling_errors, single_value, Cause, Clause, Hit, SchedulingError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -27,6 +29,8 @@ Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`):
 `incompatible requirements, key <k>, <pod requirement> not in <NodePool requirement>`; older
 releases print the key form without the prefix (`key kubernetes.io/hostname,
 kubernetes.io/hostname DoesNotExist not in kubernetes.io/hostname In [hostname-placeholder-...]`).
+One label (key and the pods' values) that fails on several pods and NodePools is one
+diagnosis naming them all, with each pod's line as evidence.
 
 ## Why it happens
 A typo in a label key (Karpenter suggests the well-known key it resembles: `typo of "..."`),
@@ -35,11 +39,15 @@ a label that only existed on the old managed node groups (`eks.amazonaws.com/nod
 NodePools (`karpenter.sh/nodepool In [a b]`: any of the listed ones) so that every other
 NodePool reports this clause (normal: look at the pinned NodePool's own failure). When none of
 the pinned NodePools has a clause of its own, Karpenter tried none of them: they do not exist
-(a renamed or deleted NodePool) or they are not ready (KW208).
+(a renamed or deleted NodePool) or they are not ready (KW208), most often because their
+EC2NodeClass is not ready (KW501) or missing (KW503). Before v0.32 the pin is
+`karpenter.sh/provisioner-name` and names a Provisioner.
 
 ## How to fix
 Correct the pod's selector, or make the NodePool offer the label: add the value to its
-requirement, or put the label in `spec.template.metadata.labels`.
+requirement, or put the label in `spec.template.metadata.labels`. When the pods pin a NodePool
+that exists but is not ready, make it ready: read its conditions (`kubectl get nodepool <np>
+-o yaml`), then its EC2NodeClass's, and fix what KW501 / KW503 say.
 "#,
 };
 
@@ -50,105 +58,326 @@ const SIGNALS: &[&str] = &[
     "does not have known values",
 ];
 
+/// The keys a pod pins NodePools (v1alpha5: Provisioners) with.
+const PIN_KEYS: [&str; 2] = ["karpenter.sh/nodepool", "karpenter.sh/provisioner-name"];
+
+/// What one KW203 diagnosis is about. Clauses with the same topic, from any number of pods
+/// and NodePools, make one diagnosis that names them all.
+#[derive(Debug, Clone, PartialEq)]
+enum Topic {
+    /// The pods pin NodePools (`<key> In [..]`) none of which Karpenter tried.
+    UntriedPin { key: String, incoming: String },
+    /// The pods pin NodePools one of which (`tried`) was tried: the other NodePools' clauses
+    /// only repeat the pin.
+    PinnedElsewhere { incoming: String, tried: String },
+    /// The pods ask for label `key`; `wanted` is their requirement on it when the text (or
+    /// the pod) says.
+    Label { key: String, wanted: Option<String> },
+}
+
+fn topic(facts: &Facts, error: &SchedulingError, clause: &Clause) -> Option<Topic> {
+    match &clause.cause {
+        Cause::RequirementConflict { key, incoming, .. } if PIN_KEYS.contains(&key.as_str()) => {
+            if let Some(tried) = pinned_to_other_pool(error, key, incoming) {
+                return Some(Topic::PinnedElsewhere {
+                    incoming: incoming.clone(),
+                    tried,
+                });
+            }
+            Some(match pinned_pools(key, incoming) {
+                Some(_) => Topic::UntriedPin {
+                    key: key.clone(),
+                    incoming: incoming.clone(),
+                },
+                None => Topic::Label {
+                    key: key.clone(),
+                    wanted: Some(incoming.clone()),
+                },
+            })
+        }
+        Cause::RequirementConflict { key, incoming, .. } => Some(Topic::Label {
+            key: key.clone(),
+            wanted: Some(incoming.clone()),
+        }),
+        Cause::UnknownLabel { label, .. } => Some(Topic::Label {
+            key: label.clone(),
+            wanted: wanted_of(facts, error, label),
+        }),
+        _ => None,
+    }
+}
+
+/// The pod's requirement on `label` when a NodePool's label-unknown clause does not say it:
+/// another NodePool's conflict clause on the same key in the same error quotes it, or the
+/// pod's own nodeSelector holds it.
+fn wanted_of(facts: &Facts, error: &SchedulingError, label: &str) -> Option<String> {
+    error
+        .clauses
+        .iter()
+        .find_map(|c| match &c.cause {
+            Cause::RequirementConflict { key, incoming, .. } if key == label => {
+                Some(incoming.clone())
+            }
+            _ => None,
+        })
+        .or_else(|| {
+            let pod = find_pod(facts, error.pod.as_ref()?)?;
+            let value = pod.node_selector.get(label)?;
+            Some(format!("{label} In [{value}]"))
+        })
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let errors = scheduling_errors(facts);
-    let groups = group_hits(
-        &errors,
-        |c| {
-            matches!(
-                c.cause,
-                Cause::UnknownLabel { .. } | Cause::RequirementConflict { .. }
-            )
-        },
-        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
-    );
-    let mut out = Vec::new();
-    // (pod, NodePool) pins already reported as one diagnosis.
-    let mut pins_reported: Vec<(Option<ObjectRef>, String)> = Vec::new();
-    for hits in groups {
-        let first = hits[0];
-        let clause = first.clause;
-        let pod = first.error.pod.as_ref();
-        let fact_pod = pod.and_then(|p| find_pod(facts, p));
-        match pinned_to_untried_pool(facts, first.error, clause, &mut pins_reported) {
-            Some(Some(d)) => {
-                out.push(d.with_messages(hit_messages(&hits)));
+    let mut groups: Vec<(Topic, Vec<Hit<'_, '_>>)> = Vec::new();
+    for error in &errors {
+        for clause in &error.clauses {
+            let Some(t) = topic(facts, error, clause) else {
                 continue;
+            };
+            let hit = Hit { error, clause };
+            match groups.iter_mut().find(|(k, _)| *k == t) {
+                Some((_, hits)) => hits.push(hit),
+                None => groups.push((t, vec![hit])),
             }
-            // The same pin, already reported from another NodePool's clause.
-            Some(None) => continue,
-            None => {}
         }
-        let pool = nodepool_label(clause);
-        let (mut summary, remediation, severity) = match &clause.cause {
-            Cause::UnknownLabel { label, typo_of } => {
-                let value = fact_pod.and_then(|p| p.node_selector.get(label).cloned());
-                let summary = match typo_of {
-                    Some(wk) => format!(
-                        "Label \"{label}\" looks like a typo of \"{wk}\": {} asks for it and {pool} has no known values for it, so no node it launches would match.",
-                        pod_label(pod)
-                    ),
-                    None => format!(
-                        "{} asks for label \"{label}\"{}, which {pool} neither requires nor sets: no node it launches would carry it.",
-                        pod_label(pod),
-                        value.as_deref().map(|v| format!("={v}")).unwrap_or_default()
-                    ),
-                };
-                (
-                    summary,
-                    unknown_label_fix(clause, label, typo_of.as_deref(), value.as_deref()),
-                    Severity::Error,
-                )
-            }
-            Cause::RequirementConflict {
-                key,
-                incoming,
-                existing,
-            } => {
-                let pinned_elsewhere = pinned_to_other_pool(first.error, key, incoming);
-                let summary = match &pinned_elsewhere {
-                    Some(other) => format!(
-                        "{} is pinned to {} (`{incoming}`), so {pool} (`{existing}`) is not a candidate; this clause is expected, see NodePool \"{other}\"'s own failure.",
-                        pod_label(pod),
-                        pinned_label(&pinned_pools(incoming).unwrap_or_default())
-                    ),
-                    None => format!(
-                        "{} requires `{incoming}`, but {pool} offers `{existing}`: no node it launches would match.",
-                        pod_label(pod)
-                    ),
-                };
-                let severity = if pinned_elsewhere.is_some() {
-                    Severity::Info
-                } else {
-                    Severity::Error
-                };
-                let mut summary = summary;
-                let from_volume = ZONE_KEYS
-                    .contains(&key.as_str())
-                    .then(|| zone_from_volume(facts, pod, fact_pod))
-                    .flatten();
-                if let Some(why) = &from_volume {
-                    summary.push_str(&format!(" {why}"));
-                }
-                let fix = match from_volume {
-                    Some(_) => volume_zone_fix(clause, key, incoming, fact_pod),
-                    None => conflict_fix(clause, key, incoming),
-                };
-                (summary, fix, severity)
-            }
-            _ => continue,
-        };
-        summary.push_str(&first.error.nearest_note(clause));
-        out.push(
-            Diagnosis::new(&META, summary)
-                .with_severity(severity)
-                .with_object(pod)
-                .with_node_pool(clause.nodepool.as_deref())
-                .with_messages(hit_messages(&hits))
-                .with_remediation(remediation),
-        );
+    }
+    groups
+        .iter()
+        .map(|(t, hits)| match t {
+            Topic::UntriedPin { key, incoming } => untried_pin(facts, hits, key, incoming),
+            Topic::PinnedElsewhere { incoming, tried } => pinned_elsewhere(hits, incoming, tried),
+            Topic::Label { key, wanted } => label_diagnosis(facts, hits, key, wanted.as_deref()),
+        })
+        .collect()
+}
+
+/// The distinct NodePool clauses of a group: one per NodePool (or per reason, unnamed).
+fn entries<'e>(hits: &[Hit<'e, '_>]) -> Vec<&'e Clause> {
+    let mut out: Vec<&Clause> = Vec::new();
+    for h in hits {
+        if !out
+            .iter()
+            .any(|c| c.nodepool == h.clause.nodepool && c.reason == h.clause.reason)
+        {
+            out.push(h.clause);
+        }
     }
     out
+}
+
+fn named_pools(entries: &[&Clause]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for np in entries.iter().filter_map(|c| c.nodepool.clone()) {
+        if !out.contains(&np) {
+            out.push(np);
+        }
+    }
+    out
+}
+
+/// `and`-joined list: `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [first @ .., last] => format!("{} and {last}", first.join(", ")),
+    }
+}
+
+/// The pods ask for a label (value) the NodePools do not offer.
+fn label_diagnosis(
+    facts: &Facts,
+    hits: &[Hit<'_, '_>],
+    key: &str,
+    wanted: Option<&str>,
+) -> Diagnosis {
+    let pods = hit_pods(hits);
+    let several_pods = pods.len() > 1;
+    let who = pods_label(&pods);
+    let (asks, requires) = if several_pods {
+        ("ask", "require")
+    } else {
+        ("asks", "requires")
+    };
+    let entries = entries(hits);
+    let fact_pod = pods.first().and_then(|p| find_pod(facts, p));
+    let value = wanted
+        .and_then(|w| single_value(w, key))
+        .or_else(|| fact_pod.and_then(|p| p.node_selector.get(key).cloned()));
+    let typo = entries.iter().find_map(|c| match &c.cause {
+        Cause::UnknownLabel {
+            typo_of: Some(wk), ..
+        } => Some(wk.clone()),
+        _ => None,
+    });
+    let launches = if entries.len() > 1 {
+        "they launch"
+    } else {
+        "it launches"
+    };
+    let pools_text = || -> String {
+        let named = named_pools(&entries);
+        let kind = if entries.iter().any(|c| c.provisioner) {
+            "Provisioner"
+        } else {
+            "NodePool"
+        };
+        if named.len() == entries.len() {
+            pools_label(kind, &named)
+        } else if entries.len() == 1 {
+            format!("a {kind}")
+        } else {
+            format!("the {} {kind}s tried", entries.len())
+        }
+    };
+    let mut summary = match (&typo, entries.as_slice()) {
+        (Some(wk), _) => format!(
+            "Label \"{key}\" looks like a typo of \"{wk}\": {who} {asks} for it and {} {} no known values for it, so no node {launches} would match.",
+            pools_text(),
+            if entries.len() > 1 { "have" } else { "has" }
+        ),
+        (None, [one]) => match &one.cause {
+            Cause::RequirementConflict {
+                incoming, existing, ..
+            } => format!(
+                "{who} {requires} `{incoming}`, but {} offers `{existing}`: no node it launches would match.",
+                nodepool_label(one)
+            ),
+            _ => format!(
+                "{who} {asks} for label \"{key}\"{}, which {} neither requires nor sets: no node it launches would carry it.",
+                value.as_deref().map(|v| format!("={v}")).unwrap_or_default(),
+                nodepool_label(one)
+            ),
+        },
+        (None, several) => {
+            let what = match wanted {
+                Some(w) => format!("{who} {requires} `{w}`"),
+                None => format!("{who} {asks} for label \"{key}\""),
+            };
+            // Unnamed NodePools (v1.5+ names none) read `one NodePool`, `another NodePool`.
+            let mut unnamed = 0;
+            let each: Vec<String> = several
+                .iter()
+                .map(|c| {
+                    let pool = match &c.nodepool {
+                        Some(_) => nodepool_label(c),
+                        None => {
+                            unnamed += 1;
+                            let kind = if c.provisioner { "Provisioner" } else { "NodePool" };
+                            if unnamed == 1 {
+                                format!("one {kind}")
+                            } else {
+                                format!("another {kind}")
+                            }
+                        }
+                    };
+                    match &c.cause {
+                        Cause::RequirementConflict { existing, .. } => {
+                            format!("{pool} offers `{existing}`")
+                        }
+                        _ => format!("{pool} neither requires nor sets {key}"),
+                    }
+                })
+                .collect();
+            format!(
+                "{what}, but {}: no node they launch would match.",
+                and_list(&each)
+            )
+        }
+    };
+    let conflict = entries
+        .iter()
+        .find(|c| matches!(c.cause, Cause::RequirementConflict { .. }));
+    let from_volume = match conflict {
+        Some(_) if ZONE_KEYS.contains(&key) => {
+            if pods.is_empty() {
+                zone_from_volume(facts, None, None)
+            } else {
+                pods.iter()
+                    .find_map(|p| zone_from_volume(facts, Some(p), find_pod(facts, p)))
+            }
+        }
+        _ => None,
+    };
+    if let Some(why) = &from_volume {
+        summary.push_str(&format!(" {why}"));
+    }
+    summary.push_str(&group_nearest_note(hits));
+    // The pods' side first (a typo, a wrong value), then each NodePool that could offer it.
+    let fix_for = |c: &Clause| -> Vec<Remediation> {
+        match (&c.cause, &from_volume) {
+            (Cause::RequirementConflict { incoming, .. }, Some(_)) => {
+                volume_zone_fix(c, key, incoming, fact_pod)
+            }
+            (Cause::RequirementConflict { incoming, .. }, None) if typo.is_none() => {
+                conflict_fix(c, key, incoming, pods.first())
+            }
+            _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref(), pods.first()),
+        }
+    };
+    let mut remediation: Vec<Remediation> = Vec::new();
+    let lead = match (&typo, conflict) {
+        (Some(_), _) => entries[0],
+        (None, Some(c)) => c,
+        (None, None) => entries[0],
+    };
+    remediation.extend(fix_for(lead));
+    // A typo is fixed on the pods' side; otherwise each other NodePool could offer the label
+    // (its own step; the first step of each fix is the pods' own, already given).
+    if from_volume.is_none() && typo.is_none() {
+        for c in entries
+            .iter()
+            .filter(|c| !std::ptr::eq(**c, lead) && c.nodepool.is_some())
+            .take(2)
+        {
+            remediation.extend(fix_for(c).into_iter().skip(1));
+        }
+    }
+    Diagnosis::new(&META, summary)
+        .with_objects(pods.iter())
+        .with_node_pools(&named_pools(&entries))
+        .with_messages_of(hit_messages_of(hits))
+        .with_remediation(remediation)
+}
+
+/// The pods pin a NodePool that was tried: the other NodePools' clauses only repeat the pin.
+fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagnosis {
+    let pods = hit_pods(hits);
+    let entries = entries(hits);
+    let key = match &entries[0].cause {
+        Cause::RequirementConflict { key, .. } => key.as_str(),
+        _ => PIN_KEYS[0],
+    };
+    let pinned = pinned_label(key, &pinned_pools(key, incoming).unwrap_or_default());
+    let is = if pods.len() > 1 { "are" } else { "is" };
+    let summary = match entries.as_slice() {
+        [one] => {
+            let existing = match &one.cause {
+                Cause::RequirementConflict { existing, .. } => existing.as_str(),
+                _ => "",
+            };
+            format!(
+                "{} {is} pinned to {pinned} (`{incoming}`), so {} (`{existing}`) is not a candidate; this clause is expected, see {} \"{tried}\"'s own failure.",
+                pods_label(&pods),
+                nodepool_label(one),
+                pin_kind(key)
+            )
+        }
+        several => format!(
+            "{} {is} pinned to {pinned} (`{incoming}`), so {} are not candidates; these clauses are expected, see {} \"{tried}\"'s own failure.",
+            pods_label(&pods),
+            pools_label(pin_kind(key), &named_pools(several)),
+            pin_kind(key)
+        ),
+    };
+    let summary = format!("{summary}{}", group_nearest_note(hits));
+    Diagnosis::new(&META, summary)
+        .with_severity(Severity::Info)
+        .with_objects(pods.iter())
+        .with_node_pools(&named_pools(&entries))
+        .with_messages_of(hit_messages_of(hits))
+        .with_remediation(conflict_fix(entries[0], key, incoming, pods.first()))
 }
 
 fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
@@ -157,29 +386,40 @@ fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
     })
 }
 
-/// The NodePools a `karpenter.sh/nodepool In [a b]` pin lists: the pod may land on any of
-/// them (Karpenter prints a requirement's values space-separated, at most five of them).
-fn pinned_pools(incoming: &str) -> Option<Vec<String>> {
-    in_values(incoming, "karpenter.sh/nodepool").filter(|v| !v.is_empty())
+/// `NodePool` or, for the v1alpha5 `karpenter.sh/provisioner-name` pin, `Provisioner`.
+fn pin_kind(key: &str) -> &'static str {
+    if key == "karpenter.sh/provisioner-name" {
+        "Provisioner"
+    } else {
+        "NodePool"
+    }
+}
+
+/// The NodePools a `karpenter.sh/nodepool In [a b]` pin lists (or the Provisioners of a
+/// `karpenter.sh/provisioner-name` one): the pod may land on any of them (Karpenter prints a
+/// requirement's values space-separated, at most five of them).
+fn pinned_pools(key: &str, incoming: &str) -> Option<Vec<String>> {
+    if !PIN_KEYS.contains(&key) {
+        return None;
+    }
+    in_values(incoming, key).filter(|v| !v.is_empty())
 }
 
 /// `NodePool "a"`, `NodePools "a" or "b"`.
-fn pinned_label(pools: &[String]) -> String {
+fn pinned_label(key: &str, pools: &[String]) -> String {
+    let kind = pin_kind(key);
     let quoted: Vec<String> = pools.iter().map(|p| format!("\"{p}\"")).collect();
     match quoted.as_slice() {
-        [] => "a NodePool".to_string(),
-        [one] => format!("NodePool {one}"),
-        [rest @ .., last] => format!("NodePools {} or {last}", rest.join(", ")),
+        [] => format!("a {kind}"),
+        [one] => format!("{kind} {one}"),
+        [rest @ .., last] => format!("{kind}s {} or {last}", rest.join(", ")),
     }
 }
 
 /// A NodePool the pod pins itself to with `karpenter.sh/nodepool In [x y]`, when one of the
 /// listed NodePools was tried too (it then has a clause of its own in the same error).
 fn pinned_to_other_pool(error: &SchedulingError, key: &str, incoming: &str) -> Option<String> {
-    if key != "karpenter.sh/nodepool" {
-        return None;
-    }
-    pinned_pools(incoming)?.into_iter().find(|w| {
+    pinned_pools(key, incoming)?.into_iter().find(|w| {
         error
             .clauses
             .iter()
@@ -187,40 +427,72 @@ fn pinned_to_other_pool(error: &SchedulingError, key: &str, incoming: &str) -> O
     })
 }
 
-/// The pod pins `karpenter.sh/nodepool In [<np>...]` to NodePools none of which has a clause
-/// of its own in the error: Karpenter tried none of them (they do not exist, or are not ready),
-/// and every other NodePool's clause only repeats the pin. One diagnosis per pod and pin,
-/// naming the missing NodePools rather than blaming each one that was tried. `Some(None)`:
-/// this pin was already reported.
-fn pinned_to_untried_pool(
-    facts: &Facts,
-    error: &SchedulingError,
-    clause: &Clause,
-    reported: &mut Vec<(Option<ObjectRef>, String)>,
-) -> Option<Option<Diagnosis>> {
-    let Cause::RequirementConflict { key, incoming, .. } = &clause.cause else {
-        return None;
+/// What the input says of a pinned NodePool that exists but was not tried.
+fn readiness(nr: &Option<NotReady>) -> String {
+    match nr {
+        Some(nr) if nr.cause_known => format!(
+            "exists but is not ready, so Karpenter skips it (KW208): {}",
+            nr.because
+        ),
+        Some(_) => "exists but is not ready, so Karpenter skips it (KW208)".to_string(),
+        None => "exists but Karpenter skipped it, so it is not ready (KW208)".to_string(),
+    }
+}
+
+/// `kubectl get nodepool <np> -o jsonpath=...`: one condition a line.
+fn conditions_command(kind: &str, name: &str) -> String {
+    format!("kubectl get {kind} {name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'")
+}
+
+/// What to do about the EC2NodeClass behind a NodePool that is not ready, per the rule that
+/// explains it.
+fn nodeclass_step(np: &str, nc: Option<&str>, related: Option<&str>) -> Remediation {
+    let target = match nc {
+        Some(nc) => nc.to_string(),
+        None => format!(
+            "\"$(kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.nodeClassRef.name}}')\""
+        ),
     };
-    if key != "karpenter.sh/nodepool" || pinned_to_other_pool(error, key, incoming).is_some() {
-        return None;
-    }
-    let wanted = pinned_pools(incoming)?;
-    let pod = error.pod.clone();
-    let pin = wanted.join(" ");
-    if reported.contains(&(pod.clone(), pin.clone())) {
-        return Some(None);
-    }
-    reported.push((pod.clone(), pin.clone()));
+    let label = nc
+        .map(|n| format!("EC2NodeClass {n}"))
+        .unwrap_or_else(|| format!("the EC2NodeClass of NodePool {np}"));
+    let what = match related {
+        Some("KW501") => "a selector matched no subnet, security group or AMI: tag the resources or correct the selector terms (KW501)".to_string(),
+        Some("KW503") => format!("it does not exist: create it, or point NodePool {np}'s nodeClassRef at one that exists (KW503)"),
+        Some("KW502") => "its validation failed (KW502)".to_string(),
+        Some("KW105") => "an authorization check failed: the controller's IAM policy (KW105)".to_string(),
+        _ => "NodeClassReady copies its Ready; fix what its conditions say (KW501 for selectors, KW503 when it is missing)".to_string(),
+    };
+    Remediation::command(
+        format!("Then read the conditions of {label}: {what}."),
+        conditions_command("ec2nodeclass", &target),
+    )
+}
+
+/// The pods pin `karpenter.sh/nodepool In [<np>...]` (or the v1alpha5
+/// `karpenter.sh/provisioner-name`) to NodePools none of which has a clause of its own in the
+/// error: Karpenter tried none of them (they do not exist, or are not ready), and every other
+/// NodePool's clause only repeats the pin. One diagnosis per pin, however many pods share it,
+/// naming the missing or unready NodePools rather than blaming each one that was tried.
+fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -> Diagnosis {
+    let wanted = pinned_pools(key, incoming).unwrap_or_default();
+    let kind = pin_kind(key);
+    let provisioner = kind == "Provisioner";
+    let pods = hit_pods(hits);
     let several = wanted.len() > 1;
-    let tried: Vec<String> = error
-        .clauses
-        .iter()
-        .filter_map(|c| c.nodepool.clone())
-        .collect();
+    let mut tried: Vec<String> = Vec::new();
+    for h in hits {
+        for np in h.error.clauses.iter().filter_map(|c| c.nodepool.clone()) {
+            if !tried.contains(&np) {
+                tried.push(np);
+            }
+        }
+    }
     let mut summary = format!(
-        "{} is pinned to {} (`{incoming}`), {} among the NodePools Karpenter tried{}",
-        pod_label(pod.as_ref()),
-        pinned_label(&wanted),
+        "{} {} pinned to {} (`{incoming}`), {} among the {kind}s Karpenter tried{}",
+        pods_label(&pods),
+        if pods.len() > 1 { "are" } else { "is" },
+        pinned_label(key, &wanted),
         if several {
             "none of which is"
         } else {
@@ -235,16 +507,31 @@ fn pinned_to_untried_pool(
     let known: Vec<&str> = facts
         .nodepools
         .iter()
+        .filter(|n| n.is_provisioner == provisioner)
         .map(|n| n.meta.name.as_str())
         .collect();
     let existing: Vec<String> = wanted
         .iter()
-        .filter(|w| facts.nodepool(w).is_some())
+        .filter(|w| known.contains(&w.as_str()))
         .cloned()
+        .collect();
+    let unready: Vec<(String, Option<NotReady>)> = existing
+        .iter()
+        .map(|np| {
+            (
+                np.clone(),
+                (!provisioner).then(|| not_ready(facts, np)).flatten(),
+            )
+        })
         .collect();
     // `and <n> others`: Karpenter printed only the first five names of the pin.
     let truncated = incoming.contains(" others]");
     match existing.as_slice() {
+        _ if known.is_empty() && provisioner => summary.push_str(if several {
+            ": they do not exist (renamed or deleted)."
+        } else {
+            ": it does not exist (renamed or deleted)."
+        }),
         _ if known.is_empty() => summary.push_str(if several {
             ": they do not exist, or they are not ready (KW208)."
         } else {
@@ -253,50 +540,122 @@ fn pinned_to_untried_pool(
         [] => summary.push_str(&format!(
             ": {} (the input lists {}).",
             match (several, truncated) {
-                (_, true) => "no NodePool of the names shown exists",
-                (true, false) => "no NodePool of those names exists",
-                (false, false) => "no NodePool of that name exists",
+                (_, true) => format!("no {kind} of the names shown exists"),
+                (true, false) => format!("no {kind} of those names exists"),
+                (false, false) => format!("no {kind} of that name exists"),
             },
             known.join(", ")
         )),
-        [_] if !several => {
-            summary.push_str(": it exists but Karpenter skipped it, so it is not ready (KW208).")
-        }
-        found => summary.push_str(&format!(
-            ": {} {} but Karpenter skipped {}, so {} not ready (KW208).",
-            pinned_label(found),
-            if found.len() > 1 { "exist" } else { "exists" },
-            if found.len() > 1 { "them" } else { "it" },
-            if found.len() > 1 { "they are" } else { "it is" },
-        )),
-    }
-    summary.push_str(" The other NodePools are rejected only because of this pin.");
-    let steps = vec![
-        Remediation::command(
-            if several {
-                "Check the NodePools the pod asks for exist and are Ready:"
+        _ if provisioner => summary.push_str(&format!(
+            ": {} {} but Karpenter did not try {}.",
+            pinned_label(key, &existing),
+            if existing.len() > 1 {
+                "exist"
             } else {
-                "Check the NodePool the pod asks for exists and is Ready:"
+                "exists"
             },
-            format!("kubectl get nodepools\nkubectl describe nodepool {pin}"),
-        ),
-        Remediation::yaml(
-            format!("Point the pod template's nodeSelector (or node affinity) at an existing NodePool{}:", known.first().map(|k| format!(" (e.g. {k})")).unwrap_or_default()),
-            format!("nodeSelector:\n  karpenter.sh/nodepool: \"{}\"\n", known.first().copied().unwrap_or("<nodepool>")),
-        ),
-    ];
+            if existing.len() > 1 { "them" } else { "it" },
+        )),
+        [_] if !several => summary.push_str(&format!(": it {}.", readiness(&unready[0].1))),
+        _ => {
+            let each: Vec<String> = unready
+                .iter()
+                .map(|(np, nr)| format!("NodePool \"{np}\" {}", readiness(nr)))
+                .collect();
+            summary.push_str(&format!(": {}.", each.join("; ")));
+        }
+    }
+    summary.push_str(&format!(
+        " The other {kind}s are rejected only because of this pin."
+    ));
+    let resource = if provisioner {
+        "provisioner"
+    } else {
+        "nodepool"
+    };
+    let mut steps = Vec::new();
+    if !existing.is_empty() && !provisioner {
+        // The pinned NodePool is there: make it ready rather than loosen the pods.
+        for (np, nr) in unready.iter().take(2) {
+            let nc = nr
+                .as_ref()
+                .and_then(|n| n.nodeclass.clone())
+                .or_else(|| facts.nodepool(np).and_then(|p| p.nodeclass_ref.clone()));
+            steps.push(Remediation::command(
+                format!("NodePool {np} is not ready, so Karpenter skips it (KW208): read its conditions (NodeClassReady copies its EC2NodeClass's Ready):"),
+                conditions_command("nodepool", np),
+            ));
+            steps.push(nodeclass_step(
+                np,
+                nc.as_deref(),
+                nr.as_ref().and_then(|n| n.related),
+            ));
+        }
+    } else {
+        steps.push(Remediation::command(
+            format!(
+                "Check the {kind}{} the {} asks for {}:",
+                if several { "s" } else { "" },
+                if pods.len() > 1 { "pods" } else { "pod" },
+                match (several, provisioner) {
+                    (true, false) => "exist and are Ready",
+                    (false, false) => "exists and is Ready",
+                    (true, true) => "exist",
+                    (false, true) => "exists",
+                }
+            ),
+            format!(
+                "kubectl get {resource}s\nkubectl describe {resource} {}",
+                wanted.join(" ")
+            ),
+        ));
+        if known.is_empty() && !provisioner {
+            if let Some(first) = wanted.first() {
+                steps.push(nodeclass_step(first, None, None));
+            }
+        }
+        // A NodePool that exists: one the input lists, else one Karpenter tried.
+        let target = known
+            .first()
+            .copied()
+            .or_else(|| tried.first().map(String::as_str));
+        steps.push(Remediation::yaml(
+            format!(
+                "Point the pod template's nodeSelector (or node affinity) at an existing {kind}{}:",
+                target.map(|k| format!(" (e.g. {k})")).unwrap_or_default()
+            ),
+            format!(
+                "nodeSelector:\n  {key}: \"{}\"\n",
+                target.unwrap_or(if provisioner {
+                    "<provisioner>"
+                } else {
+                    "<nodepool>"
+                })
+            ),
+        ));
+    }
     // The one NodePool concerned: the only one pinned, else the only pinned one that exists.
     let concerned = match (wanted.as_slice(), existing.as_slice()) {
         ([one], _) | (_, [one]) => Some(one.as_str()),
         _ => None,
     };
-    Some(Some(
-        Diagnosis::new(&META, summary)
-            .with_object(pod.as_ref())
-            .with_node_pool(concerned)
-            .with_related(&["KW208"])
-            .with_remediation(steps),
-    ))
+    let mut related = vec!["KW208"];
+    related.extend(unready.iter().filter_map(|(_, nr)| nr.as_ref()?.related));
+    if provisioner {
+        related.clear();
+    }
+    let evidence: Vec<Evidence> = unready
+        .iter()
+        .filter_map(|(_, nr)| nr.as_ref())
+        .flat_map(|nr| nr.evidence.iter().cloned())
+        .collect();
+    Diagnosis::new(&META, summary)
+        .with_objects(pods.iter())
+        .with_node_pool(concerned)
+        .with_related(&related)
+        .with_messages_of(hit_messages_of(hits))
+        .with_evidence(evidence)
+        .with_remediation(steps)
 }
 
 fn unknown_label_fix(
@@ -304,6 +663,7 @@ fn unknown_label_fix(
     label: &str,
     typo_of: Option<&str>,
     value: Option<&str>,
+    pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let value = value.unwrap_or("<value>");
@@ -314,9 +674,12 @@ fn unknown_label_fix(
             format!("nodeSelector:\n  {wk}: \"{value}\"\n"),
         ));
     } else {
-        steps.push(Remediation::text(format!(
-            "If \"{label}\" is a leftover from managed node groups, drop it from the pod template's nodeSelector / node affinity."
-        )));
+        steps.push(pod_side(
+            format!(
+                "If \"{label}\" is a leftover from managed node groups, drop it from the pod template's nodeSelector / node affinity."
+            ),
+            pod,
+        ));
     }
     steps.push(Remediation::yaml(
         format!("Or make NodePool {np} set the label on its nodes (`kubectl edit nodepool {np}`):"),
@@ -410,13 +773,37 @@ fn quoted_values(incoming: &str, key: &str) -> String {
         .unwrap_or_else(|| "\"<value>\"".to_string())
 }
 
-fn conflict_fix(clause: &Clause, key: &str, incoming: &str) -> Vec<Remediation> {
+/// A step on the pods' side; with a known pod, the command that shows where its selector
+/// and node affinity come from (the pod's owner template sets them).
+fn pod_side(text: String, pod: Option<&ObjectRef>) -> Remediation {
+    match pod {
+        Some(p) => Remediation::command(
+            format!("{text} The pod's own selector and node affinity (its Deployment/StatefulSet/Job template sets them):"),
+            format!(
+                "kubectl get pod {}{} -o jsonpath='{{.spec.nodeSelector}}{{\"\\n\"}}{{.spec.affinity.nodeAffinity}}{{\"\\n\"}}'",
+                p.name,
+                p.namespace.as_deref().map(|ns| format!(" -n {ns}")).unwrap_or_default()
+            ),
+        ),
+        None => Remediation::text(text),
+    }
+}
+
+fn conflict_fix(
+    clause: &Clause,
+    key: &str,
+    incoming: &str,
+    pod: Option<&ObjectRef>,
+) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let values = quoted_values(incoming, key);
     vec![
-        Remediation::text(format!(
-            "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
-        )),
+        pod_side(
+            format!(
+                "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
+            ),
+            pod,
+        ),
         Remediation::yaml(
             format!("Or let NodePool {np} offer it: add the values to its requirement on {key} (`kubectl edit nodepool {np}`):"),
             format!(
@@ -495,7 +882,7 @@ mod tests {
         let d = &report.diagnoses[0];
         assert!(
             d.summary.contains(
-                ": NodePool \"gpu-b\" exists but Karpenter skipped it, so it is not ready (KW208)."
+                ": NodePool \"gpu-b\" exists but is not ready, so Karpenter skips it (KW208)."
             ),
             "{}",
             d.summary
@@ -510,6 +897,110 @@ mod tests {
                 .contains(": no NodePool of those names exists (the input lists default)."),
             "{}",
             d.summary
+        );
+    }
+
+    #[test]
+    fn one_cause_across_pods_and_nodepools_is_one_diagnosis() {
+        let line = |pod: &str| {
+            format!(
+                "1m  Warning  FailedScheduling  pod/{pod}  Failed to schedule pod, incompatible with nodepool \"general\", daemonset overhead={{}}, incompatible requirements, key tier, tier In [analytics] not in tier In [web]; incompatible with nodepool \"batch\", daemonset overhead={{}}, incompatible requirements, label \"tier\" does not have known values\n"
+            )
+        };
+        let text = format!(
+            "LAST SEEN  TYPE  REASON  OBJECT  MESSAGE\n{}{}{}",
+            line("etl-a"),
+            line("etl-b"),
+            line("etl-c")
+        );
+        let report = check_only("KW203", &text);
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.objects.len(), 3);
+        assert_eq!(d.node_pools, ["general", "batch"]);
+        assert_eq!(d.node_pool, None);
+        // Each pod keeps its own evidence line although the messages read the same.
+        assert_eq!(d.evidence.len(), 3);
+        assert!(
+            d.summary.starts_with("Pods etl-a, etl-b and etl-c require `tier In [analytics]`, but NodePool \"general\" offers `tier In [web]` and NodePool \"batch\" neither requires nor sets tier"),
+            "{}",
+            d.summary
+        );
+        // The label-unknown NodePool's fix is filled in with the value the other clause quotes.
+        assert!(d.remediation.iter().any(|r| r
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("tier: \"analytics\""))));
+        // Another value is another cause.
+        let other = text.replacen("tier In [analytics]", "tier In [ml]", 1);
+        assert_eq!(ids(&check_only("KW203", &other)).len(), 2);
+    }
+
+    #[test]
+    fn a_pin_to_a_nodepool_that_is_not_ready_follows_the_chain() {
+        let text = r#"Warning  FailedScheduling  1m  karpenter  Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={}, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu] not in karpenter.sh/nodepool In [default]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: gpu-nodes
+status:
+  conditions:
+    - type: NodeClassReady
+      status: "False"
+      reason: NodeClassNotFound
+      message: NodeClass not found on cluster
+    - type: Ready
+      status: "False"
+      reason: UnhealthyDependents
+      message: NodeClassReady=False
+"#;
+        let report = check_only("KW203", text);
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("it exists but is not ready, so Karpenter skips it (KW208): EC2NodeClass gpu-nodes does not exist (KW503)"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.related, ["KW208", "KW503"]);
+        let commands: Vec<&str> = d
+            .remediation
+            .iter()
+            .filter_map(|r| r.command.as_deref())
+            .collect();
+        assert!(commands[0].starts_with("kubectl get nodepool gpu -o jsonpath="));
+        assert!(commands[1].starts_with("kubectl get ec2nodeclass gpu-nodes -o jsonpath="));
+        assert!(d.remediation[1].text.contains("(KW503)"));
+        // No loosening of the pods' selector when the NodePool they want is there.
+        assert!(!d.remediation.iter().any(|r| r.yaml.is_some()));
+    }
+
+    #[test]
+    fn a_provisioner_name_pin_is_a_pin_too() {
+        let report = check_only(
+            "KW203",
+            r#"Failed to schedule pod, incompatible with provisioner "default", daemonset overhead={}, incompatible requirements, key karpenter.sh/provisioner-name, karpenter.sh/provisioner-name In [batch] not in karpenter.sh/provisioner-name In [default]"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("pinned to Provisioner \"batch\"")
+                && d.summary.contains("it does not exist (renamed or deleted)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.related.is_empty());
+        let yaml = d.remediation.last().unwrap().yaml.as_deref().unwrap();
+        assert!(
+            yaml.contains("karpenter.sh/provisioner-name: \"default\""),
+            "{yaml}"
         );
     }
 

@@ -2,7 +2,8 @@
 
 use crate::facts::{Facts, Taint};
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, parse_taint, pod_label, scheduling_errors, Cause,
+    group_hits_across_pods, group_nearest_note, hit_messages_of, hit_pods, parse_taint, pods_label,
+    pools_label, same_taint, scheduling_errors, Cause,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -22,7 +23,9 @@ Karpenter will not launch a node from that NodePool for the pod.
 Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`), in the three forms
 Karpenter used: `did not tolerate <k>=<v>:<Effect>` (v1.0 to v1.1, `k=:E` for an empty value),
 `did not tolerate <k>[=<v>]:<Effect>` (v1.2 to v1.4) and `did not tolerate taint
-(taint=<k>[=<v>]:<Effect>)` (v1.5+). The scheduler's `had untolerated taint {...}` is about
+(taint=<k>[=<v>]:<Effect>)` (v1.5+); before v1 (v0.32 to v0.37) the first form. One taint
+that several pods do not tolerate, on one NodePool or several, is one diagnosis naming them
+all, with each pod's line as evidence. The scheduler's `had untolerated taint {...}` is about
 existing nodes, not Karpenter's NodePools, and is not this rule.
 
 ## Why it happens
@@ -43,42 +46,79 @@ const SIGNALS: &[&str] = &[
     "did not tolerate",
 ];
 
+/// One taint as a grouping key: `key=value:Effect`, an empty value being no value (v1.0's
+/// `k=:E` and v1.2's `k:E` are the same taint).
+fn taint_key(t: &Taint) -> String {
+    format!(
+        "{}={}:{}",
+        t.key,
+        t.value.as_deref().unwrap_or_default(),
+        t.effect
+    )
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let errors = scheduling_errors(facts);
-    let groups = group_hits(
+    // One diagnosis per taint, whatever the number of pods and NodePools that carry it.
+    let groups = group_hits_across_pods(
         &errors,
         |c| matches!(c.cause, Cause::Taint(_)),
-        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
+        |c| match &c.cause {
+            Cause::Taint(text) => taint_key(&parse_taint(text)),
+            _ => String::new(),
+        },
     );
     let mut out = Vec::new();
     for hits in groups {
         let first = hits[0];
-        let clause = first.clause;
-        let Cause::Taint(text) = &clause.cause else {
+        let Cause::Taint(text) = &first.clause.cause else {
             continue;
         };
         let taint = parse_taint(text);
-        let pod = first.error.pod.as_ref();
+        let pods = hit_pods(&hits);
+        let mut pools: Vec<String> = Vec::new();
+        let mut unnamed = false;
+        for h in &hits {
+            match &h.clause.nodepool {
+                Some(np) if !pools.contains(np) => pools.push(np.clone()),
+                Some(_) => {}
+                None => unnamed = true,
+            }
+        }
         // v1.5+ names no NodePool for a taint clause: the scheduling parser names it from the
-        // NodePools of the input when it can.
-        let nodepool = clause.nodepool.clone();
-        let pool = match &nodepool {
-            Some(np) => format!("NodePool \"{np}\""),
-            None => "a NodePool".to_string(),
+        // NodePools of the input when only one carries the taint; several that carry it are
+        // named here as the candidates.
+        let carriers: Vec<String> = facts
+            .nodepools
+            .iter()
+            .filter(|p| p.taints.iter().any(|t| same_taint(t, &taint)))
+            .map(|p| p.meta.name.clone())
+            .collect();
+        let pool = match (pools.as_slice(), unnamed) {
+            ([], _) if carriers.len() > 1 => format!(
+                "a NodePool ({} carry it)",
+                pools_label("NodePool", &carriers)
+            ),
+            ([], _) => "a NodePool".to_string(),
+            (named, false) => pools_label("NodePool", named),
+            (named, true) => format!("{} and another NodePool", pools_label("NodePool", named)),
         };
+        let verb = if pods.len() > 1 { "do" } else { "does" };
         let mut summary = format!(
-            "{} does not tolerate taint {text} of {pool}.",
-            pod_label(pod)
+            "{} {verb} not tolerate taint {text} of {pool}.",
+            pods_label(&pods)
         );
         let system = taint.key == "CriticalAddonsOnly";
         if system {
             summary.push_str(" CriticalAddonsOnly reserves that NodePool for cluster add-ons: a workload pod usually belongs on another NodePool.");
         }
-        summary.push_str(&first.error.nearest_note(clause));
+        summary.push_str(&group_nearest_note(&hits));
+        // A NodePool the message names for this taint carries it, whatever the input shows
+        // of its spec (a `kubectl get nodepools` table lists no taints).
         let untainted: Vec<&str> = facts
             .nodepools
             .iter()
-            .filter(|p| p.taints.is_empty())
+            .filter(|p| p.taints.is_empty() && !pools.contains(&p.meta.name))
             .map(|p| p.meta.name.as_str())
             .collect();
         let toleration = Remediation::yaml(
@@ -98,11 +138,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         } else {
             vec![toleration, other]
         };
+        if pools.is_empty() {
+            pools = match carriers.as_slice() {
+                [_, _, ..] => carriers.clone(),
+                _ => Vec::new(),
+            };
+        }
         out.push(
             Diagnosis::new(&META, summary)
-                .with_object(pod)
-                .with_node_pool(nodepool.as_deref())
-                .with_messages(hit_messages(&hits))
+                .with_objects(pods.iter())
+                .with_node_pools(&pools)
+                .with_messages_of(hit_messages_of(&hits))
                 .with_remediation(steps),
         );
     }
@@ -189,6 +235,45 @@ mod tests {
         facts.nodepools.push(np);
         let d = &check(&facts)[0];
         assert_eq!(d.node_pool.as_deref(), Some("batch-spot"));
+    }
+
+    #[test]
+    fn one_taint_across_pods_and_nodepools_is_one_diagnosis() {
+        let line = |pod: &str| {
+            format!(
+                "{{\"level\":\"ERROR\",\"message\":\"Could not schedule pod, incompatible with nodepool \\\"a\\\", daemonset overhead={{}}, did not tolerate gpu=:NoSchedule; incompatible with nodepool \\\"b\\\", daemonset overhead={{}}, did not tolerate gpu=:NoSchedule\",\"pod\":\"ml/{pod}\"}}\n"
+            )
+        };
+        let text = format!("{}{}{}", line("p-0"), line("p-1"), line("p-2"));
+        let report = check_only("KW204", &text);
+        assert_eq!(ids(&report), ["KW204"], "{text}");
+        let d = &report.diagnoses[0];
+        assert_eq!(d.objects.len(), 3);
+        assert_eq!(d.node_pools, ["a", "b"]);
+        assert_eq!(d.evidence.len(), 3);
+        assert!(
+            d.summary.starts_with(
+                "Pods ml/p-0, ml/p-1 and ml/p-2 do not tolerate taint gpu=:NoSchedule of NodePools \"a\" and \"b\"."
+            ),
+            "{}",
+            d.summary
+        );
+        // A NodePool the message names for the taint is no taint-free alternative, even when
+        // the input lists it without its spec.
+        let listed = format!("{text}$ kubectl get nodepools\nNAME  NODECLASS  NODES  READY  AGE\na  default  1  True  9d\nb  default  1  True  9d\nplain  default  3  True  9d\n");
+        let d = &check_only("KW204", &listed).diagnoses[0];
+        assert!(
+            d.remediation[1].text.contains("(plain)"),
+            "{}",
+            d.remediation[1].text
+        );
+        // The v1.2 `k:E` form of the same taint is the same cause.
+        let mixed = format!(
+            "{}Warning  FailedScheduling  1m  karpenter  Failed to schedule pod, incompatible with nodepool \"c\", daemonset overhead={{}}, did not tolerate gpu:NoSchedule\n",
+            line("p-0")
+        );
+        let d = &check_only("KW204", &mixed).diagnoses[0];
+        assert_eq!(d.node_pools, ["a", "b", "c"]);
     }
 
     #[test]

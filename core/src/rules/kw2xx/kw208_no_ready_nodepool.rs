@@ -178,6 +178,51 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let (groups, none_found) = not_ready_groups(facts);
+    let mut out: Vec<Diagnosis> = groups.iter().map(|g| diagnose(facts, g)).collect();
+    if !none_found.is_empty() && groups.is_empty() {
+        out.push(no_nodepools(facts, &none_found));
+    }
+    out
+}
+
+/// Why a NodePool the input shows not ready is not ready, for the rules that meet it from
+/// the pod's side (KW203: a pod pinned to it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotReady {
+    /// `EC2NodeClass gpu is not ready: SubnetsReady=False (KW501)`, or `the reason is not
+    /// in the input`.
+    pub because: String,
+    /// Whether the input says why (`because` names a cause).
+    pub cause_known: bool,
+    /// The EC2NodeClass it references, when known.
+    pub nodeclass: Option<String>,
+    /// The rule that explains the cause (KW501, KW502, KW503, KW105), when known.
+    pub related: Option<&'static str>,
+    /// Where the input says it is not ready.
+    pub evidence: Vec<Evidence>,
+}
+
+/// `Some` when the input says NodePool `name` is not ready (its conditions, the
+/// `kubectl get nodepools` READY column, `ignoring nodepool, not ready`).
+pub fn not_ready(facts: &Facts, name: &str) -> Option<NotReady> {
+    let (groups, _) = not_ready_groups(facts);
+    let g = groups
+        .iter()
+        .find(|g| g.nodepool.as_deref() == Some(name))?;
+    let (cause, nodeclass, because) = explain(facts, g);
+    let mut evidence = g.evidence.clone();
+    evidence.extend(g.messages.iter().map(|m| m.evidence.clone()));
+    Some(NotReady {
+        because,
+        cause_known: cause != Cause::Unknown,
+        nodeclass,
+        related: cause.related(),
+        evidence,
+    })
+}
+
+fn not_ready_groups(facts: &Facts) -> (Vec<Group<'_>>, Vec<&Message>) {
     let auth_anywhere = facts.messages.iter().any(|m| contains_any(&m.text, AUTH));
     let mut none_found: Vec<&Message> = Vec::new();
     let mut groups: Vec<Group<'_>> = Vec::new();
@@ -228,11 +273,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             evidence,
         );
     }
-    let mut out: Vec<Diagnosis> = groups.iter().map(|g| diagnose(facts, g)).collect();
-    if !none_found.is_empty() && groups.is_empty() {
-        out.push(no_nodepools(facts, &none_found));
-    }
-    out
+    (groups, none_found)
 }
 
 fn add<'a>(
@@ -277,7 +318,9 @@ fn nodeclass_of<'a>(facts: &'a Facts, np: Option<&'a NodePool>) -> Option<String
         })
 }
 
-fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+/// The cause (refined from the EC2NodeClass object), the EC2NodeClass's name and the
+/// `because` clause of the summary.
+fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
     let np_obj = g.nodepool.as_deref().and_then(|n| facts.nodepool(n));
     let nc = nodeclass_of(facts, np_obj);
     // Refine the cause from the EC2NodeClass object when the NodePool's texts did not say.
@@ -304,11 +347,6 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     {
         cause = Cause::NodeClassMissing;
     }
-    let np_label = g
-        .nodepool
-        .as_deref()
-        .map(|n| format!("NodePool {n}"))
-        .unwrap_or_else(|| "The NodePool".to_string());
     let nc_label = nc
         .as_deref()
         .map(|n| format!("EC2NodeClass {n}"))
@@ -327,6 +365,16 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         Cause::OwnValidation => "its own spec failed validation (NodePoolValidationFailed)".to_string(),
         Cause::Unknown => "the reason is not in the input".to_string(),
     };
+    (cause, nc, because)
+}
+
+fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let (cause, nc, because) = explain(facts, g);
+    let np_label = g
+        .nodepool
+        .as_deref()
+        .map(|n| format!("NodePool {n}"))
+        .unwrap_or_else(|| "The NodePool".to_string());
     let summary = format!(
         "{np_label} is not ready, so Karpenter ignores it and launches nothing from it: {because}. Pending pods that need it stay Pending."
     );

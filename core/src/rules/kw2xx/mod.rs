@@ -11,7 +11,7 @@ mod kw204_taint_not_tolerated;
 mod kw205_nodepool_limits_reached;
 mod kw206_topology_spread_unsatisfiable;
 mod kw207_nodepool_filtered_all_types;
-mod kw208_no_ready_nodepool;
+pub(crate) mod kw208_no_ready_nodepool;
 mod kw209_pod_ignored_by_karpenter;
 mod kw210_security_groups_for_pods_delay;
 mod kw211_in_tree_ebs_plugin;

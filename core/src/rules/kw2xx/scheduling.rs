@@ -248,6 +248,151 @@ impl SchedulingError<'_> {
             ),
         }
     }
+
+    /// [`nearest_note`](Self::nearest_note) for a diagnosis about several clauses of this
+    /// error at once (one taint on two NodePools): the others are the clauses outside `group`.
+    pub fn nearest_note_among(&self, group: &[&Clause]) -> String {
+        if let [one] = group {
+            return self.nearest_note(one);
+        }
+        let tried = self.clauses.len();
+        let Some(nearest) = self.nearest() else {
+            return String::new();
+        };
+        if tried < 2 {
+            return String::new();
+        }
+        let inside = |c: &Clause| group.contains(&c);
+        let describe = |c: &Clause| match &c.nodepool {
+            Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
+            None => format!("an unnamed one ({})", c.cause.describe()),
+        };
+        let best = nearest.cause.nearness();
+        let tied: Vec<&Clause> = self
+            .clauses
+            .iter()
+            .filter(|c| c.cause.nearness() == best)
+            .collect();
+        let others: Vec<&Clause> = self.clauses.iter().filter(|c| !inside(c)).collect();
+        if others.is_empty() {
+            return format!(" Every one of the {tried} NodePools tried fails on this.");
+        }
+        if tied.iter().any(|c| inside(c)) {
+            let names: Vec<String> = others.iter().take(3).map(|c| describe(c)).collect();
+            return format!(
+                " Of the {tried} NodePools tried, none came nearer than these; the others fail on: {}.",
+                names.join("; ")
+            );
+        }
+        if tied.len() > 1 {
+            let names: Vec<String> = tied.iter().take(3).map(|c| describe(c)).collect();
+            return format!(
+                " Of the {tried} NodePools tried, the nearest are {}.",
+                names.join("; ")
+            );
+        }
+        match &nearest.nodepool {
+            Some(name) => format!(
+                " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
+                nearest.cause.describe()
+            ),
+            None => format!(
+                " Of the {tried} NodePools tried, the nearest fails only on {}.",
+                nearest.cause.describe()
+            ),
+        }
+    }
+}
+
+/// The nearest-NodePool sentence of a group of hits that may span several pods: each pod's
+/// error with the group's clauses in it. Pods whose errors read alike share one sentence;
+/// pods whose errors differ get theirs each (`For Pod a/b: ...`), at most three.
+pub fn group_nearest_note(hits: &[Hit<'_, '_>]) -> String {
+    // (note, pods) in first-appearance order; one note per error message.
+    let mut notes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut seen: Vec<*const Message> = Vec::new();
+    for hit in hits {
+        let message: *const Message = hit.error.message;
+        if seen.contains(&message) {
+            continue;
+        }
+        seen.push(message);
+        let group: Vec<&Clause> = hits
+            .iter()
+            .filter(|h| std::ptr::eq(h.error.message, hit.error.message))
+            .map(|h| h.clause)
+            .collect();
+        let note = hit.error.nearest_note_among(&group);
+        let pod = hit
+            .error
+            .pod
+            .as_ref()
+            .map(ObjectRef::qualified_name)
+            .unwrap_or_else(|| "the pod".to_string());
+        match notes.iter_mut().find(|(n, _)| *n == note) {
+            Some((_, pods)) => {
+                if !pods.contains(&pod) {
+                    pods.push(pod);
+                }
+            }
+            None => notes.push((note, vec![pod])),
+        }
+    }
+    match notes.as_slice() {
+        [] => String::new(),
+        [(only, _)] => only.clone(),
+        several => several
+            .iter()
+            .filter(|(n, _)| !n.is_empty())
+            .take(3)
+            .map(|(n, pods)| {
+                let who = match pods.as_slice() {
+                    [one] => format!("Pod {one}"),
+                    many => format!("Pods {}", many.join(", ")),
+                };
+                format!(" For {who}:{}", n)
+            })
+            .collect(),
+    }
+}
+
+/// `Pod shop/web-0`, `Pods shop/web-0, shop/web-1 and shop/web-2`, `Pods shop/web-0,
+/// shop/web-1, shop/web-2 and 4 more`, or `The pod` when no pod is known.
+pub fn pods_label(pods: &[ObjectRef]) -> String {
+    let names: Vec<String> = pods.iter().map(ObjectRef::qualified_name).collect();
+    match names.as_slice() {
+        [] => "The pod".to_string(),
+        [one] => format!("Pod {one}"),
+        [first @ .., last] if names.len() <= 4 => {
+            format!("Pods {} and {last}", first.join(", "))
+        }
+        _ => format!(
+            "Pods {} and {} more",
+            names[..3].join(", "),
+            names.len() - 3
+        ),
+    }
+}
+
+/// `NodePool "a"`, `NodePools "a" and "b"`; `kind` is `NodePool` or `Provisioner`.
+pub fn pools_label(kind: &str, pools: &[String]) -> String {
+    let quoted: Vec<String> = pools.iter().map(|p| format!("\"{p}\"")).collect();
+    match quoted.as_slice() {
+        [] => format!("a {kind}"),
+        [one] => format!("{kind} {one}"),
+        [first @ .., last] => format!("{kind}s {} and {last}", first.join(", ")),
+    }
+}
+
+/// The pods of a group of hits, in first-appearance order.
+pub fn hit_pods(hits: &[Hit<'_, '_>]) -> Vec<ObjectRef> {
+    let mut pods: Vec<ObjectRef> = Vec::new();
+    for p in hits.iter().filter_map(|h| h.error.pod.as_ref()) {
+        if !pods.contains(p) {
+            pods.push(p.clone());
+        }
+    }
+    pods
 }
 
 /// Every scheduling error in the facts, in input order.
@@ -319,6 +464,39 @@ fn name_from_nodepools(clauses: &mut [Clause], facts: &Facts) {
                 if !named.iter().any(|n| n == one) {
                     clause.nodepool = Some(one.to_string());
                 }
+            }
+        }
+    }
+    // A requirement conflict quotes the NodePool's own requirement on the key: the only
+    // NodePool of the input whose requirement (or template label) reads the same is the one.
+    for i in 0..clauses.len() {
+        let Cause::RequirementConflict { key, existing, .. } = &clauses[i].cause else {
+            continue;
+        };
+        if clauses[i].nodepool.is_some() {
+            continue;
+        }
+        let Some(mut offered) = in_values(existing, key) else {
+            continue;
+        };
+        offered.sort();
+        let owners: Vec<&str> = facts
+            .nodepools
+            .iter()
+            .filter(|p| {
+                let mut own = p
+                    .allowed_values(key)
+                    .or_else(|| p.template_labels.get(key).map(|v| vec![v.clone()]));
+                if let Some(own) = own.as_mut() {
+                    own.sort();
+                }
+                own.as_ref() == Some(&offered)
+            })
+            .map(|p| p.meta.name.as_str())
+            .collect();
+        if let [one] = owners.as_slice() {
+            if !clauses.iter().any(|c| c.nodepool.as_deref() == Some(*one)) {
+                clauses[i].nodepool = Some(one.to_string());
             }
         }
     }
@@ -1001,9 +1179,37 @@ pub fn group_hits<'e, 'a>(
     groups.into_iter().map(|(_, hits)| hits).collect()
 }
 
+/// The clauses `pick` selects, grouped by `key` alone in first-appearance order: one cause
+/// shared by several pods (and NodePools) is one group.
+pub fn group_hits_across_pods<'e, 'a>(
+    errors: &'e [SchedulingError<'a>],
+    pick: impl Fn(&Clause) -> bool,
+    key: impl Fn(&Clause) -> String,
+) -> Vec<Vec<Hit<'e, 'a>>> {
+    let mut groups: Vec<(String, Vec<Hit<'e, 'a>>)> = Vec::new();
+    for error in errors {
+        for clause in error.clauses.iter().filter(|c| pick(c)) {
+            let k = key(clause);
+            match groups.iter_mut().find(|(gk, _)| *gk == k) {
+                Some((_, hits)) => hits.push(Hit { error, clause }),
+                None => groups.push((k, vec![Hit { error, clause }])),
+            }
+        }
+    }
+    groups.into_iter().map(|(_, hits)| hits).collect()
+}
+
 /// The messages of a group of hits, for `Diagnosis::with_messages`.
 pub fn hit_messages<'e, 'a>(hits: &'e [Hit<'e, 'a>]) -> impl Iterator<Item = &'a Message> + 'e {
     hits.iter().map(|h| h.error.message)
+}
+
+/// The messages of a group of hits with their pods, for `Diagnosis::with_messages_of`: one
+/// evidence line per pod even when the pods' messages read the same.
+pub fn hit_messages_of<'e, 'a>(
+    hits: &'e [Hit<'e, 'a>],
+) -> impl Iterator<Item = (Option<&'e ObjectRef>, &'a Message)> + 'e {
+    hits.iter().map(|h| (h.error.pod.as_ref(), h.error.message))
 }
 
 #[cfg(test)]
@@ -1127,6 +1333,10 @@ mod tests {
             (
                 "did not tolerate taint (taint=example.io/tier=A400:NoSchedule)",
                 "example.io/tier=A400:NoSchedule",
+            ),
+            (
+                "did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)",
+                "CriticalAddonsOnly:NoSchedule",
             ),
         ] {
             assert_eq!(
@@ -1336,6 +1546,35 @@ mod tests {
             scheduling_errors(&facts)[0].clauses[0].nodepool.as_deref(),
             Some("addons")
         );
+    }
+
+    #[test]
+    fn an_unnamed_conflict_takes_the_nodepool_whose_requirement_it_quotes() {
+        let text = "Failed to schedule pod, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1d] not in topology.kubernetes.io/zone In [us-east-1b us-east-1a]; incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1d] not in topology.kubernetes.io/zone In [us-east-1a us-east-1c]";
+        let mut facts = facts_with_pools(text, &[("ab", true, None), ("ac", true, None)]);
+        for (pool, zones) in [
+            ("ab", ["us-east-1a", "us-east-1b"]),
+            ("ac", ["us-east-1a", "us-east-1c"]),
+        ] {
+            let np = facts
+                .nodepools
+                .iter_mut()
+                .find(|p| p.meta.name == pool)
+                .unwrap();
+            np.requirements.push(crate::facts::Requirement {
+                key: "topology.kubernetes.io/zone".into(),
+                operator: "In".into(),
+                values: zones.iter().map(|z| z.to_string()).collect(),
+                ..Default::default()
+            });
+        }
+        let errors = scheduling_errors(&facts);
+        let named: Vec<Option<&str>> = errors[0]
+            .clauses
+            .iter()
+            .map(|c| c.nodepool.as_deref())
+            .collect();
+        assert_eq!(named, [Some("ab"), Some("ac")]);
     }
 
     #[test]
