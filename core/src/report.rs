@@ -151,6 +151,8 @@ impl Report {
 const SUBJECT_KINDS: &[(&str, &str)] = &[
     ("Node", "Nodes"),
     ("NodeClaim", "NodeClaims"),
+    // Before v0.32: a v1alpha5 Machine, a Provisioner, a v1alpha1 AWSNodeTemplate.
+    ("Machine", "Machines"),
     ("Pod", "Pods"),
     ("Deployment", "Deployments"),
     ("StatefulSet", "StatefulSets"),
@@ -158,6 +160,7 @@ const SUBJECT_KINDS: &[(&str, &str)] = &[
     ("NodePool", "NodePools"),
     ("Provisioner", "Provisioners"),
     ("EC2NodeClass", "EC2NodeClasses"),
+    ("AWSNodeTemplate", "AWSNodeTemplates"),
 ];
 
 #[derive(Default)]
@@ -203,7 +206,8 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         typed(ObjectRef::new("Node", None, &n.meta.name), false);
     }
     for n in &facts.nodeclaims {
-        typed(ObjectRef::new("NodeClaim", None, &n.meta.name), false);
+        let kind = if n.is_machine { "Machine" } else { "NodeClaim" };
+        typed(ObjectRef::new(kind, None, &n.meta.name), false);
     }
     for n in &facts.nodepools {
         let kind = if n.is_provisioner {
@@ -214,7 +218,12 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         typed(ObjectRef::new(kind, None, &n.meta.name), false);
     }
     for n in &facts.nodeclasses {
-        typed(ObjectRef::new("EC2NodeClass", None, &n.meta.name), false);
+        let kind = if n.is_aws_node_template {
+            "AWSNodeTemplate"
+        } else {
+            "EC2NodeClass"
+        };
+        typed(ObjectRef::new(kind, None, &n.meta.name), false);
     }
     for d in diagnoses {
         let named = match d.objects.as_slice() {

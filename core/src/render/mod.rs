@@ -142,13 +142,27 @@ pub struct Section<'a> {
 }
 
 impl Section<'_> {
-    /// Evidence of every member, repeats across members collapsed.
+    /// Evidence of every member, repeats across members collapsed. Lines one diagnosis keeps
+    /// apart (one per NodeClaim, the texts reading the same) stay apart: the k-th line of a
+    /// text in one member only collapses with the k-th line of that text in another.
     pub fn evidence(&self) -> Vec<Evidence> {
-        let items = self
-            .members
-            .iter()
-            .flat_map(|d| d.evidence.iter().cloned())
-            .map(|e| (e.text.clone(), e));
+        let items = self.members.iter().flat_map(|d| {
+            // (text, source, line) of each distinct line of this member, in order: the same
+            // line listed twice (reached through two messages) is still one line.
+            let mut seen: Vec<(&str, &str, usize)> = Vec::new();
+            d.evidence.iter().map(move |e| {
+                let this = (e.text.as_str(), e.source.as_str(), e.line);
+                let earlier = |s: &&(&str, &str, usize)| s.0 == this.0;
+                let k = match seen.iter().filter(earlier).position(|s| *s == this) {
+                    Some(k) => k,
+                    None => {
+                        seen.push(this);
+                        seen.iter().filter(earlier).count() - 1
+                    }
+                };
+                (format!("{k}\u{0}{}", e.text), e.clone())
+            })
+        });
         crate::rules::collapse_evidence(Vec::new(), items)
     }
 

@@ -227,7 +227,7 @@ impl Ctx<'_> {
     }
 
     /// Step 1 reads the events of pods, and of the Node / NodeClaim the report is about.
-    fn pod_events(&self, other_subject: Option<&(String, String)>) -> Seen {
+    fn pod_events(&self, other_subject: Option<&(String, Vec<String>)>) -> Seen {
         use crate::facts::Collected;
         let f = self.facts;
         let scheduling_events = f.events.iter().filter(|e| e.reason == "FailedScheduling");
@@ -264,8 +264,8 @@ impl Ctx<'_> {
         let of_pod = |object: Option<&ObjectRef>| {
             object.is_none_or(|o| {
                 o.kind == "Pod"
-                    || other_subject.is_some_and(|(kind, name)| {
-                        o.kind.eq_ignore_ascii_case(kind) && o.name == *name
+                    || other_subject.is_some_and(|(kind, names)| {
+                        o.kind.eq_ignore_ascii_case(kind) && names.contains(&o.name)
                     })
             })
         };
@@ -292,7 +292,12 @@ impl Ctx<'_> {
             });
         }
         if let Some(w) = pod_events.iter().find(|e| e.event_type == "Warning") {
-            return Seen::problem(format!("Warning {}: {}", w.reason, w.message));
+            // `kubectl get events` shows an empty REASON for some Karpenter events.
+            return Seen::problem(if w.reason.is_empty() {
+                format!("Warning: {}", w.message)
+            } else {
+                format!("Warning {}: {}", w.reason, w.message)
+            });
         }
         let n = pod_events.len().max(event_messages);
         Seen::ok(format!(
@@ -525,8 +530,9 @@ impl Ctx<'_> {
 struct Names {
     /// (namespace, name) of the pod the report is about.
     pod: Option<(Option<String>, String)>,
-    /// `Node` / `NodeClaim` subject, when the report is about one.
-    other_subject: Option<(String, String)>,
+    /// The kind (`node`, `nodeclaim`, `machine`) and names of the Node / NodeClaim / Machine
+    /// subject, when the report is about one or several of them.
+    other_subject: Option<(String, Vec<String>)>,
     karpenter_namespace: Option<String>,
     nodepools: Vec<String>,
     nodeclasses: Vec<String>,
@@ -560,9 +566,20 @@ impl Names {
                 let p = facts.pending_pods().next().or(facts.pods.first())?;
                 Some((p.meta.namespace.clone(), p.meta.name.clone()))
             });
-        let other_subject = subject
-            .filter(|s| matches!(s.kind.as_str(), "Node" | "NodeClaim"))
-            .map(|s| (s.kind.to_ascii_lowercase(), s.name.clone()));
+        let other_subject = subject.and_then(|s| {
+            let kind = match s.kind.as_str() {
+                "Node" | "Nodes" => "node",
+                "NodeClaim" | "NodeClaims" => "nodeclaim",
+                "Machine" | "Machines" => "machine",
+                _ => return None,
+            };
+            let names = if s.objects.is_empty() {
+                vec![s.name.clone()]
+            } else {
+                s.objects.iter().map(|o| o.name.clone()).collect()
+            };
+            Some((kind.to_string(), names))
+        });
         let mut nodepools = Vec::new();
         for np in &facts.nodepools {
             push_unique(&mut nodepools, &np.meta.name);
@@ -609,8 +626,11 @@ impl Names {
     }
 
     fn target_label(&self) -> String {
-        if let Some((kind, name)) = &self.other_subject {
-            return format!("{kind} {name}");
+        if let Some((kind, names)) = &self.other_subject {
+            return match names.as_slice() {
+                [one] => format!("{kind} {one}"),
+                several => format!("{kind}s {}", several.join(", ")),
+            };
         }
         match &self.pod {
             Some((Some(ns), name)) => format!("pod {ns}/{name}"),
@@ -620,8 +640,8 @@ impl Names {
     }
 
     fn events_command(&self) -> String {
-        if let Some((kind, name)) = &self.other_subject {
-            return format!("kubectl describe {kind} {name}");
+        if let Some((kind, names)) = &self.other_subject {
+            return format!("kubectl describe {kind} {}", names.join(" "));
         }
         match &self.pod {
             Some((Some(ns), name)) => format!("kubectl describe pod {name} -n {ns}"),
@@ -1003,5 +1023,35 @@ mod tests {
         assert!(steps[6]
             .signal
             .starts_with("karpenter.log:7: creating instance"));
+    }
+}
+
+#[cfg(test)]
+mod subject_tests {
+    use crate::{analyze, Document, Options};
+
+    /// Events of every NodeClaim of a plural subject are step 1's events, and the command to
+    /// collect more describes them all.
+    #[test]
+    fn events_of_several_nodeclaims_count_for_step_one() {
+        let report = analyze(
+            &[Document::new(
+                "events.txt",
+                "$ kubectl get events -A --field-selector reason=DisruptionBlocked
+NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                      MESSAGE
+default     3m          Normal   DisruptionBlocked   nodeclaim/batch-7kq2m       Nodeclaim does not have an associated node
+default     2m          Normal   DisruptionBlocked   nodeclaim/batch-p4x9d       Nodeclaim does not have an associated node
+default     1m          Normal   DisruptionBlocked   nodeclaim/spot-w2r8t        Nodeclaim does not have an associated node
+",
+            )],
+            &Options {
+                now: None,
+                only: Some(vec!["KW411".into()]),
+            },
+        );
+        let subject = report.subject.as_ref().unwrap();
+        assert_eq!(subject.kind, "NodeClaims", "{subject:?}");
+        let step = &report.checklist[0];
+        assert_eq!(step.signal, "3 events, no FailedScheduling", "{step:?}");
     }
 }

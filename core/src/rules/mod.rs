@@ -250,8 +250,42 @@ impl Diagnosis {
     ) -> Self {
         let items = messages.into_iter().map(|(object, m)| {
             let (text, e) = message_evidence(m);
-            let who = object.map(ObjectRef::qualified_name).unwrap_or_default();
-            (format!("{who}\u{0}{text}"), e)
+            (
+                per_object_key(object.map(ObjectRef::qualified_name), text),
+                e,
+            )
+        });
+        self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
+        self
+    }
+
+    /// `with_messages` for messages about several objects of one kind (NodeClaims, Machines,
+    /// nodes), each message's object read by `object_of`: one text about three NodeClaims
+    /// stays three evidence lines instead of one line "seen 3 times" hiding two of them.
+    /// Repeats about one object, or about none known, still collapse.
+    pub fn with_messages_per_object<'a>(
+        mut self,
+        messages: impl IntoIterator<Item = &'a Message>,
+        object_of: &dyn Fn(&Message) -> Option<ObjectRef>,
+    ) -> Self {
+        let items = messages.into_iter().map(|m| {
+            let (text, e) = message_evidence(m);
+            let who = object_of(m).map(|o| o.qualified_name());
+            (per_object_key(who, text), e)
+        });
+        self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
+        self
+    }
+
+    /// `with_evidence` for lines about several objects, each with the name of the object it
+    /// is about (or `None`): as `with_messages_per_object`, repeats collapse per object only.
+    pub fn with_evidence_per_object(
+        mut self,
+        evidence: impl IntoIterator<Item = (Option<String>, Evidence)>,
+    ) -> Self {
+        let items = evidence.into_iter().map(|(who, e)| {
+            let text = e.text.clone();
+            (per_object_key(who, text), e)
         });
         self.evidence = collapse_evidence(std::mem::take(&mut self.evidence), items);
         self
@@ -304,6 +338,16 @@ fn message_evidence(m: &Message) -> (String, Evidence) {
         e.last_seen = m.time.clone();
     }
     (m.text.clone(), e)
+}
+
+/// The collapse key of a text about one object: the object's name, then the text. Without an
+/// object, the text alone (what `with_messages` keys on).
+#[inline(never)]
+fn per_object_key(who: Option<String>, text: String) -> String {
+    match who {
+        Some(who) if !who.is_empty() => format!("{who}\u{0}{text}"),
+        _ => text,
+    }
 }
 
 /// Collapses repeated identical messages (same source, same decoded text: the timestamps of a
@@ -710,5 +754,56 @@ mod tests {
         );
         let counts: Vec<(usize, usize)> = out.iter().map(|e| (e.line, e.count)).collect();
         assert_eq!(counts, [(20, 2), (20, 1)]);
+    }
+}
+
+#[cfg(test)]
+mod per_object_tests {
+    use super::*;
+    use crate::facts::Message;
+
+    fn message(line: usize, object: Option<&str>) -> Message {
+        Message {
+            text: "Nodeclaim does not have an associated node".into(),
+            evidence: Evidence::new("e.txt", line, format!("row {line}")),
+            object: object.map(|n| ObjectRef::new("NodeClaim", None, n)),
+            ..Message::default()
+        }
+    }
+
+    #[test]
+    fn one_line_per_object_repeats_collapse_per_object() {
+        let messages = [
+            message(2, Some("a")),
+            message(3, Some("b")),
+            message(4, Some("a")),
+            message(5, None),
+            message(6, None),
+        ];
+        let meta = &crate::rules::find("KW411").unwrap().meta;
+        let d = Diagnosis::new(meta, "s")
+            .with_messages_per_object(messages.iter(), &|m: &Message| m.object.clone());
+        let rows: Vec<(usize, usize)> = d.evidence.iter().map(|e| (e.line, e.count)).collect();
+        assert_eq!(rows, [(2, 2), (3, 1), (5, 2)]);
+        // `with_messages` still collapses them all into one line.
+        let d = Diagnosis::new(meta, "s").with_messages(messages.iter());
+        assert_eq!(d.evidence.len(), 1);
+        assert_eq!(d.evidence[0].count, 5);
+        let d = Diagnosis::new(meta, "s").with_evidence_per_object([
+            (
+                Some("a".to_string()),
+                Evidence::new("d.txt", 7, "Message: x"),
+            ),
+            (
+                Some("b".to_string()),
+                Evidence::new("d.txt", 9, "Message: x"),
+            ),
+            (
+                Some("b".to_string()),
+                Evidence::new("d.txt", 11, "Message: x"),
+            ),
+        ]);
+        let rows: Vec<(usize, usize)> = d.evidence.iter().map(|e| (e.line, e.count)).collect();
+        assert_eq!(rows, [(7, 1), (9, 2)]);
     }
 }

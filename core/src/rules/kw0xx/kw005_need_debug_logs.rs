@@ -241,7 +241,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some((ns, name)) => ObjectRef::new("Pod", Some(ns), name),
             None => ObjectRef::new("Pod", None, p),
         })
-        .or_else(|| stuck.first().map(|c| ObjectRef::new("NodeClaim", None, c)));
+        .or_else(|| {
+            stuck
+                .first()
+                .map(|c| crate::rules::kw3xx::common::claim_ref(facts, c))
+        });
     let stuck_rows = facts
         .nodeclaims
         .iter()

@@ -300,6 +300,50 @@ pub fn nodepool_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
         .or_else(|| facts.nodepool_of_claim_in_logs(nodeclaim))
 }
 
+/// The kind to name a NodeClaim by: `Machine` when the input shows it as a v1alpha5 Machine
+/// (Karpenter before v0.32: a typed Machine, an event about `machine/<name>`, a log line's
+/// `machine` field), else `NodeClaim`.
+pub fn claim_kind(facts: &Facts, nodeclaim: &str) -> &'static str {
+    let machine = facts
+        .nodeclaims
+        .iter()
+        .any(|c| c.is_machine && c.meta.name == nodeclaim)
+        || facts
+            .messages
+            .iter()
+            .filter_map(|m| m.object.as_ref())
+            .any(|o| o.kind.eq_ignore_ascii_case("machine") && o.name == nodeclaim)
+        || facts
+            .logs
+            .iter()
+            .any(|r| r.names("machine", nodeclaim) || r.names("Machine", nodeclaim));
+    if machine {
+        "Machine"
+    } else {
+        "NodeClaim"
+    }
+}
+
+/// The object a NodeClaim name refers to, of the kind `claim_kind` says.
+pub fn claim_ref(facts: &Facts, nodeclaim: &str) -> ObjectRef {
+    ObjectRef::new(claim_kind(facts, nodeclaim), None, nodeclaim)
+}
+
+/// The object an EC2NodeClass name refers to: an `AWSNodeTemplate` when the input shows it as
+/// one (pre-v0.32), else an `EC2NodeClass`.
+pub fn nodeclass_ref(facts: &Facts, name: &str) -> ObjectRef {
+    let template = facts
+        .nodeclasses
+        .iter()
+        .any(|c| c.is_aws_node_template && c.meta.name == name);
+    let kind = if template {
+        "AWSNodeTemplate"
+    } else {
+        "EC2NodeClass"
+    };
+    ObjectRef::new(kind, None, name)
+}
+
 /// The EC2NodeClass of a NodeClaim or of its NodePool.
 pub fn nodeclass_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
     facts

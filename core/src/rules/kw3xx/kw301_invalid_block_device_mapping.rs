@@ -1,7 +1,7 @@
 //! KW301 invalid-block-device-mapping.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::{record_of, tail_after};
 use crate::rules::kw3xx::common::{
     join_names, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
@@ -217,7 +217,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let object = nodeclasses
         .first()
-        .map(|n| ObjectRef::new("EC2NodeClass", None, n));
+        .map(|n| crate::rules::kw3xx::common::nodeclass_ref(facts, n));
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
         .with_messages(hits.iter().copied())

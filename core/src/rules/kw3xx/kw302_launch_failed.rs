@@ -1,7 +1,7 @@
 //! KW302 launch-failed: the fallback for launch failures no more specific rule explains.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
 use crate::rules::kw3xx::common::{
     conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
@@ -496,7 +496,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let object = nodeclaims
         .first()
-        .map(|n| ObjectRef::new("NodeClaim", None, n));
+        .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n));
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
         .with_node_pool(nodepool.as_deref())

@@ -3,8 +3,8 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
-    conditions, instance_id, join_names, name_after, named, nodeclaim_of, nodepool_of_nodeclaim,
-    push_unique, raw_describe_subject, sole_raw_value,
+    claim_kind, claim_ref, conditions, instance_id, join_names, name_after, named, nodeclaim_of,
+    nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
 };
 use crate::rules::time::{age_seconds, epoch_seconds, format_age, now_seconds};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -137,7 +137,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut summary = if nodeclaims.is_empty() {
         "A NodeClaim".to_string()
     } else {
-        named("NodeClaim", &nodeclaims)
+        named(claim_kind(facts, &nodeclaims[0]), &nodeclaims)
     };
     if let Some(i) = &instance {
         summary.push_str(&format!(" (instance {i})"));
@@ -211,9 +211,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "If the EC2NodeClass has custom `spec.userData`, check it does not break bootstrap (AL2023 takes a NodeConfig MIME part; Bottlerocket takes TOML settings).",
         ),
     ];
-    let object = nodeclaims
-        .first()
-        .map(|n| ObjectRef::new("NodeClaim", None, n));
+    let objects: Vec<ObjectRef> = nodeclaims.iter().map(|n| claim_ref(facts, n)).collect();
     let diagnosis = Diagnosis::new(&META, summary);
     let diagnosis = if young {
         diagnosis
@@ -223,9 +221,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         diagnosis
     };
     vec![diagnosis
-        .with_object(object.as_ref())
+        .with_objects(&objects)
         .with_node_pool(nodepools.first().map(String::as_str))
-        .with_evidence(hits.into_iter().flat_map(|h| h.evidence))
+        // One line per NodeClaim: three describes each saying `Node not registered with
+        // cluster` are three rows, not one "seen 3 times".
+        .with_evidence_per_object(hits.into_iter().flat_map(|h| {
+            let who = h.nodeclaim.or(h.nodepool);
+            h.evidence.into_iter().map(move |e| (who.clone(), e))
+        }))
         .with_related(&["KW304", "KW305"])
         .with_remediation(steps)]
 }

@@ -5,7 +5,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, Ob
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
-    conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
+    claim_ref, conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
     push_unique, raw_describe_subject, shown_initialized, sole_raw_value, Presence,
 };
 use crate::rules::text::capitalised;
@@ -428,16 +428,23 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
             )
         }
     };
-    let object = match (nodeclaims.first(), nodes.first()) {
-        (Some(nc), _) => Some(ObjectRef::new("NodeClaim", None, nc)),
-        (None, Some(n)) => Some(ObjectRef::new("Node", None, n)),
-        _ => None,
+    let objects: Vec<ObjectRef> = if nodeclaims.is_empty() {
+        nodes
+            .iter()
+            .map(|n| ObjectRef::new("Node", None, n))
+            .collect()
+    } else {
+        nodeclaims.iter().map(|n| claim_ref(facts, n)).collect()
     };
     Diagnosis::new(&META, summary)
         .with_confidence(confidence)
-        .with_object(object.as_ref())
+        .with_objects(&objects)
         .with_node_pool(nodepool.as_deref())
-        .with_evidence(group.iter().flat_map(|h| h.evidence.clone()))
+        // One line per NodeClaim (or node) even when their texts read the same.
+        .with_evidence_per_object(group.iter().flat_map(|h| {
+            let who = h.nodeclaim.clone().or_else(|| h.node.clone());
+            h.evidence.iter().map(move |e| (who.clone(), e.clone()))
+        }))
         .with_related(&related)
         .with_remediation(steps)
 }

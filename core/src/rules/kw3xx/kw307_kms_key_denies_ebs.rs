@@ -1,7 +1,7 @@
 //! KW307 kms-key-denies-ebs.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
     instance_id, join_names, named, nodeclaim_of, nodepool_of_nodeclaim, push_unique,
@@ -249,7 +249,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     ));
     let object = nodeclaims
         .first()
-        .map(|n| ObjectRef::new("NodeClaim", None, n));
+        .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n));
     let mut d = Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
         .with_node_pool(nodepool.as_deref())

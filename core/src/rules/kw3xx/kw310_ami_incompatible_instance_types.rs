@@ -1,6 +1,6 @@
 //! KW310 ami-incompatible-instance-types.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
     join_names, named, nodeclaim_of, nodeclass_of_nodeclaim, nodepool_of_nodeclaim, push_unique,
@@ -157,7 +157,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     ];
     let object = nodeclaims
         .first()
-        .map(|n| ObjectRef::new("NodeClaim", None, n));
+        .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n));
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
         .with_node_pool(nodepool.as_deref())

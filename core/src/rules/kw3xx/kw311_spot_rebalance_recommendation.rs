@@ -143,7 +143,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .or_else(|| {
             nodeclaims
                 .first()
-                .map(|n| ObjectRef::new("NodeClaim", None, n))
+                .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
         });
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())

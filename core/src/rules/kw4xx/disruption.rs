@@ -75,7 +75,8 @@ pub fn number_after(text: &str, marker: &str) -> Option<u64> {
 }
 
 /// The object an event or log line is about: the message's own object (event involved
-/// object, describe header), else a `node/<name>`, `nodeclaim/<name>` or `nodepool/<name>`
+/// object, describe header), else a `node/<name>`, `nodeclaim/<name>`, `machine/<name>` or
+/// `nodepool/<name>`
 /// OBJECT column of a `kubectl get events` row (one of the first columns, never the message,
 /// which may name other objects).
 pub fn subject_of(message: &Message) -> Option<ObjectRef> {
@@ -89,6 +90,8 @@ pub fn subject_of(message: &Message) -> Option<ObjectRef> {
         let kind = match kind.to_ascii_lowercase().as_str() {
             "node" => "Node",
             "nodeclaim" => "NodeClaim",
+            // Before v0.32 a NodeClaim was a v1alpha5 Machine.
+            "machine" => "Machine",
             "nodepool" => "NodePool",
             _ => continue,
         };

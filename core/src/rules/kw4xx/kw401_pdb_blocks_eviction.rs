@@ -444,7 +444,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     }
     let mut d = Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
-        .with_messages(g.messages.iter().copied())
+        .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(evidence)
         .with_related(&related)
         .with_remediation(remediation(facts, g, &pdb_objects, &unhealthy));

@@ -3,7 +3,7 @@
 use crate::facts::{Facts, Message, ObjectRef, Pod};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
-    grouped_hits, push_unique, serrors_values, split_qualified, subjects_label,
+    grouped_hits, push_unique, serrors_values, split_qualified, subject_of, subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -304,7 +304,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         } else {
             Confidence::High
         })
-        .with_messages(g.messages.iter().copied())
+        .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(
             g.pod
                 .as_deref()

@@ -63,7 +63,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .filter(|c| annotated(&c.meta.annotations))
     {
-        from_objects.push(ObjectRef::new("NodeClaim", None, &c.meta.name));
+        from_objects.push(ObjectRef::new(
+            if c.is_machine { "Machine" } else { "NodeClaim" },
+            None,
+            &c.meta.name,
+        ));
         evidence.extend(c.meta.evidence.clone());
     }
     for o in from_objects {
@@ -167,7 +171,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         } else {
             Confidence::High
         })
-        .with_messages(found.messages.iter().copied())
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_evidence(evidence)
         .with_remediation(steps)]
 }

@@ -85,7 +85,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     ));
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
-        .with_messages(found.messages.iter().copied())
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_related(&["KW306"])
         .with_remediation(steps)]
 }

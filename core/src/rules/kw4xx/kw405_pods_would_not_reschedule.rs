@@ -3,7 +3,7 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{parse_clause, Cause};
-use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
+use crate::rules::kw4xx::disruption::{grouped_hits, subject_of, subjects_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -159,7 +159,7 @@ fn diagnose(g: &Blocked<'_>) -> Diagnosis {
     }
     let mut d = Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
-        .with_messages(g.messages.iter().copied())
+        .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_remediation(steps);
     if let Some(r) = related {
         d = d.with_related(&[r]);

@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{grouped_hits, subjects_label};
+use crate::rules::kw4xx::disruption::{grouped_hits, subject_of, subjects_label};
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -139,7 +139,7 @@ fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
         .with_node_pool(g.nodepool.as_deref())
-        .with_messages(g.messages.iter().copied())
+        .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(facts.nodepool(np).and_then(|p| p.meta.evidence.clone()))
         .with_remediation(fix(facts, np))
 }
@@ -183,7 +183,7 @@ fn from_provisioner_message(g: &Group<'_>) -> Diagnosis {
     );
     Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
-        .with_messages(g.messages.iter().copied())
+        .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_remediation([
             Remediation::command(
                 "See the Provisioner's consolidation settings:",

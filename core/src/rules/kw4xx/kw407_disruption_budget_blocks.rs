@@ -146,7 +146,7 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
     Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
         .with_node_pool(name.as_deref())
-        .with_messages(found.messages.iter().copied())
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
         .with_remediation(steps)
 }

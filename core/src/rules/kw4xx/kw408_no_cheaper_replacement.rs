@@ -1,7 +1,7 @@
 //! KW408 no-cheaper-replacement.
 
 use crate::facts::{Facts, ObjectRef};
-use crate::rules::kw4xx::disruption::{hits, number_after, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{hits, number_after, subject_of, subjects_label, unescaped};
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -97,7 +97,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     ));
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
-        .with_messages(found.messages.iter().copied())
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_remediation(steps)]
 }
 

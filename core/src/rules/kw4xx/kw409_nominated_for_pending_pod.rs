@@ -1,7 +1,7 @@
 //! KW409 nominated-for-pending-pod.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, subjects_label};
+use crate::rules::kw4xx::disruption::{hits, subject_of, subjects_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -47,7 +47,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     );
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
-        .with_messages(found.messages.iter().copied())
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_remediation([Remediation::command(
             "If it lasts, find the Pending pods and read why they do not bind (their events):",
             "kubectl get pods -A --field-selector status.phase=Pending -o wide",

@@ -1,7 +1,9 @@
 //! KW410 consolidation-needs-replacements.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, node_name, number_after, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{
+    hits, node_name, number_after, subject_of, subjects_label, unescaped,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -57,7 +59,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let node = node_name(facts, &found.subjects).unwrap_or_else(|| "<node>".to_string());
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
-        .with_messages(found.messages.iter().copied())
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_remediation([
             Remediation::command(
                 "See the node's pods and their requests; large pods or anti-affinity between them keep them apart:",

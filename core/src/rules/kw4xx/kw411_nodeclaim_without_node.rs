@@ -1,6 +1,7 @@
 //! KW411 nodeclaim-without-node.
 
-use crate::facts::{Facts, Message};
+use crate::facts::{Facts, Message, ObjectRef};
+use crate::rules::kw3xx::common::nodeclaim_of;
 use crate::rules::kw4xx::disruption::{
     hits, push_unique, subject_of, subjects_label, unescaped, Hits,
 };
@@ -92,6 +93,8 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         .messages
         .iter()
         .any(|m| contains_any(&m.text, &["a node and a machine"]))
+        || found.subjects.iter().any(|s| s.kind == "Machine")
+        || (!facts.nodeclaims.is_empty() && facts.nodeclaims.iter().all(|c| c.is_machine))
     {
         "Machine"
     } else {
@@ -102,7 +105,8 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         .iter()
         .filter(|c| {
             c.conditions.iter().any(|k| {
-                k.condition_type == "Registered"
+                // v1alpha5 Machines (before v0.32) call it `MachineRegistered`.
+                (k.condition_type == "Registered" || k.condition_type == "MachineRegistered")
                     && k.status != "True"
                     && k.reason.as_deref() != Some("AwaitingReconciliation")
             }) || (c.node_name.is_none() && c.provider_id.is_some())
@@ -184,6 +188,11 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         }
     }
     let resource = kind.to_ascii_lowercase();
+    let registered = if kind == "Machine" {
+        "MachineRegistered"
+    } else {
+        "Registered"
+    };
     let steps = if unmanaged_only {
         vec![Remediation::text(
             "Nothing to do for Karpenter: scale that node with the tool that owns it (its managed node group, ASG, or your own process).",
@@ -191,15 +200,15 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
     } else {
         let read = if many {
             Remediation::command(
-                format!("Read the {kind}s' Registered condition; Karpenter gives up and deletes a {kind} after 15 minutes without a node:"),
+                format!("Read the {kind}s' {registered} condition; Karpenter gives up and deletes a {kind} after 15 minutes without a node:"),
                 format!(
-                    "kubectl get {resource} {} -o jsonpath='{{range .items[*]}}{{.metadata.name}}: {{range .status.conditions[?(@.type==\"Registered\")]}}{{.status}} {{.reason}}: {{.message}}{{end}}{{\"\\n\"}}{{end}}'",
+                    "kubectl get {resource} {} -o jsonpath='{{range .items[*]}}{{.metadata.name}}: {{range .status.conditions[?(@.type==\"{registered}\")]}}{{.status}} {{.reason}}: {{.message}}{{end}}{{\"\\n\"}}{{end}}'",
                     claims.join(" ")
                 ),
             )
         } else {
             Remediation::command(
-                format!("Read the {kind}'s Registered condition; Karpenter gives up and deletes it after 15 minutes without a node:"),
+                format!("Read the {kind}'s {registered} condition; Karpenter gives up and deletes it after 15 minutes without a node:"),
                 format!(
                     "kubectl get {resource} {} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'",
                     claims.first().map_or("<nodeclaim>", String::as_str)
@@ -217,10 +226,22 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         .messages
         .iter()
         .filter(|m| !unmanaged_only && contains_any(&m.text, NOT_REGISTERED));
+    // One evidence line per NodeClaim (or node): the same text about three NodeClaims is
+    // three rows, not one "seen 3 times" naming only the first.
+    let objects: Vec<ObjectRef> = if unmanaged_only || claims.is_empty() {
+        found.subjects.clone()
+    } else {
+        claims
+            .iter()
+            .map(|c| ObjectRef::new(kind, None, c))
+            .collect()
+    };
     Diagnosis::new(&META, summary)
-        .with_object(found.subjects.first())
-        .with_messages(found.messages.iter().copied())
-        .with_messages(registration)
+        .with_objects(&objects)
+        .with_messages_per_object(found.messages.iter().copied(), &subject_of)
+        .with_messages_per_object(registration, &|m| {
+            subject_of(m).or_else(|| nodeclaim_of(facts, m).map(|n| ObjectRef::new(kind, None, &n)))
+        })
         .with_related(&related)
         .with_remediation(steps)
 }
@@ -441,6 +462,44 @@ default     20s         Normal   DisruptionBlocked   nodeclaim/gpu-g5h6i       N
         .diagnoses[0];
         assert!(d.summary.contains("Machine"), "{}", d.summary);
         assert!(!d.summary.contains("NodeClaim"), "{}", d.summary);
+        // Two Machines with the one v0.31 text: one evidence row and one object each.
+        let d = &check_only(
+            "KW411",
+            "LAST SEEN   TYPE     REASON              OBJECT                    MESSAGE
+5m          Normal   DeprovisioningBlocked   machine/default-x7k2p     Cannot deprovision Machine: state node doesn't contain both a node and a machine
+4m          Normal   DeprovisioningBlocked   machine/default-q9w3e     Cannot deprovision Machine: state node doesn't contain both a node and a machine
+",
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("2 Machines have no Node: default-x7k2p, default-q9w3e."),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.evidence.len(), 2, "{:?}", d.evidence);
+        let kinds: Vec<&str> = d.objects.iter().map(|o| o.kind.as_str()).collect();
+        assert_eq!(kinds, ["Machine", "Machine"]);
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl get machine default-x7k2p default-q9w3e ")));
+    }
+
+    #[test]
+    fn one_evidence_row_per_nodeclaim() {
+        let d = &check_only(
+            "KW411",
+            "NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                    MESSAGE
+default     40s         Normal   DisruptionBlocked   nodeclaim/default-a1b2c   Nodeclaim does not have an associated node
+default     35s         Normal   DisruptionBlocked   nodeclaim/default-d3e4f   Nodeclaim does not have an associated node
+default     30s         Normal   DisruptionBlocked   nodeclaim/default-a1b2c   Nodeclaim does not have an associated node
+",
+        )
+        .diagnoses[0];
+        let rows: Vec<(usize, usize)> = d.evidence.iter().map(|e| (e.line, e.count)).collect();
+        assert_eq!(rows, [(2, 2), (3, 1)]);
+        assert_eq!(d.objects.len(), 2);
     }
 
     #[test]

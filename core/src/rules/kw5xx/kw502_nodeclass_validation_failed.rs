@@ -1,7 +1,7 @@
 //! KW502 nodeclass-validation-failed.
 
 use crate::document::Evidence;
-use crate::facts::{Facts, Message, ObjectRef};
+use crate::facts::{Facts, Message};
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::kw5xx::nodeclass::{
     contains_word, message_nodeclass, reports_condition, sole_nodeclass, transition,
@@ -382,7 +382,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_related(&related)
         .with_remediation(steps);
     if let Some(n) = &g.nodeclass {
-        d = d.with_object(Some(&ObjectRef::new("EC2NodeClass", None, n)));
+        d = d.with_object(Some(&crate::rules::kw3xx::common::nodeclass_ref(facts, n)));
     }
     if g.reasons.is_empty() {
         d = d.with_confidence(Confidence::Medium);

@@ -330,7 +330,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if let Some(n) = &g.nodepool {
         d = d.with_object(Some(&ObjectRef::new("NodePool", None, n)));
     } else if let Some(c) = &claim {
-        d = d.with_object(Some(&ObjectRef::new("NodeClaim", None, c)));
+        d = d.with_object(Some(&crate::rules::kw3xx::common::claim_ref(facts, c)));
     }
     if g.inferred && g.messages.is_empty() {
         d = d.with_confidence(Confidence::Medium);
