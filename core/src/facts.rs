@@ -426,6 +426,10 @@ pub struct NodeClass {
     pub conditions: Vec<Condition>,
     /// A v1alpha1 AWSNodeTemplate (pre-v0.32) rather than an EC2NodeClass.
     pub is_aws_node_template: bool,
+    /// An AWSNodeTemplate's `spec.launchTemplate`: the name of a custom launch template
+    /// Karpenter launches with instead of generating one. Its volumes (and their KMS key)
+    /// are then the template's, not in the AWSNodeTemplate. v1beta1 dropped the field.
+    pub launch_template: Option<String>,
 }
 
 impl NodeClass {

@@ -214,6 +214,7 @@ pub fn nodeclass(
         status_instance_profile: text_of(status.and_then(|s| s.get("instanceProfile"))),
         conditions: class_conditions,
         is_aws_node_template,
+        launch_template: text_of(field("launchTemplate")),
         meta,
     });
 }

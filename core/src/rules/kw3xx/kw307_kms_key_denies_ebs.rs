@@ -1,10 +1,11 @@
 //! KW307 kms-key-denies-ebs.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
-    instance_id, join_names, named, nodeclaim_of, nodepool_of_nodeclaim, push_unique,
+    claim_kind, instance_id, join_names, named, nodeclaim_of, nodeclass_ref, nodepool_of_nodeclaim,
+    push_unique,
 };
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -33,7 +34,11 @@ alone, nor the other state reasons (`Client.UserInitiatedShutdown`,
 `Server.SpotInstanceTermination`...). Inferred (medium confidence): NodeClaims launched and then
 garbage-collected or terminated before registering (`garbage collecting nodeclaim with no
 cloudprovider representation`, interruption `instance_terminated`) while the EC2NodeClass
-`blockDeviceMappings` set `encrypted: true` with a `kmsKeyID`.
+`blockDeviceMappings` set `encrypted: true` with a `kmsKeyID`. Before v0.32 the same holds for
+Machines (`garbage collecting machine with no cloudprovider representation`) and an
+AWSNodeTemplate's `blockDeviceMappings`. An AWSNodeTemplate with a custom launch template
+(`launchTemplate: <name>`) hides the volumes and their key from Karpenter: short-lived Machines
+with one are inferred with low confidence, and the fix reads the launch template.
 
 ## Why it happens
 EBS calls KMS (`CreateGrant`, `GenerateDataKeyWithoutPlaintext`, `Decrypt`) through EC2 as the
@@ -46,7 +51,10 @@ Let the account use the key through EC2, as the EBS documentation recommends: a 
 statement with `kms:Encrypt`, `kms:Decrypt`, `kms:ReEncrypt*`, `kms:GenerateDataKey*`,
 `kms:CreateGrant`, `kms:DescribeKey` for principal `*` under the conditions `kms:ViaService` =
 `ec2.<region>.amazonaws.com` and `kms:CallerAccount` = the account, rather than naming one role.
-Re-enable the key (or cancel its deletion) if it is not `Enabled`.
+Re-enable the key (or cancel its deletion) if it is not `Enabled`. With a custom launch
+template the key is in the template's block device mappings (`aws ec2
+describe-launch-template-versions --launch-template-name <name>`): fix that key's policy, or
+give the template a version with a key EC2 may use; Karpenter never edits it.
 "#,
 };
 
@@ -56,11 +64,17 @@ const SIGNALS: &[&str] = &[
     "invalidkmskey",
     "the kms key provided is in an incorrect state",
     "garbage collecting nodeclaim with no cloudprovider representation",
+    // Before v0.32 (v1alpha5 Machines).
+    "garbage collecting machine with no cloudprovider representation",
     "kmskeyid",
+    // A custom launch template (AWSNodeTemplate `launchTemplate:`, pre-v0.32).
+    "launchtemplate",
     // Lifecycle lines read for the instance, the NodePool and whether the node registered.
     "created nodeclaim",
     "launched nodeclaim",
     "registered nodeclaim",
+    "launched machine",
+    "registered machine",
     "instance_terminated",
 ];
 
@@ -81,13 +95,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     let short_lived = short_lived_nodeclaims(facts);
     let keys = kms_keys(facts);
+    let templates = launch_templates(facts);
     // The pasted `kmsKeyID:` lines: evidence for the inference.
     let key_lines: Vec<&Message> = if facts.nodeclasses.is_empty() {
         facts.messages_containing("kmsKeyID").collect()
     } else {
         Vec::new()
     };
-    let inferred = strong.is_empty() && !short_lived.is_empty() && !keys.is_empty();
+    let inferred =
+        strong.is_empty() && !short_lived.is_empty() && (!keys.is_empty() || !templates.is_empty());
     if strong.is_empty() && !inferred {
         return Vec::new();
     }
@@ -130,8 +146,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     for r in &facts.logs {
-        if r.field_name("NodeClaim")
-            .is_some_and(|n| nodeclaims.contains(&n))
+        // v0.31 and earlier log a Machine as `"machine": "<name>"`.
+        if ["NodeClaim", "machine", "Machine"]
+            .iter()
+            .any(|k| r.field_name(k).is_some_and(|n| nodeclaims.contains(&n)))
         {
             if let Some(i) = r
                 .fields
@@ -145,9 +163,48 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let nodepool = nodeclaims
         .iter()
-        .find_map(|n| nodepool_of_nodeclaim(facts, n));
+        .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        // A v0.31 `launched machine` line names its Provisioner.
+        .or_else(|| {
+            facts.logs.iter().find_map(|r| {
+                let named = ["machine", "Machine"]
+                    .iter()
+                    .any(|k| r.field_name(k).is_some_and(|n| nodeclaims.contains(&n)));
+                named.then(|| r.field_name("provisioner")).flatten()
+            })
+        });
     let key = keys.first().map(|(k, _)| k.clone());
     let nodeclass = keys.iter().find_map(|(_, nc)| nc.clone());
+    // Before v0.32: Machines, Provisioners and AWSNodeTemplates (the only kind with a custom
+    // launch template).
+    let legacy = !templates.is_empty()
+        || facts.nodeclaims.iter().any(|c| c.is_machine)
+        || facts.nodeclasses.iter().any(|c| c.is_aws_node_template)
+        || facts.nodepools.iter().any(|p| p.is_provisioner)
+        || nodeclaims.iter().any(|n| claim_kind(facts, n) == "Machine")
+        // A v0.31 log line names its machine and provisioner.
+        || facts
+            .logs
+            .iter()
+            .any(|r| r.fields.contains_key("machine") || r.fields.contains_key("provisioner"));
+    let claim = match nodeclaims.first() {
+        Some(n) => claim_kind(facts, n),
+        None if legacy => "Machine",
+        None => "NodeClaim",
+    };
+    let class_kind = if legacy {
+        "AWSNodeTemplate"
+    } else {
+        "EC2NodeClass"
+    };
+    let class_label = |name: Option<&str>| match name {
+        Some(n) => {
+            let r = nodeclass_ref(facts, n);
+            format!("{} {n}", if legacy { class_kind } else { r.kind.as_str() })
+        }
+        None => format!("the {class_kind}"),
+    };
+    let template = templates.first();
     let key_state = strong.iter().any(|m| {
         contains_ignore_ascii_case(&m.text, "InvalidKMSKey")
             || contains_ignore_ascii_case(&m.text, "incorrect state")
@@ -156,12 +213,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut summary = String::new();
     if inferred {
         summary.push_str(&format!(
-            "Inferred from {} ending before {} node registered, while {} encrypts its volumes with KMS key {}: ",
-            named("NodeClaim", &nodeclaims),
+            "Inferred from {} ending before {} node registered, while ",
+            named(claim, &nodeclaims),
             if nodeclaims.len() > 1 { "their" } else { "its" },
-            nodeclass.as_deref().map_or("the EC2NodeClass".to_string(), |n| format!("EC2NodeClass {n}")),
-            key.as_deref().unwrap_or("<kms-key>")
         ));
+        match (&key, template) {
+            (Some(k), _) => summary.push_str(&format!(
+                "{} encrypts its volumes with KMS key {k}: ",
+                class_label(nodeclass.as_deref())
+            )),
+            (None, Some(t)) => summary.push_str(&format!(
+                "{} launches with custom launch template {}, whose volumes and KMS key Karpenter cannot see: ",
+                class_label(t.nodeclass.as_deref()),
+                t.name
+            )),
+            (None, None) => {}
+        }
     }
     summary.push_str(&format!(
         "EC2 terminates the instance{} right after launch because it cannot create {} encrypted EBS volumes{}",
@@ -176,6 +243,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "{}: the KMS key is not in a usable state (disabled or pending deletion)",
                 reason_code.map_or(String::new(), |c| format!(" ({c})"))
             )
+        } else if inferred && key.is_none() {
+            ": if the launch template encrypts them with a customer-managed KMS key, that key's policy most likely does not let EC2 use it for the account".to_string()
         } else if inferred {
             ": the KMS key's policy most likely does not let EC2 use it for the account".to_string()
         } else {
@@ -185,7 +254,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if !nodeclaims.is_empty() && !inferred {
         summary.push_str(&format!(
             ". Karpenter loses {} before {} and launches again",
-            named("NodeClaim", &nodeclaims),
+            named(claim, &nodeclaims),
             if nodeclaims.len() > 1 {
                 "they register"
             } else {
@@ -197,6 +266,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(&format!(" (volumes encrypted with {k})"));
     }
     summary.push('.');
+    if let (Some(t), false) = (template, inferred) {
+        summary.push_str(&format!(
+            " {} launches with custom launch template {}: the volumes and their KMS key come from that template, which Karpenter neither creates nor reads.",
+            capitalised_label(&class_label(t.nodeclass.as_deref())),
+            t.name
+        ));
+    }
     let key_id = key
         .clone()
         .unwrap_or_else(|| "<kms-key-id-or-arn>".to_string());
@@ -222,7 +298,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ));
     }
-    if key.is_none() {
+    if let Some(t) = template {
+        steps.push(Remediation::command(
+            format!(
+                "The volumes come from launch template {}, which Karpenter does not read: find the key in its block device mappings (`Encrypted` True without a `KmsKeyId` means the account's default EBS key):",
+                t.name
+            ),
+            format!(
+                "aws ec2 describe-launch-template-versions --launch-template-name {} --versions '$Default' '$Latest' --query 'LaunchTemplateVersions[].[VersionNumber,LaunchTemplateData.BlockDeviceMappings[].[DeviceName,Ebs.Encrypted,Ebs.KmsKeyId]]' --output text; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text",
+                t.name
+            ),
+        ));
+    } else if key.is_none() && legacy {
+        steps.push(Remediation::command(
+            "Find the key: the blockDeviceMappings kmsKeyID of the AWSNodeTemplate the Provisioner's providerRef names, else the account's default EBS key (used for `encrypted: true` without a kmsKeyID):",
+            "kubectl get provisioners -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.providerRef.name}{\"\\n\"}{end}'; kubectl get awsnodetemplates -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.blockDeviceMappings[*].ebs.kmsKeyID}{\"\\n\"}{end}'; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text",
+        ));
+    } else if key.is_none() {
         steps.push(Remediation::command(
             "Find the key: the EC2NodeClass's blockDeviceMappings kmsKeyID, else the account's default EBS key (used for `encrypted: true` without a kmsKeyID):",
             "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.blockDeviceMappings[*].ebs.kmsKeyID}{\"\\n\"}{end}'; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text",
@@ -244,24 +336,45 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("aws kms enable-key --key-id {key_id}; aws kms cancel-key-deletion --key-id {key_id}"),
         ));
     }
-    steps.push(Remediation::text(
-        "If the EC2NodeClass uses a custom AMI whose snapshots are encrypted with a customer-managed key, that key needs the same statement.",
-    ));
-    let object = nodeclaims
-        .first()
-        .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n));
+    if let Some(t) = template {
+        steps.push(Remediation::text(format!(
+            "To change the key rather than its policy, do it in launch template {}: a new version whose block device mappings name a key EC2 may use, made the version your instances launch with. Karpenter never edits a custom launch template, and the {} cannot override its volumes.",
+            t.name, class_kind
+        )));
+    }
+    steps.push(Remediation::text(format!(
+        "If the {class_kind} uses a custom AMI whose snapshots are encrypted with a customer-managed key, that key needs the same statement."
+    )));
+    let objects: Vec<ObjectRef> = nodeclaims
+        .iter()
+        .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
+        .collect();
+    let ended: Vec<(ObjectRef, &Message)> = short_lived
+        .iter()
+        .flat_map(|(n, ms)| {
+            let o = crate::rules::kw3xx::common::claim_ref(facts, n);
+            ms.iter().map(move |m| (o.clone(), *m))
+        })
+        .collect();
     let mut d = Diagnosis::new(&META, summary)
-        .with_object(object.as_ref())
+        .with_objects(&objects)
         .with_node_pool(nodepool.as_deref())
         .with_messages(strong.iter().copied())
         .with_messages(companions.iter().copied())
-        .with_messages(short_lived.iter().flat_map(|(_, ms)| ms.iter().copied()))
+        // One line per NodeClaim (or Machine): their garbage-collection lines read the same.
+        .with_messages_of(ended.iter().map(|(o, m)| (Some(o), *m)))
         .with_messages(key_lines.iter().copied())
+        .with_messages(templates.iter().filter_map(|t| t.message))
         .with_evidence(id_evidence)
         .with_related(&["KW302"])
         .with_remediation(steps);
     if inferred {
-        d = d.with_confidence(Confidence::Medium);
+        // A custom launch template alone only says the volumes may be encrypted.
+        d = d.with_confidence(if key.is_some() {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        });
     }
     vec![d]
 }
@@ -276,6 +389,9 @@ fn short_lived_nodeclaims(facts: &Facts) -> Vec<(String, Vec<&Message>)> {
         let ended = contains_ignore_ascii_case(
             t,
             "garbage collecting nodeclaim with no cloudprovider representation",
+        ) || contains_ignore_ascii_case(
+            t,
+            "garbage collecting machine with no cloudprovider representation",
         ) || (contains_ignore_ascii_case(t, "interruption message")
             && crate::rules::kw2xx::scheduling::record_of(facts, m)
                 .and_then(|r| {
@@ -292,7 +408,9 @@ fn short_lived_nodeclaims(facts: &Facts) -> Vec<(String, Vec<&Message>)> {
             continue;
         };
         let registered = facts.logs.iter().any(|r| {
-            r.message.eq_ignore_ascii_case("registered nodeclaim") && r.names("NodeClaim", &nc)
+            (r.message.eq_ignore_ascii_case("registered nodeclaim") && r.names("NodeClaim", &nc))
+                || (r.message.eq_ignore_ascii_case("registered machine")
+                    && (r.names("machine", &nc) || r.names("Machine", &nc)))
         });
         if registered {
             continue;
@@ -334,6 +452,70 @@ fn kms_keys(facts: &Facts) -> Vec<(String, Option<String>)> {
         }
     }
     out
+}
+
+/// A custom launch template Karpenter launches with: an AWSNodeTemplate's `launchTemplate`
+/// (typed), else a pasted `launchTemplate: <name>` / `launchTemplateName: <name>` /
+/// `Launch Template: <name>` line. Karpenter's own generated templates
+/// (`karpenter.k8s.aws/...`) are not custom.
+struct LaunchTemplate<'a> {
+    name: String,
+    nodeclass: Option<String>,
+    message: Option<&'a Message>,
+}
+
+fn launch_templates(facts: &Facts) -> Vec<LaunchTemplate<'_>> {
+    let custom = |name: &str| {
+        !name.is_empty()
+            && !name.starts_with("karpenter.k8s.aws/")
+            && !name.starts_with('{')
+            && !name.starts_with('[')
+    };
+    let mut out: Vec<LaunchTemplate<'_>> = Vec::new();
+    for nc in &facts.nodeclasses {
+        if let Some(name) = nc.launch_template.as_deref().filter(|n| custom(n)) {
+            out.push(LaunchTemplate {
+                name: name.to_string(),
+                nodeclass: Some(nc.meta.name.clone()),
+                message: None,
+            });
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    for m in &facts.messages {
+        let line = m.text.trim().trim_start_matches('"');
+        let Some(rest) = ["launchTemplateName", "launchTemplate", "Launch Template"]
+            .iter()
+            .find_map(|k| line.strip_prefix(k))
+        else {
+            continue;
+        };
+        let Some(value) = rest.trim_start_matches('"').trim_start().strip_prefix(':') else {
+            continue;
+        };
+        let name = value
+            .trim()
+            .trim_end_matches(',')
+            .trim_matches(|c| c == '"' || c == '\'');
+        if custom(name) && !out.iter().any(|t| t.name == name) {
+            out.push(LaunchTemplate {
+                name: name.to_string(),
+                nodeclass: None,
+                message: Some(m),
+            });
+        }
+    }
+    out
+}
+
+/// `AWSNodeTemplate legacy`, `the AWSNodeTemplate` -> `The AWSNodeTemplate`.
+fn capitalised_label(label: &str) -> String {
+    match label.strip_prefix("the ") {
+        Some(rest) => format!("The {rest}"),
+        None => label.to_string(),
+    }
 }
 
 /// The state reason code in a text: `Client.InvalidKMSKey.InvalidState`, `Client.InternalError`.
@@ -572,6 +754,120 @@ mod tests {
             "\"Code\": \"Client.UserInitiatedShutdown\",\n\"Message\": \"Client.UserInitiatedShutdown: User initiated shutdown\"",
             "STATEREASON\tClient.InstanceInitiatedShutdown\tClient.InstanceInitiatedShutdown: Instance initiated shutdown",
             "RequestLimitExceeded: Request limit exceeded.",
+        ] {
+            assert!(ids(&check_only("KW307", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn pre_v0_32_machines_and_aws_node_template() {
+        let report = check_only(
+            "KW307",
+            "apiVersion: karpenter.k8s.aws/v1alpha1
+kind: AWSNodeTemplate
+metadata:
+  name: default
+spec:
+  blockDeviceMappings:
+    - deviceName: /dev/xvda
+      ebs:
+        encrypted: true
+        kmsKeyID: arn:aws:kms:us-east-1:210987654321:key/7c9e2b1a-4d3f-4e8a-9b6c-1a2b3c4d5e6f
+---
+{\"level\":\"DEBUG\",\"message\":\"garbage collecting machine with no cloudprovider representation\",\"machine\":\"default-7x2kq\",\"provider-id\":\"aws:///us-east-1a/i-0b1c2d3e4f5a60718\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert!(
+            d.summary.starts_with(
+                "Inferred from Machine default-7x2kq ending before its node registered, while AWSNodeTemplate default encrypts"
+            ),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.object.as_ref().map(|o| o.kind.as_str()), Some("Machine"));
+        assert!(!d.summary.contains("NodeClaim"), "{}", d.summary);
+        let last = &d.remediation.last().unwrap().text;
+        assert!(last.contains("AWSNodeTemplate"), "{last}");
+        // Key unknown before v0.32: the AWSNodeTemplate the Provisioner names.
+        let d = &check_only(
+            "KW307",
+            "{\"level\":\"INFO\",\"message\":\"launched machine\",\"machine\":\"default-7x2kq\",\"provider-id\":\"aws:///us-east-1a/i-0b1c2d3e4f5a60718\"}\nState transition reason message: Client.InternalError: Client error on launch",
+        )
+        .diagnoses[0];
+        let find = d
+            .remediation
+            .iter()
+            .find_map(|r| r.command.as_deref().filter(|c| c.contains("providerRef")))
+            .expect("a step reading the Provisioners' providerRef");
+        assert!(find.contains("kubectl get awsnodetemplates"), "{find}");
+    }
+
+    #[test]
+    fn custom_launch_template_points_at_its_block_device_mappings() {
+        let report = check_only(
+            "KW307",
+            "apiVersion: karpenter.k8s.aws/v1alpha1
+kind: AWSNodeTemplate
+metadata:
+  name: encrypted-lt
+spec:
+  launchTemplate: eks-nodes-cmk
+---
+i-0e4f5a6b7c8d90a1b\tClient.InternalError\tClient.InternalError: Client error on launch",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.confidence, Confidence::High);
+        assert!(
+            d.summary.contains(
+                "AWSNodeTemplate encrypted-lt launches with custom launch template eks-nodes-cmk"
+            ),
+            "{}",
+            d.summary
+        );
+        let lt = d
+            .remediation
+            .iter()
+            .find_map(|r| {
+                r.command
+                    .as_deref()
+                    .filter(|c| c.contains("launch-template"))
+            })
+            .expect("a step reading the launch template");
+        assert!(
+            lt.starts_with(
+                "aws ec2 describe-launch-template-versions --launch-template-name eks-nodes-cmk "
+            ),
+            "{lt}"
+        );
+        assert!(!d.remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("ec2nodeclasses"))));
+        assert!(d.remediation.iter().any(|r| r
+            .text
+            .contains("Karpenter never edits a custom launch template")));
+        // Inferred from a short-lived Machine and the launch template alone: low confidence.
+        let d = &check_only(
+            "KW307",
+            "  launchTemplate: eks-nodes-cmk\n{\"level\":\"DEBUG\",\"message\":\"garbage collecting machine with no cloudprovider representation\",\"machine\":\"payments-9kx2d\"}",
+        )
+        .diagnoses[0];
+        assert_eq!(d.confidence, Confidence::Low);
+        assert!(
+            d.summary.contains("custom launch template eks-nodes-cmk, whose volumes and KMS key Karpenter cannot see"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn karpenter_generated_launch_templates_are_not_custom() {
+        for text in [
+            "launchTemplateName: karpenter.k8s.aws/15949964056112399691\n{\"level\":\"DEBUG\",\"message\":\"garbage collecting machine with no cloudprovider representation\",\"machine\":\"default-7x2kq\"}",
+            "launchTemplate: {}\n{\"level\":\"DEBUG\",\"message\":\"garbage collecting machine with no cloudprovider representation\",\"machine\":\"default-7x2kq\"}",
+            // A custom launch template whose Machine registered.
+            "launchTemplate: eks-nodes-cmk\n{\"level\":\"DEBUG\",\"message\":\"garbage collecting machine with no cloudprovider representation\",\"machine\":\"default-7x2kq\"}\n{\"level\":\"INFO\",\"message\":\"registered machine\",\"machine\":\"default-7x2kq\"}",
         ] {
             assert!(ids(&check_only("KW307", text)).is_empty(), "{text}");
         }
