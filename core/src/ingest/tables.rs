@@ -342,7 +342,9 @@ impl Row<'_, '_> {
         match kind {
             "Pod" => self.pod(name, sink),
             "Node" => self.node(name, sink),
-            "NodeClaim" => self.nodeclaim(name, sink),
+            // `kubectl get machines` (before v0.32) prints the NodeClaim columns.
+            "NodeClaim" => self.nodeclaim(name, listed == Some("Machine"), sink),
+            "Machine" => self.nodeclaim(name, true, sink),
             "NodePool" => self.nodepool(name, sink),
             "EC2NodeClass" => self.nodeclass(name, sink),
             "PodDisruptionBudget" => self.pdb(name, sink),
@@ -449,7 +451,7 @@ impl Row<'_, '_> {
         sink.deferred.nodes.push(node);
     }
 
-    fn nodeclaim(&self, name: &str, sink: &mut Sink) {
+    fn nodeclaim(&self, name: &str, is_machine: bool, sink: &mut Sink) {
         let mut claim = NodeClaim {
             meta: self.meta(name, false),
             instance_type: self.cell("TYPE").map(str::to_string),
@@ -459,6 +461,7 @@ impl Row<'_, '_> {
             nodepool: self.cell("NODEPOOL").map(str::to_string),
             nodeclass_ref: self.cell("NODECLASS").map(str::to_string),
             provider_id: self.cell("ID").map(str::to_string),
+            is_machine,
             ..NodeClaim::default()
         };
         if let Some(ready) = self.cell("READY") {

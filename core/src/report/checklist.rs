@@ -322,7 +322,12 @@ impl Ctx<'_> {
         }
         for nc in &f.nodeclaims {
             if let Some(c) = failing(&nc.conditions, NODECLAIM_CONDITIONS) {
-                return Seen::problem(format!("NodeClaim {}: {c}", nc.meta.name));
+                let kind = if nc.is_machine {
+                    "Machine"
+                } else {
+                    "NodeClaim"
+                };
+                return Seen::problem(format!("{kind} {}: {c}", nc.meta.name));
             }
         }
         if !f.nodeclaims.is_empty() {

@@ -436,6 +436,12 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
     } else {
         nodeclaims.iter().map(|n| claim_ref(facts, n)).collect()
     };
+    // Several NodeClaims (or nodes) take a plural verb.
+    let summary = if objects.len() > 1 {
+        plural_verb(summary, &subject)
+    } else {
+        summary
+    };
     Diagnosis::new(&META, summary)
         .with_confidence(confidence)
         .with_objects(&objects)
@@ -447,6 +453,26 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         }))
         .with_related(&related)
         .with_remediation(steps)
+}
+
+/// `<subject> is not initialized...` -> `<subject> are not initialized...` (also `registered
+/// but is not`), for a subject naming several NodeClaims.
+fn plural_verb(summary: String, subject: &str) -> String {
+    let Some(rest) = summary.strip_prefix(subject) else {
+        return summary;
+    };
+    for (one, many) in [
+        (
+            " registered but is not initialized",
+            " registered but are not initialized",
+        ),
+        (" is not initialized", " are not initialized"),
+    ] {
+        if let Some(tail) = rest.strip_prefix(one) {
+            return format!("{subject}{many}{tail}");
+        }
+    }
+    summary
 }
 
 /// The message of the first listed Node's Ready condition, when not True.
@@ -1012,5 +1038,24 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
         ] {
             assert!(ids(&check_only("KW306", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn several_nodeclaims_take_a_plural_verb() {
+        assert_eq!(
+            plural_verb(
+                "NodeClaims a and b is not initialized: x.".to_string(),
+                "NodeClaims a and b"
+            ),
+            "NodeClaims a and b are not initialized: x."
+        );
+        assert_eq!(
+            plural_verb(
+                "NodeClaims a and b registered but is not initialized: y.".to_string(),
+                "NodeClaims a and b"
+            ),
+            "NodeClaims a and b registered but are not initialized: y."
+        );
+        assert_eq!(plural_verb("Other.".to_string(), "NodeClaims a"), "Other.");
     }
 }
