@@ -199,25 +199,11 @@ impl SchedulingError<'_> {
         if tried < 2 || all_same_pool {
             return String::new();
         }
-        let Some(nearest) = self.nearest() else {
+        let Some((nearest, tied)) = self.nearest_and_tied() else {
             return String::new();
         };
-        let describe = |c: &Clause| match &c.nodepool {
-            Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
-            None => format!("an unnamed one ({})", c.cause.describe()),
-        };
-        let best = nearest.cause.nearness();
-        let tied: Vec<&Clause> = self
-            .clauses
-            .iter()
-            .filter(|c| c.cause.nearness() == best)
-            .collect();
         if tied.len() > 1 && !tied.contains(&clause) {
-            let names: Vec<String> = tied.iter().take(3).map(|c| describe(c)).collect();
-            return format!(
-                " Of the {tried} NodePools tried, the nearest are {}.",
-                names.join("; ")
-            );
+            return nearest_are(tried, &tied);
         }
         if nearest == clause || tied.len() > 1 {
             let others: Vec<String> = self
@@ -225,7 +211,7 @@ impl SchedulingError<'_> {
                 .iter()
                 .filter(|c| *c != clause)
                 .take(3)
-                .map(describe)
+                .map(describe_clause)
                 .collect();
             let lead = if tied.len() > 1 {
                 "none came nearer than this one"
@@ -237,16 +223,7 @@ impl SchedulingError<'_> {
                 others.join("; ")
             );
         }
-        match &nearest.nodepool {
-            Some(name) => format!(
-                " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
-                nearest.cause.describe()
-            ),
-            None => format!(
-                " Of the {tried} NodePools tried, the nearest fails only on {}.",
-                nearest.cause.describe()
-            ),
-        }
+        came_nearest(tried, nearest)
     }
 
     /// [`nearest_note`](Self::nearest_note) for a diagnosis about several clauses of this
@@ -256,51 +233,71 @@ impl SchedulingError<'_> {
             return self.nearest_note(one);
         }
         let tried = self.clauses.len();
-        let Some(nearest) = self.nearest() else {
+        let Some((nearest, tied)) = self.nearest_and_tied() else {
             return String::new();
         };
         if tried < 2 {
             return String::new();
         }
         let inside = |c: &Clause| group.contains(&c);
-        let describe = |c: &Clause| match &c.nodepool {
-            Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
-            None => format!("an unnamed one ({})", c.cause.describe()),
-        };
-        let best = nearest.cause.nearness();
-        let tied: Vec<&Clause> = self
-            .clauses
-            .iter()
-            .filter(|c| c.cause.nearness() == best)
-            .collect();
         let others: Vec<&Clause> = self.clauses.iter().filter(|c| !inside(c)).collect();
         if others.is_empty() {
             return format!(" Every one of the {tried} NodePools tried fails on this.");
         }
         if tied.iter().any(|c| inside(c)) {
-            let names: Vec<String> = others.iter().take(3).map(|c| describe(c)).collect();
+            let names: Vec<String> = others.iter().take(3).map(|c| describe_clause(c)).collect();
             return format!(
                 " Of the {tried} NodePools tried, none came nearer than these; the others fail on: {}.",
                 names.join("; ")
             );
         }
         if tied.len() > 1 {
-            let names: Vec<String> = tied.iter().take(3).map(|c| describe(c)).collect();
-            return format!(
-                " Of the {tried} NodePools tried, the nearest are {}.",
-                names.join("; ")
-            );
+            return nearest_are(tried, &tied);
         }
-        match &nearest.nodepool {
-            Some(name) => format!(
-                " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
-                nearest.cause.describe()
-            ),
-            None => format!(
-                " Of the {tried} NodePools tried, the nearest fails only on {}.",
-                nearest.cause.describe()
-            ),
-        }
+        came_nearest(tried, nearest)
+    }
+
+    /// The nearest clause and every clause as near as it (the nearest first among them).
+    fn nearest_and_tied(&self) -> Option<(&Clause, Vec<&Clause>)> {
+        let nearest = self.nearest()?;
+        let best = nearest.cause.nearness();
+        let tied = self
+            .clauses
+            .iter()
+            .filter(|c| c.cause.nearness() == best)
+            .collect();
+        Some((nearest, tied))
+    }
+}
+
+/// `"<np>" (<what it fails on>)`, or `an unnamed one (...)`.
+fn describe_clause(c: &Clause) -> String {
+    match &c.nodepool {
+        Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
+        None => format!("an unnamed one ({})", c.cause.describe()),
+    }
+}
+
+/// The sentence for several NodePools equally near (at most three named).
+fn nearest_are(tried: usize, tied: &[&Clause]) -> String {
+    let names: Vec<String> = tied.iter().take(3).map(|c| describe_clause(c)).collect();
+    format!(
+        " Of the {tried} NodePools tried, the nearest are {}.",
+        names.join("; ")
+    )
+}
+
+/// The sentence for one NodePool nearer than every other.
+fn came_nearest(tried: usize, nearest: &Clause) -> String {
+    match &nearest.nodepool {
+        Some(name) => format!(
+            " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
+            nearest.cause.describe()
+        ),
+        None => format!(
+            " Of the {tried} NodePools tried, the nearest fails only on {}.",
+            nearest.cause.describe()
+        ),
     }
 }
 
