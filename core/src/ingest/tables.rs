@@ -130,7 +130,9 @@ impl Table {
         self.cut_at_positions(row).or_else(|| self.cut_on_gaps(row))
     }
 
-    fn cut_at_positions(&self, row: &str) -> Option<Vec<String>> {
+    /// The cells of a row cut at the header's column positions; `None` when the row does not
+    /// align.
+    pub fn cut_at_positions(&self, row: &str) -> Option<Vec<String>> {
         let chars: Vec<char> = row.trim_end().chars().collect();
         let first = self.columns.first()?.start;
         if chars[..first.min(chars.len())].iter().any(|c| *c != ' ') {
