@@ -1210,3 +1210,56 @@ fn event_ages_are_ages_not_times() {
     assert_eq!(e.evidence.last_seen.as_deref(), Some("3m ago"));
     assert_eq!(e.evidence.first_seen.as_deref(), Some("9m ago"));
 }
+
+#[test]
+fn terminating_claims_from_kubectl_get_and_describe() {
+    // kubectl prints `Terminating` instead of the phase for a claim with a deletionTimestamp.
+    let text = "$ kubectl get pvc -n streaming
+NAME           STATUS        VOLUME      CAPACITY   ACCESS MODES   STORAGECLASS   VOLUMEATTRIBUTESCLASS   AGE
+data-kafka-1   Bound         pvc-2d3e    200Gi      RWO            gp3            <unset>                 146d
+data-kafka-2   Terminating   pvc-5b2f    200Gi      RWO            gp3            <unset>                 146d
+";
+    let facts = facts_of(text);
+    let pvcs = &facts.pvcs;
+    assert_eq!(pvcs.len(), 2);
+    assert!(!pvcs[0].is_terminating());
+    assert_eq!(pvcs[0].phase.as_deref(), Some("Bound"));
+    assert!(pvcs[1].is_terminating());
+    assert_eq!(pvcs[1].phase, None);
+    assert_eq!(pvcs[1].meta.namespace.as_deref(), Some("streaming"));
+    assert_eq!(pvcs[1].volume_name.as_deref(), Some("pvc-5b2f"));
+
+    let text = "$ kubectl describe pvc data-kafka-2 -n streaming
+Name:          data-kafka-2
+Namespace:     streaming
+StorageClass:  gp3
+Status:        Terminating (lasts 3h12m)
+Volume:        pvc-5b2f
+Labels:        app=kafka
+Annotations:   pv.kubernetes.io/bind-completed: yes
+Finalizers:    [kubernetes.io/pvc-protection velero.io/pvc-backup]
+Capacity:      200Gi
+Access Modes:  RWO
+VolumeMode:    Filesystem
+Used By:       kafka-2
+Events:        <none>
+";
+    let facts = facts_of(text);
+    let c = &facts.pvcs[0];
+    assert!(c.is_terminating());
+    assert_eq!(c.terminating_for.as_deref(), Some("3h12m"));
+    assert_eq!(
+        c.finalizers,
+        ["kubernetes.io/pvc-protection", "velero.io/pvc-backup"]
+    );
+    assert_eq!(c.meta.evidence.as_ref().map(|e| e.line), Some(5));
+    // A Bound claim, and a PersistentVolume (its table has CLAIM, not VOLUME) in Terminating.
+    let facts = facts_of(&text.replace("Terminating (lasts 3h12m)", "Bound"));
+    assert!(!facts.pvcs[0].is_terminating());
+    assert_eq!(facts.pvcs[0].phase.as_deref(), Some("Bound"));
+    let facts = facts_of("$ kubectl get pv
+NAME       CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS        CLAIM                    STORAGECLASS   REASON   AGE
+pvc-5b2f   200Gi      RWO            Delete           Terminating   streaming/data-kafka-2   gp3                     146d
+");
+    assert!(facts.pvcs.is_empty());
+}
