@@ -7,7 +7,7 @@
 
 use crate::facts::{
     Collected, Condition, Container, EmptyList, LabelSelector, Message, MessageOrigin, Meta, Node,
-    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, Pod, Workload,
+    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, Pod, StorageClass, Workload,
 };
 
 use super::segment::{self, canonical_kind, Command};
@@ -346,6 +346,7 @@ impl Row<'_, '_> {
             "NodePool" => self.nodepool(name, sink),
             "EC2NodeClass" => self.nodeclass(name, sink),
             "PodDisruptionBudget" => self.pdb(name, sink),
+            "StorageClass" => self.storage_class(name, sink),
             "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => {
                 self.workload(kind, name, sink)
             }
@@ -364,6 +365,8 @@ impl Row<'_, '_> {
             "Node"
         } else if t.has("RESTARTS") && t.has("STATUS") {
             "Pod"
+        } else if t.has("PROVISIONER") && t.has("RECLAIMPOLICY") {
+            "StorageClass"
         } else if t.has("ALLOWED DISRUPTIONS") || t.has("MIN AVAILABLE") {
             "PodDisruptionBudget"
         } else if t.has("UP-TO-DATE") && t.has("AVAILABLE") && !t.has("DESIRED") {
@@ -507,6 +510,17 @@ impl Row<'_, '_> {
         };
         sink.collected(Collected::Pdbs);
         sink.deferred.pdbs.push(pdb);
+    }
+
+    /// `gp2 (default)   kubernetes.io/aws-ebs   Delete   WaitForFirstConsumer   false   2y`.
+    fn storage_class(&self, name: &str, sink: &mut Sink) {
+        let name = name.trim_end_matches("(default)").trim_end();
+        sink.deferred.storage_classes.push(StorageClass {
+            meta: self.meta(name, false),
+            provisioner: self.cell("PROVISIONER").map(str::to_string),
+            volume_binding_mode: self.cell("VOLUMEBINDINGMODE").map(str::to_string),
+            ..StorageClass::default()
+        });
     }
 
     fn workload(&self, kind: &str, name: &str, sink: &mut Sink) {
@@ -655,6 +669,7 @@ pub struct Deferred {
     nodeclasses: Vec<NodeClass>,
     pdbs: Vec<Pdb>,
     workloads: Vec<Workload>,
+    storage_classes: Vec<StorageClass>,
 }
 
 impl Deferred {
@@ -688,6 +703,9 @@ impl Deferred {
         merge(&mut facts.nodepools, self.nodepools, |n| &mut n.meta);
         merge(&mut facts.nodeclasses, self.nodeclasses, |n| &mut n.meta);
         merge(&mut facts.pdbs, self.pdbs, |p| &mut p.meta);
+        merge(&mut facts.storage_classes, self.storage_classes, |s| {
+            &mut s.meta
+        });
         let mut workloads = self.workloads;
         workloads.retain(|w| {
             !facts.workloads.iter().any(|f| {
