@@ -216,6 +216,7 @@ enum Described {
     ServiceAccount,
     StorageClass,
     PersistentVolume,
+    Pvc,
     /// Custom resources (`API Version:` and `Kind:`): the objects module reads them.
     Generic,
     Unknown,
@@ -235,6 +236,9 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
         || has("Non-terminated Pods")
     {
         Described::Node
+    } else if has("StorageClass") && has("Volume") && !has("Claim") {
+        // `kubectl describe pvc` (a PersistentVolume prints `Claim` and no `Volume`).
+        Described::Pvc
     } else if has("Min available") || has("Max unavailable") || has("Allowed disruptions") {
         Described::Pdb
     } else if has("Provisioner") && (has("ReclaimPolicy") || has("IsDefaultClass")) {
@@ -265,6 +269,7 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
             Some("ServiceAccount") => Described::ServiceAccount,
             Some("StorageClass") => Described::StorageClass,
             Some("PersistentVolume") => Described::PersistentVolume,
+            Some("PersistentVolumeClaim") => Described::Pvc,
             _ => Described::Unknown,
         }
     }
@@ -305,6 +310,16 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
             );
             sink.facts.pdbs.push(pdb);
             sink.collected(Collected::Pdbs);
+            Some(object)
+        }
+        Described::Pvc => {
+            let pvc = describe_misc::read_pvc(part, &sections);
+            let object = ObjectRef::new(
+                "PersistentVolumeClaim",
+                pvc.meta.namespace.as_deref(),
+                &pvc.meta.name,
+            );
+            sink.facts.pvcs.push(pvc);
             Some(object)
         }
         Described::ServiceAccount => {
