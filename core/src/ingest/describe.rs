@@ -214,6 +214,8 @@ enum Described {
     Pdb,
     Workload(&'static str),
     ServiceAccount,
+    StorageClass,
+    PersistentVolume,
     Pvc,
     /// Custom resources (`API Version:` and `Kind:`): the objects module reads them.
     Generic,
@@ -239,6 +241,10 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
         Described::Pvc
     } else if has("Min available") || has("Max unavailable") || has("Allowed disruptions") {
         Described::Pdb
+    } else if has("Provisioner") && (has("ReclaimPolicy") || has("IsDefaultClass")) {
+        Described::StorageClass
+    } else if has("Reclaim Policy") && has("Source") && (has("Claim") || has("Capacity")) {
+        Described::PersistentVolume
     } else if has("Mountable secrets") || has("Image pull secrets") {
         Described::ServiceAccount
     } else if has("StrategyType") {
@@ -261,6 +267,8 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
             Some("DaemonSet") => Described::Workload("DaemonSet"),
             Some("ReplicaSet") => Described::Workload("ReplicaSet"),
             Some("ServiceAccount") => Described::ServiceAccount,
+            Some("StorageClass") => Described::StorageClass,
+            Some("PersistentVolume") => Described::PersistentVolume,
             Some("PersistentVolumeClaim") => Described::Pvc,
             _ => Described::Unknown,
         }
@@ -322,6 +330,18 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
                 &account.meta.name,
             );
             sink.facts.service_accounts.push(account);
+            Some(object)
+        }
+        Described::StorageClass => {
+            let class = describe_misc::read_storage_class(part, &sections);
+            let object = ObjectRef::new("StorageClass", None, &class.meta.name);
+            sink.facts.storage_classes.push(class);
+            Some(object)
+        }
+        Described::PersistentVolume => {
+            let pv = describe_misc::read_persistent_volume(part, &sections);
+            let object = ObjectRef::new("PersistentVolume", None, &pv.meta.name);
+            sink.facts.persistent_volumes.push(pv);
             Some(object)
         }
         Described::Workload(kind) => {

@@ -2,7 +2,10 @@
 //! ReplicaSet), ServiceAccounts and PersistentVolumeClaims: the fields the disruption,
 //! workload, credential and volume rules read.
 
-use crate::facts::{Meta, ObjectRef, Pdb, PersistentVolumeClaim, ServiceAccount, Workload};
+use crate::facts::{
+    Meta, ObjectRef, Pdb, PersistentVolume, PersistentVolumeClaim, ServiceAccount, StorageClass,
+    Workload,
+};
 
 use super::describe::{self, section, Section, Tree};
 use super::tables::parse_selector;
@@ -34,6 +37,67 @@ pub fn read_service_account(part: &Part<'_>, sections: &[Section<'_>]) -> Servic
     ServiceAccount {
         meta: meta(part, sections),
     }
+}
+
+/// `Provisioner:  kubernetes.io/aws-ebs`, `VolumeBindingMode:  WaitForFirstConsumer`.
+pub fn read_storage_class(part: &Part<'_>, sections: &[Section<'_>]) -> StorageClass {
+    let mut meta = meta(part, sections);
+    meta.namespace = None;
+    if let Some(line) = section(sections, "Provisioner").map(|s| s.line) {
+        meta.evidence = Some(part.evidence(line));
+    }
+    StorageClass {
+        meta,
+        provisioner: value(sections, "Provisioner").map(str::to_string),
+        volume_binding_mode: value(sections, "VolumeBindingMode").map(str::to_string),
+        ..StorageClass::default()
+    }
+}
+
+/// The `Source:` block (`Type:  AWSElasticBlockStore (a Persistent Disk resource in AWS)` with
+/// `VolumeID:`, or `Type:  CSI (...)` with `Driver:` and `VolumeHandle:`), `StorageClass:`,
+/// `Claim:` and `Status:`.
+pub fn read_persistent_volume(part: &Part<'_>, sections: &[Section<'_>]) -> PersistentVolume {
+    let mut meta = meta(part, sections);
+    meta.namespace = None;
+    let mut pv = PersistentVolume {
+        storage_class: value(sections, "StorageClass").map(str::to_string),
+        claim: value(sections, "Claim").map(|c| match c.split_once('/') {
+            Some((ns, name)) => ObjectRef::new("PersistentVolumeClaim", Some(ns), name),
+            None => ObjectRef::new("PersistentVolumeClaim", None, c),
+        }),
+        phase: value(sections, "Status").map(str::to_string),
+        zones: [
+            "topology.kubernetes.io/zone",
+            "failure-domain.beta.kubernetes.io/zone",
+        ]
+        .iter()
+        .filter_map(|k| meta.label(k))
+        .map(str::to_string)
+        .take(1)
+        .collect(),
+        ..PersistentVolume::default()
+    };
+    if let Some(source) = section(sections, "Source") {
+        for j in source.body.clone() {
+            let Some((key, v)) = part.lines.get(j).and_then(|l| describe::key_value(l)) else {
+                continue;
+            };
+            match key {
+                "Type" => {
+                    pv.in_tree_ebs = v.starts_with("AWSElasticBlockStore");
+                    if pv.in_tree_ebs {
+                        meta.evidence = Some(part.evidence(j));
+                    }
+                }
+                "Driver" => pv.csi_driver = Some(v.to_string()),
+                "VolumeID" | "VolumeHandle" => pv.volume_id = Some(v.to_string()),
+                _ => {}
+            }
+        }
+    }
+    pv.meta = meta;
+    pv
 }
 
 /// The storage class, volume, phase, finalizers, and whether it is being deleted: kubectl prints

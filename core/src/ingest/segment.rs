@@ -439,7 +439,10 @@ pub fn describe_end(lines: &[&str], start: usize) -> usize {
         if starts_describe(line) {
             return i;
         }
-        if is_describe_key_line(line) || is_cut_mark(line) {
+        // `Annotations:  kubectl.kubernetes.io/last-applied-configuration={...}` ends with a
+        // newline, so kubectl prints the next annotation at column 0 after a comma
+        // (`,storageclass.kubernetes.io/is-default-class=true`).
+        if is_describe_key_line(line) || is_cut_mark(line) || line.starts_with(',') {
             i += 1;
             continue;
         }

@@ -7,7 +7,8 @@
 
 use crate::facts::{
     Collected, Condition, Container, EmptyList, LabelSelector, Message, MessageOrigin, Meta, Node,
-    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, PersistentVolumeClaim, Pod, Workload,
+    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, PersistentVolumeClaim, Pod, StorageClass,
+    Workload,
 };
 
 use super::segment::{self, canonical_kind, Command};
@@ -350,6 +351,7 @@ impl Row<'_, '_> {
             "NodePool" => self.nodepool(name, sink),
             "EC2NodeClass" => self.nodeclass(name, sink),
             "PodDisruptionBudget" => self.pdb(name, sink),
+            "StorageClass" => self.storage_class(name, sink),
             "PersistentVolumeClaim" => self.pvc(name, sink),
             "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => {
                 self.workload(kind, name, sink)
@@ -369,6 +371,8 @@ impl Row<'_, '_> {
             "Node"
         } else if t.has("RESTARTS") && t.has("STATUS") {
             "Pod"
+        } else if t.has("PROVISIONER") && t.has("RECLAIMPOLICY") {
+            "StorageClass"
         } else if t.has("VOLUME") && t.has("STORAGECLASS") && t.has("ACCESS MODES") {
             // `kubectl get pvc` (a PersistentVolume's table has CLAIM, not VOLUME).
             "PersistentVolumeClaim"
@@ -533,6 +537,17 @@ impl Row<'_, '_> {
         sink.deferred.pdbs.push(pdb);
     }
 
+    /// `gp2 (default)   kubernetes.io/aws-ebs   Delete   WaitForFirstConsumer   false   2y`.
+    fn storage_class(&self, name: &str, sink: &mut Sink) {
+        let name = name.trim_end_matches("(default)").trim_end();
+        sink.deferred.storage_classes.push(StorageClass {
+            meta: self.meta(name, false),
+            provisioner: self.cell("PROVISIONER").map(str::to_string),
+            volume_binding_mode: self.cell("VOLUMEBINDINGMODE").map(str::to_string),
+            ..StorageClass::default()
+        });
+    }
+
     fn workload(&self, kind: &str, name: &str, sink: &mut Sink) {
         let (ready, replicas) = match self.cell("READY").and_then(|r| r.split_once('/')) {
             Some((r, d)) => (r.parse().ok(), d.parse().ok()),
@@ -680,6 +695,7 @@ pub struct Deferred {
     pdbs: Vec<Pdb>,
     pvcs: Vec<PersistentVolumeClaim>,
     workloads: Vec<Workload>,
+    storage_classes: Vec<StorageClass>,
 }
 
 impl Deferred {
@@ -713,6 +729,9 @@ impl Deferred {
         merge(&mut facts.nodepools, self.nodepools, |n| &mut n.meta);
         merge(&mut facts.nodeclasses, self.nodeclasses, |n| &mut n.meta);
         merge(&mut facts.pdbs, self.pdbs, |p| &mut p.meta);
+        merge(&mut facts.storage_classes, self.storage_classes, |s| {
+            &mut s.meta
+        });
         merge(&mut facts.pvcs, self.pvcs, |p| &mut p.meta);
         let mut workloads = self.workloads;
         workloads.retain(|w| {

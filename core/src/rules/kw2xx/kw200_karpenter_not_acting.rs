@@ -21,7 +21,9 @@ which is exactly when Karpenter should step in, but nothing from Karpenter answe
 `FailedScheduling` or `Nominated` event from `karpenter` on the pod, no NodeClaim for it, no
 Karpenter log line naming it.
 
-Signal: the scheduler's `0/<n> nodes are available` on a Pending pod, with none of the above.
+Signal: the scheduler's `0/<n> nodes are available` (or, with no node at all, `no nodes available
+to schedule pods`) on a Pending pod, with none of the above. Another autoscaler's answer
+(Cluster Autoscaler's `TriggeredScaleUp`) also counts as an answer.
 The scheduler's own reasons (`Insufficient cpu`, `had untolerated taint`, `didn't match Pod's
 node affinity/selector`) are about existing nodes, not about what Karpenter could launch.
 
@@ -41,12 +43,15 @@ pods need capacity Karpenter does not manage (a managed node group or Fargate).
 
 const SIGNALS: &[&str] = &[
     "nodes are available",
+    "no nodes available to schedule pods",
     // Karpenter's INFO lines that show it found or provisioned for a pod.
     "found provisionable pod",
     "computed new nodeclaim",
     "computed new machine",
     "created nodeclaim",
     "launched nodeclaim",
+    "created machine",
+    "launched machine",
 ];
 
 /// A pod the scheduler could not place, with the messages saying so.
@@ -57,7 +62,9 @@ struct Candidate<'a> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut candidates: Vec<Candidate> = Vec::new();
-    for m in facts.messages_containing("nodes are available") {
+    for m in facts
+        .messages_containing_any(&["nodes are available", "no nodes available to schedule pods"])
+    {
         if is_karpenter_text(&m.text)
             || contains_ignore_ascii_case(&m.text, "vpc.amazonaws.com/pod-eni")
         {
@@ -201,8 +208,12 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
         }
     };
     let karpenter_event = facts.events.iter().any(|e| {
-        e.source.eq_ignore_ascii_case("karpenter")
+        // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`): another
+        // autoscaler answered the pod; Karpenter's silence is then expected.
+        (e.source.eq_ignore_ascii_case("karpenter")
             && matches!(e.reason.as_str(), "FailedScheduling" | "Nominated")
+            || e.reason == "TriggeredScaleUp"
+            || contains_ignore_ascii_case(&e.message, "pod triggered scale-up"))
             && match (pod, &e.object) {
                 (Some(p), Some(o)) => o.name == p.name,
                 _ => true,
@@ -281,6 +292,8 @@ fn provisioning(facts: &Facts) -> bool {
                 "computed new machine",
                 "created nodeclaim",
                 "launched nodeclaim",
+                "created machine",
+                "launched machine",
                 "failed launching nodeclaim",
                 "launching nodeclaim, ",
                 "launching machine, ",

@@ -177,13 +177,36 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     out
 }
 
-/// The domain names of `counts = us-east-1a: 2, us-east-1b: 1 and 3 other(s)`.
+/// The domain names of `counts = us-east-1a: 2, us-east-1b: 1 and 3 other(s)` (v1.x), of the
+/// comma-less `2: 0 3: 0 1: 2 ` some releases print, and of Go's `map[us-east-1a:2 ...]`
+/// (v0.2x). An empty domain (`: 0`, a node without the key's label) names nothing.
 fn domains_of_counts(counts: &str) -> Vec<String> {
-    counts
-        .split(", ")
-        .filter_map(|part| part.split_once(": ").map(|(d, _)| d.trim().to_string()))
-        .filter(|d| !d.is_empty())
-        .collect()
+    let cleaned = counts.replace("map[", " ").replace([']', ','], " ");
+    let tokens: Vec<&str> = cleaned.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = tokens[i];
+        let count_follows = tokens.get(i + 1).is_some_and(|n| n.parse::<u64>().is_ok());
+        let domain = match token.strip_suffix(':') {
+            Some(d) if count_follows => {
+                i += 1;
+                Some(d)
+            }
+            Some(_) => None,
+            None => token
+                .rsplit_once(':')
+                .filter(|(_, n)| n.parse::<u64>().is_ok())
+                .map(|(d, _)| d),
+        };
+        if let Some(d) = domain.filter(|d| !d.is_empty()) {
+            if !out.iter().any(|o| o == d) {
+                out.push(d.to_string());
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 fn quote_list(values: &[String]) -> String {
@@ -223,6 +246,28 @@ mod tests {
             let report = check_only("KW206", text);
             assert_eq!(ids(&report), ["KW206"], "{text}");
             assert!(report.diagnoses[0].summary.contains(kind));
+        }
+    }
+
+    #[test]
+    fn counts_in_every_printed_shape() {
+        for (counts, want) in [
+            (
+                "us-east-1a: 1, us-east-1b: 1, us-east-1c: 0",
+                vec!["us-east-1a", "us-east-1b", "us-east-1c"],
+            ),
+            ("2: 0 3: 0 1: 2 ", vec!["2", "3", "1"]),
+            (
+                "map[us-west-2a:2 us-west-2b:0]",
+                vec!["us-west-2a", "us-west-2b"],
+            ),
+            (
+                ": 0, eastus2-1: 2, eastus2-2: 1",
+                vec!["eastus2-1", "eastus2-2"],
+            ),
+            ("a: 1, b: 2 and 3 other(s)", vec!["a", "b"]),
+        ] {
+            assert_eq!(super::domains_of_counts(counts), want, "{counts}");
         }
     }
 

@@ -1,8 +1,8 @@
 //! KW208 no-ready-nodepool.
 
 use crate::document::Evidence;
-use crate::facts::{Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw2xx::scheduling::message_nodepool;
+use crate::facts::{Facts, Message, MessageOrigin, NodePool, ObjectRef};
+use crate::rules::kw2xx::scheduling::{message_nodepool, tail_after};
 use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::kw5xx::nodeclass::{
     contains_word, reports_condition, transition, undone_transition,
@@ -24,8 +24,10 @@ Karpenter provisions only from NodePools that are ready. Either the cluster has 
 (`no nodepools found`), or the NodePool the pod needs is not ready and Karpenter skips it
 (`ignoring nodepool, not ready`): Pending pods get no node.
 
-Signals: the provisioner's `no nodepools found` (v1.0 to v1.8) / `no dynamic nodepools found`
-(v1.9+), `ignoring nodepool, not ready` (with the `NodePool` field), v1.0's `nodePool not ready`,
+Signals: the provisioner's `no nodepools found` (v0.32 to v1.8) / `no dynamic nodepools found`
+(v1.9+) / `no provisioners found` (v0.2x to v0.31, Provisioner API), v0.32's `excluding nodePool
+<np> from scheduling, provider not found` (its node class does not exist), `ignoring nodepool,
+not ready` (with the `NodePool` field), v1.0's `nodePool not ready`,
 and a NodePool whose `Ready` is False or whose `NodeClassReady` is False (condition, roll-up
 message `NodeClassReady=False`, or `Status condition transitioned, Type: NodeClassReady, ...
 -> False` event; `kubectl get nodepools` READY False).
@@ -47,6 +49,8 @@ Without any NodePool, create one that references an EC2NodeClass.
 const SIGNALS: &[&str] = &[
     "no nodepools found",
     "no dynamic nodepools found",
+    "no provisioners found",
+    "from scheduling, provider not found",
     "ignoring nodepool, not ready",
     "nodepool not ready",
     "nodeclassready=false",
@@ -109,7 +113,13 @@ const AUTH: &[&str] = &["AuthCheckFailed", "Controller isn't authorized to call"
 /// The cause a text shows for a NodePool's NodeClassReady=False.
 fn cause_in(text: &str, auth_anywhere: bool) -> Cause {
     if contains_word(text, "NodeClassNotFound")
-        || contains_any(text, &["NodeClass not found on cluster"])
+        || contains_any(
+            text,
+            &[
+                "NodeClass not found on cluster",
+                "from scheduling, provider not found",
+            ],
+        )
     {
         return Cause::NodeClassMissing;
     }
@@ -144,7 +154,11 @@ fn cause_in(text: &str, auth_anywhere: bool) -> Cause {
 fn says_not_ready(facts: &Facts, m: &Message, text: &str) -> bool {
     if contains_any(
         text,
-        &["ignoring nodepool, not ready", "nodepool not ready"],
+        &[
+            "ignoring nodepool, not ready",
+            "nodepool not ready",
+            "from scheduling, provider not found",
+        ],
     ) {
         return true;
     }
@@ -228,14 +242,18 @@ fn not_ready_groups(facts: &Facts) -> (Vec<Group<'_>>, Vec<&Message>) {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for m in &facts.messages {
         let t = unescaped(&m.text);
-        if contains_any(&t, &["no nodepools found", "no dynamic nodepools found"]) {
+        // `no provisioners found` is a common phrase outside Karpenter: only its log counts.
+        if contains_any(&t, &["no nodepools found", "no dynamic nodepools found"])
+            || (m.origin == MessageOrigin::KarpenterLog
+                && contains_any(&t, &["no provisioners found"]))
+        {
             none_found.push(m);
             continue;
         }
         if !says_not_ready(facts, m, &t) || undone_transition(facts, m) {
             continue;
         }
-        let nodepool = message_nodepool(facts, m);
+        let nodepool = message_nodepool(facts, m).or_else(|| excluded_nodepool(&t));
         let cause = cause_in(&t, auth_anywhere);
         add(&mut groups, nodepool, cause, Some(m), None);
     }
@@ -274,6 +292,13 @@ fn not_ready_groups(facts: &Facts) -> (Vec<Group<'_>>, Vec<&Message>) {
         );
     }
     (groups, none_found)
+}
+
+/// `excluding nodePool <np> from scheduling, provider not found` (v0.32) -> `<np>`.
+fn excluded_nodepool(text: &str) -> Option<String> {
+    let tail = tail_after(text, "excluding nodepool ")?;
+    let name = tail.split_whitespace().next()?;
+    Some(name.trim_matches(['"', ',']).to_string()).filter(|n| !n.is_empty())
 }
 
 fn add<'a>(
@@ -409,6 +434,23 @@ fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
         [only] => only.meta.name.clone(),
         _ => "default".to_string(),
     };
+    let provisioners = messages
+        .iter()
+        .any(|m| contains_any(&m.text, &["no provisioners found"]));
+    if provisioners {
+        // v0.2x to v0.31: the Provisioner API (karpenter.sh/v1alpha5).
+        let summary = "Karpenter found no Provisioner to provision from (`no provisioners found`, Karpenter before v0.32): it launches nothing for Pending pods until one exists.".to_string();
+        return Diagnosis::new(&META, summary)
+            .with_confidence(Confidence::High)
+            .with_messages(messages.iter().copied())
+            .with_remediation([
+                Remediation::command("Check what exists:", "kubectl get provisioners,awsnodetemplates"),
+                Remediation::yaml(
+                    "Create a Provisioner that references an AWSNodeTemplate (kubectl apply -f), or upgrade Karpenter and create a NodePool:",
+                    "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n  providerRef:\n    name: default\n  requirements:\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"spot\", \"on-demand\"]\n  limits:\n    resources:\n      cpu: 1000\n",
+                ),
+            ]);
+    }
     let summary = "Karpenter found no NodePool to provision from (`no nodepools found`; v1.9+: `no dynamic nodepools found`): it launches nothing for Pending pods until one exists.".to_string();
     Diagnosis::new(&META, summary)
         .with_confidence(Confidence::High)

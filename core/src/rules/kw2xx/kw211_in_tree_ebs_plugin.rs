@@ -43,18 +43,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let messages: Vec<&Message> = facts
         .messages_containing("uses an in-tree storage plugin which is unsupported by karpenter")
         .collect();
-    let classes: Vec<&str> = facts
+    let mut classes: Vec<&str> = facts
         .storage_classes
         .iter()
         .filter(|sc| sc.provisioner.as_deref() == Some("kubernetes.io/aws-ebs"))
         .map(|sc| sc.meta.name.as_str())
         .collect();
-    let volumes: Vec<&str> = facts
+    let mut volumes: Vec<&str> = facts
         .persistent_volumes
         .iter()
         .filter(|pv| pv.in_tree_ebs)
         .map(|pv| pv.meta.name.as_str())
         .collect();
+    // The same object pasted twice (a table row, then its YAML) is named once.
+    for names in [&mut classes, &mut volumes] {
+        let mut seen: Vec<&str> = Vec::new();
+        names.retain(|n| {
+            let new = !seen.contains(n);
+            seen.push(n);
+            new
+        });
+    }
     if messages.is_empty() && classes.is_empty() && volumes.is_empty() {
         return Vec::new();
     }

@@ -3,6 +3,7 @@
 use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::eni_limits::{eni_limits, max_pods};
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::exhausted_subnets;
+use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -56,6 +57,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 if !v.contains(o) {
                     v.push(o.clone());
                 }
+            } else if let Some(o) = pod_in_text(&m.text) {
+                // A describe Events row has no object column: dockershim's text names the pod.
+                if !v.iter().any(|p| p.name == o.name) {
+                    v.push(o);
+                }
+            }
+        }
+        if v.is_empty() {
+            if let [only] = facts.pods.as_slice() {
+                v.push(only.object_ref());
             }
         }
         v
@@ -136,6 +147,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(hits.iter().copied())
         .with_related(&related)
         .with_remediation(steps)]
+}
+
+/// The pod dockershim's sandbox error names: `failed to set up pod "<name>_<ns>" network`
+/// (with its namespace) or `network for pod "<name>"`.
+fn pod_in_text(text: &str) -> Option<ObjectRef> {
+    if let Some(tail) = tail_after(text, "failed to set up pod \"") {
+        let quoted = tail.split('"').next()?;
+        if let Some((name, ns)) = quoted.rsplit_once('_') {
+            if !name.is_empty() && !ns.is_empty() {
+                return Some(ObjectRef::new("Pod", Some(ns), name));
+            }
+        }
+    }
+    let tail = tail_after(text, "network for pod \"")?;
+    let name = tail.split('"').next()?;
+    (!name.is_empty()).then(|| ObjectRef::new("Pod", None, name))
 }
 
 /// The instance types of the failing pods' nodes (or of every node in the input).

@@ -101,7 +101,46 @@ pub fn subnet_counts(facts: &Facts) -> Vec<SubnetFree> {
         }
     }
     flush(&mut current, &mut has_count);
+    for m in &facts.messages {
+        for line in m.text.lines() {
+            if let Some(row) = query_row(line) {
+                if !out.iter().any(|s| s.id == row.id) {
+                    out.push(row);
+                }
+            }
+        }
+    }
     out
+}
+
+/// A row of `describe-subnets --query 'Subnets[].[SubnetId,AvailabilityZone,
+/// AvailableIpAddressCount]'` in `--output table` (`|  subnet-0a1b  |  us-east-1a  |  3  |`) or
+/// `--output text` (tab-separated): one subnet ID, one count, and at most a zone, a CIDR and
+/// a name beside them. Columns in any order; a row with two bare numbers is not read.
+fn query_row(line: &str) -> Option<SubnetFree> {
+    let cells: Vec<&str> = line
+        .split(['|', '\t'])
+        .flat_map(str::split_whitespace)
+        .collect();
+    if cells.len() < 2 || cells.len() > 5 {
+        return None;
+    }
+    let ids: Vec<&&str> = cells.iter().filter(|c| c.starts_with("subnet-")).collect();
+    let counts: Vec<u64> = cells.iter().filter_map(|c| c.parse().ok()).collect();
+    let ([id], [count]) = (ids.as_slice(), counts.as_slice()) else {
+        return None;
+    };
+    let zone = cells.iter().find(|c| {
+        c.contains('-')
+            && !c.starts_with("subnet-")
+            && c.ends_with(|ch: char| ch.is_ascii_lowercase())
+            && c[..c.len() - 1].ends_with(|ch: char| ch.is_ascii_digit())
+    });
+    Some(SubnetFree {
+        id: Some(id.to_string()),
+        zone: zone.map(|z| z.to_string()),
+        available: *count,
+    })
 }
 
 /// The value after a JSON/YAML key: skips `"`, `:` and spaces, stops at `"`, `,` or space.

@@ -232,10 +232,17 @@ fn failure_nodepool(facts: &Facts, m: &Message) -> Option<String> {
 fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
     let np_obj: Option<&NodePool> = c.nodepool.as_deref().and_then(|n| facts.nodepool(n));
     let np = c.nodepool.as_deref().unwrap_or("<nodepool>");
+    // A v1alpha5 Provisioner (Karpenter before v0.32) is named and edited as one.
+    let provisioner = np_obj.is_some_and(|p| p.is_provisioner);
+    let (kind, resource) = if provisioner {
+        ("Provisioner", "provisioner")
+    } else {
+        ("NodePool", "nodepool")
+    };
     let label = c
         .nodepool
         .as_deref()
-        .map(|n| format!("NodePool {n}"))
+        .map(|n| format!("{kind} {n}"))
         .unwrap_or_else(|| "The NodePool".to_string());
     let mut kinds: Vec<String> = Vec::new();
     if c.capacity {
@@ -284,13 +291,32 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
     if c.slr {
         related.push("KW101");
     }
-    let yaml = match np_obj {
+    let mut yaml = match np_obj {
         Some(p) if !p.requirements.is_empty() => requirements_yaml(&p.requirements),
         _ => "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n".to_string(),
     };
+    if provisioner {
+        // A Provisioner holds its requirements at `spec.requirements`.
+        yaml = yaml
+            .replacen(
+                "spec:\n  template:\n    spec:\n      requirements:\n",
+                "spec:\n  requirements:\n",
+                1,
+            )
+            .lines()
+            .map(|l| {
+                format!(
+                    "{}\n",
+                    l.strip_prefix("    ")
+                        .filter(|_| l.starts_with("      "))
+                        .unwrap_or(l)
+                )
+            })
+            .collect();
+    }
     let mut steps = vec![Remediation::yaml(
         format!(
-            "Allow on-demand next to spot in NodePool {np} (`kubectl edit nodepool {np}`; the other requirements stay as they are):"
+            "Allow on-demand next to spot in {kind} {np} (`kubectl edit {resource} {np}`; the other requirements stay as they are):"
         ),
         yaml,
     )];

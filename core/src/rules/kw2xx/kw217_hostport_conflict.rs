@@ -48,6 +48,8 @@ const SIGNALS: &[&str] = &[
 struct Conflict<'a> {
     pod: Option<ObjectRef>,
     nodepools: Vec<String>,
+    /// The v1alpha5 grammar (`incompatible with provisioner "<p>"`, Karpenter before v0.32).
+    provisioner: bool,
     port: Option<String>,
     messages: Vec<&'a Message>,
 }
@@ -68,6 +70,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 conflicts.push(Conflict {
                     pod,
                     nodepools: Vec::new(),
+                    provisioner: false,
                     port: None,
                     messages: Vec::new(),
                 });
@@ -99,6 +102,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 &clause.reason,
                 error.message,
             );
+            if clause.provisioner {
+                if let Some(c) = conflicts.iter_mut().find(|c| c.pod == error.pod) {
+                    c.provisioner = true;
+                }
+            }
         }
     }
     for m in facts.messages_containing_any(SIGNALS) {
@@ -150,7 +158,12 @@ fn diagnose(facts: &Facts, c: Conflict<'_>) -> Diagnosis {
     );
     if !c.nodepools.is_empty() {
         let pools: Vec<String> = c.nodepools.iter().map(|n| format!("\"{n}\"")).collect();
-        summary.push_str(&format!(" (NodePool {})", pools.join(", ")));
+        let kind = if c.provisioner {
+            "Provisioner"
+        } else {
+            "NodePool"
+        };
+        summary.push_str(&format!(" ({kind} {})", pools.join(", ")));
     }
     summary.push_str(": a DaemonSet binding the same port on every node is the usual holder.");
     let fact_pod = c.pod.as_ref().and_then(|p| {

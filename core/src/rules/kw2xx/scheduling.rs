@@ -959,6 +959,18 @@ fn taint_in(reason: &str) -> String {
 }
 
 fn topology(tail: &str) -> Cause {
+    // Early releases: `unsatisfiable topology constraint for key <key>` (no kind, no counts).
+    if let Some(key) = strip_prefix_ignore_case(tail.trim_start(), "key ") {
+        if find_ignore_ascii_case(tail, ", key=").is_none() {
+            return Cause::Topology {
+                constraint: "topology constraint".to_string(),
+                key: key.split([' ', ',']).next().unwrap_or_default().to_string(),
+                counts: None,
+                pod_domains: None,
+                node_domains: None,
+            };
+        }
+    }
     let (constraint, rest) = tail.split_once(", key=").unwrap_or((tail, ""));
     let key = rest
         .split([' ', ','])
