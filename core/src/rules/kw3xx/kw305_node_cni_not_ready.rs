@@ -161,7 +161,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map(|m| m.text.as_str())
         .chain(node_conditions.iter().map(|(_, msg)| msg.as_str()))
         .find_map(|t| tail_after(t, "NetworkPluginNotReady message:"))
-        .map(|d| d.trim_end_matches(['"', ' ']).to_string())
+        .map(|d| d.trim_end_matches(['"', ' ', ']']).to_string())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(|| "cni plugin not initialized".to_string());
     let mut summary = format!(
