@@ -658,9 +658,21 @@ pub struct PersistentVolumeClaim {
     pub phase: Option<String>,
     /// `metadata.deletionTimestamp`: the claim is being deleted (`Terminating`).
     pub deletion_timestamp: Option<String>,
+    /// Being deleted as kubectl prints it, without the timestamp: STATUS `Terminating` in
+    /// `kubectl get pvc`, `Status: Terminating (lasts 5m)` in `kubectl describe pvc`.
+    pub terminating: bool,
+    /// How long the deletion has waited, from describe's `Terminating (lasts 5m)`.
+    pub terminating_for: Option<String>,
     /// `metadata.finalizers` (`kubernetes.io/pvc-protection`, a backup tool's...): what holds a
     /// claim that is being deleted.
     pub finalizers: Vec<String>,
+}
+
+impl PersistentVolumeClaim {
+    /// Whether the claim is being deleted (a `deletionTimestamp`, or kubectl's `Terminating`).
+    pub fn is_terminating(&self) -> bool {
+        self.deletion_timestamp.is_some() || self.terminating
+    }
 }
 
 /// Where a `Setting` was written.

@@ -214,6 +214,7 @@ enum Described {
     Pdb,
     Workload(&'static str),
     ServiceAccount,
+    Pvc,
     /// Custom resources (`API Version:` and `Kind:`): the objects module reads them.
     Generic,
     Unknown,
@@ -233,6 +234,9 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
         || has("Non-terminated Pods")
     {
         Described::Node
+    } else if has("StorageClass") && has("Volume") && !has("Claim") {
+        // `kubectl describe pvc` (a PersistentVolume prints `Claim` and no `Volume`).
+        Described::Pvc
     } else if has("Min available") || has("Max unavailable") || has("Allowed disruptions") {
         Described::Pdb
     } else if has("Mountable secrets") || has("Image pull secrets") {
@@ -257,6 +261,7 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
             Some("DaemonSet") => Described::Workload("DaemonSet"),
             Some("ReplicaSet") => Described::Workload("ReplicaSet"),
             Some("ServiceAccount") => Described::ServiceAccount,
+            Some("PersistentVolumeClaim") => Described::Pvc,
             _ => Described::Unknown,
         }
     }
@@ -297,6 +302,16 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
             );
             sink.facts.pdbs.push(pdb);
             sink.collected(Collected::Pdbs);
+            Some(object)
+        }
+        Described::Pvc => {
+            let pvc = describe_misc::read_pvc(part, &sections);
+            let object = ObjectRef::new(
+                "PersistentVolumeClaim",
+                pvc.meta.namespace.as_deref(),
+                &pvc.meta.name,
+            );
+            sink.facts.pvcs.push(pvc);
             Some(object)
         }
         Described::ServiceAccount => {

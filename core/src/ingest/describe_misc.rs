@@ -1,8 +1,8 @@
 //! `kubectl describe` of PodDisruptionBudgets, workloads (Deployment, StatefulSet, DaemonSet,
-//! ReplicaSet) and ServiceAccounts: the fields the disruption, workload and credential rules
-//! read.
+//! ReplicaSet), ServiceAccounts and PersistentVolumeClaims: the fields the disruption,
+//! workload, credential and volume rules read.
 
-use crate::facts::{Meta, ObjectRef, Pdb, ServiceAccount, Workload};
+use crate::facts::{Meta, ObjectRef, Pdb, PersistentVolumeClaim, ServiceAccount, Workload};
 
 use super::describe::{self, section, Section, Tree};
 use super::tables::parse_selector;
@@ -33,6 +33,43 @@ fn meta(part: &Part<'_>, sections: &[Section<'_>]) -> Meta {
 pub fn read_service_account(part: &Part<'_>, sections: &[Section<'_>]) -> ServiceAccount {
     ServiceAccount {
         meta: meta(part, sections),
+    }
+}
+
+/// The storage class, volume, phase, finalizers, and whether it is being deleted: kubectl prints
+/// `Status: Terminating (lasts 5m)` for a claim with a deletionTimestamp, else the phase.
+pub fn read_pvc(part: &Part<'_>, sections: &[Section<'_>]) -> PersistentVolumeClaim {
+    let status = value(sections, "Status").unwrap_or_default();
+    let terminating = status.starts_with("Terminating");
+    let terminating_for = status
+        .strip_prefix("Terminating")
+        .and_then(|rest| rest.trim().strip_prefix("(lasts "))
+        .map(|age| age.trim_end_matches(')').trim().to_string())
+        .filter(|age| !age.is_empty() && age != "<unknown>");
+    // `Finalizers:  [kubernetes.io/pvc-protection]`, Go's print of a list.
+    let finalizers = value(sections, "Finalizers")
+        .map(|f| {
+            f.trim_start_matches('[')
+                .trim_end_matches(']')
+                .split_whitespace()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut meta = meta(part, sections);
+    if terminating {
+        // The line that says so is the evidence.
+        meta.evidence = section(sections, "Status").map(|s| part.evidence(s.line));
+    }
+    PersistentVolumeClaim {
+        meta,
+        storage_class: value(sections, "StorageClass").map(str::to_string),
+        volume_name: value(sections, "Volume").map(str::to_string),
+        phase: (!terminating && !status.is_empty()).then(|| status.to_string()),
+        deletion_timestamp: None,
+        terminating,
+        terminating_for,
+        finalizers,
     }
 }
 

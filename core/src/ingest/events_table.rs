@@ -7,7 +7,9 @@
 
 use serde_json::Value;
 
+use crate::document::Evidence;
 use crate::facts::{Collected, Event, Message, MessageOrigin, ObjectRef};
+use crate::rules::time::age_seconds;
 
 use super::segment::{self, object_ref};
 use super::tables::{self, is_separator, split_gaps, Table};
@@ -102,7 +104,7 @@ pub fn ingest_rows(
         if segment::is_blank(line) || is_separator(line) || segment::is_cut_mark(line) {
             continue;
         }
-        let cells = table.cut(line);
+        let cells = cut_row(table, line);
         let is_row = cells
             .as_ref()
             .and_then(|c| table.cell(c, "TYPE"))
@@ -153,6 +155,71 @@ fn is_event_type(t: &str) -> bool {
     t.eq_ignore_ascii_case("Normal") || t.eq_ignore_ascii_case("Warning")
 }
 
+/// The cells of an events row. `kubectl get events -o wide` prints columns after MESSAGE
+/// (`LAST SEEN TYPE REASON OBJECT SUBOBJECT SOURCE MESSAGE FIRST SEEN COUNT NAME`): a row
+/// that lost its alignment (pasted through a chat, tabs turned to spaces) is cut on its gaps
+/// from both ends, so SOURCE, FIRST SEEN, COUNT and NAME never end up in the message.
+fn cut_row(table: &Table, line: &str) -> Option<Vec<String>> {
+    let Some(m) = table
+        .index("MESSAGE")
+        .filter(|&m| m + 1 < table.columns.len())
+    else {
+        return table.cut(line);
+    };
+    let aligned = if line.contains('\t') {
+        table.cut(line)
+    } else {
+        table.cut_at_positions(line)
+    };
+    let aligned = aligned.filter(|cells| {
+        table.cell(cells, "TYPE").is_some_and(is_event_type)
+            && table.cell(cells, "MESSAGE").is_some()
+            && table
+                .cell(cells, "COUNT")
+                .is_none_or(|c| c.chars().all(|ch| ch.is_ascii_digit()))
+    });
+    aligned.or_else(|| cut_wide_on_gaps(table, m, line))
+}
+
+/// A `-o wide` row cut on runs of spaces: the columns before MESSAGE from the left (an empty
+/// SUBOBJECT leaves no gap of its own), the columns after it from the right.
+fn cut_wide_on_gaps(table: &Table, m: usize, line: &str) -> Option<Vec<String>> {
+    let parts = split_gaps(line.trim());
+    let mut cells = vec![String::new(); table.columns.len()];
+    let mut end = parts.len();
+    for k in (m + 1..table.columns.len()).rev() {
+        let part = *parts.get(end.checked_sub(1)?)?;
+        let fits = match table.columns[k].name.as_str() {
+            "COUNT" => part.chars().all(|c| c.is_ascii_digit()),
+            "FIRST SEEN" | "LAST SEEN" => looks_like_age(part),
+            _ => true,
+        };
+        if !fits {
+            return None;
+        }
+        cells[k] = part.to_string();
+        end -= 1;
+    }
+    let mut next = 0;
+    for (k, cell) in cells.iter_mut().enumerate().take(m) {
+        let part = *parts.get(next).filter(|_| next < end)?;
+        if table.columns[k].name == "SUBOBJECT" && !is_field_path(part) {
+            continue;
+        }
+        *cell = part.to_string();
+        next += 1;
+    }
+    (next < end).then(|| {
+        cells[m] = parts[next..end].join("  ");
+        cells
+    })
+}
+
+/// An involved object's field path (`spec.containers{app}`), the SUBOBJECT column.
+fn is_field_path(s: &str) -> bool {
+    s.starts_with("spec.") || s.contains('{')
+}
+
 fn row_event(
     part: &Part<'_>,
     k: usize,
@@ -176,6 +243,8 @@ fn row_event(
         .or_else(|| age.as_deref().and_then(repeat_count))
         .unwrap_or(1);
     let source = cell("FROM").or_else(|| cell("SOURCE")).unwrap_or_default();
+    let mut evidence = part.evidence(k);
+    seen_ago(&mut evidence, age.as_deref(), cell("FIRST SEEN").as_deref());
     let event = Event {
         event_type: cell("TYPE").unwrap_or_default(),
         reason: cell("REASON").unwrap_or_default(),
@@ -184,9 +253,35 @@ fn row_event(
         message: cell("MESSAGE").unwrap_or_default(),
         count,
         age: age.clone(),
-        evidence: part.evidence(k),
+        evidence,
     };
     (event, age)
+}
+
+/// An event's ages as its evidence shows them: LAST SEEN `31s` is `31s ago`; `2m (x3 over
+/// 10m)` was last seen 2m ago and first 10m ago; a FIRST SEEN column (`-o wide`) gives the
+/// first. Ages are not times of day: they are never shown bare. `<unknown>` leaves both unset.
+fn seen_ago(evidence: &mut Evidence, last_seen: Option<&str>, first_seen: Option<&str>) {
+    let Some(last) = last_seen else {
+        return;
+    };
+    let (last, over) = match last.split_once("(x") {
+        Some((l, rest)) => (
+            l.trim(),
+            rest.split_once(" over ")
+                .map(|(_, o)| o.trim_end_matches(')').trim()),
+        ),
+        None => (last.trim(), None),
+    };
+    let ago = |a: &str| age_seconds(a).map(|_| format!("{a} ago"));
+    let Some(last) = ago(last) else {
+        return;
+    };
+    evidence.first_seen = first_seen
+        .or(over)
+        .and_then(ago)
+        .or_else(|| Some(last.clone()));
+    evidence.last_seen = Some(last);
 }
 
 /// `kubelet, ip-10-0-1-2` (older describe output) names the component and its host.
@@ -268,13 +363,36 @@ fn headerless_row(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Optio
     }
     let before: Vec<&str> = cells[..t].to_vec();
     let rest = &cells[t + 2..];
+    let mut first_seen = None;
+    let mut wide_count = None;
     let (object, age, source, message) = match rest {
         [obj, message @ ..] if obj.contains('/') && !message.is_empty() => {
             let namespace = before.first().filter(|_| before.len() == 2).copied();
+            let mut message = message;
+            let mut source = String::new();
+            // A `-o wide` row: [SUBOBJECT] SOURCE MESSAGE FIRST-SEEN COUNT NAME, the NAME
+            // being the object's name and a suffix.
+            let object_name = obj.rsplit('/').next().unwrap_or_default();
+            if let [middle @ .., first, count, name] = message {
+                let wide = middle.len() >= 2
+                    && looks_like_age(first)
+                    && count.chars().all(|c| c.is_ascii_digit())
+                    && name.starts_with(&format!("{object_name}."));
+                if wide {
+                    first_seen = Some(first.to_string());
+                    wide_count = count.parse().ok();
+                    let middle = match middle {
+                        [sub, more @ ..] if is_field_path(sub) && more.len() >= 2 => more,
+                        _ => middle,
+                    };
+                    source = component(middle[0]);
+                    message = &middle[1..];
+                }
+            }
             (
                 object_ref(obj, namespace),
                 before.last().map(|a| a.to_string()),
-                String::new(),
+                source,
                 message.join("  "),
             )
         }
@@ -286,6 +404,8 @@ fn headerless_row(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Optio
         ),
         _ => return None,
     };
+    let mut evidence = part.evidence(i);
+    seen_ago(&mut evidence, age.as_deref(), first_seen.as_deref());
     Some((
         Event {
             event_type: cells[t].to_string(),
@@ -293,9 +413,11 @@ fn headerless_row(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Optio
             source,
             object,
             message,
-            count: age.as_deref().and_then(repeat_count).unwrap_or(1),
+            count: wide_count
+                .or_else(|| age.as_deref().and_then(repeat_count))
+                .unwrap_or(1),
             age: age.clone(),
-            evidence: part.evidence(i),
+            evidence,
         },
         age,
     ))

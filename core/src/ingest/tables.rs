@@ -7,7 +7,7 @@
 
 use crate::facts::{
     Collected, Condition, Container, EmptyList, LabelSelector, Message, MessageOrigin, Meta, Node,
-    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, Pod, Workload,
+    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, PersistentVolumeClaim, Pod, Workload,
 };
 
 use super::segment::{self, canonical_kind, Command};
@@ -130,7 +130,9 @@ impl Table {
         self.cut_at_positions(row).or_else(|| self.cut_on_gaps(row))
     }
 
-    fn cut_at_positions(&self, row: &str) -> Option<Vec<String>> {
+    /// The cells of a row cut at the header's column positions; `None` when the row does not
+    /// align.
+    pub fn cut_at_positions(&self, row: &str) -> Option<Vec<String>> {
         let chars: Vec<char> = row.trim_end().chars().collect();
         let first = self.columns.first()?.start;
         if chars[..first.min(chars.len())].iter().any(|c| *c != ' ') {
@@ -346,6 +348,7 @@ impl Row<'_, '_> {
             "NodePool" => self.nodepool(name, sink),
             "EC2NodeClass" => self.nodeclass(name, sink),
             "PodDisruptionBudget" => self.pdb(name, sink),
+            "PersistentVolumeClaim" => self.pvc(name, sink),
             "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => {
                 self.workload(kind, name, sink)
             }
@@ -364,6 +367,9 @@ impl Row<'_, '_> {
             "Node"
         } else if t.has("RESTARTS") && t.has("STATUS") {
             "Pod"
+        } else if t.has("VOLUME") && t.has("STORAGECLASS") && t.has("ACCESS MODES") {
+            // `kubectl get pvc` (a PersistentVolume's table has CLAIM, not VOLUME).
+            "PersistentVolumeClaim"
         } else if t.has("ALLOWED DISRUPTIONS") || t.has("MIN AVAILABLE") {
             "PodDisruptionBudget"
         } else if t.has("UP-TO-DATE") && t.has("AVAILABLE") && !t.has("DESIRED") {
@@ -493,6 +499,21 @@ impl Row<'_, '_> {
         }
         sink.collected(Collected::NodeClasses);
         sink.deferred.nodeclasses.push(class);
+    }
+
+    /// A `kubectl get pvc` row: STATUS is the phase, or `Terminating` when the claim has a
+    /// deletionTimestamp (kubectl prints that instead of the phase).
+    fn pvc(&self, name: &str, sink: &mut Sink) {
+        let status = self.cell("STATUS");
+        let terminating = status == Some("Terminating");
+        sink.deferred.pvcs.push(PersistentVolumeClaim {
+            meta: self.meta(name, true),
+            storage_class: self.cell("STORAGECLASS").map(str::to_string),
+            volume_name: self.cell("VOLUME").map(str::to_string),
+            phase: status.filter(|_| !terminating).map(str::to_string),
+            terminating,
+            ..PersistentVolumeClaim::default()
+        });
     }
 
     fn pdb(&self, name: &str, sink: &mut Sink) {
@@ -654,6 +675,7 @@ pub struct Deferred {
     nodepools: Vec<NodePool>,
     nodeclasses: Vec<NodeClass>,
     pdbs: Vec<Pdb>,
+    pvcs: Vec<PersistentVolumeClaim>,
     workloads: Vec<Workload>,
 }
 
@@ -688,6 +710,7 @@ impl Deferred {
         merge(&mut facts.nodepools, self.nodepools, |n| &mut n.meta);
         merge(&mut facts.nodeclasses, self.nodeclasses, |n| &mut n.meta);
         merge(&mut facts.pdbs, self.pdbs, |p| &mut p.meta);
+        merge(&mut facts.pvcs, self.pvcs, |p| &mut p.meta);
         let mut workloads = self.workloads;
         workloads.retain(|w| {
             !facts.workloads.iter().any(|f| {

@@ -1135,3 +1135,131 @@ fn described_service_accounts_keep_their_irsa_annotation() {
         Some("arn:aws:iam::731942180466:role/karpenter-irsa-analytics")
     );
 }
+
+#[test]
+fn wide_event_rows_that_lost_their_alignment() {
+    // `kubectl get events -o wide` (-A adds NAMESPACE), the columns after MESSAGE included,
+    // pasted with its spacing collapsed: SOURCE, FIRST SEEN, COUNT and NAME are cells, never
+    // part of the message; an empty SUBOBJECT leaves no gap of its own.
+    let text = "LAST SEEN  TYPE  REASON  OBJECT  SUBOBJECT  SOURCE  MESSAGE  FIRST SEEN  COUNT  NAME
+47s  Warning  FailedScheduling  pod/web-0  karpenter  Failed to schedule pod, x  12m  9  web-0.17d9a1c0e4f5a6b7
+2m3s  Normal  Pulled  pod/web-0  spec.containers{app}  kubelet, ip-10-0-3-17.ec2.internal  Container image \"nginx\"  already present  2m3s  1  web-0.17d9a1c0e4f5a6b8
+";
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let e = &facts.events;
+    assert_eq!(e.len(), 2);
+    assert_eq!(e[0].source, "karpenter");
+    assert_eq!(e[0].message, "Failed to schedule pod, x");
+    assert_eq!(e[0].count, 9);
+    assert_eq!(e[0].evidence.first_seen.as_deref(), Some("12m ago"));
+    assert_eq!(e[0].evidence.last_seen.as_deref(), Some("47s ago"));
+    assert_eq!(e[1].source, "kubelet");
+    assert_eq!(e[1].message, "Container image \"nginx\"  already present");
+
+    let text = "NAMESPACE  LAST SEEN  TYPE  REASON  OBJECT  SUBOBJECT  SOURCE  MESSAGE  FIRST SEEN  COUNT  NAME
+ml  31s  Warning  FailedScheduling  pod/trainer-0  karpenter  Failed to schedule pod, y  5m2s  4  trainer-0.17d9a1c0e4f5a6b7
+";
+    let facts = facts_of(text);
+    let e = &facts.events[0];
+    assert_eq!(
+        e.object.as_ref().and_then(|o| o.namespace.as_deref()),
+        Some("ml")
+    );
+    assert_eq!(
+        (e.source.as_str(), e.message.as_str(), e.count),
+        ("karpenter", "Failed to schedule pod, y", 4)
+    );
+    assert_eq!(e.evidence.first_seen.as_deref(), Some("5m2s ago"));
+
+    // The same row without its header: the trailing FIRST SEEN, COUNT and NAME (the object's
+    // name and a suffix) mark it as a wide row.
+    let facts = facts_of("47s   Warning   FailedScheduling   pod/web-0   karpenter   Failed to schedule pod, x   12m   9   web-0.17d9a1c0e4f5a6b7\n");
+    let e = &facts.events[0];
+    assert_eq!(
+        (e.source.as_str(), e.message.as_str(), e.count),
+        ("karpenter", "Failed to schedule pod, x", 9)
+    );
+    assert_eq!(e.evidence.first_seen.as_deref(), Some("12m ago"));
+    // Near miss: a default row whose message merely ends like one keeps its whole message.
+    let facts = facts_of("47s   Warning   FailedScheduling   pod/web-0   Failed to schedule pod, x   12m   9   other.17d9\n");
+    let e = &facts.events[0];
+    assert_eq!(e.message, "Failed to schedule pod, x  12m  9  other.17d9");
+    assert_eq!(e.source, "");
+}
+
+#[test]
+fn event_ages_are_ages_not_times() {
+    let text = "LAST SEEN   TYPE      REASON             OBJECT      MESSAGE
+31s         Warning   FailedScheduling   pod/web-0   Failed to schedule pod, x
+<unknown>   Warning   FailedScheduling   pod/web-1   Failed to schedule pod, y
+";
+    let facts = facts_of(text);
+    let e = &facts.events;
+    assert_eq!(e[0].evidence.last_seen.as_deref(), Some("31s ago"));
+    assert_eq!(e[0].evidence.first_seen.as_deref(), Some("31s ago"));
+    // The raw age stays for the rules that compute with it.
+    assert_eq!(e[0].age.as_deref(), Some("31s"));
+    assert_eq!(e[1].evidence.last_seen, None);
+    // `3m (x4 over 9m)`: last seen 3m ago, first 9m ago.
+    let facts = facts_of(
+        "  Warning  FailedMount  3m (x4 over 9m)  kubelet  Unable to attach or mount volumes\n",
+    );
+    let e = &facts.events[0];
+    assert_eq!(e.count, 4);
+    assert_eq!(e.evidence.last_seen.as_deref(), Some("3m ago"));
+    assert_eq!(e.evidence.first_seen.as_deref(), Some("9m ago"));
+}
+
+#[test]
+fn terminating_claims_from_kubectl_get_and_describe() {
+    // kubectl prints `Terminating` instead of the phase for a claim with a deletionTimestamp.
+    let text = "$ kubectl get pvc -n streaming
+NAME           STATUS        VOLUME      CAPACITY   ACCESS MODES   STORAGECLASS   VOLUMEATTRIBUTESCLASS   AGE
+data-kafka-1   Bound         pvc-2d3e    200Gi      RWO            gp3            <unset>                 146d
+data-kafka-2   Terminating   pvc-5b2f    200Gi      RWO            gp3            <unset>                 146d
+";
+    let facts = facts_of(text);
+    let pvcs = &facts.pvcs;
+    assert_eq!(pvcs.len(), 2);
+    assert!(!pvcs[0].is_terminating());
+    assert_eq!(pvcs[0].phase.as_deref(), Some("Bound"));
+    assert!(pvcs[1].is_terminating());
+    assert_eq!(pvcs[1].phase, None);
+    assert_eq!(pvcs[1].meta.namespace.as_deref(), Some("streaming"));
+    assert_eq!(pvcs[1].volume_name.as_deref(), Some("pvc-5b2f"));
+
+    let text = "$ kubectl describe pvc data-kafka-2 -n streaming
+Name:          data-kafka-2
+Namespace:     streaming
+StorageClass:  gp3
+Status:        Terminating (lasts 3h12m)
+Volume:        pvc-5b2f
+Labels:        app=kafka
+Annotations:   pv.kubernetes.io/bind-completed: yes
+Finalizers:    [kubernetes.io/pvc-protection velero.io/pvc-backup]
+Capacity:      200Gi
+Access Modes:  RWO
+VolumeMode:    Filesystem
+Used By:       kafka-2
+Events:        <none>
+";
+    let facts = facts_of(text);
+    let c = &facts.pvcs[0];
+    assert!(c.is_terminating());
+    assert_eq!(c.terminating_for.as_deref(), Some("3h12m"));
+    assert_eq!(
+        c.finalizers,
+        ["kubernetes.io/pvc-protection", "velero.io/pvc-backup"]
+    );
+    assert_eq!(c.meta.evidence.as_ref().map(|e| e.line), Some(5));
+    // A Bound claim, and a PersistentVolume (its table has CLAIM, not VOLUME) in Terminating.
+    let facts = facts_of(&text.replace("Terminating (lasts 3h12m)", "Bound"));
+    assert!(!facts.pvcs[0].is_terminating());
+    assert_eq!(facts.pvcs[0].phase.as_deref(), Some("Bound"));
+    let facts = facts_of("$ kubectl get pv
+NAME       CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS        CLAIM                    STORAGECLASS   REASON   AGE
+pvc-5b2f   200Gi      RWO            Delete           Terminating   streaming/data-kafka-2   gp3                     146d
+");
+    assert!(facts.pvcs.is_empty());
+}

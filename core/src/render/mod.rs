@@ -56,12 +56,23 @@ pub fn repeat_note(e: &Evidence) -> Option<String> {
     }
     let mut s = format!("seen {} times", e.count);
     if let Some(first) = &e.first_seen {
-        s.push_str(&format!(", first {first}"));
+        s.push_str(&format!(", first {}", seen(first)));
     }
     if let Some(last) = &e.last_seen {
-        s.push_str(&format!(", last {last}"));
+        s.push_str(&format!(", last {}", seen(last)));
     }
     Some(s)
+}
+
+/// A first/last seen value: a time as written, a bare kubectl age (`31s`, `5m2s`) as an age
+/// (`31s ago`), never as if it were a time of day.
+fn seen(value: &str) -> String {
+    let bare_age = crate::rules::time::age_seconds(value).is_some() && !value.contains(" over ");
+    if bare_age {
+        format!("{value} ago")
+    } else {
+        value.to_string()
+    }
 }
 
 /// `source:line`.

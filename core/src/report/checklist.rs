@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::facts::{contains_ignore_ascii_case, Condition, Event, Facts, MessageOrigin, ObjectRef};
 use crate::report::Subject;
 use crate::rules::kw5xx::nodeclass::{describe_command, Selected};
+use crate::rules::version::before_v0_32;
 use crate::rules::Diagnosis;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,7 +84,26 @@ pub fn walk(
     subject: Option<&Subject>,
 ) -> (Vec<ChecklistStep>, Vec<Missing>) {
     let names = Names::gather(facts, diagnoses, subject);
-    let ctx = Ctx { facts, diagnoses };
+    let ctx = Ctx {
+        facts,
+        diagnoses,
+        legacy: names.legacy,
+    };
+    let (claims_what, claims_command, nodeclass_what, nodepool_what) = if names.legacy {
+        (
+            "Machines (none listed means Karpenter made no request)",
+            "kubectl describe machines",
+            "AWSNodeTemplate spec and status (subnetSelector, securityGroupSelector)",
+            "Provisioner spec and status (capacity types, instance types, zones, limits)",
+        )
+    } else {
+        (
+            "NodeClaims (none listed means Karpenter made no request)",
+            "kubectl describe nodeclaims",
+            "EC2NodeClass spec and status (subnetSelectorTerms, securityGroupSelectorTerms, conditions)",
+            "NodePool spec and status (capacity types, instance types, zones, limits)",
+        )
+    };
     let steps: [(&'static str, Seen, String, String); 8] = [
         (
             "Pod events",
@@ -94,8 +114,8 @@ pub fn walk(
         (
             "NodeClaims",
             ctx.nodeclaims(),
-            "NodeClaims (none listed means Karpenter made no request)".to_string(),
-            "kubectl describe nodeclaims".to_string(),
+            claims_what.to_string(),
+            claims_command.to_string(),
         ),
         (
             "Karpenter logs",
@@ -112,8 +132,8 @@ pub fn walk(
         (
             "EC2NodeClass",
             ctx.nodeclass(),
-            "EC2NodeClass spec and status (subnetSelectorTerms, securityGroupSelectorTerms, conditions)".to_string(),
-            names.get_yaml("ec2nodeclass", "ec2nodeclasses", &names.nodeclasses),
+            nodeclass_what.to_string(),
+            names.nodeclass_yaml(),
         ),
         (
             "Real resource tags",
@@ -130,8 +150,8 @@ pub fn walk(
         (
             "NodePool",
             ctx.nodepool(),
-            "NodePool spec and status (capacity types, instance types, zones, limits)".to_string(),
-            names.get_yaml("nodepool", "nodepools", &names.nodepools),
+            nodepool_what.to_string(),
+            names.nodepool_yaml(),
         ),
     ];
     let mut checklist = Vec::new();
@@ -219,6 +239,8 @@ fn failing(conditions: &[Condition], order: &[&str]) -> Option<String> {
 struct Ctx<'a> {
     facts: &'a Facts,
     diagnoses: &'a [Diagnosis],
+    /// A cluster before v0.32 (Provisioner, Machine, AWSNodeTemplate).
+    legacy: bool,
 }
 
 impl Ctx<'_> {
@@ -304,14 +326,15 @@ impl Ctx<'_> {
     fn nodeclaims(&self) -> Seen {
         use crate::facts::Collected;
         let f = self.facts;
+        let claim = if self.legacy { "Machine" } else { "NodeClaim" };
         let empty = f.empty_lists.iter().find(|e| {
             e.resource
                 .as_deref()
-                .is_some_and(|r| r.contains("nodeclaim"))
+                .is_some_and(|r| r.contains("nodeclaim") || r.starts_with("machines"))
         });
         if let Some(e) = empty {
             return Seen::problem(format!(
-                "`{}` ({}:{}): Karpenter created no NodeClaim",
+                "`{}` ({}:{}): Karpenter created no {claim}",
                 e.evidence.text, e.evidence.source, e.evidence.line
             ));
         }
@@ -329,7 +352,7 @@ impl Ctx<'_> {
         if f.has(Collected::NodeClaims) {
             return Seen::ok("NodeClaims listed, none failing");
         }
-        Seen::not_collected("no NodeClaim list or object in the input")
+        Seen::not_collected(format!("no {claim} list or object in the input"))
     }
 
     /// Karpenter log lines at any of `levels` (all levels when empty): the ingest's counts,
@@ -419,6 +442,7 @@ impl Ctx<'_> {
                 f.nodeclasses.len()
             )),
             None if f.has(Collected::NodeClasses) => Seen::ok("EC2NodeClasses listed"),
+            None if self.legacy => Seen::not_collected("no AWSNodeTemplate in the input"),
             None => Seen::not_collected("no EC2NodeClass in the input"),
         }
     }
@@ -515,6 +539,7 @@ impl Ctx<'_> {
                 ))
             }
             [] if f.has(Collected::NodePools) => Seen::ok("NodePools listed"),
+            [] if self.legacy => Seen::not_collected("no Provisioner in the input"),
             [] => Seen::not_collected("no NodePool in the input"),
             many => Seen::ok(format!("{} NodePools, none failing", many.len())),
         }
@@ -530,6 +555,8 @@ struct Names {
     karpenter_namespace: Option<String>,
     nodepools: Vec<String>,
     nodeclasses: Vec<String>,
+    /// A cluster before v0.32: commands name machines, provisioners and awsnodetemplates.
+    legacy: bool,
 }
 
 fn push_unique(list: &mut Vec<String>, name: &str) {
@@ -578,8 +605,10 @@ impl Names {
             }
         }
         for p in &facts.pods {
-            if let Some(np) = p.node_selector.get("karpenter.sh/nodepool") {
-                push_unique(&mut nodepools, np);
+            for key in ["karpenter.sh/nodepool", "karpenter.sh/provisioner-name"] {
+                if let Some(np) = p.node_selector.get(key) {
+                    push_unique(&mut nodepools, np);
+                }
             }
         }
         let mut nodeclasses = Vec::new();
@@ -605,6 +634,7 @@ impl Names {
             karpenter_namespace: facts.karpenter_namespace.clone(),
             nodepools,
             nodeclasses,
+            legacy: before_v0_32(facts),
         }
     }
 
@@ -651,6 +681,24 @@ impl Names {
         }
     }
 
+    /// The EC2NodeClasses (before v0.32, the AWSNodeTemplates) as YAML.
+    fn nodeclass_yaml(&self) -> String {
+        if self.legacy {
+            self.get_yaml("awsnodetemplate", "awsnodetemplates", &self.nodeclasses)
+        } else {
+            self.get_yaml("ec2nodeclass", "ec2nodeclasses", &self.nodeclasses)
+        }
+    }
+
+    /// The NodePools (before v0.32, the Provisioners) as YAML.
+    fn nodepool_yaml(&self) -> String {
+        if self.legacy {
+            self.get_yaml("provisioner", "provisioners", &self.nodepools)
+        } else {
+            self.get_yaml("nodepool", "nodepools", &self.nodepools)
+        }
+    }
+
     fn get_yaml(&self, one: &str, all: &str, names: &[String]) -> String {
         if names.is_empty() {
             format!("kubectl get {all} -o yaml")
@@ -685,6 +733,9 @@ impl Names {
         }
         if lines.is_empty() {
             let source = match self.nodeclasses.first() {
+                // The v1alpha1 AWSNodeTemplate has one selector map per resource, not terms.
+                Some(nc) if self.legacy => format!("kubectl get awsnodetemplate {nc} -o jsonpath='{{.spec.subnetSelector}}{{\"\\n\"}}{{.spec.securityGroupSelector}}{{\"\\n\"}}'"),
+                None if self.legacy => "kubectl get awsnodetemplates -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.subnetSelector} {.spec.securityGroupSelector}{\"\\n\"}{end}'".to_string(),
                 Some(nc) => format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.subnetSelectorTerms}}{{\"\\n\"}}{{.spec.securityGroupSelectorTerms}}{{\"\\n\"}}'"),
                 None => "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.subnetSelectorTerms} {.spec.securityGroupSelectorTerms}{\"\\n\"}{end}'".to_string(),
             };
@@ -886,6 +937,114 @@ mod tests {
             steps[0].signal,
             "Warning FailedScheduling 2m karpenter Failed to schedule pod"
         );
+    }
+
+    #[test]
+    fn a_cluster_before_v0_32_gets_the_v1alpha5_commands() {
+        // A Pending pod pinned by the v1alpha5 label, from a v0.31 install.
+        let mut facts = Facts::default();
+        let mut pod = crate::facts::Pod::default();
+        pod.meta.name = "web-0".into();
+        pod.meta.namespace = Some("shop".into());
+        pod.phase = Some("Pending".into());
+        pod.node_selector
+            .insert("karpenter.sh/provisioner-name".into(), "general".into());
+        facts.pods.push(pod);
+        let (steps, missing) = run(&facts);
+        let cmd = |what: &str| {
+            missing
+                .iter()
+                .find(|m| m.what.starts_with(what))
+                .map(|m| m.command.clone())
+                .unwrap_or_else(|| panic!("{what}: {missing:?}"))
+        };
+        assert_eq!(cmd("Machines"), "kubectl describe machines");
+        assert_eq!(
+            cmd("AWSNodeTemplate"),
+            "kubectl get awsnodetemplates -o yaml"
+        );
+        assert_eq!(
+            cmd("Provisioner"),
+            "kubectl get provisioner general -o yaml"
+        );
+        assert!(cmd("The AWS subnets").starts_with(
+            "kubectl get awsnodetemplates -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.subnetSelector} {.spec.securityGroupSelector}"
+        ));
+        assert!(missing.iter().all(|m| !m.command.contains("nodeclaim")
+            && !m.command.contains("nodepool")
+            && !m.command.contains("ec2nodeclass")));
+        assert_eq!(steps[1].signal, "no Machine list or object in the input");
+
+        // The objects say it too: an AWSNodeTemplate, and `kubectl get machines` empty.
+        let mut facts = Facts::default();
+        let mut template = NodeClass::default();
+        template.meta.name = "bottlerocket".into();
+        template.is_aws_node_template = true;
+        facts.nodeclasses.push(template);
+        facts.empty_lists.push(EmptyList {
+            resource: Some("machines".into()),
+            namespace: None,
+            evidence: Evidence::new("paste", 3, "No resources found"),
+        });
+        let (steps, missing) = run(&facts);
+        assert_eq!(
+            steps[1].signal,
+            "`No resources found` (paste:3): Karpenter created no Machine"
+        );
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl get provisioners -o yaml"));
+        assert!(missing.iter().any(|m| m.command.starts_with(
+            "kubectl get awsnodetemplate bottlerocket -o jsonpath='{.spec.subnetSelector}"
+        )));
+
+        // A known version decides: the v0.31 chart.
+        let facts = Facts {
+            karpenter_version: Some("0.31.3".into()),
+            ..Facts::default()
+        };
+        let (_, missing) = run(&facts);
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl get provisioners -o yaml"));
+    }
+
+    #[test]
+    fn near_misses_keep_the_v1_commands() {
+        // v0.32 and later, even with a leftover Provisioner object (v0.32 served both APIs).
+        let mut facts = Facts {
+            karpenter_version: Some("0.32.1".into()),
+            ..Facts::default()
+        };
+        let mut provisioner = NodePool::default();
+        provisioner.meta.name = "old".into();
+        provisioner.is_provisioner = true;
+        facts.nodepools.push(provisioner.clone());
+        let (_, missing) = run(&facts);
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl describe nodeclaims"));
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl get ec2nodeclasses -o yaml"));
+        // Version unknown, both APIs in the input: the NodePool wins.
+        let mut facts = Facts::default();
+        facts.nodepools.push(provisioner);
+        let mut pool = NodePool::default();
+        pool.meta.name = "default".into();
+        facts.nodepools.push(pool);
+        let (_, missing) = run(&facts);
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl describe nodeclaims"));
+        // Nothing about the version at all: v1.
+        let (_, missing) = run(&Facts::default());
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl describe nodeclaims"));
+        assert!(missing
+            .iter()
+            .any(|m| m.command == "kubectl get nodepools -o yaml"));
     }
 
     #[test]

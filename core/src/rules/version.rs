@@ -30,6 +30,70 @@ pub fn parse(raw: &str) -> Option<(u64, u64, u64)> {
     Some((major, minor, patch))
 }
 
+/// Whether the input is from a Karpenter before v0.32, whose API was the v1alpha5 Provisioner
+/// and Machine and the v1alpha1 AWSNodeTemplate (`kubectl get provisioners`, `machines`,
+/// `awsnodetemplates`) rather than NodePool, NodeClaim and EC2NodeClass. A known version
+/// decides; otherwise the input must show the old API (those objects, their kinds or API
+/// groups in messages, the `karpenter.sh/provisioner-name` label, a log field naming a
+/// Provisioner or Machine) and nothing of the new one.
+pub fn before_v0_32(facts: &Facts) -> bool {
+    if let Some(version) = karpenter_version(facts) {
+        return version < (0, 32, 0);
+    }
+    let old_objects = facts.nodepools.iter().any(|p| p.is_provisioner)
+        || facts.nodeclasses.iter().any(|c| c.is_aws_node_template)
+        || facts.nodeclaims.iter().any(|c| c.is_machine);
+    let new_objects = facts.nodepools.iter().any(|p| !p.is_provisioner)
+        || facts.nodeclasses.iter().any(|c| !c.is_aws_node_template)
+        || facts.nodeclaims.iter().any(|c| !c.is_machine);
+    if new_objects {
+        return false;
+    }
+    if old_objects {
+        return true;
+    }
+    let labels = |key: &str| {
+        facts.pods.iter().any(|p| {
+            p.node_selector.contains_key(key)
+                || p.node_affinity.iter().flatten().any(|r| r.key == key)
+        }) || facts.nodes.iter().any(|n| n.meta.label(key).is_some())
+    };
+    let kinds = |names: &[&str]| {
+        facts.messages.iter().any(|m| {
+            m.object
+                .as_ref()
+                .is_some_and(|o| names.contains(&o.kind.as_str()))
+        })
+    };
+    let fields = |names: &[&str]| {
+        facts.logs.iter().any(|r| {
+            names
+                .iter()
+                .any(|k| r.field_name(k).is_some_and(|v| !v.contains('/')))
+        })
+    };
+    let texts = |needles: &[&str]| facts.messages_containing_any(needles).next().is_some();
+    let new = labels("karpenter.sh/nodepool")
+        || kinds(&["NodePool", "NodeClaim", "EC2NodeClass"])
+        || fields(&["NodePool", "NodeClaim", "nodepool", "nodeclaim"])
+        || texts(&[
+            "karpenter.sh/v1beta1",
+            "karpenter.sh/v1/",
+            "karpenter.k8s.aws/v1beta1",
+        ]);
+    if new {
+        return false;
+    }
+    labels("karpenter.sh/provisioner-name")
+        || kinds(&["Provisioner", "Machine", "AWSNodeTemplate"])
+        || fields(&["Provisioner", "Machine", "provisioner", "machine"])
+        || texts(&[
+            "karpenter.sh/v1alpha5",
+            "karpenter.k8s.aws/v1alpha1",
+            "karpenter.sh/provisioner-name",
+        ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

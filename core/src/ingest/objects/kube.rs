@@ -478,6 +478,8 @@ pub fn persistent_volume_claim(
         volume_name: text_of(obj.path(&["spec", "volumeName"])),
         phase: text_of(obj.path(&["status", "phase"])),
         deletion_timestamp: text_of(obj.path(&["metadata", "deletionTimestamp"])),
+        terminating: false,
+        terminating_for: None,
         finalizers: obj
             .path(&["metadata", "finalizers"])
             .map(Node::string_list)

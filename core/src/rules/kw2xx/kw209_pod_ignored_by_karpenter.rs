@@ -29,8 +29,9 @@ claim only in a structured field) and the scheduler's `persistentvolumeclaim "<n
 deleted`, `failed to validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not
 found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
 `karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, or that
-mounts a claim whose object carries a `deletionTimestamp`, is reported from the objects alone
-(medium confidence).
+mounts a claim being deleted (its object carries a `deletionTimestamp`; `kubectl get pvc`
+prints STATUS `Terminating`, `kubectl describe pvc` prints `Status: Terminating (lasts <age>)`),
+is reported from the objects alone (medium confidence).
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
@@ -226,7 +227,7 @@ pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
 /// A claim the pod mounts whose object says it is being deleted (`deletionTimestamp`).
 fn deleting_claim_of<'a>(facts: &'a Facts, pod: &Pod) -> Option<&'a PersistentVolumeClaim> {
     facts.pvcs.iter().find(|c| {
-        c.deletion_timestamp.is_some()
+        c.is_terminating()
             && pod.pvc_names.contains(&c.meta.name)
             && (c.meta.namespace.is_none()
                 || pod.meta.namespace.is_none()
@@ -273,7 +274,7 @@ fn deleting_claim_name(
         }
         return None;
     }
-    let mut deleting = facts.pvcs.iter().filter(|c| c.deletion_timestamp.is_some());
+    let mut deleting = facts.pvcs.iter().filter(|c| c.is_terminating());
     match (deleting.next(), deleting.next()) {
         (Some(only), None) => Some(only.meta.name.clone()),
         _ => None,
@@ -420,8 +421,13 @@ fn pvc_deleting_steps(
         None => format!("{who} mounts a PersistentVolumeClaim that is being deleted (Karpenter's message does not name it; the pod's claims are listed below): {refused} until the claim is gone and recreated."),
     };
     if let Some(c) = object {
-        if let Some(ts) = &c.deletion_timestamp {
-            summary.push_str(&format!(" Its deletionTimestamp is {ts}"));
+        let since = match (&c.deletion_timestamp, &c.terminating_for) {
+            (Some(ts), _) => Some(format!(" Its deletionTimestamp is {ts}")),
+            (None, Some(age)) => Some(format!(" It has been Terminating for {age}")),
+            (None, None) => None,
+        };
+        if let Some(since) = since {
+            summary.push_str(&since);
             if c.finalizers.is_empty() {
                 summary.push('.');
             } else {

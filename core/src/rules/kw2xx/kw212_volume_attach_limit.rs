@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw2xx::scheduling::{message_nodepool, tail_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -145,20 +145,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
         })
         .map(|np| np.meta.name.clone())
-        // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`);
-        // not the `(provisioner=<driver>)` of the limit text, which names the CSI driver.
-        .or_else(|| {
-            limit.iter().find_map(|m| {
-                [
-                    "incompatible with nodepool \"",
-                    "incompatible with provisioner \"",
-                ]
-                .iter()
-                .find_map(|marker| quoted_after(&m.text, marker))
-                .filter(|n| !n.is_empty())
-            })
-        })
-        .or_else(|| limit.iter().find_map(|m| m.nodepool.clone()));
+        // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`).
+        .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m)));
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();

@@ -199,25 +199,11 @@ impl SchedulingError<'_> {
         if tried < 2 || all_same_pool {
             return String::new();
         }
-        let Some(nearest) = self.nearest() else {
+        let Some((nearest, tied)) = self.nearest_and_tied() else {
             return String::new();
         };
-        let describe = |c: &Clause| match &c.nodepool {
-            Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
-            None => format!("an unnamed one ({})", c.cause.describe()),
-        };
-        let best = nearest.cause.nearness();
-        let tied: Vec<&Clause> = self
-            .clauses
-            .iter()
-            .filter(|c| c.cause.nearness() == best)
-            .collect();
         if tied.len() > 1 && !tied.contains(&clause) {
-            let names: Vec<String> = tied.iter().take(3).map(|c| describe(c)).collect();
-            return format!(
-                " Of the {tried} NodePools tried, the nearest are {}.",
-                names.join("; ")
-            );
+            return nearest_are(tried, &tied);
         }
         if nearest == clause || tied.len() > 1 {
             let others: Vec<String> = self
@@ -225,7 +211,7 @@ impl SchedulingError<'_> {
                 .iter()
                 .filter(|c| *c != clause)
                 .take(3)
-                .map(describe)
+                .map(describe_clause)
                 .collect();
             let lead = if tied.len() > 1 {
                 "none came nearer than this one"
@@ -237,16 +223,7 @@ impl SchedulingError<'_> {
                 others.join("; ")
             );
         }
-        match &nearest.nodepool {
-            Some(name) => format!(
-                " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
-                nearest.cause.describe()
-            ),
-            None => format!(
-                " Of the {tried} NodePools tried, the nearest fails only on {}.",
-                nearest.cause.describe()
-            ),
-        }
+        came_nearest(tried, nearest)
     }
 
     /// [`nearest_note`](Self::nearest_note) for a diagnosis about several clauses of this
@@ -256,51 +233,71 @@ impl SchedulingError<'_> {
             return self.nearest_note(one);
         }
         let tried = self.clauses.len();
-        let Some(nearest) = self.nearest() else {
+        let Some((nearest, tied)) = self.nearest_and_tied() else {
             return String::new();
         };
         if tried < 2 {
             return String::new();
         }
         let inside = |c: &Clause| group.contains(&c);
-        let describe = |c: &Clause| match &c.nodepool {
-            Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
-            None => format!("an unnamed one ({})", c.cause.describe()),
-        };
-        let best = nearest.cause.nearness();
-        let tied: Vec<&Clause> = self
-            .clauses
-            .iter()
-            .filter(|c| c.cause.nearness() == best)
-            .collect();
         let others: Vec<&Clause> = self.clauses.iter().filter(|c| !inside(c)).collect();
         if others.is_empty() {
             return format!(" Every one of the {tried} NodePools tried fails on this.");
         }
         if tied.iter().any(|c| inside(c)) {
-            let names: Vec<String> = others.iter().take(3).map(|c| describe(c)).collect();
+            let names: Vec<String> = others.iter().take(3).map(|c| describe_clause(c)).collect();
             return format!(
                 " Of the {tried} NodePools tried, none came nearer than these; the others fail on: {}.",
                 names.join("; ")
             );
         }
         if tied.len() > 1 {
-            let names: Vec<String> = tied.iter().take(3).map(|c| describe(c)).collect();
-            return format!(
-                " Of the {tried} NodePools tried, the nearest are {}.",
-                names.join("; ")
-            );
+            return nearest_are(tried, &tied);
         }
-        match &nearest.nodepool {
-            Some(name) => format!(
-                " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
-                nearest.cause.describe()
-            ),
-            None => format!(
-                " Of the {tried} NodePools tried, the nearest fails only on {}.",
-                nearest.cause.describe()
-            ),
-        }
+        came_nearest(tried, nearest)
+    }
+
+    /// The nearest clause and every clause as near as it (the nearest first among them).
+    fn nearest_and_tied(&self) -> Option<(&Clause, Vec<&Clause>)> {
+        let nearest = self.nearest()?;
+        let best = nearest.cause.nearness();
+        let tied = self
+            .clauses
+            .iter()
+            .filter(|c| c.cause.nearness() == best)
+            .collect();
+        Some((nearest, tied))
+    }
+}
+
+/// `"<np>" (<what it fails on>)`, or `an unnamed one (...)`.
+fn describe_clause(c: &Clause) -> String {
+    match &c.nodepool {
+        Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
+        None => format!("an unnamed one ({})", c.cause.describe()),
+    }
+}
+
+/// The sentence for several NodePools equally near (at most three named).
+fn nearest_are(tried: usize, tied: &[&Clause]) -> String {
+    let names: Vec<String> = tied.iter().take(3).map(|c| describe_clause(c)).collect();
+    format!(
+        " Of the {tried} NodePools tried, the nearest are {}.",
+        names.join("; ")
+    )
+}
+
+/// The sentence for one NodePool nearer than every other.
+fn came_nearest(tried: usize, nearest: &Clause) -> String {
+    match &nearest.nodepool {
+        Some(name) => format!(
+            " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
+            nearest.cause.describe()
+        ),
+        None => format!(
+            " Of the {tried} NodePools tried, the nearest fails only on {}.",
+            nearest.cause.describe()
+        ),
     }
 }
 
@@ -592,15 +589,18 @@ pub fn record_of<'a>(facts: &'a Facts, message: &Message) -> Option<&'a LogRecor
 }
 
 /// The NodePool a message names: its structured field (also the lower-case `nodepool` /
-/// `provisioner` fields of pre-v0.37 logs), a NodePool event's object, or a
-/// `(NodePool=<np>)` / `nodepool "<np>"` in its text.
+/// `provisioner` fields of pre-v0.37 logs), a NodePool event's object, a
+/// `(NodePool=<np>)` / `nodepool "<np>"` in its text, or the one NodePool of its
+/// `incompatible with nodepool "<np>"` clauses. Never a storage provisioner: not the CSI
+/// driver of `would exceed volume limit (provisioner=<driver>, ...)`, nor the
+/// `"provisioner": "kubernetes.io/aws-ebs"` field of a StorageClass log line.
 pub fn message_nodepool(facts: &Facts, message: &Message) -> Option<String> {
     if let Some(np) = &message.nodepool {
         return Some(np.clone());
     }
     if let Some(record) = record_of(facts, message) {
         for key in ["NodePool", "nodepool", "Provisioner", "provisioner"] {
-            if let Some(np) = record.field_name(key) {
+            if let Some(np) = record.field_name(key).filter(|n| !n.contains('/')) {
                 return Some(np);
             }
         }
@@ -610,7 +610,27 @@ pub fn message_nodepool(facts: &Facts, message: &Message) -> Option<String> {
             return Some(o.name.clone());
         }
     }
-    nodepool_in_reason(&message.text, &Cause::Other)
+    nodepool_in_reason(&message.text, &Cause::Other).or_else(|| {
+        let mut named = Vec::new();
+        for marker in [
+            "incompatible with nodepool ",
+            "incompatible with provisioner ",
+        ] {
+            let mut rest = message.text.as_str();
+            while let Some(i) = find_ignore_ascii_case(rest, marker) {
+                rest = &rest[i + marker.len()..];
+                if let Some((name, _)) = quoted(rest) {
+                    if !named.contains(&name) {
+                        named.push(name);
+                    }
+                }
+            }
+        }
+        match named.as_slice() {
+            [one] => Some(one.to_string()),
+            _ => None,
+        }
+    })
 }
 
 /// `ns/name` or `name` as a Pod reference.
@@ -963,15 +983,23 @@ fn topology(tail: &str) -> Cause {
 }
 
 fn nodepool_in_reason(reason: &str, cause: &Cause) -> Option<String> {
-    for marker in ["(NodePool=", "(nodepool=", "(Provisioner="] {
-        if let Some(tail) = tail_after(reason, marker) {
-            let name: String = tail
-                .chars()
-                .take_while(|c| *c != ')' && *c != ',')
-                .collect();
-            if !name.is_empty() {
-                return Some(name.trim().to_string());
-            }
+    // `(NodePool=<np>)`, and `(Provisioner=<p>)` before v0.32; never the CSI driver of the
+    // volume limit text, `would exceed volume limit (provisioner=<driver>, volume-count=<n>, ...)`.
+    let mut from = 0;
+    loop {
+        let rest = &reason[from..];
+        let found = ["(nodepool=", "(provisioner="]
+            .iter()
+            .filter_map(|m| find_ignore_ascii_case(rest, m).map(|i| (from + i, m.len())))
+            .min();
+        let Some((start, len)) = found else {
+            break;
+        };
+        from = start + len;
+        let tail = &reason[from..];
+        let name = tail[..tail.find([')', ',']).unwrap_or(tail.len())].trim();
+        if !name.is_empty() && !is_volume_limit_driver(reason, start) {
+            return Some(name.to_string());
         }
     }
     // `because NodePool "<np>" couldn’t meet minValues requirements` (v1.0 to v1.4; later
@@ -995,6 +1023,20 @@ fn nodepool_in_reason(reason: &str, cause: &Cause) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether the `(provisioner=` at `start` is the volume limit's CSI driver
+/// (`would exceed volume limit (provisioner=ebs.csi.aws.com, volume-count=26, ...)`), not a
+/// Provisioner.
+fn is_volume_limit_driver(text: &str, start: usize) -> bool {
+    let before = text[..start].trim_end();
+    let after = &text[start..];
+    let close = after.find(')').unwrap_or(after.len());
+    before
+        .get(before.len().saturating_sub("volume limit".len())..)
+        .is_some_and(|t| t.eq_ignore_ascii_case("volume limit"))
+        || contains_ignore_ascii_case(&after[..close], "volume-count=")
+        || contains_ignore_ascii_case(&after[..close], "volume-limit=")
 }
 
 /// The single value of `<key> In [<value>]` inside a requirements string.
@@ -1575,6 +1617,66 @@ mod tests {
             .map(|c| c.nodepool.as_deref())
             .collect();
         assert_eq!(named, [Some("ab"), Some("ac")]);
+    }
+
+    #[test]
+    fn a_csi_provisioner_is_never_a_nodepool() {
+        let limit = "checking volume usage, would exceed volume limit (provisioner=ebs.csi.aws.com, volume-count=26, volume-limit=25)";
+        // The clause of an unnamed (v1.5+) error, and the message as a whole.
+        assert_eq!(parse_clause(limit).nodepool, None);
+        let text = format!("Failed to schedule pod, {limit}");
+        let facts = facts_with_pools(&text, &[]);
+        assert_eq!(message_nodepool(&facts, &facts.messages[0]), None);
+        // Spaced or upper-case, the driver stays a driver.
+        let facts = facts_with_pools("would exceed volume limit ( Provisioner=efs.csi.aws.com, volume-count=3, volume-limit=2)", &[]);
+        assert_eq!(message_nodepool(&facts, &facts.messages[0]), None);
+        // The NodePool the message does name is found: before the driver, after it, or as the
+        // one NodePool the simulation was incompatible with.
+        for (text, np) in [
+            (format!("{limit} (NodePool=storage)"), "storage"),
+            (format!("(Provisioner=old) {limit}"), "old"),
+            (
+                format!(
+                    r#"Failed to schedule pod, incompatible with nodepool "storage", daemonset overhead={{"cpu":"200m"}}, {limit}"#
+                ),
+                "storage",
+            ),
+            (
+                format!(r#"incompatible with provisioner "legacy", {limit}"#),
+                "legacy",
+            ),
+        ] {
+            let facts = facts_with_pools(&text, &[]);
+            assert_eq!(
+                message_nodepool(&facts, &facts.messages[0]).as_deref(),
+                Some(np),
+                "{text}"
+            );
+        }
+        // Two NodePools tried: the message is about neither alone.
+        let text = format!(
+            r#"incompatible with nodepool "a", {limit}; incompatible with nodepool "b", {limit}"#
+        );
+        let facts = facts_with_pools(&text, &[]);
+        assert_eq!(message_nodepool(&facts, &facts.messages[0]), None);
+        // A StorageClass log line's provisioner field is not a Provisioner either.
+        let mut facts = Facts::default();
+        let record = crate::facts::LogRecord {
+            message: "StorageClass .spec.provisioner uses an in-tree storage plugin".into(),
+            fields: [
+                ("storage-class", "gp2"),
+                ("provisioner", "kubernetes.io/aws-ebs"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
+            .collect(),
+            evidence: crate::document::Evidence::new("karpenter.log", 1, "x"),
+            ..Default::default()
+        };
+        let mut message = crate::ingest::logs::record_message(&record);
+        message.evidence = record.evidence.clone();
+        facts.logs.push(record);
+        assert_eq!(message_nodepool(&facts, &message), None);
     }
 
     #[test]
