@@ -119,10 +119,11 @@ pub struct LogRecord {
 
 impl LogRecord {
     /// A structured field as a name: `"x"`, `{"name":"x"}` or `{"namespace":"n","name":"x"}`
-    /// (qualified as `n/x`).
+    /// (qualified as `n/x`), or Go's `%v` of that object, `"map[name:x namespace:n]"` (some
+    /// v1.x builds log `"EC2NodeClass":"map[name:x]"`).
     pub fn field_name(&self, key: &str) -> Option<String> {
         match self.fields.get(key)? {
-            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::String(s) => Some(go_map_name(s).unwrap_or_else(|| s.clone())),
             serde_json::Value::Object(map) => {
                 let name = map.get("name")?.as_str()?;
                 match map.get("namespace").and_then(|v| v.as_str()) {
@@ -138,6 +139,9 @@ impl LogRecord {
     /// it), without building the name: rules compare it on every record of big logs.
     pub fn names(&self, key: &str, name: &str) -> bool {
         match self.fields.get(key) {
+            Some(serde_json::Value::String(s)) if s.starts_with("map[") => {
+                go_map_name(s).is_some_and(|n| n == name)
+            }
             Some(serde_json::Value::String(s)) => s == name,
             Some(serde_json::Value::Object(map)) => {
                 let Some(field_name) = map.get("name").and_then(|v| v.as_str()) else {
@@ -155,6 +159,25 @@ impl LogRecord {
             _ => false,
         }
     }
+}
+
+/// `map[name:x]` / `map[name:x namespace:n]` (Go's `%v` of a name object) -> `x` / `n/x`.
+fn go_map_name(s: &str) -> Option<String> {
+    let inner = s.strip_prefix("map[")?.strip_suffix(']')?;
+    let mut name = None;
+    let mut namespace = None;
+    for pair in inner.split_whitespace() {
+        match pair.split_once(':') {
+            Some(("name", v)) if !v.is_empty() => name = Some(v),
+            Some(("namespace", v)) if !v.is_empty() => namespace = Some(v),
+            _ => {}
+        }
+    }
+    let name = name?;
+    Some(match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    })
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1046,6 +1069,25 @@ pub fn find_ignore_ascii_case(haystack: &str, needle: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_names_in_go_map_form() {
+        let mut r = LogRecord::default();
+        r.fields.insert(
+            "EC2NodeClass".into(),
+            serde_json::Value::String("map[name:gpu-usw2b]".into()),
+        );
+        r.fields.insert(
+            "Pod".into(),
+            serde_json::Value::String("map[name:web-0 namespace:shop]".into()),
+        );
+        r.fields
+            .insert("commit".into(), serde_json::Value::String("map[x]".into()));
+        assert_eq!(r.field_name("EC2NodeClass").as_deref(), Some("gpu-usw2b"));
+        assert!(r.names("EC2NodeClass", "gpu-usw2b"));
+        assert_eq!(r.field_name("Pod").as_deref(), Some("shop/web-0"));
+        assert_eq!(r.field_name("commit").as_deref(), Some("map[x]"));
+    }
 
     /// The obvious search: compare at every character boundary.
     fn find_ignore_ascii_case_naive(haystack: &str, needle: &str) -> Option<usize> {

@@ -72,11 +72,27 @@ const DRAIN_SETTINGS: &[(&str, &str)] = &[
 ];
 
 /// NTH's own event texts (`pkg/observability/k8s-events.go`, interruption monitors).
+/// Its log lines (`INF Requesting instance drain ... kind=REBALANCE_RECOMMENDATION`) too.
 const NTH_DRAIN_TEXTS: &[&str] = &[
     "Rebalance recommendation received. Instance will be cordoned",
     "Node successfully cordoned and drained",
     "Spot ITN received. Instance will be interrupted",
+    "Requesting instance drain",
 ];
+
+/// The node an NTH log line names: `node-name=<n>` (`Requesting instance drain`) or
+/// `node_name=<n>` (`Node successfully cordoned and drained`).
+fn nth_log_node(text: &str) -> Option<String> {
+    ["node-name=", "node_name="].iter().find_map(|k| {
+        let at = find_ignore_ascii_case(text, k)? + k.len();
+        let name: String = text[at..]
+            .trim_start_matches('"')
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '"')
+            .collect();
+        (!name.is_empty()).then_some(name)
+    })
+}
 
 pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
     let mut out = Nth::default();
@@ -155,7 +171,7 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
         {
             out.drain_messages.push(m);
             if contains_ignore_ascii_case(t, "cordoned and drained") {
-                if let Some(n) = node_of(facts, m) {
+                if let Some(n) = node_of(facts, m).or_else(|| nth_log_node(t)) {
                     push_unique(&mut out.drained_nodes, n);
                 }
             }
@@ -243,6 +259,11 @@ pub fn spot_evidence(facts: &Facts) -> bool {
                 || contains_ignore_ascii_case(t, "SpotInterrupted")
                 || contains_ignore_ascii_case(t, "Spot rebalance recommendation was triggered")
                 || contains_ignore_ascii_case(t, "Spot interruption warning was triggered")
+                // NTH's kinds and event texts: EC2 sends both only to spot instances.
+                || contains_ignore_ascii_case(t, "kind=REBALANCE_RECOMMENDATION")
+                || contains_ignore_ascii_case(t, "kind=SPOT_ITN")
+                || contains_ignore_ascii_case(t, "Rebalance recommendation received")
+                || contains_ignore_ascii_case(t, "Spot ITN received")
                 || t.split_whitespace().any(|w| w == "spot")
         })
 }

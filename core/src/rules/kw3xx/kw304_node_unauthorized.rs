@@ -1,6 +1,8 @@
 //! KW304 node-unauthorized.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{
+    contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef,
+};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{account_id, join_names, node_of, push_unique};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -40,34 +42,84 @@ with `kubectl get configmaps -n kube-system aws-auth -o yaml` and `aws eks list-
 };
 
 const SIGNALS: &[&str] = &[
-    "unable to register node with api server",
+    "unable to register node",
     "waiting for csinode publishing: unauthorized",
     "is not allowed to modify node",
     "failed to list *v1.",
     "can only access node lease with the same name",
+    "err=\"unauthorized\"",
 ];
 
-fn is_signal(text: &str) -> bool {
-    (contains_ignore_ascii_case(text, "Unable to register node with API server")
-        && (contains_ignore_ascii_case(text, "Unauthorized")
-            || contains_ignore_ascii_case(text, "is not allowed to modify node")
-            || contains_ignore_ascii_case(text, "forbidden")))
+fn is_signal(m: &Message) -> bool {
+    let text = m.text.as_str();
+    register_refused(text)
         || contains_ignore_ascii_case(text, "waiting for CSINode publishing: Unauthorized")
         || contains_ignore_ascii_case(text, "is not allowed to modify node")
         || contains_ignore_ascii_case(text, "can only access node lease with the same name")
-        || (contains_ignore_ascii_case(text, "failed to list *v1.")
-            && text
-                .trim_end()
-                .trim_end_matches('"')
-                .ends_with(": Unauthorized"))
+        || list_unauthorized(text)
+        || (from_kubelet(m) && contains_ignore_ascii_case(text, "err=\"Unauthorized\""))
+}
+
+/// `Unable to register node with API server" err="Unauthorized"` (klog structured, Kubernetes
+/// 1.20+) and `Unable to register node "<name>" with API server: Unauthorized` (before), refused
+/// for the node's identity: Unauthorized, an anonymous or group-less user, or another node's name.
+/// Not the NodeRestriction refusal of restricted labels (`is not allowed to modify labels`).
+fn register_refused(text: &str) -> bool {
+    let Some(at) = find_ignore_ascii_case(text, "Unable to register node") else {
+        return false;
+    };
+    let rest = &text[at..];
+    contains_ignore_ascii_case(rest, "with API server")
+        && (contains_ignore_ascii_case(rest, "Unauthorized")
+            || contains_ignore_ascii_case(rest, "is not allowed to modify node")
+            || (contains_ignore_ascii_case(rest, "forbidden")
+                && (contains_ignore_ascii_case(rest, "system:anonymous")
+                    || contains_ignore_ascii_case(rest, "cannot create resource"))))
+}
+
+/// A kubelet informer refused: `failed to list *v1.CSIDriver: Unauthorized`, also inside the
+/// Kubernetes 1.31+ `"Unhandled Error" err="...: failed to list *v1.Node: Unauthorized"
+/// logger="UnhandledError"`.
+fn list_unauthorized(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = find_ignore_ascii_case(rest, "failed to list *v1.") {
+        rest = &rest[at + "failed to list *v1.".len()..];
+        if let Some((_, after)) = rest.split_once(": ") {
+            let after = after.trim_start();
+            if after
+                .get(..12)
+                .is_some_and(|w| w.eq_ignore_ascii_case("Unauthorized"))
+                && after[12..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == '"' || c == '\\' || c.is_whitespace())
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A kubelet line: its `err="Unauthorized"` is the API server refusing the node's credentials
+/// (the lease controller's `Failed to ensure lease exists, will retry`, node status updates);
+/// not containerd's or another unit's.
+fn from_kubelet(m: &Message) -> bool {
+    m.origin == MessageOrigin::Kubelet
+        && m.component
+            .as_deref()
+            .is_some_and(|c| c.eq_ignore_ascii_case("kubelet"))
+}
+
+/// `Unable to register node "<name>" with API server` (before Kubernetes 1.20) names the node.
+fn registered_name(text: &str) -> Option<String> {
+    let tail = tail_after(text, "Unable to register node \"")?;
+    let name: String = tail.chars().take_while(|c| *c != '"').collect();
+    (!name.is_empty()).then_some(name)
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let hits: Vec<&Message> = facts
-        .messages
-        .iter()
-        .filter(|m| is_signal(&m.text))
-        .collect();
+    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_signal(m)).collect();
     if hits.is_empty() {
         return Vec::new();
     }
@@ -82,7 +134,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     let mut nodes: Vec<String> = Vec::new();
     for m in &hits {
-        if let Some(n) = node_of(facts, m) {
+        if let Some(n) = node_of(facts, m).or_else(|| registered_name(&m.text)) {
             push_unique(&mut nodes, n);
         }
     }
@@ -229,6 +281,13 @@ mod tests {
             "Failed to contact API server when waiting for CSINode publishing: Unauthorized",
             "Jan 27 21:24:02 ip-172-31-9-51.eu-west-1.compute.internal kubelet[3130]: W0127 21:24:02.311489    3130 reflector.go:569] k8s.io/client-go/informers/factory.go:160: failed to list *v1.CSIDriver: Unauthorized",
             r#"Dec 10 12:37:43 ip-10-20-30-40.ec2.internal kubelet[2239]: E1210 12:37:43.000051    2239 kubelet_node_status.go:96] "Unable to register node with API server" err="nodes \"ip-10-20-30-40.ec2.internal\" is forbidden: node \"i-0ed67a34f87240f5c\" is not allowed to modify node \"ip-10-20-30-40.ec2.internal\"" node="ip-10-20-30-40.ec2.internal""#,
+            // Before Kubernetes 1.20.
+            r#"E0914 09:02:11.162991    4021 kubelet_node_status.go:92] Unable to register node "ip-1.ec2.internal" with API server: Unauthorized"#,
+            // Kubernetes 1.31+ reflector errors, and the lease controller.
+            r#"E1120 14:40:02.901102    2214 reflector.go:158] "Unhandled Error" err="k8s.io/client-go/informers/factory.go:160: Failed to watch *v1.CSIDriver: failed to list *v1.CSIDriver: Unauthorized" logger="UnhandledError""#,
+            r#"E1120 14:40:03.017730    2214 controller.go:145] "Failed to ensure lease exists, will retry" err="Unauthorized" interval="400ms""#,
+            // An anonymous user: no mapping at all.
+            r#""Unable to register node with API server" err="nodes is forbidden: User \"system:anonymous\" cannot create resource \"nodes\" in API group \"\" at the cluster scope""#,
         ] {
             assert_eq!(ids(&check_only("KW304", text)), ["KW304"], "{text}");
         }
@@ -320,6 +379,11 @@ mod tests {
             "\"command failed\" err=\"failed to run Kubelet: running with swap on is not supported, please disable swap!...\"",
             "Attempting to register node\" node=\"ip-192-168-67-130.ec2.internal\"",
             "failed to list *v1.Pod: Get \"https://10.0.0.1:443/api/v1/pods\": dial tcp 10.0.0.1:443: i/o timeout",
+            // NodeRestriction refusing restricted labels: not the identity mapping.
+            r#"E0602 11:20:31.144731    3310 kubelet_node_status.go:94] "Unable to register node with API server" err="nodes \"ip-1\" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker" node="ip-1""#,
+            // containerd (not the kubelet) and a registry's 401.
+            r#"Jul 09 16:01:12 ip-10-2-9-77.ec2.internal containerd[1890]: time="2025-07-09T16:01:12.439Z" level=error msg="PullImage failed" err="Unauthorized""#,
+            "failed to list *v1.Node: UnauthorizedOperation",
         ] {
             assert!(ids(&check_only("KW304", text)).is_empty(), "{text}");
         }

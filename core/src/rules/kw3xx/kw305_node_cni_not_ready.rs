@@ -1,6 +1,7 @@
 //! KW305 node-cni-not-ready.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{join_names, node_of, push_unique, sole_raw_value};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -101,9 +102,36 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
     let mut nodes: Vec<String> = node_conditions.iter().map(|(n, _)| n.clone()).collect();
+    // A pod's `NetworkNotReady` event names the pod, not its node.
+    let mut pods: Vec<String> = Vec::new();
     for m in &hits {
         if let Some(n) = node_of(facts, m) {
             push_unique(&mut nodes, n);
+        } else if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
+            let pod = facts.pods.iter().find(|p| {
+                p.meta.name == o.name && (o.namespace.is_none() || p.meta.namespace == o.namespace)
+            });
+            // Its `Scheduled` event: `Successfully assigned <ns>/<pod> to <node>`.
+            let assigned = || {
+                let marker = match &o.namespace {
+                    Some(ns) => format!("Successfully assigned {ns}/{} to ", o.name),
+                    None => format!("/{} to ", o.name),
+                };
+                facts.messages.iter().find_map(|a| {
+                    let rest = tail_after(&a.text, &marker)?;
+                    rest.split_whitespace().next().map(str::to_string)
+                })
+            };
+            match pod.and_then(|p| p.node_name.clone()).or_else(assigned) {
+                Some(n) => push_unique(&mut nodes, n),
+                None => push_unique(
+                    &mut pods,
+                    match &o.namespace {
+                        Some(ns) => format!("{ns}/{}", o.name),
+                        None => o.name.clone(),
+                    },
+                ),
+            }
         }
     }
     if nodes.is_empty() {
@@ -126,12 +154,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .any(|w| w.kind == "DaemonSet" && w.meta.name.contains(cni))
         });
+    // What the runtime says: `Network plugin returns error: cni plugin not initialized`
+    // (containerd), `docker: network plugin is not ready: cni config uninitialized` (dockershim).
+    let detail = hits
+        .iter()
+        .map(|m| m.text.as_str())
+        .chain(node_conditions.iter().map(|(_, msg)| msg.as_str()))
+        .find_map(|t| tail_after(t, "NetworkPluginNotReady message:"))
+        .map(|d| d.trim_end_matches(['"', ' ', ']']).to_string())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "cni plugin not initialized".to_string());
     let mut summary = format!(
-        "{} NotReady: the container network is not ready (NetworkPluginNotReady, cni plugin not initialized), so no pod can start there.",
-        if nodes.is_empty() {
-            "The node is".to_string()
-        } else {
+        "{} NotReady: the container network is not ready (NetworkPluginNotReady: {detail}), so no pod can start there.",
+        if !nodes.is_empty() {
             format!("Node {} is", join_names(&nodes))
+        } else if !pods.is_empty() {
+            format!(
+                "The node of pod{} {} is",
+                if pods.len() > 1 { "s" } else { "" },
+                join_names(&pods)
+            )
+        } else {
+            "The node is".to_string()
         }
     );
     match other_cni {

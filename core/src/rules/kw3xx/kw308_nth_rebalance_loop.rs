@@ -52,6 +52,7 @@ const SIGNALS: &[&str] = &[
     "rebalance recommendation received",
     "cordoned and drained",
     "spot itn received",
+    "requesting instance drain",
     // Karpenter relaunching and removing the drained capacity.
     "created nodeclaim",
     "disrupting node",

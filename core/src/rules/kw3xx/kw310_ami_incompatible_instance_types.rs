@@ -1,6 +1,6 @@
 //! KW310 ami-incompatible-instance-types.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
     join_names, named, nodeclaim_of, nodeclass_of_nodeclaim, nodepool_of_nodeclaim, push_unique,
@@ -92,18 +92,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             join_names(&amis)
         )
     };
+    // Before v0.32 (`Could not launch node, ...`, `launching machine, ...`) the objects are a
+    // Provisioner and its AWSNodeTemplate.
+    let legacy = hits.iter().any(|m| {
+        contains_ignore_ascii_case(&m.text, "could not launch node")
+            || contains_ignore_ascii_case(&m.text, "launching machine")
+    });
+    let (pool_kind, class_kind) = if legacy {
+        ("Provisioner", "AWSNodeTemplate")
+    } else {
+        ("NodePool", "EC2NodeClass")
+    };
     let mut summary = format!(
         "{} cannot launch: no instance type {} allows satisfies the requirements of {ami_list}",
-        match (nodeclaims.is_empty(), &nodepool) {
-            (false, Some(np)) => format!("{} of NodePool {np}", named("NodeClaim", &nodeclaims)),
-            (false, None) => named("NodeClaim", &nodeclaims),
-            (true, Some(np)) => format!("A NodeClaim of NodePool {np}"),
-            (true, None) => "The NodeClaim".to_string(),
+        match (nodeclaims.is_empty(), &nodepool, legacy) {
+            (false, Some(np), _) => {
+                format!("{} of {pool_kind} {np}", named("NodeClaim", &nodeclaims))
+            }
+            (false, None, _) => named("NodeClaim", &nodeclaims),
+            (true, Some(np), true) => format!("A node of Provisioner {np}"),
+            (true, Some(np), false) => format!("A NodeClaim of NodePool {np}"),
+            (true, None, true) => "The node".to_string(),
+            (true, None, false) => "The NodeClaim".to_string(),
         },
         if nodeclaims.len() > 1 { "they" } else { "it" }
     );
     if let Some(nc) = &nodeclass {
-        summary.push_str(&format!(" (EC2NodeClass {nc})"));
+        summary.push_str(&format!(" ({class_kind} {nc})"));
     }
     summary.push('.');
     match (&types_arch, &ami_arch) {
@@ -122,7 +137,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             arch_words(t)
         )),
         (None, Some(a)) => summary.push_str(&format!(
-            " The AMI is {}: the NodeClaim's instance types are most likely of the other architecture.",
+            " The AMI is {}: the instance types the {pool_kind} allows are most likely of the other architecture.",
             arch_words(a)
         )),
         _ => summary.push_str(" Most often an architecture mismatch (arm64 types with x86_64 AMIs, or the reverse), else another AMI requirement (a GPU or Neuron AMI variant)."),
@@ -136,12 +151,37 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .clone()
         .or_else(|| types_arch.as_deref().map(other_arch).map(str::to_string))
         .unwrap_or_else(|| "amd64".to_string());
-    let steps = vec![
+    let ami_ids = if amis.is_empty() {
+        "<ami-id>".to_string()
+    } else {
+        amis.join(" ")
+    };
+    let steps = if legacy {
+        vec![
+            Remediation::command(
+                "See each AMI's architecture and what the AWSNodeTemplate selects:",
+                format!(
+                    "aws ec2 describe-images --image-ids {ami_ids} --query 'Images[].[ImageId,Name,Architecture]' --output table; kubectl get awsnodetemplates -o jsonpath='{{range .items[*]}}{{.metadata.name}} {{.spec.amiSelector}}{{\"\\n\"}}{{end}}'"
+                ),
+            ),
+            Remediation::yaml(
+                format!("Either keep Provisioner {np} on the AMIs' architecture (`kubectl edit provisioner {np}`):"),
+                format!(
+                    "spec:\n  requirements:\n    - key: kubernetes.io/arch\n      operator: In\n      values: [\"{target_arch}\"]\n"
+                ),
+            ),
+            Remediation::text(format!(
+                "Or let the AWSNodeTemplate{} select AMIs for both architectures: drop its `amiSelector` (Karpenter then resolves the EKS optimized AMI of each architecture from SSM), or make it match an AMI of the other architecture too.",
+                nodeclass.as_deref().map(|n| format!(" {n}")).unwrap_or_default()
+            )),
+        ]
+    } else {
+        vec![
         Remediation::command(
             "See each AMI's architecture and what the EC2NodeClass resolved:",
             format!(
                 "aws ec2 describe-images --image-ids {} --query 'Images[].[ImageId,Name,Architecture]' --output table; kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}'",
-                if amis.is_empty() { "<ami-id>".to_string() } else { amis.join(" ") }
+                ami_ids
             ),
         ),
         Remediation::yaml(
@@ -154,7 +194,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("Or let EC2NodeClass {nc} select AMIs for both architectures (an alias resolves amd64 and arm64; or add a term for the other architecture's AMI):"),
             "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
         ),
-    ];
+    ]
+    };
     let object = nodeclaims
         .first()
         .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n));
@@ -309,6 +350,11 @@ fn ami_architecture(facts: &Facts, ami: &str) -> Option<String> {
     }
     for m in facts.messages.iter().filter(|m| m.text.contains(ami)) {
         if contains_ignore_ascii_case(&m.text, "no instance types satisfy") {
+            // Before v0.32 the error prints each AMI whole: `[{<name> <id> <created>
+            // [{kubernetes.io/arch In [arm64]}]} ...]`.
+            if let Some(a) = printed_ami_arch(&m.text, ami) {
+                return Some(a);
+            }
             continue;
         }
         let after = &m.text[m.text.find(ami).unwrap_or(0)..];
@@ -326,6 +372,36 @@ fn ami_architecture(facts: &Facts, ami: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The architecture of one AMI as a pre-v0.32 error prints it (`{amazon-eks-arm64-node-1.21-v1
+/// ami-0c3d 2022-02-17T00:52:30.000Z [{kubernetes.io/arch In [arm64]}]}`): its requirement, else
+/// its name. `None` for the v0.32+ list of bare IDs.
+fn printed_ami_arch(text: &str, ami: &str) -> Option<String> {
+    let list_at = find_ignore_ascii_case(text, "requirements of amis")?;
+    let at = list_at + text[list_at..].find(ami)?;
+    let start = list_at + text[list_at..at].rfind('{')?;
+    let after = &text[at + ami.len()..];
+    let end = match after.find("ami-") {
+        Some(next) => after[..next].rfind('{').unwrap_or(next),
+        None => after.len(),
+    };
+    let own = &text[start..at + ami.len() + end];
+    for (needle, arch) in [
+        ("kubernetes.io/arch In [arm64]", "arm64"),
+        ("kubernetes.io/arch In [amd64]", "amd64"),
+    ] {
+        if own.contains(needle) {
+            return Some(arch.into());
+        }
+    }
+    let arm = ["arm64", "aarch64"].iter().any(|s| own.contains(s));
+    let x86 = ["amd64", "x86_64"].iter().any(|s| own.contains(s));
+    match (arm, x86) {
+        (true, false) => Some("arm64".into()),
+        (false, true) => Some("amd64".into()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! KW404 not-initialized-blocks-disruption.
 
-use crate::facts::{contains_ignore_ascii_case, Facts};
+use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
 use crate::rules::kw3xx::common::shown_initialized;
 use crate::rules::kw4xx::disruption::{
-    hits, node_name, push_unique, subject_of, subjects_label, Hits,
+    hits, node_name, push_unique, subject_of, subjects_label, unescaped, Hits,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -103,7 +103,11 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
                 .filter(|s| s.kind == kind)
                 .map(|s| s.name.as_str())
         };
-        if shown_initialized(facts, name_of("NodeClaim"), name_of("Node")) {
+        if shown_initialized(facts, name_of("NodeClaim"), name_of("Node"))
+            || subject
+                .as_ref()
+                .is_some_and(|s| initialized_since(facts, s))
+        {
             continue;
         }
         if let Some(s) = subject.clone() {
@@ -112,6 +116,43 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
         out.messages.push(m);
     }
     out
+}
+
+/// What Karpenter says only of an initialized node: its `Initialized` condition turning True,
+/// and the disruption decisions it makes after the initialization check (consolidation
+/// verdicts, nominations, PDBs, do-not-disrupt, disrupting it). Initialization is never undone,
+/// so any of them about the same Node or NodeClaim, in any order in the paste, means the
+/// `isn't initialized` event is from its first minute.
+const AFTER_INITIALIZATION: &[&str] = &[
+    "can't remove without creating",
+    "can't replace with a cheaper node",
+    "can't replace with a lower-priced node",
+    "spottospotconsolidation",
+    "has consolidation disabled",
+    "has non-empty consolidation disabled",
+    "but node is not empty",
+    "nominated for a pending pod",
+    "prevents pod evictions",
+    "karpenter.sh/do-not-disrupt",
+    "not all pods would schedule",
+    "disrupting node:",
+    "disrupting nodeclaim:",
+];
+
+fn initialized_since(facts: &Facts, subject: &ObjectRef) -> bool {
+    facts.messages.iter().any(|m| {
+        if subject_of(m).as_ref() != Some(subject) {
+            return false;
+        }
+        let t = unescaped(&m.text);
+        let transitioned = contains_ignore_ascii_case(&t, "Type: Initialized,")
+            && contains_ignore_ascii_case(&t, "-> True");
+        transitioned
+            || m.reason.as_deref() == Some("Unconsolidatable")
+            || AFTER_INITIALIZATION
+                .iter()
+                .any(|s| contains_ignore_ascii_case(&t, s))
+    })
 }
 
 #[cfg(test)]

@@ -40,8 +40,9 @@ wait for that node to initialize (KW404/KW306 if it never does).
 const SIGNALS: &[&str] = &["not all pods would schedule"];
 
 struct Blocked<'a> {
-    pod: Option<String>,
-    error: String,
+    /// Each pod the message names with its own error (Karpenter lists up to five:
+    /// `ns/a => <err> ns/b => <err>`). No pod in the pre-v0.32 bare text.
+    pods: Vec<(Option<String>, String)>,
     others: Option<String>,
     subjects: Vec<ObjectRef>,
     messages: Vec<&'a Message>,
@@ -51,24 +52,63 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     grouped_hits(facts, |t| {
         let at = find_ignore_ascii_case(t, "not all pods would schedule")?;
         let rest = t[at + "not all pods would schedule".len()..].trim_start_matches([',', ' ']);
-        let (pod, error) = match rest.split_once(" => ") {
-            Some((pod, error)) => (Some(pod.trim().to_string()), error.trim().to_string()),
-            None => (None, rest.trim().to_string()),
-        };
-        let (error, others) = split_others(&error);
-        Some((pod, error, others))
+        let (rest, others) = split_others(rest.trim());
+        Some((pod_errors(&rest), others))
     })
     .into_iter()
-    .map(|((pod, error, others), hits)| {
+    .map(|((pods, others), hits)| {
         diagnose(&Blocked {
-            pod,
-            error,
+            pods,
             others,
             subjects: hits.subjects,
             messages: hits.messages,
         })
     })
     .collect()
+}
+
+/// `ns/a => err a ns/b => err b` as [(ns/a, err a), (ns/b, err b)]: each error runs until the
+/// next pod key (the last word before the next ` => `).
+fn pod_errors(rest: &str) -> Vec<(Option<String>, String)> {
+    let parts: Vec<&str> = rest.split(" => ").collect();
+    if parts.len() < 2 {
+        return vec![(None, rest.trim().to_string())];
+    }
+    let mut out: Vec<(Option<String>, String)> = Vec::new();
+    let mut pod = parts[0].trim().to_string();
+    for (i, part) in parts.iter().enumerate().skip(1) {
+        let part = part.trim();
+        let split = (i + 1 < parts.len())
+            .then(|| part.rsplit_once(' '))
+            .flatten()
+            .filter(|(_, key)| is_pod_key(key));
+        match split {
+            Some((error, next)) => {
+                out.push((Some(pod), error.trim().to_string()));
+                pod = next.to_string();
+            }
+            None if i + 1 < parts.len() => {
+                // Not a pod key: the error itself holds ` => `.
+                pod = format!("{pod} => {part}");
+            }
+            None => out.push((Some(pod.clone()), part.to_string())),
+        }
+    }
+    out
+}
+
+/// `<namespace>/<pod>`.
+fn is_pod_key(word: &str) -> bool {
+    let Some((ns, name)) = word.split_once('/') else {
+        return false;
+    };
+    !ns.is_empty()
+        && !name.is_empty()
+        && !name.contains('/')
+        && !matches!(ns, "node" | "nodeclaim" | "machine")
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-./".contains(c))
 }
 
 /// `<error> and 3 other(s)` as (error, `3 other(s)`).
@@ -84,9 +124,11 @@ fn split_others(error: &str) -> (String, Option<String>) {
 
 /// What the inner error means and what to relax, plus the KW2xx rule that explains it.
 fn explain(error: &str) -> (String, &'static str, Option<&'static str>) {
-    if contains_ignore_ascii_case(error, "would schedule against uninitialized nodeclaim") {
+    if contains_ignore_ascii_case(error, "would schedule against uninitialized nodeclaim")
+        || contains_ignore_ascii_case(error, "would schedule against a non-initialized node")
+    {
         return (
-            "it would land on a NodeClaim that is not initialized yet, and Karpenter waits for that node first".to_string(),
+            "it would land on a new node (NodeClaim) that is not initialized yet, and Karpenter waits for that node first".to_string(),
             "Wait for the new node to initialize; if it never does, see KW404 and KW306.",
             Some("KW306"),
         );
@@ -136,22 +178,70 @@ fn explain(error: &str) -> (String, &'static str, Option<&'static str>) {
 }
 
 fn diagnose(g: &Blocked<'_>) -> Diagnosis {
-    let pod = g.pod.as_deref().unwrap_or("a pod");
-    let (why, fix, related) = explain(&g.error);
+    let (first_pod, first_error) = g
+        .pods
+        .first()
+        .map(|(p, e)| (p.as_deref(), e.as_str()))
+        .unwrap_or((None, ""));
+    let (why, fix, related) = explain(first_error);
     let others = g
         .others
         .as_deref()
         .map(|o| format!(" ({o} as well)"))
         .unwrap_or_default();
-    let summary = format!(
-        "Karpenter keeps {}: pod {pod}{others} would not schedule anywhere else, because {why}. Inner error: {}",
-        subjects_label(&g.subjects),
-        g.error
-    );
-    let mut steps = vec![Remediation::text(fix)];
-    if let Some((ns, name)) = g.pod.as_deref().and_then(|p| p.split_once('/')) {
+    let on = subjects_label(&g.subjects);
+    let summary = match (g.pods.as_slice(), first_pod) {
+        ([_], Some(pod)) => format!(
+            "Karpenter keeps {on}: pod {pod}{others} would not schedule anywhere else, because {why}. Inner error: {first_error}"
+        ),
+        ([_], None) if first_error.is_empty() => format!(
+            "Karpenter keeps {on}: not all of its pods would schedule anywhere else (this Karpenter version does not say which; its pods' anti-affinity, topology spread, selectors and volumes are where to look)."
+        ),
+        ([_], None) => format!(
+            "Karpenter keeps {on}: a pod{others} would not schedule anywhere else, because {why}. Inner error: {first_error}"
+        ),
+        _ => {
+            let names: Vec<String> = g
+                .pods
+                .iter()
+                .filter_map(|(p, _)| p.clone())
+                .collect();
+            let errors: Vec<String> = g
+                .pods
+                .iter()
+                .map(|(p, e)| format!("{} => {e}", p.as_deref().unwrap_or("?")))
+                .collect();
+            format!(
+                "Karpenter keeps {on}: pods {}{others} would not schedule anywhere else; for {}, because {why}. Inner errors: {}",
+                crate::rules::kw3xx::common::join_names(&names),
+                first_pod.unwrap_or("the first"),
+                errors.join("; ")
+            )
+        }
+    };
+    let bare = g.pods.iter().all(|(p, e)| p.is_none() && e.is_empty());
+    let mut steps = if bare {
+        let node = g
+            .subjects
+            .iter()
+            .find(|s| s.kind == "Node")
+            .map(|s| s.name.as_str())
+            .unwrap_or("<node>");
+        vec![Remediation::command(
+            "List the node's pods and read their constraints (required anti-affinity, topology spread, node selectors, zonal volumes); newer Karpenter versions name the pod and its error:",
+            format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node}"),
+        )]
+    } else {
+        vec![Remediation::text(fix)]
+    };
+    for (ns, name) in g
+        .pods
+        .iter()
+        .filter_map(|(p, _)| p.as_deref().and_then(|p| p.split_once('/')))
+        .take(3)
+    {
         steps.push(Remediation::command(
-            "Read the pod's scheduling constraints:",
+            format!("Read the scheduling constraints of pod {ns}/{name}:"),
             format!(
                 "kubectl get pod {name} -n {ns} -o jsonpath='{{.spec.affinity}}{{\"\\n\"}}{{.spec.topologySpreadConstraints}}{{\"\\n\"}}{{.spec.nodeSelector}}{{\"\\n\"}}'"
             ),
@@ -208,6 +298,25 @@ mod tests {
             "Cannot disrupt Node: not all pods would schedule, a/b => did not tolerate dedicated=gpu:NoSchedule",
         );
         assert!(s.contains("taint dedicated=gpu:NoSchedule"), "{s}");
+    }
+
+    #[test]
+    fn every_pod_of_one_message() {
+        let pods = super::pod_errors("kube-ops/a-1 => would schedule against uninitialized nodeclaim/x, node/ip-1 ca/b-2 => incompatible requirements, key k, k In [a] not in k In [b]");
+        assert_eq!(
+            pods,
+            [
+                (
+                    Some("kube-ops/a-1".to_string()),
+                    "would schedule against uninitialized nodeclaim/x, node/ip-1".to_string()
+                ),
+                (
+                    Some("ca/b-2".to_string()),
+                    "incompatible requirements, key k, k In [a] not in k In [b]".to_string()
+                ),
+            ]
+        );
+        assert_eq!(super::pod_errors(""), [(None, String::new())]);
     }
 
     #[test]

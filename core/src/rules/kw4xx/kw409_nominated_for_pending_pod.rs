@@ -19,8 +19,11 @@ the node while the nomination holds. This is transient: once the pod binds (or t
 expires) the node is a candidate again.
 
 Signals: the `DisruptionBlocked` texts `state node is nominated for a pending pod` (v1.0 to
-v1.1, after `Cannot disrupt Node: `) and `Node is nominated for a pending pod` (v1.2+). The
-pod's own `Nominated` event (`Pod should schedule on: nodeclaim/...`) is not this signal.
+v1.1, after `Cannot disrupt Node: `) and `Node is nominated for a pending pod` (v1.2+), and the
+older `Nominated for a pending pod` (v0.32 to v0.37 `DisruptionBlocked` `Cannot disrupt Node:
+...`; v0.28 to v0.31 `DeprovisioningBlocked` `Cannot deprovision Node: ...` / `Cannot
+deprovision node due to ...`). The pod's own `Nominated` event (`Pod should schedule on:
+nodeclaim/...`) is not this signal.
 
 ## Why it happens
 A pod became Pending and fits on this node (or on the NodeClaim being launched for it). The
@@ -32,11 +35,11 @@ events; the kube-scheduler may disagree with Karpenter about taints, ports or vo
 "#,
 };
 
-const SIGNALS: &[&str] = &["is nominated for a pending pod"];
+const SIGNALS: &[&str] = &["nominated for a pending pod"];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
-        contains_ignore_ascii_case(t, "is nominated for a pending pod")
+        contains_ignore_ascii_case(t, "nominated for a pending pod")
     });
     if found.is_empty() {
         return Vec::new();
