@@ -3,7 +3,7 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
-    claim_kind, claim_ref, conditions, instance_id, join_names, name_after, named, nodeclaim_of,
+    claim_kind, claim_ref, conditions, instance_id, name_after, named, nodeclaim_of,
     nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
 };
 use crate::rules::time::{age_seconds, epoch_seconds, format_age, now_seconds};
@@ -134,16 +134,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let instance = instance_of(facts, nodeclaims.first().map(String::as_str));
+    let kind = nodeclaims
+        .first()
+        .map_or("NodeClaim", |n| claim_kind(facts, n));
+    let several = nodeclaims.len() > 1;
     let mut summary = if nodeclaims.is_empty() {
         "A NodeClaim".to_string()
     } else {
-        named(claim_kind(facts, &nodeclaims[0]), &nodeclaims)
+        named(kind, &nodeclaims)
     };
-    if let Some(i) = &instance {
+    // One instance ID names one claim; with several it would name only the first.
+    if let Some(i) = instance.as_ref().filter(|_| !several) {
         summary.push_str(&format!(" (instance {i})"));
     }
     if !nodepools.is_empty() {
-        summary.push_str(&format!(" of NodePool {}", join_names(&nodepools)));
+        let pool_kind = if kind == "Machine" {
+            "Provisioner"
+        } else {
+            "NodePool"
+        };
+        summary.push_str(&format!(" of {}", named(pool_kind, &nodepools)));
     }
     // A NodeClaim seconds old has simply not registered yet; only a known age says so, and a
     // registration timeout or a NodePool's RegistrationFailed says it is not that.
@@ -155,15 +165,25 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         && ages
             .iter()
             .all(|a| a.is_some_and(|a| a < STILL_REGISTERING_SECONDS));
+    let (has, its_kubelet, waits) = if several {
+        ("have", "their kubelets", "The oldest has been waiting")
+    } else {
+        ("has", "its kubelet", "It has been waiting")
+    };
     if young {
         let when = if facts.now.is_some() {
             "ago"
         } else {
             "before the latest time in the input"
         };
+        let age = format_age(youngest_known.unwrap_or_default());
+        let launched = if several {
+            format!("were launched (the latest {age} {when})")
+        } else {
+            format!("launched {age} {when}")
+        };
         summary.push_str(&format!(
-            " launched {} {when} and has no Node yet. A kubelet usually registers within a minute or two, so it may still be registering: look again in a few minutes. Karpenter deletes a NodeClaim that has not registered after 15 minutes and launches again.",
-            format_age(youngest_known.unwrap_or_default())
+            " {launched} and {has} no Node yet. A kubelet usually registers within a minute or two, so it may still be registering: look again in a few minutes. Karpenter deletes a {kind} that has not registered after 15 minutes and launches again."
         ));
     } else {
         let seen = if hits.iter().any(|h| !h.timeout) {
@@ -176,13 +196,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         } else {
             "the registration timeout expired"
         };
+        let node = if several { "Nodes" } else { "a Node" };
         summary.push_str(&format!(
-            " launched, but its kubelet never registered a Node with the cluster ({seen})."
+            " launched, but {its_kubelet} never registered {node} with the cluster ({seen})."
         ));
         if let Some(age) = ages.iter().flatten().max().filter(|_| !timed_out) {
-            summary.push_str(&format!(" It has been waiting for {}.", format_age(*age)));
+            summary.push_str(&format!(" {waits} for {}.", format_age(*age)));
         }
-        summary.push_str(" Karpenter deletes the NodeClaim after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.");
+        let which = if several { "a" } else { "the" };
+        summary.push_str(&format!(" Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it."));
     }
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let target = instance
