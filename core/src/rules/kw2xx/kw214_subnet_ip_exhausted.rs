@@ -233,10 +233,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 }
             }
         }
+        // Before v0.32 the pool was a v1alpha5 Provisioner and the claim a Machine.
+        let (pool_kind, claim_kind) = if crate::rules::version::before_v0_32(facts) {
+            ("Provisioner", "Machine")
+        } else {
+            ("NodePool", "NodeClaim")
+        };
         let whose = match (nodepool.as_deref(), nodeclaims.is_empty()) {
-            (Some(n), true) => format!(" for NodePool {n}"),
-            (Some(n), false) => format!(" for NodePool {n} (NodeClaim {})", nodeclaims.join(", ")),
-            (None, false) => format!(" for NodeClaim {}", nodeclaims.join(", ")),
+            (Some(n), true) => format!(" for {pool_kind} {n}"),
+            (Some(n), false) => format!(
+                " for {pool_kind} {n} ({claim_kind} {})",
+                nodeclaims.join(", ")
+            ),
+            (None, false) => format!(" for {claim_kind} {}", nodeclaims.join(", ")),
             (None, true) => String::new(),
         };
         summary.push_str(&format!(
