@@ -317,13 +317,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .collect();
     d = d.with_messages(count_messages.iter().copied());
+    let selector = if crate::rules::version::before_v0_32(facts) {
+        "the AWSNodeTemplate's subnetSelector"
+    } else {
+        "the EC2NodeClass's subnetSelectorTerms"
+    };
     vec![d.with_remediation([
         Remediation::command(
             "See how many addresses each subnet has left:",
             format!("aws ec2 describe-subnets --subnet-ids {id_list} --query 'Subnets[].[SubnetId,AvailabilityZone,CidrBlock,AvailableIpAddressCount]' --output table"),
         ),
         Remediation::command(
-            "Add address space: a secondary CIDR on the VPC, then subnets in it tagged like the EC2NodeClass's subnetSelectorTerms:",
+            format!("Add address space: a secondary CIDR on the VPC, then subnets in it tagged like {selector}:"),
             "aws ec2 associate-vpc-cidr-block --vpc-id <vpc-id> --cidr-block 100.64.0.0/16",
         ),
         Remediation::yaml(
