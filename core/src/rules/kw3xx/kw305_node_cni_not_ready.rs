@@ -217,7 +217,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let object = nodes.first().map(|n| ObjectRef::new("Node", None, n));
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
-        .with_messages(hits.iter().copied())
+        .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(&["KW306"])
         .with_remediation(steps)]
 }

@@ -172,17 +172,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         join_names(&kinds)
     ));
     let mut summary = subject;
+    // Several interrupted nodes read in the plural: each was drained and its NodeClaim deleted.
+    let several = nodes.len() > 1 || nodeclaims.len() > 1;
+    let (them, claims, pods, vanished) = if several {
+        ("them", "their NodeClaims", "their", "the vanished nodes")
+    } else {
+        ("it", "the NodeClaim", "its", "the vanished node")
+    };
     if actions.is_empty() {
-        summary.push_str(": Karpenter's interruption handling drained it and deleted the NodeClaim; its pods were rescheduled on new capacity.");
+        summary.push_str(&format!(": Karpenter's interruption handling drained {them} and deleted {claims}; {pods} pods were rescheduled on new capacity."));
     } else {
         summary.push_str(&format!(
-            ": Karpenter acted on it ({}) and deleted the NodeClaim; its pods were rescheduled on new capacity.",
+            ": Karpenter acted on {them} ({}) and deleted {claims}; {pods} pods were rescheduled on new capacity.",
             actions.join(", ")
         ));
     }
-    summary.push_str(
-        " This explains the vanished node; nothing needs fixing unless it keeps happening.",
-    );
+    summary.push_str(&format!(
+        " This explains {vanished}; nothing needs fixing unless it keeps happening."
+    ));
     if nth_present {
         summary.push_str(" AWS Node Termination Handler also runs in this cluster and handles the same notices (KW308).");
     }
@@ -211,17 +218,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "Run interruption-sensitive workloads with several replicas and a PodDisruptionBudget, or on an on-demand NodePool.",
         ),
     ]);
-    let object = nodes
-        .first()
-        .map(|n| ObjectRef::new("Node", None, n))
-        .or_else(|| {
-            nodeclaims
-                .first()
-                .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
-        });
+    // Every interrupted node (or, when no node is named, every NodeClaim) is an object.
+    let objects: Vec<ObjectRef> = if nodes.is_empty() {
+        nodeclaims
+            .iter()
+            .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
+            .collect()
+    } else {
+        nodes
+            .iter()
+            .map(|n| ObjectRef::new("Node", None, n))
+            .collect()
+    };
     vec![Diagnosis::new(&META, summary)
-        .with_object(object.as_ref())
-        .with_messages(hits.iter().copied())
+        .with_objects(&objects)
+        .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(if nth_present { &["KW308"] } else { &[] })
         .with_remediation(steps)]
 }

@@ -137,17 +137,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         "Nothing to do for Karpenter. To see whether anything else cordons or drains nodes on these recommendations:",
         "kubectl get events -A --field-selector involvedObject.kind=Node --sort-by=.lastTimestamp | grep -i -E 'rebalance|cordon|drain'",
     )];
-    let object = nodes
-        .first()
-        .map(|n| ObjectRef::new("Node", None, n))
-        .or_else(|| {
-            nodeclaims
-                .first()
-                .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
-        });
+    // Every interrupted node (or, when no node is named, every NodeClaim) is an object.
+    let objects: Vec<ObjectRef> = if nodes.is_empty() {
+        nodeclaims
+            .iter()
+            .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
+            .collect()
+    } else {
+        nodes
+            .iter()
+            .map(|n| ObjectRef::new("Node", None, n))
+            .collect()
+    };
     vec![Diagnosis::new(&META, summary)
-        .with_object(object.as_ref())
-        .with_messages(hits.iter().copied())
+        .with_objects(&objects)
+        .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(if nth.is_some() { &["KW308"] } else { &[] })
         .with_related(if interrupted { &["KW309"] } else { &[] })
         .with_remediation(steps)]
