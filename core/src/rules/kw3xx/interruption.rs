@@ -3,9 +3,9 @@
 
 use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::record_of;
-use crate::rules::kw3xx::common::{json_field_in_text, node_of, push_unique};
+use crate::rules::kw3xx::common::{claim_ref, json_field_in_text, node_of, push_unique};
 
 /// The interruption `messageKind` of a Karpenter log line (structured field, or the JSON tail of
 /// a console line).
@@ -266,6 +266,19 @@ pub fn spot_evidence(facts: &Facts) -> bool {
                 || contains_ignore_ascii_case(t, "Spot ITN received")
                 || t.split_whitespace().any(|w| w == "spot")
         })
+}
+
+/// The objects of a diagnosis about interruption notices: every node the notices name, or,
+/// when they name no node, every NodeClaim.
+pub fn notice_objects(facts: &Facts, nodes: &[String], nodeclaims: &[String]) -> Vec<ObjectRef> {
+    if nodes.is_empty() {
+        nodeclaims.iter().map(|n| claim_ref(facts, n)).collect()
+    } else {
+        nodes
+            .iter()
+            .map(|n| ObjectRef::new("Node", None, n))
+            .collect()
+    }
 }
 
 #[cfg(test)]

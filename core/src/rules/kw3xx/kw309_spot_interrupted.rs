@@ -1,8 +1,10 @@
 //! KW309 spot-interrupted.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique};
-use crate::rules::kw3xx::interruption::{action, is_rebalance_kind, message_kind, nth};
+use crate::rules::kw3xx::interruption::{
+    action, is_rebalance_kind, message_kind, notice_objects, nth,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -218,18 +220,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "Run interruption-sensitive workloads with several replicas and a PodDisruptionBudget, or on an on-demand NodePool.",
         ),
     ]);
-    // Every interrupted node (or, when no node is named, every NodeClaim) is an object.
-    let objects: Vec<ObjectRef> = if nodes.is_empty() {
-        nodeclaims
-            .iter()
-            .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n))
-            .collect()
-    } else {
-        nodes
-            .iter()
-            .map(|n| ObjectRef::new("Node", None, n))
-            .collect()
-    };
+    let objects = notice_objects(facts, &nodes, &nodeclaims);
     vec![Diagnosis::new(&META, summary)
         .with_objects(&objects)
         .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
