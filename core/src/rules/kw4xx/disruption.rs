@@ -190,6 +190,32 @@ pub fn grouped_hits<'a, K: PartialEq>(
     out
 }
 
+/// The reason of a `ConsolidationRejected` event (kubernetes-sigs/karpenter PR #2786,
+/// `Consolidation rejected: <command>, reason: <reason> (savings: $<x>)`): the category
+/// Karpenter's re-validation just before acting gave, one of `budget` (a pod was nominated to
+/// the node, or the NodePool's disruption budget is used up), `scheduling`, `churn` or
+/// `unknown`. Lower-cased; `None` for any other text.
+pub fn consolidation_rejected_reason(text: &str) -> Option<String> {
+    let start = find_ignore_ascii_case(text, "consolidation rejected:")?;
+    let rest = &text[start..];
+    let at = find_ignore_ascii_case(rest, ", reason: ")?;
+    let reason: String = rest[at + ", reason: ".len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    (!reason.is_empty()).then(|| reason.to_ascii_lowercase())
+}
+
+/// The NodePool a consolidation command names (`nodepools=[<np>]`), when it names one only.
+pub fn command_nodepool(text: &str) -> Option<String> {
+    let at = find_ignore_ascii_case(text, "nodepools=[")?;
+    let inner = text[at + "nodepools=[".len()..].split(']').next()?;
+    match inner.split(',').map(str::trim).collect::<Vec<_>>()[..] {
+        [one] if !one.is_empty() && !one.contains(' ') => Some(one.to_string()),
+        _ => None,
+    }
+}
+
 /// `ns/name` as (namespace, name); a bare name has no namespace.
 pub fn split_qualified(qualified: &str) -> (Option<&str>, &str) {
     match qualified.split_once('/') {
@@ -254,6 +280,32 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(subject_of(&plain), None);
+    }
+
+    #[test]
+    fn rejection_reasons() {
+        let r = |t: &str| consolidation_rejected_reason(t);
+        assert_eq!(
+            r("Consolidation rejected: delete: [ip-10-0-1-2.ec2.internal], reason: budget (savings: $0.11)")
+                .as_deref(),
+            Some("budget")
+        );
+        assert_eq!(
+            r("Consolidation rejected: Underutilized/0b6c: replace: nodepools=[default]: [a] -> [1 replacement] (savings: $0.20), reason: Scheduling (savings: $0.20)").as_deref(),
+            Some("scheduling")
+        );
+        assert_eq!(
+            r("Consolidation candidate: delete: [a] (savings: $0.11)"),
+            None
+        );
+        assert_eq!(r("reason: budget"), None);
+        assert_eq!(
+            command_nodepool("Underutilized/x: delete: nodepools=[batch]: [a] (savings: $1.00)")
+                .as_deref(),
+            Some("batch")
+        );
+        assert_eq!(command_nodepool("nodepools=[a,b]: [x]"), None);
+        assert_eq!(command_nodepool("delete: [x]"), None);
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! KW407 disruption-budget-blocks.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool};
-use crate::rules::kw4xx::disruption::{hits, push_unique, subject_of, unescaped, Hits};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef};
+use crate::rules::kw4xx::disruption::{
+    command_nodepool, consolidation_rejected_reason, hits, push_unique, subject_of, subjects_label,
+    unescaped, Hits,
+};
 use crate::rules::text::token_after;
-use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -21,7 +24,9 @@ consolidation, drift or emptiness on the NodePool's nodes.
 
 Signals: the NodePool `DisruptionBlocked` events `No allowed disruptions due to blocking budget`
 and `No allowed disruptions for disruption reason <Underutilized|Empty|Drifted> due to blocking
-budget`.
+budget`; and the Node/NodeClaim `ConsolidationRejected` event `Consolidation rejected: <command>,
+reason: budget (savings: $<x>)` (recent releases), where the re-check just before acting found
+the budget used up, or a pod nominated to the node (Karpenter names both `budget`).
 
 ## Why it happens
 A budget with `nodes: "0"`, a scheduled window (`schedule` + `duration`) that is active now, a
@@ -35,12 +40,13 @@ Otherwise wait for the window to end.
 "#,
 };
 
-const SIGNALS: &[&str] = &["no allowed disruptions"];
+const SIGNALS: &[&str] = &["no allowed disruptions", "consolidation rejected:"];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
-        contains_ignore_ascii_case(t, "no allowed disruptions")
-            && contains_ignore_ascii_case(t, "blocking budget")
+        (contains_ignore_ascii_case(t, "no allowed disruptions")
+            && contains_ignore_ascii_case(t, "blocking budget"))
+            || is_budget_rejection(t)
     });
     by_nodepool(found)
         .into_iter()
@@ -48,11 +54,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect()
 }
 
+/// `Consolidation rejected: <command>, reason: budget (savings: $<x>)`.
+fn is_budget_rejection(text: &str) -> bool {
+    consolidation_rejected_reason(text).as_deref() == Some("budget")
+}
+
 /// One group per NodePool the events are about (each NodePool has its own budgets). Rows
 /// that name no NodePool (a bare `Events:` table) join the one NodePool named, else stand
 /// alone.
 fn by_nodepool(found: Hits<'_>) -> Vec<Hits<'_>> {
-    let nodepool_of = |m: &Message| subject_of(m).filter(|s| s.kind == "NodePool");
+    let nodepool_of = |m: &Message| {
+        subject_of(m).filter(|s| s.kind == "NodePool").or_else(|| {
+            command_nodepool(&unescaped(&m.text)).map(|np| ObjectRef::new("NodePool", None, &np))
+        })
+    };
     let mut names: Vec<String> = Vec::new();
     for m in &found.messages {
         if let Some(np) = nodepool_of(m) {
@@ -115,9 +130,39 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
     } else {
         format!("for {}", reasons.join(", "))
     };
-    let mut summary = format!(
-        "{np_label}'s disruption budget allows no node to be disrupted now ({scope}), so Karpenter waits. This is spec.disruption.budgets, not a PodDisruptionBudget."
-    );
+    let rejections: Vec<&Message> = found
+        .messages
+        .iter()
+        .copied()
+        .filter(|m| is_budget_rejection(&unescaped(&m.text)))
+        .collect();
+    let mut rejected: Vec<ObjectRef> = Vec::new();
+    for m in &rejections {
+        if let Some(s) = subject_of(m).filter(|s| s.kind != "NodePool") {
+            push_unique(&mut rejected, s);
+        }
+    }
+    let rejected_label = subjects_label(&rejected);
+    let only_rejections = rejections.len() == found.messages.len();
+    let mut summary = if only_rejections {
+        let np_label = name
+            .as_deref()
+            .map(|n| format!("NodePool {n}"))
+            .unwrap_or_else(|| "the NodePool".to_string());
+        format!(
+            "Karpenter planned to consolidate {rejected_label}, but the re-check just before acting rejected it with reason budget: {np_label}'s disruption budget no longer allowed another node (spec.disruption.budgets, not a PodDisruptionBudget), or a pod was nominated to the node meanwhile (Karpenter reports both as budget). It retries on a later pass."
+        )
+    } else {
+        let mut s = format!(
+            "{np_label}'s disruption budget allows no node to be disrupted now ({scope}), so Karpenter waits. This is spec.disruption.budgets, not a PodDisruptionBudget."
+        );
+        if !rejections.is_empty() {
+            s.push_str(&format!(
+                " Consolidating {rejected_label} was rejected for the same reason (reason: budget)."
+            ));
+        }
+        s
+    };
     let quoted = nodepool.map(|p| budgets_yaml(&p.disruption.budgets));
     match &quoted {
         Some(Some(yaml)) => summary.push_str(&format!(" Its budgets: {}", one_line(yaml))),
@@ -143,8 +188,15 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         ),
         "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n",
     ));
+    let confidence = if only_rejections {
+        // `budget` also names a pod nominated to the node during validation (KW409).
+        Confidence::Medium
+    } else {
+        Confidence::High
+    };
     Diagnosis::new(&META, summary)
-        .with_object(found.subjects.first())
+        .with_confidence(confidence)
+        .with_object(found.subjects.first().or(rejected.first()))
         .with_node_pool(name.as_deref())
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
@@ -236,6 +288,48 @@ mod tests {
         for near in [
             "Pdb prevents pod evictions (PodDisruptionBudget=default/x)",
             "No allowed disruptions",
+        ] {
+            assert!(ids(&check_only("KW407", near)).is_empty(), "{near}");
+        }
+    }
+
+    #[test]
+    fn consolidation_rejected_for_budget() {
+        let report = check_only(
+            "KW407",
+            "LAST SEEN   TYPE     REASON                  OBJECT            MESSAGE
+2m          Normal   ConsolidationRejected   node/ip-10-0-1-2  Consolidation rejected: Underutilized/6f1c: delete: nodepools=[general]: [ip-10-0-1-2] (savings: $0.09), reason: budget (savings: $0.09)
+",
+        );
+        assert_eq!(ids(&report), ["KW407"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("general"));
+        assert!(
+            d.summary
+                .starts_with("Karpenter planned to consolidate node ip-10-0-1-2, but"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("a pod was nominated"), "{}", d.summary);
+        assert_eq!(d.confidence, Confidence::Medium);
+        // Alongside the NodePool's own event, the rejection only adds a sentence.
+        let both = check_only(
+            "KW407",
+            "Normal  DisruptionBlocked  30s  karpenter  No allowed disruptions due to blocking budget\nNormal  ConsolidationRejected  20s  karpenter  Consolidation rejected: delete: [ip-10-0-1-2], reason: budget (savings: $0.11)",
+        );
+        let d = &both.diagnoses[0];
+        assert_eq!(d.confidence, Confidence::High);
+        assert!(
+            d.summary.contains("was rejected for the same reason"),
+            "{}",
+            d.summary
+        );
+        for near in [
+            "Consolidation rejected: delete: [ip-10-0-1-2], reason: scheduling (savings: $0.11)",
+            "Consolidation rejected: delete: [ip-10-0-1-2], reason: churn (savings: $0.11)",
+            "Consolidation rejected: delete: [ip-10-0-1-2], reason: unknown (savings: $0.11)",
+            "Consolidation rejected: delete: [ip-10-0-1-2], reason: budgets-ok (savings: $0.11)",
+            "Consolidation candidate: delete: [ip-10-0-1-2] (savings: $0.11)",
         ] {
             assert!(ids(&check_only("KW407", near)).is_empty(), "{near}");
         }
