@@ -33,11 +33,19 @@ spreads over every zone (`maxSkew: 1`) while the only compatible NodePool allows
 zones needs a node in the third zone for its next replica, which no NodePool can make. For
 anti-affinity on `kubernetes.io/hostname`, every replica needs a node of its own.
 
+A domain with an empty name in the counts (`counts = : 0, ...`) is a known Karpenter
+behaviour: instance-type offerings without a zone (Azure provider 1.6 to 1.7,
+Azure/karpenter-provider-azure#1384) or nodes whose label value is empty
+(kubernetes-sigs/karpenter#3146) add the domain `""`; with the fewest pods it is the only one
+the skew allows, and Karpenter takes it for no domain, so the pod never schedules.
+
 ## How to fix
 Restrict the pod's zones to the NodePool's with a `nodeAffinity` (then the spread is computed
 over those zones only), or add the missing zone to the NodePool; relax the constraint with
 `whenUnsatisfiable: ScheduleAnyway` where balance is a preference. For anti-affinity: allow
-more nodes (limits, instance types), or run fewer replicas than eligible nodes.
+more nodes (limits, instance types), or run fewer replicas than eligible nodes. For the empty
+domain, give every NodePool an explicit requirement on the key and restrict the pod to the
+real domains.
 "#,
 };
 
@@ -116,6 +124,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 ));
             }
         }
+        let empty = counts
+            .as_deref()
+            .and_then(empty_domain_count)
+            .filter(|_| !anti);
+        if let Some(n) = empty {
+            summary.push_str(&format!(
+                " The counts include a domain with an empty name (`: {n}`): an offering or node whose {key} value is empty counts as a domain of its own with the fewest pods, and Karpenter takes a choice of the empty domain for no domain at all, so the constraint is unsatisfiable although the real domains have room."
+            ));
+        }
         if let Some(pool) = &pool_values {
             summary.push_str(&format!(
                 " {} allows {key} [{}].",
@@ -131,6 +148,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "Each replica needs its own {key} domain: let the NodePool launch more nodes (raise its limits, allow more instance types), run fewer replicas, or make the anti-affinity preferred (preferredDuringSchedulingIgnoredDuringExecution)."
             )));
         } else {
+            if empty.is_some() {
+                steps.push(Remediation::text(format!(
+                    "The empty domain is a known Karpenter behaviour, not your spread: an empty `{key}` value enters the domains when a provider offers instance types without a zone (Azure provider 1.6 to 1.7, Azure/karpenter-provider-azure#1384, fixed there by not offering them) and any NodePool lacks a {key} requirement, or when nodes carry the label with an empty value (kubernetes-sigs/karpenter#3146, open). Give every NodePool an explicit {key} requirement (In the real domains) and restrict the pod to the real domains (below), which keeps the empty value out of the count; upgrade the provider where the fix has shipped."
+                )));
+            }
             let values = if node_values.is_empty() {
                 "\"<zone-a>\", \"<zone-b>\"".to_string()
             } else {
@@ -209,6 +231,20 @@ fn domains_of_counts(counts: &str) -> Vec<String> {
     out
 }
 
+/// The count of the empty-named domain in `counts = : 0, us-east-1a: 2, ...` (or Go's
+/// `map[:0 us-east-1a:2]`), when the counts have one.
+fn empty_domain_count(counts: &str) -> Option<u64> {
+    let cleaned = counts.replace("map[", " ").replace([']', ','], " ");
+    let tokens: Vec<&str> = cleaned.split_whitespace().collect();
+    tokens.iter().enumerate().find_map(|(i, t)| {
+        if *t == ":" {
+            tokens.get(i + 1)?.parse::<u64>().ok()
+        } else {
+            t.strip_prefix(':')?.parse::<u64>().ok()
+        }
+    })
+}
+
 fn quote_list(values: &[String]) -> String {
     values
         .iter()
@@ -269,6 +305,34 @@ mod tests {
         ] {
             assert_eq!(super::domains_of_counts(counts), want, "{counts}");
         }
+    }
+
+    #[test]
+    fn empty_domain_is_named_only_when_present() {
+        for (counts, want) in [
+            (": 0, eastus2-1: 2, eastus2-2: 1", Some(0)),
+            ("us-east-1a: 2, : 3", Some(3)),
+            ("map[:0 us-west-2a:2]", Some(0)),
+            ("us-east-1a: 1, us-east-1b: 1, us-east-1c: 0", None),
+            ("2: 0 3: 0 1: 2 ", None),
+            ("", None),
+        ] {
+            assert_eq!(super::empty_domain_count(counts), want, "{counts}");
+        }
+        let text = |counts: &str| {
+            format!("Failed to schedule pod, unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone (counts = {counts}, podDomains = topology.kubernetes.io/zone Exists, nodeDomains = topology.kubernetes.io/zone In [eastus2-1 eastus2-2 eastus2-3]")
+        };
+        let report = check_only(
+            "KW206",
+            &text(": 0, eastus2-1: 2, eastus2-2: 1, eastus2-3: 1"),
+        );
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("empty name (`: 0`)"), "{}", d.summary);
+        assert!(d.remediation[0].text.contains("#3146"));
+        let report = check_only("KW206", &text("eastus2-1: 2, eastus2-2: 1, eastus2-3: 0"));
+        let d = &report.diagnoses[0];
+        assert!(!d.summary.contains("empty name"), "{}", d.summary);
+        assert!(d.remediation.iter().all(|r| !r.text.contains("#3146")));
     }
 
     #[test]

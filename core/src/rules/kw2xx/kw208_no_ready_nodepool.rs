@@ -42,7 +42,11 @@ With no NodePool at all, Karpenter was installed without one.
 ## How to fix
 Follow the chain: `kubectl get nodepool <np> -o yaml` (conditions), then `kubectl get
 ec2nodeclass <name> -o yaml` (conditions), and fix the EC2NodeClass as the linked rule says.
-Without any NodePool, create one that references an EC2NodeClass.
+Without any NodePool, create one that references an EC2NodeClass. When the input also shows
+the EC2NodeClass reported missing, the message is older than the class: read the NodePool's
+conditions again rather than creating it; when it shows a class of a similar name, the
+`nodeClassRef` is misspelt; an AWSNodeTemplate of that name (pre-v0.32) does not count, a
+NodePool needs an EC2NodeClass.
 "#,
 };
 
@@ -66,6 +70,9 @@ const SIGNALS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq)]
 enum Cause {
     NodeClassMissing,
+    /// Reported missing, but the input shows the node class it references existing; the
+    /// failing dependents when it is not ready either.
+    NodeClassExistsNow(Vec<String>),
     NodeClassTerminating,
     /// Its EC2NodeClass is not ready; the failing dependents when known.
     NodeClassNotReady(Vec<String>),
@@ -82,6 +89,8 @@ impl Cause {
         match self {
             Cause::NodeClassMissing | Cause::NodeClassTerminating => Some("KW503"),
             Cause::NodeClassNotReady(_) => Some("KW501"),
+            Cause::NodeClassExistsNow(failing) if !failing.is_empty() => Some("KW501"),
+            Cause::NodeClassExistsNow(_) => None,
             Cause::Validation { auth: true } => Some("KW105"),
             Cause::Validation { auth: false } => Some("KW502"),
             _ => None,
@@ -94,7 +103,9 @@ impl Cause {
             Cause::OwnValidation => 1,
             Cause::Validation { .. } => 2,
             Cause::NodeClassNotReady(_) => 3,
-            Cause::NodeClassTerminating | Cause::NodeClassMissing => 4,
+            Cause::NodeClassTerminating
+            | Cause::NodeClassMissing
+            | Cause::NodeClassExistsNow(_) => 4,
         }
     }
 }
@@ -347,22 +358,31 @@ fn nodeclass_of<'a>(facts: &'a Facts, np: Option<&'a NodePool>) -> Option<String
 /// `because` clause of the summary.
 fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
     let np_obj = g.nodepool.as_deref().and_then(|n| facts.nodepool(n));
+    let reference = np_obj.and_then(|p| p.nodeclass_ref.clone());
     let nc = nodeclass_of(facts, np_obj);
     // Refine the cause from the EC2NodeClass object when the NodePool's texts did not say.
     let mut cause = g.cause.clone();
-    if let Some(nc_obj) = nc.as_deref().and_then(|n| facts.nodeclass(n)) {
-        let failing: Vec<String> = nc_obj
-            .conditions
-            .iter()
-            .filter(|c| DEPENDENTS.contains(&c.condition_type.as_str()) && c.status == "False")
-            .map(|c| format!("{}=False", c.condition_type))
-            .collect();
+    let nc_obj = nc.as_deref().and_then(|n| facts.nodeclass(n));
+    let failing: Vec<String> = nc_obj
+        .map(|o| {
+            o.conditions
+                .iter()
+                .filter(|c| DEPENDENTS.contains(&c.condition_type.as_str()) && c.status == "False")
+                .map(|c| format!("{}=False", c.condition_type))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(nc_obj) = nc_obj {
         let validation = nc_obj
             .conditions
             .iter()
             .find(|c| c.condition_type == "ValidationSucceeded" && c.status == "False");
-        if !failing.is_empty() && cause.rank() <= 3 {
-            cause = Cause::NodeClassNotReady(failing);
+        if cause == Cause::NodeClassMissing && !nc_obj.is_aws_node_template {
+            // Reported missing, yet the input holds it: a later paste, or (without the
+            // NodePool object) the only node class, which may not be the one referenced.
+            cause = Cause::NodeClassExistsNow(failing.clone());
+        } else if !failing.is_empty() && cause.rank() <= 3 {
+            cause = Cause::NodeClassNotReady(failing.clone());
         } else if let Some(v) = validation.filter(|_| cause.rank() < 2) {
             cause = Cause::Validation {
                 auth: v.reason.as_deref().is_some_and(|r| contains_any(r, AUTH)),
@@ -377,7 +397,24 @@ fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
         .map(|n| format!("EC2NodeClass {n}"))
         .unwrap_or_else(|| "its EC2NodeClass".to_string());
     let because = match &cause {
-        Cause::NodeClassMissing => format!("{nc_label} does not exist (KW503)"),
+        Cause::NodeClassMissing => missing_because(facts, nc.as_deref(), &nc_label),
+        Cause::NodeClassExistsNow(failing) => {
+            let name = nc.as_deref().unwrap_or_default();
+            let state = if failing.is_empty() {
+                String::new()
+            } else {
+                format!(", not ready: {} (KW501)", failing.join(", "))
+            };
+            if reference.as_deref() == Some(name) {
+                format!(
+                    "Karpenter reported its EC2NodeClass {name} missing, but the input shows EC2NodeClass {name} existing{state}: the message predates its creation (read the NodePool's conditions again), so do not create it"
+                )
+            } else {
+                format!(
+                    "Karpenter reported its node class missing, but the input shows EC2NodeClass {name} existing{state}: either the message predates it, or the NodePool's nodeClassRef names another class (compare the reference below with {name})"
+                )
+            }
+        }
         Cause::NodeClassTerminating => format!("{nc_label} is being deleted (KW503)"),
         Cause::NodeClassNotReady(failing) if !failing.is_empty() => {
             format!("{nc_label} is not ready: {} (KW501)", failing.join(", "))
@@ -393,6 +430,86 @@ fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
     (cause, nc, because)
 }
 
+/// `EC2NodeClass <n> does not exist (KW503)`, with what the input has instead: an
+/// AWSNodeTemplate of that name (which a NodePool cannot use), or a near-miss name.
+fn missing_because(facts: &Facts, nc: Option<&str>, nc_label: &str) -> String {
+    let mut because = format!("{nc_label} does not exist (KW503)");
+    let Some(name) = nc else {
+        let names: Vec<&str> = facts
+            .nodeclasses
+            .iter()
+            .map(|c| c.meta.name.as_str())
+            .collect();
+        if !names.is_empty() {
+            because.push_str(&format!(
+                "; the input shows {} existing: the message may predate them, or the NodePool's nodeClassRef names none of them (compare the reference below)",
+                names.join(", ")
+            ));
+        }
+        return because;
+    };
+    if facts
+        .nodeclass(name)
+        .is_some_and(|c| c.is_aws_node_template)
+    {
+        because.push_str(&format!(
+            "; the input's {name} is an AWSNodeTemplate (karpenter.k8s.aws/v1alpha1), which a NodePool cannot reference: convert it to an EC2NodeClass of that name"
+        ));
+        return because;
+    }
+    let others: Vec<&str> = facts
+        .nodeclasses
+        .iter()
+        .filter(|c| !c.is_aws_node_template)
+        .map(|c| c.meta.name.as_str())
+        .collect();
+    if let Some(near) = others.iter().find(|o| near_match(name, o)) {
+        because.push_str(&format!(
+            "; the input has EC2NodeClass {near}, a near match: the nodeClassRef name is probably misspelt, point it at {near} rather than creating {name}"
+        ));
+    } else if !others.is_empty() {
+        because.push_str(&format!(
+            "; the input's EC2NodeClasses are {}",
+            others.join(", ")
+        ));
+    }
+    because
+}
+
+/// Whether two names differ only in case, by a `-suffix`/`prefix-`, or by at most two
+/// edits (`defualt`, `default-ng`).
+fn near_match(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    if short.len() >= 3
+        && (long.starts_with(&format!("{short}-")) || long.ends_with(&format!("-{short}")))
+    {
+        return true;
+    }
+    short.len() >= 4 && edit_distance(&a, &b) <= 2
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let (cause, nc, because) = explain(facts, g);
     let np_label = g
@@ -400,12 +517,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .as_deref()
         .map(|n| format!("NodePool {n}"))
         .unwrap_or_else(|| "The NodePool".to_string());
-    let summary = format!(
-        "{np_label} is not ready, so Karpenter ignores it and launches nothing from it: {because}. Pending pods that need it stay Pending."
-    );
+    let summary = if matches!(cause, Cause::NodeClassExistsNow(_)) {
+        format!(
+            "{np_label} was not ready when Karpenter looked, so it launched nothing from it: {because}. Pending pods that need it stayed Pending."
+        )
+    } else {
+        format!(
+            "{np_label} is not ready, so Karpenter ignores it and launches nothing from it: {because}. Pending pods that need it stay Pending."
+        )
+    };
     let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
     let nc_name = nc.as_deref().unwrap_or("<ec2nodeclass>");
-    let steps = vec![
+    let mut steps = vec![
         Remediation::command(
             "Read the NodePool's conditions (NodeClassReady copies its EC2NodeClass's Ready):",
             format!("kubectl get nodepool {np} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
@@ -415,6 +538,19 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("kubectl get ec2nodeclass {nc_name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
         ),
     ];
+    if matches!(
+        cause,
+        Cause::NodeClassMissing | Cause::NodeClassExistsNow(_)
+    ) && !facts.nodeclasses.is_empty()
+    {
+        steps.insert(
+            1,
+            Remediation::command(
+                "Compare the node class the NodePool references with those that exist:",
+                format!("kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.nodeClassRef.name}}{{\"\\n\"}}' && kubectl get ec2nodeclasses"),
+            ),
+        );
+    }
     let mut d = Diagnosis::new(&META, summary)
         .with_node_pool(g.nodepool.as_deref())
         .with_messages(g.messages.iter().copied())
@@ -583,5 +719,79 @@ mod tests {
         assert_eq!(d[0].related, ["KW502"], "{}", d[0].summary);
         facts.nodepools[0].conditions = vec![cond("Ready", "True", "Ready", "")];
         assert!(check(&facts).is_empty());
+    }
+
+    #[test]
+    fn near_match_names() {
+        for (a, b, want) in [
+            ("defualt", "default", true),
+            ("default-al2023", "default", true),
+            ("Default", "default", true),
+            ("gpu", "cpu", false),
+            ("general", "default", false),
+            ("bottlerocket", "al2023", false),
+        ] {
+            assert_eq!(near_match(a, b), want, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn missing_class_that_the_input_shows_existing() {
+        let mut facts = Facts::default();
+        facts.nodepools.push(NodePool {
+            meta: Meta {
+                name: "general".into(),
+                ..Default::default()
+            },
+            nodeclass_ref: Some("default".into()),
+            conditions: vec![cond(
+                "NodeClassReady",
+                "False",
+                "NodeClassNotFound",
+                "NodeClass not found on cluster",
+            )],
+            ..Default::default()
+        });
+        facts.nodeclasses.push(NodeClass {
+            meta: Meta {
+                name: "default".into(),
+                ..Default::default()
+            },
+            conditions: vec![cond("SubnetsReady", "False", "SubnetsNotFound", "")],
+            ..Default::default()
+        });
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains(
+                "shows EC2NodeClass default existing, not ready: SubnetsReady=False (KW501)"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("does not exist"), "{}", d.summary);
+        assert_eq!(d.related, ["KW501"]);
+        facts.nodeclasses[0].conditions.clear();
+        assert!(check(&facts)[0].related.is_empty());
+        // The same name as an AWSNodeTemplate does not count: a NodePool cannot use it.
+        facts.nodeclasses[0].is_aws_node_template = true;
+        let d = &check(&facts)[0];
+        assert!(d.summary.contains("EC2NodeClass default does not exist (KW503); the input's default is an AWSNodeTemplate"), "{}", d.summary);
+        // A different name: named as a near match when close, listed otherwise.
+        facts.nodeclasses[0].is_aws_node_template = false;
+        facts.nodeclasses[0].meta.name = "defualt".into();
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("EC2NodeClass defualt, a near match"),
+            "{}",
+            d.summary
+        );
+        facts.nodeclasses[0].meta.name = "gpu".into();
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("does not exist (KW503); the input's EC2NodeClasses are gpu"),
+            "{}",
+            d.summary
+        );
     }
 }
