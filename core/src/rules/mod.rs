@@ -16,6 +16,7 @@ mod kw2xx;
 mod kw3xx;
 mod kw4xx;
 pub(crate) mod kw5xx;
+pub(crate) mod names;
 pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod version;
