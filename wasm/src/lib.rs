@@ -51,6 +51,9 @@ export interface ObjectRef {
   name: string;
 }
 
+/** The API kind of the pool a diagnosis names. */
+export type NodePoolKind = "NodePool" | "Provisioner";
+
 export interface Diagnosis {
   id: string;
   slug: string;
@@ -64,6 +67,11 @@ export interface Diagnosis {
   nodePool?: string;
   /** Every NodePool when one cause holds for several (`nodePool` is then unset). */
   nodePools?: string[];
+  /**
+   * Present with `nodePool` / `nodePools`: whether they name NodePools or v1alpha5
+   * Provisioners (Karpenter before v0.32).
+   */
+  nodePoolKind?: NodePoolKind;
   evidence: Evidence[];
   remediation: Remediation[];
   related?: string[];
