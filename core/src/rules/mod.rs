@@ -358,6 +358,88 @@ impl Diagnosis {
     }
 }
 
+/// A message as evidence, its own time (a log line's, an event's) kept as when it was seen.
+pub fn evidence_of(m: &Message) -> Evidence {
+    m.evidence.clone().at(m.time.as_deref())
+}
+
+/// How long ago something happened, and against what: the caller's "now", the latest
+/// timestamp the input holds (core reads no clock), or the age kubectl printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Age {
+    pub seconds: i64,
+    pub base: AgeBase,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgeBase {
+    /// `Options.now`.
+    Now,
+    /// The latest timestamp of the input (other than the object's own).
+    LatestInInput,
+    /// An age column kubectl printed when the input was collected.
+    Kubectl,
+}
+
+impl Age {
+    /// `38s ago`, or `58s before the latest time in the input` when no "now" was given.
+    pub fn ago(&self) -> String {
+        let age = time::format_age(self.seconds);
+        match self.base {
+            AgeBase::Now | AgeBase::Kubectl => format!("{age} ago"),
+            AgeBase::LatestInInput => format!("{age} before the latest time in the input"),
+        }
+    }
+
+    /// `38s`, `12m`: the span alone.
+    pub fn span(&self) -> String {
+        time::format_age(self.seconds)
+    }
+}
+
+/// How long ago an object came to be, when the input tells: the oldest age kubectl printed
+/// for its events (`is_it` picks them), else `created` (its creationTimestamp) or the first
+/// time of its own messages (`own`) against "now": `Options.now`, or the latest timestamp
+/// among the other messages (its own times say nothing about when the input was taken).
+pub fn age_of(
+    facts: &Facts,
+    is_it: &dyn Fn(&ObjectRef) -> bool,
+    own: &dyn Fn(&Message) -> bool,
+    created: Option<&str>,
+) -> Option<Age> {
+    let from_events = facts
+        .events
+        .iter()
+        .filter(|e| e.object.as_ref().is_some_and(is_it))
+        .filter_map(|e| e.age.as_deref().and_then(time::age_seconds))
+        .max();
+    if let Some(seconds) = from_events {
+        return Some(Age {
+            seconds,
+            base: AgeBase::Kubectl,
+        });
+    }
+    let first_seen = || {
+        facts
+            .messages
+            .iter()
+            .filter(|m| own(m))
+            .filter_map(|m| m.time.as_deref().and_then(time::epoch_seconds))
+            .min()
+    };
+    let start = created.and_then(time::epoch_seconds).or_else(first_seen)?;
+    let now = time::now_seconds(facts, own)?;
+    let base = if facts.now.as_deref().and_then(time::epoch_seconds).is_some() {
+        AgeBase::Now
+    } else {
+        AgeBase::LatestInInput
+    };
+    (now >= start).then_some(Age {
+        seconds: now - start,
+        base,
+    })
+}
+
 /// Sorts `items` stably by `cmp`, exactly as `sort_by` does. A `sort_by` compiles a copy of
 /// the standard sort for every element type and comparator (3-4 KB of wasm each); this sorts
 /// positions through one shared copy and then moves the items.
@@ -913,5 +995,44 @@ mod node_pool_kind_tests {
             NodePoolKind::Provisioner
         );
         assert_eq!(NodePoolKind::Provisioner.label(true), "provisioners");
+    }
+}
+
+#[cfg(test)]
+mod age_tests {
+    use super::*;
+
+    fn message(time: &str, object: &str) -> Message {
+        Message {
+            text: "x".into(),
+            time: Some(time.into()),
+            object: Some(ObjectRef::new("NodeClaim", None, object)),
+            evidence: Evidence::new("d.txt", 1, "x"),
+            ..Message::default()
+        }
+    }
+
+    #[test]
+    fn ages_against_now_or_the_latest_other_time() {
+        let mut facts = Facts::default();
+        facts.messages.push(message("2025-06-03T09:31:05Z", "a"));
+        facts.messages.push(message("2025-06-03T09:33:05Z", "b"));
+        let is_a = |o: &ObjectRef| o.name == "a";
+        let own = |m: &Message| m.object.as_ref().is_some_and(is_a);
+        let age = age_of(&facts, &is_a, &own, Some("2025-06-03T09:31:02Z")).unwrap();
+        assert_eq!(age.seconds, 123);
+        assert_eq!(age.ago(), "2m3s before the latest time in the input");
+        // Its own later times are no "now"; without a creation time its first time starts it.
+        let age = age_of(&facts, &is_a, &own, None).unwrap();
+        assert_eq!(age.seconds, 120);
+        facts.now = Some("2025-06-03T09:32:05Z".into());
+        let age = age_of(&facts, &is_a, &own, None).unwrap();
+        assert_eq!((age.seconds, age.ago()), (60, "60s ago".to_string()));
+        // Nothing else dated, no "now": no age.
+        facts.now = None;
+        facts.messages.pop();
+        assert_eq!(age_of(&facts, &is_a, &own, None), None);
+        let e = evidence_of(&facts.messages[0]);
+        assert_eq!(e.first_seen.as_deref(), Some("2025-06-03T09:31:05Z"));
     }
 }
