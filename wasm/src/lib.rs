@@ -99,12 +99,32 @@ export interface InputErrorItem {
   message: string;
 }
 
+/** Diagnoses with one ID and one cause across several pods. */
+export interface DiagnosisGroup {
+  id: string;
+  title: string;
+  severity: Severity;
+  nodePool?: string;
+  /** Present with `nodePool`: a NodePool or a v1alpha5 Provisioner. */
+  nodePoolKind?: NodePoolKind;
+  /** The first diagnosis's summary. */
+  summary: string;
+  pods: ObjectRef[];
+  count: number;
+  /** Evidence lines across the group, repeats included. */
+  occurrences: number;
+  /** Indices into `diagnoses`. */
+  diagnoses: number[];
+}
+
 /** The JSON report, schemaVersion 1 (DESIGN.md). */
 export interface Report {
   schemaVersion: number;
   tool: { name: string; version: string };
   subject?: ObjectRef;
   diagnoses: Diagnosis[];
+  /** Only when the subject is several pods: diagnoses of one ID and cause, merged. */
+  groups?: DiagnosisGroup[];
   checklist: ChecklistStep[];
   missing: Missing[];
   inputErrors: InputErrorItem[];
