@@ -412,7 +412,9 @@ function renderDiagnosis(d, index) {
     ? `${d.objects[0].kind}s ${d.objects.map(refName).join(', ')}`
     : (d.object ? `${d.object.kind} ${refName(d.object)}` : null);
   const poolText = d.nodePool || (d.nodePools && d.nodePools.length ? d.nodePools.join(', ') : null);
-  const poolLabel = d.nodePool ? 'NodePool: ' : 'NodePools: ';
+  // `nodePoolKind` says whether the pool is a NodePool or a pre-v0.32 Provisioner.
+  const poolKind = d.nodePoolKind === 'Provisioner' ? 'Provisioner' : 'NodePool';
+  const poolLabel = d.nodePool ? `${poolKind}: ` : `${poolKind}s: `;
   return h('article', { class: `card severity-${d.severity}`, 'aria-labelledby': titleId, dataset: { id: d.id } },
     h('header', { class: 'card-header' },
       h('span', { class: `severity-badge severity-${d.severity}` }, d.severity),

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::document::InputError;
 use crate::facts::{Facts, ObjectRef};
-use crate::rules::{Diagnosis, SerializedRef, Severity};
+use crate::rules::{Diagnosis, NodePoolKind, SerializedRef, Severity};
 
 mod checklist;
 
@@ -83,6 +83,9 @@ pub struct DiagnosisGroup {
     pub severity: Severity,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_pool: Option<String>,
+    /// `NodePool` or `Provisioner` (v1alpha5), as the diagnoses say, when a pool is named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_pool_kind: Option<NodePoolKind>,
     /// The first diagnosis's summary (it names its own pod).
     pub summary: String,
     /// The pods with this cause (empty when the diagnosis names no pod).
@@ -372,6 +375,7 @@ pub fn group_by_cause(diagnoses: &[Diagnosis]) -> Vec<DiagnosisGroup> {
                     title: d.title,
                     severity: d.severity,
                     node_pool: d.node_pool.clone(),
+                    node_pool_kind: d.node_pool.as_ref().and(d.node_pool_kind),
                     summary: d.summary.clone(),
                     count: pods.len(),
                     pods,

@@ -51,6 +51,9 @@ export interface ObjectRef {
   name: string;
 }
 
+/** The API kind of the pool a diagnosis names. */
+export type NodePoolKind = "NodePool" | "Provisioner";
+
 export interface Diagnosis {
   id: string;
   slug: string;
@@ -64,6 +67,11 @@ export interface Diagnosis {
   nodePool?: string;
   /** Every NodePool when one cause holds for several (`nodePool` is then unset). */
   nodePools?: string[];
+  /**
+   * Present with `nodePool` / `nodePools`: whether they name NodePools or v1alpha5
+   * Provisioners (Karpenter before v0.32).
+   */
+  nodePoolKind?: NodePoolKind;
   evidence: Evidence[];
   remediation: Remediation[];
   related?: string[];
@@ -91,12 +99,32 @@ export interface InputErrorItem {
   message: string;
 }
 
+/** Diagnoses with one ID and one cause across several pods. */
+export interface DiagnosisGroup {
+  id: string;
+  title: string;
+  severity: Severity;
+  nodePool?: string;
+  /** Present with `nodePool`: a NodePool or a v1alpha5 Provisioner. */
+  nodePoolKind?: NodePoolKind;
+  /** The first diagnosis's summary. */
+  summary: string;
+  pods: ObjectRef[];
+  count: number;
+  /** Evidence lines across the group, repeats included. */
+  occurrences: number;
+  /** Indices into `diagnoses`. */
+  diagnoses: number[];
+}
+
 /** The JSON report, schemaVersion 1 (DESIGN.md). */
 export interface Report {
   schemaVersion: number;
   tool: { name: string; version: string };
   subject?: ObjectRef;
   diagnoses: Diagnosis[];
+  /** Only when the subject is several pods: diagnoses of one ID and cause, merged. */
+  groups?: DiagnosisGroup[];
   checklist: ChecklistStep[];
   missing: Missing[];
   inputErrors: InputErrorItem[];

@@ -93,10 +93,13 @@ pub fn notes(d: &Diagnosis) -> Vec<(&'static str, String)> {
     } else if let Some(o) = &d.object {
         notes.push(("object", format!("{} {}", o.kind, name(o))));
     }
+    let kind = d
+        .node_pool_kind
+        .unwrap_or(crate::rules::NodePoolKind::NodePool);
     if let Some(np) = &d.node_pool {
-        notes.push(("nodepool", np.clone()));
+        notes.push((kind.label(false), np.clone()));
     } else if !d.node_pools.is_empty() {
-        notes.push(("nodepools", d.node_pools.join(", ")));
+        notes.push((kind.label(true), d.node_pools.join(", ")));
     }
     if d.confidence != crate::rules::Confidence::High {
         notes.push((

@@ -106,7 +106,7 @@ pub fn walk(
     };
     let steps: [(&'static str, Seen, String, String); 8] = [
         (
-            "Pod events",
+            names.events_step(),
             ctx.pod_events(names.other_subject.as_ref()),
             format!("Events of {}", names.target_label()),
             names.events_command(),
@@ -250,7 +250,6 @@ impl Ctx<'_> {
 
     /// Step 1 reads the events of pods, and of the Node / NodeClaim the report is about.
     fn pod_events(&self, other_subject: Option<&(String, Vec<String>)>) -> Seen {
-        use crate::facts::Collected;
         let f = self.facts;
         let scheduling_events = f.events.iter().filter(|e| e.reason == "FailedScheduling");
         // Karpenter's own FailedScheduling says more than the scheduler's.
@@ -278,54 +277,113 @@ impl Ctx<'_> {
                     _ => m.text.clone(),
                 })
         };
-        if let Some(signal) = from_events.or_else(from_messages) {
-            return Seen::problem(signal);
-        }
-        // Events of other Nodes or NodeClaims say nothing about step 1; an event of unknown
-        // object (a table without its OBJECT column) may be the subject's.
-        let of_pod = |object: Option<&ObjectRef>| {
-            object.is_none_or(|o| {
-                o.kind == "Pod"
-                    || other_subject.is_some_and(|(kind, names)| {
-                        o.kind.eq_ignore_ascii_case(kind) && names.contains(&o.name)
-                    })
+        let scheduling = from_events.or_else(from_messages);
+        let Some((kind, names)) = other_subject else {
+            if let Some(signal) = scheduling {
+                return Seen::problem(signal);
+            }
+            return self.events_of(&|o| o.kind == "Pod", "pod", None, None);
+        };
+        // A Node (NodeClaim, Machine) subject: its own events, counted apart from the pods';
+        // an event of unknown object (a table without its OBJECT column) may be its.
+        let of_subject =
+            |o: &ObjectRef| o.kind.eq_ignore_ascii_case(kind) && names.contains(&o.name);
+        self.events_of(
+            &of_subject,
+            kind,
+            Some(&|o: &ObjectRef| o.kind == "Pod"),
+            scheduling,
+        )
+    }
+
+    /// Step 1 over the events `of_subject` accepts (and those of unknown object), named
+    /// `what` (`pod`, `node`) in the signal: a Warning among them is the problem, then a
+    /// pod's `scheduling` failure, else their count. `also` counts other events apart (the
+    /// pods' events beside a node's); a Warning among them is a problem after the others.
+    fn events_of(
+        &self,
+        of_subject: &dyn Fn(&ObjectRef) -> bool,
+        what: &str,
+        also: Option<&dyn Fn(&ObjectRef) -> bool>,
+        scheduling: Option<String>,
+    ) -> Seen {
+        use crate::facts::Collected;
+        // `kubectl get events` shows an empty REASON for some Karpenter events.
+        let warning = |w: &Event| {
+            Seen::problem(if w.reason.is_empty() {
+                format!("Warning: {}", w.message)
+            } else {
+                format!("Warning {}: {}", w.reason, w.message)
             })
         };
-        let pod_events: Vec<&Event> = f
-            .events
-            .iter()
-            .filter(|e| of_pod(e.object.as_ref()))
-            .collect();
-        let event_messages = f
-            .messages
-            .iter()
-            .filter(|m| m.origin == MessageOrigin::Event && of_pod(m.object.as_ref()))
-            .count();
-        let collected = f.has(Collected::PodEvents) || !pod_events.is_empty() || event_messages > 0;
+        let f = self.facts;
+        let mine = |object: Option<&ObjectRef>| object.is_none_or(of_subject);
+        let other = |object: Option<&ObjectRef>| {
+            object.is_some_and(|o| !of_subject(o) && also.is_some_and(|a| a(o)))
+        };
+        let count = |accept: &dyn Fn(Option<&ObjectRef>) -> bool| -> (Vec<&Event>, usize) {
+            let events: Vec<&Event> = f
+                .events
+                .iter()
+                .filter(|e| accept(e.object.as_ref()))
+                .collect();
+            let messages = f
+                .messages
+                .iter()
+                .filter(|m| m.origin == MessageOrigin::Event && accept(m.object.as_ref()))
+                .count();
+            (events, messages)
+        };
+        let (subject_events, subject_messages) = count(&mine);
+        let (other_events, other_messages) = count(&other);
+        let collected = f.has(Collected::PodEvents)
+            || !subject_events.is_empty()
+            || subject_messages > 0
+            || !other_events.is_empty()
+            || other_messages > 0;
         if !collected {
             let others = f.events.len();
             return Seen::not_collected(if others == 0 {
                 "no events in the input".to_string()
             } else {
                 format!(
-                    "no pod events in the input ({} of other objects)",
+                    "no {what} events in the input ({} of other objects)",
                     plural(others, "event", "events")
                 )
             });
         }
-        if let Some(w) = pod_events.iter().find(|e| e.event_type == "Warning") {
-            // `kubectl get events` shows an empty REASON for some Karpenter events.
-            return Seen::problem(if w.reason.is_empty() {
-                format!("Warning: {}", w.message)
-            } else {
-                format!("Warning {}: {}", w.reason, w.message)
-            });
+        if let Some(w) = subject_events.iter().find(|e| e.event_type == "Warning") {
+            return warning(w);
         }
-        let n = pod_events.len().max(event_messages);
-        Seen::ok(format!(
-            "{}, no FailedScheduling",
-            plural(n, "event", "events")
-        ))
+        if let Some(signal) = scheduling {
+            return Seen::problem(signal);
+        }
+        if let Some(w) = other_events.iter().find(|e| e.event_type == "Warning") {
+            // Named: the step is about another object.
+            let mut seen = warning(w);
+            if let Some(o) = &w.object {
+                seen.signal = clip(&format!(
+                    "{} {}: {}",
+                    o.kind.to_ascii_lowercase(),
+                    o.name,
+                    seen.signal
+                ));
+            }
+            return seen;
+        }
+        let n = subject_events.len().max(subject_messages);
+        if also.is_none() {
+            return Seen::ok(format!(
+                "{}, no FailedScheduling",
+                plural(n, "event", "events")
+            ));
+        }
+        let mut counts = plural(n, &format!("{what} event"), &format!("{what} events"));
+        let others = other_events.len().max(other_messages);
+        if others > 0 {
+            counts.push_str(&format!(", {}", plural(others, "pod event", "pod events")));
+        }
+        Seen::ok(format!("{counts}, no Warning"))
     }
 
     fn nodeclaims(&self) -> Seen {
@@ -657,6 +715,16 @@ impl Names {
             nodepools,
             nodeclasses,
             legacy: before_v0_32(facts),
+        }
+    }
+
+    /// Step 1's name: the events of what the report is about.
+    fn events_step(&self) -> &'static str {
+        match self.other_subject.as_ref().map(|(kind, _)| kind.as_str()) {
+            Some("node") => "Node events",
+            Some("nodeclaim") => "NodeClaim events",
+            Some("machine") => "Machine events",
+            _ => "Pod events",
         }
     }
 
@@ -1216,6 +1284,52 @@ default     1m          Normal   DisruptionBlocked   nodeclaim/spot-w2r8t       
         let subject = report.subject.as_ref().unwrap();
         assert_eq!(subject.kind, "NodeClaims", "{subject:?}");
         let step = &report.checklist[0];
-        assert_eq!(step.signal, "3 events, no FailedScheduling", "{step:?}");
+        assert_eq!(step.name, "NodeClaim events", "{step:?}");
+        assert_eq!(step.signal, "3 nodeclaim events, no Warning", "{step:?}");
+    }
+
+    /// About a node, step 1 is named after it and counts its events apart from the pods';
+    /// a pod's Warning is a problem only after the node's own, and says whose it is.
+    #[test]
+    fn node_subject_counts_node_events_apart() {
+        let table = |pod_type: &str| {
+            format!(
+                "$ kubectl get events -A
+NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                                          MESSAGE
+default     3m          Normal   DisruptionBlocked   node/ip-10-0-1-2.eu-west-1.compute.internal     Cannot disrupt Node: state node isn't initialized
+default     2m          Normal   Unconsolidatable    node/ip-10-0-1-2.eu-west-1.compute.internal     Can't remove without creating 2 candidates
+shop        1m          {pod_type}   BackOff             pod/web-0                                       Back-off restarting failed container
+"
+            )
+        };
+        let subject = crate::report::Subject {
+            kind: "Node".into(),
+            namespace: None,
+            name: "ip-10-0-1-2.eu-west-1.compute.internal".into(),
+            objects: Vec::new(),
+        };
+        let run = |text: String| {
+            crate::analyze_about(
+                &[Document::new("events.txt", text)],
+                &Options {
+                    now: None,
+                    only: Some(vec!["KW410".into()]),
+                },
+                Some(subject.clone()),
+            )
+        };
+        let report = run(table("Normal"));
+        let step = &report.checklist[0];
+        assert_eq!(step.name, "Node events", "{step:?}");
+        assert_eq!(
+            step.signal, "2 node events, 1 pod event, no Warning",
+            "{step:?}"
+        );
+        let report = run(table("Warning"));
+        let step = &report.checklist[0];
+        assert_eq!(
+            step.signal, "pod web-0: Warning BackOff: Back-off restarting failed container",
+            "{step:?}"
+        );
     }
 }

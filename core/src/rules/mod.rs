@@ -16,6 +16,7 @@ mod kw2xx;
 mod kw3xx;
 mod kw4xx;
 pub(crate) mod kw5xx;
+pub(crate) mod names;
 pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod version;
@@ -139,12 +140,56 @@ pub struct Diagnosis {
     /// Every NodePool concerned when the cause holds for several; `node_pool` is then unset.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub node_pools: Vec<String>,
+    /// What `node_pool` / `node_pools` are: a `NodePool`, or a v1alpha5 `Provisioner`
+    /// (Karpenter before v0.32). Set by `run` from the facts whenever a pool is named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_pool_kind: Option<NodePoolKind>,
     pub evidence: Vec<Evidence>,
     pub remediation: Vec<Remediation>,
     /// Other catalogue IDs this one links to (KW401 -> KW001, KW208 -> KW501...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<&'static str>,
     pub docs: String,
+}
+
+/// The API kind of the pool a diagnosis names: `NodePool` (v1, v1beta1) or the v1alpha5
+/// `Provisioner` of Karpenter before v0.32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum NodePoolKind {
+    NodePool,
+    Provisioner,
+}
+
+impl NodePoolKind {
+    /// The note label the renderers print the pool under: `nodepool` or `provisioner`,
+    /// plural for several.
+    pub fn label(self, several: bool) -> &'static str {
+        match (self, several) {
+            (NodePoolKind::NodePool, false) => "nodepool",
+            (NodePoolKind::NodePool, true) => "nodepools",
+            (NodePoolKind::Provisioner, false) => "provisioner",
+            (NodePoolKind::Provisioner, true) => "provisioners",
+        }
+    }
+
+    /// The kind of the pools named `names` in this input: a Provisioner when the input holds
+    /// them as Provisioner objects, when `object` (the diagnosis's object) is the Provisioner
+    /// of that name, or, for pools the input has no object of, when the input is from before
+    /// v0.32 (`version::before_v0_32`). A NodePool otherwise.
+    pub fn of(facts: &Facts, names: &[String], object: Option<&SerializedRef>) -> NodePoolKind {
+        let provisioner = |name: &String| match facts.nodepool(name) {
+            Some(pool) => pool.is_provisioner,
+            None => {
+                object.is_some_and(|o| o.kind == "Provisioner" && &o.name == name)
+                    || version::before_v0_32(facts)
+            }
+        };
+        if !names.is_empty() && names.iter().all(provisioner) {
+            NodePoolKind::Provisioner
+        } else {
+            NodePoolKind::NodePool
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -179,6 +224,7 @@ impl Diagnosis {
             objects: Vec::new(),
             node_pool: None,
             node_pools: Vec::new(),
+            node_pool_kind: None,
             evidence: Vec::new(),
             remediation: Vec::new(),
             related: Vec::new(),
@@ -310,6 +356,88 @@ impl Diagnosis {
         }
         self
     }
+}
+
+/// A message as evidence, its own time (a log line's, an event's) kept as when it was seen.
+pub fn evidence_of(m: &Message) -> Evidence {
+    m.evidence.clone().at(m.time.as_deref())
+}
+
+/// How long ago something happened, and against what: the caller's "now", the latest
+/// timestamp the input holds (core reads no clock), or the age kubectl printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Age {
+    pub seconds: i64,
+    pub base: AgeBase,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgeBase {
+    /// `Options.now`.
+    Now,
+    /// The latest timestamp of the input (other than the object's own).
+    LatestInInput,
+    /// An age column kubectl printed when the input was collected.
+    Kubectl,
+}
+
+impl Age {
+    /// `38s ago`, or `58s before the latest time in the input` when no "now" was given.
+    pub fn ago(&self) -> String {
+        let age = time::format_age(self.seconds);
+        match self.base {
+            AgeBase::Now | AgeBase::Kubectl => format!("{age} ago"),
+            AgeBase::LatestInInput => format!("{age} before the latest time in the input"),
+        }
+    }
+
+    /// `38s`, `12m`: the span alone.
+    pub fn span(&self) -> String {
+        time::format_age(self.seconds)
+    }
+}
+
+/// How long ago an object came to be, when the input tells: the oldest age kubectl printed
+/// for its events (`is_it` picks them), else `created` (its creationTimestamp) or the first
+/// time of its own messages (`own`) against "now": `Options.now`, or the latest timestamp
+/// among the other messages (its own times say nothing about when the input was taken).
+pub fn age_of(
+    facts: &Facts,
+    is_it: &dyn Fn(&ObjectRef) -> bool,
+    own: &dyn Fn(&Message) -> bool,
+    created: Option<&str>,
+) -> Option<Age> {
+    let from_events = facts
+        .events
+        .iter()
+        .filter(|e| e.object.as_ref().is_some_and(is_it))
+        .filter_map(|e| e.age.as_deref().and_then(time::age_seconds))
+        .max();
+    if let Some(seconds) = from_events {
+        return Some(Age {
+            seconds,
+            base: AgeBase::Kubectl,
+        });
+    }
+    let first_seen = || {
+        facts
+            .messages
+            .iter()
+            .filter(|m| own(m))
+            .filter_map(|m| m.time.as_deref().and_then(time::epoch_seconds))
+            .min()
+    };
+    let start = created.and_then(time::epoch_seconds).or_else(first_seen)?;
+    let now = time::now_seconds(facts, own)?;
+    let base = if facts.now.as_deref().and_then(time::epoch_seconds).is_some() {
+        AgeBase::Now
+    } else {
+        AgeBase::LatestInInput
+    };
+    (now >= start).then_some(Age {
+        seconds: now - start,
+        base,
+    })
 }
 
 /// Sorts `items` stably by `cmp`, exactly as `sort_by` does. A `sort_by` compiles a copy of
@@ -490,6 +618,12 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 /// confidence, then ID.
 pub fn run(facts: &Facts, rules: &[&'static Rule]) -> Vec<Diagnosis> {
     let mut diagnoses: Vec<Diagnosis> = rules.iter().flat_map(|r| (r.check)(facts)).collect();
+    for d in &mut diagnoses {
+        let names: Vec<String> = d.node_pool.iter().chain(&d.node_pools).cloned().collect();
+        if !names.is_empty() {
+            d.node_pool_kind = Some(NodePoolKind::of(facts, &names, d.object.as_ref()));
+        }
+    }
     let fired: Vec<&'static str> = diagnoses.iter().map(|d| d.id).collect();
     diagnoses.retain(|d| {
         find(d.id).is_none_or(|r| !r.meta.superseded_by.iter().any(|s| fired.contains(s)))
@@ -805,5 +939,100 @@ mod per_object_tests {
         ]);
         let rows: Vec<(usize, usize)> = d.evidence.iter().map(|e| (e.line, e.count)).collect();
         assert_eq!(rows, [(7, 1), (9, 2)]);
+    }
+}
+
+#[cfg(test)]
+mod node_pool_kind_tests {
+    use super::*;
+    use crate::testing::check_only;
+
+    const PROVISIONER: &str = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n  limits:\n    resources:\n      cpu: 10\n";
+    const NODEPOOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  limits:\n    cpu: 10\n";
+    const LIMITS: &str = "2025-06-01T10:00:01.000Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"default\", all available instance types exceed limits for provisioner: \"default\"";
+
+    fn kind_and_label(objects: &str) -> (serde_json::Value, String) {
+        let report = check_only("KW205", &format!("{objects}---\n{LIMITS}\n"));
+        let d = &report.diagnoses[0];
+        let json = serde_json::to_value(d).unwrap();
+        let notes = crate::render::notes(d);
+        let label = notes
+            .iter()
+            .find(|(_, v)| v == "default")
+            .map(|(k, _)| k.to_string())
+            .unwrap_or_default();
+        (json["nodePoolKind"].clone(), label)
+    }
+
+    #[test]
+    fn the_pool_is_labelled_by_its_api_kind() {
+        let (kind, label) = kind_and_label(PROVISIONER);
+        assert_eq!(kind, "Provisioner");
+        assert_eq!(label, "provisioner");
+        let (kind, label) = kind_and_label(NODEPOOL);
+        assert_eq!(kind, "NodePool");
+        assert_eq!(label, "nodepool");
+    }
+
+    #[test]
+    fn no_pool_no_kind() {
+        let meta = &find("KW205").unwrap().meta;
+        let json = serde_json::to_value(Diagnosis::new(meta, "s")).unwrap();
+        assert!(json.get("nodePoolKind").is_none());
+        let facts = Facts::default();
+        let several = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            NodePoolKind::of(&facts, &several, None),
+            NodePoolKind::NodePool
+        );
+        let object = SerializedRef {
+            kind: "Provisioner".into(),
+            namespace: None,
+            name: "a".into(),
+        };
+        assert_eq!(
+            NodePoolKind::of(&facts, &several[..1], Some(&object)),
+            NodePoolKind::Provisioner
+        );
+        assert_eq!(NodePoolKind::Provisioner.label(true), "provisioners");
+    }
+}
+
+#[cfg(test)]
+mod age_tests {
+    use super::*;
+
+    fn message(time: &str, object: &str) -> Message {
+        Message {
+            text: "x".into(),
+            time: Some(time.into()),
+            object: Some(ObjectRef::new("NodeClaim", None, object)),
+            evidence: Evidence::new("d.txt", 1, "x"),
+            ..Message::default()
+        }
+    }
+
+    #[test]
+    fn ages_against_now_or_the_latest_other_time() {
+        let mut facts = Facts::default();
+        facts.messages.push(message("2025-06-03T09:31:05Z", "a"));
+        facts.messages.push(message("2025-06-03T09:33:05Z", "b"));
+        let is_a = |o: &ObjectRef| o.name == "a";
+        let own = |m: &Message| m.object.as_ref().is_some_and(is_a);
+        let age = age_of(&facts, &is_a, &own, Some("2025-06-03T09:31:02Z")).unwrap();
+        assert_eq!(age.seconds, 123);
+        assert_eq!(age.ago(), "2m3s before the latest time in the input");
+        // Its own later times are no "now"; without a creation time its first time starts it.
+        let age = age_of(&facts, &is_a, &own, None).unwrap();
+        assert_eq!(age.seconds, 120);
+        facts.now = Some("2025-06-03T09:32:05Z".into());
+        let age = age_of(&facts, &is_a, &own, None).unwrap();
+        assert_eq!((age.seconds, age.ago()), (60, "60s ago".to_string()));
+        // Nothing else dated, no "now": no age.
+        facts.now = None;
+        facts.messages.pop();
+        assert_eq!(age_of(&facts, &is_a, &own, None), None);
+        let e = evidence_of(&facts.messages[0]);
+        assert_eq!(e.first_seen.as_deref(), Some("2025-06-03T09:31:05Z"));
     }
 }

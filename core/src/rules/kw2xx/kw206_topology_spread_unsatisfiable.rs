@@ -2,7 +2,7 @@
 
 use crate::facts::Facts;
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause,
+    group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause, Hit,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -57,146 +57,265 @@ const SIGNALS: &[&str] = &[
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let errors = scheduling_errors(facts);
+    // One diagnosis per pod and NodePool: the constraints it cannot satisfy there are one
+    // problem with one remediation, each step once.
     let groups = group_hits(
         &errors,
         |c| matches!(c.cause, Cause::Topology { .. }),
-        |c| format!("{:?}\u{0}{}", c.nodepool, c.reason),
+        |c| format!("{:?}", c.nodepool),
     );
     let mut out = Vec::new();
     for hits in groups {
         let first = hits[0];
-        let clause = first.clause;
-        let Cause::Topology {
-            constraint,
-            key,
-            counts,
-            pod_domains,
-            node_domains,
-        } = &clause.cause
-        else {
-            continue;
-        };
-        let pod = first.error.pod.as_ref();
-        let counted = counts.as_deref().map(domains_of_counts).unwrap_or_default();
-        let node_values = node_domains
-            .as_deref()
-            .and_then(|d| in_values(d, key))
-            .unwrap_or_default();
-        let pool_values = clause
-            .nodepool
-            .as_deref()
-            .and_then(|n| facts.nodepool(n))
-            .and_then(|np| np.allowed_values(key));
-        let missing: Vec<&String> = counted
-            .iter()
-            .filter(|d| !node_values.is_empty() && !node_values.contains(d))
-            .collect();
-        let anti = constraint.contains("anti-affinity");
-        let mut summary = format!(
-            "{} cannot satisfy its {constraint} on {key}",
-            pod_label(pod)
-        );
-        if clause.nodepool.is_some() {
-            summary.push_str(&format!(" with {}", nodepool_label(clause)));
-        }
-        summary.push('.');
-        if let Some(c) = counts {
-            summary.push_str(&format!(" Matching pods per domain: {c}."));
-        }
-        if let Some(d) = pod_domains {
-            summary.push_str(&format!(" The pod allows `{d}`"));
-            match node_domains {
-                Some(n) => summary.push_str(&format!(", the NodePools can create only `{n}`.")),
-                None => summary.push('.'),
-            }
-        }
-        if !missing.is_empty() && !anti {
-            let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-            if constraint.contains("affinity") {
-                summary.push_str(&format!(
-                    " The pods it must join are in {}, where no NodePool can launch a node.",
-                    list.join(", ")
-                ));
-            } else {
-                summary.push_str(&format!(
-                    " The spread counts {} too, where no NodePool can launch a node: the next replica would have to go there.",
-                    list.join(", ")
-                ));
-            }
-        }
-        let empty = counts
-            .as_deref()
-            .and_then(empty_domain_count)
-            .filter(|_| !anti);
-        if let Some(n) = empty {
-            summary.push_str(&format!(
-                " The counts include a domain with an empty name (`: {n}`): an offering or node whose {key} value is empty counts as a domain of its own with the fewest pods, and Karpenter takes a choice of the empty domain for no domain at all, so the constraint is unsatisfiable although the real domains have room."
-            ));
-        }
-        if let Some(pool) = &pool_values {
-            summary.push_str(&format!(
-                " {} allows {key} [{}].",
-                nodepool_label(clause),
-                pool.join(" ")
-            ));
-        }
-        summary.push_str(&first.error.nearest_note(clause));
-        let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
-        let mut steps = Vec::new();
-        if anti {
-            steps.push(Remediation::text(format!(
-                "Each replica needs its own {key} domain: let the NodePool launch more nodes (raise its limits, allow more instance types), run fewer replicas, or make the anti-affinity preferred (preferredDuringSchedulingIgnoredDuringExecution)."
-            )));
-        } else {
-            if empty.is_some() {
-                steps.push(Remediation::text(format!(
-                    "The empty domain is a known Karpenter behaviour, not your spread: an empty `{key}` value enters the domains when a provider offers instance types without a zone (Azure provider 1.6 to 1.7, Azure/karpenter-provider-azure#1384, fixed there by not offering them) and any NodePool lacks a {key} requirement, or when nodes carry the label with an empty value (kubernetes-sigs/karpenter#3146, open). Give every NodePool an explicit {key} requirement (In the real domains) and restrict the pod to the real domains (below), which keeps the empty value out of the count; upgrade the provider where the fix has shipped."
-                )));
-            }
-            let values = if node_values.is_empty() {
-                "\"<zone-a>\", \"<zone-b>\"".to_string()
-            } else {
-                quote_list(&node_values)
+        let mut summary = String::new();
+        let mut steps: Vec<Remediation> = Vec::new();
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for hit in &hits {
+            let Cause::Topology {
+                constraint, key, ..
+            } = &hit.clause.cause
+            else {
+                continue;
             };
-            let affinity = constraint.contains("affinity");
-            if !affinity {
-                steps.push(Remediation::yaml(
-                format!("Restrict the pod's {key} to the domains the NodePools can create, so the spread is computed over those only (pod template):"),
-                format!(
-                    "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: {key}\n              operator: In\n              values: [{values}]\n"
-                ),
-            ));
+            // A repeated log line, or the same constraint with other counts: told once.
+            if seen.contains(&(constraint.as_str(), key.as_str())) {
+                continue;
             }
-            let mut widened: Vec<String> = pool_values.clone().unwrap_or(node_values.clone());
-            for m in &missing {
-                if !widened.contains(m) {
-                    widened.push((*m).clone());
-                }
+            seen.push((constraint.as_str(), key.as_str()));
+            let Some((part, part_steps)) = one_constraint(facts, hit, seen.len() > 1) else {
+                continue;
+            };
+            if !summary.is_empty() {
+                summary.push(' ');
             }
-            if !widened.is_empty() {
-                steps.push(Remediation::yaml(
-                    format!("{} NodePool {np} to every domain the constraint needs (`kubectl edit nodepool {np}`; its EC2NodeClass needs a subnet in each zone):", if affinity { "Widen" } else { "Or widen" }),
-                    format!(
-                        "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{}]\n",
-                        quote_list(&widened)
-                    ),
-                ));
+            summary.push_str(&part);
+            for step in part_steps {
+                add_step(&mut steps, step);
             }
-            if !affinity {
-                steps.push(Remediation::text(
-                    "Or, where balance is a preference rather than a rule, set `whenUnsatisfiable: ScheduleAnyway` on the constraint.",
-                ));
+        }
+        if summary.is_empty() {
+            continue;
+        }
+        summary.push_str(&first.error.nearest_note(first.clause));
+        let spreads = seen.iter().filter(|(c, _)| !c.contains("affinity")).count();
+        merge_key_steps(&mut steps);
+        if spreads > 1 {
+            // The relax step holds for every spread: said once, last, about them all.
+            let relax = "ScheduleAnyway` on the constraint";
+            if let Some(i) = steps.iter().position(|s| s.text.contains(relax)) {
+                let mut step = steps.remove(i);
+                step.text = step
+                    .text
+                    .replace(relax, "ScheduleAnyway` on those constraints");
+                steps.push(step);
             }
         }
         out.push(
             Diagnosis::new(&META, summary)
-                .with_object(pod)
-                .with_node_pool(clause.nodepool.as_deref())
+                .with_object(first.error.pod.as_ref())
+                .with_node_pool(first.clause.nodepool.as_deref())
                 .with_messages(hit_messages(&hits))
                 .with_remediation(steps),
         );
     }
     out
+}
+
+const REQUIREMENTS: &str = "spec:\n  template:\n    spec:\n      requirements:\n";
+const NODE_AFFINITY: &str = "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n";
+
+/// Several keys to widen on one NodePool are one edit, and several keys to restrict the pod
+/// to are one nodeAffinity term: their YAML items join the first such step, which then
+/// speaks of them all.
+fn merge_key_steps(steps: &mut Vec<Remediation>) {
+    merge_steps(steps, REQUIREMENTS, &|text, _| {
+        text.replacen("the constraint needs", "the constraints need", 1)
+    });
+    merge_steps(steps, NODE_AFFINITY, &|_, yaml| {
+        let keys: Vec<&str> = yaml
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- key: "))
+            .collect();
+        format!(
+            "Restrict the pod's {} to the domains the NodePools can create, so each spread is computed over those only (pod template):",
+            keys.join(" and ")
+        )
+    });
+}
+
+/// Merges the steps whose YAML starts with `prefix` into the first of them (its items
+/// appended), its text rewritten by `reword(text, merged yaml)` when there were several.
+fn merge_steps(steps: &mut Vec<Remediation>, prefix: &str, reword: &dyn Fn(&str, &str) -> String) {
+    let is_mergeable = |s: &Remediation| s.yaml.as_deref().is_some_and(|y| y.starts_with(prefix));
+    let Some(first) = steps.iter().position(is_mergeable) else {
+        return;
+    };
+    let mut items = String::new();
+    let mut kept = Vec::new();
+    for (i, step) in std::mem::take(steps).into_iter().enumerate() {
+        match step.yaml.as_deref() {
+            Some(y) if i != first && y.starts_with(prefix) => items.push_str(&y[prefix.len()..]),
+            _ => kept.push(step),
+        }
+    }
+    *steps = kept;
+    if items.is_empty() {
+        return;
+    }
+    let step = &mut steps[first];
+    if let Some(y) = &mut step.yaml {
+        y.push_str(&items);
+        step.text = reword(&step.text, y);
+    }
+}
+
+/// Adds `step` unless an equal one is there: the same YAML (restricting or widening one key
+/// for two constraints on it) or, without YAML, the same text (the ScheduleAnyway advice).
+fn add_step(steps: &mut Vec<Remediation>, step: Remediation) {
+    let same = |s: &Remediation| match (&s.yaml, &step.yaml) {
+        (Some(a), Some(b)) => a == b && s.command == step.command,
+        (None, None) => s.text == step.text && s.command == step.command,
+        _ => false,
+    };
+    if !steps.iter().any(same) {
+        steps.push(step);
+    }
+}
+
+/// The summary sentences and remediation steps of one unsatisfiable constraint; `again`
+/// for the second and later constraints of the same pod and NodePool.
+fn one_constraint(
+    facts: &Facts,
+    first: &Hit<'_, '_>,
+    again: bool,
+) -> Option<(String, Vec<Remediation>)> {
+    let clause = first.clause;
+    let Cause::Topology {
+        constraint,
+        key,
+        counts,
+        pod_domains,
+        node_domains,
+    } = &clause.cause
+    else {
+        return None;
+    };
+    let pod = first.error.pod.as_ref();
+    let counted = counts.as_deref().map(domains_of_counts).unwrap_or_default();
+    let node_values = node_domains
+        .as_deref()
+        .and_then(|d| in_values(d, key))
+        .unwrap_or_default();
+    let pool_values = clause
+        .nodepool
+        .as_deref()
+        .and_then(|n| facts.nodepool(n))
+        .and_then(|np| np.allowed_values(key));
+    let missing: Vec<&String> = counted
+        .iter()
+        .filter(|d| !node_values.is_empty() && !node_values.contains(d))
+        .collect();
+    let anti = constraint.contains("anti-affinity");
+    let mut summary = if again {
+        format!("It also cannot satisfy its {constraint} on {key}")
+    } else {
+        format!(
+            "{} cannot satisfy its {constraint} on {key}",
+            pod_label(pod)
+        )
+    };
+    if clause.nodepool.is_some() {
+        summary.push_str(&format!(" with {}", nodepool_label(clause)));
+    }
+    summary.push('.');
+    if let Some(c) = counts {
+        summary.push_str(&format!(" Matching pods per domain: {c}."));
+    }
+    if let Some(d) = pod_domains {
+        summary.push_str(&format!(" The pod allows `{d}`"));
+        match node_domains {
+            Some(n) => summary.push_str(&format!(", the NodePools can create only `{n}`.")),
+            None => summary.push('.'),
+        }
+    }
+    if !missing.is_empty() && !anti {
+        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+        if constraint.contains("affinity") {
+            summary.push_str(&format!(
+                " The pods it must join are in {}, where no NodePool can launch a node.",
+                list.join(", ")
+            ));
+        } else {
+            summary.push_str(&format!(
+                " The spread counts {} too, where no NodePool can launch a node: the next replica would have to go there.",
+                list.join(", ")
+            ));
+        }
+    }
+    let empty = counts
+        .as_deref()
+        .and_then(empty_domain_count)
+        .filter(|_| !anti);
+    if let Some(n) = empty {
+        summary.push_str(&format!(
+            " The counts include a domain with an empty name (`: {n}`): an offering or node whose {key} value is empty counts as a domain of its own with the fewest pods, and Karpenter takes a choice of the empty domain for no domain at all, so the constraint is unsatisfiable although the real domains have room."
+        ));
+    }
+    if let Some(pool) = &pool_values {
+        summary.push_str(&format!(
+            " {} allows {key} [{}].",
+            nodepool_label(clause),
+            pool.join(" ")
+        ));
+    }
+    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let mut steps = Vec::new();
+    if anti {
+        steps.push(Remediation::text(format!(
+            "Each replica needs its own {key} domain: let the NodePool launch more nodes (raise its limits, allow more instance types), run fewer replicas, or make the anti-affinity preferred (preferredDuringSchedulingIgnoredDuringExecution)."
+        )));
+    } else {
+        if empty.is_some() {
+            steps.push(Remediation::text(format!(
+                "The empty domain is a known Karpenter behaviour, not your spread: an empty `{key}` value enters the domains when a provider offers instance types without a zone (Azure provider 1.6 to 1.7, Azure/karpenter-provider-azure#1384, fixed there by not offering them) and any NodePool lacks a {key} requirement, or when nodes carry the label with an empty value (kubernetes-sigs/karpenter#3146, open). Give every NodePool an explicit {key} requirement (In the real domains) and restrict the pod to the real domains (below), which keeps the empty value out of the count; upgrade the provider where the fix has shipped."
+            )));
+        }
+        let values = if node_values.is_empty() {
+            "\"<zone-a>\", \"<zone-b>\"".to_string()
+        } else {
+            quote_list(&node_values)
+        };
+        let affinity = constraint.contains("affinity");
+        if !affinity {
+            steps.push(Remediation::yaml(
+            format!("Restrict the pod's {key} to the domains the NodePools can create, so the spread is computed over those only (pod template):"),
+            format!(
+                "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: {key}\n              operator: In\n              values: [{values}]\n"
+            ),
+        ));
+        }
+        let mut widened: Vec<String> = pool_values.clone().unwrap_or(node_values.clone());
+        for m in &missing {
+            if !widened.contains(m) {
+                widened.push((*m).clone());
+            }
+        }
+        if !widened.is_empty() {
+            steps.push(Remediation::yaml(
+                format!("{} NodePool {np} to every domain the constraint needs (`kubectl edit nodepool {np}`; its EC2NodeClass needs a subnet in each zone):", if affinity { "Widen" } else { "Or widen" }),
+                format!(
+                    "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{}]\n",
+                    quote_list(&widened)
+                ),
+            ));
+        }
+        if !affinity {
+            steps.push(Remediation::text(
+                "Or, where balance is a preference rather than a rule, set `whenUnsatisfiable: ScheduleAnyway` on the constraint.",
+            ));
+        }
+    }
+    Some((summary, steps))
 }
 
 /// The domain names of `counts = us-east-1a: 2, us-east-1b: 1 and 3 other(s)` (v1.x), of the
@@ -344,5 +463,61 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW206", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn several_constraints_of_one_pod_share_one_remediation() {
+        let line = |key: &str, counts: &str, nodes: &str| {
+            format!(
+                r#"{{"level":"ERROR","message":"could not schedule pod","Pod":{{"name":"api-5","namespace":"shop"}},"error":"unsatisfiable topology constraint for topology spread, key={key} (counts = {counts}, podDomains = {key} Exists, nodeDomains = {key} In [{nodes}]"}}"#
+            )
+        };
+        let text = [
+            line("topology.kubernetes.io/zone", "a: 2, b: 2, c: 1", "a b"),
+            line(
+                "karpenter.sh/capacity-type",
+                "on-demand: 3, spot: 2",
+                "on-demand",
+            ),
+            line("topology.kubernetes.io/zone", "a: 2, b: 3, c: 1", "a b"),
+        ]
+        .join("\n");
+        let report = check_only("KW206", &text);
+        assert_eq!(ids(&report), ["KW206"]);
+        let d = &report.diagnoses[0];
+        assert_eq!(
+            d.summary.matches("cannot satisfy").count(),
+            2,
+            "{}",
+            d.summary
+        );
+        let relax: Vec<&str> = d
+            .remediation
+            .iter()
+            .map(|r| r.text.as_str())
+            .filter(|t| t.contains("ScheduleAnyway"))
+            .collect();
+        assert_eq!(relax, ["Or, where balance is a preference rather than a rule, set `whenUnsatisfiable: ScheduleAnyway` on those constraints."]);
+        assert!(d
+            .remediation
+            .last()
+            .unwrap()
+            .text
+            .contains("ScheduleAnyway"));
+        let merged = |marker: &str, keys: usize| {
+            let yaml: Vec<&str> = d
+                .remediation
+                .iter()
+                .filter(|r| r.text.contains(marker))
+                .filter_map(|r| r.yaml.as_deref())
+                .collect();
+            assert_eq!(yaml.len(), 1, "one step {marker}");
+            assert_eq!(yaml[0].matches("- key: ").count(), keys, "{}", yaml[0]);
+        };
+        merged("widen", 2);
+        merged("Restrict", 2);
+        let mut steps = d.remediation.clone();
+        steps.dedup();
+        assert_eq!(steps.len(), d.remediation.len());
     }
 }

@@ -7,6 +7,7 @@ use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::kw5xx::nodeclass::{
     contains_word, reports_condition, transition, undone_transition,
 };
+use crate::rules::names::closest;
 use crate::rules::text::contains_any;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -463,7 +464,7 @@ fn missing_because(facts: &Facts, nc: Option<&str>, nc_label: &str) -> String {
         .filter(|c| !c.is_aws_node_template)
         .map(|c| c.meta.name.as_str())
         .collect();
-    if let Some(near) = others.iter().find(|o| near_match(name, o)) {
+    if let Some(near) = closest(name, others.iter().copied()) {
         because.push_str(&format!(
             "; the input has EC2NodeClass {near}, a near match: the nodeClassRef name is probably misspelt, point it at {near} rather than creating {name}"
         ));
@@ -474,40 +475,6 @@ fn missing_because(facts: &Facts, nc: Option<&str>, nc_label: &str) -> String {
         ));
     }
     because
-}
-
-/// Whether two names differ only in case, by a `-suffix`/`prefix-`, or by at most two
-/// edits (`defualt`, `default-ng`).
-fn near_match(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
-    if a == b {
-        return true;
-    }
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    if short.len() >= 3
-        && (long.starts_with(&format!("{short}-")) || long.ends_with(&format!("-{short}")))
-    {
-        return true;
-    }
-    short.len() >= 4 && edit_distance(&a, &b) <= 2
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
@@ -719,20 +686,6 @@ mod tests {
         assert_eq!(d[0].related, ["KW502"], "{}", d[0].summary);
         facts.nodepools[0].conditions = vec![cond("Ready", "True", "Ready", "")];
         assert!(check(&facts).is_empty());
-    }
-
-    #[test]
-    fn near_match_names() {
-        for (a, b, want) in [
-            ("defualt", "default", true),
-            ("default-al2023", "default", true),
-            ("Default", "default", true),
-            ("gpu", "cpu", false),
-            ("general", "default", false),
-            ("bottlerocket", "al2023", false),
-        ] {
-            assert_eq!(near_match(a, b), want, "{a} {b}");
-        }
     }
 
     #[test]

@@ -303,6 +303,47 @@ pub fn nodepool_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
 /// The kind to name a NodeClaim by: `Machine` when the input shows it as a v1alpha5 Machine
 /// (Karpenter before v0.32: a typed Machine, an event about `machine/<name>`, a log line's
 /// `machine` field), else `NodeClaim`.
+/// How long ago a NodeClaim (or Machine) was created, by `rules::age_of`: the ages kubectl
+/// printed for its events, else its creationTimestamp or first own message against "now".
+pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
+    let is_it = |o: &ObjectRef| {
+        o.name == nodeclaim
+            && (o.kind.eq_ignore_ascii_case("NodeClaim") || o.kind.eq_ignore_ascii_case("Machine"))
+    };
+    let own = |m: &Message| {
+        m.object.as_ref().is_some_and(is_it) || nodeclaim_of(facts, m).as_deref() == Some(nodeclaim)
+    };
+    let created = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| c.meta.name == nodeclaim)
+        .find_map(|c| {
+            c.meta
+                .creation_timestamp
+                .as_deref()
+                .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
+        });
+    crate::rules::age_of(facts, &is_it, &own, created)
+}
+
+/// The status of a NodeClaim's `Launched` condition when the input shows it (`True`,
+/// `Unknown`, `False`).
+pub fn launched_status(facts: &Facts, nodeclaim: &str) -> Option<String> {
+    let typed = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| c.meta.name == nodeclaim)
+        .flat_map(|c| c.conditions.iter())
+        .find(|c| c.condition_type == "Launched")
+        .map(|c| c.status.clone());
+    typed.or_else(|| {
+        conditions(facts)
+            .into_iter()
+            .find(|c| c.is("Launched") && c.object.as_deref() == Some(nodeclaim))
+            .map(|c| c.status)
+    })
+}
+
 pub fn claim_kind(facts: &Facts, nodeclaim: &str) -> &'static str {
     let machine = facts
         .nodeclaims

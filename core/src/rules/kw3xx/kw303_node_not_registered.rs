@@ -3,11 +3,12 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
-    claim_kind, claim_ref, conditions, instance_id, name_after, named, nodeclaim_of,
-    nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
+    claim_age, claim_kind, claim_ref, conditions, instance_id, launched_status, name_after, named,
+    nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
 };
-use crate::rules::time::{age_seconds, epoch_seconds, format_age, now_seconds};
-use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::{
+    evidence_of, Age, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity,
+};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -99,7 +100,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .clone()
                 .or_else(|| name_after(&m.text, "nodepool/")),
             nodeclaim,
-            evidence: vec![m.evidence.clone().at(m.time.as_deref())],
+            evidence: vec![evidence_of(m)],
             timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster"),
         });
     }
@@ -158,32 +159,70 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // A NodeClaim seconds old has simply not registered yet; only a known age says so, and a
     // registration timeout or a NodePool's RegistrationFailed says it is not that.
     let timed_out = hits.iter().any(|h| h.timeout);
-    let ages: Vec<Option<i64>> = nodeclaims.iter().map(|n| age_of(facts, n)).collect();
-    let youngest_known = ages.iter().flatten().min().copied();
+    let ages: Vec<Option<Age>> = nodeclaims.iter().map(|n| claim_age(facts, n)).collect();
+    let youngest_known = ages.iter().flatten().min_by_key(|a| a.seconds).copied();
     let young = !timed_out
         && !ages.is_empty()
         && ages
             .iter()
-            .all(|a| a.is_some_and(|a| a < STILL_REGISTERING_SECONDS));
+            .all(|a| a.is_some_and(|a| a.seconds < STILL_REGISTERING_SECONDS));
+    // Registration follows the launch: a NodeClaim whose Launched condition is not True has
+    // no instance to register yet, and its age is since its creation, not a launch.
+    let unlaunched: Vec<(String, String)> = nodeclaims
+        .iter()
+        .filter_map(|n| {
+            launched_status(facts, n)
+                .filter(|s| !s.eq_ignore_ascii_case("true"))
+                .map(|s| (n.clone(), s))
+        })
+        .collect();
+    let launched_state = match unlaunched.as_slice() {
+        [] => None,
+        [(_, status)] if !several => Some(format!("Launched={status}")),
+        some => Some(format!(
+            "{} not launched: {}",
+            if some.len() == 1 {
+                "one is"
+            } else {
+                "some are"
+            },
+            some.iter()
+                .map(|(n, s)| format!("{n} Launched={s}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    };
     let (has, its_kubelet, waits) = if several {
         ("have", "their kubelets", "The oldest has been waiting")
     } else {
         ("has", "its kubelet", "It has been waiting")
     };
     if young {
-        let when = if facts.now.is_some() {
-            "ago"
-        } else {
-            "before the latest time in the input"
-        };
-        let age = format_age(youngest_known.unwrap_or_default());
-        let launched = if several {
-            format!("were launched (the latest {age} {when})")
-        } else {
-            format!("launched {age} {when}")
+        let age = youngest_known.map(|a| a.ago()).unwrap_or_default();
+        let failed = unlaunched
+            .iter()
+            .any(|(_, s)| s.eq_ignore_ascii_case("false"));
+        let sentence = match (&launched_state, several) {
+            (Some(state), false) if failed => format!(
+                "was created {age} and its launch failed ({state}), so no instance will register: the launch error says why (KW302)."
+            ),
+            (Some(state), false) => format!(
+                "was created {age} and has not launched yet ({state}): its instance is still being created, so it cannot have a Node yet. Look again in a few minutes (a launch that fails turns Launched False, KW302)."
+            ),
+            (Some(state), true) => format!(
+                "were created (the latest {age}; {state}) and {has} no Node yet. A kubelet usually registers within a minute or two of the launch, so they may still be registering: look again in a few minutes."
+            ),
+            (None, several) => format!(
+                "{} and {has} no Node yet. A kubelet usually registers within a minute or two, so it may still be registering: look again in a few minutes.",
+                if several {
+                    format!("were launched (the latest {age})")
+                } else {
+                    format!("launched {age}")
+                }
+            ),
         };
         summary.push_str(&format!(
-            " {launched} and {has} no Node yet. A kubelet usually registers within a minute or two, so it may still be registering: look again in a few minutes. Karpenter deletes a {kind} that has not registered after 15 minutes and launches again."
+            " {sentence} Karpenter deletes a {kind} that has not registered after 15 minutes and launches again."
         ));
     } else {
         let seen = if hits.iter().any(|h| !h.timeout) {
@@ -197,14 +236,34 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "the registration timeout expired"
         };
         let node = if several { "Nodes" } else { "a Node" };
-        summary.push_str(&format!(
-            " launched, but {its_kubelet} never registered {node} with the cluster ({seen})."
-        ));
-        if let Some(age) = ages.iter().flatten().max().filter(|_| !timed_out) {
-            summary.push_str(&format!(" {waits} for {}.", format_age(*age)));
+        match &launched_state {
+            Some(state) if !several => summary.push_str(&format!(
+                " has no Node ({seen}), and it has not launched ({state}): no instance is running to register, so look at the launch first (KW302)."
+            )),
+            Some(state) => summary.push_str(&format!(
+                " have no Nodes ({seen}; {state}): {its_kubelet} never registered, and a NodeClaim not launched has no instance to register (KW302)."
+            )),
+            None => summary.push_str(&format!(
+                " launched, but {its_kubelet} never registered {node} with the cluster ({seen})."
+            )),
+        }
+        if let Some(age) = ages
+            .iter()
+            .flatten()
+            .max_by_key(|a| a.seconds)
+            .filter(|_| !timed_out)
+        {
+            summary.push_str(&format!(" {waits} for {}.", age.span()));
         }
         let which = if several { "a" } else { "the" };
-        summary.push_str(&format!(" Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again. The input has no kubelet log, so the cause is not known yet: the kubelet's log names it."));
+        summary.push_str(&format!(
+            " Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again."
+        ));
+        if launched_state.is_none() || several {
+            summary.push_str(
+                " The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.",
+            );
+        }
     }
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let target = instance
@@ -252,6 +311,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             h.evidence.into_iter().map(move |e| (who.clone(), e))
         }))
         .with_related(&["KW304", "KW305"])
+        .with_related(if unlaunched.is_empty() {
+            &[]
+        } else {
+            &["KW302"]
+        })
         .with_remediation(steps)]
 }
 
@@ -277,44 +341,6 @@ fn is_signal(facts: &Facts, m: &Message) -> bool {
         k.trim().eq_ignore_ascii_case("reason")
             && v.trim().trim_matches(['"', '\'']) == "RegistrationFailed"
     })
-}
-
-/// How long the NodeClaim has existed, when the input tells: the age kubectl printed for its
-/// events (the oldest), else its creation time (or its first condition or log line) against
-/// "now" (see [`now_seconds`]).
-fn age_of(facts: &Facts, nodeclaim: &str) -> Option<i64> {
-    let is_it = |o: &ObjectRef| {
-        o.name == nodeclaim
-            && (o.kind.eq_ignore_ascii_case("NodeClaim") || o.kind.eq_ignore_ascii_case("Machine"))
-    };
-    let from_events = facts
-        .events
-        .iter()
-        .filter(|e| e.object.as_ref().is_some_and(is_it))
-        .filter_map(|e| e.age.as_deref().and_then(age_seconds))
-        .max();
-    if from_events.is_some() {
-        return from_events;
-    }
-    let own = |m: &Message| {
-        m.object.as_ref().is_some_and(is_it) || nodeclaim_of(facts, m).as_deref() == Some(nodeclaim)
-    };
-    let created = facts
-        .nodeclaims
-        .iter()
-        .filter(|c| c.meta.name == nodeclaim)
-        .find_map(|c| c.meta.creation_timestamp.as_deref().and_then(epoch_seconds));
-    let first_seen = || {
-        facts
-            .messages
-            .iter()
-            .filter(|m| own(m))
-            .filter_map(|m| m.time.as_deref().and_then(epoch_seconds))
-            .min()
-    };
-    let start = created.or_else(first_seen)?;
-    let now = now_seconds(facts, own)?;
-    (now >= start).then_some(now - start)
 }
 
 /// The input shows the NodeClaim registered after all (log `registered nodeclaim`, or its
@@ -410,6 +436,32 @@ status:
             "{}",
             d.summary
         );
+    }
+
+    /// Not launched: never "launched 38s ago"; its age is since its creation.
+    #[test]
+    fn a_nodeclaim_not_launched_is_not_said_launched() {
+        for (status, want) in [
+            ("Unknown", "has not launched yet (Launched=Unknown)"),
+            ("False", "its launch failed (Launched=False)"),
+        ] {
+            let text = format!(
+                "{YOUNG}  - lastTransitionTime: \"2025-06-03T09:31:03Z\"\n    message: \"\"\n    reason: x\n    status: \"{status}\"\n    type: Launched\n"
+            );
+            let d = &at(Some("2025-06-03T09:31:40Z"), &text).diagnoses[0];
+            assert!(!d.summary.contains("launched 38s"), "{}", d.summary);
+            assert!(d.summary.contains("was created 38s ago"), "{}", d.summary);
+            assert!(d.summary.contains(want), "{}", d.summary);
+            assert!(d.related.contains(&"KW302"));
+            let d = &at(Some("2025-06-03T09:51:02Z"), &text).diagnoses[0];
+            assert!(
+                d.summary
+                    .contains(&format!("has not launched (Launched={status})")),
+                "{}",
+                d.summary
+            );
+            assert!(!d.summary.contains(" launched, but"), "{}", d.summary);
+        }
     }
 
     #[test]

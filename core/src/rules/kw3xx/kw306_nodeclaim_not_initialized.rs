@@ -1,15 +1,16 @@
 //! KW306 nodeclaim-not-initialized.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
-    claim_ref, conditions, daemonset_presence, named, node_of, nodeclaim_of, nodepool_of_nodeclaim,
-    push_unique, raw_describe_subject, shown_initialized, sole_raw_value, Presence,
+    claim_age, claim_ref, conditions, daemonset_presence, named, node_of, nodeclaim_of,
+    nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized, sole_raw_value,
+    Presence,
 };
 use crate::rules::text::capitalised;
-use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::{evidence_of, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -129,10 +130,6 @@ fn cause_of(reason: &str, text: &str) -> Option<Cause> {
         "ResourceNotRegistered" => Some(Cause::Resource(String::new())),
         _ => None,
     }
-}
-
-fn evidence_of(m: &Message) -> Evidence {
-    m.evidence.clone().at(m.time.as_deref())
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -437,11 +434,24 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         nodeclaims.iter().map(|n| claim_ref(facts, n)).collect()
     };
     // Several NodeClaims (or nodes) take a plural verb.
-    let summary = if objects.len() > 1 {
+    let mut summary = if objects.len() > 1 {
         plural_verb(summary, &subject)
     } else {
         summary
     };
+    // How long it has waited, by the same reading of ages as KW303 (`rules::age_of`).
+    let oldest = nodeclaims
+        .iter()
+        .filter_map(|n| claim_age(facts, n))
+        .max_by_key(|a| a.seconds);
+    if let Some(age) = oldest {
+        let who = if nodeclaims.len() > 1 {
+            "The oldest NodeClaim"
+        } else {
+            "The NodeClaim"
+        };
+        summary.push_str(&format!(" {who} was created {}.", age.ago()));
+    }
     Diagnosis::new(&META, summary)
         .with_confidence(confidence)
         .with_objects(&objects)

@@ -139,12 +139,18 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
     let age = longest_age_minutes(facts, &found.messages);
     let long_wait = age.is_some_and(|a| a >= 5);
     let mut related: Vec<&'static str> = Vec::new();
+    // Several subjects (nodes, or NodeClaims named by the texts) take plural words.
+    let several_subjects = found.subjects.len() > 1;
     let mut summary = if unmanaged_only {
-        if nodes.len() > 1 {
+        if nodes.len() > 1 && nodes.len() == found.subjects.len() {
             format!(
-                "Karpenter does not disrupt {} nodes: {}. They are not managed by Karpenter (a managed node group's or self-managed nodes), which it leaves alone by design.",
-                nodes.len(),
+                "Karpenter does not disrupt {}: {}. They are not managed by Karpenter (a managed node group's or self-managed nodes), which it leaves alone by design.",
+                plural(nodes.len(), "node", "nodes"),
                 nodes.join(", ")
+            )
+        } else if several_subjects {
+            format!(
+                "Karpenter does not disrupt {on}: they are not managed by Karpenter (a managed node group's or self-managed nodes), which it leaves alone by design."
             )
         } else {
             format!(
@@ -153,6 +159,9 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         }
     } else {
         match claims.as_slice() {
+            [] if several_subjects => format!(
+                "Karpenter cannot disrupt {on}: their {kind}s have no registered node (or the nodes are not Karpenter's)."
+            ),
             [] => format!(
                 "Karpenter cannot disrupt {on}: the {kind} has no registered node (or the node is not Karpenter's)."
             ),
@@ -169,17 +178,27 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
     if !unmanaged_only {
         if !waiting_claims.is_empty() || not_registered_text || long_wait {
             let (who, whose, instance) = match claims.len() {
+                0 if several_subjects => (
+                    format!("The {kind}s have"),
+                    "their nodes",
+                    "the instances are",
+                ),
                 0 => (format!("The {kind} has"), "its node", "the instance is"),
                 1 => ("It has".to_string(), "its node", "the instance is"),
                 _ => ("They have".to_string(), "their nodes", "the instances are"),
             };
             match age.filter(|_| long_wait) {
                 Some(a) => summary.push_str(&format!(
-                    " {who} waited for {whose} for about {a} minutes: {instance} not joining the cluster (KW303)."
+                    " {who} waited for {whose} for about {}: {instance} not joining the cluster (KW303).",
+                    plural(a as usize, "minute", "minutes")
                 )),
                 None => summary.push_str(&format!(
                     " {} Registered condition is not True; if that lasts beyond a few minutes, {instance} not joining the cluster (KW303).",
-                    if many { "Their" } else { "Its" }
+                    if many || (claims.is_empty() && several_subjects) {
+                        "Their"
+                    } else {
+                        "Its"
+                    }
                 )),
             }
             related.push("KW303");
@@ -244,6 +263,15 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         })
         .with_related(&related)
         .with_remediation(steps)
+}
+
+/// `1 node`, `3 nodes`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 /// The longest age of the events behind `messages` (`14m`, `2m (x31 over 3h)` counts 3h), in
@@ -364,6 +392,65 @@ mod tests {
         });
         let d = &check(&facts)[0];
         assert!(d.summary.contains("about 20 minutes"), "{}", d.summary);
+    }
+
+    /// The words agree with the number of objects: one node is `the node`, several are
+    /// `nodes` and `they`; a count is never `1 nodes`.
+    #[test]
+    fn singular_and_plural_agree_with_the_count() {
+        let waiting_on = |names: &[&str]| {
+            let mut facts = Facts::default();
+            for n in names {
+                facts.messages.push(Message {
+                    text: "Nodeclaim does not have an associated node".into(),
+                    object: Some(ObjectRef::new("Node", None, n)),
+                    ..Default::default()
+                });
+            }
+            facts.events.push(Event {
+                message: "Nodeclaim does not have an associated node".into(),
+                age: Some("2m (x7 over 1m)".into()),
+                ..Default::default()
+            });
+            check(&facts)
+        };
+        let d = &waiting_on(&["ip-1", "ip-2"])[0];
+        assert!(
+            d.summary
+                .contains("their NodeClaims have no registered node")
+                && !d.summary.contains("the NodeClaim has"),
+            "{}",
+            d.summary
+        );
+        let d = &waiting_on(&["ip-1"])[0];
+        assert!(
+            d.summary.contains("the NodeClaim has no registered node"),
+            "{}",
+            d.summary
+        );
+        let unmanaged = |rows: &[&str]| {
+            let text: String = rows
+                .iter()
+                .map(|n| {
+                    format!(
+                        "1m Normal DisruptionBlocked node/{n} Node isn't managed by karpenter\n"
+                    )
+                })
+                .collect();
+            check_only("KW411", &text).diagnoses[0].summary.clone()
+        };
+        let one = unmanaged(&["ip-1"]);
+        assert!(
+            one.contains("the node is not managed") && !one.contains("1 nodes"),
+            "{one}"
+        );
+        let two = unmanaged(&["ip-1", "ip-2"]);
+        assert!(
+            two.contains("does not disrupt 2 nodes: ip-1, ip-2"),
+            "{two}"
+        );
+        assert_eq!(plural(1, "minute", "minutes"), "1 minute");
+        assert_eq!(plural(12, "minute", "minutes"), "12 minutes");
     }
 
     #[test]

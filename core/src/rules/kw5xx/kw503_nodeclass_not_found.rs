@@ -5,6 +5,7 @@ use crate::facts::{Collected, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw4xx::disruption::{subject_of, unescaped};
 use crate::rules::kw5xx::nodeclass::{contains_word, undone_transition};
+use crate::rules::names::closest;
 use crate::rules::text::cluster_name_or_placeholder;
 use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -34,7 +35,9 @@ cluster), deleted while NodePools still use it, or a chart or GitOps tool that r
 
 ## How to fix
 Create the EC2NodeClass with that name, or point `nodeClassRef.name` at one that exists
-(`kubectl get ec2nodeclasses`). A terminating one waits for its NodeClaims to go
+(`kubectl get ec2nodeclasses`). When the input lists an EC2NodeClass whose name is a near match
+of the reference (case, separators, a suffix, one or two letters), the reference is most likely
+a typo: the report shows the patch pointing it there. A terminating one waits for its NodeClaims to go
 (`WaitingOnNodeClaimTermination`): recreate it or move the NodePool to another.
 "#,
 };
@@ -270,7 +273,12 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut summary = format!(
         "{np_label} references {target}: the NodePool is not ready (KW208) and Karpenter launches nothing from it."
     );
-    if g.inferred {
+    let typo = typo_for(facts, g);
+    if let (Some(near), Some(n)) = (typo, nc) {
+        summary.push_str(&format!(
+            " The input has EC2NodeClass {near}, a near match: {n} is probably a typo for {near} in the nodeClassRef."
+        ));
+    } else if g.inferred {
         let existing: Vec<&str> = facts
             .nodeclasses
             .iter()
@@ -293,6 +301,23 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("Find the NodePool that created NodeClaim {c}:"),
             format!("kubectl get nodeclaim {c} -o jsonpath='{{.metadata.labels.karpenter\\.sh/nodepool}}{{\"\\n\"}}'"),
         ));
+    }
+    if let Some(near) = typo {
+        steps.extend([
+            Remediation::command(
+                format!("Point the NodePool's nodeClassRef at {near} (a merge patch: group and kind stay as they are):"),
+                format!(
+                    "kubectl patch nodepool {np} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"nodeClassRef\":{{\"name\":\"{near}\"}}}}}}}}}}'"
+                ),
+            ),
+            Remediation::command(
+                "Then check the reference and that the NodePool turns ready:",
+                format!(
+                    "kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.nodeClassRef}}{{\"\\n\"}}' && kubectl get nodepool {np}"
+                ),
+            ),
+        ]);
+        return finish(facts, g, claim.as_deref(), summary, steps);
     }
     steps.extend([
         Remediation::command(
@@ -321,6 +346,34 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("kubectl get nodeclaims -l karpenter.k8s.aws/ec2nodeclass={nc_name}"),
         ));
     }
+    finish(facts, g, claim.as_deref(), summary, steps)
+}
+
+/// The EC2NodeClass the input has whose name is a near match of the missing reference (see
+/// `names::near_match`): the reference is then most likely a typo. Never for a terminating
+/// class (it exists) nor for an AWSNodeTemplate (a NodePool cannot use one).
+fn typo_for<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<&'a str> {
+    let name = g.nodeclass.as_deref()?;
+    if g.terminating || facts.nodeclass(name).is_some() {
+        return None;
+    }
+    closest(
+        name,
+        facts
+            .nodeclasses
+            .iter()
+            .filter(|c| !c.is_aws_node_template)
+            .map(|c| c.meta.name.as_str()),
+    )
+}
+
+fn finish(
+    facts: &Facts,
+    g: &Group<'_>,
+    claim: Option<&str>,
+    summary: String,
+    steps: Vec<Remediation>,
+) -> Diagnosis {
     let mut d = Diagnosis::new(&META, summary)
         .with_node_pool(g.nodepool.as_deref())
         .with_messages(g.messages.iter().copied())
@@ -329,7 +382,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_remediation(steps);
     if let Some(n) = &g.nodepool {
         d = d.with_object(Some(&ObjectRef::new("NodePool", None, n)));
-    } else if let Some(c) = &claim {
+    } else if let Some(c) = claim {
         d = d.with_object(Some(&crate::rules::kw3xx::common::claim_ref(facts, c)));
     }
     if g.inferred && g.messages.is_empty() {
@@ -440,11 +493,33 @@ mod tests {
         assert!(d[0]
             .summary
             .contains("NodePool general references EC2NodeClass defualt"));
-        assert!(d[0].summary.contains("(default)"));
+        // A near match: a typo, fixed by pointing the reference at it.
+        assert!(
+            d[0].summary
+                .contains("defualt is probably a typo for default"),
+            "{}",
+            d[0].summary
+        );
         assert_eq!(d[0].confidence, Confidence::Medium);
-        assert!(d[0].remediation[2].yaml.as_deref().is_some_and(
-            |y| y.contains("name: defualt") && y.contains("karpenter.sh/discovery: prod")
-        ));
+        assert!(d[0].remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl patch nodepool general")
+                && c.contains(r#""nodeClassRef":{"name":"default"}"#)));
+        assert!(d[0].remediation.iter().all(|r| r.yaml.is_none()));
+        // No near match: the generic fix, creating the class among the options.
+        facts.nodepools[0].nodeclass_ref = Some("bottlerocket".into());
+        let d = check(&facts);
+        assert!(d[0].summary.contains("(default)"), "{}", d[0].summary);
+        assert!(!d[0].summary.contains("typo"));
+        assert!(d[0].remediation[2].yaml.as_deref().is_some_and(|y| y
+            .contains("name: bottlerocket")
+            && y.contains("karpenter.sh/discovery: prod")));
+        // An AWSNodeTemplate of a near name is no EC2NodeClass to point at.
+        facts.nodepools[0].nodeclass_ref = Some("defualt".into());
+        facts.nodeclasses[0].is_aws_node_template = true;
+        assert!(check(&facts).iter().all(|d| !d.summary.contains("typo")));
+        facts.nodeclasses[0].is_aws_node_template = false;
         facts.nodepools[0].nodeclass_ref = Some("default".into());
         assert!(check(&facts).is_empty());
     }

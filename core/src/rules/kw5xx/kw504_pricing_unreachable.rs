@@ -172,7 +172,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )
     } else {
         Remediation::command(
-            "Before v0.32: AWS_ISOLATED_VPC=true (flag --aws-isolated-vpc), the name Karpenter's troubleshooting page still shows; from v0.19 to v0.31 it lives in the karpenter-global-settings ConfigMap as aws.isolatedVPC (helm settings.aws.isolatedVPC):",
+            "Only before v0.32 (v0.31 and earlier): AWS_ISOLATED_VPC=true (flag --aws-isolated-vpc), the name Karpenter's troubleshooting page still shows, which v0.32 and later ignore; from v0.19 to v0.31 it lives in the karpenter-global-settings ConfigMap as aws.isolatedVPC (helm settings.aws.isolatedVPC):",
             format!("kubectl set env deployment/karpenter -n {ns} AWS_ISOLATED_VPC=true"),
         )
     };
@@ -188,7 +188,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
             vec![old]
         }
-        None => vec![v1_env, v1_helm, old],
+        None => {
+            // Both names exist, each for its own releases: say which is which, and how to
+            // find the version, rather than list them side by side.
+            summary.push_str(" The input does not show the Karpenter version, and the setting's name depends on it: ISOLATED_VPC on v0.32 and later (v1), AWS_ISOLATED_VPC before v0.32 (from v0.19 to v0.31 also the karpenter-global-settings key aws.isolatedVPC). Read the version first (below).");
+            let version_step = Remediation::command(
+                "Read the controller's version (the image tag) to pick the setting below:",
+                format!("kubectl get deployment karpenter -n {ns} -o jsonpath='{{.spec.template.spec.containers[0].image}}{{\"\\n\"}}'"),
+            );
+            vec![version_step, v1_env, v1_helm, old]
+        }
     };
     steps.push(Remediation::text(
         "Upgrade Karpenter regularly: in an isolated VPC each release brings the only price refresh.",
@@ -254,7 +263,7 @@ mod tests {
         assert!(d
             .remediation
             .iter()
-            .any(|r| r.text.starts_with("Before v0.32")));
+            .any(|r| r.text.starts_with("Only before v0.32")));
     }
 
     #[test]
@@ -307,5 +316,28 @@ mod tests {
         assert!(d.remediation[0].command.as_deref().is_some_and(|c| c
             .contains("karpenter-global-settings")
             && c.contains("aws.isolatedVPC")));
+        // Unknown version: each name with its releases, and how to read the version first.
+        facts.karpenter_version = None;
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary
+                .contains("ISOLATED_VPC on v0.32 and later (v1), AWS_ISOLATED_VPC before v0.32"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl get deployment karpenter -n kube-system")));
+        let old = d
+            .remediation
+            .iter()
+            .find(|r| {
+                r.command
+                    .as_deref()
+                    .is_some_and(|c| c.contains("AWS_ISOLATED_VPC"))
+            })
+            .unwrap();
+        assert!(old.text.starts_with("Only before v0.32"), "{}", old.text);
     }
 }

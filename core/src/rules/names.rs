@@ -1,0 +1,93 @@
+//! Near matches between object names: a reference (`nodeClassRef.name`) that names nothing
+//! while a similar name exists is most likely a typo. Shared by the rules that compare a
+//! reference with the objects the input lists (KW208, KW503).
+
+/// Whether two names are close enough that one is probably a misspelling of the other: equal
+/// but for case or separators (`default_al2023`, `defaultal2023`, `Default`), one is the other
+/// with a `-suffix` / `prefix-` (`default-al2023`), or at most two edits apart when both are
+/// long enough for that to mean something (`defualt`; not `gpu` / `cpu`).
+pub fn near_match(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    if a == b || without_separators(&a) == without_separators(&b) {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    if short.len() >= 3
+        && (long.starts_with(&format!("{short}-")) || long.ends_with(&format!("-{short}")))
+    {
+        return true;
+    }
+    short.len() >= 4 && edit_distance(&a, &b) <= 2
+}
+
+/// Of `candidates`, the nearest one `name` is a near match of (fewest edits, first on a tie),
+/// never `name` itself.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .filter(|c| *c != name && near_match(name, c))
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// The name with `-`, `_` and `.` dropped: `default_al2023` and `default-al2023` read the same.
+fn without_separators(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.'))
+        .collect()
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_match_names() {
+        for (a, b, want) in [
+            ("defualt", "default", true),
+            ("default-al2023", "default", true),
+            ("al2023-default", "default", true),
+            ("Default", "default", true),
+            ("default_al2023", "default-al2023", true),
+            ("defaultal2023", "default-al2023", true),
+            ("gpu", "cpu", false),
+            ("general", "default", false),
+            ("bottlerocket", "al2023", false),
+            ("ab", "ab-c", false),
+        ] {
+            assert_eq!(near_match(a, b), want, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn closest_prefers_fewest_edits() {
+        assert_eq!(
+            closest("defualt", ["gpu", "default-al2023", "default"]),
+            Some("default")
+        );
+        assert_eq!(closest("default", ["default"]), None);
+        assert_eq!(closest("gpu", ["cpu", "general"]), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}
