@@ -500,6 +500,10 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
         describe::ingest(part, i, end, cx, sink);
         return end;
     }
+    if let Some(end) = describe::headless(part, i, cx) {
+        describe::ingest(part, i, end, cx, sink);
+        return end;
+    }
     if segment::is_events_heading(line) {
         let end = segment::section_end(&part.lines, i);
         let object = cx.command.as_ref().and_then(Command::described_object);
