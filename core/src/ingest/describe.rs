@@ -243,13 +243,15 @@ const POD_ONLY_KEYS: &[&str] = &[
 /// header. Its keys (or the `kubectl describe` command before it) must still show a pod or a
 /// node, with at least two sections, so stray `Key: value` text is not taken for one.
 /// Returns the block's end.
-pub fn headless(part: &Part<'_>, start: usize, cx: &Context) -> Option<usize> {
-    if !segment::may_start_headless_describe(part.lines[start]) {
+pub fn headless(part: &Part<'_>, start: usize, cx: &mut Context) -> Option<usize> {
+    if start < cx.headless_refused_until || !segment::may_start_headless_describe(part.lines[start])
+    {
         return None;
     }
     let end = segment::describe_end(&part.lines, start);
     let sections = sections(part, start, end);
     if sections.len() < 2 {
+        cx.headless_refused_until = end;
         return None;
     }
     let described = cx.command.as_ref().and_then(|c| c.described_object());
@@ -258,7 +260,11 @@ pub fn headless(part: &Part<'_>, start: usize, cx: &Context) -> Option<usize> {
         Described::Unknown => kind_of(&sections, described.as_ref().map(|o| o.kind.as_str())),
         k => k,
     };
-    matches!(kind, Described::Pod | Described::Node).then_some(end)
+    let found = matches!(kind, Described::Pod | Described::Node);
+    if !found {
+        cx.headless_refused_until = end;
+    }
+    found.then_some(end)
 }
 
 /// The kind, from the keys the block prints; the command that produced it (`kubectl describe
