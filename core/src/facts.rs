@@ -425,6 +425,29 @@ pub struct ResolvedAmi {
     pub requirements: Vec<Requirement>,
 }
 
+/// One entry of an EC2NodeClass's `status.capacityReservations` (v1.3+).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CapacityReservation {
+    /// `cr-...`.
+    pub id: String,
+    /// `reservationType`: `default` (an On-Demand Capacity Reservation) or `capacity-block`.
+    pub reservation_type: Option<String>,
+    pub instance_type: Option<String>,
+    pub zone: Option<String>,
+    /// `state`: `active` or `expiring`.
+    pub state: Option<String>,
+    /// `endTime`, as written.
+    pub end_time: Option<String>,
+    pub instance_match_criteria: Option<String>,
+}
+
+impl CapacityReservation {
+    /// A Capacity Block (a fixed, prepaid window) rather than an On-Demand Capacity Reservation.
+    pub fn is_capacity_block(&self) -> bool {
+        self.reservation_type.as_deref() == Some("capacity-block")
+    }
+}
+
 /// An EC2NodeClass (v1, v1beta1) or a v1alpha1 AWSNodeTemplate.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeClass {
@@ -446,6 +469,10 @@ pub struct NodeClass {
     pub status_amis: Vec<ResolvedAmi>,
     /// `status.instanceProfile`: the profile Karpenter created or resolved.
     pub status_instance_profile: Option<String>,
+    /// `spec.capacityReservationSelectorTerms` as written (`id`, `tags`, `ownerID`), v1.3+.
+    pub capacity_reservation_selector_terms: Vec<serde_json::Value>,
+    /// `status.capacityReservations`: the reservations the selector terms resolved to.
+    pub status_capacity_reservations: Vec<CapacityReservation>,
     pub conditions: Vec<Condition>,
     /// A v1alpha1 AWSNodeTemplate (pre-v0.32) rather than an EC2NodeClass.
     pub is_aws_node_template: bool,

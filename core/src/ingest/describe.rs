@@ -222,13 +222,62 @@ enum Described {
     Unknown,
 }
 
+/// Column-0 keys only `kubectl describe pod` prints (a workload's pod template indents its
+/// own): two of them make a pod even when the paste lost `Containers:` and `QoS Class:`.
+const POD_ONLY_KEYS: &[&str] = &[
+    "Priority",
+    "Priority Class Name",
+    "Service Account",
+    "Start Time",
+    "IPs",
+    "Nominated Node Name",
+    "Node-Selectors",
+    "Tolerations",
+    "Init Containers",
+    "Topology Spread Constraints",
+    "Runtime Class Name",
+];
+
+/// A describe block starting at `start` without its `Name:` line: the paste began mid-way
+/// (`Status:`, `Containers:`, `Node-Selectors:`...), or came from a tool that prints no
+/// header. Its keys (or the `kubectl describe` command before it) must still show a pod or a
+/// node, with at least two sections, so stray `Key: value` text is not taken for one.
+/// Returns the block's end.
+pub fn headless(part: &Part<'_>, start: usize, cx: &mut Context) -> Option<usize> {
+    if start < cx.headless_refused_until || !segment::may_start_headless_describe(part.lines[start])
+    {
+        return None;
+    }
+    let end = segment::describe_end(&part.lines, start);
+    let sections = sections(part, start, end);
+    if sections.len() < 2 {
+        cx.headless_refused_until = end;
+        return None;
+    }
+    let described = cx.command.as_ref().and_then(|c| c.described_object());
+    let from_keys = kind_of(&sections, None);
+    let kind = match from_keys {
+        Described::Unknown => kind_of(&sections, described.as_ref().map(|o| o.kind.as_str())),
+        k => k,
+    };
+    let found = matches!(kind, Described::Pod | Described::Node);
+    if !found {
+        cx.headless_refused_until = end;
+    }
+    found.then_some(end)
+}
+
 /// The kind, from the keys the block prints; the command that produced it (`kubectl describe
 /// pod ...`) decides only when the keys do not.
 fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
     let has = |key: &str| sections.iter().any(|s| s.key == key);
     if has("API Version") && has("Kind") {
         Described::Generic
-    } else if has("Containers") || has("QoS Class") || (has("IP") && has("Node") && has("Status")) {
+    } else if has("Containers")
+        || has("QoS Class")
+        || (has("IP") && has("Node") && has("Status"))
+        || POD_ONLY_KEYS.iter().filter(|k| has(k)).count() >= 2
+    {
         Described::Pod
     } else if has("ProviderID")
         || (has("Roles") && has("Taints"))
@@ -289,13 +338,39 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
     let events = sections.iter().find(|s| s.key == "Events");
     let object = match kind {
         Described::Pod => {
-            let pod = describe_pod::read(part, &sections, sink);
+            let mut pod = describe_pod::read(part, &sections, sink);
+            let assigned = events.and_then(|e| assigned_pod(part, e));
+            if let (true, Some((ns, name))) = (pod.meta.name.is_empty(), &assigned) {
+                // The scheduler's `Successfully assigned <ns>/<name> to <node>` names it.
+                pod.meta.name = name.clone();
+                if section(&sections, "Namespace").is_none() {
+                    pod.meta.namespace = Some(ns.clone());
+                }
+                pod.meta.evidence = Some(part.evidence(start));
+            }
+            if pod.meta.name.is_empty() {
+                pod.meta.name = unnamed(described.as_ref(), "Pod", "<pod>");
+                if section(&sections, "Namespace").is_none() {
+                    // Not `default`: the paste does not say.
+                    let ns = described
+                        .as_ref()
+                        .filter(|o| o.kind == "Pod")
+                        .and_then(|o| o.namespace.clone())
+                        .or_else(|| cx.command.as_ref().and_then(|c| c.namespace.clone()));
+                    pod.meta.namespace = Some(ns.unwrap_or_else(|| "<namespace>".to_string()));
+                }
+                pod.meta.evidence = Some(part.evidence(start));
+            }
             let object = pod.object_ref();
             sink.facts.pods.push(pod);
             Some(object)
         }
         Described::Node => {
-            let node = describe_node::read(part, &sections, sink);
+            let mut node = describe_node::read(part, &sections, sink);
+            if node.meta.name.is_empty() {
+                node.meta.name = unnamed(described.as_ref(), "Node", "<node>");
+                node.meta.evidence = Some(part.evidence(start));
+            }
             let object = ObjectRef::new("Node", None, &node.meta.name);
             sink.facts.nodes.push(node);
             sink.collected(Collected::Nodes);
@@ -387,6 +462,39 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
         }
     }
     report_cut(part, &sections, kind, sink);
+    if name.is_empty() && matches!(kind, Described::Pod | Described::Node) {
+        if let Some(first) = sections.first() {
+            sink.error(
+                part,
+                first.line,
+                format!(
+                    "the describe output starts at `{}:` without its `Name:` line (copied from the middle?); read as a {} describe",
+                    first.key,
+                    if kind == Described::Pod { "pod" } else { "node" }
+                ),
+            );
+        }
+    }
+}
+
+/// `(namespace, name)` from the scheduler's `Successfully assigned <ns>/<name> to <node>`
+/// event of a pod's Events section.
+fn assigned_pod(part: &Part<'_>, events: &Section<'_>) -> Option<(String, String)> {
+    events.body.clone().find_map(|k| {
+        let line = part.lines.get(k)?;
+        let at = line.find("Successfully assigned ")? + "Successfully assigned ".len();
+        let target = line[at..].split_whitespace().next()?;
+        let (ns, name) = target.split_once('/')?;
+        (!ns.is_empty() && !name.is_empty()).then(|| (ns.to_string(), name.to_string()))
+    })
+}
+
+/// The name of a describe block that lost its `Name:` line: the `kubectl describe` command's
+/// object when it is of that kind, else a placeholder.
+fn unnamed(described: Option<&ObjectRef>, kind: &str, placeholder: &str) -> String {
+    described
+        .filter(|o| o.kind == kind)
+        .map_or_else(|| placeholder.to_string(), |o| o.name.clone())
 }
 
 fn sink_is_karpenter(workload: &crate::facts::Workload) -> bool {

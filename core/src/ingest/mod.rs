@@ -319,10 +319,17 @@ fn split_parts(doc: &Document) -> Vec<Cow<'_, Document>> {
 pub(crate) struct Context {
     /// The last shell command the paste showed (`$ kubectl describe pod web-0 -n shop`).
     pub command: Option<Command>,
+    /// The end of the last block [`describe::headless`] looked at and refused: a key line
+    /// inside it starts no headless block either (its keys are a subset), so it is not
+    /// scanned again (which would make a long run of `Key: value` lines quadratic).
+    pub headless_refused_until: usize,
 }
 
 fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
-    let mut cx = Context { command: None };
+    let mut cx = Context {
+        command: None,
+        headless_refused_until: 0,
+    };
     let mut garbage_from: Option<usize> = None;
     let mut i = 0;
     while i < part.lines.len() {
@@ -497,6 +504,10 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     }
     if segment::starts_describe(line) {
         let end = segment::describe_end(&part.lines, i);
+        describe::ingest(part, i, end, cx, sink);
+        return end;
+    }
+    if let Some(end) = describe::headless(part, i, cx) {
         describe::ingest(part, i, end, cx, sink);
         return end;
     }

@@ -127,6 +127,13 @@ pub fn prompt(line: &str) -> Option<Command> {
                 (!head.is_empty() && (bracketed || !head.contains(char::is_whitespace)))
                     .then_some(rest)
             })
+        })
+        .or_else(|| {
+            // PowerShell, as Azure Cloud Shell and Windows terminals print it:
+            // `PS C:\Users\me> kubectl describe pod x`, `PS /home/me> k get pods`.
+            let rest = trimmed.strip_prefix("PS ")?;
+            let (path, cmd) = rest.split_once("> ")?;
+            (!path.is_empty() && !path.contains(char::is_whitespace)).then_some(cmd)
         })?;
     let command_line = after.split('|').next().unwrap_or(after);
     let mut tokens = command_line.split_whitespace().peekable();
@@ -410,6 +417,16 @@ pub fn is_describe_key_line(line: &str) -> bool {
 
 pub fn starts_describe(line: &str) -> bool {
     line.starts_with("Name:") && is_describe_key_line(line)
+}
+
+/// A column-0 `Key:` line that may open a describe block whose `Name:` line was not copied
+/// (the paste starts mid-way, or the tool that printed it has no header): the caller still
+/// has to see a known kind in the keys that follow.
+pub fn may_start_headless_describe(line: &str) -> bool {
+    is_describe_key_line(line)
+        && !starts_describe(line)
+        && !is_events_heading(line)
+        && !is_cut_mark(line)
 }
 
 /// The end (exclusive) of a `kubectl describe` block starting at `start`: indented lines and

@@ -1263,3 +1263,76 @@ pvc-5b2f   200Gi      RWO            Delete           Terminating   streaming/da
 ");
     assert!(facts.pvcs.is_empty());
 }
+
+#[test]
+fn a_pod_describe_copied_from_the_middle_is_still_a_pod() {
+    // Starts at `Status:` (the `Name:` line and the labels above it were not copied).
+    let text = "                  pod-template-hash=6b8f9d7c5d\nStatus:           Pending\nIP:\nIPs:              <none>\nControlled By:    ReplicaSet/trino-6b8f9d7c5d\nNode-Selectors:   karpenter.sh/nodepool=default\nTolerations:      dedicated=gpu:NoSchedule\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.pods.len(), 1);
+    let pod = &facts.pods[0];
+    assert_eq!(pod.meta.name, "<pod>");
+    assert_eq!(pod.meta.namespace.as_deref(), Some("<namespace>"));
+    assert_eq!(pod.phase.as_deref(), Some("Pending"));
+    assert_eq!(
+        pod.node_selector
+            .get("karpenter.sh/nodepool")
+            .map(String::as_str),
+        Some("default")
+    );
+    assert_eq!(pod.tolerations.len(), 1);
+    assert_eq!(facts.events.len(), 1);
+    assert_eq!(
+        facts.events[0].object.as_ref().map(|o| o.kind.as_str()),
+        Some("Pod")
+    );
+    assert!(facts
+        .input_errors
+        .iter()
+        .any(|e| e.line == 2 && e.message.contains("without its `Name:` line")));
+}
+
+#[test]
+fn a_pod_describe_cut_before_its_events_is_still_a_pod() {
+    // No `Containers:`, `QoS Class:` or `IP:`: the pod-only keys decide.
+    let text = "Name:             trino-0\nNamespace:        analytics\nPriority:         0\nService Account:  trino\nNode:             <none>\nStatus:           Pending\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.pods.len(), 1);
+    assert_eq!(facts.pods[0].meta.name, "trino-0");
+    assert_eq!(facts.pods[0].service_account.as_deref(), Some("trino"));
+}
+
+#[test]
+fn a_headless_describe_takes_its_name_from_the_command_or_the_scheduler() {
+    // Azure Cloud Shell / Windows PowerShell prompt, then a describe without `Name:`.
+    let text = "PS /home/dev> kubectl describe pod api-7c9d8-xk2lp -n web\nPriority:         0\nService Account:  default\nStatus:           Pending\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.pods.len(), 1);
+    assert_eq!(facts.pods[0].meta.name, "api-7c9d8-xk2lp");
+    assert_eq!(facts.pods[0].meta.namespace.as_deref(), Some("web"));
+    let text = "Priority:         0\nStart Time:       Tue, 02 Dec 2025 10:04:11 +0000\nStatus:           Running\nEvents:\n  Type    Reason     Age  From               Message\n  ----    ------     ---- ----               -------\n  Normal  Scheduled  2m   default-scheduler  Successfully assigned shop/cart-5d8f7-q2w9x to ip-10-0-12-7\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.pods[0].meta.name, "cart-5d8f7-q2w9x");
+    assert_eq!(facts.pods[0].meta.namespace.as_deref(), Some("shop"));
+}
+
+#[test]
+fn key_value_text_that_is_no_describe_stays_unrecognised() {
+    for text in [
+        // helm status
+        "NAME: karpenter\nLAST DEPLOYED: Tue Dec  2 10:00:00 2025\nNAMESPACE: kube-system\nSTATUS: deployed\nREVISION: 4\n",
+        // One pod-looking key alone.
+        "Status: Pending\n",
+        // Prose with colons.
+        "Summary: the pods are pending\nCause: unknown\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(facts.pods.is_empty(), "{text}");
+        assert!(facts.input_errors.is_empty(), "{text}: {:?}", facts.input_errors);
+    }
+    // A ReplicaSet describe keeps its kind (its pod template is indented).
+    let text = "Name:         cart-5d8f7\nNamespace:    shop\nControlled By:  Deployment/cart\nReplicas:     2 current / 2 desired\nPods Status:  2 Running / 0 Waiting / 0 Succeeded / 0 Failed\nPod Template:\n  Labels:  app=cart\n  Containers:\n   cart:\n    Image:  x\n  Node-Selectors:  <none>\n  Tolerations:     <none>\n";
+    let facts = facts_of(text);
+    assert!(facts.pods.is_empty());
+    assert_eq!(facts.workloads.len(), 1);
+}

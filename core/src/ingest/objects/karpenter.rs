@@ -3,8 +3,8 @@
 //! AWSNodeTemplate (v1alpha1).
 
 use crate::facts::{
-    BlockDeviceMapping, Collected, DisruptionSpec, Facts, NodeClaim, NodeClass, NodePool,
-    ObjectRef, ResolvedAmi,
+    BlockDeviceMapping, CapacityReservation, Collected, DisruptionSpec, Facts, NodeClaim,
+    NodeClass, NodePool, ObjectRef, ResolvedAmi,
 };
 
 use super::common::{conditions, int_of, json_of, map_of, meta, requirements, taints, text_of};
@@ -212,6 +212,27 @@ pub fn nodeclass(
             })
             .collect(),
         status_instance_profile: text_of(status.and_then(|s| s.get("instanceProfile"))),
+        capacity_reservation_selector_terms: terms(
+            "capacityReservationSelectorTerms",
+            "capacityReservationSelectorTerms",
+        ),
+        status_capacity_reservations: status
+            .and_then(|s| s.get("capacityReservations"))
+            .map(Node::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|r| {
+                Some(CapacityReservation {
+                    id: text_of(r.get("id"))?,
+                    reservation_type: text_of(r.get("reservationType")),
+                    instance_type: text_of(r.get("instanceType")),
+                    zone: text_of(r.get("availabilityZone")),
+                    state: text_of(r.get("state")),
+                    end_time: text_of(r.get("endTime")),
+                    instance_match_criteria: text_of(r.get("instanceMatchCriteria")),
+                })
+            })
+            .collect(),
         conditions: class_conditions,
         is_aws_node_template,
         launch_template: text_of(field("launchTemplate")),

@@ -32,6 +32,11 @@ had a required offering`, `no instance type met all requirements`, `no instance 
 requirements/resources/offering tuple`. `(CPU request >= 1 Million, m vs M typo?)` marks a CPU
 request of a million cores or more.
 
+When the failure also involves offerings (`or had a required offering`, the tuple form) and the
+requirements pin zones (`topology.kubernetes.io/zone`, `topology.k8s.aws/zone-id`) or capacity
+types, the diagnosis says the choice is narrowed there, and by whom when the input shows it (the
+pod's nodeSelector/affinity or the NodePool).
+
 ## Why it happens
 The NodePool's requirements (`node.kubernetes.io/instance-type`, `karpenter.k8s.aws/instance-family`,
 `-size`, `-cpu`) allow only types smaller than the pod, the pod asks for more than any type
@@ -134,6 +139,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let Some(c) = &contradiction {
             summary.push_str(&format!(" {c}"));
         }
+        let narrowed = (failure.offering || failure.tuple)
+            .then(|| clause.requirements.as_deref().and_then(offering_narrowing))
+            .flatten();
+        if let Some(n) = &narrowed {
+            summary.push_str(&format!(
+                " The offerings are narrowed to {}: a type big enough for the pod must also be offered there, which leaves fewer types.",
+                n.describe_with_sources(facts, pod, clause)
+            ));
+        }
         if excluded_by_limits {
             summary.push_str(
                 " Karpenter also excluded some of its instance types because they would breach the NodePool's limits: a limits problem too (KW205).",
@@ -156,6 +170,133 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         out.push(diagnosis);
     }
     out
+}
+
+/// The zones and capacity types a requirements string narrows the offerings to.
+struct Narrowing {
+    zones: Vec<String>,
+    capacity_types: Vec<String>,
+}
+
+const ZONE_KEYS: [&str; 2] = ["topology.kubernetes.io/zone", "topology.k8s.aws/zone-id"];
+const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
+
+impl Narrowing {
+    fn parts(&self) -> Vec<(String, Vec<&'static str>)> {
+        let mut parts = Vec::new();
+        if !self.zones.is_empty() {
+            parts.push((
+                format!(
+                    "zone{} {}",
+                    if self.zones.len() > 1 { "s" } else { "" },
+                    self.zones.join(", ")
+                ),
+                ZONE_KEYS.to_vec(),
+            ));
+        }
+        if !self.capacity_types.is_empty() {
+            parts.push((
+                format!(
+                    "capacity type{} {}",
+                    if self.capacity_types.len() > 1 {
+                        "s"
+                    } else {
+                        ""
+                    },
+                    self.capacity_types.join(", ")
+                ),
+                vec![CAPACITY_TYPE],
+            ));
+        }
+        parts
+    }
+
+    fn describe(&self) -> String {
+        let parts: Vec<String> = self.parts().into_iter().map(|(p, _)| p).collect();
+        parts.join(" and ")
+    }
+
+    /// Each part with where it comes from, when the input says.
+    fn describe_with_sources(
+        &self,
+        facts: &Facts,
+        pod: Option<&crate::facts::ObjectRef>,
+        clause: &Clause,
+    ) -> String {
+        let parts: Vec<String> = self
+            .parts()
+            .into_iter()
+            .map(|(p, keys)| format!("{p}{}", source(facts, pod, clause, &keys)))
+            .collect();
+        parts.join(" and ")
+    }
+}
+
+/// ` (by the pod's nodeSelector/affinity)` or ` (by NodePool <np>)` for requirements on
+/// `keys`, when the input says which.
+fn source(
+    facts: &Facts,
+    pod: Option<&crate::facts::ObjectRef>,
+    clause: &Clause,
+    keys: &[&str],
+) -> String {
+    let from_pod = pod
+        .and_then(|r| {
+            facts.pods.iter().find(|p| {
+                p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
+            })
+        })
+        .is_some_and(|p| {
+            keys.iter().any(|k| {
+                p.node_selector.contains_key(*k)
+                    || p.node_affinity.iter().flatten().any(|r| r.key == *k)
+            })
+        });
+    let from_pool = clause
+        .nodepool
+        .as_deref()
+        .and_then(|n| facts.nodepool(n))
+        .is_some_and(|np| {
+            np.requirements
+                .iter()
+                .any(|r| keys.contains(&r.key.as_str()))
+        });
+    let kind = if clause.provisioner {
+        "Provisioner"
+    } else {
+        "NodePool"
+    };
+    let np = clause.nodepool.as_deref().unwrap_or_default();
+    match (from_pod, from_pool) {
+        (true, true) => format!(" (by the pod's nodeSelector/affinity and {kind} {np})"),
+        (true, false) => " (by the pod's nodeSelector/affinity)".to_string(),
+        (false, true) => format!(" (by {kind} {np})"),
+        (false, false) => String::new(),
+    }
+}
+
+/// The `In` values of the zone and capacity-type requirements, when a requirements string
+/// has them (`topology.kubernetes.io/zone In [us-east-1a]`, `karpenter.sh/capacity-type In
+/// [spot]`).
+fn offering_narrowing(requirements: &str) -> Option<Narrowing> {
+    let values_of = |key: &str| -> Vec<String> {
+        requirements
+            .split(", ")
+            .map(str::trim)
+            .filter_map(|r| r.strip_prefix(key)?.trim_start().strip_prefix("In ["))
+            .flat_map(|v| v.trim_end_matches(']').split_whitespace())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut zones: Vec<String> = Vec::new();
+    for k in ZONE_KEYS {
+        zones.extend(values_of(k));
+    }
+    let capacity_types = values_of(CAPACITY_TYPE);
+    (!zones.is_empty() || !capacity_types.is_empty()).then_some(Narrowing {
+        zones,
+        capacity_types,
+    })
 }
 
 fn failure_sentence(f: &InstanceTypeFailure) -> &'static str {
@@ -288,6 +429,30 @@ fn remediation(
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut steps = Vec::new();
+    if let Some(n) = (failure.offering || failure.tuple)
+        .then(|| clause.requirements.as_deref().and_then(offering_narrowing))
+        .flatten()
+    {
+        let mut widen = Vec::new();
+        if !n.zones.is_empty() {
+            widen.push("more zones");
+        }
+        if n.capacity_types.len() == 1 {
+            widen.push(if n.capacity_types[0] == "spot" {
+                "on-demand next to spot"
+            } else {
+                "another capacity type"
+            });
+        }
+        if !widen.is_empty() {
+            steps.push(Remediation::text(format!(
+                "Widen the offerings the pod may use ({}): allow {} in the {} requirements and in the pod's nodeSelector/affinity, wherever the restriction is.",
+                n.describe(),
+                widen.join(" and "),
+                if clause.provisioner { "Provisioner's" } else { "NodePool's" }
+            )));
+        }
+    }
     let cpu = clause
         .resources
         .as_deref()
@@ -467,7 +632,7 @@ fn split_pod(pod: Option<&str>) -> (String, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::{instance_scope, instance_type_contradiction};
+    use super::{instance_scope, instance_type_contradiction, offering_narrowing};
     use crate::rules::kw2xx::scheduling::parse_clause;
     use crate::testing::{check_only, ids};
 
@@ -699,5 +864,36 @@ mod tests {
         ] {
             assert_eq!(instance_type_contradiction(compatible), None, "{compatible}");
         }
+    }
+
+    #[test]
+    fn zone_and_capacity_type_narrowing_is_said_for_offering_failures() {
+        let n = offering_narrowing("karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [a], topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]").unwrap();
+        assert_eq!(n.zones, ["eu-west-1b", "eu-west-1c"]);
+        assert_eq!(n.capacity_types, ["spot"]);
+        assert_eq!(
+            n.describe(),
+            "zones eu-west-1b, eu-west-1c and capacity type spot"
+        );
+        assert!(
+            offering_narrowing("karpenter.sh/nodepool In [a], kubernetes.io/arch In [amd64]")
+                .is_none()
+        );
+        let offering = r#"Failed to schedule pod, no instance type had enough resources or had a required offering, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [render], topology.kubernetes.io/zone In [eu-west-1b], resources={"cpu":"60","pods":"1"}"#;
+        let d = &check_only("KW201", offering).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("narrowed to zone eu-west-1b and capacity type spot"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("on-demand next to spot")));
+        // Resources alone: the zone does not decide which types are big enough.
+        let resources = r#"Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [render], topology.kubernetes.io/zone In [eu-west-1b], resources={"cpu":"60","pods":"1"}"#;
+        let d = &check_only("KW201", resources).diagnoses[0];
+        assert!(!d.summary.contains("narrowed"), "{}", d.summary);
     }
 }

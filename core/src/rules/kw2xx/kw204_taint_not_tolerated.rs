@@ -1,6 +1,6 @@
 //! KW204 taint-not-tolerated.
 
-use crate::facts::{Facts, Taint};
+use crate::facts::{Facts, ObjectRef, Taint, Toleration};
 use crate::rules::kw2xx::scheduling::{
     group_hits_across_pods, group_nearest_note, hit_messages_of, hit_pods, parse_taint, pods_label,
     pools_label, same_taint, scheduling_errors, Cause,
@@ -33,6 +33,10 @@ Dedicated NodePools (GPU, batch, system add-ons with `CriticalAddonsOnly`) are t
 only workloads that opt in land there. A pod meant for such a NodePool lacks the toleration;
 a pod not meant for it should match another NodePool, and the other clauses of the same message
 say why it does not.
+
+When the pod is in the input and has a toleration for the taint's key that still does not match
+(another value with operator `Equal`, another effect, a value against a taint without one, the
+key in another case), the diagnosis names the difference: the fix is to correct that toleration.
 
 ## How to fix
 Add the toleration to the pod template (YAML filled in with the taint), or let the pod use a
@@ -112,6 +116,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if system {
             summary.push_str(" CriticalAddonsOnly reserves that NodePool for cluster add-ons: a workload pod usually belongs on another NodePool.");
         }
+        let mismatches = mismatched_tolerations(facts, &pods, &taint);
+        for (pod, why) in &mismatches {
+            summary.push_str(&format!(
+                " Pod {} does have a toleration for key {}, but {why}: a toleration matches only when key, effect (empty means all) and, with operator Equal, value all match.",
+                pod.qualified_name(),
+                taint.key
+            ));
+        }
         summary.push_str(&group_nearest_note(&hits));
         // A NodePool the message names for this taint carries it, whatever the input shows
         // of its spec (a `kubectl get nodepools` table lists no taints).
@@ -122,7 +134,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .map(|p| p.meta.name.as_str())
             .collect();
         let toleration = Remediation::yaml(
-            format!("Add a toleration for {text} to the pod template (spec.template.spec of its Deployment/StatefulSet/Job):"),
+            if mismatches.is_empty() {
+                format!("Add a toleration for {text} to the pod template (spec.template.spec of its Deployment/StatefulSet/Job):")
+            } else {
+                format!("Correct the pod template's toleration for {} to match {text} (spec.template.spec of its Deployment/StatefulSet/Job):", taint.key)
+            },
             toleration_yaml(&taint),
         );
         let other = Remediation::text(if untainted.is_empty() {
@@ -153,6 +169,85 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         );
     }
     out
+}
+
+/// The pods that carry a toleration for the taint's key that still does not tolerate it, with
+/// what differs (value, effect, operator, or the key's case).
+fn mismatched_tolerations(
+    facts: &Facts,
+    pods: &[ObjectRef],
+    taint: &Taint,
+) -> Vec<(ObjectRef, String)> {
+    let mut out = Vec::new();
+    for r in pods {
+        let Some(pod) = facts.pods.iter().find(|p| {
+            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
+        }) else {
+            continue;
+        };
+        if pod.tolerations.iter().any(|t| tolerates(t, taint)) {
+            continue;
+        }
+        let why = pod.tolerations.iter().find_map(|t| mismatch(t, taint));
+        if let Some(why) = why {
+            out.push((r.clone(), why));
+        }
+    }
+    out
+}
+
+/// Kubernetes' rule: an empty key with `Exists` tolerates everything; otherwise the keys are
+/// equal, the effect is empty or equal, and `Exists` or an equal value.
+fn tolerates(t: &Toleration, taint: &Taint) -> bool {
+    let exists = t.operator.as_deref() == Some("Exists");
+    let effect_ok = t
+        .effect
+        .as_deref()
+        .is_none_or(|e| e.is_empty() || e == taint.effect);
+    match t.key.as_deref().filter(|k| !k.is_empty()) {
+        None => exists && effect_ok,
+        Some(k) => {
+            k == taint.key
+                && effect_ok
+                && (exists
+                    || t.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or(""))
+        }
+    }
+}
+
+/// What keeps a toleration for the taint's key (or the same key in another case) from
+/// tolerating it.
+fn mismatch(t: &Toleration, taint: &Taint) -> Option<String> {
+    let key = t.key.as_deref()?;
+    if key != taint.key {
+        return key
+            .eq_ignore_ascii_case(&taint.key)
+            .then(|| format!("its key is written `{key}`: keys are case-sensitive"));
+    }
+    let mut why: Vec<String> = Vec::new();
+    let exists = t.operator.as_deref() == Some("Exists");
+    let taint_value = taint.value.as_deref().unwrap_or("");
+    if !exists {
+        let value = t.value.as_deref().unwrap_or("");
+        if value != taint_value {
+            why.push(match (value.is_empty(), taint_value.is_empty()) {
+                (true, false) => format!("it has operator Equal with no value while the taint's value is `{taint_value}` (use that value, or operator Exists)"),
+                (false, true) => format!("it expects value `{value}` while the taint has none (use operator Exists)"),
+                _ => format!("it expects value `{value}` while the taint's value is `{taint_value}`"),
+            });
+        }
+    }
+    if let Some(effect) = t
+        .effect
+        .as_deref()
+        .filter(|e| !e.is_empty() && *e != taint.effect)
+    {
+        why.push(format!(
+            "its effect is {effect} while the taint's is {}",
+            taint.effect
+        ));
+    }
+    (!why.is_empty()).then(|| why.join(", and "))
 }
 
 fn toleration_yaml(t: &Taint) -> String {
@@ -284,5 +379,64 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW204", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn toleration_mismatches_are_named() {
+        let taint = |k: &str, v: Option<&str>, e: &str| Taint {
+            key: k.into(),
+            value: v.map(str::to_string),
+            effect: e.into(),
+        };
+        let tol = |k: &str, op: &str, v: Option<&str>, e: Option<&str>| Toleration {
+            key: Some(k.into()),
+            operator: Some(op.into()),
+            value: v.map(str::to_string),
+            effect: e.map(str::to_string),
+        };
+        let t = taint("dedicated", Some("gpu"), "NoSchedule");
+        assert!(tolerates(&tol("dedicated", "Equal", Some("gpu"), None), &t));
+        assert!(tolerates(
+            &tol("dedicated", "Exists", None, Some("NoSchedule")),
+            &t
+        ));
+        assert!(tolerates(
+            &Toleration {
+                operator: Some("Exists".into()),
+                ..Toleration::default()
+            },
+            &t
+        ));
+        let why = mismatch(&tol("dedicated", "Equal", Some("batch"), None), &t).unwrap();
+        assert!(why.contains("expects value `batch`"), "{why}");
+        let why = mismatch(&tol("dedicated", "Equal", None, None), &t).unwrap();
+        assert!(why.contains("operator Equal with no value"), "{why}");
+        let why = mismatch(&tol("dedicated", "Exists", None, Some("NoExecute")), &t).unwrap();
+        assert!(why.contains("effect is NoExecute"), "{why}");
+        let why = mismatch(&tol("Dedicated", "Exists", None, None), &t).unwrap();
+        assert!(why.contains("case-sensitive"), "{why}");
+        let no_value = taint("CriticalAddonsOnly", None, "NoSchedule");
+        let why = mismatch(
+            &tol("CriticalAddonsOnly", "Equal", Some("true"), None),
+            &no_value,
+        )
+        .unwrap();
+        assert!(why.contains("use operator Exists"), "{why}");
+        // Another key is no mismatch to explain.
+        assert!(mismatch(&tol("team", "Equal", Some("a"), None), &t).is_none());
+    }
+
+    #[test]
+    fn a_toleration_for_another_key_names_no_mismatch() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: batch-7\n  namespace: jobs\nspec:\n  tolerations:\n  - key: team\n    operator: Equal\n    value: data\n    effect: NoSchedule\n  containers:\n  - name: w\n    image: busybox\nstatus:\n  phase: Pending\n---\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"Pod\":{\"name\":\"batch-7\",\"namespace\":\"jobs\"},\"error\":\"did not tolerate taint (taint=dedicated=batch:NoSchedule)\"}\n";
+        let report = check_only("KW204", text);
+        assert_eq!(ids(&report), ["KW204"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            !d.summary.contains("does have a toleration"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0].text.starts_with("Add a toleration"));
     }
 }

@@ -4,6 +4,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{
     message_nodepool, record_of, scheduling_errors, Cause, InstanceTypeFailure,
 };
+use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 use std::collections::BTreeMap;
 
@@ -29,6 +30,10 @@ before), and the v1alpha5 forms `exceed limits for provisioner: "<p>"`, `exceed 
 limits`, `<n> out of <m> instance types were excluded because they would breach provisioner
 limits`. A `no instance type has enough resources` next to an exclusion line for the same
 NodePool is a limits problem too: the types that still fit under the limits are too small.
+
+The diagnosis names the NodePool (from the text, else the only one of the input with limits);
+for pre-v0.32 input it speaks of the Provisioner (`spec.limits.resources`) in its title, summary
+and fixes.
 
 ## Why it happens
 `spec.limits` caps what a NodePool may own in total (`status.resources` is the current usage).
@@ -215,13 +220,39 @@ fn exclusion_counts(facts: &Facts, m: &Message) -> Option<(u64, u64)> {
     Some((num("excluded")?, num("total")?))
 }
 
-fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
+/// The title for a pre-v0.32 Provisioner (v1alpha5), which had the same `spec.limits`.
+const PROVISIONER_TITLE: &str = "The Provisioner has reached its spec.limits";
+
+fn diagnose(facts: &Facts, mut p: PoolLimits<'_>) -> Diagnosis {
+    // A line that names none (`exceed provisioner limits`, an exclusion line of an old
+    // release): the only NodePool of the input with limits, else the only one.
+    if p.nodepool.is_none() {
+        let with_limits: Vec<&str> = facts
+            .nodepools
+            .iter()
+            .filter(|np| !np.limits.is_empty())
+            .map(|np| np.meta.name.as_str())
+            .collect();
+        p.nodepool = match (with_limits.as_slice(), facts.nodepools.as_slice()) {
+            ([only], _) => Some(only.to_string()),
+            ([], [only]) => Some(only.meta.name.clone()),
+            _ => None,
+        };
+    }
+    let pool = p.nodepool.as_deref().and_then(|n| facts.nodepool(n));
+    let provisioner =
+        p.provisioner || pool.is_some_and(|np| np.is_provisioner) || before_v0_32(facts);
+    p.provisioner = provisioner;
     let kind = if p.provisioner {
         "Provisioner"
     } else {
         "NodePool"
     };
-    let name = p.nodepool.as_deref().unwrap_or("<nodepool>");
+    let name = p.nodepool.as_deref().unwrap_or(if provisioner {
+        "<provisioner>"
+    } else {
+        "<nodepool>"
+    });
     let label = match &p.nodepool {
         Some(np) => format!("{kind} \"{np}\""),
         None => format!("A {kind}"),
@@ -244,7 +275,6 @@ fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
         let names: Vec<String> = p.pods.iter().map(ObjectRef::qualified_name).collect();
         summary.push_str(&format!(" Pending because of it: {}.", names.join(", ")));
     }
-    let pool = p.nodepool.as_deref().and_then(|n| facts.nodepool(n));
     let limits = pool.map(|np| &np.limits).filter(|l| !l.is_empty());
     let usage = pool.map(|np| &np.usage).filter(|u| !u.is_empty());
     if let Some(limits) = limits {
@@ -273,8 +303,11 @@ fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
     } else {
         "nodepool"
     };
-    Diagnosis::new(&META, summary)
-        .with_severity(if blocking {
+    let mut d = Diagnosis::new(&META, summary);
+    if provisioner {
+        d.title = PROVISIONER_TITLE;
+    }
+    d.with_severity(if blocking {
             Severity::Error
         } else {
             Severity::Warning
@@ -295,9 +328,9 @@ fn diagnose(facts: &Facts, p: PoolLimits<'_>) -> Diagnosis {
                 },
                 command,
             ),
-            Remediation::text(
-                "Or free capacity: delete idle nodes of this NodePool, let consolidation remove under-used ones (KW4xx says what blocks it), or move workloads to another NodePool.",
-            ),
+            Remediation::text(format!(
+                "Or free capacity: delete idle nodes of {kind} {name}, let consolidation remove under-used ones (KW4xx says what blocks it), or move workloads to another {kind}."
+            )),
         ])
 }
 
@@ -551,5 +584,31 @@ spec:
         ] {
             assert!(ids(&check_only("KW205", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_provisioner_is_called_a_provisioner() {
+        let report = check_only(
+            "KW205",
+            "2023-06-01T10:00:01.000Z\tERROR\tcontroller.provisioner\tCould not schedule pod, all available instance types exceed provisioner limits\t{\"pod\": \"etl/spark-1\"}\napiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: batch\nspec:\n  limits:\n    resources:\n      cpu: \"100\"\n",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.title, "The Provisioner has reached its spec.limits");
+        assert!(
+            d.summary.starts_with("Provisioner \"batch\""),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("NodePool"), "{}", d.summary);
+        assert!(!d.remediation.iter().any(|r| r.text.contains("NodePool")));
+        let v1 = check_only(
+            "KW205",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"a","namespace":"b"},"error":"all available instance types exceed limits for nodepool (NodePool=general)"}"#,
+        );
+        assert_eq!(
+            v1.diagnoses[0].title,
+            "The NodePool has reached its spec.limits"
+        );
+        assert!(v1.diagnoses[0].summary.starts_with("NodePool \"general\""));
     }
 }

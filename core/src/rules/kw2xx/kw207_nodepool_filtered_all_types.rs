@@ -1,6 +1,6 @@
 //! KW207 nodepool-filtered-all-types.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef, Requirement};
 use crate::rules::kw2xx::scheduling::{message_nodepool, scheduling_errors, Cause};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -30,6 +30,13 @@ Contradictory or too narrow requirements (an instance family that does not exist
 region or for the architecture, a generation `Gt` above every family, a category plus a size
 that never meet), instance types removed by the EC2NodeClass (AMI architecture, unsupported
 types), or a `minValues` (say 5 families) that the remaining types cannot reach.
+
+The diagnosis names the cause when the NodePool is in the input: one key whose requirements
+exclude each other (`In` and `NotIn` the same values, `Gt`/`Lt` with nothing between), an
+architecture no listed family has (`arm64` with `c5`: Graviton families carry a `g` after the
+generation), a category, generation or size that excludes every listed family or type, a
+`minValues` above the number of values its requirement allows, or an architecture the
+EC2NodeClass resolved no AMI for; from the log, the label whose `minValues` fails.
 
 ## How to fix
 Loosen the NodePool's requirements or its `minValues`; check with `kubectl get nodepool <np>
@@ -173,6 +180,49 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
             .collect();
         summary.push_str(&format!(" Its requirements: {}.", reqs.join(", ")));
     }
+    let found = np.map(|np| causes(facts, np)).unwrap_or_default();
+    if !found.is_empty() {
+        let sentences: Vec<&str> = found.iter().map(|f| f.sentence.as_str()).collect();
+        summary.push_str(&format!(" Cause: {}", sentences.join(" ")));
+    }
+    let mut labels: Vec<String> = Vec::new();
+    for m in &p.messages {
+        for l in min_values_labels(&m.text) {
+            if !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+    }
+    if !labels.is_empty() && !found.iter().any(|f| labels.contains(&f.key)) {
+        let detail: Vec<String> = labels
+            .iter()
+            .map(|l| {
+                match np.and_then(|np| {
+                    np.requirements
+                        .iter()
+                        .find(|r| &r.key == l && r.min_values.is_some())
+                }) {
+                    Some(r) => format!(
+                        "{l} (minValues {}, {})",
+                        r.min_values.unwrap_or_default(),
+                        if r.operator == "In" {
+                            format!(
+                                "{} values allowed before the other requirements filter them",
+                                r.values.len()
+                            )
+                        } else {
+                            format!("{} {}", r.operator, r.values.join(" "))
+                        }
+                    ),
+                    None => l.clone(),
+                }
+            })
+            .collect();
+        summary.push_str(&format!(
+            " The minValues that fails is on {}: the instance types left after the other requirements have fewer distinct values.",
+            detail.join(", ")
+        ));
+    }
     if !p.pods.is_empty() {
         let names: Vec<String> = p.pods.iter().map(ObjectRef::qualified_name).collect();
         summary.push_str(&format!(" Pending because of it: {}.", names.join(", ")));
@@ -181,7 +231,18 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
         format!("Look at NodePool {name}'s requirements (and minValues) and find the one that removes every type:"),
         format!("kubectl get nodepool {name} -o jsonpath='{{range .spec.template.spec.requirements[*]}}{{.key}} {{.operator}} {{.values}} {{.minValues}}{{\"\\n\"}}{{end}}'"),
     )];
-    let min_req = np.and_then(|np| np.requirements.iter().find(|r| r.min_values.is_some()));
+    for f in &found {
+        steps.push(Remediation::text(format!(
+            "Change the `{}` requirement of NodePool {name} (`kubectl edit nodepool {name}`): {}",
+            f.key, f.sentence
+        )));
+    }
+    let min_req = np.and_then(|np| {
+        np.requirements
+            .iter()
+            .filter(|r| r.min_values.is_some())
+            .find(|r| labels.is_empty() || labels.contains(&r.key))
+    });
     match (p.min_values, min_req) {
         (true, Some(r)) => steps.push(Remediation::yaml(
             format!(
@@ -200,6 +261,7 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
         (true, None) => steps.push(Remediation::text(
             "Lower the minValues of the NodePool's requirements, or allow more values (families, sizes) for the key whose minValues fails.",
         )),
+        _ if !found.is_empty() => {}
         _ => steps.push(Remediation::text(
             "Loosen the requirements: families that exist for the NodePool's architecture and region, a generation bound every family meets, categories and sizes that overlap; `kubectl get ec2nodeclass` status may also have removed types (AMI architecture).",
         )),
@@ -209,6 +271,308 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
         .with_node_pool(p.nodepool.as_deref())
         .with_messages(p.messages.iter().copied())
         .with_remediation(steps)
+}
+
+const ARCH: &str = "kubernetes.io/arch";
+const FAMILY: &str = "karpenter.k8s.aws/instance-family";
+const CATEGORY: &str = "karpenter.k8s.aws/instance-category";
+const GENERATION: &str = "karpenter.k8s.aws/instance-generation";
+const SIZE: &str = "karpenter.k8s.aws/instance-size";
+const TYPE: &str = "node.kubernetes.io/instance-type";
+
+/// What the requirements show about why nothing is left: one sentence each, and the key to
+/// change first.
+struct Found {
+    sentence: String,
+    key: String,
+}
+
+/// `c5` -> (`c`, 5, ``), `m7gd` -> (`m`, 7, `gd`), `is4gen` -> (`is`, 4, `gen`).
+fn family_parts(family: &str) -> Option<(&str, u64, &str)> {
+    let digit = family.find(|c: char| c.is_ascii_digit())?;
+    let rest = &family[digit..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let generation = rest[..end].parse().ok()?;
+    let category = &family[..digit];
+    (!category.is_empty()).then_some((category, generation, &rest[end..]))
+}
+
+/// The CPU architecture of an EC2 family: Graviton families carry a `g` after the
+/// generation (`m6g`, `c7gn`, `r6gd`, `is4gen`, `g5g`), and `a1` is arm64.
+fn family_arch(family: &str) -> Option<&'static str> {
+    if family == "a1" {
+        return Some("arm64");
+    }
+    let (_, _, suffix) = family_parts(family)?;
+    Some(if suffix.contains('g') {
+        "arm64"
+    } else {
+        "amd64"
+    })
+}
+
+/// The family of an instance type (`c5.xlarge` -> `c5`).
+fn type_family(instance_type: &str) -> &str {
+    instance_type.split('.').next().unwrap_or(instance_type)
+}
+
+fn allows(r: &Requirement, value: &str) -> bool {
+    match r.operator.as_str() {
+        "In" => r.values.iter().any(|v| v == value),
+        "NotIn" => !r.values.iter().any(|v| v == value),
+        "Exists" => true,
+        "DoesNotExist" => false,
+        "Gt" | "Lt" => {
+            let (Ok(v), Some(Ok(bound))) = (
+                value.parse::<i64>(),
+                r.values.first().map(|b| b.parse::<i64>()),
+            ) else {
+                return true;
+            };
+            if r.operator == "Gt" {
+                v > bound
+            } else {
+                v < bound
+            }
+        }
+        _ => true,
+    }
+}
+
+fn quoted(r: &Requirement) -> String {
+    match r.operator.as_str() {
+        "Exists" | "DoesNotExist" => format!("{} {}", r.key, r.operator),
+        _ => format!("{} {} [{}]", r.key, r.operator, r.values.join(" ")),
+    }
+}
+
+/// Causes the NodePool's requirements show on their own: a key whose requirements exclude
+/// each other, families or types that another requirement (architecture, category,
+/// generation, size) rules out, a minValues larger than the values allowed, and an
+/// architecture the EC2NodeClass's AMIs do not have.
+fn causes(facts: &Facts, np: &NodePool) -> Vec<Found> {
+    let reqs = &np.requirements;
+    let mut out: Vec<Found> = Vec::new();
+    let on = |key: &'static str| reqs.iter().filter(move |r| r.key == key);
+    // One key, requirements that leave no value.
+    let mut keys: Vec<&str> = Vec::new();
+    for r in reqs {
+        if !keys.contains(&r.key.as_str()) {
+            keys.push(&r.key);
+        }
+    }
+    for key in keys {
+        let list: Vec<&Requirement> = reqs.iter().filter(|r| r.key == key).collect();
+        if let Some(r) = list
+            .iter()
+            .find(|r| r.operator == "In" && r.values.is_empty())
+        {
+            out.push(Found {
+                sentence: format!("`{}` allows no value at all.", quoted(r)),
+                key: key.to_string(),
+            });
+            continue;
+        }
+        let ins: Vec<&&Requirement> = list.iter().filter(|r| r.operator == "In").collect();
+        if let Some(first) = ins.first() {
+            let left: Vec<&String> = first
+                .values
+                .iter()
+                .filter(|v| list.iter().all(|r| allows(r, v)))
+                .collect();
+            if left.is_empty() && list.len() > 1 {
+                let all: Vec<String> = list.iter().map(|r| format!("`{}`", quoted(r))).collect();
+                out.push(Found {
+                    sentence: format!(
+                        "{} exclude each other: no value of {key} is left.",
+                        all.join(" and ")
+                    ),
+                    key: key.to_string(),
+                });
+            }
+            continue;
+        }
+        let gt = list.iter().find(|r| r.operator == "Gt");
+        let lt = list.iter().find(|r| r.operator == "Lt");
+        if let (Some(g), Some(l)) = (gt, lt) {
+            let bound = |r: &Requirement| r.values.first().and_then(|v| v.parse::<i64>().ok());
+            if let (Some(a), Some(b)) = (bound(g), bound(l)) {
+                if a + 1 >= b {
+                    out.push(Found {
+                        sentence: format!(
+                            "`{}` and `{}` leave no whole number between them.",
+                            quoted(g),
+                            quoted(l)
+                        ),
+                        key: key.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    // Families (from the family or the instance-type requirement) against the other keys.
+    let families: Option<(Vec<String>, &str)> = on(FAMILY)
+        .find(|r| r.operator == "In")
+        .map(|r| (r.values.clone(), FAMILY))
+        .or_else(|| {
+            on(TYPE).find(|r| r.operator == "In").map(|r| {
+                let mut f: Vec<String> = Vec::new();
+                for t in &r.values {
+                    let fam = type_family(t).to_string();
+                    if !f.contains(&fam) {
+                        f.push(fam);
+                    }
+                }
+                (f, TYPE)
+            })
+        });
+    if let Some((families, source)) = families.filter(|(f, _)| !f.is_empty()) {
+        let what = if source == FAMILY {
+            "families"
+        } else {
+            "instance types (families)"
+        };
+        for arch_req in on(ARCH) {
+            let fits: Vec<&String> = families
+                .iter()
+                .filter(|f| family_arch(f).is_none_or(|a| allows(arch_req, a)))
+                .collect();
+            if fits.is_empty() {
+                let other = if allows(arch_req, "arm64") {
+                    "amd64 (x86)"
+                } else {
+                    "arm64 (Graviton)"
+                };
+                out.push(Found {
+                    sentence: format!(
+                        "`{}` conflicts with the {what} [{}]: they are all {other}; Graviton families carry a `g` after the generation (m7g, c7g, r7g).",
+                        quoted(arch_req),
+                        families.join(" ")
+                    ),
+                    key: ARCH.to_string(),
+                });
+            }
+        }
+        for (key, part_of) in [(CATEGORY, 0usize), (GENERATION, 1usize)] {
+            for r in on(key) {
+                let fits = families.iter().any(|f| match family_parts(f) {
+                    Some((c, g, _)) => {
+                        if part_of == 0 {
+                            allows(r, c)
+                        } else {
+                            allows(r, &g.to_string())
+                        }
+                    }
+                    None => true,
+                });
+                if !fits {
+                    out.push(Found {
+                        sentence: format!(
+                            "`{}` excludes every one of the {what} [{}].",
+                            quoted(r),
+                            families.join(" ")
+                        ),
+                        key: key.to_string(),
+                    });
+                }
+            }
+        }
+        if source == FAMILY {
+            for r in on(TYPE).filter(|r| r.operator == "In") {
+                if !r
+                    .values
+                    .iter()
+                    .any(|t| families.iter().any(|f| f == type_family(t)))
+                {
+                    out.push(Found {
+                        sentence: format!(
+                            "`{}` names no type of the families [{}].",
+                            quoted(r),
+                            families.join(" ")
+                        ),
+                        key: TYPE.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(types) = on(TYPE).find(|r| r.operator == "In") {
+        for r in on(SIZE) {
+            let fits = types
+                .values
+                .iter()
+                .any(|t| t.split_once('.').is_none_or(|(_, size)| allows(r, size)));
+            if !fits {
+                out.push(Found {
+                    sentence: format!(
+                        "`{}` excludes every size of `{}`.",
+                        quoted(r),
+                        quoted(types)
+                    ),
+                    key: SIZE.to_string(),
+                });
+            }
+        }
+    }
+    // minValues above the number of values the requirement allows.
+    for r in reqs.iter().filter(|r| r.operator == "In") {
+        if let Some(mv) = r.min_values {
+            if (r.values.len() as u64) < mv {
+                out.push(Found {
+                    sentence: format!(
+                        "`{}` has minValues {mv} but allows only {} value{}: it can never be met.",
+                        quoted(r),
+                        r.values.len(),
+                        if r.values.len() == 1 { "" } else { "s" }
+                    ),
+                    key: r.key.clone(),
+                });
+            }
+        }
+    }
+    // The NodePool's architecture against the AMIs its EC2NodeClass resolved.
+    let class = np.nodeclass_ref.as_deref().and_then(|n| facts.nodeclass(n));
+    if let (Some(class), Some(arch_req)) = (class, on(ARCH).find(|r| r.operator == "In")) {
+        let ami_arches: Vec<&String> = class
+            .status_amis
+            .iter()
+            .flat_map(|a| a.requirements.iter())
+            .filter(|r| r.key == ARCH && r.operator == "In")
+            .flat_map(|r| r.values.iter())
+            .collect();
+        if !ami_arches.is_empty() && !ami_arches.iter().any(|a| allows(arch_req, a)) {
+            let mut arches: Vec<&str> = ami_arches.iter().map(|a| a.as_str()).collect();
+            arches.sort_unstable();
+            arches.dedup();
+            out.push(Found {
+                sentence: format!(
+                    "`{}` has no AMI: EC2NodeClass {} resolved AMIs only for {}.",
+                    quoted(arch_req),
+                    class.meta.name,
+                    arches.join(", ")
+                ),
+                key: ARCH.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// `label(s)=[a b]` of `minValues requirement is not met for label(s) (label(s)=[...])`.
+fn min_values_labels(text: &str) -> Vec<String> {
+    let Some(at) = text.find("label(s)=[") else {
+        return Vec::new();
+    };
+    let rest = &text[at + "label(s)=[".len()..];
+    rest.split(']')
+        .next()
+        .unwrap_or_default()
+        .split([' ', ','])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
@@ -239,6 +603,76 @@ mod tests {
         let curly = check_only("KW207", "Failed to schedule pod, pod didn\u{2019}t schedule because NodePool couldn\u{2019}t meet minValues requirements, x (NodePool=spread)");
         assert_eq!(curly.diagnoses[0].node_pool.as_deref(), Some("spread"));
         assert!(curly.diagnoses[0].summary.contains("minValues"));
+    }
+
+    fn with_pool(reqs: &str) -> String {
+        format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: np\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: default\n      requirements:\n{reqs}---\n{{\"level\":\"INFO\",\"message\":\"skipping, nodepool requirements filtered out all instance types\",\"NodePool\":{{\"name\":\"np\"}}}}\n")
+    }
+
+    #[test]
+    fn names_the_requirement_that_removes_everything() {
+        for (reqs, expected) in [
+            (
+                "      - key: kubernetes.io/arch\n        operator: In\n        values: [\"amd64\"]\n      - key: node.kubernetes.io/instance-type\n        operator: In\n        values: [\"m7g.large\", \"c6gn.xlarge\"]\n",
+                "`kubernetes.io/arch In [amd64]` conflicts with the instance types (families) [m7g c6gn]: they are all arm64 (Graviton)",
+            ),
+            (
+                "      - key: karpenter.k8s.aws/instance-family\n        operator: In\n        values: [\"c5\", \"m5\"]\n      - key: karpenter.k8s.aws/instance-generation\n        operator: Gt\n        values: [\"6\"]\n",
+                "`karpenter.k8s.aws/instance-generation Gt [6]` excludes every one of the families [c5 m5]",
+            ),
+            (
+                "      - key: karpenter.k8s.aws/instance-category\n        operator: In\n        values: [\"r\"]\n      - key: karpenter.k8s.aws/instance-family\n        operator: In\n        values: [\"c7i\"]\n",
+                "`karpenter.k8s.aws/instance-category In [r]` excludes every one of the families [c7i]",
+            ),
+            (
+                "      - key: karpenter.sh/capacity-type\n        operator: In\n        values: [\"spot\"]\n      - key: karpenter.sh/capacity-type\n        operator: NotIn\n        values: [\"spot\"]\n",
+                "`karpenter.sh/capacity-type In [spot]` and `karpenter.sh/capacity-type NotIn [spot]` exclude each other",
+            ),
+            (
+                "      - key: karpenter.k8s.aws/instance-cpu\n        operator: Gt\n        values: [\"15\"]\n      - key: karpenter.k8s.aws/instance-cpu\n        operator: Lt\n        values: [\"16\"]\n",
+                "leave no whole number between them",
+            ),
+            (
+                "      - key: node.kubernetes.io/instance-type\n        operator: In\n        values: [\"c5.large\"]\n      - key: karpenter.k8s.aws/instance-size\n        operator: NotIn\n        values: [\"large\"]\n",
+                "excludes every size of `node.kubernetes.io/instance-type In [c5.large]`",
+            ),
+        ] {
+            let report = check_only("KW207", &with_pool(reqs));
+            assert_eq!(ids(&report), ["KW207"]);
+            let d = &report.diagnoses[0];
+            assert!(d.summary.contains(expected), "{}", d.summary);
+            assert!(d.remediation.iter().any(|r| r.text.starts_with("Change the `")));
+        }
+    }
+
+    #[test]
+    fn consistent_requirements_name_no_cause() {
+        for reqs in [
+            "      - key: kubernetes.io/arch\n        operator: In\n        values: [\"arm64\"]\n      - key: karpenter.k8s.aws/instance-family\n        operator: In\n        values: [\"c7g\", \"m5\", \"is4gen\", \"a1\"]\n",
+            "      - key: karpenter.k8s.aws/instance-family\n        operator: In\n        values: [\"c7i\", \"m5\"]\n        minValues: 2\n      - key: karpenter.k8s.aws/instance-generation\n        operator: Gt\n        values: [\"5\"]\n",
+        ] {
+            let report = check_only("KW207", &with_pool(reqs));
+            let d = &report.diagnoses[0];
+            assert!(!d.summary.contains("Cause:"), "{}", d.summary);
+        }
+    }
+
+    #[test]
+    fn family_architecture() {
+        use super::family_arch;
+        for (family, arch) in [
+            ("c5", "amd64"),
+            ("g5", "amd64"),
+            ("g4dn", "amd64"),
+            ("g5g", "arm64"),
+            ("c7gn", "arm64"),
+            ("is4gen", "arm64"),
+            ("a1", "arm64"),
+            ("r8g", "arm64"),
+            ("inf2", "amd64"),
+        ] {
+            assert_eq!(family_arch(family), Some(arch), "{family}");
+        }
     }
 
     #[test]

@@ -31,7 +31,11 @@ found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whos
 `karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, or that
 mounts a claim being deleted (its object carries a `deletionTimestamp`; `kubectl get pvc`
 prints STATUS `Terminating`, `kubectl describe pvc` prints `Status: Terminating (lasts <age>)`),
-is reported from the objects alone (medium confidence).
+is reported from the objects alone (medium confidence); so is a claim that is unbound (STATUS
+`Pending`, no volume) with no storage class. When the pods are listed without their volumes
+(`kubectl get pods,pvc`), a claim named `<template>-<pod>` (a StatefulSet's
+volumeClaimTemplates) is the pod's. A claim's own event (`ProvisioningFailed`) belongs to the
+pod that mounts it: it joins that pod's diagnosis rather than making a second one.
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
@@ -152,6 +156,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .clone()
                     .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
             })
+            .or_else(|| {
+                // An event of the claim itself (`ProvisioningFailed` on the PVC): the pod that
+                // mounts it.
+                let claim = m
+                    .object
+                    .as_ref()
+                    .filter(|o| o.kind.eq_ignore_ascii_case("persistentvolumeclaim"))?;
+                let mut mounting = facts
+                    .pods
+                    .iter()
+                    .filter(|p| mounts(p, &claim.name, claim.namespace.as_deref()));
+                match (mounting.next(), mounting.next()) {
+                    (Some(only), None) => Some(only.object_ref()),
+                    _ => None,
+                }
+            })
             .or_else(|| match facts.pods.as_slice() {
                 [only] => Some(only.object_ref()),
                 _ => None,
@@ -164,6 +184,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             None => groups.push((reason, pod, vec![m])),
         }
     }
+    // A line that names no pod (a claim's `ProvisioningFailed` event next to Karpenter's own
+    // line about the pod) explains the same thing as the one group of that reason naming a pod:
+    // one diagnosis, not two.
+    let mut i = 0;
+    while i < groups.len() {
+        let (reason, pod) = (groups[i].0, groups[i].1.clone());
+        let targets: Vec<usize> = (0..groups.len())
+            .filter(|&k| k != i && groups[k].0 == reason && groups[k].1.is_some())
+            .collect();
+        if let (None, [target]) = (pod, targets.as_slice()) {
+            let (_, _, moved) = groups.remove(i);
+            let target = if *target > i { target - 1 } else { *target };
+            groups[target].2.extend(moved);
+            continue;
+        }
+        i += 1;
+    }
     let mut out: Vec<Diagnosis> = groups
         .iter()
         .map(|(reason, pod, messages)| diagnose(facts, *reason, pod.as_ref(), messages))
@@ -173,6 +210,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
         let Some(reason) = ignored_by_spec(pod)
             .or_else(|| deleting_claim_of(facts, pod).map(|_| Reason::PvcDeleting))
+            .or_else(|| classless_claim_of(facts, pod).map(|_| Reason::NoStorageClass))
         else {
             continue;
         };
@@ -188,6 +226,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Reason::PvcDeleting => {
                 d.summary.push_str(" (Read from the pod and the claim's objects: Karpenter logs why it ignores a pod only at debug level.)");
                 deleting_claim_of(facts, pod).and_then(|c| c.meta.evidence.clone())
+            }
+            Reason::NoStorageClass => {
+                d.summary.push_str(" (Read from the pod and the claim's objects: Karpenter logs why it ignores a pod only at debug level.)");
+                classless_claim_of(facts, pod).and_then(|c| c.meta.evidence.clone())
             }
             _ => {
                 d.summary.push_str(
@@ -224,14 +266,46 @@ pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
     opted_out.then_some(Reason::OptedOut)
 }
 
+/// Whether the pod mounts claim `name`: its volumes say so, or, when the input lists the pod
+/// without its volumes (`kubectl get pods,pvc`), the claim is named the way a StatefulSet's
+/// volumeClaimTemplates name them, `<template>-<pod>` (`data-kafka-2` for `kafka-2`).
+fn mounts(pod: &Pod, name: &str, namespace: Option<&str>) -> bool {
+    let same_ns = namespace.is_none()
+        || pod.meta.namespace.is_none()
+        || pod.meta.namespace.as_deref() == namespace;
+    if !same_ns {
+        return false;
+    }
+    if !pod.pvc_names.is_empty() {
+        return pod.pvc_names.iter().any(|c| c == name);
+    }
+    name.strip_suffix(pod.meta.name.as_str())
+        .is_some_and(|template| template.len() > 1 && template.ends_with('-'))
+}
+
+fn claims_of<'a>(
+    facts: &'a Facts,
+    pod: &'a Pod,
+) -> impl Iterator<Item = &'a PersistentVolumeClaim> + 'a {
+    facts
+        .pvcs
+        .iter()
+        .filter(move |c| mounts(pod, &c.meta.name, c.meta.namespace.as_deref()))
+}
+
 /// A claim the pod mounts whose object says it is being deleted (`deletionTimestamp`).
-fn deleting_claim_of<'a>(facts: &'a Facts, pod: &Pod) -> Option<&'a PersistentVolumeClaim> {
-    facts.pvcs.iter().find(|c| {
-        c.is_terminating()
-            && pod.pvc_names.contains(&c.meta.name)
-            && (c.meta.namespace.is_none()
-                || pod.meta.namespace.is_none()
-                || c.meta.namespace == pod.meta.namespace)
+fn deleting_claim_of<'a>(facts: &'a Facts, pod: &'a Pod) -> Option<&'a PersistentVolumeClaim> {
+    claims_of(facts, pod).find(|c| c.is_terminating())
+}
+
+/// A claim the pod mounts that is unbound (no volume, phase Pending) and names no storage
+/// class: Karpenter's `unbound pvc must define a storage class`.
+fn classless_claim_of<'a>(facts: &'a Facts, pod: &'a Pod) -> Option<&'a PersistentVolumeClaim> {
+    claims_of(facts, pod).find(|c| {
+        !c.is_terminating()
+            && c.volume_name.is_none()
+            && c.phase.as_deref() == Some("Pending")
+            && c.storage_class.as_deref().is_none_or(str::is_empty)
     })
 }
 
@@ -338,6 +412,14 @@ fn diagnose(
                         let q = record_of(facts, m)?.field_name("PersistentVolumeClaim")?;
                         Some(q.rsplit('/').next().unwrap_or(&q).to_string())
                     })
+                })
+                .or_else(|| {
+                    let p = pod?;
+                    let fp = facts.pods.iter().find(|fp| {
+                        fp.meta.name == p.name
+                            && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
+                    })?;
+                    classless_claim_of(facts, fp).map(|c| c.meta.name.clone())
                 });
             let (what, which) = match &claim {
                 Some(c) => (format!("PersistentVolumeClaim {c}, which is unbound and has no storage class"), format!("PersistentVolumeClaim {c}")),
@@ -686,5 +768,39 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW209", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_claim_event_and_karpenter_line_make_one_diagnosis() {
+        let text = "$ kubectl get events -n shop\nLAST SEEN   TYPE      REASON               OBJECT                              MESSAGE\n2m          Warning   ProvisioningFailed   persistentvolumeclaim/data-cart-0   storageclass.storage.k8s.io \"io2-fast\" not found\n$ kubectl get pods -n shop\nNAME     READY   STATUS    RESTARTS   AGE\ncart-0   0/1     Pending   0          7m\nweb-1    0/1     Pending   0          7m\n{\"level\":\"DEBUG\",\"message\":\"ignoring pod, StorageClass.storage.k8s.io \\\"io2-fast\\\" not found\",\"Pod\":{\"name\":\"cart-0\",\"namespace\":\"shop\"}}\n";
+        let report = check_only("KW209", text);
+        assert_eq!(ids(&report), ["KW209"]);
+        assert!(report.diagnoses[0].summary.starts_with("Pod shop/cart-0"));
+        // The claim's event alone still finds the pod that mounts it, among two Pending pods.
+        let event_only = text.lines().take(7).collect::<Vec<_>>().join("\n");
+        let report = check_only("KW209", &event_only);
+        assert_eq!(ids(&report), ["KW209"]);
+        assert!(
+            report.diagnoses[0].summary.starts_with("Pod shop/cart-0"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+    }
+
+    #[test]
+    fn claims_by_statefulset_name() {
+        let pod = Pod {
+            meta: crate::facts::Meta {
+                name: "kafka-2".into(),
+                namespace: Some("streaming".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        assert!(mounts(&pod, "data-kafka-2", Some("streaming")));
+        assert!(!mounts(&pod, "data-kafka-20", Some("streaming")));
+        assert!(!mounts(&pod, "datakafka-2", Some("streaming")));
+        assert!(!mounts(&pod, "kafka-2", Some("streaming")));
+        assert!(!mounts(&pod, "data-kafka-2", Some("other")));
     }
 }

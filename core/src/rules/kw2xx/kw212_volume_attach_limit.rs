@@ -28,6 +28,10 @@ Not this rule: `Unable to attach or mount volumes` next to a cause of its own fo
 (`MountVolume.SetUp failed` for a missing ConfigMap or Secret, `Multi-Attach error`, an
 `AttachVolume.Attach failed` refused by IAM).
 
+The diagnosis counts the volumes that did not attach, per pod (the pod volumes of `unmounted
+volumes=[...]` without the `kube-api-access-*` token volume, or the PersistentVolumes of the
+attach failures).
+
 ## Why it happens
 The scheduler places pods before the new node's CSINode object publishes the driver's attach
 limit, so a burst of PVC pods can all land on one fresh node; the volumes beyond the limit never
@@ -162,6 +166,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
+    let counted = volumes_waiting(&attaching, &unmounted);
+    let total: usize = counted.iter().map(|(_, v)| v.len()).sum();
+    if total > 0 {
+        let parts: Vec<String> = counted
+            .iter()
+            .map(|(pod, vols)| match pod {
+                Some(p) => format!("{} ({})", p.qualified_name(), vols.join(", ")),
+                None => vols.join(", "),
+            })
+            .collect();
+        summary.push_str(&format!(
+            " {total} volume{} not attached: {}.",
+            if total > 1 { "s" } else { "" },
+            parts.join("; ")
+        ));
+    }
     if !pods.is_empty() {
         let names: Vec<String> = pods.iter().map(ObjectRef::qualified_name).collect();
         summary.push_str(&format!(
@@ -205,6 +225,54 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 format!("topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: kubernetes.io/hostname\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector:\n      matchLabels:\n        {label_key}: {label_value}\n"),
             ),
         ])]
+}
+
+/// The volumes that did not attach, per pod: the PersistentVolumes of `AttachVolume.Attach
+/// failed for volume "<pv>"` and the pod volumes of `unmounted volumes=[...]` (without the
+/// service-account token volume `kube-api-access-*`, which is no attachment). A pod counts the
+/// larger of the two lists, as both name the same volumes.
+fn volumes_waiting(
+    attaching: &[&Message],
+    unmounted: &[&Message],
+) -> Vec<(Option<ObjectRef>, Vec<String>)> {
+    type Entry = (Option<ObjectRef>, Vec<String>, Vec<String>);
+    let mut by_pod: Vec<Entry> = Vec::new();
+    fn entry(by_pod: &mut Vec<Entry>, pod: Option<&ObjectRef>) -> usize {
+        let pod = pod.filter(|o| o.kind == "Pod").cloned();
+        match by_pod.iter().position(|(p, _, _)| *p == pod) {
+            Some(i) => i,
+            None => {
+                by_pod.push((pod, Vec::new(), Vec::new()));
+                by_pod.len() - 1
+            }
+        }
+    }
+    for m in attaching {
+        if let Some(pv) = quoted_after(&m.text, "for volume \"") {
+            let i = entry(&mut by_pod, m.object.as_ref());
+            if !by_pod[i].1.contains(&pv) {
+                by_pod[i].1.push(pv);
+            }
+        }
+    }
+    for m in unmounted {
+        let Some(list) = tail_after(&m.text, "unmounted volumes=[")
+            .and_then(|t| t.split(']').next().map(str::to_string))
+        else {
+            continue;
+        };
+        let i = entry(&mut by_pod, m.object.as_ref());
+        for v in list.split([' ', ',']).filter(|v| !v.is_empty()) {
+            if !v.starts_with("kube-api-access-") && !by_pod[i].2.iter().any(|x| x == v) {
+                by_pod[i].2.push(v.to_string());
+            }
+        }
+    }
+    by_pod
+        .into_iter()
+        .map(|(pod, pvs, vols)| (pod, if vols.len() >= pvs.len() { vols } else { pvs }))
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
 }
 
 /// `(driver, count, limit)` of `would exceed volume limit (provisioner=<d>, volume-count=<n>,
@@ -346,5 +414,19 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW212", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn counts_the_volumes_not_attached() {
+        let text = "LAST SEEN   TYPE      REASON               OBJECT         MESSAGE\n4m          Warning   FailedAttachVolume   pod/kafka-4    AttachVolume.Attach failed for volume \"pvc-4c1d\" : attachment of disk \"vol-0aa1\" failed, expected device to be attached but was attaching\n2m          Warning   FailedMount          pod/kafka-4    Unable to attach or mount volumes: unmounted volumes=[data logs], unattached volumes=[data logs kube-api-access-7xk2p]: timed out waiting for the condition\n2m          Warning   FailedMount          pod/kafka-5    Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-q9w8e]: timed out waiting for the condition\n";
+        let report = check_only("KW212", text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("3 volumes not attached: kafka-4 (data, logs); kafka-5 (data)"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("kube-api-access"), "{}", d.summary);
     }
 }

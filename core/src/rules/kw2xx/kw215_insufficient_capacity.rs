@@ -1,9 +1,10 @@
 //! KW215 insufficient-capacity.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, CapacityReservation, Facts, Message, NodeClass};
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
 use crate::rules::kw2xx::scheduling::{scheduling_errors, tail_after, Cause};
+use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -51,7 +52,13 @@ For a full reservation, the fix is about the reservation, not more instance type
 occupies it (`kubectl get nodes -l karpenter.k8s.aws/capacity-reservation-id=<cr-id>`), enlarge
 an On-Demand Capacity Reservation (`aws ec2 modify-capacity-reservation`) or buy another Capacity
 Block, and let the NodePool fall back with `karpenter.sh/capacity-type In [reserved,
-on-demand]`; a Capacity Block that is not active yet starts at its `StartDate`.
+on-demand]`; a Capacity Block that is not active yet starts at its `StartDate`. A Capacity
+Block is a fixed window: it cannot be enlarged and it ends at its `EndDate` (Karpenter drains its
+nodes before then), so buy another block. The EC2NodeClass's `status.capacityReservations` names
+each reservation's type, instance type and zone; a NodePool whose `karpenter.sh/capacity-type`
+leaves out `reserved` never uses them. When the input shows the zones the NodePool and its
+subnets allow, the zones with no reported shortage are named. For a pre-v0.32 Provisioner the
+requirements sit directly under its `spec`.
 "#,
 };
 
@@ -290,10 +297,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 }
             }
         }
+        // Nothing names one: the only NodePool the input shows.
+        if let ([], [only]) = (v.as_slice(), facts.nodepools.as_slice()) {
+            v.push(only.meta.name.clone());
+        }
         v
     };
+    let legacy = before_v0_32(facts);
+    // The EC2NodeClasses of those NodePools (else every one in the input) and the capacity
+    // reservations they select.
+    let classes = nodeclasses_of(facts, &nodepools);
+    let selected: Vec<&CapacityReservation> = classes
+        .iter()
+        .flat_map(|c| c.status_capacity_reservations.iter())
+        .collect();
     // The reservation the launch targeted, when the text does not name it: the NodeClaim's
-    // label or requirement (v1.3+ reserved offerings), else the NodePool's requirement.
+    // label or requirement (v1.3+ reserved offerings), else the NodePool's requirement, else
+    // the EC2NodeClass's resolved reservations.
     let mut capacity_block = block_not_active;
     if reservation_hit {
         const ID_KEY: &str = "karpenter.k8s.aws/capacity-reservation-id";
@@ -338,6 +358,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 reservations.push(id);
             }
         }
+        // Still none: the reservations the EC2NodeClass resolved (its status).
+        if reservations.is_empty() {
+            for r in &selected {
+                if !reservations.contains(&r.id) {
+                    reservations.push(r.id.clone());
+                }
+            }
+        }
+    }
+    let known: Vec<&CapacityReservation> = reservations
+        .iter()
+        .filter_map(|id| selected.iter().copied().find(|r| &r.id == id))
+        .collect();
+    if reservation_hit && !known.is_empty() && known.iter().all(|r| r.is_capacity_block()) {
+        capacity_block = true;
     }
     // No offering left: every requested type was unavailable, or Karpenter then reports that no
     // instance type has the required offering.
@@ -372,6 +407,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         [] => None,
         ids => Some(ids.join(", ")),
     };
+    let described = match reservations.as_slice() {
+        [] => None,
+        ids => Some(
+            ids.iter()
+                .map(|id| match selected.iter().find(|r| &r.id == id) {
+                    Some(r) => describe_reservation(r, !capacity_block),
+                    None => id.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    };
     let full = reservation_hit
         && (codes.contains(&"ReservationCapacityExceeded")
             || hits.iter().any(|m| {
@@ -381,7 +428,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 )
             }));
     if reservation_hit {
-        let subject = match &named {
+        let subject = match &described {
             Some(ids) => format!("EC2 {kind} {ids}"),
             None => format!("The EC2 {kind} the launch targeted"),
         };
@@ -400,6 +447,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         if named.is_none() {
             summary.push_str(" The text does not name it; the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label and the EC2NodeClass's `capacityReservationSelectorTerms` do.");
+        }
+        if capacity_block {
+            summary.push_str(
+                " A Capacity Block is a fixed window bought in advance: a fixed number of instances from its start to its end, and it cannot be enlarged; Karpenter drains its nodes before the block expires."
+            );
+        }
+        let expiring: Vec<&str> = known
+            .iter()
+            .filter(|r| r.state.as_deref() == Some("expiring"))
+            .map(|r| r.id.as_str())
+            .collect();
+        if !expiring.is_empty() {
+            summary.push_str(&format!(
+                " The EC2NodeClass reports {} as expiring: Karpenter no longer launches into it.",
+                expiring.join(", ")
+            ));
         }
     }
     let other_capacity = !shortages.is_empty()
@@ -421,6 +484,50 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             summary.push_str(&format!(" ({})", capacity_codes.join(", ")));
         }
         summary.push('.');
+    }
+    let zones = zones_left(facts, &nodepools, &classes, &shortages);
+    match &zones {
+        Some(ZonesLeft::Free(free)) => summary.push_str(&format!(
+            " Zone{} the input shows with no shortage reported: {}.",
+            if free.len() > 1 { "s" } else { "" },
+            free.join(", ")
+        )),
+        Some(ZonesLeft::NoneLeft(allowed)) => summary.push_str(&format!(
+            " {} {} allows only {}, and every one of them reports the shortage.",
+            if legacy { "Provisioner" } else { "NodePool" },
+            nodepools.first().map(String::as_str).unwrap_or_default(),
+            allowed.join(", ")
+        )),
+        None => {}
+    }
+    // Not a reservation launch, but the EC2NodeClass selects reservations the NodePool cannot
+    // use: their capacity sits idle while the on-demand/spot launch fails.
+    let unused: Vec<&CapacityReservation> = if reservation_hit {
+        Vec::new()
+    } else {
+        selected
+            .iter()
+            .copied()
+            .filter(|r| r.state.as_deref() != Some("expiring"))
+            .filter(|_| {
+                facts
+                    .nodepools
+                    .iter()
+                    .filter(|np| nodepools.contains(&np.meta.name))
+                    .any(|np| {
+                        np.allowed_values("karpenter.sh/capacity-type")
+                            .is_some_and(|v| !v.iter().any(|c| c == "reserved"))
+                    })
+            })
+            .collect()
+    };
+    if !unused.is_empty() {
+        summary.push_str(&format!(
+            " The EC2NodeClass selects capacity reservation{} {}, but the NodePool's `karpenter.sh/capacity-type` does not allow `reserved`, so Karpenter never launches into {}.",
+            if unused.len() > 1 { "s" } else { "" },
+            unused.iter().map(|r| describe_reservation(r, true)).collect::<Vec<_>>().join(", "),
+            if unused.len() > 1 { "them" } else { "it" }
+        ));
     }
     if price_too_low {
         if !summary.is_empty() {
@@ -487,9 +594,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if !full {
             // Not active yet: nothing to enlarge.
         } else if capacity_block {
+            let ty = known
+                .iter()
+                .find_map(|r| r.instance_type.clone())
+                .unwrap_or_else(|| "<instance-type>".to_string());
             steps.push(Remediation::command(
-                "A Capacity Block cannot be enlarged: buy another one (or extend it) for the extra instances:",
-                "aws ec2 describe-capacity-block-offerings --instance-type <instance-type> --instance-count <n> --capacity-duration-hours <hours>",
+                format!("A Capacity Block cannot be enlarged and ends at a fixed time{}: buy another block (or extend this one) for the extra instances and the time you need:", block_end(&known).map(|e| format!(" ({e})")).unwrap_or_default()),
+                format!("aws ec2 describe-capacity-block-offerings --instance-type {ty} --instance-count <n> --capacity-duration-hours <hours>"),
             ));
         } else {
             steps.push(Remediation::command(
@@ -502,11 +613,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\"]\n",
         ));
     }
-    if other_capacity || !reservation_hit {
+    if !unused.is_empty() {
+        let ids: Vec<&str> = unused.iter().map(|r| r.id.as_str()).collect();
         steps.push(Remediation::yaml(
-            format!("Give NodePool {np} more to fall back to: more families and sizes, every zone, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
-            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+            format!("Let NodePool {np} use the reserved capacity ({}) before on-demand and spot (`kubectl edit nodepool {np}`):", ids.join(", ")),
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\", \"spot\"]\n",
         ));
+    }
+    if other_capacity || !reservation_hit {
+        let zones_hint = match &zones {
+            Some(ZonesLeft::NoneLeft(_)) => "more zones",
+            _ => "every zone",
+        };
+        if legacy {
+            // v1alpha5: the requirements sit directly under the Provisioner's spec.
+            steps.push(Remediation::yaml(
+                format!("Give Provisioner {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit provisioner {np}`):"),
+                "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"5\"]\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"spot\", \"on-demand\"]\n",
+            ));
+        } else {
+            steps.push(Remediation::yaml(
+                format!("Give NodePool {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+            ));
+        }
     }
     for q in &quotas {
         steps.push(Remediation::command(
@@ -516,7 +646,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if codes.contains(&"SpotMaxPriceTooLow") {
         steps.push(Remediation::text(
-            "Remove the spot max price (a launch template or old provisioner setting): Karpenter's spot requests should pay up to the on-demand price.",
+            if legacy {
+                "Remove the spot max price (the AWSNodeTemplate's launch template or the Provisioner's provider settings): Karpenter's spot requests should pay up to the on-demand price."
+            } else {
+                "Remove the spot max price (a launch template or old provisioner setting): Karpenter's spot requests should pay up to the on-demand price."
+            },
         ));
     }
     let mut related: Vec<&'static str> = Vec::new();
@@ -533,6 +667,107 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(hits.iter().copied())
         .with_related(&related)
         .with_remediation(steps)]
+}
+
+/// The EC2NodeClasses the NodePools reference; every one in the input when none is found.
+fn nodeclasses_of<'a>(facts: &'a Facts, nodepools: &[String]) -> Vec<&'a NodeClass> {
+    let referenced: Vec<&NodeClass> = facts
+        .nodepools
+        .iter()
+        .filter(|np| nodepools.contains(&np.meta.name))
+        .filter_map(|np| facts.nodeclass(np.nodeclass_ref.as_deref()?))
+        .collect();
+    if referenced.is_empty() {
+        facts.nodeclasses.iter().collect()
+    } else {
+        referenced
+    }
+}
+
+/// `cr-... (Capacity Block, p5.48xlarge in us-east-1a, ends <time>)` from the EC2NodeClass
+/// status, with what it names (the type only when `with_type`).
+fn describe_reservation(r: &CapacityReservation, with_type: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match r.reservation_type.as_deref().filter(|_| with_type) {
+        Some("capacity-block") => parts.push("Capacity Block".to_string()),
+        Some("default") => parts.push("On-Demand Capacity Reservation".to_string()),
+        Some(other) => parts.push(other.to_string()),
+        None => {}
+    }
+    match (&r.instance_type, &r.zone) {
+        (Some(t), Some(z)) => parts.push(format!("{t} in {z}")),
+        (Some(t), None) => parts.push(t.clone()),
+        (None, Some(z)) => parts.push(format!("in {z}")),
+        (None, None) => {}
+    }
+    if let Some(end) = &r.end_time {
+        parts.push(format!("ends {end}"));
+    }
+    if parts.is_empty() {
+        r.id.clone()
+    } else {
+        format!("{} ({})", r.id, parts.join(", "))
+    }
+}
+
+/// `ends <time>` of the first Capacity Block with a known end.
+fn block_end(known: &[&CapacityReservation]) -> Option<String> {
+    known
+        .iter()
+        .filter(|r| r.is_capacity_block())
+        .find_map(|r| r.end_time.as_ref().map(|e| format!("ends {e}")))
+}
+
+enum ZonesLeft {
+    /// Zones the NodePool (and its EC2NodeClass subnets) allow with no shortage reported.
+    Free(Vec<String>),
+    /// The NodePool allows only these zones, and each reports the shortage.
+    NoneLeft(Vec<String>),
+}
+
+/// The zones the launch could still use, from the NodePool's zone requirement and the
+/// EC2NodeClass's resolved subnets, minus those a shortage names. `None` without a named
+/// shortage or without zones in the input.
+fn zones_left(
+    facts: &Facts,
+    nodepools: &[String],
+    classes: &[&NodeClass],
+    shortages: &[(String, String)],
+) -> Option<ZonesLeft> {
+    if shortages.is_empty() {
+        return None;
+    }
+    let pool_zones: Option<Vec<String>> = facts
+        .nodepools
+        .iter()
+        .filter(|np| nodepools.contains(&np.meta.name))
+        .find_map(|np| np.allowed_values("topology.kubernetes.io/zone"));
+    let mut subnet_zones: Vec<String> = Vec::new();
+    for (_, z) in classes.iter().flat_map(|c| c.status_subnets.iter()) {
+        if !z.is_empty() && !subnet_zones.contains(z) {
+            subnet_zones.push(z.clone());
+        }
+    }
+    let allowed: Vec<String> = match (pool_zones, subnet_zones.is_empty()) {
+        (Some(p), true) => p,
+        (Some(p), false) => p.into_iter().filter(|z| subnet_zones.contains(z)).collect(),
+        (None, false) => subnet_zones,
+        (None, true) => return None,
+    };
+    if allowed.is_empty() {
+        return None;
+    }
+    let short: Vec<&str> = shortages.iter().map(|(_, z)| z.as_str()).collect();
+    let free: Vec<String> = allowed
+        .iter()
+        .filter(|z| !short.contains(&z.as_str()))
+        .cloned()
+        .collect();
+    Some(if free.is_empty() {
+        ZonesLeft::NoneLeft(allowed)
+    } else {
+        ZonesLeft::Free(free)
+    })
 }
 
 /// `(instance type, zone)` of `We currently do not have sufficient <type> capacity in the
@@ -734,6 +969,30 @@ mod tests {
         assert!(d.remediation.iter().any(|r| r
             .text
             .contains("fall back to on-demand while the reservation is full")));
+    }
+
+    #[test]
+    fn a_provisioner_pinned_to_the_short_zone() {
+        let text = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: batch\nspec:\n  requirements:\n  - key: topology.kubernetes.io/zone\n    operator: In\n    values: [\"us-east-1a\"]\n---\n2023-09-04T17:40:02.118Z\tERROR\tcontroller.machine.lifecycle\tlaunching machine, creating cloud provider instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient c5.4xlarge capacity in the Availability Zone you requested (us-east-1a).\t{\"machine\": \"batch-x8k2p\", \"provisioner\": \"batch\"}\n";
+        let report = check_only("KW215", text);
+        assert_eq!(ids(&report), ["KW215"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("Provisioner batch allows only us-east-1a, and every one of them reports the shortage"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation
+                .iter()
+                .any(|r| r.text.contains("`kubectl edit provisioner batch`")
+                    && r.text.contains("more zones")
+                    && !r.yaml.as_deref().unwrap_or_default().contains("template")),
+            "{:?}",
+            d.remediation
+        );
+        assert!(!d.remediation.iter().any(|r| r.text.contains("NodePool")));
     }
 
     #[test]
