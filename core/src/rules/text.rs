@@ -320,17 +320,16 @@ pub fn cluster_name(facts: &Facts) -> Option<String> {
 /// `nodeclaim` field, or `nodeclaim/<name>`, `NodeClaim <name> event:` and
 /// `"NodeClaim":{"name":"<name>"}` in its text.
 pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
-    if let Some(o) = m
-        .object
-        .as_ref()
-        .filter(|o| o.kind.eq_ignore_ascii_case("nodeclaim"))
-    {
+    if let Some(o) = m.object.as_ref().filter(|o| {
+        o.kind.eq_ignore_ascii_case("nodeclaim") || o.kind.eq_ignore_ascii_case("machine")
+    }) {
         return Some(o.name.clone());
     }
     if let Some(r) = record_of(facts, m) {
-        if let Some(n) = r
-            .field_name("NodeClaim")
-            .or_else(|| r.field_name("nodeclaim"))
+        // Before v0.32 a Machine: `"machine": "<name>"` (console) or `"Machine":{"name":...}`.
+        if let Some(n) = ["NodeClaim", "nodeclaim", "Machine", "machine"]
+            .iter()
+            .find_map(|k| r.field_name(k).filter(|n| !n.is_empty()))
         {
             return Some(n);
         }

@@ -100,10 +100,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut summary = String::from(
         "EC2 refuses spot launches: the account has no EC2 Spot service-linked role (AWSServiceRoleForEC2Spot) and Karpenter's role may not create it (AuthFailure.ServiceLinkedRoleCreationNotPermitted)",
     );
+    // Before v0.32 the log names a Machine (`"machine": "<name>"`).
+    let legacy = crate::rules::version::before_v0_32(facts);
+    let claim = if legacy { "Machine" } else { "NodeClaim" };
     match nodeclaims.as_slice() {
         [] => summary.push('.'),
-        [one] => summary.push_str(&format!(", for NodeClaim {one}.")),
-        many => summary.push_str(&format!(", for NodeClaims {}.", many.join(", "))),
+        [one] => summary.push_str(&format!(", for {claim} {one}.")),
+        many => summary.push_str(&format!(", for {claim}s {}.", many.join(", "))),
     }
     let spot_only = spot_only_nodepools(facts, &nodeclaims);
     if treated_as_ice {
@@ -118,13 +121,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     } else {
         // Before v0.32 there were no NodeClaims: the provisioner (machine) retried.
-        let pre_nodeclaim = nodeclaims.is_empty()
-            && hits.iter().any(|m| {
-                contains_any(
-                    &m.text,
-                    &["launching node", "launching machine", "launching instances"],
-                )
-            });
+        let pre_nodeclaim = legacy
+            || nodeclaims.is_empty()
+                && hits.iter().any(|m| {
+                    contains_any(
+                        &m.text,
+                        &["launching node", "launching machine", "launching instances"],
+                    )
+                });
         summary.push_str(if pre_nodeclaim {
             " The launch fails and Karpenter retries it: no node comes up while spot is requested."
         } else {
