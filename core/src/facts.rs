@@ -860,6 +860,9 @@ pub struct Facts {
     pub empty_lists: Vec<EmptyList>,
     /// The shell commands the paste shows, in input order.
     pub commands: Vec<ShellCommand>,
+    /// karpenter-why's own report pasted back into the input: per source, its first and last
+    /// line (the `karpenter-why: <subject>` header, diagnoses, checklist, `Missing facts`).
+    pub own_report: Vec<(String, usize, usize)>,
     /// Karpenter version when the input reveals it (image tag, log `commit`/version line,
     /// chart labels), without a leading `v`.
     pub karpenter_version: Option<String>,
