@@ -196,7 +196,6 @@ fn from_provisioner_message(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     summary.push_str(" This is the configuration working as written (Karpenter before v0.32).");
     Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
-        .with_node_pool(g.nodepool.as_deref())
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(spec.and_then(|np| np.meta.evidence.clone()))
         .with_remediation(provisioner_fix(p))
