@@ -22,6 +22,9 @@ The Karpenter controller logs at debug level: the Deployment sets `LOG_LEVEL=deb
 (`"level":"DEBUG"` in the JSON format, a `DEBUG` level column in the console format, or the
 pre-v0.32 `Logging level set to: debug`).
 
+A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` prompt line counts too, unless a
+later one sets another level.
+
 Not: prose that tells of debug logging in the past (`we had LOG_LEVEL=debug but reverted it`)
 or asks about it (`should I set logLevel: debug?`), nor karpenter-why's own report pasted back
 (its advice says `LOG_LEVEL=debug`).
@@ -183,6 +186,41 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 }
             }
         }
+    }
+
+    // A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` the user ran, not set back
+    // by a later `LOG_LEVEL=<other>` on the same prompt history.
+    let log_level_of = |text: &str| -> Option<String> {
+        let at = text.find("LOG_LEVEL=")? + "LOG_LEVEL=".len();
+        let v: String = text[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        (!v.is_empty()).then_some(v)
+    };
+    let set_env = |c: &crate::facts::ShellCommand| {
+        c.tool == "kubectl"
+            && contains_ignore_ascii_case(&c.evidence.text, "set env")
+            && contains_ignore_ascii_case(&c.evidence.text, "karpenter")
+    };
+    for c in facts.commands.iter().filter(|c| set_env(c)) {
+        if !log_level_of(&c.evidence.text).is_some_and(|v| v.eq_ignore_ascii_case("debug")) {
+            continue;
+        }
+        let reverted = facts.commands.iter().any(|o| {
+            set_env(o)
+                && o.evidence.source == c.evidence.source
+                && o.evidence.line > c.evidence.line
+                && log_level_of(&o.evidence.text).is_some_and(|v| !v.eq_ignore_ascii_case("debug"))
+        });
+        if reverted || ours(&c.evidence) {
+            continue;
+        }
+        let what = "LOG_LEVEL=debug set with kubectl set env".to_string();
+        if !settings.contains(&what) {
+            settings.push(what);
+        }
+        evidence.push(c.evidence.clone());
     }
 
     // Debug lines in the logs.
