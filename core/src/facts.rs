@@ -536,11 +536,22 @@ pub struct NodeClaim {
 }
 
 impl NodeClaim {
+    /// The condition of that type; a v1alpha5 Machine's `MachineLaunched` is `Launched`.
     pub fn condition(&self, condition_type: &str) -> Option<&Condition> {
         self.conditions
             .iter()
-            .find(|c| c.condition_type == condition_type)
+            .find(|c| condition_type_is(&c.condition_type, condition_type))
     }
+}
+
+/// Whether a NodeClaim condition type is `wanted`, in either API: before v0.32 a Machine's
+/// conditions are `MachineLaunched`, `MachineRegistered`, `MachineInitialized`,
+/// `MachineDrifted`, `MachineEmpty`, `MachineExpired` (v1beta1 dropped the prefix).
+pub fn condition_type_is(actual: &str, wanted: &str) -> bool {
+    actual.eq_ignore_ascii_case(wanted)
+        || actual
+            .strip_prefix("Machine")
+            .is_some_and(|rest| rest.eq_ignore_ascii_case(wanted))
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -876,6 +887,9 @@ pub struct Facts {
     pub empty_lists: Vec<EmptyList>,
     /// The shell commands the paste shows, in input order.
     pub commands: Vec<ShellCommand>,
+    /// karpenter-why's own report pasted back into the input: per source, its first and last
+    /// line (the `karpenter-why: <subject>` header, diagnoses, checklist, `Missing facts`).
+    pub own_report: Vec<(String, usize, usize)>,
     /// Karpenter version when the input reveals it (image tag, log `commit`/version line,
     /// chart labels), without a leading `v`.
     pub karpenter_version: Option<String>,

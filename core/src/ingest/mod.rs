@@ -59,6 +59,9 @@ pub fn ingest(documents: &[Document]) -> Facts {
                 sink.facts.collected.insert(Collected::DebugLogs);
             }
         }
+        if let Some((first, last)) = own_report_range(doc) {
+            sink.facts.own_report.push((doc.label.clone(), first, last));
+        }
         for part in split_parts(doc) {
             let part = Part::new(&part, &mut sink);
             ingest_part(&part, &mut sink);
@@ -709,3 +712,48 @@ fn detect_version(facts: &mut Facts) {
 
 #[cfg(test)]
 mod tests;
+
+/// The 1-based first and last line of karpenter-why's own report (text or markdown) pasted into
+/// a document: from its first heading (`karpenter-why: <subject>`, a diagnosis header
+/// `error[KW201]` / `## error KW201`, `Checklist`, `Missing facts: ...`) to the end of the block
+/// under its last one (indented lines, list items, fences, table rows, blank lines). Only a
+/// document showing one of the report's own phrases has one.
+fn own_report_range(doc: &Document) -> Option<(usize, usize)> {
+    let strong = |t: &str| {
+        t.contains("Missing facts: collect these and run again")
+            || t.contains("kubectl karpenter-why explain KW")
+    };
+    if !strong(&doc.text) {
+        return None;
+    }
+    let heading = |t: &str| {
+        let t = t.trim_start_matches(['#', ' ']);
+        t.starts_with("karpenter-why: ")
+            || t.starts_with("Missing facts: collect these and run again")
+            || t.trim_end() == "Checklist"
+            || ["error", "warning", "info"].iter().any(|s| {
+                t.strip_prefix(s)
+                    .is_some_and(|r| r.starts_with("[KW") || r.starts_with(" KW"))
+            })
+    };
+    let lines: Vec<&str> = doc.text.lines().collect();
+    let number = |i: usize| {
+        doc.line_numbers
+            .as_ref()
+            .and_then(|n| n.get(i).copied())
+            .unwrap_or(i + 1)
+    };
+    let first = lines.iter().position(|t| heading(t) || strong(t))?;
+    let mut last = lines.iter().rposition(|t| heading(t) || strong(t))?;
+    while let Some(t) = lines.get(last + 1) {
+        let continues = t.starts_with([' ', '\t', '|'])
+            || t.starts_with("- ")
+            || t.starts_with("```")
+            || t.trim().is_empty();
+        if !continues {
+            break;
+        }
+        last += 1;
+    }
+    Some((number(first), number(last)))
+}

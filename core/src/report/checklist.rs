@@ -222,7 +222,7 @@ fn failing(conditions: &[Condition], order: &[&str]) -> Option<String> {
     order.iter().find_map(|t| {
         conditions
             .iter()
-            .find(|c| c.condition_type == *t && c.status != "True")
+            .find(|c| crate::facts::condition_type_is(&c.condition_type, t) && c.status != "True")
             .map(|c| {
                 let mut s = format!("{}={}", c.condition_type, c.status);
                 if let Some(r) = &c.reason {

@@ -320,17 +320,16 @@ pub fn cluster_name(facts: &Facts) -> Option<String> {
 /// `nodeclaim` field, or `nodeclaim/<name>`, `NodeClaim <name> event:` and
 /// `"NodeClaim":{"name":"<name>"}` in its text.
 pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
-    if let Some(o) = m
-        .object
-        .as_ref()
-        .filter(|o| o.kind.eq_ignore_ascii_case("nodeclaim"))
-    {
+    if let Some(o) = m.object.as_ref().filter(|o| {
+        o.kind.eq_ignore_ascii_case("nodeclaim") || o.kind.eq_ignore_ascii_case("machine")
+    }) {
         return Some(o.name.clone());
     }
     if let Some(r) = record_of(facts, m) {
-        if let Some(n) = r
-            .field_name("NodeClaim")
-            .or_else(|| r.field_name("nodeclaim"))
+        // Before v0.32 a Machine: `"machine": "<name>"` (console) or `"Machine":{"name":...}`.
+        if let Some(n) = ["NodeClaim", "nodeclaim", "Machine", "machine"]
+            .iter()
+            .find_map(|k| r.field_name(k).filter(|n| !n.is_empty()))
         {
             return Some(n);
         }
@@ -354,6 +353,78 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
     let rest = &m.text[i + "NodeClaim ".len()..];
     let name = name_from(rest)?;
     rest[name.len()..].starts_with(" event:").then_some(name)
+}
+
+/// The lines of karpenter-why's own report pasted back into the input (see
+/// `Facts::own_report`): its advice and quotes are the tool's words, not facts of the cluster.
+pub fn own_report_ranges(facts: &Facts) -> Vec<(String, usize, usize)> {
+    facts.own_report.clone()
+}
+
+/// Whether a line lies in one of `ranges` (see [`own_report_ranges`]).
+pub fn in_ranges(ranges: &[(String, usize, usize)], source: &str, line: usize) -> bool {
+    ranges
+        .iter()
+        .any(|(s, a, b)| s == source && (*a..=*b).contains(&line))
+}
+
+/// A line of prose that mentions a setting only as history or as a question: it ends with `?`
+/// or opens with a question word, or it tells of a past that is over (`we had`, `was`,
+/// `reverted`, `switched back`...). A setting line (`LOG_LEVEL=debug`, YAML, a command) is not prose.
+pub fn past_or_question_prose(text: &str) -> bool {
+    let t = text.trim();
+    let words: Vec<String> = t
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
+                .to_ascii_lowercase()
+        })
+        .collect();
+    let plain = words
+        .iter()
+        .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_alphabetic() || c == '\''))
+        .count();
+    let command = t.starts_with(['$', '-', '#', '{', '"'])
+        || ["kubectl ", "helm ", "export ", "k ", "oc "]
+            .iter()
+            .any(|c| t.starts_with(c));
+    if command || plain < 4 {
+        return false;
+    }
+    const QUESTION: &[&str] = &[
+        "should", "can", "could", "would", "do", "does", "did", "is", "are", "how", "why", "what",
+        "when", "shall", "may", "will",
+    ];
+    // Words that say the setting is over; not `yesterday` or `ago` (`we set it yesterday`
+    // means it is on now).
+    const PAST: &[&str] = &[
+        "had",
+        "was",
+        "were",
+        "previously",
+        "formerly",
+        "reverted",
+        "removed",
+        "disabled",
+        "anymore",
+    ];
+    const OVER: &[&str] = &[
+        "used to",
+        "turned off",
+        "turned it off",
+        "switched back",
+        "switched off",
+        "set back",
+        "set it back",
+        "no longer",
+    ];
+    let lower = t.to_ascii_lowercase();
+    t.ends_with('?')
+        || words
+            .first()
+            .is_some_and(|w| QUESTION.contains(&w.as_str()))
+        || words.iter().any(|w| PAST.contains(&w.as_str()))
+        || OVER.iter().any(|p| lower.contains(p))
 }
 
 #[cfg(test)]
@@ -471,5 +542,27 @@ mod tests {
             Some("blue")
         );
         assert_eq!(of("$ helm list -A\n"), None);
+    }
+
+    #[test]
+    fn past_or_question_prose_reads_history_and_questions() {
+        for t in [
+            "We had LOG_LEVEL=debug on the karpenter deployment last week but reverted it.",
+            "Should I set logLevel: debug in the karpenter helm values to see more?",
+            "karpenter used to run with LOG_LEVEL=debug until the upgrade",
+            "We switched back from LOG_LEVEL=debug to info this morning",
+        ] {
+            assert!(past_or_question_prose(t), "{t}");
+        }
+        for t in [
+            "LOG_LEVEL=debug",
+            "      LOG_LEVEL:  debug",
+            "$ kubectl set env deployment/karpenter -n karpenter LOG_LEVEL=debug",
+            "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --set logLevel=debug",
+            "We set LOG_LEVEL=debug on karpenter yesterday to chase this",
+            "Karpenter currently runs with LOG_LEVEL=debug in production",
+        ] {
+            assert!(!past_or_question_prose(t), "{t}");
+        }
     }
 }

@@ -298,6 +298,10 @@ pub fn classify(error: &str) -> ErrorClass {
         "server misbehaving",
         "temporary failure in name resolution",
     ]) || (has(&["lookup "]) && has(&["i/o timeout", "timeout"]))
+        // Go prints `dial tcp: lookup <host>...` only when resolving the host failed, whatever
+        // the resolver's own error (`connect: network is unreachable`, `connection refused`
+        // from the DNS server).
+        || has(&["dial tcp: lookup ", "dial tcp4: lookup ", "dial tcp6: lookup "])
     {
         return ErrorClass::Dns;
     }
@@ -558,6 +562,15 @@ fn cause_in(text: &str, image: Option<&ImageRef>) -> Option<String> {
         .map(str::trim)
         .unwrap_or(rest);
     (!rest.is_empty() && !rest.eq_ignore_ascii_case("ErrImagePull")).then(|| rest.to_string())
+}
+
+/// The pod of the scheduler's `Scheduled` event: `Successfully assigned <ns>/<pod> to <node>`.
+fn scheduled_pod(text: &str) -> Option<ObjectRef> {
+    let at =
+        find_ignore_ascii_case(text, "Successfully assigned ")? + "Successfully assigned ".len();
+    let token = text[at..].split_whitespace().next()?;
+    let (ns, name) = token.split_once('/')?;
+    (!ns.is_empty() && !name.is_empty()).then(|| ObjectRef::new("Pod", Some(ns), name))
 }
 
 /// The pod a message is about: the event's object, or `pod/<name>` in an events table row.
@@ -844,6 +857,27 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
                 && image_in(&m.text).is_some_and(|i| i.normalized() == key)
         });
     }
+    // A pod named nowhere else (a describe's Events section pasted alone): the scheduler's
+    // `Successfully assigned <ns>/<pod> to <node>` row above the failure, in the same source.
+    for f in &mut failures {
+        if !f.pods.is_empty() {
+            continue;
+        }
+        let Some(first) = f.messages.iter().min_by_key(|m| m.evidence.line) else {
+            continue;
+        };
+        let assigned = facts
+            .messages
+            .iter()
+            .filter(|m| {
+                m.evidence.source == first.evidence.source && m.evidence.line < first.evidence.line
+            })
+            .filter_map(|m| Some((m.evidence.line, scheduled_pod(&m.text)?)))
+            .max_by_key(|(l, _)| *l);
+        if let Some((_, pod)) = assigned {
+            f.pods.push(pod);
+        }
+    }
     // A pod named only by a status row still gets its namespace from the pod object.
     for f in &mut failures {
         crate::rules::sort_stable_by(&mut f.messages, |a, b| {
@@ -1012,6 +1046,7 @@ mod tests {
         let cases = [
             ("rpc error: code = DeadlineExceeded desc = failed to pull and unpack image: dial tcp 74.125.203.82:443: i/o timeout", ErrorClass::Timeout),
             ("dial tcp: lookup registry.k8s.io on 10.0.0.2:53: no such host", ErrorClass::Dns),
+            ("dial tcp: lookup quay.io on 172.20.0.10:53: dial udp 172.20.0.10:53: connect: network is unreachable", ErrorClass::Dns),
             ("dial tcp: lookup registry-1.docker.io on 172.20.0.10:53: read udp 10.0.1.1:5353->172.20.0.10:53: i/o timeout", ErrorClass::Dns),
             ("dial tcp 74.125.20.82:443: connect: connection refused", ErrorClass::ConnectionRefused),
             ("read tcp 10.2.0.49:42728->23.20.95.219:443: read: connection reset by peer", ErrorClass::ConnectionReset),

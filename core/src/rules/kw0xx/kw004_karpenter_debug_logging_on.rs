@@ -2,7 +2,9 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, LogRecord, Message, Setting, SettingSource};
-use crate::rules::text::karpenter_namespace_or_placeholder;
+use crate::rules::text::{
+    in_ranges, karpenter_namespace_or_placeholder, own_report_ranges, past_or_question_prose,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -19,6 +21,13 @@ The Karpenter controller logs at debug level: the Deployment sets `LOG_LEVEL=deb
 `--log-level=debug` flag; helm `logLevel: debug`), or the pasted logs hold debug lines
 (`"level":"DEBUG"` in the JSON format, a `DEBUG` level column in the console format, or the
 pre-v0.32 `Logging level set to: debug`).
+
+A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` prompt line counts too, unless a
+later one sets another level.
+
+Not: prose that tells of debug logging in the past (`we had LOG_LEVEL=debug but reverted it`)
+or asks about it (`should I set logLevel: debug?`), nor karpenter-why's own report pasted back
+(its advice says `LOG_LEVEL=debug`).
 
 ## Why it happens
 Debug logging is the right tool while investigating (KW005 recommends it), and is often left on
@@ -149,8 +158,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
     // Settings as text the ingest did not model: describe output, helm values, env as YAML
     // (name and value lines), in a document that is about Karpenter.
+    // karpenter-why's own report pasted back (its advice says `LOG_LEVEL=debug`), and prose
+    // that tells of debug logging in the past or asks about it, say nothing of the cluster now.
+    let own = own_report_ranges(facts);
+    let ours = |e: &Evidence| in_ranges(&own, &e.source, e.line);
     for (i, m) in facts.messages.iter().enumerate() {
-        if already(m) {
+        if already(m) || ours(&m.evidence) || past_or_question_prose(&m.text) {
             continue;
         }
         if let Some(what) = setting_in_text(&m.text).filter(|_| about_karpenter(m)) {
@@ -175,20 +188,56 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
 
+    // A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` the user ran, not set back
+    // by a later `LOG_LEVEL=<other>` on the same prompt history.
+    let log_level_of = |text: &str| -> Option<String> {
+        let at = text.find("LOG_LEVEL=")? + "LOG_LEVEL=".len();
+        let v: String = text[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        (!v.is_empty()).then_some(v)
+    };
+    let set_env = |c: &crate::facts::ShellCommand| {
+        c.tool == "kubectl"
+            && contains_ignore_ascii_case(&c.evidence.text, "set env")
+            && contains_ignore_ascii_case(&c.evidence.text, "karpenter")
+    };
+    for c in facts.commands.iter().filter(|c| set_env(c)) {
+        if !log_level_of(&c.evidence.text).is_some_and(|v| v.eq_ignore_ascii_case("debug")) {
+            continue;
+        }
+        let reverted = facts.commands.iter().any(|o| {
+            set_env(o)
+                && o.evidence.source == c.evidence.source
+                && o.evidence.line > c.evidence.line
+                && log_level_of(&o.evidence.text).is_some_and(|v| !v.eq_ignore_ascii_case("debug"))
+        });
+        if reverted || ours(&c.evidence) {
+            continue;
+        }
+        let what = "LOG_LEVEL=debug set with kubectl set env".to_string();
+        if !settings.contains(&what) {
+            settings.push(what);
+        }
+        evidence.push(c.evidence.clone());
+    }
+
     // Debug lines in the logs.
     let parsed: Vec<&LogRecord> = facts
         .logs
         .iter()
-        .filter(|r| r.level == "DEBUG" && is_karpenter_record(r))
+        .filter(|r| r.level == "DEBUG" && is_karpenter_record(r) && !ours(&r.evidence))
         .collect();
     let raw: Vec<&Message> = facts
         .messages
         .iter()
-        .filter(|m| raw_debug_line(&m.text))
+        .filter(|m| raw_debug_line(&m.text) && !ours(&m.evidence))
         .filter(|m| !parsed.iter().any(|r| r.evidence == m.evidence))
         .collect();
     let set_to_debug: Vec<&Message> = facts
         .messages_containing("Logging level set to: debug")
+        .filter(|m| !ours(&m.evidence))
         .collect();
     pre_v032 |= !set_to_debug.is_empty();
     let debug_lines = parsed.len() + raw.len();

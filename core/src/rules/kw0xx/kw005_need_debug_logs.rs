@@ -1,6 +1,9 @@
 //! KW005 need-debug-logs.
 
-use crate::facts::{contains_ignore_ascii_case, Collected, Facts, LogRecord, NodeClaim, ObjectRef};
+use crate::facts::{
+    contains_ignore_ascii_case, Collected, Facts, LogRecord, Message, NodeClaim, ObjectRef,
+    Setting, SettingSource,
+};
 use crate::rules::text::{karpenter_namespace_or_placeholder, token_after};
 use crate::rules::time::age_seconds;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -30,6 +33,12 @@ Signals: a Pending pod (its status, or `FailedScheduling` events) or a NodeClaim
 Launched, Registered or Initialized condition is not True; Karpenter log lines in the input,
 none at debug level (no `DEBUG` line, no `caller` field) and none at ERROR; and no other
 diagnosis explaining the problem.
+
+Before v0.32 (and, deprecated, up to v0.36) the level is the `config-logging` ConfigMap's
+`loglevel.controller` (or its `zap-logger-config` `level`), which the controller watches: the
+advice then patches that ConfigMap instead of setting `LOG_LEVEL`, quotes its current level, and
+says when the controller cannot read ConfigMaps (`failed to list *v1.ConfigMap: configmaps is
+forbidden`, `configmap "config-logging" not found`), since a level set there then never applies.
 
 ## Why it happens
 Karpenter logs its intermediate decisions at debug level only: pods it ignores, instance types
@@ -215,13 +224,63 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             many.join(", ")
         ),
     };
-    let summary = format!(
+    let mut summary = format!(
         "{}, but the Karpenter logs in the input ({lines} line{}, info level, no error) hold no line that explains it.{trail} Info-level logs record what Karpenter did, not why: debug logs add the pods it ignores, the instance types filtered out of a launch, subnet and AMI discovery, launch and registration timeouts.",
         problem.join("; "),
         if lines == 1 { "" } else { "s" }
     );
     let ns = karpenter_namespace_or_placeholder(facts);
-    let steps = vec![
+    // Before v0.32 (and, deprecated, to v0.36) the level lives in the `config-logging`
+    // ConfigMap (`loglevel.controller`, `zap-logger-config`), which Karpenter watches: no
+    // LOG_LEVEL env then.
+    let configmap: Vec<&Setting> = facts
+        .settings
+        .iter()
+        .filter(|s| {
+            s.source == SettingSource::ConfigMap
+                && (s.key == "loglevel.controller" || s.key == "zap-logger-config")
+        })
+        .collect();
+    let config_logging = !configmap.is_empty() || crate::rules::version::before_v0_32(facts);
+    if let Some(s) = configmap.iter().find(|s| s.key == "loglevel.controller") {
+        summary.push_str(&format!(
+            " The config-logging ConfigMap sets loglevel.controller: {}.",
+            s.value
+        ));
+    }
+    // The controller cannot read its config-logging ConfigMap: a level set there does not
+    // take effect until it can.
+    let unreadable: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            contains_ignore_ascii_case(&m.text, "v1.ConfigMap")
+                && (contains_ignore_ascii_case(&m.text, "is forbidden")
+                    || contains_ignore_ascii_case(&m.text, "failed to list"))
+                || contains_ignore_ascii_case(&m.text, "configmap \"config-logging\" not found")
+                || contains_ignore_ascii_case(&m.text, "configmaps \"config-logging\" not found")
+        })
+        .collect();
+    if !unreadable.is_empty() {
+        summary.push_str(" The controller also fails to read ConfigMaps (its config-logging one among them): a level set there takes effect only once it can read it (RBAC on configmaps in its namespace, or the ConfigMap missing).");
+    }
+    let steps = if config_logging {
+        vec![
+            Remediation::command(
+                "Raise Karpenter's log level for a while: before v0.32 it is the config-logging ConfigMap, which the controller watches (no restart):",
+                format!("kubectl patch configmap config-logging -n {ns} --type merge -p '{{\"data\":{{\"loglevel.controller\":\"debug\"}}}}'"),
+            ),
+            Remediation::command(
+                "Reproduce (wait for the pod to be retried, or recreate it), then collect the logs and analyse them with the rest of the input:",
+                format!("kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=15m --prefix > karpenter-debug.log"),
+            ),
+            Remediation::command(
+                "Set the level back afterwards: debug logging is voluminous (KW004):",
+                format!("kubectl patch configmap config-logging -n {ns} --type merge -p '{{\"data\":{{\"loglevel.controller\":\"info\"}}}}'"),
+            ),
+        ]
+    } else {
+        vec![
         Remediation::command(
             "Raise Karpenter's log level for a while (helm: --set logLevel=debug on the release):",
             format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=debug"),
@@ -234,7 +293,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "Set the level back afterwards: debug logging is voluminous (KW004):",
             format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=info"),
         ),
-    ];
+    ]
+    };
     let subject = pending
         .first()
         .map(|p| match p.split_once('/') {
@@ -254,6 +314,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     vec![Diagnosis::new(&META, summary)
         .with_object(subject.as_ref())
         .with_messages(evidence)
+        .with_messages(unreadable.iter().copied())
+        .with_evidence(configmap.iter().map(|s| s.evidence.clone()))
         .with_evidence(stuck_rows)
         .with_related(&["KW004"])
         .with_remediation(steps)]

@@ -35,6 +35,10 @@ retried. Since v1.5 Karpenter treats the error as insufficient capacity: it mark
 unavailable and falls back to on-demand where the NodePool allows it, so spot is silently
 skipped (and a spot-only NodePool launches nothing).
 
+When a later line shows it resolved (a spot `launched nodeclaim`, or `aws iam
+create-service-linked-role` output naming AWSServiceRoleForEC2Spot), the failure is told as past
+(severity warning).
+
 ## How to fix
 Create the role once per account:
 `aws iam create-service-linked-role --aws-service-name spot.amazonaws.com`
@@ -100,10 +104,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut summary = String::from(
         "EC2 refuses spot launches: the account has no EC2 Spot service-linked role (AWSServiceRoleForEC2Spot) and Karpenter's role may not create it (AuthFailure.ServiceLinkedRoleCreationNotPermitted)",
     );
+    // Before v0.32 the log names a Machine (`"machine": "<name>"`).
+    let legacy = crate::rules::version::before_v0_32(facts);
+    let claim = if legacy { "Machine" } else { "NodeClaim" };
     match nodeclaims.as_slice() {
         [] => summary.push('.'),
-        [one] => summary.push_str(&format!(", for NodeClaim {one}.")),
-        many => summary.push_str(&format!(", for NodeClaims {}.", many.join(", "))),
+        [one] => summary.push_str(&format!(", for {claim} {one}.")),
+        many => summary.push_str(&format!(", for {claim}s {}.", many.join(", "))),
     }
     let spot_only = spot_only_nodepools(facts, &nodeclaims);
     if treated_as_ice {
@@ -118,13 +125,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     } else {
         // Before v0.32 there were no NodeClaims: the provisioner (machine) retried.
-        let pre_nodeclaim = nodeclaims.is_empty()
-            && hits.iter().any(|m| {
-                contains_any(
-                    &m.text,
-                    &["launching node", "launching machine", "launching instances"],
-                )
-            });
+        let pre_nodeclaim = legacy
+            || nodeclaims.is_empty()
+                && hits.iter().any(|m| {
+                    contains_any(
+                        &m.text,
+                        &["launching node", "launching machine", "launching instances"],
+                    )
+                });
         summary.push_str(if pre_nodeclaim {
             " The launch fails and Karpenter retries it: no node comes up while spot is requested."
         } else {
@@ -151,11 +159,89 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         related.push("KW216");
     }
     let condition_evidence = conditions.into_iter().map(|(_, e)| e);
+    let resolved = resolved_after(facts, &hits);
+    if let Some(m) = resolved {
+        // Told in the past tense: the role exists now, or a spot launch went through.
+        for (now, then) in [
+            ("EC2 refuses spot launches", "EC2 refused spot launches"),
+            ("the account has no", "the account had no"),
+            ("may not create it", "might not create it"),
+            (
+                "The launch fails and Karpenter retries it",
+                "The launch failed and Karpenter retried it",
+            ),
+            ("no node comes up", "no node came up"),
+            ("spot is requested", "spot was requested"),
+            ("treats this as", "treated this as"),
+            ("is being skipped", "was skipped"),
+        ] {
+            summary = summary.replace(now, then);
+        }
+        let quote = if m.origin == crate::facts::MessageOrigin::KarpenterLog {
+            m.text
+                .split(':')
+                .next()
+                .unwrap_or(&m.text)
+                .trim()
+                .to_string()
+        } else {
+            m.evidence.text.trim().chars().take(100).collect()
+        };
+        summary.push_str(&format!(
+            " The input then shows it resolved (`{quote}`, line {}): this failure is past.",
+            m.evidence.line
+        ));
+    }
     vec![Diagnosis::new(&META, summary)
         .with_messages(hits.iter().copied())
+        .with_messages(resolved)
         .with_evidence(condition_evidence)
         .with_remediation(steps)
-        .with_related(&related)]
+        .with_related(&related)
+        .with_severity(if resolved.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        })]
+}
+
+/// A line later than every failure that shows spot launches work now: a spot `launched
+/// nodeclaim` (or machine), or `aws iam create-service-linked-role` output naming
+/// AWSServiceRoleForEC2Spot (created, or `has been taken`: it exists).
+fn resolved_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Message> {
+    let epoch = |m: &Message| {
+        m.time
+            .as_deref()
+            .and_then(crate::rules::time::epoch_seconds)
+    };
+    let after_every_failure = |m: &Message| {
+        !hits.is_empty()
+            && hits.iter().all(|h| match (epoch(h), epoch(m)) {
+                (Some(a), Some(b)) => b > a,
+                _ => m.evidence.source == h.evidence.source && m.evidence.line > h.evidence.line,
+            })
+    };
+    facts.messages.iter().find(|m| {
+        let spot_launch = contains_any(&m.text, &["launched nodeclaim", "launched machine"])
+            && (crate::rules::kw2xx::scheduling::record_of(facts, m)
+                .and_then(|r| {
+                    r.fields
+                        .get("capacity-type")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                })
+                .is_some_and(|c| c == "spot")
+                || contains_any(
+                    &m.text,
+                    &["\"capacity-type\":\"spot\"", "\"capacity-type\": \"spot\""],
+                ));
+        let role = contains_any(&m.text, &["AWSServiceRoleForEC2Spot"])
+            && contains_any(
+                &m.text,
+                &["\"RoleName\"", "has been taken", "ROLE\t", "Arn"],
+            );
+        (spot_launch || role) && after_every_failure(m)
+    })
 }
 
 /// NodePools of these NodeClaims (or all NodePools when none is known) whose capacity-type
@@ -268,5 +354,19 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW101", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_later_spot_launch_makes_it_past() {
+        let failure = r#"{"level":"ERROR","time":"2025-03-11T09:02:41.118Z","logger":"controller","message":"Reconciler error","NodeClaim":{"name":"spot-4kq9d"},"error":"launching nodeclaim, creating instance, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances."}"#;
+        let launched = r#"{"level":"INFO","time":"2025-03-11T09:24:12.901Z","logger":"controller","message":"launched nodeclaim","NodeClaim":{"name":"spot-m2x7w"},"capacity-type":"spot"}"#;
+        let on_demand = launched.replace("\"spot\"}", "\"on-demand\"}");
+        let now = check_only("KW101", failure);
+        assert_eq!(now.diagnoses[0].severity, Severity::Error);
+        let past = check_only("KW101", &format!("{failure}\n{launched}"));
+        assert_eq!(past.diagnoses[0].severity, Severity::Warning);
+        assert!(past.diagnoses[0].summary.contains("this failure is past"));
+        let still = check_only("KW101", &format!("{failure}\n{on_demand}"));
+        assert_eq!(still.diagnoses[0].severity, Severity::Error);
     }
 }

@@ -39,7 +39,8 @@ would come from Karpenter: chicken and egg. Otherwise the network path: private 
 a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way (`proxyconnect
 tcp: dial tcp <proxy>`: the HTTPS proxy the controller is configured with does not answer).
 When a later log line shows the controller reaching AWS again (a launch, a subnet or AMI
-discovery), the outage was transient and the diagnosis is a warning.
+discovery; by time, or by position when a line has no time, like a panic), the outage was
+transient and the diagnosis is a warning.
 
 ## How to fix
 Let Karpenter resolve through the VPC resolver: `helm upgrade --install karpenter ... --set
@@ -289,22 +290,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// A Karpenter log line, later than every failure, that only a controller with working AWS
 /// credentials and connectivity writes (a launch, a discovery): the outage was transient.
 fn recovered_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Message> {
-    let last_failure = hits
-        .iter()
-        .map(|m| {
-            m.time
-                .as_deref()
-                .and_then(crate::rules::time::epoch_seconds)
-        })
-        .collect::<Option<Vec<i64>>>()?
-        .into_iter()
-        .max()?;
+    let epoch = |m: &Message| {
+        m.time
+            .as_deref()
+            .and_then(crate::rules::time::epoch_seconds)
+    };
+    // Later by time when both lines carry one; else (a panic line, a console line without a
+    // time) by position in the same source.
+    let after_every_failure = |m: &Message| {
+        !hits.is_empty()
+            && hits.iter().all(|h| match (epoch(h), epoch(m)) {
+                (Some(a), Some(b)) => b > a,
+                _ => m.evidence.source == h.evidence.source && m.evidence.line > h.evidence.line,
+            })
+    };
     facts.messages.iter().find(|m| {
         m.origin == MessageOrigin::KarpenterLog
-            && m.time
-                .as_deref()
-                .and_then(crate::rules::time::epoch_seconds)
-                .is_some_and(|t| t > last_failure)
             && contains_any(
                 &m.text,
                 &[
@@ -317,6 +318,7 @@ fn recovered_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Messag
                     "created launch template",
                 ],
             )
+            && after_every_failure(m)
     })
 }
 

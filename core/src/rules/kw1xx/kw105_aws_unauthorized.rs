@@ -114,7 +114,7 @@ fn launch_conditions(facts: &Facts) -> Vec<(String, Option<Evidence>, bool)> {
         .flat_map(|nc| {
             nc.conditions
                 .iter()
-                .filter(|c| c.condition_type == "Launched")
+                .filter(|c| crate::facts::condition_type_is(&c.condition_type, "Launched"))
                 .filter_map(move |c| {
                     let ami = c.reason.as_deref() == Some("AMIAuthorizationFailure");
                     (ami || c.reason.as_deref() == Some("Unauthorized"))
@@ -282,8 +282,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     if !nodeclaims.is_empty() {
+        // Before v0.32 the log names a Machine.
+        let claim = crate::rules::kw3xx::common::claim_kind(facts, &nodeclaims[0]);
+        let claim = if claim == "NodeClaim" && crate::rules::version::before_v0_32(facts) {
+            "Machine"
+        } else {
+            claim
+        };
         summary.push_str(&format!(
-            " NodeClaim{} {} cannot launch.",
+            " {claim}{} {} cannot launch.",
             if nodeclaims.len() == 1 { "" } else { "s" },
             nodeclaims.join(", ")
         ));

@@ -22,7 +22,7 @@ pub struct SeenCondition {
 
 impl SeenCondition {
     pub fn is(&self, condition_type: &str) -> bool {
-        self.condition_type.eq_ignore_ascii_case(condition_type)
+        crate::facts::condition_type_is(&self.condition_type, condition_type)
     }
 
     pub fn not_true(&self) -> bool {
@@ -201,10 +201,9 @@ pub fn shown_initialized(facts: &Facts, nodeclaim: Option<&str>, node: Option<&s
     });
     let mut nodes: Vec<&str> = node.into_iter().collect();
     for c in claims {
-        if c.conditions
-            .iter()
-            .any(|k| k.condition_type == "Initialized" && k.status == "True")
-        {
+        if c.conditions.iter().any(|k| {
+            crate::facts::condition_type_is(&k.condition_type, "Initialized") && k.status == "True"
+        }) {
             return true;
         }
         nodes.extend(c.node_name.as_deref());

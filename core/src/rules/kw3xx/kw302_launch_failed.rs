@@ -3,7 +3,7 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
 use crate::rules::kw3xx::common::{
-    conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
+    claim_kind, conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
     LaunchError,
 };
@@ -35,7 +35,10 @@ message, v1.1 `Error creating fleet`). Error grammars: v1.0 `launching nodeclaim
 instance, with fleet error(s), <Code>: <Msg>`; v1.1-1.2 without `with fleet error(s)`; v1.3-1.4
 with `creating nodeclaim, `; v1.5+ with the `(aws-error-code=..., aws-operation-name=...,
 aws-service-name=...)` suffix; pre-v0.32 `Could not launch node, launching instances, ...` and
-`launching machine, creating cloud provider instance, ...`.
+`launching machine, creating cloud provider instance, ...`; v0.27-v0.31 `Reconciler error` with
+`creating machine, creating instance, ...` and the Machine's `MachineLaunched=False` reason
+`LaunchFailed` (a Machine's conditions carry the `Machine` prefix; it is deleted after the
+15-minute registration timeout).
 
 ## Why it happens
 Something in the launch request is wrong or refused: a launch template deleted behind
@@ -55,6 +58,7 @@ const SIGNALS: &[&str] = &[
     "launching nodeclaim, ",
     "could not launch node, ",
     "launching machine, ",
+    "creating machine, creating instance",
     "launchfailed",
     "instance launch failed",
     "error creating fleet",
@@ -256,14 +260,15 @@ fn reason_of_error(text: &str) -> &'static str {
 fn launched_after_all(facts: &Facts, name: &str) -> bool {
     let condition = facts.nodeclaims.iter().any(|c| {
         c.meta.name == name
-            && c.conditions
-                .iter()
-                .any(|k| k.condition_type == "Launched" && k.status == "True")
+            && c.conditions.iter().any(|k| {
+                crate::facts::condition_type_is(&k.condition_type, "Launched") && k.status == "True"
+            })
     });
     condition
         || facts.messages.iter().any(|m| {
             m.origin == MessageOrigin::KarpenterLog
-                && contains_ignore_ascii_case(&m.text, "launched nodeclaim")
+                && (contains_ignore_ascii_case(&m.text, "launched nodeclaim")
+                    || contains_ignore_ascii_case(&m.text, "launched machine"))
                 && !contains_ignore_ascii_case(&m.text, "failed launching nodeclaim")
                 && nodeclaim_of(facts, m).as_deref() == Some(name)
         })
@@ -286,7 +291,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let t = &m.text;
         let is_error = contains_ignore_ascii_case(t, "launching nodeclaim, ")
             || contains_ignore_ascii_case(t, "could not launch node, ")
-            || contains_ignore_ascii_case(t, "launching machine, ");
+            || contains_ignore_ascii_case(t, "launching machine, ")
+            // v0.27 to v0.31: `Reconciler error` with `creating machine, creating instance, ...`.
+            || contains_ignore_ascii_case(t, "creating machine, creating instance");
         if !is_error || contains_ignore_ascii_case(t, "failed launching nodeclaim") {
             continue;
         }
@@ -432,18 +439,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .find_map(|n| nodeclass_of_nodeclaim(facts, n))
         .or_else(|| sole_nodeclass(facts));
-    let mut summary = if nodeclaims.is_empty() && nodepool.is_some() {
-        "Karpenter could not launch the instances of the NodePool's NodeClaims".to_string()
-    } else if nodeclaims.is_empty() {
-        "Karpenter could not launch the NodeClaim's instance".to_string()
+    // Before v0.32 a Machine (of a Provisioner) with `MachineLaunched`.
+    let legacy = crate::rules::version::before_v0_32(facts)
+        || nodeclaims.iter().any(|n| claim_kind(facts, n) == "Machine")
+        || hits.iter().any(|h| {
+            contains_ignore_ascii_case(&h.text, "creating machine, ")
+                || contains_ignore_ascii_case(&h.text, "launching machine, ")
+                || contains_ignore_ascii_case(&h.text, "MachineLaunched")
+        });
+    let (claim, pool) = if legacy {
+        ("Machine", "Provisioner")
     } else {
-        format!(
-            "Karpenter could not launch {}",
-            named("NodeClaim", &nodeclaims)
-        )
+        ("NodeClaim", "NodePool")
+    };
+    let mut summary = if nodeclaims.is_empty() && nodepool.is_some() {
+        format!("Karpenter could not launch the instances of the {pool}'s {claim}s")
+    } else if nodeclaims.is_empty() {
+        format!("Karpenter could not launch the {claim}'s instance")
+    } else {
+        format!("Karpenter could not launch {}", named(claim, &nodeclaims))
     };
     if let Some(np) = &nodepool {
-        summary.push_str(&format!(" (NodePool {np})"));
+        summary.push_str(&format!(" ({pool} {np})"));
     }
     let reason_words: Vec<String> = reasons
         .iter()
@@ -463,7 +480,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push('.');
     }
-    summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
+    if legacy {
+        summary.push_str(" The Machine stays MachineLaunched=False, Karpenter retries the launch and deletes the Machine after the 15-minute registration timeout, so the pods stay Pending while this repeats.");
+    } else {
+        summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
+    }
     let nodeclass_cmd = match (&nodeclass, nodeclaims.first()) {
         (Some(n), _) => n.clone(),
         (None, Some(claim)) => format!(
@@ -484,10 +505,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     };
     let mut steps: Vec<Remediation> = reasons.iter().flat_map(|r| steps_for(r, &ctx)).collect();
     steps.push(Remediation::command(
-        "Read the whole error for the NodeClaim in the controller log:",
+        format!("Read the whole error for the {claim} in the controller log:"),
         format!(
-            "kubectl describe nodeclaim {} && kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{}'",
-            ctx.nodeclaim, ctx.ns, ctx.nodeclaim
+            "kubectl describe {} {} && kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{}'",
+            claim.to_ascii_lowercase(),
+            ctx.nodeclaim,
+            ctx.ns,
+            ctx.nodeclaim
         ),
     ));
     let mut related: Vec<&'static str> = Vec::new();

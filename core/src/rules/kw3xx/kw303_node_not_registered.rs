@@ -354,7 +354,9 @@ fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
         .iter()
         .filter(|c| c.meta.name == nodeclaim)
         .flat_map(|c| c.conditions.iter())
-        .any(|c| c.condition_type == "Registered" && c.status == "True");
+        .any(|c| {
+            crate::facts::condition_type_is(&c.condition_type, "Registered") && c.status == "True"
+        });
     logged || condition
 }
 

@@ -39,6 +39,9 @@ Machines (`garbage collecting machine with no cloudprovider representation`) and
 AWSNodeTemplate's `blockDeviceMappings`. An AWSNodeTemplate with a custom launch template
 (`launchTemplate: <name>`) hides the volumes and their key from Karpenter: short-lived Machines
 with one are inferred with low confidence, and the fix reads the launch template.
+A `kmsKeyID` that is an alias (`alias/<name>`, `arn:...:alias/<name>`) is resolved to the key it
+names when the input shows it (`aws kms list-aliases` `TargetKeyId`, `aws kms describe-key
+--key-id <alias>`, with its `KeyState`): key policies and `enable-key` take the key, not the alias.
 
 ## Why it happens
 EBS calls KMS (`CreateGrant`, `GenerateDataKeyWithoutPlaintext`, `Decrypt`) through EC2 as the
@@ -174,6 +177,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             })
         });
     let key = keys.first().map(|(k, _)| k.clone());
+    // An alias names a key; the key policy, enable-key and cancel-key-deletion take the key.
+    let resolved = key.as_deref().and_then(|k| resolve_alias(facts, k));
+    let unresolved_alias = key.as_deref().and_then(alias_name).is_some() && resolved.is_none();
+    let key_label = |k: &str| match &resolved {
+        Some(r) => format!("{k}, an alias of key {}", r.key),
+        None => k.to_string(),
+    };
+    let unusable_state = resolved
+        .as_ref()
+        .and_then(|r| r.state.clone())
+        .filter(|s| !s.eq_ignore_ascii_case("Enabled"));
     let nodeclass = keys.iter().find_map(|(_, nc)| nc.clone());
     // Before v0.32: Machines, Provisioners and AWSNodeTemplates (the only kind with a custom
     // launch template).
@@ -205,10 +219,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         None => format!("the {class_kind}"),
     };
     let template = templates.first();
-    let key_state = strong.iter().any(|m| {
-        contains_ignore_ascii_case(&m.text, "InvalidKMSKey")
-            || contains_ignore_ascii_case(&m.text, "incorrect state")
-    });
+    let key_state = unusable_state.is_some()
+        || strong.iter().any(|m| {
+            contains_ignore_ascii_case(&m.text, "InvalidKMSKey")
+                || contains_ignore_ascii_case(&m.text, "incorrect state")
+        });
     let reason_code = strong.iter().find_map(|m| state_reason_code(&m.text));
     let mut summary = String::new();
     if inferred {
@@ -219,8 +234,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
         match (&key, template) {
             (Some(k), _) => summary.push_str(&format!(
-                "{} encrypts its volumes with KMS key {k}: ",
-                class_label(nodeclass.as_deref())
+                "{} encrypts its volumes with KMS key {}: ",
+                class_label(nodeclass.as_deref()),
+                key_label(k)
             )),
             (None, Some(t)) => summary.push_str(&format!(
                 "{} launches with custom launch template {}, whose volumes and KMS key Karpenter cannot see: ",
@@ -240,8 +256,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if instances.len() > 1 { "their" } else { "its" },
         if key_state {
             format!(
-                "{}: the KMS key is not in a usable state (disabled or pending deletion)",
-                reason_code.map_or(String::new(), |c| format!(" ({c})"))
+                "{}: the KMS key is not in a usable state ({})",
+                reason_code.map_or(String::new(), |c| format!(" ({c})")),
+                unusable_state.as_deref().map_or_else(
+                    || "disabled or pending deletion".to_string(),
+                    |s| format!("describe-key shows KeyState {s}")
+                )
             )
         } else if inferred && key.is_none() {
             ": if the launch template encrypts them with a customer-managed KMS key, that key's policy most likely does not let EC2 use it for the account".to_string()
@@ -263,7 +283,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     if let (Some(k), false) = (&key, inferred) {
-        summary.push_str(&format!(" (volumes encrypted with {k})"));
+        summary.push_str(&format!(" (volumes encrypted with {})", key_label(k)));
     }
     summary.push('.');
     if let (Some(t), false) = (template, inferred) {
@@ -273,14 +293,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             t.name
         ));
     }
-    let key_id = key
-        .clone()
-        .unwrap_or_else(|| "<kms-key-id-or-arn>".to_string());
-    let region = region_of(facts, key.as_deref())
+    let key_id = match (&resolved, unresolved_alias) {
+        (Some(r), _) => r.key.clone(),
+        // Set by the describe-key step below.
+        (None, true) => "\"$KEY\"".to_string(),
+        (None, false) => key
+            .clone()
+            .unwrap_or_else(|| "<kms-key-id-or-arn>".to_string()),
+    };
+    let key_arn = resolved.as_ref().map(|r| r.key.as_str()).or(key.as_deref());
+    let region = region_of(facts, key_arn)
         .or_else(|| described_region(facts))
         .unwrap_or_else(|| "<region>".to_string());
-    let account = key
-        .as_deref()
+    let account = key_arn
         .and_then(|k| k.split(':').nth(4).map(str::to_string))
         .filter(|a| a.len() == 12)
         .unwrap_or_else(|| "<account-id>".to_string());
@@ -320,10 +345,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.blockDeviceMappings[*].ebs.kmsKeyID}{\"\\n\"}{end}'; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text",
         ));
     }
-    steps.push(Remediation::command(
-        "Check the key's state and policy:",
-        format!("aws kms describe-key --key-id {key_id} --query 'KeyMetadata.[KeyState,KeyManager]' --output text; aws kms get-key-policy --key-id {key_id} --policy-name default --output text"),
-    ));
+    match (&key, unresolved_alias) {
+        (Some(alias), true) => steps.push(Remediation::command(
+            format!("{alias} is an alias: the key policy and enable-key take the key it names, not the alias. Resolve it, then check the key's state and policy:"),
+            format!("KEY=$(aws kms describe-key --key-id {alias} --query KeyMetadata.Arn --output text); aws kms describe-key --key-id {key_id} --query 'KeyMetadata.[KeyState,KeyManager]' --output text; aws kms get-key-policy --key-id {key_id} --policy-name default --output text"),
+        )),
+        _ => steps.push(Remediation::command(
+            "Check the key's state and policy:",
+            format!("aws kms describe-key --key-id {key_id} --query 'KeyMetadata.[KeyState,KeyManager]' --output text; aws kms get-key-policy --key-id {key_id} --policy-name default --output text"),
+        )),
+    }
     steps.push(Remediation::yaml(
         "Add this statement to the key's existing policy (put-key-policy replaces the whole policy: merge it into what get-key-policy printed, then `aws kms put-key-policy --key-id ... --policy-name default --policy file://policy.json`). It lets any principal of the account use the key through EC2, which is what EBS needs, instead of naming one role:",
         format!(
@@ -366,6 +397,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(key_lines.iter().copied())
         .with_messages(templates.iter().filter_map(|t| t.message))
         .with_evidence(id_evidence)
+        .with_messages(resolved.iter().flat_map(|r| r.messages.iter().copied()))
+        .with_evidence(resolved.map(|r| r.evidence).unwrap_or_default())
         .with_related(&["KW302"])
         .with_remediation(steps);
     if inferred {
@@ -516,6 +549,200 @@ fn capitalised_label(label: &str) -> String {
         Some(rest) => format!("The {rest}"),
         None => label.to_string(),
     }
+}
+
+/// The key a KMS alias names, when the input shows it: `aws kms list-aliases` (JSON
+/// `"AliasName"`/`"AliasArn"` with the entry's `"TargetKeyId"`, or the text output's `ALIASES`
+/// row) or `aws kms describe-key --key-id <alias>` (its `"Arn"` / `"KeyId"`, and `"KeyState"`).
+struct ResolvedKey<'a> {
+    /// The key ARN when the alias ARN or describe-key gives region and account, else its ID.
+    key: String,
+    /// `KeyState` as describe-key printed it (`Disabled`, `PendingDeletion`...).
+    state: Option<String>,
+    evidence: Vec<Evidence>,
+    messages: Vec<&'a Message>,
+}
+
+/// `alias/<name>` of a key reference that is an alias (`alias/x`, `arn:...:alias/x`).
+fn alias_name(key: &str) -> Option<&str> {
+    let at = key.find("alias/")?;
+    (at == 0 || key[..at].ends_with(':')).then(|| &key[at..])
+}
+
+/// A key ID (a UUID, or a multi-Region `mrk-` ID) in a word.
+fn key_id_in(text: &str) -> Option<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|w| {
+            let uuid = w.len() == 36
+                && w.split('-').map(str::len).eq([8, 4, 4, 4, 12])
+                && w.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+            let mrk = w.len() == 36
+                && w.starts_with("mrk-")
+                && w[4..].chars().all(|c| c.is_ascii_hexdigit());
+            uuid || mrk
+        })
+        .map(str::to_string)
+}
+
+/// Whether a text names the alias as a whole word (not `alias/ebs-prod-old` for `alias/ebs-prod`).
+fn names_alias(text: &str, alias: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find(alias) {
+        let after = rest[at + alias.len()..].chars().next();
+        if !after.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '/')) {
+            return true;
+        }
+        rest = &rest[at + alias.len()..];
+    }
+    false
+}
+
+fn resolve_alias<'a>(facts: &'a Facts, key: &str) -> Option<ResolvedKey<'a>> {
+    let alias = alias_name(key)?;
+    let mut arn_prefix = key
+        .strip_suffix(alias)
+        .filter(|p| p.starts_with("arn:"))
+        .map(str::to_string);
+    let in_source = |source: &str| {
+        let mut lines: Vec<&Message> = facts
+            .messages
+            .iter()
+            .filter(|m| m.evidence.source == source)
+            .collect();
+        lines.sort_by_key(|m| m.evidence.line);
+        lines
+    };
+    let mut found: Option<(String, Vec<&Message>, Vec<Evidence>)> = None;
+    let mut state: Option<String> = None;
+    // list-aliases, JSON: the entry's lines between two `AliasName` lines.
+    for m in facts.messages.iter().filter(|m| {
+        (contains_ignore_ascii_case(&m.text, "\"AliasName\"")
+            || contains_ignore_ascii_case(&m.text, "\"AliasArn\""))
+            && names_alias(&m.text, alias)
+    }) {
+        let lines = in_source(&m.evidence.source);
+        let at = lines.iter().position(|o| std::ptr::eq(*o, m))?;
+        let entry = |o: &&&Message| {
+            !contains_ignore_ascii_case(&o.text, "\"AliasName\"") || std::ptr::eq(**o, m)
+        };
+        let after = lines[at..]
+            .iter()
+            .take(6)
+            .take_while(|o| entry(o) && !o.text.trim_start().starts_with('}'));
+        let before = lines[..at]
+            .iter()
+            .rev()
+            .take(6)
+            .take_while(|o| entry(o) && !o.text.trim_start().starts_with('{'));
+        let entry: Vec<&&Message> = after.chain(before).collect();
+        if let Some(t) = entry
+            .iter()
+            .find(|o| contains_ignore_ascii_case(&o.text, "\"TargetKeyId\""))
+        {
+            if let Some(id) = key_id_in(&t.text) {
+                // The entry's `AliasArn` gives region and account for the key's ARN.
+                if arn_prefix.is_none() {
+                    arn_prefix = entry.iter().find_map(|o| {
+                        let at = o.text.find("arn:")?;
+                        let arn = &o.text[at..];
+                        let end = arn.find(alias)?;
+                        Some(arn[..end].to_string())
+                    });
+                }
+                found = Some((id, vec![m, *t], Vec::new()));
+                break;
+            }
+        }
+    }
+    // list-aliases, text: `ALIASES  <alias arn>  alias/<name>  <target key id>  ...`.
+    if found.is_none() {
+        if let Some((m, id)) = facts.messages.iter().find_map(|m| {
+            let t = m.text.trim_start();
+            (t.starts_with("ALIASES") && names_alias(t, alias))
+                .then(|| key_id_in(t).map(|id| (m, id)))
+                .flatten()
+        }) {
+            found = Some((id, vec![m], Vec::new()));
+        }
+    }
+    // describe-key --key-id <alias>: the output below the command, up to the next prompt.
+    let describe_lines = facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.tool == "aws"
+                && contains_ignore_ascii_case(&c.evidence.text, "describe-key")
+                && names_alias(&c.evidence.text, alias)
+        })
+        .map(|c| {
+            (
+                c.evidence.source.clone(),
+                c.evidence.line,
+                c.evidence.clone(),
+            )
+        });
+    for (source, line, command) in describe_lines {
+        // The output ends at the next prompt line.
+        let next = facts
+            .commands
+            .iter()
+            .filter(|c| c.evidence.source == source && c.evidence.line > line)
+            .map(|c| c.evidence.line)
+            .min()
+            .unwrap_or(usize::MAX);
+        let output: Vec<&Message> = in_source(&source)
+            .into_iter()
+            .filter(|o| o.evidence.line > line && o.evidence.line < next)
+            .take(40)
+            .collect();
+        let arn = output.iter().find_map(|o| {
+            (contains_ignore_ascii_case(&o.text, "\"Arn\"")
+                || o.text.trim_start().starts_with("KEYMETADATA"))
+            .then(|| {
+                o.text
+                    .split(|c: char| c == '"' || c.is_whitespace())
+                    .find(|w| w.starts_with("arn:") && w.contains(":key/"))
+                    .map(|w| (w.to_string(), *o))
+            })
+            .flatten()
+        });
+        let id = output.iter().find_map(|o| {
+            contains_ignore_ascii_case(&o.text, "\"KeyId\"")
+                .then(|| key_id_in(&o.text).map(|id| (id, *o)))
+                .flatten()
+        });
+        state = output.iter().find_map(|o| {
+            let rest = tail_after(&o.text, "\"KeyState\"")?;
+            let v: String = rest
+                .trim_start_matches([':', ' ', '"'])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            (!v.is_empty()).then_some(v)
+        });
+        let state_line = output
+            .iter()
+            .find(|o| contains_ignore_ascii_case(&o.text, "\"KeyState\""))
+            .copied();
+        if let Some((k, o)) = arn.or(id) {
+            let mut ms = vec![o];
+            ms.extend(state_line);
+            found = Some((k, ms, vec![command]));
+            break;
+        }
+    }
+    let (id, messages, evidence) = found?;
+    let key = match (&arn_prefix, id.starts_with("arn:")) {
+        (_, true) => id,
+        (Some(p), false) => format!("{p}key/{id}"),
+        (None, false) => id,
+    };
+    Some(ResolvedKey {
+        key,
+        state,
+        evidence,
+        messages,
+    })
 }
 
 /// The state reason code in a text: `Client.InvalidKMSKey.InvalidState`, `Client.InternalError`.
@@ -871,5 +1098,55 @@ i-0e4f5a6b7c8d90a1b\tClient.InternalError\tClient.InternalError: Client error on
         ] {
             assert!(ids(&check_only("KW307", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn alias_resolution() {
+        assert_eq!(
+            alias_name("arn:aws:kms:eu-west-1:1:alias/x"),
+            Some("alias/x")
+        );
+        assert_eq!(alias_name("alias/x"), Some("alias/x"));
+        assert_eq!(alias_name("arn:aws:kms:eu-west-1:1:key/notalias/x"), None);
+        assert!(names_alias(
+            "\"AliasName\": \"alias/team-ebs\",",
+            "alias/team-ebs"
+        ));
+        assert!(!names_alias(
+            "\"AliasName\": \"alias/team-ebs-old\",",
+            "alias/team-ebs"
+        ));
+        // Unresolved: the commands resolve the alias first (key policies take no alias).
+        let report = check_only(
+            "KW307",
+            "kmsKeyID: alias/team-ebs\nState transition reason message: Client.InternalError: Client error on launch",
+        );
+        let d = &report.diagnoses[0];
+        assert!(!d.summary.contains("an alias of key"), "{}", d.summary);
+        let check = d
+            .remediation
+            .iter()
+            .filter_map(|r| r.command.as_deref())
+            .find(|c| c.contains("get-key-policy"))
+            .unwrap();
+        assert!(
+            check.starts_with("KEY=$(aws kms describe-key --key-id alias/team-ebs"),
+            "{check}"
+        );
+        assert!(
+            check.contains("get-key-policy --key-id \"$KEY\""),
+            "{check}"
+        );
+        // Resolved by a text-output list-aliases row.
+        let report = check_only(
+            "KW307",
+            "kmsKeyID: arn:aws:kms:us-east-2:111122223333:alias/team-ebs\nALIASES\tarn:aws:kms:us-east-2:111122223333:alias/team-ebs\talias/team-ebs\t9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d\nState transition reason message: Client.InternalError: Client error on launch",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("an alias of key arn:aws:kms:us-east-2:111122223333:key/9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"),
+            "{}",
+            d.summary
+        );
     }
 }

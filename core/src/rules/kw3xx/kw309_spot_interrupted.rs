@@ -1,5 +1,6 @@
 //! KW309 spot-interrupted.
 
+use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique};
 use crate::rules::kw3xx::interruption::{
@@ -30,6 +31,8 @@ interruption message` with its `messageKind` (`spot_interrupted`, `instance_term
 `instance_stopped`, `scheduled_change`, `capacity_reservation_interrupted`); pre-v0.32 `deleted
 node from interruption message` (`messageKind` `SpotInterruptionKind`, `StateChangeKind`,
 `ScheduledChangeKind`).
+Not an instance EC2 terminated at launch because of its volumes' KMS key: KW307 explains that
+termination, and this rule leaves its lines (and its NodeClaims' state changes) to it.
 
 ## Why it happens
 Spot capacity is reclaimed when EC2 needs it back; pools of one instance type in one zone are
@@ -128,7 +131,20 @@ fn describe_kind(kind: &str) -> String {
     }
 }
 
+/// What KW307 explains: an instance EC2 terminated at launch because of its volumes' KMS key is
+/// not reclaimed capacity. The lines KW307 cites, and its NodeClaims.
+fn kms_explained(facts: &Facts) -> (Vec<Evidence>, Vec<String>) {
+    let mut lines = Vec::new();
+    let mut claims = Vec::new();
+    for d in (super::kw307_kms_key_denies_ebs::RULE.check)(facts) {
+        lines.extend(d.evidence);
+        claims.extend(d.object.into_iter().chain(d.objects).map(|o| o.name));
+    }
+    (lines, claims)
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let (kms_lines, kms_claims) = kms_explained(facts);
     let mut hits: Vec<&Message> = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
     let mut nodes: Vec<String> = Vec::new();
@@ -138,6 +154,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let Some(kind) = kind_of(facts, m) else {
             continue;
         };
+        // The same termination KW307 explains (its evidence, or a state change of its
+        // NodeClaim) is not reported twice.
+        let state_change = !kind.starts_with("spot") && !kind.contains("rebalance");
+        if kms_lines
+            .iter()
+            .any(|e| e.source == m.evidence.source && e.line == m.evidence.line)
+            || (state_change && nodeclaim_of(facts, m).is_some_and(|n| kms_claims.contains(&n)))
+        {
+            continue;
+        }
         hits.push(m);
         if kind != "termination on interruption" {
             push_unique(&mut kinds, kind);

@@ -16,6 +16,7 @@
 
 use std::borrow::Cow;
 
+use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::text::{contains_any, token_after};
@@ -227,6 +228,74 @@ pub fn split_qualified(qualified: &str) -> (Option<&str>, &str) {
 /// `-n <ns> ` for a command, empty without a namespace.
 pub fn ns_flag(ns: Option<&str>) -> String {
     ns.map(|n| format!(" -n {n}")).unwrap_or_default()
+}
+
+/// Where the input shows the object removed, or the annotation taken off it, after `after` (a
+/// later line of the same source): a `kubectl delete <kind> <name>` or `kubectl annotate <kind>
+/// <name> <annotation>-` prompt line, or kubectl's output `<kind>/<name> deleted`, `<kind>
+/// "<name>" deleted`. `kind` is the canonical kind (`Pod`, `Node`); `annotation` `None` asks
+/// for a delete only.
+pub fn lifted_after(
+    facts: &Facts,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+    annotation: Option<&str>,
+    after: &Evidence,
+) -> Option<Evidence> {
+    let later = |e: &Evidence| e.source == after.source && e.line > after.line;
+    let ns_ok = |ns: Option<&str>| namespace.is_none() || ns.is_none() || ns == namespace;
+    let command = facts.commands.iter().find(|c| {
+        if !later(&c.evidence) || c.tool != "kubectl" || !ns_ok(c.namespace.as_deref()) {
+            return false;
+        }
+        let names_it = c.kinds.iter().any(|k| k == kind)
+            && (c.name.as_deref() == Some(name)
+                || c.evidence
+                    .text
+                    .split_whitespace()
+                    .any(|w| w == name || w.strip_suffix(name).is_some_and(|p| p.ends_with('/'))));
+        let removes = match (c.verb.as_deref(), annotation) {
+            (Some("delete"), _) => true,
+            (Some("annotate"), Some(a)) => c
+                .evidence
+                .text
+                .split_whitespace()
+                .any(|w| w.strip_suffix('-') == Some(a)),
+            _ => false,
+        };
+        names_it && removes
+    });
+    if let Some(c) = command {
+        return Some(c.evidence.clone());
+    }
+    let lower = kind.to_ascii_lowercase();
+    let outputs = [
+        format!("{lower}/{name} deleted"),
+        format!("{lower} \"{name}\" deleted"),
+    ];
+    let annotated = format!("{lower}/{name} annotated");
+    facts
+        .messages
+        .iter()
+        .find(|m| {
+            later(&m.evidence)
+                && (outputs.iter().any(|o| m.text.trim() == o.as_str())
+                    || (annotation.is_some() && m.text.trim() == annotated
+                        // `annotated` alone does not say which annotation: the prompt line
+                        // above it must take this one off.
+                        && facts.commands.iter().any(|c| {
+                            c.evidence.source == m.evidence.source
+                                && c.evidence.line < m.evidence.line
+                                && annotation.is_some_and(|a| {
+                                    c.evidence
+                                        .text
+                                        .split_whitespace()
+                                        .any(|w| w.strip_suffix('-') == Some(a))
+                                })
+                        })))
+        })
+        .map(|m| m.evidence.clone())
 }
 
 #[cfg(test)]

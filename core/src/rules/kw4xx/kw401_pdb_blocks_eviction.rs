@@ -5,8 +5,8 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    messages_with, node_name, ns_flag, number_after, push_unique, serrors_values, split_qualified,
-    subject_of, subjects_label, unescaped,
+    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, serrors_values,
+    split_qualified, subject_of, subjects_label, unescaped,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -37,6 +37,12 @@ events `Failed to drain node, evicting pod violates a PDB (Pod=<ns>/<pod>)` (v1.
 `Failed to drain node, <n> pods are waiting to be evicted`; the v1.0 log `can't drain node, PDB
 "<ns>/<name>" is blocking evictions`; and, from objects, a PDB with `status.disruptionsAllowed:
 0` selecting a pod that runs on a node.
+
+A drain that names no budget (`<n> pods are waiting to be evicted`) is joined with the input's
+PDBs at 0 allowed disruptions that cover a pod on the node (`kubectl get pdb -A` rows too), named
+in the summary. When the input later shows the budget (or the pod) deleted, or the
+do-not-disrupt annotation that held the drain taken off, the block is past: said so, severity
+info.
 
 ## Why it happens
 The budget counts healthy pods. With `minAvailable` equal to the healthy count (or
@@ -73,6 +79,9 @@ struct Group<'a> {
     messages: Vec<&'a Message>,
     /// From a PDB object alone (no event or log line names it).
     inferred: bool,
+    /// For a drain that names no budget: the input's PDBs allowing 0 disruptions that cover a
+    /// pod on the node, with those pods.
+    likely: Vec<(String, Vec<String>)>,
 }
 
 impl Group<'_> {
@@ -142,6 +151,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             None => i += 1,
         }
     }
+    // A drain that names no budget: the budgets at 0 allowed disruptions that cover a pod on
+    // the node are the likely cause.
+    for g in groups
+        .iter_mut()
+        .filter(|g| g.pdbs.is_empty() && g.pods.is_empty())
+    {
+        g.likely = likely_pdbs(facts, &g.subjects);
+    }
     // A PDB allowing no disruption that covers a scheduled pod blocks that pod's node even
     // when no event says so yet.
     for pdb in &facts.pdbs {
@@ -149,7 +166,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         }
         let name = pdb_name(pdb);
-        if groups.iter().any(|g| g.pdbs.contains(&name)) {
+        if groups
+            .iter()
+            .any(|g| g.pdbs.contains(&name) || g.likely.iter().any(|(n, _)| *n == name))
+        {
             continue;
         }
         let on_nodes: Vec<&Pod> = covered_pods(facts, pdb)
@@ -232,6 +252,46 @@ fn covered_pods<'a>(facts: &'a Facts, pdb: &Pdb) -> Vec<&'a Pod> {
             }
         })
         .collect()
+}
+
+/// The pods on these nodes (`ns/name`): the describe's Non-terminated Pods, and pods whose
+/// `spec.nodeName` is one of them.
+fn pods_on(facts: &Facts, subjects: &[ObjectRef]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in subjects.iter().filter(|s| s.kind == "Node") {
+        for n in facts.nodes.iter().filter(|n| n.meta.name == s.name) {
+            for p in &n.pods {
+                push_unique(&mut out, p.qualified_name());
+            }
+        }
+        for p in facts
+            .pods
+            .iter()
+            .filter(|p| p.node_name.as_deref() == Some(s.name.as_str()))
+        {
+            push_unique(&mut out, p.object_ref().qualified_name());
+        }
+    }
+    out
+}
+
+/// The PDBs at 0 allowed disruptions that cover a pod on these nodes, each with those pods.
+fn likely_pdbs(facts: &Facts, subjects: &[ObjectRef]) -> Vec<(String, Vec<String>)> {
+    let on_node = pods_on(facts, subjects);
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for pod in &on_node {
+        for pdb in pdbs_covering_pod(facts, pod) {
+            if pdb.disruptions_allowed != Some(0) {
+                continue;
+            }
+            let name = pdb_name(pdb);
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, pods)) => push_unique(pods, pod.clone()),
+                None => out.push((name, vec![pod.clone()])),
+            }
+        }
+    }
+    out
 }
 
 fn pdbs_covering_pod<'a>(facts: &'a Facts, qualified_pod: &str) -> Vec<&'a Pdb> {
@@ -356,6 +416,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let pdb_objects: Vec<&Pdb> = g
         .pdbs
         .iter()
+        .chain(g.likely.iter().map(|(n, _)| n))
         .filter_map(|n| facts.pdbs.iter().find(|p| &pdb_name(p) == n))
         .collect();
     let mut summary = if g.multiple && g.pdbs.is_empty() && !g.pods.is_empty() {
@@ -397,6 +458,17 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     }
     if let Some(n) = g.waiting {
         summary.push_str(&format!(" {n} pods are waiting to be evicted."));
+    }
+    if !g.likely.is_empty() {
+        let list: Vec<String> = g
+            .likely
+            .iter()
+            .map(|(n, pods)| format!("{n} (pod {})", pods.join(", ")))
+            .collect();
+        summary.push_str(&format!(
+            " The event names no budget; the input's PodDisruptionBudgets at 0 allowed disruptions that cover pods on the node: {}.",
+            list.join(", ")
+        ));
     }
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut unhealthy: Vec<(String, String)> = Vec::new();
@@ -451,7 +523,21 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if let Some(p) = &pull {
         d = d.with_messages(p.messages.iter().copied());
     }
-    if g.inferred {
+    if let Some(lifted) = lifted_later(facts, g) {
+        // Told in the past tense: the block is over.
+        for (now, then) in [
+            ("prevents pod evictions", "prevented pod evictions"),
+            ("Karpenter cannot", "Karpenter could not"),
+            ("pods are waiting", "pods were waiting"),
+            ("violates its budget", "violated its budget"),
+        ] {
+            d.summary = d.summary.replace(now, then);
+        }
+        d.summary.push_str(
+            " The input then shows what blocked the drain removed (the budget or pod deleted, or the annotation taken off): that block is past, and a drain failure reported before it is not current.",
+        );
+        d = d.with_evidence(lifted).with_severity(Severity::Info);
+    } else if g.inferred {
         d = d
             .with_severity(Severity::Warning)
             .with_confidence(Confidence::Medium);
@@ -465,6 +551,64 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d.with_confidence(Confidence::Medium);
     }
     d
+}
+
+/// Where the input shows, after the group's last message, every budget it names (or, for a
+/// drain naming none, every likely one) deleted, or every pod it names deleted: the block was
+/// lifted.
+fn lifted_later(facts: &Facts, g: &Group<'_>) -> Option<Vec<Evidence>> {
+    let last = g
+        .messages
+        .iter()
+        .map(|m| &m.evidence)
+        .max_by_key(|e| e.line)?;
+    let (kind, names): (&str, Vec<&String>) = if !g.pdbs.is_empty() {
+        ("PodDisruptionBudget", g.pdbs.iter().collect())
+    } else if !g.pods.is_empty() {
+        ("Pod", g.pods.iter().collect())
+    } else if !g.likely.is_empty() {
+        (
+            "PodDisruptionBudget",
+            g.likely.iter().map(|(n, _)| n).collect(),
+        )
+    } else {
+        return do_not_disrupt_lifted(facts, g, last);
+    };
+    names
+        .iter()
+        .map(|q| {
+            let (ns, name) = split_qualified(q);
+            lifted_after(facts, kind, ns, name, None, last)
+        })
+        .collect()
+}
+
+/// A drain naming no budget on a node that a karpenter.sh/do-not-disrupt annotation blocked
+/// (`Pod "<ns>/<pod>" has "karpenter.sh/do-not-disrupt" annotation`, or the node's own): the
+/// input shows that pod deleted, or the annotation taken off, after the drain failure.
+fn do_not_disrupt_lifted(facts: &Facts, g: &Group<'_>, last: &Evidence) -> Option<Vec<Evidence>> {
+    const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
+    let mut out = Vec::new();
+    for m in &facts.messages {
+        if !contains_ignore_ascii_case(&m.text, ANNOTATION)
+            || !subject_of(m).is_some_and(|s| g.subjects.contains(&s))
+        {
+            continue;
+        }
+        let t = unescaped(&m.text);
+        let lifted = match quoted_after(&t, "pod ") {
+            Some(q) => {
+                let (ns, name) = split_qualified(&q);
+                lifted_after(facts, "Pod", ns, name, Some(ANNOTATION), last)
+            }
+            None => g
+                .subjects
+                .iter()
+                .find_map(|s| lifted_after(facts, &s.kind, None, &s.name, Some(ANNOTATION), last)),
+        };
+        out.push(lifted?);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Karpenter reports a PDB only while it allows 0 disruptions: when the input shows every PDB

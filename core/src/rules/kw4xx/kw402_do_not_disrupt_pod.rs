@@ -3,7 +3,8 @@
 use crate::facts::{Facts, Message, ObjectRef, Pod};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
-    grouped_hits, push_unique, serrors_values, split_qualified, subject_of, subjects_label,
+    grouped_hits, lifted_after, push_unique, serrors_values, split_qualified, subject_of,
+    subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -30,6 +31,10 @@ Node: `), `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=<ns>/<pod>)` (v
 pre-v0.32 `pod <pod> has do-not-evict annotation` (annotation `karpenter.sh/do-not-evict`); and
 a pod on a node whose annotation is `"true"` or a duration. An invalid value
 (`InvalidDoNotDisruptAnnotation`) is ignored by Karpenter and blocks nothing.
+
+When the input later shows the pod deleted (`kubectl delete pod`, `pod "<pod>" deleted`) or the
+annotation taken off it (`kubectl annotate pod <pod> karpenter.sh/do-not-disrupt-`), the block is
+past: said so, severity info.
 
 ## Why it happens
 The annotation is set on purpose for pods that must run to completion (batch jobs, builds,
@@ -256,6 +261,30 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if g.from_object {
         summary.push_str(" (Inferred from the pod's annotation; no event in the input names it.)");
     }
+    // The pod deleted, or the annotation taken off it, later in the input: the block is past.
+    let lifted = g.pod.as_deref().and_then(|q| {
+        let (ns, name) = split_qualified(q);
+        let last = g
+            .messages
+            .iter()
+            .map(|m| &m.evidence)
+            .max_by_key(|e| e.line)?;
+        [ANNOTATION, LEGACY_ANNOTATION]
+            .iter()
+            .find_map(|a| lifted_after(facts, "Pod", ns, name, Some(a), last))
+    });
+    if let Some(e) = &lifted {
+        let how = if e.text.contains(" annotate") || e.text.trim_end().ends_with("annotated") {
+            "the annotation taken off it"
+        } else {
+            "the pod deleted"
+        };
+        summary = format!(
+            "{pod_label} carried {}, which kept Karpenter from disrupting {}. The input then shows {how}: that block is past, and Karpenter can disrupt the node at its next pass.",
+            g.which.label(),
+            subjects_label(&g.subjects)
+        );
+    }
     let (ns, name) = match g.pod.as_deref() {
         Some(q) => match split_qualified(q) {
             (Some(ns), name) => (ns.to_string(), name.to_string()),
@@ -297,7 +326,12 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("metadata:\n  annotations:\n    {ANNOTATION}: \"4h\"\n"),
         ));
     }
-    Diagnosis::new(&META, summary)
+    if lifted.is_some() {
+        steps = vec![Remediation::text(
+            "Nothing to undo for this pod. If its workload's pod template sets the annotation, the pods it creates block again: remove it there.",
+        )];
+    }
+    let d = Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
         .with_confidence(if g.from_object {
             Confidence::Medium
@@ -318,7 +352,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 .filter(|_| g.from_object)
                 .and_then(|p| p.meta.evidence.clone()),
         )
-        .with_remediation(steps)
+        .with_evidence(lifted.clone())
+        .with_remediation(steps);
+    if lifted.is_some() {
+        d.with_severity(Severity::Info)
+    } else {
+        d
+    }
 }
 
 #[cfg(test)]

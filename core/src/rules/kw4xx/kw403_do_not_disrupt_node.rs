@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{hits, push_unique, subject_of, subjects_label, Hits};
+use crate::rules::kw4xx::disruption::{
+    hits, lifted_after, push_unique, subject_of, subjects_label, Hits,
+};
 use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -27,6 +29,11 @@ capitalised `Disruption is blocked through ...`), the v0.3x wording `Disruption 
 the "karpenter.sh/do-not-disrupt" annotation`, and a Node or NodeClaim object carrying the
 annotation.
 
+Before v1 the Node annotation `karpenter.sh/do-not-consolidate: "true"` stopped consolidation
+only (event `karpenter.sh/do-not-consolidate annotation exists`). When the input later shows the
+annotation taken off (`kubectl annotate node <node> karpenter.sh/do-not-disrupt-`), the block is
+past: said so, severity info.
+
 ## Why it happens
 Someone annotated the node to protect it during an investigation or a maintenance window, or
 the NodePool's `spec.template.metadata.annotations` puts it on every NodeClaim it creates.
@@ -38,22 +45,38 @@ template sets it, remove it there, or new nodes carry it again.
 "#,
 };
 
-const SIGNALS: &[&str] = &["karpenter.sh/do-not-disrupt", "disruption is blocked"];
+const SIGNALS: &[&str] = &[
+    "karpenter.sh/do-not-disrupt",
+    "disruption is blocked",
+    "karpenter.sh/do-not-consolidate",
+];
 
 const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
+/// Before v1 (v0.2x to v0.37) the Node annotation that stopped consolidation only; its
+/// `Unconsolidatable` event reads `karpenter.sh/do-not-consolidate annotation exists`.
+const LEGACY_ANNOTATION: &str = "karpenter.sh/do-not-consolidate";
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
-        contains_ignore_ascii_case(t, "disruption is blocked")
-            && contains_ignore_ascii_case(t, ANNOTATION)
+        (contains_ignore_ascii_case(t, "disruption is blocked")
+            && contains_ignore_ascii_case(t, ANNOTATION))
+            || contains_ignore_ascii_case(t, "karpenter.sh/do-not-consolidate annotation exists")
     });
+    let legacy = found
+        .messages
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, LEGACY_ANNOTATION))
+        || facts
+            .nodes
+            .iter()
+            .any(|n| legacy_annotated(&n.meta.annotations));
     let mut found = without_removed(facts, found);
     let mut from_objects: Vec<ObjectRef> = Vec::new();
     let mut evidence: Vec<Evidence> = Vec::new();
     for n in facts
         .nodes
         .iter()
-        .filter(|n| annotated(&n.meta.annotations))
+        .filter(|n| annotated(&n.meta.annotations) || legacy_annotated(&n.meta.annotations))
     {
         from_objects.push(ObjectRef::new("Node", None, &n.meta.name));
         evidence.extend(n.meta.evidence.clone());
@@ -78,6 +101,44 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
     let inferred = found.is_empty();
+    // Taken off later in the input (`kubectl annotate node <n> karpenter.sh/do-not-disrupt-`):
+    // the block is past.
+    let mut lifted: Vec<Evidence> = Vec::new();
+    let blocked_at: Vec<(&ObjectRef, Evidence)> = found
+        .subjects
+        .iter()
+        .filter_map(|s| {
+            let last = found
+                .messages
+                .iter()
+                .filter(|m| subject_of(m).as_ref() == Some(s))
+                .map(|m| m.evidence.clone())
+                .chain(object_evidence(facts, s))
+                .max_by_key(|e| e.line)?;
+            Some((s, last))
+        })
+        .collect();
+    let all_lifted = !blocked_at.is_empty()
+        && pools.is_empty()
+        && blocked_at.iter().all(|(s, at)| {
+            let found = [ANNOTATION, LEGACY_ANNOTATION]
+                .iter()
+                .find_map(|a| lifted_after(facts, &s.kind, None, &s.name, Some(a), at));
+            if let Some(e) = &found {
+                lifted.push(e.clone());
+            }
+            found.is_some()
+        });
+    let annotation = if legacy
+        && !found
+            .messages
+            .iter()
+            .any(|m| contains_ignore_ascii_case(&m.text, ANNOTATION))
+    {
+        LEGACY_ANNOTATION
+    } else {
+        ANNOTATION
+    };
     for pool in &pools {
         evidence.extend(pool.meta.evidence.clone());
     }
@@ -87,10 +148,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             pools_label(&pools)
         )
     } else {
-        let mut s = format!(
-            "{} carries the {ANNOTATION} annotation itself, so Karpenter will neither consolidate it nor replace it for drift.",
-            capitalised(&subjects_label(&found.subjects))
-        );
+        let mut s = if all_lifted {
+            format!(
+                "{} carried the {annotation} annotation, which kept Karpenter from disrupting it. The input then shows the annotation taken off: that block is past, and Karpenter can disrupt it at its next pass.",
+                capitalised(&subjects_label(&found.subjects))
+            )
+        } else if annotation == LEGACY_ANNOTATION {
+            format!(
+                "{} carries the {LEGACY_ANNOTATION} annotation (before v1), so Karpenter will not consolidate it.",
+                capitalised(&subjects_label(&found.subjects))
+            )
+        } else {
+            format!(
+                "{} carries the {ANNOTATION} annotation itself, so Karpenter will neither consolidate it nor replace it for drift.",
+                capitalised(&subjects_label(&found.subjects))
+            )
+        };
         if !pools.is_empty() {
             s.push_str(&format!(
                 " {} puts it on every node it launches (spec.template.metadata.annotations), so removing it from the node alone does not last.",
@@ -145,7 +218,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     for n in nodes {
         steps.push(Remediation::command(
             format!("Remove the annotation from node {}:", n.name),
-            format!("kubectl annotate node {} {ANNOTATION}-", n.name),
+            format!("kubectl annotate node {} {annotation}-", n.name),
         ));
     }
     for c in claims {
@@ -155,16 +228,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     if pools.is_empty() {
-        steps.push(Remediation::text(format!(
-            "If the NodePool's spec.template.metadata.annotations sets {ANNOTATION}, remove it there, or every new node is protected again."
-        )));
+        steps.push(Remediation::text(if annotation == LEGACY_ANNOTATION {
+            format!("If the Provisioner's spec.annotations (NodePool: spec.template.metadata.annotations) sets {annotation}, remove it there, or every new node is protected again.")
+        } else {
+            format!("If the NodePool's spec.template.metadata.annotations sets {ANNOTATION}, remove it there, or every new node is protected again.")
+        }));
     }
     let subject = found.subjects.first().cloned().or_else(|| {
         pools
             .first()
             .map(|p| ObjectRef::new("NodePool", None, &p.meta.name))
     });
-    vec![Diagnosis::new(&META, summary)
+    if all_lifted {
+        steps = vec![Remediation::command(
+            "Nothing to undo: check that the node no longer carries it, and that no NodePool template puts it back:",
+            format!(
+                "kubectl get node {} -o jsonpath='{{.metadata.annotations}}{{\"\\n\"}}'",
+                found
+                    .subjects
+                    .first()
+                    .map_or("<node>", |s| s.name.as_str())
+            ),
+        )];
+    }
+    let d = Diagnosis::new(&META, summary)
         .with_object(subject.as_ref())
         .with_confidence(if inferred {
             Confidence::Medium
@@ -173,7 +260,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_evidence(evidence)
-        .with_remediation(steps)]
+        .with_evidence(lifted)
+        .with_remediation(steps);
+    vec![if all_lifted {
+        d.with_severity(Severity::Info)
+    } else {
+        d
+    }]
+}
+
+/// Where the input shows the object itself (a Node or NodeClaim with the annotation).
+fn object_evidence(facts: &Facts, s: &ObjectRef) -> Option<Evidence> {
+    match s.kind.as_str() {
+        "Node" => facts
+            .nodes
+            .iter()
+            .find(|n| n.meta.name == s.name)
+            .and_then(|n| n.meta.evidence.clone()),
+        _ => facts
+            .nodeclaims
+            .iter()
+            .find(|c| c.meta.name == s.name)
+            .and_then(|c| c.meta.evidence.clone()),
+    }
+}
+
+fn legacy_annotated(annotations: &BTreeMap<String, String>) -> bool {
+    annotations.get(LEGACY_ANNOTATION).map(String::as_str) == Some("true")
 }
 
 /// The messages about a Node or NodeClaim whose annotations the input shows in full without
@@ -193,7 +306,11 @@ fn without_removed<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
                 .map(|c| &c.meta),
             _ => None,
         };
-        meta.is_some_and(|m| !m.from_table && !m.annotations.contains_key(ANNOTATION))
+        meta.is_some_and(|m| {
+            !m.from_table
+                && !m.annotations.contains_key(ANNOTATION)
+                && !m.annotations.contains_key(LEGACY_ANNOTATION)
+        })
     };
     let mut out = Hits::default();
     for m in found.messages {

@@ -27,6 +27,11 @@ v1.13), `NodePool "<np>" has consolidation disabled` (`consolidateAfter: Never`)
 true); and the NodePool spec itself
 (`consolidationPolicy: WhenEmpty`, `consolidateAfter: Never`).
 
+Before v0.32 a Provisioner consolidates only with `spec.consolidation.enabled: true`: the event
+`provisioner <p> has consolidation disabled`, or the Provisioner spec alone (no
+`consolidation`, or `enabled: false`, with or without `ttlSecondsAfterEmpty`), inferred with
+medium confidence.
+
 ## Why it happens
 `consolidationPolicy: WhenEmpty` removes only empty nodes; `consolidateAfter: Never` disables
 consolidation. Both are often chosen to avoid churn for stateful or slow-starting workloads.
@@ -118,7 +123,7 @@ fn spec_quote(np: &NodePool) -> Option<String> {
 
 fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if g.provisioner {
-        return from_provisioner_message(g);
+        return from_provisioner_message(facts, g);
     }
     let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut summary = if g.disabled {
@@ -145,6 +150,9 @@ fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
 }
 
 fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
+    if np.is_provisioner {
+        return from_provisioner_spec(np);
+    }
     let policy = np.disruption.consolidation_policy.as_deref();
     let after = np.disruption.consolidate_after.as_deref();
     let when_empty = policy == Some("WhenEmpty");
@@ -175,32 +183,84 @@ fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
 
 /// The v1alpha5 form (before v0.32): consolidation was a Provisioner switch,
 /// `spec.consolidation.enabled`, exclusive with `ttlSecondsAfterEmpty`.
-fn from_provisioner_message(g: &Group<'_>) -> Diagnosis {
+fn from_provisioner_message(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let p = g.nodepool.as_deref().unwrap_or("<provisioner>");
-    let summary = format!(
-        "Provisioner {p} has consolidation disabled (spec.consolidation.enabled is not true), so Karpenter does not consolidate {}; with ttlSecondsAfterEmpty it removes only empty nodes. This is the configuration working as written (Karpenter before v0.32).",
+    let mut summary = format!(
+        "Provisioner {p} has consolidation disabled (spec.consolidation.enabled is not true), so Karpenter does not consolidate {}; with ttlSecondsAfterEmpty it removes only empty nodes.",
         subjects_label(&g.subjects)
     );
+    let spec = facts.nodepool(p).filter(|np| np.is_provisioner);
+    if let Some(np) = spec {
+        summary.push_str(&format!(" Its spec: {}.", provisioner_quote(np)));
+    }
+    summary.push_str(" This is the configuration working as written (Karpenter before v0.32).");
     Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
-        .with_remediation([
-            Remediation::command(
-                "See the Provisioner's consolidation settings:",
-                format!(
-                    "kubectl get provisioner {p} -o jsonpath='{{.spec.consolidation}} {{.spec.ttlSecondsAfterEmpty}}{{\"\\n\"}}'"
-                ),
+        .with_evidence(spec.and_then(|np| np.meta.evidence.clone()))
+        .with_remediation(provisioner_fix(p))
+}
+
+/// `consolidation.enabled: false; ttlSecondsAfterEmpty: 30` as a Provisioner writes them.
+fn provisioner_quote(np: &NodePool) -> String {
+    let mut parts = vec![match np.disruption.consolidation_enabled {
+        Some(e) => format!("consolidation.enabled: {e}"),
+        None => "no spec.consolidation".to_string(),
+    }];
+    if let Some(ttl) = &np.disruption.consolidate_after {
+        parts.push(format!(
+            "ttlSecondsAfterEmpty: {}",
+            ttl.trim_end_matches('s')
+        ));
+    }
+    parts.join("; ")
+}
+
+/// A v1alpha5 Provisioner (before v0.32) consolidates only with `consolidation.enabled: true`;
+/// otherwise `ttlSecondsAfterEmpty` removes empty nodes, or nothing removes underused ones.
+fn from_provisioner_spec(np: &NodePool) -> Option<Diagnosis> {
+    if np.disruption.consolidation_enabled == Some(true) {
+        return None;
+    }
+    let name = &np.meta.name;
+    let quote = provisioner_quote(np);
+    let what = match &np.disruption.consolidate_after {
+        Some(ttl) => format!(
+            "Karpenter removes its nodes only once they are empty ({ttl} after the last pod leaves)"
+        ),
+        None => "Karpenter removes its nodes neither when empty nor when underused (only ttlSecondsUntilExpired or a manual delete ends them)".to_string(),
+    };
+    let summary = format!(
+        "Provisioner {name} does not consolidate ({quote}): {what}; a node that still runs pods stays however underused it is. Inferred from the Provisioner spec (Karpenter before v0.32)."
+    );
+    Some(
+        Diagnosis::new(&META, summary)
+            .with_confidence(Confidence::Medium)
+            .with_object(Some(&ObjectRef::new("Provisioner", None, name)))
+            .with_node_pool(Some(name))
+            .with_evidence(np.meta.evidence.clone())
+            .with_remediation(provisioner_fix(name)),
+    )
+}
+
+fn provisioner_fix(p: &str) -> Vec<Remediation> {
+    vec![
+        Remediation::command(
+            "See the Provisioner's consolidation settings:",
+            format!(
+                "kubectl get provisioner {p} -o jsonpath='{{.spec.consolidation}} {{.spec.ttlSecondsAfterEmpty}}{{\"\\n\"}}'"
             ),
-            Remediation::yaml(
-                format!(
-                    "If underused nodes should be packed, enable it (`kubectl edit provisioner {p}`; remove ttlSecondsAfterEmpty, which cannot be set with it):"
-                ),
-                "spec:\n  consolidation:\n    enabled: true\n",
+        ),
+        Remediation::yaml(
+            format!(
+                "If underused nodes should be packed, enable it (`kubectl edit provisioner {p}`; remove ttlSecondsAfterEmpty, which cannot be set with it):"
             ),
-            Remediation::text(
-                "Provisioners are the pre-v0.32 API: on v0.32 and later the same switch is a NodePool's spec.disruption.consolidationPolicy.",
-            ),
-        ])
+            "spec:\n  consolidation:\n    enabled: true\n",
+        ),
+        Remediation::text(
+            "Provisioners are the pre-v0.32 API: on v0.32 and later the same switch is a NodePool's spec.disruption.consolidationPolicy.",
+        ),
+    ]
 }
 
 fn fix(facts: &Facts, np: &str) -> Vec<Remediation> {

@@ -30,6 +30,8 @@ by the NodePool. For spot nodes, replacing spot with spot is off unless the
 `SpotToSpotConsolidation` feature gate is enabled, and even then Karpenter wants at least 15
 cheaper instance types to choose from, so that it does not trade a node for one likely to be
 interrupted.
+Before v0.32 (Provisioner and Machine, events on `machine/<name>`) there is no feature gate:
+spot-to-spot consolidation came in v0.34, so a spot node was only ever deleted, never replaced.
 
 ## How to fix
 Usually nothing. To let spot nodes consolidate onto cheaper spot: enable the feature gate (helm
@@ -80,18 +82,34 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " Spot-to-spot consolidation needs at least {required} cheaper instance types to choose from{got}, so that it does not trade the node for one likely to be interrupted."
         ));
     }
+    // Before v0.32 (Provisioner, Machine): no feature gate to turn on; spot-to-spot replacement
+    // came with v0.34.
+    let legacy = crate::rules::version::before_v0_32(facts);
+    if legacy && !all_on_demand(facts, &found.subjects) {
+        summary.push_str(" Before v0.32 (Provisioner and Machine) Karpenter never replaced a spot node with another spot node: spot-to-spot consolidation came in v0.34, behind the SpotToSpotConsolidation feature gate.");
+    }
     let mut steps = Vec::new();
-    if gate_off || (options.is_none() && !all_on_demand(facts, &found.subjects)) {
+    if legacy {
+        steps.push(Remediation::text(
+            "To have spot nodes consolidated onto cheaper spot, upgrade to v0.34 or later (Provisioner becomes NodePool at v0.32, per the upgrade guide) and enable the SpotToSpotConsolidation feature gate.",
+        ));
+        steps.push(Remediation::yaml(
+            "Give consolidation cheaper options: allow many families, sizes and generations in the Provisioner:",
+            "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"4\"]\n",
+        ));
+    } else if gate_off || (options.is_none() && !all_on_demand(facts, &found.subjects)) {
         let ns = karpenter_namespace_or_placeholder(facts);
         steps.push(Remediation::command(
             "To let spot nodes consolidate onto cheaper spot, enable the SpotToSpotConsolidation feature gate (helm; or the controller's env FEATURE_GATES=SpotToSpotConsolidation=true):",
             format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --namespace {ns} --set settings.featureGates.spotToSpotConsolidation=true"),
         ));
     }
-    steps.push(Remediation::yaml(
+    if !legacy {
+        steps.push(Remediation::yaml(
         "Give consolidation cheaper options: allow many families, sizes and generations in the NodePool:",
         "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"4\"]\n",
     ));
+    }
     steps.push(Remediation::text(
         "Right-size pod requests: a node full of over-requested pods has no cheaper type that fits.",
     ));
@@ -131,6 +149,21 @@ fn all_on_demand(facts: &Facts, subjects: &[ObjectRef]) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids, karpenter_node_describe};
+
+    #[test]
+    fn before_v0_32_has_no_feature_gate() {
+        let d = &check_only(
+            "KW408",
+            "default  2m10s  Normal  Unconsolidatable  machine/default-x2lqp  Can't replace with a cheaper node",
+        )
+        .diagnoses[0];
+        assert!(d.summary.contains("came in v0.34"), "{}", d.summary);
+        assert!(d.remediation.iter().all(|r| !r
+            .command
+            .as_deref()
+            .unwrap_or("")
+            .contains("featureGates")));
+    }
 
     #[test]
     fn every_wording() {

@@ -37,6 +37,9 @@ Group, and Subnet resolution`: see KW501), the kubelet reasons (`InvalidKubeletC
 `UnsupportedKubeletConfiguration`), `UserDataSizeLimitExceeded`; and a bare
 `ValidationSucceeded=False` (`NodeClassRef not ready, ValidationSucceeded=False`) when the input
 shows no reason. The authorization reasons (`...AuthCheckFailed`) are KW105.
+Not the same reason names on another condition: `InstanceProfileReady=False` reason
+`InstanceProfileNotFound` (`Failed to detect the Instance Profile`) is KW501, and
+`ValidationSucceeded=Unknown` `DependenciesNotReady` is a validation still waiting on it.
 
 ## Why it happens
 A reserved tag key in `spec.tags` (`kubernetes.io/cluster/...`, `karpenter.sh/nodepool`,
@@ -158,6 +161,9 @@ const NOT_OURS: &[&str] = &[
 /// The reasons a message reports. `UserDataSizeLimitExceeded` is also a NodeClaim launch
 /// reason, so alone it counts only from a ValidationSucceeded transition or condition.
 fn reasons_in(text: &str) -> Vec<&'static Reason> {
+    if other_condition(text) {
+        return Vec::new();
+    }
     let tr = transition(text);
     let validation_context = tr
         .as_ref()
@@ -171,6 +177,30 @@ fn reasons_in(text: &str) -> Vec<&'static Reason> {
             by_name || contains_any(text, r.messages)
         })
         .collect()
+}
+
+/// A decoded condition (`Type=Status Reason: message`) or a condition transition that is not
+/// `ValidationSucceeded=False`: `InstanceProfileReady=False InstanceProfileNotFound` is the
+/// instance profile missing (KW501), and `ValidationSucceeded=Unknown DependenciesNotReady` a
+/// validation still waiting on it; the same reason names there are not a failed validation.
+fn other_condition(text: &str) -> bool {
+    if let Some(tr) = transition(text) {
+        return !(tr
+            .condition_type
+            .eq_ignore_ascii_case("ValidationSucceeded")
+            && tr.to.eq_ignore_ascii_case("False"));
+    }
+    let Some((ty, status)) = text
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.trim_end_matches(',').split_once('='))
+    else {
+        return false;
+    };
+    let is_condition = !ty.is_empty()
+        && ty.chars().all(|c| c.is_ascii_alphabetic())
+        && ["True", "False", "Unknown"].contains(&status);
+    is_condition && !(ty == "ValidationSucceeded" && status == "False")
 }
 
 /// `NodeClassNotReady` with the cluster CIDR message (v1.0 to v1.6).
@@ -430,6 +460,21 @@ mod tests {
         let report = check_only("KW502", text);
         assert_eq!(ids(&report), ["KW502"], "{text}");
         report.diagnoses[0].clone()
+    }
+
+    #[test]
+    fn other_conditions_with_the_same_reason_are_not_validation() {
+        for text in [
+            "InstanceProfileReady=False InstanceProfileNotFound: Failed to detect the Instance Profile",
+            "ValidationSucceeded=Unknown DependenciesNotReady: Awaiting Instance Profile Resolution",
+            "Status condition transitioned, Type: InstanceProfileReady, Status: Unknown -> False, Reason: InstanceProfileNotFound, Message: Failed to detect the Instance Profile",
+        ] {
+            assert!(reasons_in(text).is_empty(), "{text}");
+        }
+        assert!(!reasons_in(
+            "ValidationSucceeded=False InstanceProfileNotFound: Instance profile \"x\" not found"
+        )
+        .is_empty());
     }
 
     #[test]
