@@ -89,6 +89,12 @@ pub fn walk(
         diagnoses,
         legacy: names.legacy,
     };
+    // Before v0.32 the steps are about the objects of that API, by their own names.
+    let (claims_step, nodeclass_step, nodepool_step) = if names.legacy {
+        ("Machines", "AWSNodeTemplate", "Provisioner")
+    } else {
+        ("NodeClaims", "EC2NodeClass", "NodePool")
+    };
     let (claims_what, claims_command, nodeclass_what, nodepool_what) = if names.legacy {
         (
             "Machines (none listed means Karpenter made no request)",
@@ -112,7 +118,7 @@ pub fn walk(
             names.events_command(),
         ),
         (
-            "NodeClaims",
+            claims_step,
             ctx.nodeclaims(),
             claims_what.to_string(),
             claims_command.to_string(),
@@ -130,7 +136,7 @@ pub fn walk(
             names.debug_command(),
         ),
         (
-            "EC2NodeClass",
+            nodeclass_step,
             ctx.nodeclass(),
             nodeclass_what.to_string(),
             names.nodeclass_yaml(),
@@ -148,7 +154,7 @@ pub fn walk(
             names.logs_command(" | grep -iE 'unauthorized|accessdenied|not authorized'"),
         ),
         (
-            "NodePool",
+            nodepool_step,
             ctx.nodepool(),
             nodepool_what.to_string(),
             names.nodepool_yaml(),
@@ -207,6 +213,23 @@ fn clip(s: &str) -> String {
     match s.char_indices().nth(SIGNAL_CHARS) {
         Some((cut, _)) => format!("{}...", &s[..cut]),
         None => s,
+    }
+}
+
+/// The kind an object is shown as: the v1alpha1 / v1alpha5 one for an object of that API.
+fn class_kind(nc: &crate::facts::NodeClass) -> &'static str {
+    if nc.is_aws_node_template {
+        "AWSNodeTemplate"
+    } else {
+        "EC2NodeClass"
+    }
+}
+
+fn pool_kind(np: &crate::facts::NodePool) -> &'static str {
+    if np.is_provisioner {
+        "Provisioner"
+    } else {
+        "NodePool"
     }
 }
 
@@ -412,13 +435,19 @@ impl Ctx<'_> {
             }
         }
         if !f.nodeclaims.is_empty() {
+            let machines = f.nodeclaims.iter().all(|c| c.is_machine);
+            let (one, many) = if machines {
+                ("Machine", "Machines")
+            } else {
+                ("NodeClaim", "NodeClaims")
+            };
             return Seen::ok(format!(
                 "{}, none with a False or Unknown condition",
-                plural(f.nodeclaims.len(), "NodeClaim", "NodeClaims")
+                plural(f.nodeclaims.len(), one, many)
             ));
         }
         if f.has(Collected::NodeClaims) {
-            return Seen::ok("NodeClaims listed, none failing");
+            return Seen::ok(format!("{claim}s listed, none failing"));
         }
         Seen::not_collected(format!("no {claim} list or object in the input"))
     }
@@ -484,7 +513,7 @@ impl Ctx<'_> {
         let f = self.facts;
         for nc in &f.nodeclasses {
             if let Some(c) = failing(&nc.conditions, NODECLASS_CONDITIONS) {
-                return Seen::problem(format!("EC2NodeClass {}: {c}", nc.meta.name));
+                return Seen::problem(format!("{} {}: {c}", class_kind(nc), nc.meta.name));
             }
         }
         if let Some(d) = self.diagnosis_among(NODECLASS_IDS) {
@@ -492,7 +521,8 @@ impl Ctx<'_> {
         }
         match f.nodeclasses.first() {
             Some(nc) if f.nodeclasses.len() == 1 => Seen::ok(format!(
-                "EC2NodeClass {}: {} and {}, no failing condition",
+                "{} {}: {} and {}, no failing condition",
+                class_kind(nc),
                 nc.meta.name,
                 plural(
                     nc.subnet_selector_terms.len(),
@@ -506,9 +536,17 @@ impl Ctx<'_> {
                 )
             )),
             Some(_) => Seen::ok(format!(
-                "{} EC2NodeClasses, no failing condition",
-                f.nodeclasses.len()
+                "{} {}, no failing condition",
+                f.nodeclasses.len(),
+                if self.legacy {
+                    "AWSNodeTemplates"
+                } else {
+                    "EC2NodeClasses"
+                }
             )),
+            None if f.has(Collected::NodeClasses) && self.legacy => {
+                Seen::ok("AWSNodeTemplates listed")
+            }
             None if f.has(Collected::NodeClasses) => Seen::ok("EC2NodeClasses listed"),
             None if self.legacy => Seen::not_collected("no AWSNodeTemplate in the input"),
             None => Seen::not_collected("no EC2NodeClass in the input"),
@@ -519,7 +557,7 @@ impl Ctx<'_> {
         let f = self.facts;
         for nc in &f.nodeclasses {
             if let Some(c) = failing(&nc.conditions, &["SubnetsReady", "SecurityGroupsReady"]) {
-                return Seen::problem(format!("EC2NodeClass {}: {c}", nc.meta.name));
+                return Seen::problem(format!("{} {}: {c}", class_kind(nc), nc.meta.name));
             }
         }
         if let Some(d) = self.diagnosis_among(&["KW501"]) {
@@ -534,13 +572,21 @@ impl Ctx<'_> {
             zones.sort();
             zones.dedup();
             return Seen::ok(format!(
-                "EC2NodeClass {} resolved {} in {}",
+                "{} {} resolved {} in {}",
+                class_kind(nc),
                 nc.meta.name,
                 plural(nc.status_subnets.len(), "subnet", "subnets"),
                 zones.join(", ")
             ));
         }
-        Seen::not_collected("no EC2NodeClass status.subnets and no AWS describe output")
+        Seen::not_collected(format!(
+            "no {} status.subnets and no AWS describe output",
+            if self.legacy {
+                "AWSNodeTemplate"
+            } else {
+                "EC2NodeClass"
+            }
+        ))
     }
 
     fn iam(&self) -> Seen {
@@ -576,14 +622,15 @@ impl Ctx<'_> {
         let f = self.facts;
         for np in &f.nodepools {
             if let Some(c) = failing(&np.conditions, &["NodeClassReady", "Ready"]) {
-                return Seen::problem(format!("NodePool {}: {c}", np.meta.name));
+                return Seen::problem(format!("{} {}: {c}", pool_kind(np), np.meta.name));
             }
             if np
                 .allowed_values("karpenter.sh/capacity-type")
                 .is_some_and(|v| v == ["spot"])
             {
                 return Seen::problem(format!(
-                    "NodePool {} allows only spot (karpenter.sh/capacity-type In [spot])",
+                    "{} {} allows only spot (karpenter.sh/capacity-type In [spot])",
+                    pool_kind(np),
                     np.meta.name
                 ));
             }
@@ -599,17 +646,27 @@ impl Ctx<'_> {
                         .unwrap_or_else(|| "any".to_string())
                 };
                 Seen::ok(format!(
-                    "NodePool {}: zones [{}], capacity types [{}], {}",
+                    "{} {}: zones [{}], capacity types [{}], {}",
+                    pool_kind(np),
                     np.meta.name,
                     values("topology.kubernetes.io/zone"),
                     values("karpenter.sh/capacity-type"),
                     plural(np.requirements.len(), "requirement", "requirements")
                 ))
             }
+            [] if f.has(Collected::NodePools) && self.legacy => Seen::ok("Provisioners listed"),
             [] if f.has(Collected::NodePools) => Seen::ok("NodePools listed"),
             [] if self.legacy => Seen::not_collected("no Provisioner in the input"),
             [] => Seen::not_collected("no NodePool in the input"),
-            many => Seen::ok(format!("{} NodePools, none failing", many.len())),
+            many => Seen::ok(format!(
+                "{} {}, none failing",
+                many.len(),
+                if many.iter().all(|p| p.is_provisioner) {
+                    "Provisioners"
+                } else {
+                    "NodePools"
+                }
+            )),
         }
     }
 }
@@ -1067,6 +1124,31 @@ mod tests {
             && !m.command.contains("nodepool")
             && !m.command.contains("ec2nodeclass")));
         assert_eq!(steps[1].signal, "no Machine list or object in the input");
+        // The steps are named for the v1alpha5 / v1alpha1 objects too.
+        assert_eq!(
+            [steps[1].name, steps[4].name, steps[7].name],
+            ["Machines", "AWSNodeTemplate", "Provisioner"]
+        );
+        assert_eq!(
+            steps[5].signal,
+            "no AWSNodeTemplate status.subnets and no AWS describe output"
+        );
+        // A spot-only Provisioner is a Provisioner.
+        let mut batch = NodePool::default();
+        batch.meta.name = "batch".into();
+        batch.is_provisioner = true;
+        batch.requirements.push(Requirement {
+            key: "karpenter.sh/capacity-type".into(),
+            operator: "In".into(),
+            values: vec!["spot".into()],
+            ..Requirement::default()
+        });
+        facts.nodepools.push(batch);
+        let (steps, _) = run(&facts);
+        assert_eq!(
+            steps[7].signal,
+            "Provisioner batch allows only spot (karpenter.sh/capacity-type In [spot])"
+        );
 
         // The objects say it too: an AWSNodeTemplate, and `kubectl get machines` empty.
         let mut facts = Facts::default();
@@ -1120,6 +1202,11 @@ mod tests {
         assert!(missing
             .iter()
             .any(|m| m.command == "kubectl get ec2nodeclasses -o yaml"));
+        let (steps, _) = run(&facts);
+        assert_eq!(
+            [steps[1].name, steps[4].name, steps[7].name],
+            ["NodeClaims", "EC2NodeClass", "NodePool"]
+        );
         // Version unknown, both APIs in the input: the NodePool wins.
         let mut facts = Facts::default();
         facts.nodepools.push(provisioner);

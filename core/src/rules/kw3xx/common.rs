@@ -364,6 +364,101 @@ pub fn claim_kind(facts: &Facts, nodeclaim: &str) -> &'static str {
     }
 }
 
+/// The words and kubectl resources of the user's Karpenter API: before v0.32 the v1alpha5
+/// Machine and Provisioner and the v1alpha1 AWSNodeTemplate, whose commands and fields differ
+/// from NodeClaim, NodePool and EC2NodeClass (`kubectl get ec2nodeclass` fails on a v0.31
+/// cluster).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Api {
+    pub legacy: bool,
+}
+
+impl Api {
+    /// The API of the input: the old one when the input is from before v0.32 or names a
+    /// Machine.
+    pub fn of(facts: &Facts, nodeclaims: &[String]) -> Api {
+        Api {
+            legacy: crate::rules::version::before_v0_32(facts)
+                || nodeclaims.iter().any(|n| claim_kind(facts, n) == "Machine"),
+        }
+    }
+    pub fn claim(self) -> &'static str {
+        if self.legacy {
+            "Machine"
+        } else {
+            "NodeClaim"
+        }
+    }
+    pub fn pool(self) -> &'static str {
+        if self.legacy {
+            "Provisioner"
+        } else {
+            "NodePool"
+        }
+    }
+    pub fn class(self) -> &'static str {
+        if self.legacy {
+            "AWSNodeTemplate"
+        } else {
+            "EC2NodeClass"
+        }
+    }
+    /// `machine`, `provisioner`, `awsnodetemplate` as kubectl resources.
+    pub fn claim_res(self) -> &'static str {
+        if self.legacy {
+            "machine"
+        } else {
+            "nodeclaim"
+        }
+    }
+    pub fn pool_res(self) -> &'static str {
+        if self.legacy {
+            "provisioner"
+        } else {
+            "nodepool"
+        }
+    }
+    pub fn class_res(self) -> &'static str {
+        if self.legacy {
+            "awsnodetemplate"
+        } else {
+            "ec2nodeclass"
+        }
+    }
+    /// A NodeClass name for commands when the input does not show it: a lookup through the
+    /// NodeClaim (a Machine's `machineTemplateRef`), else through its NodePool (a
+    /// Provisioner's `providerRef`), else a placeholder.
+    pub fn nodeclass_cmd(
+        self,
+        nodeclass: Option<&str>,
+        claim: Option<&str>,
+        pool: Option<&str>,
+    ) -> String {
+        if let Some(n) = nodeclass {
+            return n.to_string();
+        }
+        let (claim_path, pool_path) = if self.legacy {
+            (".spec.machineTemplateRef.name", ".spec.providerRef.name")
+        } else {
+            (
+                ".spec.nodeClassRef.name",
+                ".spec.template.spec.nodeClassRef.name",
+            )
+        };
+        match (claim, pool) {
+            (Some(c), _) => format!(
+                "\"$(kubectl get {} {c} -o jsonpath='{{{claim_path}}}')\"",
+                self.claim_res()
+            ),
+            (None, Some(p)) => format!(
+                "\"$(kubectl get {} {p} -o jsonpath='{{{pool_path}}}')\"",
+                self.pool_res()
+            ),
+            (None, None) => format!("<{}>", self.class_res()),
+        }
+    }
+}
+
 /// The object a NodeClaim name refers to, of the kind `claim_kind` says.
 pub fn claim_ref(facts: &Facts, nodeclaim: &str) -> ObjectRef {
     ObjectRef::new(claim_kind(facts, nodeclaim), None, nodeclaim)

@@ -3,9 +3,9 @@
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
 use crate::rules::kw3xx::common::{
-    claim_kind, conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
+    conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
-    LaunchError,
+    Api, LaunchError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -440,19 +440,25 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .find_map(|n| nodeclass_of_nodeclaim(facts, n))
         .or_else(|| sole_nodeclass(facts));
     // Before v0.32 a Machine (of a Provisioner) with `MachineLaunched`.
-    let legacy = crate::rules::version::before_v0_32(facts)
-        || nodeclaims.iter().any(|n| claim_kind(facts, n) == "Machine")
-        || hits.iter().any(|h| {
-            contains_ignore_ascii_case(&h.text, "creating machine, ")
-                || contains_ignore_ascii_case(&h.text, "launching machine, ")
-                || contains_ignore_ascii_case(&h.text, "MachineLaunched")
-        });
-    let (claim, pool) = if legacy {
-        ("Machine", "Provisioner")
-    } else {
-        ("NodeClaim", "NodePool")
+    let api = Api {
+        legacy: Api::of(facts, &nodeclaims).legacy
+            || hits.iter().any(|h| {
+                contains_ignore_ascii_case(&h.text, "creating machine, ")
+                    || contains_ignore_ascii_case(&h.text, "launching machine, ")
+                    || contains_ignore_ascii_case(&h.text, "could not launch node, ")
+                    || contains_ignore_ascii_case(&h.text, "MachineLaunched")
+            }),
     };
-    let mut summary = if nodeclaims.is_empty() && nodepool.is_some() {
+    let legacy = api.legacy;
+    let (claim, pool) = (api.claim(), api.pool());
+    // Before v0.27 the Provisioner launched nodes itself, without a Machine.
+    let no_machine = nodeclaims.is_empty()
+        && hits
+            .iter()
+            .all(|h| contains_ignore_ascii_case(&h.text, "could not launch node, "));
+    let mut summary = if no_machine {
+        "Karpenter could not launch a node".to_string()
+    } else if nodeclaims.is_empty() && nodepool.is_some() {
         format!("Karpenter could not launch the instances of the {pool}'s {claim}s")
     } else if nodeclaims.is_empty() {
         format!("Karpenter could not launch the {claim}'s instance")
@@ -480,31 +486,47 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push('.');
     }
-    if legacy {
+    if no_machine {
+        summary.push_str(
+            " Karpenter retries the launch, so the pods stay Pending while this repeats.",
+        );
+    } else if legacy {
         summary.push_str(" The Machine stays MachineLaunched=False, Karpenter retries the launch and deletes the Machine after the 15-minute registration timeout, so the pods stay Pending while this repeats.");
     } else {
         summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
     }
-    let nodeclass_cmd = match (&nodeclass, nodeclaims.first()) {
-        (Some(n), _) => n.clone(),
-        (None, Some(claim)) => format!(
-            "\"$(kubectl get nodeclaim {claim} -o jsonpath='{{.spec.nodeClassRef.name}}')\""
-        ),
-        (None, None) => "<ec2nodeclass>".to_string(),
-    };
+    let nodeclass_cmd = api.nodeclass_cmd(
+        nodeclass.as_deref(),
+        nodeclaims.first().map(String::as_str),
+        nodepool.as_deref(),
+    );
     let ctx = Ctx {
+        api,
+        known_nodeclass: nodeclass.clone(),
+        known_nodepool: nodepool.clone(),
         nodeclaim: nodeclaims
             .first()
             .cloned()
-            .unwrap_or_else(|| "<nodeclaim>".to_string()),
-        nodeclass: nodeclass.unwrap_or_else(|| "<ec2nodeclass>".to_string()),
+            .unwrap_or_else(|| format!("<{}>", api.claim_res())),
+        nodeclass: nodeclass.unwrap_or_else(|| format!("<{}>", api.class_res())),
         nodeclass_cmd,
-        nodepool: nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string()),
+        nodepool: nodepool
+            .clone()
+            .unwrap_or_else(|| format!("<{}>", api.pool_res())),
         ns: karpenter_namespace(facts),
         ids: hits.iter().flat_map(|h| aws_ids(&h.text)).collect(),
     };
     let mut steps: Vec<Remediation> = reasons.iter().flat_map(|r| steps_for(r, &ctx)).collect();
-    steps.push(Remediation::command(
+    if no_machine {
+        steps.push(Remediation::command(
+            "Read the whole error in the controller log:",
+            format!(
+                "kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'could not launch node'",
+                ctx.ns
+            ),
+        ));
+    } else {
+        steps.push(Remediation::command(
         format!("Read the whole error for the {claim} in the controller log:"),
         format!(
             "kubectl describe {} {} && kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{}'",
@@ -514,6 +536,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ctx.nodeclaim
         ),
     ));
+    }
     let mut related: Vec<&'static str> = Vec::new();
     if reasons.contains(&"InternalError") {
         related.push("KW307");
@@ -569,9 +592,13 @@ fn aws_ids(text: &str) -> Vec<String> {
 }
 
 struct Ctx {
+    api: Api,
+    known_nodeclass: Option<String>,
+    known_nodepool: Option<String>,
     nodeclaim: String,
     nodeclass: String,
-    /// The EC2NodeClass for commands: its name, or a lookup through the NodeClaim.
+    /// The EC2NodeClass (AWSNodeTemplate) for commands: its name, or a lookup through the
+    /// NodeClaim (Machine) or NodePool (Provisioner).
     nodeclass_cmd: String,
     nodepool: String,
     ns: String,
@@ -592,6 +619,19 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
     let nc = &ctx.nodeclass;
     let ncc = &ctx.nodeclass_cmd;
     let ns = &ctx.ns;
+    let api = ctx.api;
+    let (class, class_res, pool, pool_res) =
+        (api.class(), api.class_res(), api.pool(), api.pool_res());
+    let np = &ctx.nodepool;
+    // Named when the input shows them, else described: not `EC2NodeClass <ec2nodeclass>`.
+    let cn = match &ctx.known_nodeclass {
+        Some(n) => format!("{class} {n}"),
+        None => format!("the {}'s {class}", api.claim()),
+    };
+    let pn = match &ctx.known_nodepool {
+        Some(n) => format!("{pool} {n}"),
+        None => format!("the {}'s {pool}", api.claim()),
+    };
     match reason {
         "LaunchTemplateNotFound" => vec![
             Remediation::command(
@@ -603,20 +643,37 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 "aws ec2 describe-launch-templates --filters Name=tag-key,Values=karpenter.k8s.aws/cluster --query 'LaunchTemplates[].[LaunchTemplateName,CreateTime]' --output table",
             ),
         ],
+        // The v1alpha1 AWSNodeTemplate selects AMIs with an `amiSelector` map, not terms, and
+        // has no aliases: without a selector it uses the EKS optimized AMI of `amiFamily`.
+        "InvalidAMIID" if api.legacy => vec![Remediation::yaml(
+            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelector` (`kubectl edit awsnodetemplate {nc}`), or remove it so Karpenter uses the current EKS optimized AMI of `spec.amiFamily`:"),
+            "spec:\n  amiFamily: AL2\n  amiSelector:\n    aws-ids: ami-0123456789abcdef0   # or remove amiSelector\n",
+        )],
         "InvalidAMIID" => vec![Remediation::yaml(
-            format!("An AMI ID in EC2NodeClass {nc} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {nc}`), or select by alias:"),
+            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {nc}`), or select by alias:"),
             "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest   # or pin a version, e.g. al2023@v20250203\n",
         )],
         "AMINotFound" => {
             let amis = ctx.ids_with("ami-");
             let ami = amis.first().cloned().unwrap_or_else(|| "<ami-id>".to_string());
+            let (selector, current) = if api.legacy {
+                (
+                    "{.spec.amiFamily} {.spec.amiSelector}",
+                    "or remove `amiSelector` so Karpenter uses the current EKS optimized AMI of `amiFamily`",
+                )
+            } else {
+                (
+                    "{.spec.amiSelectorTerms}",
+                    "or select a current AMI by alias (`alias: al2023@latest`)",
+                )
+            };
             vec![
                 Remediation::command(
-                    format!("The AMI does not exist in this region or the account may not use it (deregistered, another region, or a private AMI not shared). Check what EC2NodeClass {nc} resolved and whether EC2 knows it:"),
-                    format!("kubectl get ec2nodeclass {ncc} -o jsonpath='{{.spec.amiSelectorTerms}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids {ami} --query 'Images[].[ImageId,Name,State,Public,OwnerId]' --output table"),
+                    format!("The AMI does not exist in this region or the account may not use it (deregistered, another region, or a private AMI not shared). Check what {cn} resolved and whether EC2 knows it:"),
+                    format!("kubectl get {class_res} {ncc} -o jsonpath='{selector}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids {ami} --query 'Images[].[ImageId,Name,State,Public,OwnerId]' --output table"),
                 ),
                 Remediation::command(
-                    "For a private AMI, share it with this account from the owning account (and its snapshots' KMS key, if encrypted); or select a current AMI by alias (`alias: al2023@latest`):",
+                    format!("For a private AMI, share it with this account from the owning account (and its snapshots' KMS key, if encrypted); {current}:"),
                     format!("aws ec2 modify-image-attribute --image-id {ami} --launch-permission \"Add=[{{UserId=<account-id>}}]\""),
                 ),
             ]
@@ -625,22 +682,40 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             let sgs = ctx.ids_with("sg-");
             let subnets = ctx.ids_with("subnet-");
             let mut v = vec![Remediation::command(
-                format!("The selectors of EC2NodeClass {nc} pick security groups and subnets from different VPCs. List what it resolved, with each one's VPC:"),
+                format!("The selectors of {cn} pick security groups and subnets from different VPCs. List what it resolved, with each one's VPC:"),
                 format!(
-                    "kubectl get ec2nodeclass {ncc} -o jsonpath='{{.status.securityGroups[*].id}}{{\"\\n\"}}{{.status.subnets[*].id}}{{\"\\n\"}}'; aws ec2 describe-security-groups --group-ids {} --query 'SecurityGroups[].[GroupId,VpcId]' --output table; aws ec2 describe-subnets --subnet-ids {} --query 'Subnets[].[SubnetId,VpcId]' --output table",
+                    "kubectl get {class_res} {ncc} -o jsonpath='{{.status.securityGroups[*].id}}{{\"\\n\"}}{{.status.subnets[*].id}}{{\"\\n\"}}'; aws ec2 describe-security-groups --group-ids {} --query 'SecurityGroups[].[GroupId,VpcId]' --output table; aws ec2 describe-subnets --subnet-ids {} --query 'Subnets[].[SubnetId,VpcId]' --output table",
                     if sgs.is_empty() { "<sg-ids>".to_string() } else { sgs.join(" ") },
                     if subnets.is_empty() { "<subnet-ids>".to_string() } else { subnets.join(" ") },
                 ),
             )];
+            let yaml = if api.legacy {
+                // v1alpha1 selectors are one map of tags each.
+                "spec:\n  subnetSelector:\n    karpenter.sh/discovery: <cluster-name>\n  securityGroupSelector:\n    karpenter.sh/discovery: <cluster-name>\n"
+            } else {
+                "spec:\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n"
+            };
             v.push(Remediation::yaml(
-                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit ec2nodeclass {nc}`):"),
-                "spec:\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n",
+                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit {class_res} {nc}`):"),
+                yaml,
             ));
             v
         }
+        // Before v0.32 the profile is the AWSNodeTemplate's `spec.instanceProfile`, else the
+        // `aws.defaultInstanceProfile` setting; Karpenter never creates it.
+        "InstanceProfileNameInvalid" if api.legacy => vec![
+            Remediation::command(
+                format!("The instance profile Karpenter launches with no longer exists (deleted outside Karpenter, or renamed): `spec.instanceProfile` of {cn}, else the `aws.defaultInstanceProfile` setting (the karpenter-global-settings ConfigMap, or the chart's `settings.aws.defaultInstanceProfile`). Check both and ask IAM:"),
+                format!("kubectl get awsnodetemplate {ncc} -o jsonpath='instanceProfile={{.spec.instanceProfile}}{{\"\\n\"}}'; kubectl get configmap karpenter-global-settings -n {ns} -o jsonpath='default={{.data.aws\\.defaultInstanceProfile}}{{\"\\n\"}}'; aws iam get-instance-profile --instance-profile-name <profile>"),
+            ),
+            Remediation::command(
+                "Create the profile with the node role in it (or point the setting at an existing one):",
+                "aws iam create-instance-profile --instance-profile-name <profile> && aws iam add-role-to-instance-profile --instance-profile-name <profile> --role-name <node-role>",
+            ),
+        ],
         "InstanceProfileNameInvalid" => vec![
             Remediation::command(
-                format!("The instance profile in EC2NodeClass {nc}'s status no longer exists (deleted outside Karpenter, or renamed). Compare spec and status with IAM:"),
+                format!("The instance profile in {cn}'s status no longer exists (deleted outside Karpenter, or renamed). Compare spec and status with IAM:"),
                 format!("kubectl get ec2nodeclass {ncc} -o jsonpath='role={{.spec.role}} instanceProfile={{.spec.instanceProfile}} status={{.status.instanceProfile}}{{\"\\n\"}}' && aws iam get-instance-profile --instance-profile-name \"$(kubectl get ec2nodeclass {ncc} -o jsonpath='{{.status.instanceProfile}}')\""),
             ),
             Remediation::command(
@@ -649,13 +724,21 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             ),
         ],
         "UserDataSizeLimitExceeded" => vec![Remediation::command(
-            format!("EC2 allows 16 KB of user data and Karpenter adds its bootstrap to `spec.userData` of EC2NodeClass {nc}: shrink it (fetch large scripts from S3 or SSM at boot instead of inlining them). Its current size:"),
-            format!("kubectl get ec2nodeclass {ncc} -o jsonpath='{{.spec.userData}}' | wc -c"),
+            format!("EC2 allows 16 KB of user data and Karpenter adds its bootstrap to `spec.userData` of {cn}: shrink it (fetch large scripts from S3 or SSM at boot instead of inlining them). Its current size:"),
+            format!("kubectl get {class_res} {ncc} -o jsonpath='{{.spec.userData}}' | wc -c"),
         )],
-        "FreeTierIneligible" => vec![Remediation::yaml(
-            format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict NodePool {} to the types the plan allows (`kubectl edit nodepool {}`):", ctx.nodepool, ctx.nodepool),
-            "spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"t3.micro\", \"t3.small\"]\n",
-        )],
+        "FreeTierIneligible" => {
+            // A Provisioner's requirements are top-level in its spec.
+            let yaml = if api.legacy {
+                "spec:\n  requirements:\n    - key: node.kubernetes.io/instance-type\n      operator: In\n      values: [\"t3.micro\", \"t3.small\"]\n"
+            } else {
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"t3.micro\", \"t3.small\"]\n"
+            };
+            vec![Remediation::yaml(
+                format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict {pn} to the types the plan allows (`kubectl edit {pool_res} {np}`):"),
+                yaml,
+            )]
+        }
         "AccountPendingVerification" => vec![Remediation::text(
             "AWS is still verifying the account for this region (new accounts and newly enabled regions): launches fail until it completes, usually within minutes and at most about four hours. Wait, or open a case with AWS Support if it lasts longer.",
         )],
@@ -664,15 +747,22 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com --max-results 50 --query 'Events[].[EventTime,EventName,Username]' --output table",
         )],
         "InternalError" => vec![Remediation::text(format!(
-            "EC2 returned an internal error: usually transient, and Karpenter retries with a new NodeClaim. If it persists for one instance type or zone, leave it out of NodePool {}; if EC2NodeClass {nc} encrypts volumes with a customer-managed KMS key, check the key policy (KW307).",
-            ctx.nodepool
+            "EC2 returned an internal error: usually transient, and Karpenter retries with a new {}. If it persists for one instance type or zone, leave it out of {pn}; if {cn} encrypts volumes with a customer-managed KMS key, check the key policy (KW307).",
+            api.claim()
         ))],
-        "SubnetResolutionFailed" => vec![Remediation::command(
-            format!("Karpenter could not resolve the subnets of EC2NodeClass {nc} at launch (a DescribeSubnets error, or no subnet left in the NodeClaim's zone). Check what it resolved and the controller's error:"),
-            format!("kubectl get ec2nodeclass {ncc} -o jsonpath='{{.spec.subnetSelectorTerms}}{{\"\\n\"}}{{.status.subnets}}{{\"\\n\"}}' && kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'getting subnets'"),
-        )],
+        "SubnetResolutionFailed" => {
+            let selector = if api.legacy {
+                "{.spec.subnetSelector}"
+            } else {
+                "{.spec.subnetSelectorTerms}"
+            };
+            vec![Remediation::command(
+                format!("Karpenter could not resolve the subnets of {cn} at launch (a DescribeSubnets error, or no subnet left in the {}'s zone). Check what it resolved and the controller's error:", api.claim()),
+                format!("kubectl get {class_res} {ncc} -o jsonpath='{selector}{{\"\\n\"}}{{.status.subnets}}{{\"\\n\"}}' && kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'getting subnets'"),
+            )]
+        }
         "InstanceTypeResolutionFailed" => vec![Remediation::command(
-            format!("Karpenter could not resolve the instance types of NodePool {} at launch (a DescribeInstanceTypes or pricing error). The controller's error says which call failed:", ctx.nodepool),
+            format!("Karpenter could not resolve the instance types of {pn} at launch (a DescribeInstanceTypes or pricing error). The controller's error says which call failed:"),
             format!("kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h | grep -iE 'resolving instance types|instance ?type'"),
         )],
         _ => vec![Remediation::command(
@@ -815,6 +905,90 @@ mod tests {
                 .collect();
             assert!(all.contains(marker), "{reason}: {all}");
         }
+    }
+
+    /// Before v0.32 every step is about the user's Machine, Provisioner and AWSNodeTemplate:
+    /// `kubectl get ec2nodeclass` fails on such a cluster.
+    #[test]
+    fn a_machine_gets_awsnodetemplate_and_provisioner_commands() {
+        for reason in REASONS.iter().map(|r| r.reason) {
+            let mut facts = Facts::default();
+            facts.nodeclaims.push(NodeClaim {
+                meta: Meta {
+                    name: "default-7qzrk".into(),
+                    ..Meta::default()
+                },
+                is_machine: true,
+                conditions: vec![Condition {
+                    condition_type: "MachineLaunched".into(),
+                    status: "False".into(),
+                    reason: Some(reason.into()),
+                    message: Some("m".into()),
+                    evidence: None,
+                }],
+                ..NodeClaim::default()
+            });
+            let rule = rules::find("KW302").unwrap();
+            let d = (rule.check)(&facts);
+            assert_eq!(d.len(), 1, "{reason}");
+            let all: String = d[0]
+                .remediation
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {}\n",
+                        r.text,
+                        r.command.as_deref().unwrap_or(""),
+                        r.yaml.as_deref().unwrap_or("")
+                    )
+                })
+                .collect();
+            let lower = all.to_ascii_lowercase();
+            for new in [
+                "ec2nodeclass",
+                "nodeclaim",
+                "nodepool",
+                "selectorterms",
+                "alias:",
+            ] {
+                assert!(!lower.contains(new), "{reason}: {new} in {all}");
+            }
+        }
+        let text = "2023-06-02T09:00:01.111Z\tERROR\tcontroller.provisioner\tlaunching machine, creating cloud provider instance, creating instance, with fleet error(s), InvalidParameter: Security group sg-0aa11 and subnet subnet-0bb22 belong to different networks.\t{\"commit\": \"5a7faa0\", \"machine\": \"default-8xq2z\"}";
+        let d = &check_only("KW302", text).diagnoses[0];
+        let first = d.remediation[0].command.as_deref().unwrap();
+        assert!(
+            first.starts_with("kubectl get awsnodetemplate \"$(kubectl get machine default-8xq2z -o jsonpath='{.spec.machineTemplateRef.name}')\""),
+            "{first}"
+        );
+        assert!(d.remediation[1]
+            .yaml
+            .as_deref()
+            .unwrap()
+            .contains("  subnetSelector:\n    karpenter.sh/discovery"));
+    }
+
+    #[test]
+    fn before_machines_a_provisioner_launched_nodes_itself() {
+        let text = "2022-11-03T08:12:44.551Z\tERROR\tcontroller.provisioning\tCould not launch node, launching instances, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"51becf8\", \"provisioner\": \"default\"}";
+        let d = &check_only("KW302", text).diagnoses[0];
+        assert!(
+            d.summary.starts_with("Karpenter could not launch a node")
+                && !d.summary.contains("Machine"),
+            "{}",
+            d.summary
+        );
+        let all: Vec<&str> = d
+            .remediation
+            .iter()
+            .filter_map(|r| r.command.as_deref())
+            .collect();
+        assert!(
+            all.iter()
+                .all(|c| !c.contains("nodeclaim") && !c.contains("describe machine")),
+            "{all:?}"
+        );
+        assert!(all[0].starts_with("kubectl get awsnodetemplate"), "{all:?}");
     }
 
     #[test]
