@@ -37,8 +37,50 @@ pub fn parse(raw: &str) -> Option<(u64, u64, u64)> {
 /// groups in messages, the `karpenter.sh/provisioner-name` label, a log field naming a
 /// Provisioner or Machine) and nothing of the new one.
 pub fn before_v0_32(facts: &Facts) -> bool {
+    era_before_v0_32(facts) == Some(true)
+}
+
+/// Logger names of controllers that only Karpenter before v0.32 ran: the v1alpha5 Machine
+/// controllers (`controller.machine.lifecycle`, v0.27-v0.31), the pre-v0.27 `provisioning`
+/// controller, `deprovisioning` (renamed `disruption` at v0.32), the v1alpha1 AWSNodeTemplate
+/// controller, the pre-v0.28 `inflightchecks`, and the cloud provider's `controller.aws.*`
+/// loggers (`controller.aws.pricing`). `controller.provisioner` and `controller.pricing` do not
+/// count: v0.32 to v0.36 log under those names too, in console format when configured so.
+const PRE_V0_32_LOGGERS: &[&str] = &[
+    "controller.machine",
+    "controller.provisioning",
+    "controller.deprovisioning",
+    "controller.awsnodetemplate",
+    "controller.inflightchecks",
+    "controller.aws",
+];
+
+/// Whether a logger is one of `PRE_V0_32_LOGGERS` or a child of one
+/// (`controller.machine.lifecycle`), case-insensitively.
+fn pre_v0_32_logger(logger: &str) -> bool {
+    PRE_V0_32_LOGGERS.iter().any(|l| {
+        logger.len() >= l.len()
+            && logger.as_bytes()[..l.len()].eq_ignore_ascii_case(l.as_bytes())
+            && matches!(logger.as_bytes().get(l.len()), None | Some(b'.'))
+    })
+}
+
+/// The first logger of the input that only Karpenter before v0.32 had, as written.
+pub fn pre_v0_32_logger_in(facts: &Facts) -> Option<&str> {
+    facts
+        .logs
+        .iter()
+        .filter_map(|r| r.logger.as_deref())
+        .find(|l| pre_v0_32_logger(l))
+}
+
+/// `Some(true)` when the input is from a Karpenter before v0.32, `Some(false)` when it is from
+/// v0.32 or later, `None` when it does not say: a known version decides, then the API the
+/// input shows (see [`before_v0_32`]), then loggers only old releases had (see
+/// `PRE_V0_32_LOGGERS`).
+pub fn era_before_v0_32(facts: &Facts) -> Option<bool> {
     if let Some(version) = karpenter_version(facts) {
-        return version < (0, 32, 0);
+        return Some(version < (0, 32, 0));
     }
     let old_objects = facts.nodepools.iter().any(|p| p.is_provisioner)
         || facts.nodeclasses.iter().any(|c| c.is_aws_node_template)
@@ -47,10 +89,10 @@ pub fn before_v0_32(facts: &Facts) -> bool {
         || facts.nodeclasses.iter().any(|c| !c.is_aws_node_template)
         || facts.nodeclaims.iter().any(|c| !c.is_machine);
     if new_objects {
-        return false;
+        return Some(false);
     }
     if old_objects {
-        return true;
+        return Some(true);
     }
     let labels = |key: &str| {
         facts.pods.iter().any(|p| {
@@ -82,9 +124,9 @@ pub fn before_v0_32(facts: &Facts) -> bool {
             "karpenter.k8s.aws/v1beta1",
         ]);
     if new {
-        return false;
+        return Some(false);
     }
-    labels("karpenter.sh/provisioner-name")
+    let old = labels("karpenter.sh/provisioner-name")
         || kinds(&["Provisioner", "Machine", "AWSNodeTemplate"])
         || fields(&["Provisioner", "Machine", "provisioner", "machine"])
         || texts(&[
@@ -92,11 +134,46 @@ pub fn before_v0_32(facts: &Facts) -> bool {
             "karpenter.k8s.aws/v1alpha1",
             "karpenter.sh/provisioner-name",
         ])
+        || pre_v0_32_logger_in(facts).is_some();
+    old.then_some(true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Document;
+
+    fn era(text: &str) -> Option<bool> {
+        era_before_v0_32(&crate::ingest::ingest(&[Document::new("t", text)]))
+    }
+
+    /// Console lines of v0.2x-v0.31 date the input by their logger; loggers v0.32-v0.36 also
+    /// used do not.
+    #[test]
+    fn loggers_only_old_releases_had_date_the_input() {
+        for line in [
+            "2023-08-10T11:42:17.301Z\tDEBUG\tcontroller.machine.lifecycle\tdeprovisioning machine due to registration ttl\t{\"commit\": \"5a2fe84\", \"ttl\": \"15m0s\"}",
+            "ERROR   controller.aws.pricing  updating on-demand pricing, RequestError: send request failed, using existing pricing data from 2022-08-17T00:19:52Z  {\"commit\": \"4b5f953\"}",
+            "2023-04-21T06:05:00.044Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, Expected resource \"amd.com/gpu\" didn't register on the node\t{\"commit\": \"beb0a64-dirty\", \"node\": \"ip-1\"}",
+            "2023-06-01T10:00:00.000Z\tINFO\tcontroller.deprovisioning\tdeprovisioning via consolidation delete, terminating 1 machines ip-1/m5.large/on-demand\t{\"commit\": \"5a2fe84\"}",
+            "2022-11-03T08:12:44.551Z\tERROR\tcontroller.provisioning\tCould not schedule pod, incompatible with provisioner \"default\"\t{\"commit\": \"51becf8\"}",
+        ] {
+            assert_eq!(era(line), Some(true), "{line}");
+        }
+        for line in [
+            "2023-05-01T10:00:00.000Z\tERROR\tcontroller.pricing\tupdating pricing, retreiving on-demand pricing data, RequestError: send request failed\t{\"commit\": \"5a2fe84\"}",
+            "2023-05-01T10:00:00.000Z\tINFO\tcontroller.provisioner\tfound provisionable pod(s)\t{\"commit\": \"5a2fe84\", \"pods\": \"default/web-0\"}",
+            "2023-05-01T10:00:00.000Z\tINFO\tcontroller.awsx\tsomething\t{\"commit\": \"5a2fe84\"}",
+            r#"{"level":"ERROR","time":"2025-07-01T00:00:12.345Z","logger":"controller","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing"}"#,
+        ] {
+            assert_eq!(era(line), None, "{line}");
+        }
+        // A v0.32+ console line naming a NodePool dates it the other way.
+        assert_eq!(
+            era("2024-01-10T10:00:00.000Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.large/on-demand\t{\"commit\": \"1072d3b\", \"nodepool\": \"default\"}"),
+            Some(false)
+        );
+    }
 
     #[test]
     fn parses_the_forms_ingest_writes() {

@@ -190,6 +190,14 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
         .or_else(|| json_field_in_text(&m.text, "machine"))
 }
 
+/// Whether a log record is about NodeClaim `name`: its `NodeClaim` field, or before v0.32 its
+/// `Machine` / `machine` field (`{"machine": "default-r9k2x"}` of a v0.2x console line).
+pub fn record_names_claim(r: &crate::facts::LogRecord, name: &str) -> bool {
+    ["NodeClaim", "nodeclaim", "Machine", "machine"]
+        .iter()
+        .any(|k| r.names(k, name))
+}
+
 /// Whether the objects show the NodeClaim or the Node initialized now: the NodeClaim's
 /// `Initialized` condition True, Karpenter's `initialized nodeclaim` line, or the Node's
 /// `karpenter.sh/initialized=true` label (each also through the other's name). Karpenter says `Node isn't initialized` in the first minute
@@ -295,6 +303,7 @@ pub fn nodepool_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
             c.nodepool
                 .clone()
                 .or_else(|| c.meta.labels.get("karpenter.sh/nodepool").cloned())
+                .or_else(|| c.meta.labels.get("karpenter.sh/provisioner-name").cloned())
         })
         .or_else(|| facts.nodepool_of_claim_in_logs(nodeclaim))
 }

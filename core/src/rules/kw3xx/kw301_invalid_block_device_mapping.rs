@@ -5,7 +5,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::{record_of, tail_after};
 use crate::rules::kw3xx::common::{
     join_names, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
-    parse_launch_error, push_unique, sole_nodeclass,
+    parse_launch_error, push_unique, sole_nodeclass, Api,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -117,17 +117,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             nodeclasses.push(nc);
         }
     }
-    let nodeclass = nodeclasses
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "<ec2nodeclass>".to_string());
     let pre_v1 = hits
         .iter()
         .any(|m| parse_launch_error(&m.text).is_some_and(|e| e.grammar == "pre-v0.32"));
+    // Before v0.32 the mappings are an AWSNodeTemplate's (`kubectl get ec2nodeclass` fails
+    // there).
+    let api = Api {
+        legacy: pre_v1 || Api::of(facts, &nodeclaims).legacy,
+    };
+    let (class, class_res) = (api.class(), api.class_res());
+    let nodeclass = nodeclasses
+        .first()
+        .cloned()
+        .unwrap_or_else(|| format!("<{class_res}>"));
+    // Named when known, else described: not `EC2NodeClass <ec2nodeclass>`.
+    let class_named = if nodeclasses.is_empty() {
+        format!("the {class}")
+    } else {
+        format!("{class} {nodeclass}")
+    };
     let mut summary = if nodeclasses.is_empty() {
         format!(
             "EC2 rejects the block device mappings of {}",
-            if pre_v1 {
+            if api.legacy {
                 "the AWSNodeTemplate (or custom launch template) of this pre-v0.32 Karpenter"
             } else {
                 "the EC2NodeClass"
@@ -135,7 +147,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )
     } else {
         format!(
-            "EC2 rejects the block device mappings of EC2NodeClass {}",
+            "EC2 rejects the block device mappings of {class} {}",
             join_names(&nodeclasses)
         )
     };
@@ -150,23 +162,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         (true, false) => summary.push_str(" The EC2NodeClass's dry-run validation fails, so ValidationSucceeded is not True and its NodePools launch nothing."),
         (_, true) if !nodeclaims.is_empty() => summary.push_str(&format!(
             " Every launch fails: {} could not be launched.",
-            named("NodeClaim", &nodeclaims)
+            named(api.claim(), &nodeclaims)
         )),
         _ => summary.push_str(" Every launch with these mappings fails."),
     }
-    let nodeclass_cmd = match (nodeclasses.first(), nodeclaims.first()) {
-        (Some(n), _) => n.clone(),
-        (None, Some(claim)) => format!(
-            "\"$(kubectl get nodeclaim {claim} -o jsonpath='{{.spec.nodeClassRef.name}}')\""
-        ),
-        (None, None) => "<ec2nodeclass>".to_string(),
-    };
+    let nodeclass_cmd = api.nodeclass_cmd(
+        nodeclasses.first().map(String::as_str),
+        nodeclaims.first().map(String::as_str),
+        None,
+    );
     let family = family_of(facts, &nodeclass);
     let mut steps = Vec::new();
     if !wrong_devices.is_empty() {
         steps.push(Remediation::yaml(
             format!(
-                "EC2 does not know device {} for this AMI: use the AMI family's device names in EC2NodeClass {nodeclass} (`kubectl edit ec2nodeclass {nodeclass}`){}:",
+                "EC2 does not know device {} for this AMI: use the AMI family's device names in {class_named} (`kubectl edit {class_res} {nodeclass}`){}:",
                 join_names(&wrong_devices),
                 family
                     .as_deref()
@@ -178,7 +188,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if let Some(n) = min_size_gb {
         steps.push(Remediation::yaml(
-            format!("The volume is smaller than the snapshot it is created from: set `volumeSize` to at least {n}Gi on the mapping that uses it (`kubectl edit ec2nodeclass {nodeclass}`):"),
+            format!("The volume is smaller than the snapshot it is created from: set `volumeSize` to at least {n}Gi on the mapping that uses it (`kubectl edit {class_res} {nodeclass}`):"),
             mappings_yaml(family.as_deref(), Some(n)),
         ));
     }
@@ -196,14 +206,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if steps.is_empty() {
         steps.push(Remediation::yaml(
-            format!("Fix `spec.blockDeviceMappings` of EC2NodeClass {nodeclass} (`kubectl edit ec2nodeclass {nodeclass}`):"),
+            format!("Fix `spec.blockDeviceMappings` of {class_named} (`kubectl edit {class_res} {nodeclass}`):"),
             mappings_yaml(family.as_deref(), None),
         ));
     }
     steps.push(Remediation::command(
         "Compare with the AMI's own mappings (root device name and snapshot sizes):",
         format!(
-            "kubectl get ec2nodeclass {nodeclass_cmd} -o jsonpath='{{.spec.blockDeviceMappings}}{{\"\\n\"}}{{.status.amis[*].id}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids <ami-id> --query 'Images[].[RootDeviceName,BlockDeviceMappings]'"
+            "kubectl get {class_res} {nodeclass_cmd} -o jsonpath='{{.spec.blockDeviceMappings}}{{\"\\n\"}}{{.status.amis[*].id}}{{\"\\n\"}}' && aws ec2 describe-images --image-ids <ami-id> --query 'Images[].[RootDeviceName,BlockDeviceMappings]'"
         ),
     ));
     if validation {
@@ -346,6 +356,29 @@ mod tests {
         let d = &report.diagnoses[0];
         assert!(d.summary.contains("default-b8k2n"), "{}", d.summary);
         assert!(d.remediation[0].text.contains("/dev/xvda"));
+    }
+
+    /// A pre-v0.32 error: the mappings are the Machine's AWSNodeTemplate's, looked up through
+    /// its `machineTemplateRef`.
+    #[test]
+    fn a_machine_gets_awsnodetemplate_commands() {
+        let text = "2023-05-09T14:12:40.882Z\tERROR\tcontroller\tReconciler error\t{\"commit\": \"d7e22b1\", \"controller\": \"machine.lifecycle\", \"Machine\": {\"name\":\"default-5kq2w\"}, \"error\": \"creating machine, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/sda1\"}";
+        let report = check_only("KW301", text);
+        let d = &report.diagnoses[0];
+        let all: String = d
+            .remediation
+            .iter()
+            .map(|r| format!("{} {}\n", r.text, r.command.as_deref().unwrap_or("")))
+            .collect();
+        assert!(
+            !all.contains("ec2nodeclass") && !all.contains("EC2NodeClass"),
+            "{all}"
+        );
+        assert!(
+            all.contains("kubectl get awsnodetemplate \"$(kubectl get machine default-5kq2w -o jsonpath='{.spec.machineTemplateRef.name}')\""),
+            "{all}"
+        );
+        assert!(d.summary.contains("Machine default-5kq2w"), "{}", d.summary);
     }
 
     #[test]

@@ -4,7 +4,8 @@ use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
     claim_age, claim_kind, claim_ref, conditions, instance_id, launched_status, name_after, named,
-    nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, sole_raw_value,
+    nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
+    sole_raw_value, Api,
 };
 use crate::rules::{
     evidence_of, Age, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity,
@@ -48,7 +49,9 @@ security groups, and the subnet's routes.
 const SIGNALS: &[&str] = &[
     "node not registered with cluster",
     "registration_timeout",
-    "terminating due to registration ttl",
+    // v0.31+ `terminating due to registration ttl`; v0.27-v0.30 `deprovisioning machine due to
+    // registration ttl`.
+    "due to registration ttl",
     "failed to register node",
     "registrationfailed",
     // Lifecycle lines read for the NodeClaim's NodePool, instance, and later registration.
@@ -135,12 +138,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let instance = instance_of(facts, nodeclaims.first().map(String::as_str));
+    // Before v0.32 the claim is a Machine of a Provisioner, even when the input does not name it.
+    let api = Api::of(facts, &nodeclaims);
     let kind = nodeclaims
         .first()
-        .map_or("NodeClaim", |n| claim_kind(facts, n));
+        .map_or(api.claim(), |n| claim_kind(facts, n));
+    let kind = if api.legacy { "Machine" } else { kind };
     let several = nodeclaims.len() > 1;
     let mut summary = if nodeclaims.is_empty() {
-        "A NodeClaim".to_string()
+        format!("A {kind}")
     } else {
         named(kind, &nodeclaims)
     };
@@ -288,9 +294,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "aws eks describe-cluster --name {cluster} --query 'cluster.resourcesVpcConfig.[clusterSecurityGroupId,endpointPublicAccess,endpointPrivateAccess]' && aws ec2 describe-instances --instance-ids {target} --query 'Reservations[].Instances[].[SubnetId,SecurityGroups]'"
             ),
         ),
-        Remediation::text(
-            "If the EC2NodeClass has custom `spec.userData`, check it does not break bootstrap (AL2023 takes a NodeConfig MIME part; Bottlerocket takes TOML settings).",
-        ),
+        Remediation::text(if api.legacy {
+            "If the AWSNodeTemplate has custom `spec.userData`, check it does not break bootstrap (AL2 takes a MIME multi-part shell script Karpenter merges with its bootstrap; Bottlerocket takes TOML settings)."
+        } else {
+            "If the EC2NodeClass has custom `spec.userData`, check it does not break bootstrap (AL2023 takes a NodeConfig MIME part; Bottlerocket takes TOML settings)."
+        }),
     ];
     let objects: Vec<ObjectRef> = nodeclaims.iter().map(|n| claim_ref(facts, n)).collect();
     let diagnosis = Diagnosis::new(&META, summary);
@@ -324,7 +332,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 fn is_signal(facts: &Facts, m: &Message) -> bool {
     let t = &m.text;
     if contains_ignore_ascii_case(t, "Node not registered with cluster")
-        || contains_ignore_ascii_case(t, "terminating due to registration ttl")
+        || contains_ignore_ascii_case(t, "due to registration ttl")
         || contains_ignore_ascii_case(t, "Failed to register node")
     {
         return true;
@@ -347,7 +355,9 @@ fn is_signal(facts: &Facts, m: &Message) -> bool {
 /// `Registered` condition True).
 fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
     let logged = facts.logs.iter().any(|r| {
-        r.message.eq_ignore_ascii_case("registered nodeclaim") && r.names("NodeClaim", nodeclaim)
+        (r.message.eq_ignore_ascii_case("registered nodeclaim")
+            || r.message.eq_ignore_ascii_case("registered machine"))
+            && record_names_claim(r, nodeclaim)
     });
     let condition = facts
         .nodeclaims
@@ -373,7 +383,7 @@ fn instance_of(facts: &Facts, nodeclaim: Option<&str>) -> Option<String> {
             return typed;
         }
         let logged = facts.logs.iter().find_map(|r| {
-            r.names("NodeClaim", n)
+            record_names_claim(r, n)
                 .then(|| r.fields.get("provider-id")?.as_str().and_then(instance_id))
                 .flatten()
         });

@@ -7,7 +7,7 @@ use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
     claim_age, claim_ref, conditions, daemonset_presence, named, node_of, nodeclaim_of,
     nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized, sole_raw_value,
-    Presence,
+    Api, Presence,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{evidence_of, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -327,28 +327,48 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                     .nodes
                     .iter()
                     .find(|x| &x.meta.name == n)
-                    .and_then(|x| x.meta.labels.get("karpenter.sh/nodepool").cloned())
+                    .and_then(|x| {
+                        x.meta
+                            .labels
+                            .get("karpenter.sh/nodepool")
+                            .or_else(|| x.meta.labels.get("karpenter.sh/provisioner-name"))
+                            .cloned()
+                    })
             })
         })
-        .or_else(|| sole_raw_value(facts, &["karpenter.sh/nodepool:", "karpenter.sh/nodepool="]));
+        .or_else(|| {
+            sole_raw_value(
+                facts,
+                &[
+                    "karpenter.sh/nodepool:",
+                    "karpenter.sh/nodepool=",
+                    "karpenter.sh/provisioner-name:",
+                    "karpenter.sh/provisioner-name=",
+                ],
+            )
+        });
+    // Before v0.32: a Machine of a Provisioner, whose startup taints sit in its spec.
+    let api = Api::of(facts, &nodeclaims);
     let mut subject = match (nodeclaims.is_empty(), nodes.is_empty()) {
         (false, false) => format!(
             "{} ({})",
-            named("NodeClaim", &nodeclaims),
+            named(api.claim(), &nodeclaims),
             named("node", &nodes)
         ),
-        (false, true) => named("NodeClaim", &nodeclaims),
+        (false, true) => named(api.claim(), &nodeclaims),
         (true, false) => named("Node", &nodes),
-        (true, true) => "The NodeClaim".to_string(),
+        (true, true) => format!("The {}", api.claim()),
     };
     if let Some(np) = &nodepool {
-        subject.push_str(&format!(" of NodePool {np}"));
+        subject.push_str(&format!(" of {} {np}", api.pool()));
     }
     let node = nodes
         .first()
         .cloned()
         .unwrap_or_else(|| "<node-name>".to_string());
-    let np_name = nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string());
+    let np_name = nodepool
+        .clone()
+        .unwrap_or_else(|| format!("<{}>", api.pool_res()));
     let mut related: Vec<&'static str> = vec!["KW404"];
     let mut confidence = Confidence::High;
     let (summary, steps) = match cause {
@@ -380,13 +400,15 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                 )],
             )
         }
-        Cause::StartupTaint(taint) => startup_taint(facts, &subject, taint, &node, &np_name),
+        Cause::StartupTaint(taint) => {
+            startup_taint(facts, api, &subject, taint, &node, &np_name)
+        }
         Cause::EphemeralTaint(taint) => ephemeral_taint(facts, &subject, taint, &node, &mut related),
         Cause::Resource(resource) => {
             if resource == "vpc.amazonaws.com/pod-eni" {
                 related.push("KW210");
             }
-            resource_not_registered(facts, &subject, resource, &node, &np_name)
+            resource_not_registered(facts, api, &subject, resource, &node, &np_name)
         }
         Cause::DraDriver(driver) => (
             format!("{subject} is not initialized: DRA driver \"{driver}\" has not published a complete ResourceSlice pool for the node."),
@@ -419,8 +441,12 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                     }
                 ),
                 vec![Remediation::command(
-                    "Read the NodeClaim's Initialized condition: its reason and message name what is missing:",
-                    format!("kubectl get nodeclaims -o wide; kubectl get nodeclaim -o jsonpath='{{range .items[?(@.status.nodeName==\"{node}\")]}}{{.metadata.name}}{{\"\\n\"}}{{range .status.conditions[*]}}  {{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{end}}'; kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'"),
+                    if api.legacy {
+                        "Read the Machine's MachineInitialized condition: its reason and message name what is missing:"
+                    } else {
+                        "Read the NodeClaim's Initialized condition: its reason and message name what is missing:"
+                    },
+                    format!("kubectl get {res}s -o wide; kubectl get {res} -o jsonpath='{{range .items[?(@.status.nodeName==\"{node}\")]}}{{.metadata.name}}{{\"\\n\"}}{{range .status.conditions[*]}}  {{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{end}}'; kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'", res = api.claim_res()),
                 )],
             )
         }
@@ -446,11 +472,15 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         .max_by_key(|a| a.seconds);
     if let Some(age) = oldest {
         let who = if nodeclaims.len() > 1 {
-            "The oldest NodeClaim"
+            "The oldest"
         } else {
-            "The NodeClaim"
+            "The"
         };
-        summary.push_str(&format!(" {who} was created {}.", age.ago()));
+        summary.push_str(&format!(
+            " {who} {} was created {}.",
+            api.claim(),
+            age.ago()
+        ));
     }
     Diagnosis::new(&META, summary)
         .with_confidence(confidence)
@@ -529,6 +559,7 @@ fn presence_words(p: &Presence) -> String {
 
 fn startup_taint(
     facts: &Facts,
+    api: Api,
     subject: &str,
     taint: &str,
     node: &str,
@@ -559,8 +590,8 @@ fn startup_taint(
             )];
             if matches!(presence, Presence::Absent(_) | Presence::Unknown) {
                 steps.push(Remediation::yaml(
-                    format!("If {} is not installed, remove the taint from NodePool {nodepool}'s startupTaints (`kubectl edit nodepool {nodepool}`); if it is, its pods must tolerate the taint:", owner.agent),
-                    format!("{}---\n# the agent's DaemonSet pod spec\ntolerations:\n  - key: {key}\n    operator: Exists\n", startup_taints_without(facts, nodepool, key)),
+                    format!("If {} is not installed, remove the taint from {} {nodepool}'s startupTaints (`kubectl edit {} {nodepool}`); if it is, its pods must tolerate the taint:", owner.agent, api.pool(), api.pool_res()),
+                    format!("{}---\n# the agent's DaemonSet pod spec\ntolerations:\n  - key: {key}\n    operator: Exists\n", startup_taints_without(facts, api, nodepool, key)),
                 ));
             }
             (summary, steps)
@@ -576,8 +607,8 @@ fn startup_taint(
                     format!("kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}'; kubectl get pods -A -o wide --field-selector spec.nodeName={node}"),
                 ),
                 Remediation::yaml(
-                    format!("A startup taint must be removed by an agent on the node; if nothing does, drop it from NodePool {nodepool} (`kubectl edit nodepool {nodepool}`):"),
-                    startup_taints_without(facts, nodepool, if key.is_empty() { "<taint-key>" } else { key }),
+                    format!("A startup taint must be removed by an agent on the node; if nothing does, drop it from {} {nodepool} (`kubectl edit {} {nodepool}`):", api.pool(), api.pool_res()),
+                    startup_taints_without(facts, api, nodepool, if key.is_empty() { "<taint-key>" } else { key }),
                 ),
             ];
             (summary, steps)
@@ -623,6 +654,7 @@ fn ephemeral_taint(
 
 fn resource_not_registered(
     facts: &Facts,
+    api: Api,
     subject: &str,
     resource: &str,
     node: &str,
@@ -687,7 +719,10 @@ fn resource_not_registered(
         }
     }
     steps.push(Remediation::yaml(
-        format!("The plugin's pods must tolerate NodePool {nodepool}'s taints, e.g.:"),
+        format!(
+            "The plugin's pods must tolerate {} {nodepool}'s taints, e.g.:",
+            api.pool()
+        ),
         format!(
             "tolerations:\n  - key: {}\n    operator: Exists\n    effect: NoSchedule\n",
             resource.trim_end_matches('/')
@@ -698,8 +733,13 @@ fn resource_not_registered(
 
 /// The NodePool's `startupTaints` without `key`: the others it has when the input shows the
 /// NodePool, else a comment saying to keep them.
-fn startup_taints_without(facts: &Facts, nodepool: &str, key: &str) -> String {
-    let head = "spec:\n  template:\n    spec:\n";
+fn startup_taints_without(facts: &Facts, api: Api, nodepool: &str, key: &str) -> String {
+    // A v1alpha5 Provisioner has `spec.startupTaints`; a NodePool its template's.
+    let (head, pad) = if api.legacy {
+        ("spec:\n", "")
+    } else {
+        ("spec:\n  template:\n    spec:\n", "    ")
+    };
     match facts.nodepool(nodepool) {
         Some(np) => {
             let kept: Vec<String> = np
@@ -711,19 +751,25 @@ fn startup_taints_without(facts: &Facts, nodepool: &str, key: &str) -> String {
                         .value
                         .as_deref()
                         .filter(|v| !v.is_empty())
-                        .map(|v| format!("\n          value: \"{v}\""))
+                        .map(|v| format!("\n{pad}      value: \"{v}\""))
                         .unwrap_or_default();
-                    format!("        - key: {}{value}\n          effect: {}\n", t.key, t.effect)
+                    format!(
+                        "{pad}    - key: {}{value}\n{pad}      effect: {}\n",
+                        t.key, t.effect
+                    )
                 })
                 .collect();
             if kept.is_empty() {
-                format!("{head}      startupTaints: []   # {key} removed\n")
+                format!("{head}{pad}  startupTaints: []   # {key} removed\n")
             } else {
-                format!("{head}      startupTaints:   # {key} removed\n{}", kept.concat())
+                format!(
+                    "{head}{pad}  startupTaints:   # {key} removed\n{}",
+                    kept.concat()
+                )
             }
         }
         None => format!(
-            "{head}      startupTaints:\n        # remove the entry with key {key}; keep the others\n"
+            "{head}{pad}  startupTaints:\n{pad}    # remove the entry with key {key}; keep the others\n"
         ),
     }
 }
@@ -783,6 +829,30 @@ mod tests {
     use crate::facts::{Condition, Meta, Node, NodeClaim, Workload};
     use crate::rules;
     use crate::testing::{check_only, ids, karpenter_node_describe};
+
+    /// Before v0.32: a Machine of a Provisioner, whose `spec.startupTaints` is top-level.
+    #[test]
+    fn a_machine_gets_provisioner_words_and_yaml() {
+        let input = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n  startupTaints:\n  - {key: example.com/warmup, effect: NoSchedule}\n  - {key: example.com/other, effect: NoSchedule}\n---\napiVersion: karpenter.sh/v1alpha5\nkind: Machine\nmetadata:\n  name: default-p4x8z\n  labels:\n    karpenter.sh/provisioner-name: default\nstatus:\n  nodeName: ip-10-0-12-34\n  conditions:\n  - {type: MachineInitialized, status: \"False\", reason: StartupTaintsExist, message: 'StartupTaint \"example.com/warmup:NoSchedule\" still exists'}\n";
+        let report = check_only("KW306", input);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Machine default-p4x8z (node ip-10-0-12-34) of Provisioner default"),
+            "{}",
+            d.summary
+        );
+        let step = d.remediation.last().unwrap();
+        assert!(
+            step.text.contains("`kubectl edit provisioner default`"),
+            "{}",
+            step.text
+        );
+        assert_eq!(
+            step.yaml.as_deref(),
+            Some("spec:\n  startupTaints:   # example.com/warmup removed\n    - key: example.com/other\n      effect: NoSchedule\n")
+        );
+    }
 
     #[test]
     fn a_node_karpenter_weighed_for_disruption_is_initialized() {

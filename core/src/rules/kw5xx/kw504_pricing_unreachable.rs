@@ -5,7 +5,7 @@ use crate::rules::kw1xx::credentials::NETWORK_MARKERS;
 use crate::rules::kw4xx::disruption::unescaped;
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
-use crate::rules::version::{at_least, version_label};
+use crate::rules::version::{at_least, era_before_v0_32, pre_v0_32_logger_in, version_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -176,15 +176,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("kubectl set env deployment/karpenter -n {ns} AWS_ISOLATED_VPC=true"),
         )
     };
-    let version = version_label(facts).unwrap_or_default();
-    let mut steps = match at_least(facts, 0, 32) {
+    // Without a version, the input's API or log format may still date it (a Provisioner, a
+    // `controller.aws.pricing` console line).
+    let version = version_label(facts)
+        .map(|v| format!("Karpenter {v}"))
+        .unwrap_or_else(|| "this Karpenter".to_string());
+    let dated_by = if version_label(facts).is_some() {
+        String::new()
+    } else if era_before_v0_32(facts) == Some(true) {
+        match pre_v0_32_logger_in(facts) {
+            Some(l) => format!(" (its {l} log lines date it before v0.32)"),
+            None => " (the input's Provisioner/Machine API dates it before v0.32)".to_string(),
+        }
+    } else {
+        " (the input's NodePool/NodeClaim API dates it v0.32 or later)".to_string()
+    };
+    let mut steps = match at_least(facts, 0, 32).or(era_before_v0_32(facts).map(|old| !old)) {
         Some(true) => {
-            summary.push_str(&format!(" On Karpenter {version} the setting is ISOLATED_VPC (AWS_ISOLATED_VPC, which the troubleshooting page still shows, is the pre-v0.32 name)."));
+            summary.push_str(&format!(" On {version}{dated_by} the setting is ISOLATED_VPC (AWS_ISOLATED_VPC, which the troubleshooting page still shows, is the pre-v0.32 name)."));
             vec![v1_env, v1_helm]
         }
         Some(false) => {
             summary.push_str(&format!(
-                " On Karpenter {version} the setting is the pre-v0.32 AWS_ISOLATED_VPC."
+                " On {version}{dated_by} the setting is the pre-v0.32 AWS_ISOLATED_VPC."
             ));
             vec![old]
         }
@@ -277,6 +291,34 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW504", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_logger_only_old_releases_had_dates_the_setting() {
+        let old = "2023-03-02T08:00:10.125Z\tERROR\tcontroller.aws.pricing\tupdating on-demand pricing, RequestError: send request failed caused by: Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp 3.210.160.21:443: i/o timeout, using existing pricing data from 2023-02-28T00:10:15Z\t{\"commit\": \"5d2d8c0\"}";
+        let d = &check_only("KW504", old).diagnoses[0];
+        assert!(
+            d.summary.contains("(its controller.aws.pricing log lines date it before v0.32) the setting is the pre-v0.32 AWS_ISOLATED_VPC"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("does not show the Karpenter version"));
+        assert!(d.remediation.iter().all(|r| !r
+            .command
+            .as_deref()
+            .unwrap_or("")
+            .contains(" ISOLATED_VPC=")));
+        // `controller.pricing` logged the same way on v0.32 to v0.36: still unknown.
+        let d = &check_only(
+            "KW504",
+            &old.replace("controller.aws.pricing", "controller.pricing"),
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.contains("does not show the Karpenter version"),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]
