@@ -294,9 +294,20 @@ pub fn deny_source(text: &str) -> Option<DenySource> {
     }
 }
 
-/// The encoded authorization failure message. `Err(())` when the evidence only holds a
-/// truncated copy (`...`), which `aws sts decode-authorization-message` cannot decode.
-pub fn encoded_message(text: &str) -> Option<Result<String, ()>> {
+/// The encoded authorization failure message as the evidence holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EncodedMessage {
+    /// The blob, for `aws sts decode-authorization-message`.
+    Whole(String),
+    /// Cut off where the text says so (`...`, `…`): only the original error has the rest.
+    CutOff,
+    /// Too short to be a blob (they run to hundreds of characters), or nothing after the
+    /// marker: shortened by hand or a placeholder, so the original error has the real one.
+    Short(String),
+}
+
+/// The encoded authorization failure message after `Encoded authorization failure message:`.
+pub fn encoded_message(text: &str) -> Option<EncodedMessage> {
     let marker = "Encoded authorization failure message: ";
     if !contains_ignore_ascii_case(text, marker.trim_end()) {
         return None;
@@ -310,12 +321,13 @@ pub fn encoded_message(text: &str) -> Option<Result<String, ()>> {
         .chars()
         .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\\')
         .collect();
-    let truncated = raw_token.ends_with("...") || raw_token.ends_with('…') || blob.len() < 20;
-    if truncated {
-        Some(Err(()))
+    Some(if raw_token.ends_with("...") || raw_token.ends_with('…') {
+        EncodedMessage::CutOff
+    } else if blob.len() < 20 {
+        EncodedMessage::Short(blob)
     } else {
-        Some(Ok(blob))
-    }
+        EncodedMessage::Whole(blob)
+    })
 }
 
 /// `aws sts decode-authorization-message` filled in with the blob, or a placeholder.
@@ -432,18 +444,27 @@ mod tests {
         assert_eq!(encoded_message("no blob here"), None);
         assert_eq!(
             encoded_message("Encoded authorization failure message: g4oZPBqZ4Bni8dE5dGjxYTnOZ..."),
-            Some(Err(()))
+            Some(EncodedMessage::CutOff)
+        );
+        assert_eq!(
+            encoded_message("Encoded authorization failure message: g4oZPBqZ4Bni8dE5…"),
+            Some(EncodedMessage::CutOff)
         );
         assert_eq!(
             encoded_message("Encoded authorization failure message: ..."),
-            Some(Err(()))
+            Some(EncodedMessage::CutOff)
+        );
+        // Short without a mark of truncation: not said to be cut off.
+        assert_eq!(
+            encoded_message("Encoded authorization failure message: AbCdEf123\tstatus code: 403"),
+            Some(EncodedMessage::Short("AbCdEf123".into()))
         );
         let blob = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCd";
         assert_eq!(
             encoded_message(&format!(
                 "x. Encoded authorization failure message: {blob}\n\tstatus code: 403"
             )),
-            Some(Ok(blob.to_string()))
+            Some(EncodedMessage::Whole(blob.to_string()))
         );
     }
 }

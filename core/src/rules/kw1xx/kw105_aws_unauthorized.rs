@@ -4,7 +4,7 @@ use crate::document::Evidence;
 use crate::facts::{Facts, Message};
 use crate::rules::kw1xx::aws::{
     controller_role_from_env, decode_command, denied_action, deny_source, encoded_message,
-    principal, resource, role_name, DenySource,
+    principal, resource, role_name, DenySource, EncodedMessage,
 };
 use crate::rules::kw1xx::credentials::{credential_failure, from_other_component};
 use crate::rules::kw1xx::kw101_spot_service_linked_role_missing::is_spot_slr_text;
@@ -138,6 +138,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut nodeclasses: Vec<String> = Vec::new();
     let mut blob: Option<String> = None;
     let mut truncated_blob = false;
+    let mut short_blob: Option<String> = None;
     let mut ami = false;
     let mut validation = false;
     for m in &hits {
@@ -153,8 +154,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         push_new(&mut nodeclaims, nodeclaim_of(facts, m));
         push_new(&mut nodeclasses, nodeclass_of(facts, m));
         match encoded_message(t) {
-            Some(Ok(b)) if blob.is_none() => blob = Some(b),
-            Some(Err(())) => truncated_blob = true,
+            Some(EncodedMessage::Whole(b)) if blob.is_none() => blob = Some(b),
+            Some(EncodedMessage::CutOff) => truncated_blob = true,
+            Some(EncodedMessage::Short(b)) if short_blob.is_none() => short_blob = Some(b),
             _ => {}
         }
         ami |= contains_any(
@@ -315,11 +317,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ));
     }
-    if blob.is_some() || truncated_blob {
-        let text = if blob.is_some() {
-            "Decode the authorization failure message: it names the action, the resource and the policy context that denied it:"
-        } else {
-            "The encoded authorization message in the evidence is cut off (`...`): copy the whole blob from the original error and decode it:"
+    if blob.is_some() || truncated_blob || short_blob.is_some() {
+        // Only a `...` / `…` in the text says it was cut off; a short blob without one may be
+        // a placeholder or shortened by hand.
+        let text = match (&blob, &short_blob) {
+            (Some(_), _) => "Decode the authorization failure message: it names the action, the resource and the policy context that denied it:".to_string(),
+            (None, Some(b)) if !truncated_blob && b.is_empty() => "Decode the authorization failure message (the blob after `Encoded authorization failure message:` in the original error): it names the action, the resource and the policy context that denied it:".to_string(),
+            (None, Some(b)) if !truncated_blob => format!("Decode the authorization failure message: it names the action, the resource and the policy context that denied it. The `{b}` in the evidence is shorter than an encoded message ever is (they run to hundreds of characters): use the whole blob from the original error:"),
+            _ => "The encoded authorization message in the evidence is cut off (`...`): copy the whole blob from the original error and decode it:".to_string(),
         };
         steps.push(Remediation::command(text, decode_command(blob.as_deref())));
     }
@@ -518,6 +523,30 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("--target-id 111122223333"));
+    }
+
+    /// Only a `...` / `…` says the blob was cut off; a short one without it is not called so.
+    #[test]
+    fn a_short_blob_is_not_said_to_be_cut_off() {
+        for (tail, cut) in [
+            ("AbCdEf123", false),
+            ("AbCdEf123...", true),
+            ("AbCdEf123…", true),
+        ] {
+            let report = check_only(
+                "KW105",
+                &format!("UnauthorizedOperation: You are not authorized to perform this operation. Encoded authorization failure message: {tail}"),
+            );
+            let step = &report.diagnoses[0].remediation[0];
+            assert_eq!(step.text.contains("cut off"), cut, "{tail}: {}", step.text);
+            assert!(
+                step.command.as_deref().is_some_and(|c| c.starts_with(
+                    "aws sts decode-authorization-message --encoded-message <encoded-message>"
+                )),
+                "{tail}: {:?}",
+                step.command
+            );
+        }
     }
 
     #[test]
