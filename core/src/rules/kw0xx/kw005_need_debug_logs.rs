@@ -197,10 +197,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         [one] => problem.push(format!("Pod {one} is Pending")),
         many => problem.push(format!("Pods {} are Pending", many.join(", "))),
     }
+    // A v1alpha5 Machine (before v0.32) is named as one.
+    let claim = if !stuck.is_empty()
+        && facts
+            .nodeclaims
+            .iter()
+            .filter(|c| stuck.contains(&c.meta.name))
+            .all(|c| c.is_machine)
+    {
+        "Machine"
+    } else {
+        "NodeClaim"
+    };
     match stuck.as_slice() {
         [] => {}
-        [one] => problem.push(format!("NodeClaim {one} is not ready")),
-        many => problem.push(format!("NodeClaims {} are not ready", many.join(", "))),
+        [one] => problem.push(format!("{claim} {one} is not ready")),
+        many => problem.push(format!("{claim}s {} are not ready", many.join(", "))),
     }
     let lines: usize = facts
         .log_lines_by_level
@@ -437,6 +449,15 @@ mod tests {
             .command
             .as_deref()
             .is_some_and(|c| c.contains("<karpenter-namespace>")));
+        // Before v0.32 the claim is a Machine.
+        facts.nodeclaims[0].is_machine = true;
+        let d = check(&facts);
+        assert!(
+            d[0].summary
+                .starts_with("Pod media/render-1 is Pending; Machine render-8fw6c is not ready"),
+            "{}",
+            d[0].summary
+        );
     }
 
     #[test]

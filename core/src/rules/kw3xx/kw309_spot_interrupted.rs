@@ -2,7 +2,7 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique};
+use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique, Api};
 use crate::rules::kw3xx::interruption::{
     action, is_rebalance_kind, message_kind, notice_objects, nth,
 };
@@ -185,14 +185,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         kinds.push("interruption".into());
     }
     let nth_present = nth(facts).is_some_and(|n| !n.seen_as.is_empty());
+    // Before v0.32 a Machine of a Provisioner (and before v0.28 no Machine at all: Karpenter
+    // deleted the node itself, `deleted node from interruption message`).
+    let api = Api::of(facts, &nodeclaims);
     let mut subject = match (nodes.is_empty(), nodeclaims.is_empty()) {
         (false, false) => format!(
             "{} ({})",
             named("Node", &nodes),
-            named("NodeClaim", &nodeclaims)
+            named(api.claim(), &nodeclaims)
         ),
         (false, true) => named("Node", &nodes),
-        (true, false) => named("NodeClaim", &nodeclaims),
+        (true, false) => named(api.claim(), &nodeclaims),
         (true, true) => "The node".to_string(),
     };
     subject.push_str(&format!(
@@ -202,10 +205,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut summary = subject;
     // Several interrupted nodes read in the plural: each was drained and its NodeClaim deleted.
     let several = nodes.len() > 1 || nodeclaims.len() > 1;
-    let (them, claims, pods, vanished) = if several {
-        ("them", "their NodeClaims", "their", "the vanished nodes")
-    } else {
-        ("it", "the NodeClaim", "its", "the vanished node")
+    // Older releases deleted the node itself and say so (`deleted node from interruption
+    // message`); so does any release before v0.28, which had no Machine.
+    let node_deleted = nodeclaims.is_empty()
+        && (api.legacy
+            || hits.iter().any(|m| {
+                contains_ignore_ascii_case(&m.text, "deleted node from interruption message")
+            }));
+    let (them, claims, pods, vanished) = match (several, node_deleted) {
+        (true, false) => (
+            "them",
+            format!("their {}s", api.claim()),
+            "their",
+            "the vanished nodes",
+        ),
+        (false, false) => (
+            "it",
+            format!("the {}", api.claim()),
+            "its",
+            "the vanished node",
+        ),
+        (true, true) => ("them", "them".to_string(), "their", "the vanished nodes"),
+        (false, true) => ("it", "it".to_string(), "its", "the vanished node"),
     };
     if actions.is_empty() {
         summary.push_str(&format!(": Karpenter's interruption handling drained {them} and deleted {claims}; {pods} pods were rescheduled on new capacity."));
@@ -239,12 +260,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp",
         ),
         Remediation::yaml(
-            "If interruptions are frequent, let the NodePool choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:",
-            "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+            format!("If interruptions are frequent, let the {} choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:", api.pool()),
+            if api.legacy {
+                // A v1alpha5 Provisioner's requirements are top-level in its spec.
+                "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"5\"]\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"spot\", \"on-demand\"]\n"
+            } else {
+                "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n"
+            },
         ),
-        Remediation::text(
-            "Run interruption-sensitive workloads with several replicas and a PodDisruptionBudget, or on an on-demand NodePool.",
-        ),
+        Remediation::text(format!(
+            "Run interruption-sensitive workloads with several replicas and a PodDisruptionBudget, or on an on-demand {}.",
+            api.pool()
+        )),
     ]);
     let objects = notice_objects(facts, &nodes, &nodeclaims);
     vec![Diagnosis::new(&META, summary)
@@ -257,6 +284,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    /// Before v0.32: a Machine of a Provisioner, whose requirements sit at the top of its spec;
+    /// a line that only says Karpenter deleted the node does not invent a NodeClaim.
+    #[test]
+    fn old_releases_get_their_own_words() {
+        let machine = "2023-09-01T10:00:00.000Z\tINFO\tcontroller.interruption\tdeleted node from interruption message\t{\"commit\": \"61b3e1e\", \"queue\": \"q\", \"messageKind\": \"SpotInterruptionKind\", \"machine\": \"spot-7xk2p\", \"node\": \"ip-1\", \"action\": \"CordonAndDelete\"}";
+        let d = &check_only("KW309", machine).diagnoses[0];
+        assert!(
+            d.summary.contains("(Machine spot-7xk2p)") && d.summary.contains("deleted the Machine"),
+            "{}",
+            d.summary
+        );
+        let yaml = d
+            .remediation
+            .iter()
+            .find_map(|r| r.yaml.as_deref())
+            .unwrap();
+        assert!(yaml.starts_with("spec:\n  requirements:\n"), "{yaml}");
+        assert!(d.remediation.iter().all(|r| !r.text.contains("NodePool")));
+        let node_only = machine.replace("\"machine\": \"spot-7xk2p\", ", "");
+        let d = &check_only("KW309", &node_only).diagnoses[0];
+        assert!(
+            d.summary.contains("and deleted it;") && !d.summary.contains("NodeClaim"),
+            "{}",
+            d.summary
+        );
+    }
 
     #[test]
     fn every_form() {
