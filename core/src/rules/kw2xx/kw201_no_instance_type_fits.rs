@@ -149,9 +149,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
         if excluded_by_limits {
-            summary.push_str(
-                " Karpenter also excluded some of its instance types because they would breach the NodePool's limits: a limits problem too (KW205).",
-            );
+            summary.push_str(&format!(
+                " Karpenter also excluded some of its instance types because they would breach the {}'s limits: a limits problem too (KW205).",
+                if clause.provisioner { "Provisioner" } else { "NodePool" }
+            ));
         }
         summary.push_str(&first.error.nearest_note(clause));
         let mut diagnosis = Diagnosis::new(&META, summary)
@@ -640,6 +641,18 @@ mod tests {
         instance_scope(&parse_clause(&format!(
             "Failed to schedule pod, no instance type has enough resources, requirements={requirements}, resources={resources}"
         )))
+    }
+
+    /// Before v0.32 the limits are a Provisioner's.
+    #[test]
+    fn limits_of_a_provisioner_are_named_so() {
+        let text = "2023-08-15T09:14:02.301Z\tDEBUG\tcontroller.provisioner\t390 out of 744 instance types were excluded because they would breach provisioner limits\t{\"commit\": \"61b3e1e\", \"provisioner\": \"default\"}\n2023-08-15T09:14:02.320Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"default\", daemonset overhead={\"cpu\":\"200m\"}, no instance type satisfied resources {\"cpu\":\"4200m\"} and requirements karpenter.sh/provisioner-name In [default] (no instance type has enough resources)\t{\"commit\": \"61b3e1e\", \"pod\": \"web/frontend-0\"}";
+        let d = &check_only("KW201", text).diagnoses[0];
+        assert!(
+            d.summary.contains("breach the Provisioner's limits"),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]

@@ -658,6 +658,28 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .with_remediation(steps)
 }
 
+/// The kind, kubectl resource and placeholder of the clause's pool: a v1alpha5 Provisioner
+/// (before v0.32) or a NodePool.
+fn pool_words(clause: &Clause) -> (&'static str, &'static str, &'static str) {
+    if clause.provisioner {
+        ("Provisioner", "provisioner", "<provisioner>")
+    } else {
+        ("NodePool", "nodepool", "<nodepool>")
+    }
+}
+
+/// A requirement as YAML for the pool: a Provisioner has its requirements at the top of its
+/// spec, a NodePool in its template.
+fn requirement_yaml(clause: &Clause, key: &str, values: &str) -> String {
+    if clause.provisioner {
+        format!("spec:\n  requirements:\n    - key: {key}\n      operator: In\n      values: [{values}]\n")
+    } else {
+        format!(
+            "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{values}]\n"
+        )
+    }
+}
+
 fn unknown_label_fix(
     clause: &Clause,
     label: &str,
@@ -665,7 +687,8 @@ fn unknown_label_fix(
     value: Option<&str>,
     pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
-    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let (kind, res, placeholder) = pool_words(clause);
+    let np = clause.nodepool.as_deref().unwrap_or(placeholder);
     let value = value.unwrap_or("<value>");
     let mut steps = Vec::new();
     if let Some(wk) = typo_of {
@@ -682,8 +705,14 @@ fn unknown_label_fix(
         ));
     }
     steps.push(Remediation::yaml(
-        format!("Or make NodePool {np} set the label on its nodes (`kubectl edit nodepool {np}`):"),
-        format!("spec:\n  template:\n    metadata:\n      labels:\n        {label}: \"{value}\"\n"),
+        format!("Or make {kind} {np} set the label on its nodes (`kubectl edit {res} {np}`):"),
+        if clause.provisioner {
+            format!("spec:\n  labels:\n    {label}: \"{value}\"\n")
+        } else {
+            format!(
+                "spec:\n  template:\n    metadata:\n      labels:\n        {label}: \"{value}\"\n"
+            )
+        },
     ));
     steps
 }
@@ -735,7 +764,13 @@ fn volume_zone_fix(
     incoming: &str,
     fact_pod: Option<&Pod>,
 ) -> Vec<Remediation> {
-    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let (kind, res, placeholder) = pool_words(clause);
+    let np = clause.nodepool.as_deref().unwrap_or(placeholder);
+    let class = if clause.provisioner {
+        "AWSNodeTemplate"
+    } else {
+        "EC2NodeClass"
+    };
     let values = quoted_values(incoming, key);
     let ns = fact_pod
         .and_then(|p| p.meta.namespace.as_deref())
@@ -746,17 +781,15 @@ fn volume_zone_fix(
         .unwrap_or("<pvc>");
     vec![
         Remediation::yaml(
-            format!("Let NodePool {np} launch where the volume is: add the zone to its requirement on {key} (`kubectl edit nodepool {np}`), and check that its EC2NodeClass selects a subnet in that zone:"),
-            format!(
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{values}]\n"
-            ),
+            format!("Let {kind} {np} launch where the volume is: add the zone to its requirement on {key} (`kubectl edit {res} {np}`), and check that its {class} selects a subnet in that zone:"),
+            requirement_yaml(clause, key, &values),
         ),
         Remediation::command(
             "See the volume's zone:",
             format!("kubectl get pv \"$(kubectl get pvc {claim} -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'"),
         ),
         Remediation::text(format!(
-            "Or, only if the data can be recreated: delete claim {claim} (and the pod, so that a StatefulSet makes both again) and the new volume is provisioned in a zone NodePool {np} offers."
+            "Or, only if the data can be recreated: delete claim {claim} (and the pod, so that a StatefulSet makes both again) and the new volume is provisioned in a zone {kind} {np} offers."
         )),
     ]
 }
@@ -795,7 +828,8 @@ fn conflict_fix(
     incoming: &str,
     pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
-    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let (kind, res, placeholder) = pool_words(clause);
+    let np = clause.nodepool.as_deref().unwrap_or(placeholder);
     let values = quoted_values(incoming, key);
     vec![
         pod_side(
@@ -805,10 +839,8 @@ fn conflict_fix(
             pod,
         ),
         Remediation::yaml(
-            format!("Or let NodePool {np} offer it: add the values to its requirement on {key} (`kubectl edit nodepool {np}`):"),
-            format!(
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{values}]\n"
-            ),
+            format!("Or let {kind} {np} offer it: add the values to its requirement on {key} (`kubectl edit {res} {np}`):"),
+            requirement_yaml(clause, key, &values),
         ),
     ]
 }
@@ -821,6 +853,25 @@ mod tests {
     const ZONE_CONFLICT: &str = r#"LAST SEEN   TYPE      REASON             OBJECT                  MESSAGE
 2m          Warning   FailedScheduling   pod/postgres-1          Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"200m","memory":"300Mi","pods":"4"}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]
 "#;
+
+    /// A v1alpha5 Provisioner (before v0.32) is edited as one: `kubectl edit provisioner`, and
+    /// its requirements sit at the top of its spec.
+    #[test]
+    fn a_provisioner_gets_provisioner_commands_and_yaml() {
+        let line = "2023-02-08T15:04:41.118Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"default\", incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-west-2d] not in topology.kubernetes.io/zone In [us-west-2a us-west-2b]\t{\"commit\": \"d7e22b1\", \"pod\": \"default/zonal-0\"}";
+        let d = &check_only("KW203", line).diagnoses[0];
+        let step = d.remediation.iter().find(|r| r.yaml.is_some()).unwrap();
+        assert!(
+            step.text.contains("Provisioner default")
+                && step.text.contains("`kubectl edit provisioner default`"),
+            "{}",
+            step.text
+        );
+        assert_eq!(
+            step.yaml.as_deref(),
+            Some("spec:\n  requirements:\n    - key: topology.kubernetes.io/zone\n      operator: In\n      values: [\"us-west-2d\"]\n")
+        );
+    }
 
     #[test]
     fn a_pin_to_an_untried_nodepool_is_one_diagnosis_naming_it() {

@@ -87,10 +87,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
     });
     let nodeclaim = strong.iter().find_map(|m| {
-        m.object
-            .clone()
-            .filter(|o| o.kind.eq_ignore_ascii_case("nodeclaim"))
+        m.object.clone().filter(|o| {
+            o.kind.eq_ignore_ascii_case("nodeclaim") || o.kind.eq_ignore_ascii_case("machine")
+        })
     });
+    // Before v0.32: a Machine of a Provisioner, whose labels and requirements sit at the top
+    // of its spec.
+    let legacy = crate::rules::version::before_v0_32(facts)
+        || nodeclaim
+            .as_ref()
+            .is_some_and(|o| o.kind.eq_ignore_ascii_case("machine"));
+    let (pool, pool_res) = if legacy {
+        ("Provisioner", "provisioner")
+    } else {
+        ("NodePool", "nodepool")
+    };
     let nodepool = nodeclaim
         .as_ref()
         .and_then(|nc| facts.nodeclaims.iter().find(|c| c.meta.name == nc.name))
@@ -103,7 +114,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             p.qualified_name()
         )),
         (None, Some(nc)) => summary.push_str(&format!(
-            "NodeClaim {} waits for vpc.amazonaws.com/pod-eni, which the VPC resource controller has not registered yet",
+            "{} {} waits for vpc.amazonaws.com/pod-eni, which the VPC resource controller has not registered yet",
+            if legacy { "Machine" } else { "NodeClaim" },
             nc.name
         )),
         (None, None) => summary.push_str(
@@ -116,19 +128,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " Instance type {t} is not supported by the VPC resource controller yet: nodes of that type never get a trunk ENI."
         ));
     }
-    let np = nodepool.as_deref().unwrap_or("<nodepool>");
+    let placeholder = format!("<{pool_res}>");
+    let np = nodepool.as_deref().unwrap_or(&placeholder);
+    let labels = if legacy {
+        "spec:\n  labels:\n    vpc.amazonaws.com/has-trunk-attached: \"false\"\n"
+    } else {
+        "spec:\n  template:\n    metadata:\n      labels:\n        vpc.amazonaws.com/has-trunk-attached: \"false\"\n"
+    };
     let mut steps = vec![Remediation::yaml(
-        format!("Label the nodes of NodePool {np} so the resource controller attaches the trunk ENI at once (`kubectl edit nodepool {np}`):"),
-        "spec:\n  template:\n    metadata:\n      labels:\n        vpc.amazonaws.com/has-trunk-attached: \"false\"\n".to_string(),
+        format!("Label the nodes of {pool} {np} so the resource controller attaches the trunk ENI at once (`kubectl edit {pool_res} {np}`):"),
+        labels.to_string(),
     )];
     match &unsupported_type {
         Some(t) => steps.push(Remediation::yaml(
-            format!("Keep {t} (unsupported by the VPC resource controller) out of the NodePool:"),
-            format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: NotIn\n          values: [\"{t}\"]\n"),
+            format!("Keep {t} (unsupported by the VPC resource controller) out of the {pool}:"),
+            if legacy {
+                format!("spec:\n  requirements:\n    - key: node.kubernetes.io/instance-type\n      operator: NotIn\n      values: [\"{t}\"]\n")
+            } else {
+                format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: NotIn\n          values: [\"{t}\"]\n")
+            },
         )),
-        None => steps.push(Remediation::text(
-            "Restrict the NodePool to instance types that support ENI trunking (see the VPC resource controller's list of supported types).",
-        )),
+        None => steps.push(Remediation::text(format!(
+            "Restrict the {pool} to instance types that support ENI trunking (see the VPC resource controller's list of supported types).",
+        ))),
     }
     vec![Diagnosis::new(&META, summary)
         .with_object(pod.as_ref().or(nodeclaim.as_ref()))
@@ -141,6 +163,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    /// Before v0.32 the label goes into a Provisioner's `spec.labels`.
+    #[test]
+    fn a_provisioner_gets_its_own_yaml() {
+        let line = "2023-02-14T10:11:12.000Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, Expected resource \"vpc.amazonaws.com/pod-eni\" didn't register on the node\t{\"commit\": \"5d4ae35\", \"node\": \"ip-10-0-3-4.ec2.internal\"}";
+        let d = &check_only("KW210", line).diagnoses[0];
+        assert!(
+            d.remediation[0]
+                .text
+                .contains("`kubectl edit provisioner <provisioner>`"),
+            "{}",
+            d.remediation[0].text
+        );
+        assert_eq!(
+            d.remediation[0].yaml.as_deref(),
+            Some("spec:\n  labels:\n    vpc.amazonaws.com/has-trunk-attached: \"false\"\n")
+        );
+    }
 
     #[test]
     fn every_signal() {
