@@ -18,6 +18,8 @@ pub const INPUT_ERRORS_TITLE: &str = "Input errors (the rest of the input was an
 pub const NO_DIAGNOSIS: &str =
     "No diagnosis: nothing in the input matches a known Karpenter problem.";
 pub const NO_SUBJECT: &str = "the input (it names no pod, node, NodeClaim or NodePool)";
+/// [`NO_SUBJECT`] for an input from before v0.32, whose objects are Machines and Provisioners.
+pub const NO_SUBJECT_V1ALPHA5: &str = "the input (it names no pod, node, Machine or Provisioner)";
 pub const RULES_TITLE: &str = "karpenter-why rules";
 
 /// Evidence items quoted per diagnosis before the rest is only counted (JSON has them all).
@@ -29,7 +31,20 @@ pub fn subject_line(report: &Report) -> String {
         .subject
         .as_ref()
         .map(|s| s.describe())
-        .unwrap_or_else(|| NO_SUBJECT.to_string())
+        .unwrap_or_else(|| {
+            // The checklist already knows the input's API: its step 2 is about Machines
+            // before v0.32.
+            let legacy = report
+                .checklist
+                .get(1)
+                .is_some_and(|s| s.name == "Machines");
+            if legacy {
+                NO_SUBJECT_V1ALPHA5
+            } else {
+                NO_SUBJECT
+            }
+            .to_string()
+        })
 }
 
 /// `1 error, 2 warnings, 0 info`.

@@ -419,6 +419,18 @@ mod tests {
         );
         assert!(text.starts_with(&format!("karpenter-why: {}\n", crate::render::NO_SUBJECT)));
         assert!(text.contains(NO_DIAGNOSIS));
+        // Before v0.32 the objects it could name are Machines and Provisioners.
+        let facts = Facts {
+            karpenter_version: Some("0.31.1".into()),
+            ..Facts::default()
+        };
+        let text = report(&Report::build(&facts, vec![]), &TextOptions::default());
+        assert!(
+            text.starts_with(
+                "karpenter-why: the input (it names no pod, node, Machine or Provisioner)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub fn node_name(facts: &Facts, subjects: &[ObjectRef]) -> Option<String> {
     }
     subjects
         .iter()
-        .find(|s| s.kind == "NodeClaim")
+        .find(|s| s.kind == "NodeClaim" || s.kind == "Machine")
         .and_then(|s| {
             facts
                 .nodeclaims

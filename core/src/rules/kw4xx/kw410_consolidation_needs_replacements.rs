@@ -45,6 +45,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if found.is_empty() {
         return Vec::new();
     }
+    let mut found = found;
+    // An event of a pasted `kubectl describe node` names no object: the describe's own `Name:`
+    // is the node.
+    if found.subjects.is_empty() {
+        if let Some(o) =
+            crate::rules::kw3xx::common::raw_describe_subject(facts).filter(|o| o.kind == "Node")
+        {
+            found.subjects.push(o);
+        }
+    }
     let count = found.messages.iter().find_map(|m| {
         let t = unescaped(&m.text);
         number_after(&t, "without creating")
@@ -65,15 +75,44 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "See the node's pods and their requests; large pods or anti-affinity between them keep them apart:",
                 format!("kubectl get pods -A --field-selector spec.nodeName={node} -o custom-columns=NS:.metadata.namespace,POD:.metadata.name,CPU:.spec.containers[*].resources.requests.cpu,MEM:.spec.containers[*].resources.requests.memory"),
             ),
-            Remediation::text(
-                "To let it go: smaller requests, preferred instead of required anti-affinity, or an instance type in the NodePool big enough to hold all its pods.",
-            ),
+            Remediation::text(format!(
+                "To let it go: smaller requests, preferred instead of required anti-affinity, or an instance type in the {} big enough to hold all its pods.",
+                // Before v0.32 (a Machine, `can't remove without creating 2 machines`) the
+                // node's pool is a Provisioner.
+                if crate::rules::version::before_v0_32(facts)
+                    || found.subjects.iter().any(|s| s.kind == "Machine")
+                    || found.messages.iter().any(|m| contains_ignore_ascii_case(&m.text, "creating") && contains_ignore_ascii_case(&m.text, " machines"))
+                {
+                    "Provisioner"
+                } else {
+                    "NodePool"
+                }
+            )),
         ])]
 }
 
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    /// A pre-v0.32 `kubectl describe node`: its `Name:` is the subject, and its pool a
+    /// Provisioner.
+    #[test]
+    fn an_old_describe_names_its_node_and_provisioner() {
+        let text = "Name:               ip-10-20-3-77.us-west-2.compute.internal\nLabels:             karpenter.sh/provisioner-name=default\nEvents:\n  Type    Reason            Age   From       Message\n  ----    ------            ----  ----       -------\n  Normal  Unconsolidatable  4m    karpenter  can't remove without creating 2 machines\n";
+        let d = &check_only("KW410", text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("keeps node ip-10-20-3-77.us-west-2.compute.internal"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("spec.nodeName=ip-10-20-3-77.us-west-2.compute.internal")));
+        assert!(d.remediation[1].text.contains("in the Provisioner"));
+    }
 
     #[test]
     fn names_the_count() {
