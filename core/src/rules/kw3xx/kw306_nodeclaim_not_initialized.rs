@@ -696,6 +696,10 @@ fn resource_not_registered(
         );
     }
     let presence = daemonset_presence(facts, owner.daemonsets);
+    // The notes speak of NodePools; before v0.32 the pool is a Provisioner.
+    let note = owner
+        .note
+        .replace("the NodePool's", &format!("the {}'s", api.pool()));
     let summary = format!(
         "{subject} is not initialized: {shown} was requested but the node never advertised it in its allocatable; {} registers it, and {}.",
         owner.plugin,
@@ -704,12 +708,12 @@ fn resource_not_registered(
     let mut steps = Vec::new();
     match presence {
         Presence::Present(name, _) => steps.push(Remediation::command(
-            format!("The DaemonSet {name} exists: check that its pod runs on {node}. Note: {}.", owner.note),
+            format!("The DaemonSet {name} exists: check that its pod runs on {node}. Note: {note}."),
             format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -E '{}'; kubectl get node {node} -o jsonpath='{{.status.allocatable}}{{\"\\n\"}}'", owner.daemonsets.join("|")),
         )),
         _ => {
             steps.push(Remediation::command(
-                format!("Install {}. Note: {}.", owner.plugin, owner.note),
+                format!("Install {}. Note: {note}.", owner.plugin),
                 owner.install,
             ));
             steps.push(Remediation::command(
@@ -851,6 +855,18 @@ mod tests {
         assert_eq!(
             step.yaml.as_deref(),
             Some("spec:\n  startupTaints:   # example.com/warmup removed\n    - key: example.com/other\n      effect: NoSchedule\n")
+        );
+    }
+
+    /// A v0.2x inflight-check line: the pool whose taints the plugin tolerates is a Provisioner.
+    #[test]
+    fn an_inflight_check_speaks_of_the_provisioner() {
+        let line = "2023-04-21T06:05:00.044Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, Expected resource \"nvidia.com/gpu\" didn't register on the node\t{\"commit\": \"beb0a64-dirty\", \"node\": \"ip-172-24-37-21\"}";
+        let d = &check_only("KW306", line).diagnoses[0];
+        let all: String = d.remediation.iter().map(|r| r.text.clone()).collect();
+        assert!(
+            all.contains("tolerate the Provisioner's taints") && !all.contains("NodePool"),
+            "{all}"
         );
     }
 
