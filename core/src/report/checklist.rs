@@ -520,6 +520,17 @@ impl Ctx<'_> {
             return Seen::problem(format!("{}: {}", d.id, d.summary));
         }
         match f.nodeclasses.first() {
+            // A v1alpha1 AWSNodeTemplate has one selector map per resource, not terms.
+            Some(nc) if f.nodeclasses.len() == 1 && nc.is_aws_node_template => {
+                let set =
+                    |terms: &[serde_json::Value]| if terms.is_empty() { "unset" } else { "set" };
+                Seen::ok(format!(
+                    "AWSNodeTemplate {}: subnetSelector {}, securityGroupSelector {}, no failing condition",
+                    nc.meta.name,
+                    set(&nc.subnet_selector_terms),
+                    set(&nc.security_group_selector_terms)
+                ))
+            }
             Some(nc) if f.nodeclasses.len() == 1 => Seen::ok(format!(
                 "{} {}: {} and {}, no failing condition",
                 class_kind(nc),
@@ -1133,6 +1144,20 @@ mod tests {
             steps[5].signal,
             "no AWSNodeTemplate status.subnets and no AWS describe output"
         );
+        // An AWSNodeTemplate's selectors are maps, not terms.
+        let mut template = NodeClass::default();
+        template.meta.name = "default".into();
+        template.is_aws_node_template = true;
+        template
+            .subnet_selector_terms
+            .push(serde_json::json!({"tags": {"karpenter.sh/discovery": "demo"}}));
+        facts.nodeclasses.push(template);
+        let (steps, _) = run(&facts);
+        assert_eq!(
+            steps[4].signal,
+            "AWSNodeTemplate default: subnetSelector set, securityGroupSelector unset, no failing condition"
+        );
+        facts.nodeclasses.clear();
         // A spot-only Provisioner is a Provisioner.
         let mut batch = NodePool::default();
         batch.meta.name = "batch".into();
