@@ -164,8 +164,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         "Or, for a helm-managed install (v0.32 and later), keep it in the chart values:",
         format!("helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace {ns} --reuse-values --set settings.isolatedVPC=true"),
     );
-    // v0.19 to v0.31 read settings from the karpenter-global-settings ConfigMap instead.
-    let old = if at_least(facts, 0, 19) == Some(true) {
+    // v0.19 to v0.31 read settings from the karpenter-global-settings ConfigMap instead; a
+    // Machine (v0.28 to v0.31) dates the input inside that range.
+    let machines = facts.nodeclaims.iter().any(|c| c.is_machine)
+        || facts.logs.iter().any(|r| {
+            r.fields.contains_key("machine")
+                || r.fields.contains_key("Machine")
+                || r.logger
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with("controller.machine"))
+        });
+    let global_settings = at_least(facts, 0, 19) == Some(true) || machines;
+    let old = if global_settings {
         Remediation::command(
             "Before v0.32 (v0.19 to v0.31) the setting is the karpenter-global-settings key aws.isolatedVPC (helm settings.aws.isolatedVPC), the successor of AWS_ISOLATED_VPC; restart the controller after the change:",
             format!("kubectl patch configmap karpenter-global-settings -n {ns} --type merge -p '{{\"data\":{{\"aws.isolatedVPC\":\"true\"}}}}' && kubectl rollout restart deployment/karpenter -n {ns}"),
@@ -198,7 +208,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         Some(false) => {
             summary.push_str(&format!(
-                " On {version}{dated_by} the setting is the pre-v0.32 AWS_ISOLATED_VPC."
+                " On {version}{dated_by} the setting is the pre-v0.32 {}.",
+                if global_settings {
+                    "karpenter-global-settings key aws.isolatedVPC"
+                } else {
+                    "AWS_ISOLATED_VPC"
+                }
             ));
             vec![old]
         }
@@ -319,6 +334,23 @@ mod tests {
             "{}",
             d.summary
         );
+    }
+
+    #[test]
+    fn machines_date_the_global_settings_configmap() {
+        let text = "2023-10-29T13:37:59.196Z\tINFO\tcontroller.machine.lifecycle\tlaunched machine\t{\"commit\": \"61b3e1e\", \"machine\": \"default-bmr6l\", \"provisioner\": \"default\"}\n2023-10-29T13:40:11.004Z\tERROR\tcontroller.pricing\tupdating on-demand pricing, RequestError: send request failed caused by: Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp 3.213.30.78:443: i/o timeout\t{\"commit\": \"61b3e1e\"}";
+        let d = &check_only("KW504", text).diagnoses[0];
+        assert!(
+            d.summary.contains(
+                "the setting is the pre-v0.32 karpenter-global-settings key aws.isolatedVPC"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl patch configmap karpenter-global-settings")));
     }
 
     #[test]
