@@ -1418,3 +1418,27 @@ fn long_runs_of_key_lines_and_status_blocks_stay_linear() {
     assert_eq!(facts.nodeclaims.len(), 1);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
+
+#[test]
+fn a_kind_slash_name_resource_takes_no_second_name() {
+    let facts = facts_of(
+        "$ kubectl annotate --overwrite nodes/ip-10-0-1-2 karpenter.sh/do-not-disrupt=true\n$ kubectl annotate node ip-10-0-1-3 --overwrite karpenter.sh/do-not-disrupt-\n",
+    );
+    let c = &facts.commands;
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].name.as_deref(), Some("ip-10-0-1-2"));
+    assert_eq!(c[0].kinds, ["Node"]);
+    assert_eq!(c[1].name.as_deref(), Some("ip-10-0-1-3"));
+}
+
+#[test]
+fn history_lines_of_kubectl_are_commands() {
+    let facts = facts_of(
+        "  502  kubectl annotate --overwrite node ip-10-0-1-2 karpenter.sh/do-not-disrupt=true\n 1203  oc get pods -n shop\n  17  pods were pending\n3 k get pods\n",
+    );
+    let c = &facts.commands;
+    assert_eq!(c.len(), 2, "{c:#?}");
+    assert_eq!(c[0].verb.as_deref(), Some("annotate"));
+    assert_eq!(c[0].name.as_deref(), Some("ip-10-0-1-2"));
+    assert_eq!(c[1].namespace.as_deref(), Some("shop"));
+}
