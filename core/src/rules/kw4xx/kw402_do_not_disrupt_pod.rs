@@ -230,6 +230,17 @@ fn is_go_duration(value: &str) -> bool {
     true
 }
 
+/// The nodes a pod holds, for a sentence: an event filed on the pod itself (`kubectl describe
+/// pod`) makes the pod a subject, but it is not what Karpenter cannot disrupt.
+fn held_label(subjects: &[ObjectRef]) -> String {
+    let held: Vec<ObjectRef> = subjects
+        .iter()
+        .filter(|s| s.kind != "Pod")
+        .cloned()
+        .collect();
+    subjects_label(&held)
+}
+
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let pod_label = g
         .pod
@@ -239,7 +250,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut summary = format!(
         "{pod_label} carries {}, so Karpenter will not voluntarily disrupt {}.",
         g.which.label(),
-        subjects_label(&g.subjects)
+        held_label(&g.subjects)
     );
     let value = g.pod.as_deref().and_then(|q| {
         let (ns, name) = split_qualified(q);
@@ -282,7 +293,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         summary = format!(
             "{pod_label} carried {}, which kept Karpenter from disrupting {}. The input then shows {how}: that block is past, and Karpenter can disrupt the node at its next pass.",
             g.which.label(),
-            subjects_label(&g.subjects)
+            held_label(&g.subjects)
         );
     }
     let (ns, name) = match g.pod.as_deref() {
@@ -421,6 +432,19 @@ LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
                 Some("kubectl annotate pod batch-job-2ekrbha7 -n default karpenter.sh/do-not-disrupt-")
             );
         }
+    }
+
+    #[test]
+    fn an_event_filed_on_the_pod_does_not_make_the_pod_the_held_object() {
+        let text = "$ kubectl describe pod web-0 -n shop\nEvents:\n  Type    Reason             Age   From       Message\n  ----    ------             ----  ----       -------\n  Normal  DisruptionBlocked  3m    karpenter  Cannot disrupt Node: pod shop/web-0 has \"karpenter.sh/do-not-disrupt\" annotation\n";
+        let report = check_only("KW402", text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("will not voluntarily disrupt the node"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("disrupt Pod"), "{}", d.summary);
     }
 
     #[test]
