@@ -145,6 +145,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         from_object: false,
     })
     .collect();
+    // The pre-v0.32 text names the pod without its namespace: a pod of that name the input
+    // shows elsewhere (one only) lends it.
+    for g in &mut groups {
+        if let Some(name) = g.pod.clone().filter(|p| !p.contains('/')) {
+            let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
+            if let (Some(p), None) = (same.next(), same.next()) {
+                if p.meta.namespace.is_some() {
+                    g.pod = Some(p.object_ref().qualified_name());
+                }
+            }
+        }
+    }
     groups.retain(|g| !g.pod.as_deref().is_some_and(|name| released(facts, name)));
     for pod in &facts.pods {
         let Some(node) = &pod.node_name else {
@@ -445,6 +457,18 @@ LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
             d.summary
         );
         assert!(!d.summary.contains("disrupt Pod"), "{}", d.summary);
+    }
+
+    #[test]
+    fn a_pod_named_without_namespace_takes_it_from_the_pod_list() {
+        let text = "$ kubectl get pods -A\nNAMESPACE   NAME           READY   STATUS    RESTARTS   AGE\nci          runner-7x2kd   1/1     Running   0          3h\n2023-05-02T10:11:12.000Z\tDEBUG\tcontroller.termination\tUnable to drain node, pod runner-7x2kd has do-not-evict annotation\t{\"commit\": \"5a7faa0\"}\n";
+        let report = check_only("KW402", text);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("Pod ci/runner-7x2kd"), "{}", d.summary);
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl annotate pod runner-7x2kd -n ci karpenter.sh/do-not-evict-")
+        );
     }
 
     #[test]
