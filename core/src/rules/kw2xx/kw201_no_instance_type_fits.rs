@@ -121,6 +121,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 None if resource_bounds(res).is_some() => summary.push_str(
                     " (its requests plus the daemonset overhead, which differs between instance types)",
                 ),
+                // Releases that gave no reason printed the pod's own requests only.
+                None if clause.reason.contains("satisfied resources")
+                    && !clause.reason.trim_end().ends_with(')') =>
+                {
+                    summary.push_str(" (its own requests; the daemonset overhead comes on top)")
+                }
                 None => summary.push_str(" (its requests plus the daemonset overhead)"),
             }
             summary.push('.');
