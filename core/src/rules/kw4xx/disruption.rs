@@ -231,13 +231,14 @@ pub fn ns_flag(ns: Option<&str>) -> String {
 }
 
 /// The objects of `kind` a `kubectl annotate` prompt line of the input gives `annotation`
-/// (`=true`, quoted or not), each with the line: `kubectl annotate [--overwrite] node <a> [<b>]
-/// <annotation>=true`, `kubectl annotate nodes/<a> ...`, flags in any place.
+/// (`=true`, quoted or not), each with the line and the command's `-n`: `kubectl annotate
+/// [--overwrite] node <a> [<b>] <annotation>=true`, `kubectl annotate nodes/<a> ...`, flags in
+/// any place.
 pub fn annotated_by_command(
     facts: &Facts,
     kind: &str,
     annotation: &str,
-) -> Vec<(String, Evidence)> {
+) -> Vec<(String, Evidence, Option<String>)> {
     const TAKES_VALUE: &[&str] = &[
         "-n",
         "--namespace",
@@ -292,8 +293,11 @@ pub fn annotated_by_command(
         }
         if sets {
             for name in names {
-                if !out.iter().any(|(n, _): &(String, Evidence)| *n == name) {
-                    out.push((name, c.evidence.clone()));
+                if !out
+                    .iter()
+                    .any(|(n, _, ns)| *n == name && *ns == c.namespace)
+                {
+                    out.push((name, c.evidence.clone(), c.namespace.clone()));
                 }
             }
         }
@@ -386,7 +390,7 @@ mod tests {
         let names: Vec<String> =
             annotated_by_command(&facts, "Node", "karpenter.sh/do-not-disrupt")
                 .into_iter()
-                .map(|(n, _)| n)
+                .map(|(n, _, _)| n)
                 .collect();
         assert_eq!(
             names,

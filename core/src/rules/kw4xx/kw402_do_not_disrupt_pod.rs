@@ -1,10 +1,11 @@
 //! KW402 do-not-disrupt-pod.
 
+use crate::document::Evidence;
 use crate::facts::{Facts, Message, ObjectRef, Pod};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
-    grouped_hits, lifted_after, push_unique, serrors_values, split_qualified, subject_of,
-    subjects_label,
+    annotated_by_command, grouped_hits, lifted_after, push_unique, serrors_values, split_qualified,
+    subject_of, subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -130,6 +131,9 @@ struct Group<'a> {
     subjects: Vec<ObjectRef>,
     messages: Vec<&'a Message>,
     from_object: bool,
+    /// The `kubectl annotate pod ... =true` line that put the annotation on, when only a
+    /// command shows it.
+    from_command: Option<Evidence>,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -143,6 +147,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         subjects: hits.subjects,
         messages: hits.messages,
         from_object: false,
+        from_command: None,
     })
     .collect();
     // The pre-v0.32 text names the pod without its namespace: a pod of that name the input
@@ -162,7 +167,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let Some(node) = &pod.node_name else {
             continue;
         };
-        let Some(which) = blocking_annotation(pod) else {
+        // A pod listed in a table shows no annotations: a `kubectl annotate pod <pod>
+        // karpenter.sh/do-not-disrupt=true` in the input, not taken off later, does.
+        let command = pod
+            .meta
+            .from_table
+            .then(|| annotated_by_command(facts, "Pod", ANNOTATION))
+            .into_iter()
+            .flatten()
+            .find(|(name, at, ns)| {
+                *name == pod.meta.name
+                    && (ns.is_none() || *ns == pod.meta.namespace)
+                    && lifted_after(
+                        facts,
+                        "Pod",
+                        pod.meta.namespace.as_deref(),
+                        name,
+                        Some(ANNOTATION),
+                        at,
+                    )
+                    .is_none()
+            })
+            .map(|(_, at, _)| at);
+        let Some(which) =
+            blocking_annotation(pod).or(command.as_ref().map(|_| Which::DoNotDisrupt))
+        else {
             continue;
         };
         if finished(pod) {
@@ -177,6 +206,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 subjects: vec![ObjectRef::new("Node", None, node)],
                 messages: Vec::new(),
                 from_object: true,
+                from_command: command,
             }),
         }
     }
@@ -281,7 +311,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if let Some(v) = &value {
         summary.push_str(&format!(" Its value is \"{v}\"."));
     }
-    if g.from_object {
+    if g.from_command.is_some() {
+        summary.push_str(
+            " (Inferred from the `kubectl annotate` command in the input; no event in the input names it.)",
+        );
+    } else if g.from_object {
         summary.push_str(" (Inferred from the pod's annotation; no event in the input names it.)");
     }
     // The pod deleted, or the annotation taken off it, later in the input: the block is past.
@@ -375,6 +409,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 .filter(|_| g.from_object)
                 .and_then(|p| p.meta.evidence.clone()),
         )
+        .with_evidence(g.from_command.clone())
         .with_evidence(lifted.clone())
         .with_remediation(steps);
     if lifted.is_some() {
@@ -469,6 +504,35 @@ LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
             d.remediation[0].command.as_deref(),
             Some("kubectl annotate pod runner-7x2kd -n ci karpenter.sh/do-not-evict-")
         );
+    }
+
+    #[test]
+    fn a_listed_pod_annotated_by_a_command() {
+        let table = "$ kubectl get pods -n ci -o wide\nNAME           READY   STATUS    RESTARTS   AGE   IP           NODE                          NOMINATED NODE   READINESS GATES\nrunner-7x2kd   1/1     Running   0          3h    10.0.4.17    ip-10-0-4-9.ec2.internal      <none>           <none>\n";
+        let annotate = "$ kubectl annotate --overwrite -n ci pods/runner-7x2kd karpenter.sh/do-not-disrupt=true\n";
+        let report = check_only("KW402", &format!("{table}{annotate}"));
+        assert_eq!(ids(&report), ["KW402"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("Pod ci/runner-7x2kd carries"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("node ip-10-0-4-9.ec2.internal"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("`kubectl annotate` command"),
+            "{}",
+            d.summary
+        );
+        // Taken off again, or set on a pod of another namespace: nothing holds the node.
+        let removed = format!("{table}{annotate}$ kubectl annotate pod runner-7x2kd -n ci karpenter.sh/do-not-disrupt- --overwrite\n");
+        assert!(ids(&check_only("KW402", &removed)).is_empty());
+        let elsewhere = format!("{table}$ kubectl annotate pod runner-7x2kd -n build karpenter.sh/do-not-disrupt=true\n");
+        assert!(ids(&check_only("KW402", &elsewhere)).is_empty());
     }
 
     #[test]

@@ -97,7 +97,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // taken off again further down.
     let mut from_command = false;
     for kind in ["Node", "NodeClaim"] {
-        for (name, at) in annotated_by_command(facts, kind, ANNOTATION) {
+        for (name, at, _) in annotated_by_command(facts, kind, ANNOTATION) {
             if lifted_after(facts, kind, None, &name, Some(ANNOTATION), &at).is_some() {
                 continue;
             }
