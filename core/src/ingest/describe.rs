@@ -328,7 +328,9 @@ fn karpenter_kind_of(part: &Part<'_>, sections: &[Section<'_>]) -> Option<&'stat
     let mut found: Vec<&'static str> = Vec::new();
     for s in sections
         .iter()
-        .filter(|s| matches!(s.key, "Status" | "Spec"))
+        // `Conditions:` at column 0: the Status block copied from its conditions on (a pod's
+        // and a node's conditions are tables, with no `Type:` key lines).
+        .filter(|s| matches!(s.key, "Status" | "Spec" | "Conditions"))
     {
         let body = &part.lines[s.body.clone()];
         let top = body

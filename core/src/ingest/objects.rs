@@ -93,6 +93,17 @@ fn ingest_describe(segment: Segment<'_>, assumed: Option<(&str, &str)>, facts: &
 
 /// Fill in the `kind` and `metadata.name` a header-less printout does not show.
 fn assume_kind_and_name(root: &mut Vec<(String, Node)>, kind: &str, name: &str, line: usize) {
+    // Copied from `Conditions:` on: they are the status's.
+    if !root.iter().any(|(k, _)| k == "status") {
+        if let Some(at) = root.iter().position(|(k, _)| k == "conditions") {
+            let (key, conditions) = root.remove(at);
+            let status_line = conditions.line;
+            root.push((
+                "status".into(),
+                Node::new(Value::Map(vec![(key, conditions)]), status_line),
+            ));
+        }
+    }
     if !root.iter().any(|(k, _)| k == "kind") {
         root.push(("kind".into(), Node::new(Value::Str(kind.into()), line)));
     }

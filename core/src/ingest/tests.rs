@@ -1374,6 +1374,17 @@ fn a_status_only_nodeclass_or_nodepool_describe_is_read_by_its_conditions() {
     let facts = facts_of(text);
     assert_eq!(facts.nodepools.len(), 1);
     assert_eq!(facts.nodepools[0].meta.name, "general");
+    // Copied from `Conditions:` on, dedented.
+    let text = "Conditions:\n  Last Transition Time:  2025-03-18T14:22:09Z\n  Message:               Node not registered with cluster\n  Reason:                NodeNotFound\n  Status:                Unknown\n  Type:                  Registered\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.nodeclaims.len(), 1);
+    assert_eq!(
+        facts.nodeclaims[0].conditions[0].condition_type,
+        "Registered"
+    );
+    // A pod's conditions table is no NodeClaim.
+    let text = "Conditions:\n  Type           Status\n  PodScheduled   False\nQoS Class:       Burstable\n";
+    assert!(facts_of(text).nodeclaims.is_empty());
     // A NodePool spec holds `Node Class Ref` too (under `Template`): still a NodePool.
     let text = "Spec:\n  Disruption:\n    Consolidation Policy:  WhenEmptyOrUnderutilized\n  Template:\n    Spec:\n      Node Class Ref:\n        Name:  default\nStatus:\n  Resources:\n    Cpu:  0\n";
     let facts = facts_of(text);
