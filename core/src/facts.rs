@@ -674,6 +674,9 @@ pub struct StorageClass {
     pub volume_binding_mode: Option<String>,
     /// Zones of `allowedTopologies`.
     pub allowed_zones: Vec<String>,
+    /// Marked the cluster's default (`(default)` after the name in `kubectl get storageclass`,
+    /// the `is-default-class` annotation, describe's `IsDefaultClass: Yes`).
+    pub is_default: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

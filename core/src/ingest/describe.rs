@@ -219,6 +219,9 @@ enum Described {
     Pvc,
     /// Custom resources (`API Version:` and `Kind:`): the objects module reads them.
     Generic,
+    /// A Karpenter custom resource pasted without its header (`Name:` ... `Kind:`), its kind
+    /// told by its content or by the `kubectl describe` command: read like `Generic`.
+    Karpenter(&'static str),
     Unknown,
 }
 
@@ -250,29 +253,124 @@ pub fn headless(part: &Part<'_>, start: usize, cx: &mut Context) -> Option<usize
     }
     let end = segment::describe_end(&part.lines, start);
     let sections = sections(part, start, end);
-    if sections.len() < 2 {
+    // One section is enough when it proves a Karpenter kind (`Status:` with its conditions,
+    // the part of a NodeClaim describe people copy).
+    if sections.len() < 2 && karpenter_kind_of(part, &sections).is_none() {
         cx.headless_refused_until = end;
         return None;
     }
     let described = cx.command.as_ref().and_then(|c| c.described_object());
-    let from_keys = kind_of(&sections, None);
+    let from_keys = kind_of(part, &sections, None);
     let kind = match from_keys {
-        Described::Unknown => kind_of(&sections, described.as_ref().map(|o| o.kind.as_str())),
+        Described::Unknown => kind_of(part, &sections, described.as_ref().map(|o| o.kind.as_str())),
         k => k,
     };
-    let found = matches!(kind, Described::Pod | Described::Node);
+    let found = matches!(
+        kind,
+        Described::Pod | Described::Node | Described::Karpenter(_)
+    );
     if !found {
         cx.headless_refused_until = end;
     }
     found.then_some(end)
 }
 
+/// Condition types only one Karpenter kind sets (`Ready` and `ValidationSucceeded` are shared
+/// by several, so they prove nothing alone).
+const CONDITION_KINDS: &[(&str, &str)] = &[
+    ("Launched", "NodeClaim"),
+    ("Registered", "NodeClaim"),
+    ("Initialized", "NodeClaim"),
+    ("ConsistentStateFound", "NodeClaim"),
+    ("Consolidatable", "NodeClaim"),
+    ("InstanceTerminating", "NodeClaim"),
+    ("Drifted", "NodeClaim"),
+    ("Expired", "NodeClaim"),
+    ("Empty", "NodeClaim"),
+    ("DisruptionReason", "NodeClaim"),
+    ("MachineLaunched", "Machine"),
+    ("MachineRegistered", "Machine"),
+    ("MachineInitialized", "Machine"),
+    ("MachineDrifted", "Machine"),
+    ("MachineExpired", "Machine"),
+    ("MachineEmpty", "Machine"),
+    ("AMIsReady", "EC2NodeClass"),
+    ("SubnetsReady", "EC2NodeClass"),
+    ("SecurityGroupsReady", "EC2NodeClass"),
+    ("InstanceProfileReady", "EC2NodeClass"),
+    ("CapacityReservationsReady", "EC2NodeClass"),
+    ("NodeClassReady", "NodePool"),
+    ("NodeRegistrationHealthy", "NodePool"),
+];
+
+/// Fields right under `Status:` (or `Spec:`) that only one Karpenter kind prints, as
+/// kubectl's generic describer labels them.
+const FIELD_KINDS: &[(&str, &str, &str)] = &[
+    ("Status", "Provider ID", "NodeClaim"),
+    ("Status", "Amis", "EC2NodeClass"),
+    ("Status", "Subnets", "EC2NodeClass"),
+    ("Status", "Security Groups", "EC2NodeClass"),
+    ("Status", "Instance Profile", "EC2NodeClass"),
+    ("Status", "Node Class Observed Generation", "NodePool"),
+    ("Spec", "Ami Selector Terms", "EC2NodeClass"),
+    ("Spec", "Subnet Selector Terms", "EC2NodeClass"),
+    ("Spec", "Security Group Selector Terms", "EC2NodeClass"),
+    ("Spec", "Template", "NodePool"),
+    ("Spec", "Disruption", "NodePool"),
+    ("Spec", "Node Class Ref", "NodeClaim"),
+];
+
+/// The Karpenter kind a header-less describe is about, when its `Status:` / `Spec:` bodies
+/// prove one and only one: a condition type (`Type:  Launched`) or a field only that kind
+/// has. A NodePool's spec also holds `Node Class Ref` (under `Template`), so a NodePool
+/// field wins over it. Linear in the sections' bodies.
+fn karpenter_kind_of(part: &Part<'_>, sections: &[Section<'_>]) -> Option<&'static str> {
+    let mut found: Vec<&'static str> = Vec::new();
+    for s in sections
+        .iter()
+        // `Conditions:` at column 0: the Status block copied from its conditions on (a pod's
+        // and a node's conditions are tables, with no `Type:` key lines).
+        .filter(|s| matches!(s.key, "Status" | "Spec" | "Conditions"))
+    {
+        let body = &part.lines[s.body.clone()];
+        let top = body
+            .iter()
+            .filter(|l| !is_blank(l))
+            .map(|l| segment::indent(l))
+            .min();
+        for line in body {
+            let Some((key, value)) = key_value(line) else {
+                continue;
+            };
+            if key == "Type" {
+                if let Some((_, kind)) = CONDITION_KINDS.iter().find(|(t, _)| *t == value) {
+                    found.push(kind);
+                }
+            } else if Some(segment::indent(line)) == top {
+                if let Some((_, _, kind)) = FIELD_KINDS
+                    .iter()
+                    .find(|(sec, k, _)| *sec == s.key && *k == key)
+                {
+                    found.push(kind);
+                }
+            }
+        }
+    }
+    if found.contains(&"NodePool") {
+        found.retain(|k| *k != "NodeClaim");
+    }
+    let first = *found.first()?;
+    found.iter().all(|k| *k == first).then_some(first)
+}
+
 /// The kind, from the keys the block prints; the command that produced it (`kubectl describe
 /// pod ...`) decides only when the keys do not.
-fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
+fn kind_of(part: &Part<'_>, sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
     let has = |key: &str| sections.iter().any(|s| s.key == key);
     if has("API Version") && has("Kind") {
         Described::Generic
+    } else if let Some(kind) = karpenter_kind_of(part, sections) {
+        Described::Karpenter(kind)
     } else if has("Containers")
         || has("QoS Class")
         || (has("IP") && has("Node") && has("Status"))
@@ -319,6 +417,12 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
             Some("StorageClass") => Described::StorageClass,
             Some("PersistentVolume") => Described::PersistentVolume,
             Some("PersistentVolumeClaim") => Described::Pvc,
+            Some("NodeClaim") => Described::Karpenter("NodeClaim"),
+            Some("NodePool") => Described::Karpenter("NodePool"),
+            Some("EC2NodeClass") => Described::Karpenter("EC2NodeClass"),
+            Some("Machine") => Described::Karpenter("Machine"),
+            Some("Provisioner") => Described::Karpenter("Provisioner"),
+            Some("AWSNodeTemplate") => Described::Karpenter("AWSNodeTemplate"),
             _ => Described::Unknown,
         }
     }
@@ -328,7 +432,7 @@ fn kind_of(sections: &[Section<'_>], command_kind: Option<&str>) -> Described {
 pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mut Sink) {
     let sections = sections(part, start, end);
     let described = cx.command.as_ref().and_then(|c| c.described_object());
-    let kind = kind_of(&sections, described.as_ref().map(|o| o.kind.as_str()));
+    let kind = kind_of(part, &sections, described.as_ref().map(|o| o.kind.as_str()));
     let name = section(&sections, "Name")
         .map(Section::value)
         .unwrap_or_default();
@@ -445,13 +549,31 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
                 ObjectRef::new(kind, ns, name)
             })
         }
+        Described::Karpenter(kind) => {
+            let name = if name.is_empty() {
+                unnamed(
+                    described.as_ref(),
+                    kind,
+                    &format!("<{}>", kind.to_ascii_lowercase()),
+                )
+            } else {
+                name.to_string()
+            };
+            let body_end = events.map_or(end, |e| e.line);
+            part.with_segment(start, body_end, |s| {
+                objects::ingest_describe_as(s, kind, &name, &mut sink.facts)
+            });
+            Some(ObjectRef::new(kind, None, &name))
+        }
         Described::Unknown => {
             let body_end = events.map_or(end, |e| e.line);
             for k in start..body_end {
                 sink.unrecognised(part, k);
             }
             // Only the command can say what this is; trust it for the object it names.
-            described.filter(|o| name.is_empty() || o.name == name)
+            described
+                .clone()
+                .filter(|o| name.is_empty() || o.name == name)
         }
     };
     if let Some(events) = events {
@@ -462,18 +584,34 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
         }
     }
     report_cut(part, &sections, kind, sink);
-    if name.is_empty() && matches!(kind, Described::Pod | Described::Node) {
-        if let Some(first) = sections.first() {
-            sink.error(
-                part,
-                first.line,
-                format!(
-                    "the describe output starts at `{}:` without its `Name:` line (copied from the middle?); read as a {} describe",
-                    first.key,
-                    if kind == Described::Pod { "pod" } else { "node" }
-                ),
-            );
-        }
+    let read_as = match kind {
+        Described::Pod => Some("a pod"),
+        Described::Node => Some("a node"),
+        Described::Karpenter("EC2NodeClass") => Some("an EC2NodeClass"),
+        Described::Karpenter("AWSNodeTemplate") => Some("an AWSNodeTemplate"),
+        Described::Karpenter(kind) => Some(kind),
+        _ => None,
+    };
+    // A Karpenter object the command names was cut on purpose (`| sed -n '/Status:/,$p'`);
+    // without a name it is worth saying how it was read.
+    let named_by_command = matches!(kind, Described::Karpenter(k)
+        if described.as_ref().is_some_and(|o| o.kind == k));
+    if let (true, false, Some(read_as), Some(first)) =
+        (name.is_empty(), named_by_command, read_as, sections.first())
+    {
+        let read_as = if read_as.starts_with(char::is_uppercase) {
+            format!("a {read_as}")
+        } else {
+            read_as.to_string()
+        };
+        sink.error(
+            part,
+            first.line,
+            format!(
+                "the describe output starts at `{}:` without its `Name:` line (copied from the middle?); read as {read_as} describe",
+                first.key,
+            ),
+        );
     }
 }
 

@@ -50,6 +50,8 @@ pub fn read_storage_class(part: &Part<'_>, sections: &[Section<'_>]) -> StorageC
         meta,
         provisioner: value(sections, "Provisioner").map(str::to_string),
         volume_binding_mode: value(sections, "VolumeBindingMode").map(str::to_string),
+        is_default: value(sections, "IsDefaultClass")
+            .is_some_and(|v| v.eq_ignore_ascii_case("yes")),
         ..StorageClass::default()
     }
 }

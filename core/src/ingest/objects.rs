@@ -61,8 +61,22 @@ pub fn ingest_structured(segment: Segment<'_>, facts: &mut Facts) {
 /// `Kind:`, `Spec:` ... indented `Key:  value` lines). The segmenter parses the `Events:`
 /// table itself; should one still be here, its lines are kept as messages.
 pub fn ingest_generic_describe(segment: Segment<'_>, facts: &mut Facts) {
+    ingest_describe(segment, None, facts);
+}
+
+/// A generic describe printout that lost its header (`Name:` ... `Kind:`), of the `kind` its
+/// content or command shows: read as that kind, named `name` (the command's object or a
+/// placeholder).
+pub fn ingest_describe_as(segment: Segment<'_>, kind: &str, name: &str, facts: &mut Facts) {
+    ingest_describe(segment, Some((kind, name)), facts);
+}
+
+fn ingest_describe(segment: Segment<'_>, assumed: Option<(&str, &str)>, facts: &mut Facts) {
     let src = Source::new(segment);
-    for object in describe::parse(segment.text) {
+    for mut object in describe::parse(segment.text) {
+        if let (Some((kind, name)), Value::Map(root)) = (assumed, &mut object.root.value) {
+            assume_kind_and_name(root, kind, name, object.first_line);
+        }
         let kind = object.root.get("kind").and_then(Node::string);
         let api_version = object.root.get("apiVersion").and_then(Node::string);
         let modelled = kind
@@ -73,6 +87,32 @@ pub fn ingest_generic_describe(segment: Segment<'_>, facts: &mut Facts) {
         }
         if let Some((first, last)) = object.events_lines {
             src.keep_lines(first, last, facts);
+        }
+    }
+}
+
+/// Fill in the `kind` and `metadata.name` a header-less printout does not show.
+fn assume_kind_and_name(root: &mut Vec<(String, Node)>, kind: &str, name: &str, line: usize) {
+    // Copied from `Conditions:` on: they are the status's.
+    if !root.iter().any(|(k, _)| k == "status") {
+        if let Some(at) = root.iter().position(|(k, _)| k == "conditions") {
+            let (key, conditions) = root.remove(at);
+            let status_line = conditions.line;
+            root.push((
+                "status".into(),
+                Node::new(Value::Map(vec![(key, conditions)]), status_line),
+            ));
+        }
+    }
+    if !root.iter().any(|(k, _)| k == "kind") {
+        root.push(("kind".into(), Node::new(Value::Str(kind.into()), line)));
+    }
+    let Some((_, metadata)) = root.iter_mut().find(|(k, _)| k == "metadata") else {
+        return;
+    };
+    if let Value::Map(entries) = &mut metadata.value {
+        if !entries.iter().any(|(k, _)| k == "name") {
+            entries.push(("name".into(), Node::new(Value::Str(name.into()), line)));
         }
     }
 }

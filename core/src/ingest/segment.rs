@@ -129,6 +129,18 @@ pub fn prompt(line: &str) -> Option<Command> {
             })
         })
         .or_else(|| {
+            // A line of `history`: `  502  kubectl annotate node x ...` (kubectl only: other
+            // numbered lines are too common).
+            let (number, rest) = trimmed.split_once(char::is_whitespace)?;
+            let rest = rest.trim_start();
+            let tool = rest.split_whitespace().next()?;
+            (!number.is_empty()
+                && number.len() <= 6
+                && number.bytes().all(|b| b.is_ascii_digit())
+                && matches!(tool, "kubectl" | "oc"))
+            .then_some(rest)
+        })
+        .or_else(|| {
             // PowerShell, as Azure Cloud Shell and Windows terminals print it:
             // `PS C:\Users\me> kubectl describe pod x`, `PS /home/me> k get pods`.
             let rest = trimmed.strip_prefix("PS ")?;
@@ -234,7 +246,10 @@ pub fn prompt(line: &str) -> Option<Command> {
     let mut positional = positional.into_iter();
     command.verb = positional.next();
     command.resource = positional.next();
-    command.name = positional.next();
+    // `kubectl annotate nodes/x k=v`: the name rides on the resource, the next word is none.
+    if !command.resource.as_deref().is_some_and(|r| r.contains('/')) {
+        command.name = positional.next();
+    }
     Some(command)
 }
 

@@ -539,9 +539,11 @@ impl Row<'_, '_> {
 
     /// `gp2 (default)   kubernetes.io/aws-ebs   Delete   WaitForFirstConsumer   false   2y`.
     fn storage_class(&self, name: &str, sink: &mut Sink) {
+        let is_default = name.ends_with("(default)");
         let name = name.trim_end_matches("(default)").trim_end();
         sink.deferred.storage_classes.push(StorageClass {
             meta: self.meta(name, false),
+            is_default,
             provisioner: self.cell("PROVISIONER").map(str::to_string),
             volume_binding_mode: self.cell("VOLUMEBINDINGMODE").map(str::to_string),
             ..StorageClass::default()

@@ -1336,3 +1336,120 @@ fn key_value_text_that_is_no_describe_stays_unrecognised() {
     assert!(facts.pods.is_empty());
     assert_eq!(facts.workloads.len(), 1);
 }
+
+const HEADLESS_NODECLAIM_STATUS: &str = "Status:\n  Conditions:\n    Last Transition Time:  2025-03-18T14:22:09Z\n    Message:               There are not enough free IP addresses to launch an instance in this subnet\n    Reason:                InsufficientFreeAddressesInSubnet\n    Status:                Unknown\n    Type:                  Launched\n";
+
+#[test]
+fn a_status_only_nodeclaim_describe_is_read_as_a_nodeclaim() {
+    let facts = facts_of(HEADLESS_NODECLAIM_STATUS);
+    assert_eq!(facts.nodeclaims.len(), 1);
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.meta.name, "<nodeclaim>");
+    assert_eq!(claim.conditions.len(), 1);
+    assert_eq!(claim.conditions[0].condition_type, "Launched");
+    assert_eq!(claim.conditions[0].status, "Unknown");
+    assert!(facts
+        .input_errors
+        .iter()
+        .any(|e| e.message.contains("read as a NodeClaim describe")));
+    // The command before it names it; the Events table is attached to it.
+    let text = format!(
+        "$ kubectl describe nodeclaim default-z9x2k\n{HEADLESS_NODECLAIM_STATUS}  Provider ID:  aws:///us-east-1a/i-0abc\nEvents:\n  Type     Reason  Age  From       Message\n  ----     ------  ---  ----       -------\n  Normal   Launched  2m  karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True\n"
+    );
+    let facts = facts_of(&text);
+    assert_eq!(facts.nodeclaims.len(), 1);
+    assert_eq!(facts.nodeclaims[0].meta.name, "default-z9x2k");
+    assert_eq!(facts.nodeclaims[0].zone.as_deref(), Some("us-east-1a"));
+    // Cut on purpose by the command: nothing to warn about.
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+}
+
+#[test]
+fn a_status_only_nodeclass_or_nodepool_describe_is_read_by_its_conditions() {
+    let text = "Status:\n  Conditions:\n    Last Transition Time:  2025-03-18T14:22:09Z\n    Message:               SubnetSelector did not match any Subnets\n    Reason:                SubnetsNotFound\n    Status:                False\n    Type:                  SubnetsReady\n    Last Transition Time:  2025-03-18T14:22:09Z\n    Message:               \n    Reason:                ValidationSucceeded\n    Status:                True\n    Type:                  ValidationSucceeded\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.nodeclasses.len(), 1, "{:?}", facts.nodeclasses);
+    assert!(facts.nodeclaims.is_empty() && facts.nodepools.is_empty());
+    let text = "$ kubectl describe nodepool general\nStatus:\n  Conditions:\n    Last Transition Time:  2025-03-18T14:22:09Z\n    Message:               EC2NodeClass \"default\" not found\n    Reason:                NodeClassNotFound\n    Status:                False\n    Type:                  NodeClassReady\n  Resources:\n    Cpu:  0\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(facts.nodepools[0].meta.name, "general");
+    // Copied from `Conditions:` on, dedented.
+    let text = "Conditions:\n  Last Transition Time:  2025-03-18T14:22:09Z\n  Message:               Node not registered with cluster\n  Reason:                NodeNotFound\n  Status:                Unknown\n  Type:                  Registered\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.nodeclaims.len(), 1);
+    assert_eq!(
+        facts.nodeclaims[0].conditions[0].condition_type,
+        "Registered"
+    );
+    // A pod's conditions table is no NodeClaim.
+    let text = "Conditions:\n  Type           Status\n  PodScheduled   False\nQoS Class:       Burstable\n";
+    assert!(facts_of(text).nodeclaims.is_empty());
+    // A NodePool spec holds `Node Class Ref` too (under `Template`): still a NodePool.
+    let text = "Spec:\n  Disruption:\n    Consolidation Policy:  WhenEmptyOrUnderutilized\n  Template:\n    Spec:\n      Node Class Ref:\n        Name:  default\nStatus:\n  Resources:\n    Cpu:  0\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.nodepools.len(), 1);
+    assert!(facts.nodeclaims.is_empty());
+}
+
+#[test]
+fn a_status_block_that_proves_no_karpenter_kind_is_not_read_as_one() {
+    for text in [
+        // Shared condition types only.
+        "Status:\n  Conditions:\n    Status:  True\n    Type:    Ready\n",
+        // Kinds that disagree.
+        "Status:\n  Conditions:\n    Type:  Launched\n    Type:  SubnetsReady\n",
+        // A pod's one-line status.
+        "Status:  Pending\n",
+        // `Type: Launched` outside Status/Spec.
+        "Summary:\n  Type:  Launched\n",
+        // A condition type spelled inside a longer value.
+        "Status:\n  Message:  waiting until Launched\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(
+            facts.nodeclaims.is_empty()
+                && facts.nodeclasses.is_empty()
+                && facts.nodepools.is_empty(),
+            "{text}"
+        );
+        assert!(facts.pods.is_empty() && facts.nodes.is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn long_runs_of_key_lines_and_status_blocks_stay_linear() {
+    // Each refused block is skipped whole, and an accepted one is consumed: a quadratic scan
+    // of these would take minutes.
+    let mut text = "Key: value\n".repeat(60_000);
+    text.push_str(&"Status:\n  Conditions:\n    Type:  Ready\n".repeat(20_000));
+    text.push_str(&"Status:\n  Conditions:\n    Type:  Launched\n".repeat(20_000));
+    let started = std::time::Instant::now();
+    let facts = facts_of(&text);
+    assert_eq!(facts.nodeclaims.len(), 1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn a_kind_slash_name_resource_takes_no_second_name() {
+    let facts = facts_of(
+        "$ kubectl annotate --overwrite nodes/ip-10-0-1-2 karpenter.sh/do-not-disrupt=true\n$ kubectl annotate node ip-10-0-1-3 --overwrite karpenter.sh/do-not-disrupt-\n",
+    );
+    let c = &facts.commands;
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].name.as_deref(), Some("ip-10-0-1-2"));
+    assert_eq!(c[0].kinds, ["Node"]);
+    assert_eq!(c[1].name.as_deref(), Some("ip-10-0-1-3"));
+}
+
+#[test]
+fn history_lines_of_kubectl_are_commands() {
+    let facts = facts_of(
+        "  502  kubectl annotate --overwrite node ip-10-0-1-2 karpenter.sh/do-not-disrupt=true\n 1203  oc get pods -n shop\n  17  pods were pending\n3 k get pods\n",
+    );
+    let c = &facts.commands;
+    assert_eq!(c.len(), 2, "{c:#?}");
+    assert_eq!(c[0].verb.as_deref(), Some("annotate"));
+    assert_eq!(c[0].name.as_deref(), Some("ip-10-0-1-2"));
+    assert_eq!(c[1].namespace.as_deref(), Some("shop"));
+}

@@ -502,11 +502,19 @@ pub fn storage_class(src: &Source<'_>, obj: &Node, api_version: Option<&str>, fa
         .filter(|e| text_of(e.get("key")).is_some_and(|k| k.ends_with("/zone")))
         .flat_map(|e| e.get("values").map(Node::string_list).unwrap_or_default())
         .collect();
+    let meta = meta(src, obj, api_version);
+    let is_default = [
+        "storageclass.kubernetes.io/is-default-class",
+        "storageclass.beta.kubernetes.io/is-default-class",
+    ]
+    .iter()
+    .any(|a| meta.annotations.get(*a).is_some_and(|v| v == "true"));
     facts.storage_classes.push(StorageClass {
-        meta: meta(src, obj, api_version),
+        meta,
         provisioner: text_of(obj.get("provisioner")),
         volume_binding_mode: text_of(obj.get("volumeBindingMode")),
         allowed_zones,
+        is_default,
     });
 }
 

@@ -28,7 +28,11 @@ Signals: `strict decoding error: unknown field "<field>"` (e.g. `NodePool in ver
 cannot be handled as a NodePool: strict decoding error: unknown field
 "spec.template.spec.nodeClassRef.foo"`), kubectl's client-side `ValidationError(NodePool...):
 unknown field "<field>"` and the `unknown field "<field>"` warnings of kubectl and helm, the
-controller's `unknown field "status.nodeClassObservedGeneration"`; conversion failures
+controller's `unknown field "status.nodeClassObservedGeneration"` and `unknown field
+"status.conditions[0].observedGeneration"` (a v0.37+ controller on v0.36 CRDs), status writes
+rejected by the schema (`NodeClaim.karpenter.sh "<name>" is invalid:
+status.conditions[0].observedGeneration: ...`, `conditions[1].reason in body should be at least
+1 chars long`); conversion failures
 (`custom resource nodepools.karpenter.sh isn't configured for webhook conversion`, `conversion
 webhook for karpenter.sh/v1beta1, Kind=NodePool failed: ...`, `request to convert CR from an
 invalid group/version: karpenter.sh/v1beta1`); a CRD upgrade refused because objects are still
@@ -167,10 +171,20 @@ const MOVED_FIELDS: &[(&str, &str)] = &[
         "v1 requires `amiSelectorTerms` (v1beta1 derived the AMI from `amiFamily`): add e.g. `amiSelectorTerms: [{alias: al2023@latest}]`",
     ),
     (
+        "].observedGeneration\"",
+        OBSERVED_GENERATION_NOTE,
+    ),
+    (
+        "unknown field \"observedGeneration\"",
+        OBSERVED_GENERATION_NOTE,
+    ),
+    (
         "got none",
         "An `amiSelectorTerms` entry ended up empty: its only key (v1's `alias`) is unknown to the installed (older) CRD and was dropped",
     ),
 ];
+
+const OBSERVED_GENERATION_NOTE: &str = "Conditions carry `observedGeneration` from v0.37 on; the CRDs of v0.36 and earlier do not have that field";
 
 /// Rejections of a Karpenter object that an API-version migration produces: v1 required
 /// fields a v1beta1 manifest lacks, enum values that changed, fields an older CRD drops.
@@ -224,9 +238,36 @@ fn failed_admission_webhook(text: &str) -> Option<String> {
     .then_some(name)
 }
 
-fn skew_of(text: &str) -> Option<Skew> {
+/// The skew a message shows. A message about a Karpenter object, or logged by one of
+/// Karpenter's controllers, is Karpenter's even when its text names no Karpenter kind (the
+/// controller logs the API server's `unknown field "status.conditions[0].observedGeneration"`
+/// warning bare). Any operator's JSON log reads as a log record, so that alone proves nothing.
+fn skew_of_message(m: &Message) -> Option<Skew> {
+    let about_karpenter = m
+        .object
+        .as_ref()
+        .is_some_and(|o| is_karpenter_kind(&o.kind))
+        || (m.origin == MessageOrigin::KarpenterLog
+            && m.component
+                .as_deref()
+                .is_some_and(|c| contains_any(c, KARPENTER_MARKERS)));
+    skew_in(&m.text, about_karpenter)
+}
+
+/// A condition's `observedGeneration` (`status.conditions[0].observedGeneration`): v0.37 and
+/// later write it, the v0.36 and older CRDs' knative-style conditions have no such field.
+fn names_condition_observed_generation(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.match_indices("conditions[").any(|(i, _)| {
+        let rest = &lower[i + "conditions[".len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with("].observedgeneration")
+    })
+}
+
+fn skew_in(text: &str, about_karpenter: bool) -> Option<Skew> {
     let has = |n: &[&str]| contains_any(text, n);
-    let karpenter = has(KARPENTER_MARKERS);
+    let karpenter = about_karpenter || has(KARPENTER_MARKERS);
     if has(&["storedversions"]) && has(&["must appear in spec.versions"]) {
         return karpenter.then_some(Skew::StoredVersions);
     }
@@ -258,6 +299,16 @@ fn skew_of(text: &str) -> Option<Skew> {
         return (karpenter && has(&["conditions", "status"])).then_some(Skew::StatusRejected);
     }
     let rejected = has(&["is invalid:", "was not valid:", "dry-run failed (invalid)"]);
+    if rejected
+        && names_condition_observed_generation(text)
+        && (names_karpenter_object(text) || about_karpenter)
+        && !has(&["unknown field"])
+    {
+        // `NodeClaim.karpenter.sh "x" is invalid: status.conditions[0].observedGeneration:
+        // Required value` / `Invalid value: ...`: status written by a controller of another
+        // release than the schema.
+        return Some(Skew::StatusRejected);
+    }
     if rejected && names_karpenter_object(text) && has(MIGRATION_MARKERS) {
         return Some(Skew::SchemaRejected);
     }
@@ -551,7 +602,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<(&Message, Skew)> = facts
         .messages
         .iter()
-        .filter_map(|m| skew_of(&m.text).map(|s| (m, s)))
+        .filter_map(|m| skew_of_message(m).map(|s| (m, s)))
         // On a pre-v1 controller the webhooks are its own: one that does not answer means the
         // controller is down, unless its service is gone altogether.
         .filter(|(m, s)| {
@@ -1110,8 +1161,39 @@ mod tests {
             r#"W0523 10:22:31.112233   41234 warnings.go:70] unknown field "spec.template.spec.containers[0].resource""#,
             // A pre-v0.32 cluster has no NodeClaims: not a skew of its CRDs.
             r#"error: the server doesn't have a resource type "nodeclaims""#,
+            // Another operator's condition field, outside any Karpenter log.
+            r#"{"level":"info","ts":"2025-07-09T04:56:08Z","logger":"KubeAPIWarningLogger","msg":"unknown field \"status.conditions[0].observedGeneration\""}"#,
+            r#"The Certificate "web" is invalid: status.conditions[0].observedGeneration: Invalid value: -1: must be greater than or equal to 0"#,
         ] {
             assert!(ids(&check_only("KW104", text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn condition_observed_generation_from_a_karpenter_controller() {
+        for text in [
+            // The controller logs the API server's warning bare: the log line is the context.
+            r#"{"level":"INFO","time":"2024-08-20T10:00:00.000Z","logger":"controller","message":"unknown field \"status.conditions[0].observedGeneration\"","commit":"490ef94","controller":"nodeclaim.lifecycle","controllerGroup":"karpenter.sh","controllerKind":"NodeClaim","NodeClaim":{"name":"default-x7k2p"},"namespace":"","name":"default-x7k2p"}"#,
+            r#"{"level":"INFO","time":"2026-01-10T12:56:36.750Z","logger":"controller","message":"unknown field \"status.nodes\"","commit":"c9c3a48","controller":"nodepool.counter","controllerGroup":"karpenter.sh","controllerKind":"NodePool","NodePool":{"name":"default"},"namespace":"","name":"default"}"#,
+            // Rejected status writes naming the object.
+            r#"{"level":"ERROR","time":"2024-08-20T10:00:00.000Z","logger":"controller","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-x7k2p"},"error":"NodeClaim.karpenter.sh \"default-x7k2p\" is invalid: status.conditions[0].observedGeneration: Required value"}"#,
+            r#"NodePool.karpenter.sh "default" is invalid: status.conditions[2].observedGeneration: Invalid value: -1: status.conditions[2].observedGeneration in body should be greater than or equal to 0"#,
+            // kubectl's client-side validation.
+            r#"error: error validating "nodeclaim.yaml": error validating data: ValidationError(NodeClaim.status.conditions[0]): unknown field "observedGeneration" in sh.karpenter.v1beta1.NodeClaim.status.conditions; if you choose to ignore these errors, turn validation off with --validate=false"#,
+        ] {
+            assert_eq!(ids(&check_only("KW104", text)), ["KW104"], "{text}");
+        }
+        let report = check_only(
+            "KW104",
+            r#"{"level":"INFO","time":"2024-08-20T10:00:00.000Z","logger":"controller","message":"unknown field \"status.conditions[0].observedGeneration\"","controller":"nodeclaim.lifecycle","controllerGroup":"karpenter.sh","controllerKind":"NodeClaim","NodeClaim":{"name":"default-x7k2p"}}"#,
+        );
+        let d = &report.diagnoses[0];
+        let text = format!("{} {:?}", d.summary, d.remediation);
+        assert!(
+            text.contains("status.conditions[0].observedGeneration"),
+            "{text}"
+        );
+        assert!(text.contains("v0.36"), "{text}");
+        assert!(text.contains("karpenter-crd"), "{text}");
     }
 }

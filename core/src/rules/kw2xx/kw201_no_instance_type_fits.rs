@@ -121,6 +121,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 None if resource_bounds(res).is_some() => summary.push_str(
                     " (its requests plus the daemonset overhead, which differs between instance types)",
                 ),
+                // Releases that gave no reason printed the pod's own requests only.
+                None if clause.reason.contains("satisfied resources")
+                    && !clause.reason.trim_end().ends_with(')') =>
+                {
+                    summary.push_str(" (its own requests; the daemonset overhead comes on top)")
+                }
                 None => summary.push_str(" (its requests plus the daemonset overhead)"),
             }
             summary.push('.');
@@ -459,7 +465,7 @@ fn remediation(
         .as_deref()
         .and_then(|r| resource_value(r, "cpu"));
     if failure.cpu_typo {
-        let (ns, name) = split_pod(pod.as_deref());
+        let (ns, name) = split_pod(facts, pod.as_deref());
         steps.push(Remediation::command(
             "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
             format!("kubectl get pod {name} -n {ns} -o jsonpath='{{range .spec.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
@@ -471,7 +477,7 @@ fn remediation(
         .and_then(instance_type_contradiction)
         .is_some();
     if contradiction {
-        let (ns, name) = split_pod(pod.as_deref());
+        let (ns, name) = split_pod(facts, pod.as_deref());
         let pool_requirements = if clause.provisioner {
             format!("kubectl get provisioner {np} -o jsonpath='{{.spec.requirements}}{{\"\\n\"}}'")
         } else {
@@ -621,19 +627,55 @@ fn instance_scope(clause: &Clause) -> (&'static str, Vec<String>) {
     (CATEGORY, out)
 }
 
-fn split_pod(pod: Option<&str>) -> (String, String) {
+/// `(namespace, name)` for a command; a pod named without its namespace takes it from the
+/// one pod of that name the input shows.
+fn split_pod(facts: &Facts, pod: Option<&str>) -> (String, String) {
     match pod.and_then(|p| p.split_once('/')) {
         Some((ns, name)) => (ns.to_string(), name.to_string()),
-        None => (
-            "<namespace>".to_string(),
-            pod.unwrap_or("<pod>").to_string(),
-        ),
+        None => {
+            let name = pod.unwrap_or("<pod>");
+            let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
+            let ns = match (same.next(), same.next()) {
+                (Some(p), None) => p.meta.namespace.clone(),
+                _ => None,
+            };
+            (
+                ns.unwrap_or_else(|| "<namespace>".to_string()),
+                name.to_string(),
+            )
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{instance_scope, instance_type_contradiction, offering_narrowing};
+    use super::{instance_scope, instance_type_contradiction, offering_narrowing, split_pod};
+    use crate::facts::{Facts, Meta, Pod};
+
+    #[test]
+    fn a_pod_named_without_namespace_takes_the_listed_pods_namespace() {
+        let mut facts = Facts::default();
+        let pod = |ns: &str| Pod {
+            meta: Meta {
+                name: "trainer-0".into(),
+                namespace: Some(ns.into()),
+                ..Meta::default()
+            },
+            ..Pod::default()
+        };
+        facts.pods.push(pod("ml"));
+        assert_eq!(
+            split_pod(&facts, Some("trainer-0")),
+            ("ml".to_string(), "trainer-0".to_string())
+        );
+        // Two pods of that name: the namespace stays to be filled in.
+        facts.pods.push(pod("ml-staging"));
+        assert_eq!(split_pod(&facts, Some("trainer-0")).0, "<namespace>");
+        assert_eq!(
+            split_pod(&facts, Some("ops/trainer-0")),
+            ("ops".to_string(), "trainer-0".to_string())
+        );
+    }
     use crate::rules::kw2xx::scheduling::parse_clause;
     use crate::testing::{check_only, ids};
 

@@ -128,8 +128,16 @@ const NODE_AFFINITY: &str = "affinity:\n  nodeAffinity:\n    requiredDuringSched
 /// to are one nodeAffinity term: their YAML items join the first such step, which then
 /// speaks of them all.
 fn merge_key_steps(steps: &mut Vec<Remediation>) {
-    merge_steps(steps, REQUIREMENTS, &|text, _| {
-        text.replacen("the constraint needs", "the constraints need", 1)
+    merge_steps(steps, REQUIREMENTS, &|text, yaml| {
+        let text = text.replacen("the constraint needs", "the constraints need", 1);
+        // The notes follow the `kubectl edit nodepool <np>` command: rebuild them for every key.
+        let Some(start) = text.find("(`kubectl edit nodepool ") else {
+            return text;
+        };
+        let Some(end) = text[start + 2..].find('`').map(|e| start + 2 + e + 1) else {
+            return text;
+        };
+        format!("{}{}):", &text[..end], widen_notes(&keys_of(yaml)))
     });
     merge_steps(steps, NODE_AFFINITY, &|_, yaml| {
         let keys: Vec<&str> = yaml
@@ -141,6 +149,47 @@ fn merge_key_steps(steps: &mut Vec<Remediation>) {
             keys.join(" and ")
         )
     });
+}
+
+fn keys_of(yaml: &str) -> Vec<&str> {
+    yaml.lines()
+        .filter_map(|l| l.trim().strip_prefix("- key: "))
+        .collect()
+}
+
+fn is_zone_key(key: &str) -> bool {
+    matches!(
+        key,
+        "topology.kubernetes.io/zone" | "failure-domain.beta.kubernetes.io/zone"
+    )
+}
+
+/// What else a NodePool needs to launch nodes in each value of `key`, as `; <note>` clauses
+/// after the edit command.
+fn widen_notes(keys: &[&str]) -> String {
+    let mut notes: Vec<&str> = Vec::new();
+    for key in keys {
+        let note = if is_zone_key(key) {
+            "its EC2NodeClass needs a subnet in each zone"
+        } else if *key == "topology.k8s.aws/zone-id" {
+            "its EC2NodeClass needs a subnet in each zone ID"
+        } else if *key == "karpenter.sh/capacity-type" {
+            "each capacity type needs offerings of the allowed instance types, and spot the EC2 Spot service-linked role"
+        } else if key.starts_with("karpenter.k8s.aws/")
+            || matches!(
+                *key,
+                "node.kubernetes.io/instance-type" | "kubernetes.io/arch" | "kubernetes.io/os"
+            )
+        {
+            "each value needs instance types that have it"
+        } else {
+            "Karpenter labels a new node with one of the listed values, so list each one the constraint counts"
+        };
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    notes.iter().map(|n| format!("; {n}")).collect()
 }
 
 /// Merges the steps whose YAML starts with `prefix` into the first of them (its items
@@ -280,13 +329,24 @@ fn one_constraint(
                 "The empty domain is a known Karpenter behaviour, not your spread: an empty `{key}` value enters the domains when a provider offers instance types without a zone (Azure provider 1.6 to 1.7, Azure/karpenter-provider-azure#1384, fixed there by not offering them) and any NodePool lacks a {key} requirement, or when nodes carry the label with an empty value (kubernetes-sigs/karpenter#3146, open). Give every NodePool an explicit {key} requirement (In the real domains) and restrict the pod to the real domains (below), which keeps the empty value out of the count; upgrade the provider where the fix has shipped."
             )));
         }
-        let values = if node_values.is_empty() {
+        let values = if !node_values.is_empty() {
+            quote_list(&node_values)
+        } else if is_zone_key(key) || key == "topology.k8s.aws/zone-id" {
             "\"<zone-a>\", \"<zone-b>\"".to_string()
         } else {
-            quote_list(&node_values)
+            "\"<value-a>\", \"<value-b>\"".to_string()
         };
         let affinity = constraint.contains("affinity");
-        if !affinity {
+        let hostname = key == "kubernetes.io/hostname";
+        if hostname {
+            // Every node is a domain of its own: no requirement widens or narrows that.
+            let text = if affinity {
+                format!("With pod affinity on {key} the pod must join the node that runs the pods it matches, and a new node cannot be that node: make room on it, or make the affinity preferred (preferredDuringSchedulingIgnoredDuringExecution).")
+            } else {
+                format!("Each node is its own {key} domain, so no NodePool requirement widens it: the spread needs Karpenter to launch another node. Check that NodePool {np} may (its limits, KW205; instance types that fit the pod, KW201), or allow more skew (a higher maxSkew).")
+            };
+            add_step(&mut steps, Remediation::text(text));
+        } else if !affinity {
             steps.push(Remediation::yaml(
             format!("Restrict the pod's {key} to the domains the NodePools can create, so the spread is computed over those only (pod template):"),
             format!(
@@ -300,9 +360,13 @@ fn one_constraint(
                 widened.push((*m).clone());
             }
         }
-        if !widened.is_empty() {
+        if !widened.is_empty() && !hostname {
             steps.push(Remediation::yaml(
-                format!("{} NodePool {np} to every domain the constraint needs (`kubectl edit nodepool {np}`; its EC2NodeClass needs a subnet in each zone):", if affinity { "Widen" } else { "Or widen" }),
+                format!(
+                    "{} NodePool {np} to every domain the constraint needs (`kubectl edit nodepool {np}`{}):",
+                    if affinity { "Widen" } else { "Or widen" },
+                    widen_notes(&[key.as_str()])
+                ),
                 format!(
                     "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{}]\n",
                     quote_list(&widened)
@@ -452,6 +516,61 @@ mod tests {
         let d = &report.diagnoses[0];
         assert!(!d.summary.contains("empty name"), "{}", d.summary);
         assert!(d.remediation.iter().all(|r| !r.text.contains("#3146")));
+    }
+
+    #[test]
+    fn the_widen_step_is_worded_for_its_key() {
+        let report_for = |key: &str, counts: &str, nodes: &str| {
+            check_only(
+                "KW206",
+                &format!("Failed to schedule pod, incompatible with nodepool \"general\", daemonset overhead={{\"cpu\":\"150m\"}}, unsatisfiable topology constraint for topology spread, key={key} (counts = {counts}, podDomains = {key} Exists, nodeDomains = {key} In [{nodes}]"),
+            )
+        };
+        let all_text = |report: &crate::Report| {
+            report.diagnoses[0]
+                .remediation
+                .iter()
+                .map(|r| r.text.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let zone = all_text(&report_for(
+            "topology.kubernetes.io/zone",
+            "us-east-1a: 2, us-east-1b: 1",
+            "us-east-1a",
+        ));
+        assert!(zone.contains("a subnet in each zone"), "{zone}");
+        for (key, counts, nodes, want) in [
+            (
+                "karpenter.sh/capacity-type",
+                "on-demand: 3, spot: 1",
+                "on-demand",
+                "each capacity type needs offerings",
+            ),
+            (
+                "team.example.com/rack",
+                "r1: 2, r2: 0",
+                "r1",
+                "list each one the constraint counts",
+            ),
+            (
+                "kubernetes.io/hostname",
+                "ip-10-0-1-1: 2",
+                "ip-10-0-1-1",
+                "Each node is its own kubernetes.io/hostname domain",
+            ),
+        ] {
+            let text = all_text(&report_for(key, counts, nodes));
+            assert!(!text.contains("subnet"), "{key}: {text}");
+            assert!(text.contains(want), "{key}: {text}");
+        }
+        // No NodePool requirement for hostnames.
+        let report = report_for("kubernetes.io/hostname", "ip-10-0-1-1: 2", "ip-10-0-1-1");
+        assert!(report.diagnoses[0].remediation.iter().all(|r| !r
+            .yaml
+            .as_deref()
+            .unwrap_or_default()
+            .contains("kubernetes.io/hostname")));
     }
 
     #[test]

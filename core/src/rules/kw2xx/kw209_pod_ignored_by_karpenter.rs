@@ -425,15 +425,40 @@ fn diagnose(
                 Some(c) => (format!("PersistentVolumeClaim {c}, which is unbound and has no storage class"), format!("PersistentVolumeClaim {c}")),
                 None => ("an unbound PVC without a storage class".to_string(), "the PersistentVolumeClaim".to_string()),
             };
-            (
-            format!("{who} mounts {what} (and the cluster has no default StorageClass): Karpenter cannot tell the volume's zone and ignores the pod."),
-            vec![
-                Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed), or mark a default StorageClass:")),
-                Remediation::command(
-                    "Mark a StorageClass as the default:",
-                    "kubectl patch storageclass <gp3> -p '{\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"}}}'",
+            // Only the StorageClasses the input lists can say whether there is a default.
+            let classes = &facts.storage_classes;
+            let default = classes.iter().find(|c| c.is_default);
+            let names: Vec<&str> = classes.iter().map(|c| c.meta.name.as_str()).collect();
+            let candidate = classes
+                .iter()
+                .find(|c| c.provisioner.as_deref() == Some("ebs.csi.aws.com"))
+                .or(classes.first())
+                .map_or("<gp3>", |c| c.meta.name.as_str());
+            let patch = format!("kubectl patch storageclass {candidate} -p '{{\"metadata\":{{\"annotations\":{{\"storageclass.kubernetes.io/is-default-class\":\"true\"}}}}}}'");
+            let (note, steps) = match default {
+                Some(d) => (
+                    format!(" StorageClass {} is the default now, so the claim was created before it was, or with an explicit `storageClassName: \"\"`.", d.meta.name),
+                    vec![Remediation::text(format!("Set `storageClassName: {}` on {which} (recreate the claim if it cannot be changed).", d.meta.name))],
                 ),
-            ],
+                None if !classes.is_empty() => (
+                    format!(" None of the StorageClasses in the input ({}) is marked default, so a claim without a class gets none.", names.join(", ")),
+                    vec![
+                        Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed), or mark a default StorageClass:")),
+                        Remediation::command("Mark a StorageClass as the default:", patch),
+                    ],
+                ),
+                None => (
+                    String::new(),
+                    vec![
+                        Remediation::command("Check whether the cluster has a default StorageClass (listed with `(default)`): without one, a claim created without a class keeps none:", "kubectl get storageclass"),
+                        Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed), or, if no class is the default, mark one:")),
+                        Remediation::command("Mark a StorageClass as the default:", patch),
+                    ],
+                ),
+            };
+            (
+                format!("{who} mounts {what}: Karpenter cannot tell the volume's zone and ignores the pod.{note}"),
+                steps,
             )
         }
         Reason::PvcDeleting => pvc_deleting_steps(facts, &who, pod, &ns, messages),
@@ -754,6 +779,42 @@ mod tests {
             "{}",
             report.diagnoses[0].summary
         );
+    }
+
+    #[test]
+    fn no_default_storage_class_is_said_only_from_the_listed_classes() {
+        let line = r#"{"level":"DEBUG","message":"ignoring pod","controller":"provisioner","Pod":{"name":"minio-0","namespace":"storage"},"error":"unbound pvc must define a storage class"}"#;
+        let text_of = |report: &crate::Report| {
+            let d = &report.diagnoses[0];
+            let steps: Vec<String> = d
+                .remediation
+                .iter()
+                .map(|r| format!("{} {}", r.text, r.command.as_deref().unwrap_or_default()))
+                .collect();
+            (d.summary.clone(), steps.join("\n"))
+        };
+        // Nothing about the StorageClasses: ask, with the command.
+        let (summary, steps) = text_of(&check_only("KW209", line));
+        assert!(!summary.contains("no default"), "{summary}");
+        assert!(steps.contains("kubectl get storageclass"), "{steps}");
+        // A listing without `(default)`: say so, naming them.
+        let listed = format!("$ kubectl get storageclass\nNAME   PROVISIONER             RECLAIMPOLICY   VOLUMEBINDINGMODE      ALLOWVOLUMEEXPANSION   AGE\ngp2    kubernetes.io/aws-ebs   Delete          WaitForFirstConsumer   false                  2y\ngp3    ebs.csi.aws.com         Delete          WaitForFirstConsumer   true                   1y\n{line}\n");
+        let (summary, steps) = text_of(&check_only("KW209", &listed));
+        assert!(
+            summary
+                .contains("None of the StorageClasses in the input (gp2, gp3) is marked default"),
+            "{summary}"
+        );
+        assert!(steps.contains("kubectl patch storageclass gp3 "), "{steps}");
+        // A default exists: the claim predates it or opted out.
+        let with_default = listed.replace("gp3    ebs", "gp3 (default)   ebs");
+        let (summary, steps) = text_of(&check_only("KW209", &with_default));
+        assert!(
+            summary.contains("StorageClass gp3 is the default now"),
+            "{summary}"
+        );
+        assert!(!summary.contains("None of"), "{summary}");
+        assert!(steps.contains("storageClassName: gp3"), "{steps}");
     }
 
     #[test]

@@ -915,6 +915,14 @@ fn instance_type_failure(phrase: &str, whole: &str) -> InstanceTypeFailure {
             || phrase.contains("met all requirements");
         f.resources = phrase.contains("enough resources");
         f.offering = phrase.contains("required offering");
+        if !(f.requirements || f.resources || f.offering) && phrase.contains("satisfied resources")
+        {
+            // Old releases print `no instance type satisfied resources <json> and requirements
+            // <reqs>` with no reason: read as requirements and resources, the two the text
+            // names (an offering problem is KW202's only when the text says so).
+            f.requirements = true;
+            f.resources = true;
+        }
     }
     f
 }
@@ -1426,6 +1434,15 @@ mod tests {
         }
         let tuple = parse_clause("no instance type met the requirements/resources/offering tuple, requirements=a In [b], resources={}");
         assert!(matches!(tuple.cause, Cause::InstanceTypes(f) if f.tuple));
+        // The pre-v0.29 form without a reason.
+        let bare = parse_clause(
+            r#"incompatible with provisioner "default", no instance type satisfied resources {"cpu":"70","pods":"1"} and requirements karpenter.sh/provisioner-name In [default], kubernetes.io/os In [linux]"#,
+        );
+        assert!(
+            matches!(bare.cause, Cause::InstanceTypes(f) if f.requirements && f.resources && !f.offering),
+            "{:?}",
+            bare.cause
+        );
         let typo = parse_clause(
             r#"no instance type has enough resources, requirements=a In [b], resources={"cpu":"2000"} (CPU request >= 1 Million, m vs M typo?)"#,
         );

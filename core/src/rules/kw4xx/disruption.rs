@@ -230,6 +230,81 @@ pub fn ns_flag(ns: Option<&str>) -> String {
     ns.map(|n| format!(" -n {n}")).unwrap_or_default()
 }
 
+/// The objects of `kind` a `kubectl annotate` prompt line of the input gives `annotation`
+/// (`=true`, quoted or not), each with the line and the command's `-n`: `kubectl annotate
+/// [--overwrite] node <a> [<b>] <annotation>=true`, `kubectl annotate nodes/<a> ...`, flags in
+/// any place.
+pub fn annotated_by_command(
+    facts: &Facts,
+    kind: &str,
+    annotation: &str,
+) -> Vec<(String, Evidence, Option<String>)> {
+    const TAKES_VALUE: &[&str] = &[
+        "-n",
+        "--namespace",
+        "--context",
+        "--kubeconfig",
+        "--cluster",
+        "--user",
+        "-l",
+        "--selector",
+        "--field-selector",
+        "--resource-version",
+        "-o",
+        "--output",
+        "--field-manager",
+        "-f",
+        "--filename",
+    ];
+    let mut out = Vec::new();
+    for c in facts.commands.iter().filter(|c| {
+        c.tool == "kubectl"
+            && c.verb.as_deref() == Some("annotate")
+            && c.kinds.iter().any(|k| k == kind)
+    }) {
+        let line = c.evidence.text.split('|').next().unwrap_or_default();
+        let mut tokens = line
+            .split_whitespace()
+            .skip_while(|t| *t != "annotate")
+            .skip(1);
+        let mut resource_seen = false;
+        let mut sets = false;
+        let mut names: Vec<String> = Vec::new();
+        while let Some(token) = tokens.next() {
+            if token.starts_with('-') {
+                if TAKES_VALUE.contains(&token) {
+                    tokens.next();
+                }
+                continue;
+            }
+            if !resource_seen {
+                resource_seen = true;
+                if let Some((_, name)) = token.split_once('/') {
+                    names.push(name.to_string());
+                }
+                continue;
+            }
+            if let Some((key, value)) = token.split_once('=') {
+                let value = value.trim_matches(|ch| ch == '"' || ch == '\'');
+                sets |= key == annotation && value.eq_ignore_ascii_case("true");
+            } else if !token.ends_with('-') {
+                names.push(token.to_string());
+            }
+        }
+        if sets {
+            for name in names {
+                if !out
+                    .iter()
+                    .any(|(n, _, ns)| *n == name && *ns == c.namespace)
+                {
+                    out.push((name, c.evidence.clone(), c.namespace.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Where the input shows the object removed, or the annotation taken off it, after `after` (a
 /// later line of the same source): a `kubectl delete <kind> <name>` or `kubectl annotate <kind>
 /// <name> <annotation>-` prompt line, or kubectl's output `<kind>/<name> deleted`, `<kind>
@@ -301,6 +376,27 @@ pub fn lifted_after(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn annotate_commands_in_every_argument_order() {
+        let text = "$ kubectl annotate --overwrite node ip-10-0-1-1 karpenter.sh/do-not-disrupt=true
+                    $ kubectl annotate nodes/ip-10-0-1-2 karpenter.sh/do-not-disrupt=\"true\" --overwrite
+                    $ k --context prod annotate node ip-10-0-1-3 ip-10-0-1-4 --overwrite=true karpenter.sh/do-not-disrupt=true
+                    $ kubectl annotate node ip-10-0-1-5 karpenter.sh/do-not-disrupt=false --overwrite
+                    $ kubectl annotate node ip-10-0-1-6 karpenter.sh/do-not-disrupt-
+                    $ kubectl annotate pod web-0 karpenter.sh/do-not-disrupt=true
+";
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let names: Vec<String> =
+            annotated_by_command(&facts, "Node", "karpenter.sh/do-not-disrupt")
+                .into_iter()
+                .map(|(n, _, _)| n)
+                .collect();
+        assert_eq!(
+            names,
+            ["ip-10-0-1-1", "ip-10-0-1-2", "ip-10-0-1-3", "ip-10-0-1-4"]
+        );
+    }
 
     #[test]
     fn structured_values() {

@@ -1,10 +1,11 @@
 //! KW402 do-not-disrupt-pod.
 
+use crate::document::Evidence;
 use crate::facts::{Facts, Message, ObjectRef, Pod};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
-    grouped_hits, lifted_after, push_unique, serrors_values, split_qualified, subject_of,
-    subjects_label,
+    annotated_by_command, grouped_hits, lifted_after, push_unique, serrors_values, split_qualified,
+    subject_of, subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -130,6 +131,9 @@ struct Group<'a> {
     subjects: Vec<ObjectRef>,
     messages: Vec<&'a Message>,
     from_object: bool,
+    /// The `kubectl annotate pod ... =true` line that put the annotation on, when only a
+    /// command shows it.
+    from_command: Option<Evidence>,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -143,14 +147,51 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         subjects: hits.subjects,
         messages: hits.messages,
         from_object: false,
+        from_command: None,
     })
     .collect();
+    // The pre-v0.32 text names the pod without its namespace: a pod of that name the input
+    // shows elsewhere (one only) lends it.
+    for g in &mut groups {
+        if let Some(name) = g.pod.clone().filter(|p| !p.contains('/')) {
+            let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
+            if let (Some(p), None) = (same.next(), same.next()) {
+                if p.meta.namespace.is_some() {
+                    g.pod = Some(p.object_ref().qualified_name());
+                }
+            }
+        }
+    }
     groups.retain(|g| !g.pod.as_deref().is_some_and(|name| released(facts, name)));
     for pod in &facts.pods {
         let Some(node) = &pod.node_name else {
             continue;
         };
-        let Some(which) = blocking_annotation(pod) else {
+        // A pod listed in a table shows no annotations: a `kubectl annotate pod <pod>
+        // karpenter.sh/do-not-disrupt=true` in the input, not taken off later, does.
+        let command = pod
+            .meta
+            .from_table
+            .then(|| annotated_by_command(facts, "Pod", ANNOTATION))
+            .into_iter()
+            .flatten()
+            .find(|(name, at, ns)| {
+                *name == pod.meta.name
+                    && (ns.is_none() || *ns == pod.meta.namespace)
+                    && lifted_after(
+                        facts,
+                        "Pod",
+                        pod.meta.namespace.as_deref(),
+                        name,
+                        Some(ANNOTATION),
+                        at,
+                    )
+                    .is_none()
+            })
+            .map(|(_, at, _)| at);
+        let Some(which) =
+            blocking_annotation(pod).or(command.as_ref().map(|_| Which::DoNotDisrupt))
+        else {
             continue;
         };
         if finished(pod) {
@@ -165,6 +206,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 subjects: vec![ObjectRef::new("Node", None, node)],
                 messages: Vec::new(),
                 from_object: true,
+                from_command: command,
             }),
         }
     }
@@ -230,6 +272,17 @@ fn is_go_duration(value: &str) -> bool {
     true
 }
 
+/// The nodes a pod holds, for a sentence: an event filed on the pod itself (`kubectl describe
+/// pod`) makes the pod a subject, but it is not what Karpenter cannot disrupt.
+fn held_label(subjects: &[ObjectRef]) -> String {
+    let held: Vec<ObjectRef> = subjects
+        .iter()
+        .filter(|s| s.kind != "Pod")
+        .cloned()
+        .collect();
+    subjects_label(&held)
+}
+
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let pod_label = g
         .pod
@@ -239,7 +292,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut summary = format!(
         "{pod_label} carries {}, so Karpenter will not voluntarily disrupt {}.",
         g.which.label(),
-        subjects_label(&g.subjects)
+        held_label(&g.subjects)
     );
     let value = g.pod.as_deref().and_then(|q| {
         let (ns, name) = split_qualified(q);
@@ -258,7 +311,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if let Some(v) = &value {
         summary.push_str(&format!(" Its value is \"{v}\"."));
     }
-    if g.from_object {
+    if g.from_command.is_some() {
+        summary.push_str(
+            " (Inferred from the `kubectl annotate` command in the input; no event in the input names it.)",
+        );
+    } else if g.from_object {
         summary.push_str(" (Inferred from the pod's annotation; no event in the input names it.)");
     }
     // The pod deleted, or the annotation taken off it, later in the input: the block is past.
@@ -282,7 +339,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         summary = format!(
             "{pod_label} carried {}, which kept Karpenter from disrupting {}. The input then shows {how}: that block is past, and Karpenter can disrupt the node at its next pass.",
             g.which.label(),
-            subjects_label(&g.subjects)
+            held_label(&g.subjects)
         );
     }
     let (ns, name) = match g.pod.as_deref() {
@@ -352,6 +409,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 .filter(|_| g.from_object)
                 .and_then(|p| p.meta.evidence.clone()),
         )
+        .with_evidence(g.from_command.clone())
         .with_evidence(lifted.clone())
         .with_remediation(steps);
     if lifted.is_some() {
@@ -421,6 +479,60 @@ LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
                 Some("kubectl annotate pod batch-job-2ekrbha7 -n default karpenter.sh/do-not-disrupt-")
             );
         }
+    }
+
+    #[test]
+    fn an_event_filed_on_the_pod_does_not_make_the_pod_the_held_object() {
+        let text = "$ kubectl describe pod web-0 -n shop\nEvents:\n  Type    Reason             Age   From       Message\n  ----    ------             ----  ----       -------\n  Normal  DisruptionBlocked  3m    karpenter  Cannot disrupt Node: pod shop/web-0 has \"karpenter.sh/do-not-disrupt\" annotation\n";
+        let report = check_only("KW402", text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("will not voluntarily disrupt the node"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("disrupt Pod"), "{}", d.summary);
+    }
+
+    #[test]
+    fn a_pod_named_without_namespace_takes_it_from_the_pod_list() {
+        let text = "$ kubectl get pods -A\nNAMESPACE   NAME           READY   STATUS    RESTARTS   AGE\nci          runner-7x2kd   1/1     Running   0          3h\n2023-05-02T10:11:12.000Z\tDEBUG\tcontroller.termination\tUnable to drain node, pod runner-7x2kd has do-not-evict annotation\t{\"commit\": \"5a7faa0\"}\n";
+        let report = check_only("KW402", text);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("Pod ci/runner-7x2kd"), "{}", d.summary);
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl annotate pod runner-7x2kd -n ci karpenter.sh/do-not-evict-")
+        );
+    }
+
+    #[test]
+    fn a_listed_pod_annotated_by_a_command() {
+        let table = "$ kubectl get pods -n ci -o wide\nNAME           READY   STATUS    RESTARTS   AGE   IP           NODE                          NOMINATED NODE   READINESS GATES\nrunner-7x2kd   1/1     Running   0          3h    10.0.4.17    ip-10-0-4-9.ec2.internal      <none>           <none>\n";
+        let annotate = "$ kubectl annotate --overwrite -n ci pods/runner-7x2kd karpenter.sh/do-not-disrupt=true\n";
+        let report = check_only("KW402", &format!("{table}{annotate}"));
+        assert_eq!(ids(&report), ["KW402"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("Pod ci/runner-7x2kd carries"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("node ip-10-0-4-9.ec2.internal"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("`kubectl annotate` command"),
+            "{}",
+            d.summary
+        );
+        // Taken off again, or set on a pod of another namespace: nothing holds the node.
+        let removed = format!("{table}{annotate}$ kubectl annotate pod runner-7x2kd -n ci karpenter.sh/do-not-disrupt- --overwrite\n");
+        assert!(ids(&check_only("KW402", &removed)).is_empty());
+        let elsewhere = format!("{table}$ kubectl annotate pod runner-7x2kd -n build karpenter.sh/do-not-disrupt=true\n");
+        assert!(ids(&check_only("KW402", &elsewhere)).is_empty());
     }
 
     #[test]

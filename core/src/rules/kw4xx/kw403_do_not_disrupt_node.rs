@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
-    hits, lifted_after, push_unique, subject_of, subjects_label, Hits,
+    annotated_by_command, hits, lifted_after, push_unique, subject_of, subjects_label, Hits,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -93,6 +93,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
         evidence.extend(c.meta.evidence.clone());
     }
+    // `kubectl annotate node <n> karpenter.sh/do-not-disrupt=true` in the shell history, not
+    // taken off again further down.
+    let mut from_command = false;
+    for kind in ["Node", "NodeClaim"] {
+        for (name, at, _) in annotated_by_command(facts, kind, ANNOTATION) {
+            if lifted_after(facts, kind, None, &name, Some(ANNOTATION), &at).is_some() {
+                continue;
+            }
+            let object = ObjectRef::new(kind, None, &name);
+            if !from_objects.contains(&object) && !found.subjects.contains(&object) {
+                from_command = true;
+            }
+            from_objects.push(object);
+            evidence.push(at);
+        }
+    }
     for o in from_objects {
         push_unique(&mut found.subjects, o);
     }
@@ -172,7 +188,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         s
     };
-    if inferred {
+    if inferred && from_command {
+        summary.push_str(
+            " (Inferred from the `kubectl annotate` command in the input; no event in the input names it.)",
+        );
+    } else if inferred {
         summary
             .push_str(" (Inferred from the objects' annotations; no event in the input names it.)");
     }
@@ -463,6 +483,32 @@ Events:
         );
         facts.nodes[0].meta.annotations.clear();
         assert!(check(&facts).is_empty());
+    }
+
+    #[test]
+    fn annotated_by_a_command_in_the_shell_history() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        for text in [
+            "$ kubectl annotate --overwrite node ip-10-0-9-9 karpenter.sh/do-not-disrupt=true\nnode/ip-10-0-9-9 annotated\n",
+            "$ kubectl annotate nodes/ip-10-0-9-9 karpenter.sh/do-not-disrupt=true --overwrite\n",
+        ] {
+            let d = check(&facts(text));
+            assert_eq!(d.len(), 1, "{text}");
+            assert!(d[0].summary.contains("Node ip-10-0-9-9 carries"), "{}", d[0].summary);
+            assert!(d[0].summary.contains("`kubectl annotate` command"), "{}", d[0].summary);
+            assert_eq!(
+                d[0].remediation[0].command.as_deref(),
+                Some("kubectl annotate node ip-10-0-9-9 karpenter.sh/do-not-disrupt-")
+            );
+        }
+        for text in [
+            // Taken off again further down, in another argument order.
+            "$ kubectl annotate --overwrite node ip-10-0-9-9 karpenter.sh/do-not-disrupt=true\n$ kubectl annotate nodes/ip-10-0-9-9 --overwrite karpenter.sh/do-not-disrupt-\n",
+            "$ kubectl annotate --overwrite node ip-10-0-9-9 karpenter.sh/do-not-disrupt=false\n",
+            "$ kubectl annotate --overwrite node ip-10-0-9-9 example.com/owner=team-a\n",
+        ] {
+            assert!(check(&facts(text)).is_empty(), "{text}");
+        }
     }
 
     #[test]
