@@ -77,6 +77,15 @@ const NODECLASS_CONDITIONS: &[&str] = &[
 ];
 const NODECLAIM_CONDITIONS: &[&str] = &["Launched", "Registered", "Initialized", "Ready"];
 
+/// Step 2's name for an input from before v0.28, which had no Machines.
+pub const PRE_MACHINE_STEP: &str = "Karpenter nodes";
+/// The nodes a Provisioner launched before v0.28, when Karpenter created the Node itself.
+const PRE_MACHINE_NODES: &str =
+    "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+/// A pre-v0.32 input that does not say whether it is older than v0.28: the Machines, else (the
+/// resource type unknown to the cluster) the Provisioners' nodes.
+const LEGACY_CLAIMS: &str = "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+
 /// Walks the checklist; returns the steps and the missing facts.
 pub fn walk(
     facts: &Facts,
@@ -90,15 +99,33 @@ pub fn walk(
         legacy: names.legacy,
     };
     // Before v0.32 the steps are about the objects of that API, by their own names.
-    let (claims_step, nodeclass_step, nodepool_step) = if names.legacy {
+    let (claims_step, nodeclass_step, nodepool_step) = if names.pre_machine == Some(true) {
+        (PRE_MACHINE_STEP, "AWSNodeTemplate", "Provisioner")
+    } else if names.legacy {
         ("Machines", "AWSNodeTemplate", "Provisioner")
     } else {
         ("NodeClaims", "EC2NodeClass", "NodePool")
     };
     let (claims_what, claims_command, nodeclass_what, nodepool_what) = if names.legacy {
+        // The Machine CRD arrived with v0.28: before it, `kubectl describe machines` fails and
+        // the Provisioner's nodes (its label) are what Karpenter launched.
+        let (what, command) = match names.pre_machine {
+            Some(true) => (
+                "Nodes Karpenter launched (before v0.28 there are no Machines; none listed means Karpenter launched no node)",
+                PRE_MACHINE_NODES,
+            ),
+            Some(false) => (
+                "Machines (none listed means Karpenter made no request)",
+                "kubectl describe machines",
+            ),
+            None => (
+                "Machines (none listed means Karpenter made no request; before v0.28 there are no Machines, so the command falls back to the Provisioners' nodes)",
+                LEGACY_CLAIMS,
+            ),
+        };
         (
-            "Machines (none listed means Karpenter made no request)",
-            "kubectl describe machines",
+            what,
+            command,
             "AWSNodeTemplate spec and status (subnetSelector, securityGroupSelector)",
             "Provisioner spec and status (capacity types, instance types, zones, limits)",
         )
@@ -119,7 +146,11 @@ pub fn walk(
         ),
         (
             claims_step,
-            ctx.nodeclaims(),
+            if names.pre_machine == Some(true) {
+                ctx.provisioner_nodes()
+            } else {
+                ctx.nodeclaims()
+            },
             claims_what.to_string(),
             claims_command.to_string(),
         ),
@@ -452,6 +483,27 @@ impl Ctx<'_> {
         Seen::not_collected(format!("no {claim} list or object in the input"))
     }
 
+    /// Step 2 before v0.28: the nodes carrying a Provisioner's label, as Karpenter made no
+    /// Machine then.
+    fn provisioner_nodes(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        let ours: Vec<&str> = f
+            .nodes
+            .iter()
+            .filter(|n| n.meta.label("karpenter.sh/provisioner-name").is_some())
+            .map(|n| n.meta.name.as_str())
+            .collect();
+        match ours.as_slice() {
+            [] if f.has(Collected::Nodes) => {
+                Seen::ok("nodes listed, none with the karpenter.sh/provisioner-name label")
+            }
+            [] => Seen::not_collected("no Node with the karpenter.sh/provisioner-name label in the input (Karpenter before v0.28 made no Machines)"),
+            [one] => Seen::ok(format!("node {one} of a Provisioner")),
+            many => Seen::ok(format!("{} nodes of Provisioners", many.len())),
+        }
+    }
+
     /// Karpenter log lines at any of `levels` (all levels when empty): the ingest's counts,
     /// which include the noise lines the log prefilter never parsed, else the parsed records.
     fn log_lines(&self, levels: &[&str]) -> usize {
@@ -694,6 +746,9 @@ struct Names {
     nodeclasses: Vec<String>,
     /// A cluster before v0.32: commands name machines, provisioners and awsnodetemplates.
     legacy: bool,
+    /// Whether that cluster is older than v0.28, which had no Machines (see
+    /// `era_before_v0_28`).
+    pre_machine: Option<bool>,
 }
 
 fn push_unique(list: &mut Vec<String>, name: &str) {
@@ -783,6 +838,7 @@ impl Names {
             nodepools,
             nodeclasses,
             legacy: before_v0_32(facts),
+            pre_machine: crate::rules::version::era_before_v0_28(facts),
         }
     }
 
@@ -1119,7 +1175,25 @@ mod tests {
                 .map(|m| m.command.clone())
                 .unwrap_or_else(|| panic!("{what}: {missing:?}"))
         };
-        assert_eq!(cmd("Machines"), "kubectl describe machines");
+        // v0.28-v0.31 or older is not said: the Machines, else the Provisioners' nodes.
+        assert_eq!(
+            cmd("Machines"),
+            "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
+        );
+        // Before v0.28 there is no Machine CRD: the step lists the Provisioners' nodes.
+        facts.karpenter_version = Some("0.27.3".into());
+        let (old_steps, old_missing) = run(&facts);
+        assert_eq!(old_steps[1].name, "Karpenter nodes");
+        let nodes = old_missing
+            .iter()
+            .find(|m| m.what.starts_with("Nodes Karpenter launched"))
+            .unwrap_or_else(|| panic!("{old_missing:?}"));
+        assert_eq!(
+            nodes.command,
+            "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
+        );
+        assert!(old_missing.iter().all(|m| !m.command.contains("machine")));
+        facts.karpenter_version = None;
         assert_eq!(
             cmd("AWSNodeTemplate"),
             "kubectl get awsnodetemplates -o yaml"

@@ -451,11 +451,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     };
     let legacy = api.legacy;
     let (claim, pool) = (api.claim(), api.pool());
-    // Before v0.27 the Provisioner launched nodes itself, without a Machine.
-    let no_machine = nodeclaims.is_empty()
-        && hits
-            .iter()
-            .all(|h| contains_ignore_ascii_case(&h.text, "could not launch node, "));
+    // Before v0.28 the Provisioner launched nodes itself, without a Machine (`Could not launch
+    // node, ...`, `launching node, ...`): there is no Machine to describe.
+    // v0.28-v0.31 still began with `Could not launch node, launching machine, ...`, which
+    // the era reads as a Machine.
+    let no_machine =
+        nodeclaims.is_empty() && crate::rules::version::era_before_v0_28(facts) == Some(true);
     let mut summary = if no_machine {
         "Karpenter could not launch a node".to_string()
     } else if nodeclaims.is_empty() && nodepool.is_some() {
@@ -521,7 +522,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         steps.push(Remediation::command(
             "Read the whole error in the controller log:",
             format!(
-                "kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'could not launch node'",
+                "kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep -iE 'could not launch node|launching node, '",
                 ctx.ns
             ),
         ));
@@ -989,6 +990,32 @@ mod tests {
             "{all:?}"
         );
         assert!(all[0].starts_with("kubectl get awsnodetemplate"), "{all:?}");
+    }
+
+    /// v0.28-v0.31 still wrote `Could not launch node, ` before `launching machine, `: that
+    /// launch had a Machine, and v0.2x's `Provisioning failed, launching node, ...` had none.
+    #[test]
+    fn could_not_launch_node_with_a_machine_is_not_pre_machine() {
+        let v029 = "2023-06-12T08:41:07.215Z\tERROR\tcontroller.provisioner\tCould not launch node, launching machine, creating cloud provider instance, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"5a2fe84\", \"provisioner\": \"default\"}";
+        let d = &check_only("KW302", v029).diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Karpenter could not launch the Machine's instance"),
+            "{}",
+            d.summary
+        );
+        let v027 = "2023-03-08T16:41:27.112Z\tERROR\tcontroller.provisioning\tCould not launch node, launching instances, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"7131be2\", \"provisioner\": \"default\"}\n2023-03-08T16:41:28.000Z\tINFO\tcontroller.provisioner\tProvisioning failed, launching node, creating cloud provider instance, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"7131be2\"}";
+        let d = &check_only("KW302", v027).diagnoses[0];
+        let last = d.remediation.last().unwrap();
+        assert!(
+            d.summary.starts_with("Karpenter could not launch a node")
+                && last
+                    .command
+                    .as_deref()
+                    .is_some_and(|c| !c.contains("machine")),
+            "{} / {last:?}",
+            d.summary
+        );
     }
 
     #[test]
