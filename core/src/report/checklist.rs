@@ -455,8 +455,26 @@ impl Ctx<'_> {
                 e.evidence.text, e.evidence.source, e.evidence.line
             ));
         }
+        let mut outdated: Vec<String> = Vec::new();
         for nc in &f.nodeclaims {
-            if let Some(c) = failing(&nc.conditions, NODECLAIM_CONDITIONS) {
+            // A step the logs show done since the object was read is no longer failing.
+            let current: Vec<Condition> = nc
+                .conditions
+                .iter()
+                .filter(|c| {
+                    !["Launched", "Registered", "Initialized"].iter().any(|t| {
+                        crate::facts::condition_type_is(&c.condition_type, t)
+                            && f.claim_step_logged(&nc.meta.name, t)
+                    })
+                })
+                .cloned()
+                .collect();
+            for c in nc.conditions.iter().filter(|c| {
+                c.status != "True" && !current.iter().any(|k| k.condition_type == c.condition_type)
+            }) {
+                outdated.push(format!("{}'s {}", nc.meta.name, c.condition_type));
+            }
+            if let Some(c) = failing(&current, NODECLAIM_CONDITIONS) {
                 let kind = if nc.is_machine {
                     "Machine"
                 } else {
@@ -473,8 +491,16 @@ impl Ctx<'_> {
                 ("NodeClaim", "NodeClaims")
             };
             return Seen::ok(format!(
-                "{}, none with a False or Unknown condition",
-                plural(f.nodeclaims.len(), one, many)
+                "{}, {}",
+                plural(f.nodeclaims.len(), one, many),
+                if outdated.is_empty() {
+                    "none with a False or Unknown condition".to_string()
+                } else {
+                    format!(
+                        "none failing (the logs show {} reached since it was read)",
+                        outdated.join(", ")
+                    )
+                }
             ));
         }
         if f.has(Collected::NodeClaims) {
@@ -1134,6 +1160,26 @@ mod tests {
             steps[6].signal,
             "no authorization error in 1243 Karpenter log lines"
         );
+    }
+
+    /// A Machine read before it registered, with a later `registered machine` line: its step
+    /// 2 is not a problem.
+    #[test]
+    fn a_condition_the_logs_outdate_is_not_a_problem() {
+        let text = "apiVersion: karpenter.sh/v1alpha5\nkind: Machine\nmetadata:\n  name: default-r9k2x\nstatus:\n  conditions:\n  - {type: MachineLaunched, status: \"True\"}\n  - {type: MachineRegistered, status: Unknown, reason: NodeNotFound}\n---\n2023-08-10T11:28:02.540Z\tINFO\tcontroller.machine.lifecycle\tregistered machine\t{\"commit\": \"5a2fe84\", \"machine\": \"default-r9k2x\"}\n";
+        let facts = crate::ingest::ingest(&[crate::document::Document::new("t", text)]);
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[1].status, StepStatus::Ok, "{}", steps[1].signal);
+        assert_eq!(
+            steps[1].signal,
+            "1 Machine, none failing (the logs show default-r9k2x's MachineRegistered reached since it was read)"
+        );
+        let other = text.replace(
+            "\"machine\": \"default-r9k2x\"",
+            "\"machine\": \"default-q7w2e\"",
+        );
+        let facts = crate::ingest::ingest(&[crate::document::Document::new("t", &other)]);
+        assert_eq!(run(&facts).0[1].status, StepStatus::Problem);
     }
 
     #[test]
