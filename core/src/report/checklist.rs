@@ -163,7 +163,12 @@ pub fn walk(
         (
             "Debug logs",
             ctx.debug_logs(),
-            "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with LOG_LEVEL=info (KW004)".to_string(),
+            if names.legacy {
+                "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with loglevel.controller: info (KW004)"
+            } else {
+                "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with LOG_LEVEL=info (KW004)"
+            }
+            .to_string(),
             names.debug_command(),
         ),
         (
@@ -916,6 +921,18 @@ impl Names {
     }
 
     fn debug_command(&self) -> String {
+        // Before v0.32 the level is the config-logging ConfigMap's, which the controller
+        // watches; there is no LOG_LEVEL env (KW005 says the same).
+        if self.legacy {
+            let patch = "kubectl patch configmap config-logging --type merge -p '{\"data\":{\"loglevel.controller\":\"debug\"}}'";
+            return match &self.karpenter_namespace {
+                Some(ns) => patch.replace("config-logging ", &format!("config-logging -n {ns} ")),
+                None => format!(
+                    "for ns in {COMMON_KARPENTER_NAMESPACES}; do {}; done",
+                    patch.replace("config-logging ", "config-logging -n \"$ns\" ")
+                ),
+            };
+        }
         match &self.karpenter_namespace {
             Some(ns) => format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=debug"),
             None => format!(
@@ -1239,6 +1256,16 @@ mod tests {
             "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
         );
         assert!(old_missing.iter().all(|m| !m.command.contains("machine")));
+        // No LOG_LEVEL env before v0.32: the config-logging ConfigMap.
+        let debug = old_missing
+            .iter()
+            .find(|m| m.what.starts_with("Karpenter debug logs"))
+            .unwrap_or_else(|| panic!("{old_missing:?}"));
+        assert!(
+            debug.what.ends_with("revert with loglevel.controller: info (KW004)")
+                && debug.command == "for ns in kube-system karpenter; do kubectl patch configmap config-logging -n \"$ns\" --type merge -p '{\"data\":{\"loglevel.controller\":\"debug\"}}'; done",
+            "{debug:?}"
+        );
         facts.karpenter_version = None;
         assert_eq!(
             cmd("AWSNodeTemplate"),
