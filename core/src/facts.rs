@@ -995,6 +995,32 @@ impl Facts {
         })
     }
 
+    /// Whether the logs show the NodeClaim (or Machine) past a lifecycle step whose condition the
+    /// input shows not True: `launched`, `registered` or `initialized nodeclaim` (`... machine`
+    /// before v0.32) naming it. The steps only move forward, so such a line outdates the pasted
+    /// condition, whichever was collected first: the object was read before the step completed.
+    /// `condition_type` is `Launched`, `Registered` or `Initialized`.
+    pub fn claim_step_logged(&self, claim: &str, condition_type: &str) -> bool {
+        let past = condition_type.to_ascii_lowercase();
+        let logged = |text: &str| {
+            let text = text.trim();
+            text.len() > past.len()
+                && text.as_bytes()[..past.len()].eq_ignore_ascii_case(past.as_bytes())
+                && text.as_bytes()[past.len()] == b' '
+                && ["nodeclaim", "machine"]
+                    .iter()
+                    .any(|k| text[past.len()..].trim().eq_ignore_ascii_case(k))
+        };
+        let names_claim = |r: &LogRecord| {
+            ["NodeClaim", "nodeclaim", "Machine", "machine"]
+                .iter()
+                .any(|k| r.names(k, claim))
+        };
+        self.logs
+            .iter()
+            .any(|r| logged(&r.message) && names_claim(r))
+    }
+
     pub fn nodepool(&self, name: &str) -> Option<&NodePool> {
         self.nodepools.iter().find(|p| p.meta.name == name)
     }

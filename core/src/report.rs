@@ -12,6 +12,7 @@ use crate::facts::{Facts, ObjectRef};
 use crate::rules::{Diagnosis, NodePoolKind, SerializedRef, Severity};
 
 mod checklist;
+pub(crate) use checklist::PRE_MACHINE_STEP;
 
 pub use checklist::{ChecklistStep, Missing, StepStatus};
 

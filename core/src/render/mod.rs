@@ -37,7 +37,7 @@ pub fn subject_line(report: &Report) -> String {
             let legacy = report
                 .checklist
                 .get(1)
-                .is_some_and(|s| s.name == "Machines");
+                .is_some_and(|s| s.name == "Machines" || s.name == crate::report::PRE_MACHINE_STEP);
             if legacy {
                 NO_SUBJECT_V1ALPHA5
             } else {

@@ -77,6 +77,15 @@ const NODECLASS_CONDITIONS: &[&str] = &[
 ];
 const NODECLAIM_CONDITIONS: &[&str] = &["Launched", "Registered", "Initialized", "Ready"];
 
+/// Step 2's name for an input from before v0.28, which had no Machines.
+pub const PRE_MACHINE_STEP: &str = "Karpenter nodes";
+/// The nodes a Provisioner launched before v0.28, when Karpenter created the Node itself.
+const PRE_MACHINE_NODES: &str =
+    "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+/// A pre-v0.32 input that does not say whether it is older than v0.28: the Machines, else (the
+/// resource type unknown to the cluster) the Provisioners' nodes.
+const LEGACY_CLAIMS: &str = "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+
 /// Walks the checklist; returns the steps and the missing facts.
 pub fn walk(
     facts: &Facts,
@@ -90,15 +99,33 @@ pub fn walk(
         legacy: names.legacy,
     };
     // Before v0.32 the steps are about the objects of that API, by their own names.
-    let (claims_step, nodeclass_step, nodepool_step) = if names.legacy {
+    let (claims_step, nodeclass_step, nodepool_step) = if names.pre_machine == Some(true) {
+        (PRE_MACHINE_STEP, "AWSNodeTemplate", "Provisioner")
+    } else if names.legacy {
         ("Machines", "AWSNodeTemplate", "Provisioner")
     } else {
         ("NodeClaims", "EC2NodeClass", "NodePool")
     };
     let (claims_what, claims_command, nodeclass_what, nodepool_what) = if names.legacy {
+        // The Machine CRD arrived with v0.28: before it, `kubectl describe machines` fails and
+        // the Provisioner's nodes (its label) are what Karpenter launched.
+        let (what, command) = match names.pre_machine {
+            Some(true) => (
+                "Nodes Karpenter launched (before v0.28 there are no Machines; none listed means Karpenter launched no node)",
+                PRE_MACHINE_NODES,
+            ),
+            Some(false) => (
+                "Machines (none listed means Karpenter made no request)",
+                "kubectl describe machines",
+            ),
+            None => (
+                "Machines (none listed means Karpenter made no request; before v0.28 there are no Machines, so the command falls back to the Provisioners' nodes)",
+                LEGACY_CLAIMS,
+            ),
+        };
         (
-            "Machines (none listed means Karpenter made no request)",
-            "kubectl describe machines",
+            what,
+            command,
             "AWSNodeTemplate spec and status (subnetSelector, securityGroupSelector)",
             "Provisioner spec and status (capacity types, instance types, zones, limits)",
         )
@@ -119,7 +146,11 @@ pub fn walk(
         ),
         (
             claims_step,
-            ctx.nodeclaims(),
+            if names.pre_machine == Some(true) {
+                ctx.provisioner_nodes()
+            } else {
+                ctx.nodeclaims()
+            },
             claims_what.to_string(),
             claims_command.to_string(),
         ),
@@ -132,7 +163,12 @@ pub fn walk(
         (
             "Debug logs",
             ctx.debug_logs(),
-            "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with LOG_LEVEL=info (KW004)".to_string(),
+            if names.legacy {
+                "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with loglevel.controller: info (KW004)"
+            } else {
+                "Karpenter debug logs: raise the level, reproduce, collect the logs again, then revert with LOG_LEVEL=info (KW004)"
+            }
+            .to_string(),
             names.debug_command(),
         ),
         (
@@ -424,8 +460,26 @@ impl Ctx<'_> {
                 e.evidence.text, e.evidence.source, e.evidence.line
             ));
         }
+        let mut outdated: Vec<String> = Vec::new();
         for nc in &f.nodeclaims {
-            if let Some(c) = failing(&nc.conditions, NODECLAIM_CONDITIONS) {
+            // A step the logs show done since the object was read is no longer failing.
+            let current: Vec<Condition> = nc
+                .conditions
+                .iter()
+                .filter(|c| {
+                    !["Launched", "Registered", "Initialized"].iter().any(|t| {
+                        crate::facts::condition_type_is(&c.condition_type, t)
+                            && f.claim_step_logged(&nc.meta.name, t)
+                    })
+                })
+                .cloned()
+                .collect();
+            for c in nc.conditions.iter().filter(|c| {
+                c.status != "True" && !current.iter().any(|k| k.condition_type == c.condition_type)
+            }) {
+                outdated.push(format!("{}'s {}", nc.meta.name, c.condition_type));
+            }
+            if let Some(c) = failing(&current, NODECLAIM_CONDITIONS) {
                 let kind = if nc.is_machine {
                     "Machine"
                 } else {
@@ -442,14 +496,43 @@ impl Ctx<'_> {
                 ("NodeClaim", "NodeClaims")
             };
             return Seen::ok(format!(
-                "{}, none with a False or Unknown condition",
-                plural(f.nodeclaims.len(), one, many)
+                "{}, {}",
+                plural(f.nodeclaims.len(), one, many),
+                if outdated.is_empty() {
+                    "none with a False or Unknown condition".to_string()
+                } else {
+                    format!(
+                        "none failing (the logs show {} reached since it was read)",
+                        outdated.join(", ")
+                    )
+                }
             ));
         }
         if f.has(Collected::NodeClaims) {
             return Seen::ok(format!("{claim}s listed, none failing"));
         }
         Seen::not_collected(format!("no {claim} list or object in the input"))
+    }
+
+    /// Step 2 before v0.28: the nodes carrying a Provisioner's label, as Karpenter made no
+    /// Machine then.
+    fn provisioner_nodes(&self) -> Seen {
+        use crate::facts::Collected;
+        let f = self.facts;
+        let ours: Vec<&str> = f
+            .nodes
+            .iter()
+            .filter(|n| n.meta.label("karpenter.sh/provisioner-name").is_some())
+            .map(|n| n.meta.name.as_str())
+            .collect();
+        match ours.as_slice() {
+            [] if f.has(Collected::Nodes) => {
+                Seen::ok("nodes listed, none with the karpenter.sh/provisioner-name label")
+            }
+            [] => Seen::not_collected("no Node with the karpenter.sh/provisioner-name label in the input (Karpenter before v0.28 made no Machines)"),
+            [one] => Seen::ok(format!("node {one} of a Provisioner")),
+            many => Seen::ok(format!("{} nodes of Provisioners", many.len())),
+        }
     }
 
     /// Karpenter log lines at any of `levels` (all levels when empty): the ingest's counts,
@@ -694,6 +777,9 @@ struct Names {
     nodeclasses: Vec<String>,
     /// A cluster before v0.32: commands name machines, provisioners and awsnodetemplates.
     legacy: bool,
+    /// Whether that cluster is older than v0.28, which had no Machines (see
+    /// `era_before_v0_28`).
+    pre_machine: Option<bool>,
 }
 
 fn push_unique(list: &mut Vec<String>, name: &str) {
@@ -783,6 +869,7 @@ impl Names {
             nodepools,
             nodeclasses,
             legacy: before_v0_32(facts),
+            pre_machine: crate::rules::version::era_before_v0_28(facts),
         }
     }
 
@@ -834,6 +921,18 @@ impl Names {
     }
 
     fn debug_command(&self) -> String {
+        // Before v0.32 the level is the config-logging ConfigMap's, which the controller
+        // watches; there is no LOG_LEVEL env (KW005 says the same).
+        if self.legacy {
+            let patch = "kubectl patch configmap config-logging --type merge -p '{\"data\":{\"loglevel.controller\":\"debug\"}}'";
+            return match &self.karpenter_namespace {
+                Some(ns) => patch.replace("config-logging ", &format!("config-logging -n {ns} ")),
+                None => format!(
+                    "for ns in {COMMON_KARPENTER_NAMESPACES}; do {}; done",
+                    patch.replace("config-logging ", "config-logging -n \"$ns\" ")
+                ),
+            };
+        }
         match &self.karpenter_namespace {
             Some(ns) => format!("kubectl set env deployment/karpenter -n {ns} LOG_LEVEL=debug"),
             None => format!(
@@ -1080,6 +1179,26 @@ mod tests {
         );
     }
 
+    /// A Machine read before it registered, with a later `registered machine` line: its step
+    /// 2 is not a problem.
+    #[test]
+    fn a_condition_the_logs_outdate_is_not_a_problem() {
+        let text = "apiVersion: karpenter.sh/v1alpha5\nkind: Machine\nmetadata:\n  name: default-r9k2x\nstatus:\n  conditions:\n  - {type: MachineLaunched, status: \"True\"}\n  - {type: MachineRegistered, status: Unknown, reason: NodeNotFound}\n---\n2023-08-10T11:28:02.540Z\tINFO\tcontroller.machine.lifecycle\tregistered machine\t{\"commit\": \"5a2fe84\", \"machine\": \"default-r9k2x\"}\n";
+        let facts = crate::ingest::ingest(&[crate::document::Document::new("t", text)]);
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[1].status, StepStatus::Ok, "{}", steps[1].signal);
+        assert_eq!(
+            steps[1].signal,
+            "1 Machine, none failing (the logs show default-r9k2x's MachineRegistered reached since it was read)"
+        );
+        let other = text.replace(
+            "\"machine\": \"default-r9k2x\"",
+            "\"machine\": \"default-q7w2e\"",
+        );
+        let facts = crate::ingest::ingest(&[crate::document::Document::new("t", &other)]);
+        assert_eq!(run(&facts).0[1].status, StepStatus::Problem);
+    }
+
     #[test]
     fn unparsed_describe_lines_still_show_failed_scheduling() {
         let mut facts = Facts::default();
@@ -1119,7 +1238,35 @@ mod tests {
                 .map(|m| m.command.clone())
                 .unwrap_or_else(|| panic!("{what}: {missing:?}"))
         };
-        assert_eq!(cmd("Machines"), "kubectl describe machines");
+        // v0.28-v0.31 or older is not said: the Machines, else the Provisioners' nodes.
+        assert_eq!(
+            cmd("Machines"),
+            "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
+        );
+        // Before v0.28 there is no Machine CRD: the step lists the Provisioners' nodes.
+        facts.karpenter_version = Some("0.27.3".into());
+        let (old_steps, old_missing) = run(&facts);
+        assert_eq!(old_steps[1].name, "Karpenter nodes");
+        let nodes = old_missing
+            .iter()
+            .find(|m| m.what.starts_with("Nodes Karpenter launched"))
+            .unwrap_or_else(|| panic!("{old_missing:?}"));
+        assert_eq!(
+            nodes.command,
+            "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
+        );
+        assert!(old_missing.iter().all(|m| !m.command.contains("machine")));
+        // No LOG_LEVEL env before v0.32: the config-logging ConfigMap.
+        let debug = old_missing
+            .iter()
+            .find(|m| m.what.starts_with("Karpenter debug logs"))
+            .unwrap_or_else(|| panic!("{old_missing:?}"));
+        assert!(
+            debug.what.ends_with("revert with loglevel.controller: info (KW004)")
+                && debug.command == "for ns in kube-system karpenter; do kubectl patch configmap config-logging -n \"$ns\" --type merge -p '{\"data\":{\"loglevel.controller\":\"debug\"}}'; done",
+            "{debug:?}"
+        );
+        facts.karpenter_version = None;
         assert_eq!(
             cmd("AWSNodeTemplate"),
             "kubectl get awsnodetemplates -o yaml"

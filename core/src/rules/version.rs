@@ -133,9 +133,77 @@ pub fn era_before_v0_32(facts: &Facts) -> Option<bool> {
             "karpenter.sh/v1alpha5",
             "karpenter.k8s.aws/v1alpha1",
             "karpenter.sh/provisioner-name",
+            // The v0.2x provisioner, which launched nodes without a Machine.
+            "launching node, ",
+            "could not launch node, ",
         ])
         || pre_v0_32_logger_in(facts).is_some();
     old.then_some(true)
+}
+
+/// `Some(true)` when the input is from a Karpenter before v0.28, which had no Machine: its
+/// Provisioner launched the instance and created the Node itself, so `kubectl get machines`
+/// fails there (the CRD arrived with v0.28). `Some(false)` from v0.28 on: a known version, a
+/// Machine in any form, or the v1beta1 API. `None` when the input does not say, which is the
+/// usual case for a pre-v0.32 input: only the pre-v0.28 wording proves the older era.
+pub fn era_before_v0_28(facts: &Facts) -> Option<bool> {
+    if let Some(version) = karpenter_version(facts) {
+        return Some(version < (0, 28, 0));
+    }
+    if era_before_v0_32(facts) == Some(false) {
+        return Some(false);
+    }
+    let machine_kind = facts.nodeclaims.iter().any(|c| c.is_machine)
+        || facts.messages.iter().any(|m| {
+            m.object
+                .as_ref()
+                .is_some_and(|o| o.kind.eq_ignore_ascii_case("machine"))
+        });
+    let machine_field = facts.logs.iter().any(|r| {
+        ["machine", "Machine"]
+            .iter()
+            .any(|k| r.field_name(k).is_some())
+            || r.logger.as_deref().is_some_and(|l| {
+                l.len() >= "controller.machine".len()
+                    && l.as_bytes()[.."controller.machine".len()]
+                        .eq_ignore_ascii_case(b"controller.machine")
+            })
+    });
+    // v0.28-v0.31 wording: `launching machine, ...`, `creating machine, ...`, the
+    // `MachineLaunched` condition, `deprovisioning machine due to registration ttl`.
+    let machine_text = facts
+        .messages_containing_any(&[
+            "launching machine",
+            "creating machine",
+            "launched machine",
+            "created machine",
+            "MachineLaunched",
+            "MachineRegistered",
+            "MachineInitialized",
+            "machine due to",
+            "machines.karpenter.sh",
+        ])
+        .next()
+        .is_some();
+    if machine_kind || machine_field || machine_text {
+        return Some(false);
+    }
+    // The provisioner of v0.2x and before: `Provisioning failed, launching node, creating cloud
+    // provider instance, ...` (its `launching node, %w`), the older `Could not launch node,
+    // ...`, under the `provisioning` logger that v0.27 renamed.
+    let node_launch = facts
+        .messages_containing_any(&["launching node, ", "could not launch node, "])
+        .next()
+        .is_some();
+    let provisioning_logger = facts.logs.iter().any(|r| {
+        r.logger.as_deref().is_some_and(|l| {
+            let p = "controller.provisioning";
+            l.len() >= p.len()
+                && l.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+                && matches!(l.as_bytes().get(p.len()), None | Some(b'.'))
+        })
+    });
+    (node_launch || provisioning_logger).then_some(true)
 }
 
 #[cfg(test)]
@@ -173,6 +241,40 @@ mod tests {
             era("2024-01-10T10:00:00.000Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.large/on-demand\t{\"commit\": \"1072d3b\", \"nodepool\": \"default\"}"),
             Some(false)
         );
+    }
+
+    /// Only the v0.2x provisioner's own wording proves an input from before Machines; a
+    /// Machine, its wording or the v1beta1 API rules it out, and a bare pre-v0.32 input says
+    /// nothing either way.
+    #[test]
+    fn before_v0_28_needs_the_node_launch_wording() {
+        let era28 =
+            |text: &str| era_before_v0_28(&crate::ingest::ingest(&[Document::new("t", text)]));
+        for line in [
+            "2023-02-01T10:00:00.000Z\tERROR\tcontroller.provisioner\tProvisioning failed, launching node, creating cloud provider instance, getting launch template configs, getting subnets, no subnets matched selector map[karpenter.sh/discovery:demo]\t{\"commit\": \"5a2fe84\"}",
+            "2022-03-14T09:12:02.730Z\tERROR\tcontroller.provisioning\tCould not launch node, launching instances, with fleet error(s), InsufficientInstanceCapacity\t{\"commit\": \"82ea63b\", \"provisioner\": \"default\"}",
+            "2022-11-03T08:12:44.551Z\tINFO\tcontroller.provisioning\tBatched 3 pods in 1.000817353s\t{\"commit\": \"51becf8\"}",
+        ] {
+            assert_eq!(era28(line), Some(true), "{line}");
+        }
+        for line in [
+            "2023-08-10T11:42:17.301Z\tDEBUG\tcontroller.machine.lifecycle\tdeprovisioning machine due to registration ttl\t{\"commit\": \"5a2fe84\", \"ttl\": \"15m0s\"}",
+            "2023-08-10T11:42:17.301Z\tERROR\tcontroller.provisioner\tlaunching machine, creating cloud provider instance, with fleet error(s), InsufficientInstanceCapacity\t{\"commit\": \"5a2fe84\", \"provisioner\": \"default\"}",
+            "2024-01-10T10:00:00.000Z\tERROR\tcontroller.provisioner\tlaunching nodeclaim, creating cloud provider instance, with fleet error(s), InsufficientInstanceCapacity\t{\"commit\": \"1072d3b\", \"nodepool\": \"default\"}",
+        ] {
+            assert_eq!(era28(line), Some(false), "{line}");
+        }
+        // Pre-v0.32 for sure, but v0.28-v0.31 or older is not said.
+        let bare = "2023-06-01T10:00:00.000Z\tINFO\tcontroller.deprovisioning\tdeprovisioning via consolidation delete\t{\"commit\": \"5a2fe84\"}";
+        assert_eq!(era(bare), Some(true));
+        assert_eq!(era28(bare), None);
+        let mut facts = Facts {
+            karpenter_version: Some("0.27.5".into()),
+            ..Facts::default()
+        };
+        assert_eq!(era_before_v0_28(&facts), Some(true));
+        facts.karpenter_version = Some("0.28.0".into());
+        assert_eq!(era_before_v0_28(&facts), Some(false));
     }
 
     #[test]

@@ -145,10 +145,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .nodeclaims
         .iter()
         .filter(|c| {
-            ["Launched", "Registered", "Initialized"]
-                .iter()
-                .any(|t| c.condition(t).is_some_and(|k| k.status != "True"))
-                || table_row_stuck(c)
+            ["Launched", "Registered", "Initialized"].iter().any(|t| {
+                c.condition(t).is_some_and(|k| k.status != "True")
+                    && !facts.claim_step_logged(&c.meta.name, t)
+            }) || table_row_stuck(c)
         })
         .map(|c| c.meta.name.clone())
         .collect();
@@ -349,6 +349,39 @@ mod tests {
         let report =
             crate::testing::check_only("KW005", &format!("{event}\n{created}\n{launched}\n"));
         assert!(!report.diagnoses[0].summary.contains("created nodeclaim"));
+    }
+
+    /// A pasted NodeClaim or Machine not yet Registered (or Launched, Initialized) is not stuck
+    /// when a log line shows that step done for it: the object was read before. A step the
+    /// logs show for another claim, or a later step still missing, leaves it stuck.
+    #[test]
+    fn a_step_the_logs_show_done_outdates_the_pasted_condition() {
+        let machine = "apiVersion: karpenter.sh/v1alpha5\nkind: Machine\nmetadata:\n  name: default-r9k2x\n  labels:\n    karpenter.sh/provisioner-name: default\nstatus:\n  conditions:\n  - {type: MachineLaunched, status: \"True\"}\n  - {type: MachineRegistered, status: Unknown, reason: NodeNotFound, message: Node not registered with cluster}\n---\n";
+        let registered = |name: &str| {
+            format!("2023-08-10T11:28:02.540Z\tINFO\tcontroller.machine.lifecycle\tregistered machine\t{{\"commit\": \"5a2fe84\", \"machine\": \"{name}\", \"provisioner\": \"default\", \"node\": \"ip-10-0-41-17.eu-west-1.compute.internal\"}}\n")
+        };
+        let fired = |text: &str| {
+            !crate::testing::check_only("KW005", text)
+                .diagnoses
+                .is_empty()
+        };
+        assert!(!fired(&format!("{machine}{}", registered("default-r9k2x"))));
+        assert!(fired(&format!("{machine}{}", registered("default-q7w2e"))));
+        // Registered, but Initialized still Unknown and never logged: stuck there.
+        let uninitialized = machine.replace(
+            "message: Node not registered with cluster}\n",
+            "message: Node not registered with cluster}\n  - {type: MachineInitialized, status: Unknown}\n",
+        );
+        assert!(fired(&format!(
+            "{uninitialized}{}",
+            registered("default-r9k2x")
+        )));
+        // v1: `registered nodeclaim` with a NodeClaim object field.
+        let nodeclaim = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: general-8wq4c\nstatus:\n  conditions:\n  - {type: Launched, status: \"True\"}\n  - {type: Registered, status: Unknown, reason: NodeNotFound}\n---\n";
+        let log = r#"{"level":"INFO","time":"2025-06-03T12:02:40.101Z","logger":"controller","message":"registered nodeclaim","commit":"6174c75","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"general-8wq4c"},"Node":{"name":"ip-10-0-1-9.ec2.internal"}}"#;
+        let launched = r#"{"level":"INFO","time":"2025-06-03T12:01:12.904Z","logger":"controller","message":"launched nodeclaim","commit":"6174c75","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"general-8wq4c"}}"#;
+        assert!(fired(&format!("{nodeclaim}{launched}\n")));
+        assert!(!fired(&format!("{nodeclaim}{launched}\n{log}\n")));
     }
 
     #[test]

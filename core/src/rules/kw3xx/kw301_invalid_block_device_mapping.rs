@@ -181,7 +181,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 family
                     .as_deref()
                     .map(|f| format!(", here {f}"))
-                    .unwrap_or_else(|| ": AL2/AL2023 `/dev/xvda`; Bottlerocket `/dev/xvda` (OS) and `/dev/xvdb` (data); Windows and Ubuntu `/dev/sda1`".to_string())
+                    .unwrap_or_else(|| device_names_hint(facts, api.legacy).to_string())
             ),
             mappings_yaml(family.as_deref(), None),
         ));
@@ -257,6 +257,21 @@ fn expected_size(detail: &str) -> Option<u64> {
         .take_while(|c| c.is_ascii_digit())
         .collect();
     digits.parse().ok()
+}
+
+/// The device names of the AMI families the user's Karpenter has. The AL2023 family arrived
+/// with v0.35 (v0.34's EC2NodeClass lists AL2, Bottlerocket, Ubuntu, Windows2019, Windows2022 and
+/// Custom), so it is no answer for an AWSNodeTemplate or a known older release; Windows
+/// families arrived with v0.29.
+fn device_names_hint(facts: &Facts, legacy: bool) -> &'static str {
+    use crate::rules::version::{at_least, era_before_v0_28};
+    if legacy && era_before_v0_28(facts) == Some(true) {
+        ": AL2 `/dev/xvda`; Bottlerocket `/dev/xvda` (OS) and `/dev/xvdb` (data); Ubuntu `/dev/sda1`"
+    } else if legacy || at_least(facts, 0, 35) == Some(false) {
+        ": AL2 `/dev/xvda`; Bottlerocket `/dev/xvda` (OS) and `/dev/xvdb` (data); Windows and Ubuntu `/dev/sda1`"
+    } else {
+        ": AL2/AL2023 `/dev/xvda`; Bottlerocket `/dev/xvda` (OS) and `/dev/xvdb` (data); Windows and Ubuntu `/dev/sda1`"
+    }
 }
 
 /// The AMI family of an EC2NodeClass: `amiFamily`, or the family of its `alias` selector term.
@@ -379,6 +394,32 @@ mod tests {
             "{all}"
         );
         assert!(d.summary.contains("Machine default-5kq2w"), "{}", d.summary);
+    }
+
+    /// The device-name hint lists only the AMI families the user's release had: no AL2023
+    /// (v0.35+) for an AWSNodeTemplate, and no Windows (v0.29+) before Machines.
+    #[test]
+    fn device_name_hint_follows_the_era() {
+        let hint = |text: &str| {
+            let d = &check_only("KW301", text).diagnoses[0];
+            d.remediation[0].text.clone()
+        };
+        let v02x = hint("2022-01-19T18:22:23.366Z ERROR controller.provisioning Could not launch node, launching instances, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/sdx");
+        assert!(
+            v02x.contains(": AL2 `/dev/xvda`;")
+                && !v02x.contains("AL2023")
+                && !v02x.contains("Windows"),
+            "{v02x}"
+        );
+        let v031 = hint("2023-09-18T06:41:02.117Z\tERROR\tcontroller.provisioner\tlaunching machine, creating cloud provider instance, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/sdx\t{\"commit\": \"322822a\", \"machine\": \"default-5kq2w\"}");
+        assert!(
+            !v031.contains("AL2023") && v031.contains("Windows and Ubuntu `/dev/sda1`"),
+            "{v031}"
+        );
+        let v1 = hint(
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-b8k2n"},"error":"launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/sdx"}"#,
+        );
+        assert!(v1.contains("AL2/AL2023 `/dev/xvda`"), "{v1}");
     }
 
     #[test]

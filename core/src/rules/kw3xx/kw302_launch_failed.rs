@@ -451,11 +451,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     };
     let legacy = api.legacy;
     let (claim, pool) = (api.claim(), api.pool());
-    // Before v0.27 the Provisioner launched nodes itself, without a Machine.
-    let no_machine = nodeclaims.is_empty()
-        && hits
-            .iter()
-            .all(|h| contains_ignore_ascii_case(&h.text, "could not launch node, "));
+    // Before v0.28 the Provisioner launched nodes itself, without a Machine (`Could not launch
+    // node, ...`, `launching node, ...`): there is no Machine to describe.
+    // v0.28-v0.31 still began with `Could not launch node, launching machine, ...`, which
+    // the era reads as a Machine.
+    let no_machine =
+        nodeclaims.is_empty() && crate::rules::version::era_before_v0_28(facts) == Some(true);
     let mut summary = if no_machine {
         "Karpenter could not launch a node".to_string()
     } else if nodeclaims.is_empty() && nodepool.is_some() {
@@ -502,6 +503,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     );
     let ctx = Ctx {
         api,
+        no_machine,
         known_nodeclass: nodeclass.clone(),
         known_nodepool: nodepool.clone(),
         nodeclaim: nodeclaims
@@ -521,7 +523,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         steps.push(Remediation::command(
             "Read the whole error in the controller log:",
             format!(
-                "kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'could not launch node'",
+                "kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep -iE 'could not launch node|launching node, '",
                 ctx.ns
             ),
         ));
@@ -593,6 +595,8 @@ fn aws_ids(text: &str) -> Vec<String> {
 
 struct Ctx {
     api: Api,
+    /// Before v0.28: the Provisioner launched the node itself, with no Machine to name.
+    no_machine: bool,
     known_nodeclass: Option<String>,
     known_nodepool: Option<String>,
     nodeclaim: String,
@@ -624,13 +628,17 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
         (api.class(), api.class_res(), api.pool(), api.pool_res());
     let np = &ctx.nodepool;
     // Named when the input shows them, else described: not `EC2NodeClass <ec2nodeclass>`.
+    // Before v0.28 there is no Machine to name: what was launched is a node.
+    let claim = if ctx.no_machine { "node" } else { api.claim() };
     let cn = match &ctx.known_nodeclass {
         Some(n) => format!("{class} {n}"),
-        None => format!("the {}'s {class}", api.claim()),
+        None if ctx.no_machine => format!("the Provisioner's {class}"),
+        None => format!("the {claim}'s {class}"),
     };
     let pn = match &ctx.known_nodepool {
         Some(n) => format!("{pool} {n}"),
-        None => format!("the {}'s {pool}", api.claim()),
+        None if ctx.no_machine => format!("the {pool}"),
+        None => format!("the {claim}'s {pool}"),
     };
     match reason {
         "LaunchTemplateNotFound" => vec![
@@ -747,8 +755,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com --max-results 50 --query 'Events[].[EventTime,EventName,Username]' --output table",
         )],
         "InternalError" => vec![Remediation::text(format!(
-            "EC2 returned an internal error: usually transient, and Karpenter retries with a new {}. If it persists for one instance type or zone, leave it out of {pn}; if {cn} encrypts volumes with a customer-managed KMS key, check the key policy (KW307).",
-            api.claim()
+            "EC2 returned an internal error: usually transient, and Karpenter retries with a new {claim}. If it persists for one instance type or zone, leave it out of {pn}; if {cn} encrypts volumes with a customer-managed KMS key, check the key policy (KW307).",
         ))],
         "SubnetResolutionFailed" => {
             let selector = if api.legacy {
@@ -757,7 +764,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 "{.spec.subnetSelectorTerms}"
             };
             vec![Remediation::command(
-                format!("Karpenter could not resolve the subnets of {cn} at launch (a DescribeSubnets error, or no subnet left in the {}'s zone). Check what it resolved and the controller's error:", api.claim()),
+                format!("Karpenter could not resolve the subnets of {cn} at launch (a DescribeSubnets error, or no subnet left in the {claim}'s zone). Check what it resolved and the controller's error:"),
                 format!("kubectl get {class_res} {ncc} -o jsonpath='{selector}{{\"\\n\"}}{{.status.subnets}}{{\"\\n\"}}' && kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --since=1h | grep -i 'getting subnets'"),
             )]
         }
@@ -989,6 +996,47 @@ mod tests {
             "{all:?}"
         );
         assert!(all[0].starts_with("kubectl get awsnodetemplate"), "{all:?}");
+    }
+
+    /// v0.28-v0.31 still wrote `Could not launch node, ` before `launching machine, `: that
+    /// launch had a Machine, and v0.2x's `Provisioning failed, launching node, ...` had none.
+    #[test]
+    fn could_not_launch_node_with_a_machine_is_not_pre_machine() {
+        let v029 = "2023-06-12T08:41:07.215Z\tERROR\tcontroller.provisioner\tCould not launch node, launching machine, creating cloud provider instance, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"5a2fe84\", \"provisioner\": \"default\"}";
+        let d = &check_only("KW302", v029).diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Karpenter could not launch the Machine's instance"),
+            "{}",
+            d.summary
+        );
+        let v027 = "2023-03-08T16:41:27.112Z\tERROR\tcontroller.provisioning\tCould not launch node, launching instances, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"7131be2\", \"provisioner\": \"default\"}\n2023-03-08T16:41:28.000Z\tINFO\tcontroller.provisioner\tProvisioning failed, launching node, creating cloud provider instance, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"7131be2\"}";
+        let d = &check_only("KW302", v027).diagnoses[0];
+        let last = d.remediation.last().unwrap();
+        assert!(
+            d.summary.starts_with("Karpenter could not launch a node")
+                && last
+                    .command
+                    .as_deref()
+                    .is_some_and(|c| !c.contains("machine")),
+            "{} / {last:?}",
+            d.summary
+        );
+    }
+
+    /// Before v0.28 the steps describe the Provisioner's AWSNodeTemplate and the node's zone:
+    /// there was no Machine.
+    #[test]
+    fn before_machines_the_steps_name_no_machine() {
+        let line = "2023-04-11T09:12:33.104Z\tERROR\tcontroller.provisioner\tCould not launch node, launching instances, getting launch template configs, getting subnets, no subnets matched selector map[karpenter.sh/discovery:staging-eks]\t{\"commit\": \"7131be2\", \"provisioner\": \"default\"}";
+        let d = &check_only("KW302", line).diagnoses[0];
+        let text: String = d.remediation.iter().map(|r| r.text.clone()).collect();
+        assert!(
+            text.contains("the Provisioner's AWSNodeTemplate")
+                && text.contains("the node's zone")
+                && !text.contains("Machine"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -440,14 +440,21 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                         " (Karpenter: Node isn't initialized)"
                     }
                 ),
-                vec![Remediation::command(
-                    if api.legacy {
-                        "Read the Machine's MachineInitialized condition: its reason and message name what is missing:"
-                    } else {
-                        "Read the NodeClaim's Initialized condition: its reason and message name what is missing:"
+                vec![match crate::rules::version::era_before_v0_28(facts) {
+                    // No Machine before v0.28: the Node and Karpenter's log are all there is.
+                    Some(true) if api.legacy && nodeclaims.is_empty() => Remediation::command(
+                        "Before v0.28 Karpenter had no Machine: read the Node's conditions, its taints and allocatable, and what Karpenter logged about it:",
+                        format!("kubectl get node {node} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'; kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{node}'", crate::rules::kw3xx::common::karpenter_namespace(facts)),
+                    ),
+                    era => Remediation::command(
+                    match (api.legacy, era) {
+                        (true, Some(false)) => "Read the Machine's MachineInitialized condition: its reason and message name what is missing:",
+                        (true, _) => "Read the Machine's MachineInitialized condition: its reason and message name what is missing (Machines exist from v0.28; before that only the Node part of the command answers):",
+                        _ => "Read the NodeClaim's Initialized condition: its reason and message name what is missing:",
                     },
                     format!("kubectl get {res}s -o wide; kubectl get {res} -o jsonpath='{{range .items[?(@.status.nodeName==\"{node}\")]}}{{.metadata.name}}{{\"\\n\"}}{{range .status.conditions[*]}}  {{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{end}}'; kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'", res = api.claim_res()),
-                )],
+                ),
+                }],
             )
         }
     };
@@ -1105,6 +1112,74 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
             d[0].summary
         );
         assert!(d[0].summary.contains("NotReady"), "{}", d[0].summary);
+    }
+
+    /// A Provisioner's node that never got `karpenter.sh/initialized`: before v0.28 there is
+    /// no Machine to read, and when the input does not say which side of v0.28 it is from, the
+    /// Machine step says that only its Node part answers on an older cluster.
+    #[test]
+    fn a_provisioner_node_before_machines_reads_the_node() {
+        let facts_for = |version: Option<&str>| {
+            let mut facts = Facts {
+                karpenter_version: version.map(str::to_string),
+                ..Facts::default()
+            };
+            let mut labels = std::collections::BTreeMap::new();
+            labels.insert(
+                "karpenter.sh/provisioner-name".to_string(),
+                "default".to_string(),
+            );
+            labels.insert("karpenter.sh/registered".to_string(), "true".to_string());
+            facts.nodes.push(Node {
+                meta: Meta {
+                    name: "ip-10-0-71-41.ec2.internal".into(),
+                    labels,
+                    ..Meta::default()
+                },
+                conditions: vec![Condition {
+                    condition_type: "Ready".into(),
+                    status: "True".into(),
+                    reason: Some("KubeletReady".into()),
+                    message: None,
+                    evidence: None,
+                }],
+                ..Node::default()
+            });
+            facts
+        };
+        let step = |version: Option<&str>| {
+            let d = (rules::find("KW306").unwrap().check)(&facts_for(version));
+            assert_eq!(d.len(), 1, "{version:?}");
+            d[0].remediation.last().unwrap().clone()
+        };
+        let old = step(Some("0.27.3"));
+        let cmd = old.command.clone().unwrap_or_default();
+        assert!(
+            old.text
+                .starts_with("Before v0.28 Karpenter had no Machine")
+                && !cmd.contains("machine")
+                && cmd.contains("kubectl get node ip-10-0-71-41.ec2.internal")
+                && cmd.contains("grep 'ip-10-0-71-41.ec2.internal'"),
+            "{old:?}"
+        );
+        let unknown = step(None);
+        assert!(
+            unknown.text.contains("Machines exist from v0.28")
+                && unknown
+                    .command
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with("kubectl get machines -o wide;")),
+            "{unknown:?}"
+        );
+        let machine_era = step(Some("0.30.1"));
+        assert!(
+            !machine_era.text.contains("v0.28")
+                && machine_era
+                    .command
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with("kubectl get machines -o wide;")),
+            "{machine_era:?}"
+        );
     }
 
     #[test]
