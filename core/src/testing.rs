@@ -1,7 +1,7 @@
 //! Test helpers shared by rule tests.
 
 use crate::rules::{RuleMeta, Severity};
-use crate::{analyze_text, Options, Report};
+use crate::{analyze_text, Diagnosis, Options, Report};
 
 /// A rule's metadata for renderer and report tests, outside every group's range.
 pub static SAMPLE_META: RuleMeta = RuleMeta {
@@ -29,6 +29,23 @@ pub fn check_only(id: &str, text: &str) -> Report {
 /// The IDs a report carries, in order.
 pub fn ids(report: &Report) -> Vec<&'static str> {
     report.diagnoses.iter().map(|d| d.id).collect()
+}
+
+/// Every remediation step of `diagnosis` (text, command, YAML), one step per line, for asserting
+/// what a user is told to run without caring which step says it.
+pub fn remediation_text(diagnosis: &Diagnosis) -> String {
+    diagnosis
+        .remediation
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}\n",
+                r.text,
+                r.command.as_deref().unwrap_or(""),
+                r.yaml.as_deref().unwrap_or("")
+            )
+        })
+        .collect()
 }
 
 /// A status condition as objects carry it.

@@ -125,6 +125,21 @@ pub fn format_age(seconds: i64) -> String {
     }
 }
 
+/// Whether `message` comes after every one of `earlier` (false when there are none): later by
+/// time when both lines carry one; else (a panic line, a console line without a time) by
+/// position in the same source.
+pub fn later_than_all(message: &crate::facts::Message, earlier: &[&crate::facts::Message]) -> bool {
+    let epoch = |m: &crate::facts::Message| m.time.as_deref().and_then(epoch_seconds);
+    !earlier.is_empty()
+        && earlier.iter().all(|h| match (epoch(h), epoch(message)) {
+            (Some(a), Some(b)) => b > a,
+            _ => {
+                message.evidence.source == h.evidence.source
+                    && message.evidence.line > h.evidence.line
+            }
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -209,18 +209,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// nodeclaim` (or machine), or `aws iam create-service-linked-role` output naming
 /// AWSServiceRoleForEC2Spot (created, or `has been taken`: it exists).
 fn resolved_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Message> {
-    let epoch = |m: &Message| {
-        m.time
-            .as_deref()
-            .and_then(crate::rules::time::epoch_seconds)
-    };
-    let after_every_failure = |m: &Message| {
-        !hits.is_empty()
-            && hits.iter().all(|h| match (epoch(h), epoch(m)) {
-                (Some(a), Some(b)) => b > a,
-                _ => m.evidence.source == h.evidence.source && m.evidence.line > h.evidence.line,
-            })
-    };
+    let after_every_failure = |m: &Message| crate::rules::time::later_than_all(m, hits);
     facts.messages.iter().find(|m| {
         let spot_launch = contains_any(&m.text, &["launched nodeclaim", "launched machine"])
             && (crate::rules::kw2xx::scheduling::record_of(facts, m)

@@ -290,20 +290,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// A Karpenter log line, later than every failure, that only a controller with working AWS
 /// credentials and connectivity writes (a launch, a discovery): the outage was transient.
 fn recovered_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Message> {
-    let epoch = |m: &Message| {
-        m.time
-            .as_deref()
-            .and_then(crate::rules::time::epoch_seconds)
-    };
-    // Later by time when both lines carry one; else (a panic line, a console line without a
-    // time) by position in the same source.
-    let after_every_failure = |m: &Message| {
-        !hits.is_empty()
-            && hits.iter().all(|h| match (epoch(h), epoch(m)) {
-                (Some(a), Some(b)) => b > a,
-                _ => m.evidence.source == h.evidence.source && m.evidence.line > h.evidence.line,
-            })
-    };
+    let after_every_failure = |m: &Message| crate::rules::time::later_than_all(m, hits);
     facts.messages.iter().find(|m| {
         m.origin == MessageOrigin::KarpenterLog
             && contains_any(

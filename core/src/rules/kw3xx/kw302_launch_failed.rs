@@ -784,7 +784,7 @@ mod tests {
     use super::*;
     use crate::facts::{Condition, Meta, NodeClaim};
     use crate::rules;
-    use crate::testing::{check_only, ids};
+    use crate::testing::{check_only, ids, remediation_text};
 
     #[test]
     fn a_nodepool_condition_names_the_nodepool() {
@@ -898,18 +898,7 @@ mod tests {
             assert_eq!(d.len(), 1, "{reason}");
             assert!(d[0].summary.contains(reason), "{}", d[0].summary);
             assert!(d[0].summary.contains("NodeClaim web-x1 (NodePool web)"));
-            let all: String = d[0]
-                .remediation
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {}",
-                        r.text,
-                        r.command.as_deref().unwrap_or(""),
-                        r.yaml.as_deref().unwrap_or("")
-                    )
-                })
-                .collect();
+            let all = remediation_text(&d[0]);
             assert!(all.contains(marker), "{reason}: {all}");
         }
     }
@@ -938,18 +927,7 @@ mod tests {
             let rule = rules::find("KW302").unwrap();
             let d = (rule.check)(&facts);
             assert_eq!(d.len(), 1, "{reason}");
-            let all: String = d[0]
-                .remediation
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {}\n",
-                        r.text,
-                        r.command.as_deref().unwrap_or(""),
-                        r.yaml.as_deref().unwrap_or("")
-                    )
-                })
-                .collect();
+            let all = remediation_text(&d[0]);
             let lower = all.to_ascii_lowercase();
             for new in [
                 "ec2nodeclass",
