@@ -1,7 +1,9 @@
 //! Ingest: documents -> facts. Splits a mixed paste into segments, recognises each format and
 //! fills the fact model, keeping evidence (label, line, exact text) for everything.
 //!
-//! The segmenter walks the lines of each document once. Karpenter log lines go through the
+//! A document arriving in a wrapper (terminal colour codes, a `> ` quote, an indented Markdown
+//! code block) is unwrapped first, line for line (see `unwrap`). The segmenter walks the lines
+//! of each document once. Karpenter log lines go through the
 //! prefilter of [`scan`] first (noise is counted, not parsed); every other line starts a
 //! segment of the first format that claims it:
 //!
@@ -37,6 +39,7 @@ pub mod objects;
 pub mod scan;
 mod segment;
 mod tables;
+mod unwrap;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub use karpenter_why_scan::wasm_teddy;
 
@@ -48,6 +51,13 @@ use segment::Command;
 pub fn ingest(documents: &[Document]) -> Facts {
     let mut sink = Sink::default();
     for doc in documents {
+        let unwrapped = unwrap::unwrapped(&doc.text).map(|text| Document {
+            text,
+            label: doc.label.clone(),
+            line_numbers: doc.line_numbers.clone(),
+            omitted_log_lines: doc.omitted_log_lines.clone(),
+        });
+        let doc = unwrapped.as_ref().unwrap_or(doc);
         for (level, count) in &doc.omitted_log_lines {
             *sink
                 .facts
