@@ -151,7 +151,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(&format!(" ({class_kind} {nc})"));
     }
     summary.push('.');
+    // An accelerated AMI variant whose architecture is not the problem: it needs GPU or Neuron
+    // instance types.
+    let variant = amis
+        .iter()
+        .find_map(|a| ami_variant(facts, a, &hits))
+        // Not when the architectures are known to differ, or only the types' is known.
+        .filter(|_| match (&types_arch, &ami_arch) {
+            (Some(t), Some(a)) => t == a,
+            (Some(_), None) => false,
+            _ => true,
+        });
     match (&types_arch, &ami_arch) {
+        _ if variant.is_some() => {
+            let v = variant.unwrap_or(Variant::Gpu);
+            summary.push_str(&format!(
+                " The AMI is {} variant: only instance types with {} satisfy its requirements, and the instance types {} allows have none.",
+                v.words(),
+                v.hardware(),
+                nodepool
+                    .as_deref()
+                    .map(|n| format!("{pool_kind} {n}"))
+                    .unwrap_or_else(|| format!("the {pool_kind}"))
+            ));
+        }
         (Some(t), Some(a)) if t != a => summary.push_str(&format!(
             " The instance types are {} and the AMI is {}: an architecture mismatch.",
             arch_words(t),
@@ -234,16 +257,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 ami_ids
             ),
         ),
-        Remediation::yaml(
-            format!("Either keep NodePool {np} on the AMIs' architecture (`kubectl edit nodepool {np}`):"),
-            format!(
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"{target_arch}\"]\n"
+        match variant {
+            Some(v) => Remediation::yaml(
+                format!("Either, if NodePool {np} is meant for nodes with {}, allow only such instance types (`kubectl edit nodepool {np}`):", v.hardware()),
+                format!(
+                    "spec:\n  template:\n    spec:\n      requirements:\n        - key: {}\n          operator: Gt\n          values: [\"0\"]\n",
+                    v.count_label()
+                ),
             ),
-        ),
-        Remediation::yaml(
-            format!("Or let {nc_named} select AMIs for both architectures (an alias resolves amd64 and arm64; or add a term for the other architecture's AMI):"),
-            "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
-        ),
+            None => Remediation::yaml(
+                format!("Either keep NodePool {np} on the AMIs' architecture (`kubectl edit nodepool {np}`):"),
+                format!(
+                    "spec:\n  template:\n    spec:\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"{target_arch}\"]\n"
+                ),
+            ),
+        },
+        match variant {
+            Some(_) => Remediation::yaml(
+                format!("Or let {nc_named} select the standard AMI too (an alias resolves the standard, NVIDIA and Neuron variants, and Karpenter picks the one each instance type needs):"),
+                "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+            ),
+            None => Remediation::yaml(
+                format!("Or let {nc_named} select AMIs for both architectures (an alias resolves amd64 and arm64; or add a term for the other architecture's AMI):"),
+                "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+            ),
+        },
     ]
     };
     let object = nodeclaims
@@ -280,6 +318,76 @@ fn pasted_pool(facts: &Facts, nodeclaims: &[String], nodeclass: Option<&str>) ->
         (Some(p), None) => Some(p.meta.name.clone()),
         _ => None,
     }
+}
+
+/// An accelerated AMI variant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Variant {
+    Gpu,
+    Neuron,
+}
+
+impl Variant {
+    fn words(self) -> &'static str {
+        match self {
+            Variant::Gpu => "a GPU (NVIDIA)",
+            Variant::Neuron => "a Neuron (Inferentia/Trainium)",
+        }
+    }
+
+    fn hardware(self) -> &'static str {
+        match self {
+            Variant::Gpu => "GPUs",
+            Variant::Neuron => "Neuron accelerators",
+        }
+    }
+
+    fn count_label(self) -> &'static str {
+        match self {
+            Variant::Gpu => "karpenter.k8s.aws/instance-gpu-count",
+            Variant::Neuron => "karpenter.k8s.aws/instance-accelerator-count",
+        }
+    }
+}
+
+/// The accelerated variant of an AMI when the input shows it: its resolved requirements (GPU
+/// or accelerator count labels), or its name (`...-nvidia-...`, `amazon-eks-gpu-node-...`,
+/// `...-neuron-...`), from the EC2NodeClass status or the error's pre-v0.32 AMI struct.
+fn ami_variant(facts: &Facts, ami: &str, hits: &[&Message]) -> Option<Variant> {
+    let by_text = |t: &str| {
+        let t = t.to_ascii_lowercase();
+        if t.contains("neuron") || t.contains("instance-accelerator-count") {
+            Some(Variant::Neuron)
+        } else if t.contains("nvidia") || t.contains("-gpu-") || t.contains("instance-gpu-count") {
+            Some(Variant::Gpu)
+        } else {
+            None
+        }
+    };
+    for a in facts
+        .nodeclasses
+        .iter()
+        .flat_map(|c| c.status_amis.iter())
+        .filter(|a| a.id == ami)
+    {
+        let keys: Vec<&str> = a.requirements.iter().map(|r| r.key.as_str()).collect();
+        if keys.iter().any(|k| k.contains("instance-gpu")) {
+            return Some(Variant::Gpu);
+        }
+        if keys.iter().any(|k| k.contains("instance-accelerator")) {
+            return Some(Variant::Neuron);
+        }
+        if let Some(v) = a.name.as_deref().and_then(by_text) {
+            return Some(v);
+        }
+    }
+    // Before v0.32 the error prints each AMI whole: `{<name> <id> <created> [<requirements>]}`.
+    hits.iter().find_map(|m| {
+        let at = m.text.find(ami)?;
+        let start = m.text[..at].rfind('{')?;
+        let end = at + m.text[at..].find('}')?;
+        by_text(&m.text[start..end])
+    })
 }
 
 fn arch_words(arch: &str) -> &'static str {
@@ -612,6 +720,28 @@ mod tests {
             d.summary
         );
         assert!(d.summary.contains("arm64 (Graviton)"), "{}", d.summary);
+    }
+
+    /// A GPU AMI variant of the right architecture: the NodePool needs GPU types, not an arch
+    /// requirement.
+    #[test]
+    fn gpu_variant_is_not_an_architecture_mismatch() {
+        let text = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: gpu\nstatus:\n  amis:\n    - id: ami-0f1e\n      name: amazon-eks-node-al2023-x86_64-nvidia-1.31-v20250304\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"amd64\"]\n        - key: karpenter.k8s.aws/instance-gpu-count\n          operator: Exists\n---\n{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"general-x2k9d\"},\"error\":\"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-0f1e]\"}";
+        let d = &check_only("KW310", text).diagnoses[0];
+        assert!(
+            d.summary.contains("a GPU (NVIDIA) variant"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            !d.summary.contains("architecture mismatch"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[1]
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("instance-gpu-count")));
     }
 
     #[test]
