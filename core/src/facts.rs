@@ -948,13 +948,23 @@ impl Facts {
     /// The NodePool of NodeClaim `claim` according to the logs: the first record naming both
     /// (the `created nodeclaim` line, a launch failure).
     pub fn nodepool_of_claim_in_logs(&self, claim: &str) -> Option<String> {
-        let names_both =
-            |r: &&LogRecord| r.names("NodeClaim", claim) && r.field_name("NodePool").is_some();
+        // v0.32 to v0.36 spell the keys in lower case (`"nodepool":"x","nodeclaim":"x-1"`).
+        let pool_of = |r: &LogRecord| {
+            r.field_name("NodePool")
+                .or_else(|| r.field_name("nodepool"))
+        };
+        let claim_of = |r: &LogRecord| {
+            r.field_name("NodeClaim")
+                .or_else(|| r.field_name("nodeclaim"))
+        };
+        let names_both = |r: &&LogRecord| {
+            (r.names("NodeClaim", claim) || r.names("nodeclaim", claim)) && pool_of(r).is_some()
+        };
         let (indexed_len, index) = self.claim_nodepool_index.0.get_or_init(|| {
             let mut index = HashMap::new();
             for (i, r) in self.logs.iter().enumerate() {
-                if r.field_name("NodePool").is_some() {
-                    if let Some(claim) = r.field_name("NodeClaim") {
+                if pool_of(r).is_some() {
+                    if let Some(claim) = claim_of(r) {
                         index.entry(claim).or_insert(i);
                     }
                 }
@@ -970,7 +980,7 @@ impl Facts {
         } else {
             self.logs.iter().find(names_both)
         };
-        record.and_then(|r| r.field_name("NodePool"))
+        record.and_then(pool_of)
     }
 
     /// Messages whose decoded text contains `needle`, ASCII-case-insensitively.
@@ -1274,6 +1284,21 @@ mod tests {
         assert_eq!(
             facts.nodepool_of_claim_in_logs("spot-b").as_deref(),
             Some("spot")
+        );
+    }
+
+    /// v0.32 to v0.36 log `"nodepool":"ci-arm","nodeclaim":"ci-arm-hx7dl"`.
+    #[test]
+    fn nodepool_of_claim_in_logs_reads_lower_case_keys() {
+        let facts = Facts {
+            logs: vec![log_record(
+                serde_json::json!({"nodeclaim": "ci-arm-hx7dl", "nodepool": "ci-arm"}),
+            )],
+            ..Facts::default()
+        };
+        assert_eq!(
+            facts.nodepool_of_claim_in_logs("ci-arm-hx7dl").as_deref(),
+            Some("ci-arm")
         );
     }
 

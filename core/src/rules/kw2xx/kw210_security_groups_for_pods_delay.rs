@@ -60,7 +60,25 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let unsupported: Vec<&Message> = facts
         .messages_containing("not supported yet by the vpc resource controller")
         .collect();
-    // A pod that requests pod-eni and is still creating its sandbox.
+    // A pod that requests pod-eni and is still creating its sandbox: not one whose branch ENI
+    // is allocated or whose images are being pulled (the sandbox, network included, exists).
+    let sandbox_ready = |p: &crate::facts::Pod| {
+        facts.events.iter().any(|e| {
+            let about_pod = match &e.object {
+                Some(o) => o.kind.eq_ignore_ascii_case("pod") && o.name == p.meta.name,
+                None => facts.pods.len() == 1,
+            };
+            about_pod
+                && [
+                    "ResourceAllocated",
+                    "Pulling",
+                    "Pulled",
+                    "Created",
+                    "Started",
+                ]
+                .contains(&e.reason.as_str())
+        })
+    };
     let waiting: Vec<ObjectRef> = facts
         .pods
         .iter()
@@ -68,7 +86,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             p.containers.iter().any(|c| {
                 c.requests.contains_key("vpc.amazonaws.com/pod-eni")
                     && c.reason.as_deref() == Some("ContainerCreating")
-            })
+            }) && !sandbox_ready(p)
         })
         .map(|p| p.object_ref())
         .collect();
@@ -141,7 +159,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     )];
     match &unsupported_type {
         Some(t) => steps.push(Remediation::yaml(
-            format!("Keep {t} (unsupported by the VPC resource controller) out of the {pool}:"),
+            match &nodepool {
+                Some(n) => format!("Keep {t} (unsupported by the VPC resource controller) out of {pool} {n} (`kubectl edit {pool_res} {n}`):"),
+                None => format!("Keep {t} (unsupported by the VPC resource controller) out of the {pool}:"),
+            },
             if legacy {
                 format!("spec:\n  requirements:\n    - key: node.kubernetes.io/instance-type\n      operator: NotIn\n      values: [\"{t}\"]\n")
             } else {
@@ -202,6 +223,16 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW210"]);
         assert!(report.diagnoses[0].summary.contains("r8a.xlarge"));
+    }
+
+    /// ContainerCreating while the image is pulled, the branch ENI already allocated: the
+    /// network is up, nothing waits for a trunk ENI.
+    #[test]
+    fn creating_after_eni_allocated_is_not_kw210() {
+        let text = "Name:             api-0\nNamespace:        payments\nStatus:           Pending\nContainers:\n  api:\n    Image:          nginx\n    State:          Waiting\n      Reason:       ContainerCreating\n    Requests:\n      cpu:                        500m\n      vpc.amazonaws.com/pod-eni:  1\nEvents:\n  Type    Reason             Age   From                     Message\n  ----    ------             ----  ----                     -------\n  Normal  ResourceAllocated  8s    vpc-resource-controller  Allocated [{\"eniId\":\"eni-0a1b\"}] to the pod\n  Normal  Pulling            6s    kubelet                  Pulling image \"nginx\"\n";
+        assert!(ids(&check_only("KW210", text)).is_empty());
+        let waiting = text.split("  Normal  ResourceAllocated").next().unwrap();
+        assert_eq!(ids(&check_only("KW210", waiting)), ["KW210"]);
     }
 
     #[test]

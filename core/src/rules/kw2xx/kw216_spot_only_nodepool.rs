@@ -152,13 +152,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if !slr && !capacity {
             continue;
         }
+        if on_demand_failure(facts, m) {
+            continue;
+        }
         let np = failure_nodepool(facts, m);
         let target = match &np {
             Some(n) => cases
                 .iter()
                 .position(|c| c.nodepool.as_deref() == Some(n.as_str())),
-            // Not attributable: it belongs to the spot-only NodePool when there is one.
-            None if cases.len() == 1 => Some(0),
+            // Not attributable: it belongs to the spot-only NodePool when there is one, unless
+            // it names a NodeClaim that is not that NodePool's (`<nodepool>-<suffix>`).
+            None if cases.len() == 1 => {
+                let foreign = match (failure_claim(facts, m), &cases[0].nodepool) {
+                    (Some(claim), Some(pool)) => !claim.starts_with(&format!("{pool}-")),
+                    _ => false,
+                };
+                (!foreign).then_some(0)
+            }
             None => None,
         };
         if let Some(i) = target {
@@ -199,6 +209,29 @@ fn case_for<'a>(
     cases.len() - 1
 }
 
+/// The NodeClaim a launch failure names: the event's object or the log's field.
+fn failure_claim(facts: &Facts, m: &Message) -> Option<String> {
+    m.object
+        .as_ref()
+        .filter(|o| o.kind.eq_ignore_ascii_case("NodeClaim"))
+        .map(|o| o.name.clone())
+        .or_else(|| {
+            record_of(facts, m).and_then(|r| {
+                r.field_name("NodeClaim")
+                    .or_else(|| r.field_name("nodeclaim"))
+            })
+        })
+}
+
+/// A failure that says it was an on-demand launch (`"capacity-type":"on-demand"` on the
+/// record): no evidence about spot.
+fn on_demand_failure(facts: &Facts, m: &Message) -> bool {
+    record_of(facts, m)
+        .and_then(|r| r.fields.get("capacity-type"))
+        .and_then(|v| v.as_str())
+        .is_some_and(|v| v == "on-demand")
+}
+
 /// The NodePool a launch failure belongs to: the message's NodePool, else its NodeClaim's
 /// (the object, the `created nodeclaim` log, or the `<nodepool>-<suffix>` name Karpenter gives
 /// NodeClaims).
@@ -206,12 +239,7 @@ fn failure_nodepool(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(np) = message_nodepool(facts, m) {
         return Some(np);
     }
-    let claim = m
-        .object
-        .as_ref()
-        .filter(|o| o.kind.eq_ignore_ascii_case("NodeClaim"))
-        .map(|o| o.name.clone())
-        .or_else(|| record_of(facts, m).and_then(|r| r.field_name("NodeClaim")))?;
+    let claim = failure_claim(facts, m)?;
     if let Some(np) = facts
         .nodeclaims
         .iter()
@@ -256,7 +284,10 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
         ]
         .into_iter()
         .filter(|code| c.failures.iter().any(|m| contains_any(&m.text, &[code])))
-        .map(|code| code.trim_end_matches(':'))
+        .map(|code| match code {
+            "required offering" => "no instance type has the required offering",
+            code => code.trim_end_matches(':'),
+        })
         .collect();
         let seen = if codes.is_empty() {
             String::new()
@@ -404,6 +435,25 @@ mod tests {
             text: text.into(),
             ..Default::default()
         }
+    }
+
+    /// A failure of another NodePool's NodeClaim, or of an on-demand launch, says nothing
+    /// about the spot-only NodePool.
+    #[test]
+    fn foreign_or_on_demand_failures_are_not_attributed() {
+        let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: spot-batch\nspec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\"]\n---\n";
+        let foreign = format!(
+            "{pool}{}",
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"general-5kx2p"},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient r6i.8xlarge capacity in the Availability Zone you requested (us-east-1a)."}"#
+        );
+        assert!(ids(&check_only("KW216", &foreign)).is_empty());
+        let on_demand = format!(
+            "{pool}{}",
+            r#"{"level":"ERROR","message":"failed launching nodeclaim","capacity-type":"on-demand","error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient r6i.8xlarge capacity in the Availability Zone you requested (us-east-1a)."}"#
+        );
+        assert!(ids(&check_only("KW216", &on_demand)).is_empty());
+        let own = foreign.replace("general-5kx2p", "spot-batch-5kx2p");
+        assert_eq!(ids(&check_only("KW216", &own)), ["KW216"]);
     }
 
     #[test]

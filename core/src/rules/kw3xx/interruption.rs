@@ -82,7 +82,7 @@ const NTH_DRAIN_TEXTS: &[&str] = &[
 
 /// The node an NTH log line names: `node-name=<n>` (`Requesting instance drain`) or
 /// `node_name=<n>` (`Node successfully cordoned and drained`).
-fn nth_log_node(text: &str) -> Option<String> {
+pub fn nth_log_node(text: &str) -> Option<String> {
     ["node-name=", "node_name="].iter().find_map(|k| {
         let at = find_ignore_ascii_case(text, k)? + k.len();
         let name: String = text[at..]

@@ -25,7 +25,9 @@ until the mapping is fixed.
 
 Signals: `InvalidBlockDeviceMapping: Invalid device name /dev/xvda`, `InvalidBlockDeviceMapping:
 Volume of size <n>GB is smaller than snapshot '<snap>', expect size>= <m>GB`,
-`InvalidBlockDeviceMapping: Snapshot <snap> is not available for use`, in a CreateFleet error
+`InvalidBlockDeviceMapping: Snapshot <snap> is not available for use`,
+`InvalidBlockDeviceMapping: The device '<name>' is used in more than one block-device mapping`,
+in a CreateFleet error
 (`launching nodeclaim, creating instance, [creating nodeclaim, ][with fleet error(s), ]...`,
 pre-v0.32 `Could not launch node, launching instances, with fleet error(s), ...` and `launching
 machine, creating cloud provider instance, ...`, v1.5+ with the `(aws-error-code=...)` suffix) or
@@ -36,8 +38,8 @@ NodePool not Ready.
 ## Why it happens
 The `deviceName` does not match the AMI's root device (`/dev/xvda` for AL2 and AL2023; for
 Bottlerocket `/dev/xvda` is the OS volume and `/dev/xvdb` the data volume; `/dev/sda1` for
-Windows and Ubuntu), a `volumeSize` is smaller than the snapshot the AMI's volume is created
-from, or the snapshot is still pending or was deleted.
+Windows and Ubuntu), two mappings use the same `deviceName`, a `volumeSize` is smaller than the
+snapshot the AMI's volume is created from, or the snapshot is still pending or was deleted.
 
 ## How to fix
 Edit the EC2NodeClass `spec.blockDeviceMappings`: the device name of the AMI family, and a
@@ -61,6 +63,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut nodeclaims: Vec<String> = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     let mut wrong_devices: Vec<String> = Vec::new();
+    let mut duplicate_devices: Vec<String> = Vec::new();
     let mut min_size_gb: Option<u64> = None;
     let mut snapshots: Vec<String> = Vec::new();
     let mut validation = false;
@@ -99,6 +102,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .unwrap_or_default()
                 .to_string();
             push_unique(&mut wrong_devices, dev);
+        }
+        // EC2 names the device without `/dev/`: `The device 'xvda' is used in more than one
+        // block-device mapping`.
+        if contains_ignore_ascii_case(&detail, "used in more than one block-device mapping") {
+            if let Some(dev) = tail_after(&detail, "The device '")
+                .and_then(|t| t.split('\'').next().map(str::to_string))
+                .filter(|d| !d.is_empty())
+            {
+                let dev = if dev.starts_with('/') {
+                    dev
+                } else {
+                    format!("/dev/{dev}")
+                };
+                push_unique(&mut duplicate_devices, dev);
+            }
         }
         if let Some(n) = expected_size(&detail) {
             min_size_gb = Some(min_size_gb.map_or(n, |m| m.max(n)));
@@ -171,12 +189,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         nodeclaims.first().map(String::as_str),
         None,
     );
+    // `kubectl edit` the class by name, else through the NodeClaim that references it.
+    let edit = format!("kubectl edit {class_res} {nodeclass_cmd}");
     let family = family_of(facts, &nodeclass);
     let mut steps = Vec::new();
+    if !duplicate_devices.is_empty() {
+        steps.push(Remediation::yaml(
+            format!(
+                "Device {} appears in more than one mapping of {class_named}: keep one `blockDeviceMappings` entry per `deviceName` (`{edit}`):",
+                join_names(&duplicate_devices)
+            ),
+            mappings_yaml(family.as_deref(), None),
+        ));
+    }
     if !wrong_devices.is_empty() {
         steps.push(Remediation::yaml(
             format!(
-                "EC2 does not know device {} for this AMI: use the AMI family's device names in {class_named} (`kubectl edit {class_res} {nodeclass}`){}:",
+                "EC2 does not know device {} for this AMI: use the AMI family's device names in {class_named} (`{edit}`){}:",
                 join_names(&wrong_devices),
                 family
                     .as_deref()
@@ -188,7 +217,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if let Some(n) = min_size_gb {
         steps.push(Remediation::yaml(
-            format!("The volume is smaller than the snapshot it is created from: set `volumeSize` to at least {n}Gi on the mapping that uses it (`kubectl edit {class_res} {nodeclass}`):"),
+            format!("The volume is smaller than the snapshot it is created from: set `volumeSize` to at least {n}Gi on the mapping that uses it (`{edit}`):"),
             mappings_yaml(family.as_deref(), Some(n)),
         ));
     }
@@ -206,7 +235,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if steps.is_empty() {
         steps.push(Remediation::yaml(
-            format!("Fix `spec.blockDeviceMappings` of {class_named} (`kubectl edit {class_res} {nodeclass}`):"),
+            format!("Fix `spec.blockDeviceMappings` of {class_named} (`{edit}`):"),
             mappings_yaml(family.as_deref(), None),
         ));
     }
@@ -420,6 +449,27 @@ mod tests {
             r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-b8k2n"},"error":"launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/sdx"}"#,
         );
         assert!(v1.contains("AL2/AL2023 `/dev/xvda`"), "{v1}");
+    }
+
+    /// EC2's duplicate-device text names the device without `/dev/`; the step says what is
+    /// wrong, and the edit goes through the NodeClaim when the class is not named.
+    #[test]
+    fn duplicate_device_is_named() {
+        let d = &check_only(
+            "KW301",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"etl-5qz8w"},"error":"launching nodeclaim, creating instance, InvalidBlockDeviceMapping: The device 'xvda' is used in more than one block-device mapping (aws-error-code=InvalidBlockDeviceMapping, aws-operation-name=CreateFleet, aws-request-id=4c1d, aws-service-name=EC2, aws-status-code=400)"}"#,
+        )
+        .diagnoses[0];
+        let first = &d.remediation[0].text;
+        assert!(
+            first.contains("Device /dev/xvda appears in more than one mapping"),
+            "{first}"
+        );
+        assert!(
+            first.contains("kubectl edit ec2nodeclass \"$(kubectl get nodeclaim etl-5qz8w"),
+            "{first}"
+        );
+        assert!(!d.summary.contains("aws-error-code"), "{}", d.summary);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 use crate::facts::{contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
-    join_names, named, nodeclaim_of, nodeclass_of_nodeclaim, nodepool_of_nodeclaim, push_unique,
-    sole_nodeclass,
+    claim_kind, join_names, named, nodeclaim_of, nodeclass_of_nodeclaim, nodepool_of_nodeclaim,
+    push_unique, sole_nodeclass,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -26,6 +26,11 @@ the NodeClaim's `Launched=Unknown LaunchFailed` `Error getting launch template c
 launch failed`). Every attempt fails the same way until the launch timeout deletes the
 NodeClaim, and the next one fails again.
 
+Before v1 the drift check prints the same text about a running node (`getting drift for node,
+calculating ami drift, no instance types satisfy requirements of amis ...`): its instance type
+fits none of the AMIs now selected. The node keeps running, drift cannot be computed, and a new
+node of that type would fail to launch; reported as a warning.
+
 ## Why it happens
 Almost always architecture: the AMIs are x86_64 (`kubernetes.io/arch In [amd64]`) and the
 NodePool allows only Graviton (arm64) types, or the reverse; `amiSelectorTerms` that pin one AMI
@@ -45,13 +50,25 @@ const SIGNALS: &[&str] = &[
     "created nodeclaim",
 ];
 
+/// The drift check's form (`getting drift for node, calculating ami drift, no instance types
+/// satisfy ...`, v0.28 to v0.3x): the running node's type fits none of the AMIs now selected.
+fn is_drift_check(m: &Message) -> bool {
+    contains_ignore_ascii_case(&m.text, "calculating ami drift")
+        || contains_ignore_ascii_case(&m.text, "getting drift")
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let hits: Vec<&Message> = facts
+    let all: Vec<&Message> = facts
         .messages_containing("no instance types satisfy requirements of amis")
         .collect();
-    if hits.is_empty() {
+    if all.is_empty() {
         return Vec::new();
     }
+    // A launch failure is the diagnosis; the drift check's error only when nothing failed to
+    // launch.
+    let launch: Vec<&Message> = all.iter().copied().filter(|m| !is_drift_check(m)).collect();
+    let drift_only = launch.is_empty();
+    let hits = if drift_only { all } else { launch };
     let mut amis: Vec<String> = Vec::new();
     let mut nodeclaims: Vec<String> = Vec::new();
     for m in &hits {
@@ -71,14 +88,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             push_unique(&mut nodeclaims, n);
         }
     }
-    let nodepool = nodeclaims
-        .iter()
-        .find_map(|n| nodepool_of_nodeclaim(facts, n))
-        .or_else(|| hits.iter().find_map(|m| m.nodepool.clone()));
     let nodeclass = nodeclaims
         .iter()
         .find_map(|n| nodeclass_of_nodeclaim(facts, n))
         .or_else(|| sole_nodeclass(facts));
+    let nodepool = nodeclaims
+        .iter()
+        .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        .or_else(|| hits.iter().find_map(|m| m.nodepool.clone()))
+        .or_else(|| pasted_pool(facts, &nodeclaims, nodeclass.as_deref()));
     let types = instance_types(facts, &nodeclaims);
     let types_arch = requested_arch(facts, &nodeclaims, nodepool.as_deref())
         .or_else(|| types_architecture(&types));
@@ -94,34 +112,69 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     };
     // Before v0.32 (`Could not launch node, ...`, `launching machine, ...`) the objects are a
     // Provisioner and its AWSNodeTemplate.
-    let legacy = hits.iter().any(|m| {
-        contains_ignore_ascii_case(&m.text, "could not launch node")
-            || contains_ignore_ascii_case(&m.text, "launching machine")
-    });
+    let claim = nodeclaims
+        .first()
+        .map(|n| claim_kind(facts, n))
+        .unwrap_or("NodeClaim");
+    let legacy = claim == "Machine"
+        || hits.iter().any(|m| {
+            contains_ignore_ascii_case(&m.text, "could not launch node")
+                || contains_ignore_ascii_case(&m.text, "launching machine")
+        });
     let (pool_kind, class_kind) = if legacy {
         ("Provisioner", "AWSNodeTemplate")
     } else {
         ("NodePool", "EC2NodeClass")
     };
-    let mut summary = format!(
-        "{} cannot launch: no instance type {} allows satisfies the requirements of {ami_list}",
-        match (nodeclaims.is_empty(), &nodepool, legacy) {
-            (false, Some(np), _) => {
-                format!("{} of {pool_kind} {np}", named("NodeClaim", &nodeclaims))
-            }
-            (false, None, _) => named("NodeClaim", &nodeclaims),
-            (true, Some(np), true) => format!("A node of Provisioner {np}"),
-            (true, Some(np), false) => format!("A NodeClaim of NodePool {np}"),
-            (true, None, true) => "The node".to_string(),
-            (true, None, false) => "The NodeClaim".to_string(),
-        },
-        if nodeclaims.len() > 1 { "they" } else { "it" }
-    );
+    let subject = match (nodeclaims.is_empty(), &nodepool, legacy) {
+        (false, Some(np), _) => {
+            format!("{} of {pool_kind} {np}", named(claim, &nodeclaims))
+        }
+        (false, None, _) => named(claim, &nodeclaims),
+        (true, Some(np), true) => format!("A node of Provisioner {np}"),
+        (true, Some(np), false) => format!("A NodeClaim of NodePool {np}"),
+        (true, None, true) => "The node".to_string(),
+        (true, None, false) => "The NodeClaim".to_string(),
+    };
+    let mut summary = if drift_only {
+        format!(
+            "Drift detection fails for {subject}: the instance type {} runs on satisfies the requirements of none of the AMIs the {class_kind} now selects ({ami_list}), so Karpenter cannot tell whether the node drifted, and a new node of that type would fail to launch the same way",
+            if nodeclaims.len() > 1 { "each" } else { "it" }
+        )
+    } else {
+        format!(
+            "{subject} cannot launch: no instance type {} allows satisfies the requirements of {ami_list}",
+            if nodeclaims.len() > 1 { "they" } else { "it" }
+        )
+    };
     if let Some(nc) = &nodeclass {
         summary.push_str(&format!(" ({class_kind} {nc})"));
     }
     summary.push('.');
+    // An accelerated AMI variant whose architecture is not the problem: it needs GPU or Neuron
+    // instance types.
+    let variant = amis
+        .iter()
+        .find_map(|a| ami_variant(facts, a, &hits))
+        // Not when the architectures are known to differ, or only the types' is known.
+        .filter(|_| match (&types_arch, &ami_arch) {
+            (Some(t), Some(a)) => t == a,
+            (Some(_), None) => false,
+            _ => true,
+        });
     match (&types_arch, &ami_arch) {
+        _ if variant.is_some() => {
+            let v = variant.unwrap_or(Variant::Gpu);
+            summary.push_str(&format!(
+                " The AMI is {} variant: only instance types with {} satisfy its requirements, and the instance types {} allows have none.",
+                v.words(),
+                v.hardware(),
+                nodepool
+                    .as_deref()
+                    .map(|n| format!("{pool_kind} {n}"))
+                    .unwrap_or_else(|| format!("the {pool_kind}"))
+            ));
+        }
         (Some(t), Some(a)) if t != a => summary.push_str(&format!(
             " The instance types are {} and the AMI is {}: an architecture mismatch.",
             arch_words(t),
@@ -136,17 +189,37 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             },
             arch_words(t)
         )),
+        (None, Some(a)) if drift_only => summary.push_str(&format!(
+            " The AMI is {}: the node's instance type is most likely {}.",
+            arch_words(a),
+            arch_words(other_arch(a))
+        )),
         (None, Some(a)) => summary.push_str(&format!(
             " The AMI is {}: the instance types the {pool_kind} allows are most likely of the other architecture.",
             arch_words(a)
         )),
         _ => summary.push_str(" Most often an architecture mismatch (arm64 types with x86_64 AMIs, or the reverse), else another AMI requirement (a GPU or Neuron AMI variant)."),
     }
-    summary.push_str(" Every launch attempt fails the same way.");
-    let np = nodepool.clone().unwrap_or_else(|| "<nodepool>".to_string());
-    let nc = nodeclass
+    if drift_only {
+        summary.push_str(
+            " The node itself keeps running: this is the drift check's error, not a failed launch.",
+        );
+    } else {
+        summary.push_str(" Every launch attempt fails the same way.");
+    }
+    let np = nodepool
         .clone()
-        .unwrap_or_else(|| "<ec2nodeclass>".to_string());
+        .unwrap_or_else(|| format!("<{}>", pool_kind.to_ascii_lowercase()));
+    // Named when known, else looked up through the NodeClaim (or NodePool) that uses it.
+    let nc = crate::rules::kw3xx::common::Api { legacy: false }.nodeclass_cmd(
+        nodeclass.as_deref(),
+        nodeclaims.first().map(String::as_str),
+        nodepool.as_deref(),
+    );
+    let nc_named = match &nodeclass {
+        Some(n) => format!("EC2NodeClass {n}"),
+        None => format!("the EC2NodeClass (`kubectl edit ec2nodeclass {nc}`)"),
+    };
     let target_arch = ami_arch
         .clone()
         .or_else(|| types_arch.as_deref().map(other_arch).map(str::to_string))
@@ -184,26 +257,137 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 ami_ids
             ),
         ),
-        Remediation::yaml(
-            format!("Either keep NodePool {np} on the AMIs' architecture (`kubectl edit nodepool {np}`):"),
-            format!(
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"{target_arch}\"]\n"
+        match variant {
+            Some(v) => Remediation::yaml(
+                format!("Either, if NodePool {np} is meant for nodes with {}, allow only such instance types (`kubectl edit nodepool {np}`):", v.hardware()),
+                format!(
+                    "spec:\n  template:\n    spec:\n      requirements:\n        - key: {}\n          operator: Gt\n          values: [\"0\"]\n",
+                    v.count_label()
+                ),
             ),
-        ),
-        Remediation::yaml(
-            format!("Or let EC2NodeClass {nc} select AMIs for both architectures (an alias resolves amd64 and arm64; or add a term for the other architecture's AMI):"),
-            "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
-        ),
+            None => Remediation::yaml(
+                format!("Either keep NodePool {np} on the AMIs' architecture (`kubectl edit nodepool {np}`):"),
+                format!(
+                    "spec:\n  template:\n    spec:\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"{target_arch}\"]\n"
+                ),
+            ),
+        },
+        match variant {
+            Some(_) => Remediation::yaml(
+                format!("Or let {nc_named} select the standard AMI too (an alias resolves the standard, NVIDIA and Neuron variants, and Karpenter picks the one each instance type needs):"),
+                "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+            ),
+            None => Remediation::yaml(
+                format!("Or let {nc_named} select AMIs for both architectures (an alias resolves amd64 and arm64; or add a term for the other architecture's AMI):"),
+                "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+            ),
+        },
     ]
     };
     let object = nodeclaims
         .first()
         .map(|n| crate::rules::kw3xx::common::claim_ref(facts, n));
-    vec![Diagnosis::new(&META, summary)
+    let mut d = Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
         .with_node_pool(nodepool.as_deref())
         .with_messages(hits.iter().copied())
-        .with_remediation(steps)]
+        .with_remediation(steps);
+    if drift_only {
+        // Nothing is blocked now: the running node stays; the risk is the next launch.
+        d = d.with_severity(Severity::Warning);
+    }
+    vec![d]
+}
+
+/// The NodePool a NodeClaim belongs to when only pasted objects tell: the pasted NodePool
+/// whose name prefixes the claim's (`<nodepool>-<suffix>`), else the only pasted NodePool
+/// that uses the EC2NodeClass.
+fn pasted_pool(facts: &Facts, nodeclaims: &[String], nodeclass: Option<&str>) -> Option<String> {
+    if let Some(np) = nodeclaims.iter().find_map(|n| {
+        let (prefix, _) = n.rsplit_once('-')?;
+        facts.nodepool(prefix).map(|p| p.meta.name.clone())
+    }) {
+        return Some(np);
+    }
+    let class = nodeclass?;
+    let mut users = facts
+        .nodepools
+        .iter()
+        .filter(|p| p.nodeclass_ref.as_deref() == Some(class));
+    match (users.next(), users.next()) {
+        (Some(p), None) => Some(p.meta.name.clone()),
+        _ => None,
+    }
+}
+
+/// An accelerated AMI variant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Variant {
+    Gpu,
+    Neuron,
+}
+
+impl Variant {
+    fn words(self) -> &'static str {
+        match self {
+            Variant::Gpu => "a GPU (NVIDIA)",
+            Variant::Neuron => "a Neuron (Inferentia/Trainium)",
+        }
+    }
+
+    fn hardware(self) -> &'static str {
+        match self {
+            Variant::Gpu => "GPUs",
+            Variant::Neuron => "Neuron accelerators",
+        }
+    }
+
+    fn count_label(self) -> &'static str {
+        match self {
+            Variant::Gpu => "karpenter.k8s.aws/instance-gpu-count",
+            Variant::Neuron => "karpenter.k8s.aws/instance-accelerator-count",
+        }
+    }
+}
+
+/// The accelerated variant of an AMI when the input shows it: its resolved requirements (GPU
+/// or accelerator count labels), or its name (`...-nvidia-...`, `amazon-eks-gpu-node-...`,
+/// `...-neuron-...`), from the EC2NodeClass status or the error's pre-v0.32 AMI struct.
+fn ami_variant(facts: &Facts, ami: &str, hits: &[&Message]) -> Option<Variant> {
+    let by_text = |t: &str| {
+        let t = t.to_ascii_lowercase();
+        if t.contains("neuron") || t.contains("instance-accelerator-count") {
+            Some(Variant::Neuron)
+        } else if t.contains("nvidia") || t.contains("-gpu-") || t.contains("instance-gpu-count") {
+            Some(Variant::Gpu)
+        } else {
+            None
+        }
+    };
+    for a in facts
+        .nodeclasses
+        .iter()
+        .flat_map(|c| c.status_amis.iter())
+        .filter(|a| a.id == ami)
+    {
+        let keys: Vec<&str> = a.requirements.iter().map(|r| r.key.as_str()).collect();
+        if keys.iter().any(|k| k.contains("instance-gpu")) {
+            return Some(Variant::Gpu);
+        }
+        if keys.iter().any(|k| k.contains("instance-accelerator")) {
+            return Some(Variant::Neuron);
+        }
+        if let Some(v) = a.name.as_deref().and_then(by_text) {
+            return Some(v);
+        }
+    }
+    // Before v0.32 the error prints each AMI whole: `{<name> <id> <created> [<requirements>]}`.
+    hits.iter().find_map(|m| {
+        let at = m.text.find(ami)?;
+        let start = m.text[..at].rfind('{')?;
+        let end = at + m.text[at..].find('}')?;
+        by_text(&m.text[start..end])
+    })
 }
 
 fn arch_words(arch: &str) -> &'static str {
@@ -244,7 +428,14 @@ fn instance_types(facts: &Facts, nodeclaims: &[String]) -> Vec<String> {
             }
         }
         for r in &facts.logs {
-            if r.message.eq_ignore_ascii_case("created nodeclaim") && r.names("NodeClaim", n) {
+            // v0.32 to v0.36 spell the key `nodeclaim`; before v0.32 it is a `created machine`.
+            let created = r.message.eq_ignore_ascii_case("created nodeclaim")
+                || r.message.eq_ignore_ascii_case("created machine");
+            if created
+                && ["NodeClaim", "nodeclaim", "Machine", "machine"]
+                    .iter()
+                    .any(|k| r.names(k, n))
+            {
                 if let Some(list) = r.fields.get("instance-types").and_then(|v| v.as_str()) {
                     for t in list.split(", ") {
                         let t = t.split(" and ").next().unwrap_or(t).trim();
@@ -485,6 +676,72 @@ mod tests {
             "{}",
             d[0].summary
         );
+    }
+
+    /// The drift check's form is about a running node: not a failed launch, and a warning.
+    #[test]
+    fn drift_check_is_not_a_launch_failure() {
+        let d = &check_only(
+            "KW310",
+            "karpenter-6d57cdbbd6-4xkzq controller 2023-09-12T10:01:42.130Z\tERROR\tcontroller\tReconciler error\t{\"commit\": \"d7e22b1-dirty\", \"controller\": \"machine.disruption\", \"Machine\": {\"name\":\"default-7k2qz\"}, \"error\": \"getting drift for node, calculating ami drift, no instance types satisfy requirements of amis [{amazon-eks-arm64-node-1.27-v20230825 ami-0c3d9b5e2a8f41b67 2023-08-25T00:52:30.000Z kubernetes.io/arch In [arm64]}],\"}",
+        )
+        .diagnoses[0];
+        assert_eq!(d.severity, crate::rules::Severity::Warning);
+        assert!(
+            d.summary
+                .starts_with("Drift detection fails for Machine default-7k2qz"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("cannot launch"), "{}", d.summary);
+        assert!(
+            d.summary
+                .contains("the node's instance type is most likely amd64"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[1]
+            .text
+            .contains("`kubectl edit provisioner <provisioner>`"));
+    }
+
+    /// v0.32 to v0.36 log the NodePool and NodeClaim in lower-case keys.
+    #[test]
+    fn lower_case_created_nodeclaim() {
+        let d = &check_only(
+            "KW310",
+            "{\"level\":\"INFO\",\"logger\":\"controller.provisioner\",\"message\":\"created nodeclaim\",\"nodepool\":\"ci-arm\",\"nodeclaim\":\"ci-arm-hx7dl\",\"instance-types\":\"c6g.2xlarge, c7g.2xlarge\"}\n{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"controller\":\"nodeclaim.lifecycle\",\"NodeClaim\":{\"name\":\"ci-arm-hx7dl\"},\"error\":\"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-0a9f8e7d6c5b4a321]\"}",
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary
+                .contains("NodeClaim ci-arm-hx7dl of NodePool ci-arm cannot launch"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("arm64 (Graviton)"), "{}", d.summary);
+    }
+
+    /// A GPU AMI variant of the right architecture: the NodePool needs GPU types, not an arch
+    /// requirement.
+    #[test]
+    fn gpu_variant_is_not_an_architecture_mismatch() {
+        let text = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: gpu\nstatus:\n  amis:\n    - id: ami-0f1e\n      name: amazon-eks-node-al2023-x86_64-nvidia-1.31-v20250304\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"amd64\"]\n        - key: karpenter.k8s.aws/instance-gpu-count\n          operator: Exists\n---\n{\"level\":\"ERROR\",\"message\":\"Reconciler error\",\"NodeClaim\":{\"name\":\"general-x2k9d\"},\"error\":\"launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis [ami-0f1e]\"}";
+        let d = &check_only("KW310", text).diagnoses[0];
+        assert!(
+            d.summary.contains("a GPU (NVIDIA) variant"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            !d.summary.contains("architecture mismatch"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[1]
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("instance-gpu-count")));
     }
 
     #[test]

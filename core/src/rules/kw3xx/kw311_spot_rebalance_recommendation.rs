@@ -1,8 +1,12 @@
 //! KW311 spot-rebalance-recommendation.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique};
-use crate::rules::kw3xx::interruption::{is_rebalance_kind, message_kind, notice_objects, nth};
+use crate::rules::kw3xx::common::{
+    join_names, json_field_in_text, named, node_of, nodeclaim_of, push_unique,
+};
+use crate::rules::kw3xx::interruption::{
+    is_rebalance_kind, message_kind, notice_objects, nth, nth_log_node,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -78,10 +82,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let Some(n) = nodeclaim_of(facts, m) {
             push_unique(&mut nodeclaims, n);
         }
-        if let Some(n) = node_of(facts, m) {
+        // NTH's event-store line names the node as `"NodeName":"<n>"`.
+        if let Some(n) = node_of(facts, m)
+            .or_else(|| nth_log_node(&m.text))
+            .or_else(|| json_field_in_text(&m.text, "NodeName"))
+        {
             push_unique(&mut nodes, n);
         }
     }
+    // NTH with rebalance monitoring cordons the node (`Instance will be cordoned`), and with
+    // rebalance draining requests its drain (`Requesting instance drain ...
+    // kind=REBALANCE_RECOMMENDATION`): the loop KW308 describes.
+    let nth_acts: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            contains_ignore_ascii_case(&m.text, "Instance will be cordoned")
+                || (contains_ignore_ascii_case(&m.text, "Requesting instance drain")
+                    && contains_ignore_ascii_case(&m.text, "REBALANCE_RECOMMENDATION"))
+        })
+        .collect();
+    let nth_drains = nth_acts
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, "Requesting instance drain"));
     let nth = nth(facts).filter(|n| !n.seen_as.is_empty());
     let drained: Vec<String> = nth
         .as_ref()
@@ -117,12 +140,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         "but nothing was interrupted"
     };
+    // One recommendation shows as a Node event and a NodeClaim event (or NTH's line pair).
+    let several = plural || hits.len() > 2;
     let mut summary = format!(
-        "EC2 sent rebalance recommendations for {subject}: {} spot pool{s} {} at higher risk of interruption, {outcome}. Karpenter records them and does not drain on them.",
+        "EC2 sent {} for {subject}: {} spot pool{s} {} at higher risk of interruption, {outcome}. Karpenter records {} and does not drain on {}.",
+        if several {
+            "rebalance recommendations"
+        } else {
+            "a rebalance recommendation"
+        },
         if plural { "their" } else { "its" },
         if plural { "are" } else { "is" },
+        if several { "them" } else { "it" },
+        if several { "them" } else { "it" },
     );
-    if !drained.is_empty() {
+    if drained.is_empty() && !nth_acts.is_empty() {
+        summary.push_str(&format!(
+            " AWS Node Termination Handler acts on {}: {}",
+            if several { "them" } else { "it" },
+            if nth_drains {
+                "it requested a drain of the node, which Karpenter answers by launching the same capacity again: a loop of short-lived nodes (KW308)."
+            } else {
+                "it cordons the node, and drains it too when its rebalance draining is on: with Karpenter that becomes a loop of short-lived nodes (KW308)."
+            }
+        ));
+    } else if !drained.is_empty() {
         summary.push_str(&format!(
             " AWS Node Termination Handler did drain {} on {}, which Karpenter answers by launching the same capacity again (KW308).",
             join_names(&drained),
@@ -141,7 +183,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     vec![Diagnosis::new(&META, summary)
         .with_objects(&objects)
         .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
-        .with_related(if nth.is_some() { &["KW308"] } else { &[] })
+        .with_related(if nth.is_some() || !nth_acts.is_empty() {
+            &["KW308"]
+        } else {
+            &[]
+        })
         .with_related(if interrupted { &["KW309"] } else { &[] })
         .with_remediation(steps)]
 }
@@ -173,6 +219,29 @@ mod tests {
         assert!(
             d.summary
                 .contains("did drain ip-10-3-29-7.us-west-2.compute.internal"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.related, ["KW308"]);
+    }
+
+    /// NTH's own log names the node and shows it draining on the recommendation.
+    #[test]
+    fn nth_log_names_node_and_drain() {
+        let d = &check_only(
+            "KW311",
+            "2024/03/05 11:02:14 INF Adding new event to the event store event={\"Description\":\"Rebalance recommendation received. Instance will be cordoned at 2024-03-05T11:02:12Z \\n\",\"EventID\":\"rebalance-recommendation-6f3c\",\"Kind\":\"REBALANCE_RECOMMENDATION\",\"NodeName\":\"ip-10-8-44-201.eu-west-1.compute.internal\"}\n2024/03/05 11:02:15 INF Requesting instance drain event-id=rebalance-recommendation-6f3c instance-id= kind=REBALANCE_RECOMMENDATION node-name=ip-10-8-44-201.eu-west-1.compute.internal",
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.contains(
+                "a rebalance recommendation for spot node ip-10-8-44-201.eu-west-1.compute.internal"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("requested a drain of the node"),
             "{}",
             d.summary
         );

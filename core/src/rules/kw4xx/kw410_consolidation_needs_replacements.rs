@@ -20,7 +20,9 @@ Consolidation simulated removing the node and found its pods would need several 
 Karpenter replaces a node with at most one, so it keeps this one: an underused node can stay
 for that reason.
 
-Signal: the `Unconsolidatable` text `Can't remove without creating <n> candidates`.
+Signal: the `Unconsolidatable` text `Can't remove without creating <n> candidates` (on the Node
+and the NodeClaim). Not this rule: the pre-v0.32 debug line `will not consolidate to more than 1
+node`, which multi-node consolidation also logs for whole batches of candidates.
 
 ## Why it happens
 The node's pods do not fit together on one cheaper node, nor on the other nodes' free space:
@@ -62,11 +64,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let how_many = count
         .map(|n| format!("{n} new nodes"))
         .unwrap_or_else(|| "several new nodes".to_string());
+    let mut kept = subjects_label(&found.subjects);
+    if !found.subjects.iter().any(|s| s.kind == "Node") {
+        if let Some(n) = node_name(facts, &found.subjects) {
+            kept.push_str(&format!(" (node {n})"));
+        }
+    }
     let summary = format!(
-        "Consolidation keeps {}: its pods would need {how_many}, and Karpenter replaces a node with at most one. This is a normal decision, not an error.",
-        subjects_label(&found.subjects)
+        "Consolidation keeps {kept}: its pods would need {how_many}, and Karpenter replaces a node with at most one. This is a normal decision, not an error."
     );
-    let node = node_name(facts, &found.subjects).unwrap_or_else(|| "<node>".to_string());
+    // A NodeClaim whose node the input does not show: look the node up through it.
+    let node = node_name(facts, &found.subjects)
+        .or_else(|| {
+            found
+                .subjects
+                .iter()
+                .find(|s| s.kind == "NodeClaim" || s.kind == "Machine")
+                .map(|s| {
+                    format!(
+                        "\"$(kubectl get {} {} -o jsonpath='{{.status.nodeName}}')\"",
+                        s.kind.to_ascii_lowercase(),
+                        s.name
+                    )
+                })
+        })
+        .unwrap_or_else(|| "<node>".to_string());
+    let pool = pool_of(facts, &found.subjects);
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
@@ -76,7 +99,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 format!("kubectl get pods -A --field-selector spec.nodeName={node} -o custom-columns=NS:.metadata.namespace,POD:.metadata.name,CPU:.spec.containers[*].resources.requests.cpu,MEM:.spec.containers[*].resources.requests.memory"),
             ),
             Remediation::text(format!(
-                "To let it go: smaller requests, preferred instead of required anti-affinity, or an instance type in the {} big enough to hold all its pods.",
+                "To let it go: smaller requests, preferred instead of required anti-affinity, or an instance type in the {}{} big enough to hold all its pods.",
                 // Before v0.32 (a Machine, `can't remove without creating 2 machines`) the
                 // node's pool is a Provisioner.
                 if crate::rules::version::before_v0_32(facts)
@@ -86,9 +109,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     "Provisioner"
                 } else {
                     "NodePool"
-                }
+                },
+                pool.map(|p| format!(" {p}")).unwrap_or_default()
             )),
         ])]
+}
+
+/// The pool of the kept node: its NodeClaim's, else the Node's `karpenter.sh/nodepool` (or
+/// pre-v0.32 `karpenter.sh/provisioner-name`) label.
+fn pool_of(facts: &Facts, subjects: &[crate::facts::ObjectRef]) -> Option<String> {
+    subjects.iter().find_map(|s| match s.kind.as_str() {
+        "NodeClaim" | "Machine" => {
+            crate::rules::kw3xx::common::nodepool_of_nodeclaim(facts, &s.name)
+        }
+        "Node" => facts
+            .nodes
+            .iter()
+            .find(|n| n.meta.name == s.name)
+            .and_then(|n| {
+                n.meta
+                    .label("karpenter.sh/nodepool")
+                    .or_else(|| n.meta.label("karpenter.sh/provisioner-name"))
+            })
+            .map(str::to_string),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -112,6 +157,32 @@ mod tests {
             .as_deref()
             .is_some_and(|c| c.contains("spec.nodeName=ip-10-20-3-77.us-west-2.compute.internal")));
         assert!(d.remediation[1].text.contains("in the Provisioner"));
+    }
+
+    /// A NodeClaim's describe: its node and NodePool are named; without a node, the command
+    /// looks it up through the NodeClaim.
+    #[test]
+    fn a_nodeclaim_names_its_node_and_pool() {
+        let text = "Name:         general-purpose-8v2mx\nLabels:       karpenter.sh/nodepool=general-purpose\nAPI Version:  karpenter.sh/v1\nKind:         NodeClaim\nStatus:\n  Node Name:    ip-10-42-7-19.ec2.internal\nEvents:\n  Type    Reason            Age   From       Message\n  ----    ------            ----  ----       -------\n  Normal  Unconsolidatable  2m    karpenter  Can't remove without creating 2 candidates\n";
+        let d = &check_only("KW410", text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("NodeClaim general-purpose-8v2mx (node ip-10-42-7-19.ec2.internal)"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation[1].text.contains("NodePool general-purpose "),
+            "{}",
+            d.remediation[1].text
+        );
+        let d = &check_only(
+            "KW410",
+            "default  4m  Normal  Unconsolidatable  nodeclaim/batch-x9k2q  Can't remove without creating 2 candidates",
+        )
+        .diagnoses[0];
+        assert!(d.remediation[0].command.as_deref().is_some_and(|c| c
+            .contains("spec.nodeName=\"$(kubectl get nodeclaim batch-x9k2q -o jsonpath='{.status.nodeName}')\"")));
     }
 
     #[test]

@@ -92,8 +92,22 @@ fn from_pricing_controller(m: &Message) -> bool {
         .is_some_and(|c| contains_any(c, &["pricing"]))
 }
 
+/// The spot half of the pricing controller's error (`retrieving spot pricing data, operation
+/// error EC2: DescribeSpotPriceHistory, ...`) is an EC2 call, not the Price List API.
+const SPOT_ONLY: &[&str] = &["spot pricing data", "updating spot pricing"];
+
+/// Texts that name the on-demand (Price List API) half of the pricing controller's error.
+const ON_DEMAND: &[&str] = &[
+    "on-demand pricing",
+    "operation error Pricing",
+    "Pricing: GetProducts",
+    "api.pricing.",
+];
+
 fn is_signal(text: &str) -> bool {
-    let pricing = contains_any(text, PRICING);
+    // `updating pricing, retrieving spot pricing data, ...` alone is the EC2 spot price call.
+    let pricing = contains_any(text, PRICING)
+        && (contains_any(text, ON_DEMAND) || !contains_any(text, SPOT_ONLY));
     // The SDK v2 gives up with `exceeded maximum number of attempts` around the network error.
     let unreachable = contains_any(text, NETWORK_MARKERS)
         || contains_any(text, &["exceeded maximum number of attempts"]);
@@ -146,12 +160,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(" The VPC has no route to it (an isolated VPC: no internet egress, and the Price List API has no VPC endpoint in most regions).");
     }
     summary.push_str(" Karpenter falls back to the prices built into its binary, refreshed only by upgrades, so its cost decisions drift; it retries every 12 hours.");
+    // The same error's spot half timing out on the EC2 endpoint: EC2 itself is unreachable,
+    // which ISOLATED_VPC does not fix.
+    if let Some(ec2) = texts.iter().find_map(|t| unreachable_ec2(t)) {
+        let region = ec2
+            .strip_prefix("ec2.")
+            .and_then(|r| r.split('.').next())
+            .filter(|r| !r.is_empty())
+            .unwrap_or("<region>");
+        summary.push_str(&format!(
+            " The same error shows the EC2 API ({ec2}) unreachable too (the spot price call): Karpenter cannot launch anything without it, so the VPC needs an EC2 interface endpoint (com.amazonaws.{region}.ec2) or egress; the isolated-VPC setting does not change that."
+        ));
+    }
     if let Some(s) = facts
         .settings_named(ISOLATED_VPC_KEYS)
         .find(|s| s.value.eq_ignore_ascii_case("true"))
     {
         summary.push_str(&format!(
             " The input shows {}={} already set: these errors predate the change, or come from a controller that has not restarted since.",
+            s.key, s.value
+        ));
+    } else if let Some(s) = facts
+        .settings_named(ISOLATED_VPC_KEYS)
+        .find(|s| s.value.eq_ignore_ascii_case("false"))
+    {
+        summary.push_str(&format!(
+            " The input shows {}={}: the setting is off.",
             s.key, s.value
         ));
     }
@@ -236,6 +270,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+/// `ec2.<region>.amazonaws.com` when the spot price call failed on the network.
+fn unreachable_ec2(text: &str) -> Option<String> {
+    let at = text.find("spot pricing data")?;
+    let rest = &text[at..];
+    if !contains_any(rest, NETWORK_MARKERS) {
+        return None;
+    }
+    let start = rest.find("://ec2.")? + "://".len();
+    let host: String = rest[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    Some(host.trim_end_matches('.').to_string())
+}
+
 /// `api.pricing.us-east-1.amazonaws.com` in the text.
 fn endpoint_in(text: &str) -> Option<String> {
     let start = text.find("api.pricing.")?;
@@ -295,12 +344,42 @@ mod tests {
             .any(|r| r.text.starts_with("Only before v0.32")));
     }
 
+    /// Both halves failing on the network: the EC2 endpoint is named, since the isolated-VPC
+    /// setting does not fix it.
+    #[test]
+    fn both_halves_name_ec2_too() {
+        let d = &check_only(
+            "KW504",
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://api.pricing.eu-central-1.amazonaws.com/\": dial tcp 3.65.110.4:443: connect: connection timed out; retrieving spot pricing data, operation error EC2: DescribeSpotPriceHistory, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://ec2.eu-west-1.amazonaws.com/\": dial tcp 52.95.120.10:443: i/o timeout"}"#,
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary
+                .contains("(api.pricing.eu-central-1.amazonaws.com)"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary
+                .contains("EC2 API (ec2.eu-west-1.amazonaws.com) unreachable too"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("(com.amazonaws.eu-west-1.ec2)"),
+            "{}",
+            d.summary
+        );
+    }
+
     #[test]
     fn near_misses() {
         for text in [
             r#"{"level":"DEBUG","message":"running in an isolated VPC, on-demand pricing information will not be updated","controller":"providers.pricing"}"#,
             "AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterController/1 is not authorized to perform: pricing:GetProducts with an explicit deny in a service control policy, using existing pricing data from 2023-02-27T15:52:29Z",
             "updating pricing, retrieving spot pricing data, no spot pricing found",
+            // The spot half alone is the EC2 API, not the Price List API.
+            r#"{"level":"ERROR","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing, retrieving spot pricing data, operation error EC2: DescribeSpotPriceHistory, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://ec2.eu-west-1.amazonaws.com/\": dial tcp 52.95.120.10:443: i/o timeout"}"#,
             "pricing-5d7b6c9f8-qq4tm   0/1   ContainerCreating   0   7m",
             "dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout",
         ] {
