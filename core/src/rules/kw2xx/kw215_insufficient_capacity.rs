@@ -191,6 +191,18 @@ fn explained_elsewhere(text: &str) -> bool {
             || nodeclass_missing(text))
 }
 
+/// The NodePool in a NodeClaim's generated name (`general-x7k2p` -> `general`); a pre-v0.32
+/// Machine is named the same way after its Provisioner.
+fn nodepool_by_claim_name(claim: &str) -> Option<String> {
+    let (prefix, suffix) = claim.rsplit_once('-')?;
+    (!prefix.is_empty()
+        && suffix.len() == 5
+        && suffix
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+    .then(|| prefix.to_string())
+}
+
 fn nodeclass_missing(text: &str) -> bool {
     (contains_ignore_ascii_case(text, "resolving nodeclass")
         || contains_ignore_ascii_case(text, "resolving node class"))
@@ -304,6 +316,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // Nothing names one: the only NodePool the input shows.
         if let ([], [only]) = (v.as_slice(), facts.nodepools.as_slice()) {
             v.push(only.meta.name.clone());
+        }
+        // Still none: Karpenter names each NodeClaim `<nodepool>-<5 random characters>`.
+        if v.is_empty() {
+            for nc in &nodeclaims {
+                if let Some(np) = nodepool_by_claim_name(nc) {
+                    if !v.contains(&np) {
+                        v.push(np);
+                    }
+                }
+            }
         }
         v
     };
@@ -1120,6 +1142,23 @@ mod tests {
             d.remediation
         );
         assert!(!d.remediation.iter().any(|r| r.text.contains("NodePool")));
+    }
+
+    #[test]
+    fn the_nodepool_is_read_from_the_claim_name_when_nothing_else_names_it() {
+        let text = r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"llm-train-q8w2x"},"error":"creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request."}"#;
+        let report = check_only("KW215", text);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("llm-train"));
+        assert!(
+            d.remediation
+                .iter()
+                .any(|r| r.text.contains("NodePool llm-train fall back")),
+            "{:?}",
+            d.remediation
+        );
+        assert_eq!(nodepool_by_claim_name("default"), None);
+        assert_eq!(nodepool_by_claim_name("web-7d9f8c6b5"), None);
     }
 
     #[test]
