@@ -945,6 +945,41 @@ impl Facts {
             .or_else(|| self.logs.iter().find(matches))
     }
 
+    /// The NodeClaim (or Machine) of node `node`: the claim object whose `status.nodeName` it
+    /// is, the node's NodeClaim owner, else Karpenter's `registered` / `initialized nodeclaim`
+    /// log line naming both. Only a name all of them agree on.
+    pub fn claim_of_node(&self, node: &str) -> Option<String> {
+        let mut names: Vec<String> = Vec::new();
+        names.extend(
+            self.nodeclaims
+                .iter()
+                .filter(|c| c.node_name.as_deref() == Some(node) && !c.meta.name.starts_with('<'))
+                .map(|c| c.meta.name.clone()),
+        );
+        names.extend(
+            self.nodes
+                .iter()
+                .filter(|n| n.meta.name == node)
+                .flat_map(|n| &n.meta.owners)
+                .filter(|o| o.kind == "NodeClaim" || o.kind == "Machine")
+                .map(|o| o.name.clone()),
+        );
+        if names.is_empty() {
+            names.extend(self.logs.iter().filter_map(|r| {
+                let on_node = r.names("Node", node) || r.names("node", node);
+                on_node
+                    .then(|| {
+                        ["NodeClaim", "nodeclaim", "Machine", "machine"]
+                            .iter()
+                            .find_map(|k| r.field_name(k))
+                    })
+                    .flatten()
+            }));
+        }
+        let first = names.first()?.clone();
+        names.iter().all(|n| *n == first).then_some(first)
+    }
+
     /// The NodePool of NodeClaim `claim` according to the logs: the first record naming both
     /// (the `created nodeclaim` line, a launch failure).
     pub fn nodepool_of_claim_in_logs(&self, claim: &str) -> Option<String> {
@@ -1379,6 +1414,44 @@ mod tests {
         assert!(facts
             .workload(&ObjectRef::new("ReplicaSet", None, &rs.name))
             .is_none());
+    }
+
+    #[test]
+    fn claim_of_node_from_claims_owners_or_logs() {
+        let mut facts = Facts::default();
+        assert_eq!(facts.claim_of_node("ip-1"), None);
+        facts.logs.push(log_record(serde_json::json!({
+            "NodeClaim": {"name": "general-k4x9p"},
+            "Node": {"name": "ip-1"}
+        })));
+        assert_eq!(
+            facts.claim_of_node("ip-1").as_deref(),
+            Some("general-k4x9p")
+        );
+        assert_eq!(facts.claim_of_node("ip-2"), None);
+        // An object that says otherwise: no name rather than a wrong one.
+        facts.nodeclaims.push(NodeClaim {
+            meta: Meta {
+                name: "general-k4x9p".into(),
+                ..Meta::default()
+            },
+            node_name: Some("ip-1".into()),
+            ..NodeClaim::default()
+        });
+        facts.nodes.push(Node {
+            meta: Meta {
+                name: "ip-1".into(),
+                owners: vec![ObjectRef::new("NodeClaim", None, "other-2")],
+                ..Meta::default()
+            },
+            ..Node::default()
+        });
+        assert_eq!(facts.claim_of_node("ip-1"), None);
+        facts.nodes.clear();
+        assert_eq!(
+            facts.claim_of_node("ip-1").as_deref(),
+            Some("general-k4x9p")
+        );
     }
 
     #[test]

@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::facts::{Collected, Condition, Message, MessageOrigin, ObjectRef, Taint};
+use crate::facts::{
+    Collected, Condition, Facts, Message, MessageOrigin, NodeClaim, ObjectRef, Taint,
+};
 
 use super::segment::{self, is_blank};
 use super::tables::{is_separator, Table};
@@ -550,12 +552,14 @@ pub fn ingest(part: &Part<'_>, start: usize, end: usize, cx: &Context, sink: &mu
             })
         }
         Described::Karpenter(kind) => {
+            let named_in_events = || events.and_then(|e| named_in_events(part, e, kind));
             let name = if name.is_empty() {
-                unnamed(
-                    described.as_ref(),
-                    kind,
-                    &format!("<{}>", kind.to_ascii_lowercase()),
-                )
+                described
+                    .as_ref()
+                    .filter(|o| o.kind == kind)
+                    .map(|o| o.name.clone())
+                    .or_else(named_in_events)
+                    .unwrap_or_else(|| format!("<{}>", kind.to_ascii_lowercase()))
             } else {
                 name.to_string()
             };
@@ -625,6 +629,61 @@ fn assigned_pod(part: &Part<'_>, events: &Section<'_>) -> Option<(String, String
         let (ns, name) = target.split_once('/')?;
         (!ns.is_empty() && !name.is_empty()).then(|| (ns.to_string(), name.to_string()))
     })
+}
+
+/// The name of a Karpenter object whose describe lost its `Name:` line, from its own events:
+/// Karpenter writes it into some messages (`NodeClaim <name> event: ...`, `Failed to resolve
+/// NodeClass for NodeClaim <name>`, `NodeClaim <name> failed validation: ...`, `Machine
+/// <name> event: ...` before v0.32, `... for NodePool <name>`), and tools print `kind/name`.
+/// Only a name every such mention agrees on: the table belongs to that one object.
+fn named_in_events(part: &Part<'_>, events: &Section<'_>, kind: &str) -> Option<String> {
+    let lower = kind.to_ascii_lowercase();
+    let word = format!("{kind} ");
+    let slash = format!("{lower}/");
+    let mut found: Option<&str> = None;
+    for k in events.body.clone() {
+        let line = part.lines.get(k).copied().unwrap_or_default();
+        let mentions = line
+            .match_indices(&word)
+            .map(|(at, w)| (at, &line[at + w.len()..], false))
+            .chain(
+                line.match_indices(&slash)
+                    .map(|(at, w)| (at, &line[at + w.len()..], true)),
+            );
+        for (at, rest, is_slash) in mentions {
+            // A word of its own: not `MyNodeClaim ` nor `ec2nodeclass/` inside a longer kind.
+            if line[..at].ends_with(|c: char| c.is_ascii_alphanumeric()) {
+                continue;
+            }
+            let name_len = rest
+                .find(|c: char| {
+                    !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+                })
+                .unwrap_or(rest.len());
+            let name = rest[..name_len].trim_end_matches('.');
+            let after = &rest[name_len..];
+            let names_it = is_slash
+                || line[..at].ends_with("for ")
+                || after.starts_with(" event:")
+                || after.starts_with(" failed validation");
+            if !names_it || !is_object_name(name) {
+                continue;
+            }
+            match found {
+                Some(f) if f != name => return None,
+                _ => found = Some(name),
+            }
+        }
+    }
+    found.map(str::to_string)
+}
+
+/// A DNS-1123 subdomain, as Kubernetes object names are.
+fn is_object_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
 }
 
 /// The name of a describe block that lost its `Name:` line: the `kubectl describe` command's
@@ -765,4 +824,104 @@ pub fn conditions(part: &Part<'_>, s: &Section<'_>) -> Vec<Condition> {
             })
         })
         .collect()
+}
+
+/// A NodeClaim (or Machine) read from a header-less describe keeps a placeholder name unless
+/// the rest of the input ties it to a named one: its provider ID or node name as a `kubectl
+/// get nodeclaims` row (`rows`, not merged yet), a NodeClaim object, a node owned by it, or
+/// Karpenter's `launched` / `registered` / `initialized nodeclaim` log lines show them. Only
+/// one such claim, and only a name all that evidence agrees on: else the placeholder stays.
+pub fn name_unnamed_claim(facts: &mut Facts, rows: &[NodeClaim]) {
+    let mut unnamed = facts
+        .nodeclaims
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c.meta.name.as_str(), "<nodeclaim>" | "<machine>"));
+    let (Some((index, claim)), None) = (unnamed.next(), unnamed.next()) else {
+        return;
+    };
+    let instance = claim.provider_id.as_deref().and_then(instance_id);
+    let node = claim.node_name.as_deref().filter(|n| is_object_name(n));
+    if instance.is_none() && node.is_none() {
+        return;
+    }
+    let same_instance =
+        |id: Option<&str>| instance.is_some() && id.and_then(instance_id) == instance;
+    let same_node = |name: Option<&str>| node.is_some() && name == node;
+    let mut names: Vec<String> = Vec::new();
+    for c in rows.iter().chain(&facts.nodeclaims) {
+        if c.meta.name != claim.meta.name
+            && (same_instance(c.provider_id.as_deref()) || same_node(c.node_name.as_deref()))
+        {
+            names.push(c.meta.name.clone());
+        }
+    }
+    for n in &facts.nodes {
+        if same_instance(n.provider_id.as_deref()) || same_node(Some(&n.meta.name)) {
+            names.extend(
+                n.meta
+                    .owners
+                    .iter()
+                    .filter(|o| o.kind == "NodeClaim" || o.kind == "Machine")
+                    .map(|o| o.name.clone()),
+            );
+        }
+    }
+    for r in &facts.logs {
+        let Some(name) = ["NodeClaim", "nodeclaim", "Machine", "machine"]
+            .iter()
+            .find_map(|k| r.field_name(k))
+        else {
+            continue;
+        };
+        let provider = r.field_name("provider-id");
+        let on_node = ["Node", "node"].iter().find_map(|k| r.field_name(k));
+        if same_instance(provider.as_deref()) || same_node(on_node.as_deref()) {
+            names.push(name);
+        }
+    }
+    let Some(name) = names.first().filter(|n| is_object_name(n)).cloned() else {
+        return;
+    };
+    if !names.iter().all(|n| *n == name) {
+        return;
+    }
+    let kind = if claim.is_machine {
+        "Machine"
+    } else {
+        "NodeClaim"
+    };
+    let placeholder = ObjectRef::new(kind, None, &claim.meta.name);
+    if let Some(known) = facts.nodeclaims.iter().position(|c| c.meta.name == name) {
+        // The same claim as an object too: one claim, the object's fields first.
+        let described = facts.nodeclaims.remove(index);
+        let known = &mut facts.nodeclaims[if known > index { known - 1 } else { known }];
+        if known.conditions.is_empty() {
+            known.conditions = described.conditions;
+        }
+        known.provider_id = known.provider_id.take().or(described.provider_id);
+        known.node_name = known.node_name.take().or(described.node_name);
+        known.zone = known.zone.take().or(described.zone);
+    } else {
+        facts.nodeclaims[index].meta.name = name.clone();
+    }
+    // Its events were attached under the placeholder.
+    let renamed = |o: &mut Option<ObjectRef>| {
+        if o.as_ref() == Some(&placeholder) {
+            if let Some(o) = o {
+                o.name = name.clone();
+            }
+        }
+    };
+    facts.events.iter_mut().for_each(|e| renamed(&mut e.object));
+    facts
+        .messages
+        .iter_mut()
+        .for_each(|m| renamed(&mut m.object));
+}
+
+/// `i-0abc` of `aws:///us-east-1a/i-0abc` (or of the bare instance ID a table shows).
+fn instance_id(provider_id: &str) -> Option<&str> {
+    let id = provider_id.rsplit('/').next()?.trim();
+    id.starts_with("i-").then_some(id)
 }

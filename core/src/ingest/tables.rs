@@ -725,6 +725,8 @@ impl Deferred {
                 }
             }
         }
+        // Before the rows merge: a row naming the header-less claim then joins it.
+        super::describe::name_unnamed_claim(facts, &self.nodeclaims);
         merge(&mut facts.pods, self.pods, |p| &mut p.meta);
         merge(&mut facts.nodes, self.nodes, |n| &mut n.meta);
         merge(&mut facts.nodeclaims, self.nodeclaims, |n| &mut n.meta);

@@ -1453,3 +1453,102 @@ fn history_lines_of_kubectl_are_commands() {
     assert_eq!(c[0].name.as_deref(), Some("ip-10-0-1-2"));
     assert_eq!(c[1].namespace.as_deref(), Some("shop"));
 }
+
+#[test]
+fn a_header_less_karpenter_describe_is_named_by_its_own_events() {
+    let events = |message: &str| {
+        format!("{HEADLESS_NODECLAIM_STATUS}Events:\n  Type     Reason  Age  From       Message\n  ----     ------  ---  ----       -------\n  Warning  InsufficientCapacityError  2m  karpenter  {message}\n")
+    };
+    for (message, name) in [
+        (
+            "NodeClaim default-x7k2p event: creating instance, insufficient capacity",
+            "default-x7k2p",
+        ),
+        (
+            "Failed to resolve NodeClass for NodeClaim default-x7k2p",
+            "default-x7k2p",
+        ),
+        (
+            "NodeClaim default-x7k2p failed validation: label domain not allowed",
+            "default-x7k2p",
+        ),
+        ("launch failed for nodeclaim/default-x7k2p", "default-x7k2p"),
+        // Mentions that name nothing, or another object.
+        (
+            "Cannot disrupt NodeClaim: state node is nominated",
+            "<nodeclaim>",
+        ),
+        (
+            "Pod should schedule on: nodeclaim/default-x7k2p",
+            "default-x7k2p",
+        ),
+        (
+            "Pod should schedule on: ec2nodeclass/default",
+            "<nodeclaim>",
+        ),
+        ("NodeClaim is not ready", "<nodeclaim>"),
+    ] {
+        let facts = facts_of(&events(message));
+        assert_eq!(facts.nodeclaims.len(), 1, "{message}");
+        assert_eq!(facts.nodeclaims[0].meta.name, name, "{message}");
+        assert_eq!(
+            facts.events[0].object.as_ref().map(|o| o.name.as_str()),
+            Some(name),
+            "{message}"
+        );
+    }
+    // Two names: the table does not say which is this one.
+    let text = format!(
+        "{}  Warning  FailedValidation  1m  karpenter  NodeClaim other-4kq9d failed validation: x\n",
+        events("NodeClaim default-x7k2p event: insufficient capacity")
+    );
+    assert_eq!(facts_of(&text).nodeclaims[0].meta.name, "<nodeclaim>");
+    // A NodePool's status, named by its event.
+    let text = "Status:\n  Conditions:\n    Last Transition Time:  2025-03-18T14:22:09Z\n    Message:               EC2NodeClass \"default\" not found\n    Reason:                NodeClassNotFound\n    Status:                False\n    Type:                  NodeClassReady\nEvents:\n  Type     Reason                    Age  From       Message\n  ----     ------                    ---  ----       -------\n  Warning  FailedToResolveNodeClass  1m   karpenter  Failed to resolve NodeClass for NodePool general\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(facts.nodepools[0].meta.name, "general");
+}
+
+const HEADLESS_LAUNCHED_CLAIM: &str = "Status:\n  Conditions:\n    Last Transition Time:  2025-03-18T14:22:09Z\n    Message:               Node not registered with cluster\n    Reason:                NodeNotFound\n    Status:                Unknown\n    Type:                  Registered\n  Image ID:     ami-0123456789abcdef0\n  Node Name:    ip-10-0-12-34.ec2.internal\n  Provider ID:  aws:///us-east-1a/i-0abc123def4567890\nEvents:\n  Type     Reason  Age  From       Message\n  ----     ------  ---  ----       -------\n  Normal   Launched  2m  karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True\n";
+
+#[test]
+fn a_header_less_nodeclaim_is_named_by_what_else_shows_its_instance_or_node() {
+    // A `kubectl get nodeclaims -o wide` row with the same instance: one claim, named.
+    let text = format!(
+        "{HEADLESS_LAUNCHED_CLAIM}\n$ kubectl get nodeclaims -o wide\nNAME            TYPE       CAPACITY    ZONE         NODE                         READY     AGE   ID                                      NODEPOOL   NODECLASS\ndefault-x7k2p   m5.large   on-demand   us-east-1a   ip-10-0-12-34.ec2.internal   Unknown   9m    aws:///us-east-1a/i-0abc123def4567890   default    default\nother-4kq9d     m5.large   on-demand   us-east-1b   ip-10-0-40-2.ec2.internal    True      1h    aws:///us-east-1b/i-0fff                default    default\n"
+    );
+    let facts = facts_of(&text);
+    assert_eq!(facts.nodeclaims.len(), 2, "{:?}", facts.nodeclaims);
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.meta.name, "default-x7k2p", "{:?}", facts.nodeclaims);
+    assert_eq!(claim.conditions[0].condition_type, "Registered");
+    assert_eq!(
+        facts.events[0].object,
+        Some(ObjectRef::new("NodeClaim", None, "default-x7k2p"))
+    );
+    assert!(facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Event)
+        .all(|m| m.object.as_ref().is_some_and(|o| o.name == "default-x7k2p")));
+    // Karpenter's log of the launch names it by its provider ID, or by its node.
+    for log in [
+        r#"{"level":"INFO","time":"2025-03-18T14:20:01.101Z","logger":"controller","message":"launched nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-x7k2p"},"provider-id":"aws:///us-east-1a/i-0abc123def4567890","instance-type":"m5.large"}"#,
+        r#"{"level":"INFO","time":"2025-03-18T14:20:01.101Z","logger":"controller","message":"registered nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-x7k2p"},"Node":{"name":"ip-10-0-12-34.ec2.internal"}}"#,
+    ] {
+        let facts = facts_of(&format!("{HEADLESS_LAUNCHED_CLAIM}\n{log}\n"));
+        assert_eq!(facts.nodeclaims.len(), 1);
+        assert_eq!(facts.nodeclaims[0].meta.name, "default-x7k2p", "{log}");
+    }
+    // A log about another instance names nothing; two claims disagreeing neither.
+    let other = r#"{"level":"INFO","time":"2025-03-18T14:20:01.101Z","logger":"controller","message":"launched nodeclaim","NodeClaim":{"name":"other-4kq9d"},"provider-id":"aws:///us-east-1b/i-0fff"}"#;
+    let facts = facts_of(&format!("{HEADLESS_LAUNCHED_CLAIM}\n{other}\n"));
+    assert_eq!(facts.nodeclaims[0].meta.name, "<nodeclaim>");
+    let text = format!(
+        "{HEADLESS_LAUNCHED_CLAIM}\n{}\n{}\n",
+        r#"{"level":"INFO","message":"launched nodeclaim","NodeClaim":{"name":"a-1"},"provider-id":"aws:///us-east-1a/i-0abc123def4567890"}"#,
+        r#"{"level":"INFO","message":"registered nodeclaim","NodeClaim":{"name":"b-2"},"Node":{"name":"ip-10-0-12-34.ec2.internal"}}"#
+    );
+    assert_eq!(facts_of(&text).nodeclaims[0].meta.name, "<nodeclaim>");
+}

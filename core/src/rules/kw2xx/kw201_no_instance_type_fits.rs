@@ -1,6 +1,7 @@
 //! KW201 no-instance-type-fits.
 
-use crate::facts::{contains_ignore_ascii_case, Facts};
+use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
+use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
     requirement_on, resource_bounds, resource_value, scheduling_errors, Cause, Clause,
@@ -89,6 +90,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         };
         let pod = first.error.pod.as_ref();
+        let owner = owner_of(facts, pod);
+        // A describe copied from `Status:` on shows no pod name, but its `Controlled By:` does
+        // name the workload: say that rather than `Pod <namespace>/<pod>`.
+        let subject = match (&owner, pod) {
+            (Some(o), Some(p)) if p.name.starts_with('<') => {
+                format!("A pod of {} {}", o.kind, o.qualified_name())
+            }
+            _ => pod_label(pod),
+        };
         let pool = nodepool_label(clause);
         let excluded_by_limits = clause
             .nodepool
@@ -98,7 +108,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if failure.cpu_typo {
             summary.push_str(&format!(
                 "{} requests a million CPU cores or more: almost surely an `m`/`M` typo in its CPU request (`M` is mega, `m` is milli). ",
-                pod_label(pod)
+                subject
             ));
         }
         summary.push_str(&format!(
@@ -106,7 +116,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             if failure.cpu_typo {
                 "It".to_string()
             } else {
-                pod_label(pod)
+                subject
             },
             pool,
             failure_sentence(failure)
@@ -170,6 +180,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 clause,
                 failure,
                 pod.map(|p| p.qualified_name()),
+                owner.as_ref(),
             ));
         if excluded_by_limits {
             diagnosis = diagnosis.with_related(&["KW205"]);
@@ -433,6 +444,7 @@ fn remediation(
     clause: &Clause,
     failure: &InstanceTypeFailure,
     pod: Option<String>,
+    owner: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut steps = Vec::new();
@@ -464,12 +476,29 @@ fn remediation(
         .resources
         .as_deref()
         .and_then(|r| resource_value(r, "cpu"));
+    // What to read the pod spec from: the pod, or its workload's template when the input
+    // shows the owner but not the pod's name.
+    let (ns, name) = split_pod(facts, pod.as_deref());
+    let (object, spec) = match owner {
+        Some(o) if name.starts_with('<') => (
+            format!(
+                "{} {} -n {}",
+                o.kind.to_ascii_lowercase(),
+                o.name,
+                o.namespace.as_deref().unwrap_or(&ns)
+            ),
+            ".spec.template.spec",
+        ),
+        _ => (format!("pod {name} -n {ns}"), ".spec"),
+    };
     if failure.cpu_typo {
-        let (ns, name) = split_pod(facts, pod.as_deref());
         steps.push(Remediation::command(
             "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
-            format!("kubectl get pod {name} -n {ns} -o jsonpath='{{range .spec.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
+            format!("kubectl get {object} -o jsonpath='{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
         ));
+        // A million cores fits no instance: widening the NodePool or trimming DaemonSets
+        // would not help, the request is the fix.
+        return steps;
     }
     let contradiction = clause
         .requirements
@@ -477,7 +506,6 @@ fn remediation(
         .and_then(instance_type_contradiction)
         .is_some();
     if contradiction {
-        let (ns, name) = split_pod(facts, pod.as_deref());
         let pool_requirements = if clause.provisioner {
             format!("kubectl get provisioner {np} -o jsonpath='{{.spec.requirements}}{{\"\\n\"}}'")
         } else {
@@ -485,7 +513,7 @@ fn remediation(
         };
         steps.push(Remediation::command(
             "Make the requirements agree: find which side names the instance type (the pod's nodeSelector or node affinity, or the NodePool) and correct the one that is wrong:",
-            format!("kubectl get pod {name} -n {ns} -o jsonpath='{{.spec.nodeSelector}}{{\"\\n\"}}{{.spec.affinity.nodeAffinity}}{{\"\\n\"}}'; {pool_requirements}"),
+            format!("kubectl get {object} -o jsonpath='{{{spec}.nodeSelector}}{{\"\\n\"}}{{{spec}.affinity.nodeAffinity}}{{\"\\n\"}}'; {pool_requirements}"),
         ));
     }
     let cores = cpu.as_deref().and_then(cpu_cores).filter(|c| *c < 1e5);
@@ -535,9 +563,17 @@ fn remediation(
         // No request or overhead change helps while no instance type can match at all.
         return steps;
     }
-    steps.push(Remediation::text(
-        "Or lower the pod's requests so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
-    ));
+    steps.push(Remediation::text(match owner {
+        Some(o) => format!(
+            "Or lower the requests in the pod template of {} {} (`kubectl edit {} {} -n {}`) so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
+            o.kind,
+            o.name,
+            o.kind.to_ascii_lowercase(),
+            o.name,
+            o.namespace.as_deref().unwrap_or(&ns)
+        ),
+        None => "Or lower the pod's requests so that they fit the largest allowed type, counting the daemonset overhead every node runs.".to_string(),
+    }));
     if clause.daemonset_overhead.is_some() || clause.resources.is_some() {
         steps.push(Remediation::command(
             format!("Or trim the DaemonSets that land on every node of this {kind} (their requests are the daemonset overhead):"),
@@ -625,6 +661,21 @@ fn instance_scope(clause: &Clause) -> (&'static str, Vec<String>) {
         }
     }
     (CATEGORY, out)
+}
+
+/// The workload whose pod template makes the pod (`Controlled By:`, or the Deployment its
+/// name implies), namespaced like the pod.
+fn owner_of(facts: &Facts, pod: Option<&ObjectRef>) -> Option<ObjectRef> {
+    let pod = pod?;
+    let (resource, name) = owner_workload(facts, pod)?;
+    let kind = match resource.as_str() {
+        "deployment" => "Deployment",
+        "statefulset" => "StatefulSet",
+        "daemonset" => "DaemonSet",
+        _ => return None,
+    };
+    let namespace = pod.namespace.as_deref().filter(|ns| !ns.starts_with('<'));
+    Some(ObjectRef::new(kind, namespace, &name))
 }
 
 /// `(namespace, name)` for a command; a pod named without its namespace takes it from the
@@ -872,6 +923,36 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW201"]);
         assert!(report.diagnoses[0].summary.contains("`m`/`M` typo"));
+        // The request is the fix: no NodePool widening for a million cores.
+        let steps = crate::testing::remediation_text(&report.diagnoses[0]);
+        assert!(!steps.contains("Widen"), "{steps}");
+    }
+
+    #[test]
+    fn a_pod_shown_without_its_name_is_named_by_its_controller() {
+        let event = r#"Events:
+  Type     Reason            Age  From       Message
+  ----     ------            ---  ----       -------
+  Warning  FailedScheduling  40s  karpenter  Failed to schedule pod, incompatible with nodepool "general", no instance type satisfied resources {"cpu":"2000000000200m","pods":"5"} and requirements karpenter.sh/nodepool In [general] (no instance type has enough resources (CPU request >= 1 Million, m vs M typo?))
+"#;
+        let text = format!("Status:           Pending\nControlled By:    ReplicaSet/ingest-worker-5c7b9d8f6\nContainers:\n  ingest-worker:\n    Image:  x\nQoS Class:       Burstable\n{event}");
+        let report = check_only("KW201", &text);
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("A pod of Deployment ingest-worker requests a million CPU cores"),
+            "{}",
+            d.summary
+        );
+        let steps = crate::testing::remediation_text(d);
+        assert!(steps.contains("kubectl get deployment ingest-worker -n <namespace> -o jsonpath='{range .spec.template.spec.containers[*]}"), "{steps}");
+        assert!(!steps.contains("<pod>"), "{steps}");
+        // With its name the pod itself is read, in its namespace.
+        let text = format!("Name:             ingest-worker-5c7b9d8f6-q8z2m\nNamespace:        etl\nStatus:           Pending\nControlled By:    ReplicaSet/ingest-worker-5c7b9d8f6\nContainers:\n  ingest-worker:\n    Image:  x\n{event}");
+        let report = check_only("KW201", &text);
+        let steps = crate::testing::remediation_text(&report.diagnoses[0]);
+        assert!(steps.contains("kubectl get pod ingest-worker-5c7b9d8f6-q8z2m -n etl -o jsonpath='{range .spec.containers[*]}"), "{steps}");
     }
 
     #[test]

@@ -33,8 +33,12 @@ the Availability Zone you requested (<zone>)`; and `SpotMaxPriceTooLow` (`Your S
 price of ... is lower than the minimum required Spot request fulfillment price`). For a
 reservation: `ReservationCapacityExceeded` (`The requested reservation does not have sufficient
 compatible and available capacity for this request.`) and `Your Capacity Block reservation <id>
-is not active yet`; the reservation is named from the text, the NodeClaim's
-`karpenter.k8s.aws/capacity-reservation-id` label or requirement, or the NodePool's. Not this
+is not active yet`; any insufficient-capacity code on a launch into a reservation (v1.3+: the
+DEBUG line `marking capacity reservation unavailable` with `capacity-reservation-id` and the EC2
+`reason`, a NodeClaim labelled `karpenter.sh/capacity-type: reserved`, or a NodePool allowing
+only `reserved`) is about that reservation too. The reservation is named from the text, that
+DEBUG line, the NodeClaim's `karpenter.k8s.aws/capacity-reservation-id` label or requirement,
+or the NodePool's. Not this
 rule: `insufficient capacity, resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "<name>" not
 found`, which Karpenter files as insufficient capacity though EC2 was never asked: the
 EC2NodeClass does not exist (KW503).
@@ -187,6 +191,18 @@ fn explained_elsewhere(text: &str) -> bool {
             || nodeclass_missing(text))
 }
 
+/// The NodePool in a NodeClaim's generated name (`general-x7k2p` -> `general`); a pre-v0.32
+/// Machine is named the same way after its Provisioner.
+fn nodepool_by_claim_name(claim: &str) -> Option<String> {
+    let (prefix, suffix) = claim.rsplit_once('-')?;
+    (!prefix.is_empty()
+        && suffix.len() == 5
+        && suffix
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+    .then(|| prefix.to_string())
+}
+
 fn nodeclass_missing(text: &str) -> bool {
     (contains_ignore_ascii_case(text, "resolving nodeclass")
         || contains_ignore_ascii_case(text, "resolving node class"))
@@ -301,9 +317,66 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let ([], [only]) = (v.as_slice(), facts.nodepools.as_slice()) {
             v.push(only.meta.name.clone());
         }
+        // Still none: Karpenter names each NodeClaim `<nodepool>-<5 random characters>`.
+        if v.is_empty() {
+            for nc in &nodeclaims {
+                if let Some(np) = nodepool_by_claim_name(nc) {
+                    if !v.contains(&np) {
+                        v.push(np);
+                    }
+                }
+            }
+        }
         v
     };
     let legacy = before_v0_32(facts);
+    // v1.3+: a launch into a reservation that fails for any reason (InsufficientInstanceCapacity
+    // too, not only ReservationCapacityExceeded) makes Karpenter mark the reservation
+    // unavailable, logged at DEBUG with the reservation and the EC2 code. A NodePool or
+    // NodeClaim allowing only `reserved` launches nowhere else either.
+    let mut reserved_ice = false;
+    if !reservation_hit {
+        let marked: Vec<String> = facts
+            .logs
+            .iter()
+            .filter(|r| r.message == "marking capacity reservation unavailable")
+            .filter(|r| {
+                r.field_name("NodeClaim")
+                    .is_none_or(|nc| nodeclaims.is_empty() || nodeclaims.contains(&nc))
+            })
+            .filter_map(|r| r.field_name("capacity-reservation-id"))
+            .collect();
+        let only_reserved = |values: Option<Vec<String>>| {
+            values.is_some_and(|v| !v.is_empty() && v.iter().all(|c| c == "reserved"))
+        };
+        let pool_only_reserved = facts
+            .nodepools
+            .iter()
+            .filter(|np| nodepools.contains(&np.meta.name))
+            .any(|np| only_reserved(np.allowed_values("karpenter.sh/capacity-type")));
+        let claim_only_reserved = facts
+            .nodeclaims
+            .iter()
+            .filter(|c| nodeclaims.contains(&c.meta.name))
+            .any(|c| {
+                c.capacity_type.as_deref() == Some("reserved")
+                    || c.meta.label("karpenter.sh/capacity-type") == Some("reserved")
+                    || c.requirements.iter().any(|r| {
+                        r.key == "karpenter.sh/capacity-type"
+                            && r.operator == "In"
+                            && only_reserved(Some(r.values.clone()))
+                    })
+            });
+        if !marked.is_empty() || pool_only_reserved || claim_only_reserved {
+            reservation_hit = true;
+            reserved_ice = true;
+            for id in marked {
+                if id.starts_with("cr-") && !reservations.contains(&id) {
+                    reservations.push(id);
+                }
+            }
+        }
+    }
     // The EC2NodeClasses of those NodePools (else every one in the input) and the capacity
     // reservations they select.
     let classes = nodeclasses_of(facts, &nodepools);
@@ -390,6 +463,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let capacity_codes: Vec<&str> = codes
         .iter()
         .copied()
+        // A reserved launch's codes are the reservation's answer, said with it.
+        .filter(|_| !reserved_ice)
         .filter(|c| {
             !quota_codes.contains(c)
                 && *c != "SpotMaxPriceTooLow"
@@ -437,6 +512,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "{subject} has no free capacity left (ReservationCapacityExceeded: every reserved instance is in use, or still terminating): more instance types will not help, the reservation needs room or a fallback."
             ));
         }
+        if reserved_ice {
+            let codes: Vec<&str> = codes
+                .iter()
+                .copied()
+                .filter(|c| !quota_codes.contains(c))
+                .collect();
+            let answer = match codes.as_slice() {
+                [] => "an insufficient-capacity error".to_string(),
+                c => c.join(", "),
+            };
+            let place = match shortages.as_slice() {
+                [] => String::new(),
+                s => format!(
+                    " for {}",
+                    s.iter()
+                        .map(|(t, z)| format!("{t} in {z}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            summary.push_str(&format!(
+                "{subject} could not take the launch: Karpenter launched into it (capacity type `reserved`) and EC2 answered {answer}{place}. A reservation holds only instances of its own type and zone, up to the count bought, while it is active: more instance types will not help, the reservation needs room or a fallback."
+            ));
+        }
         if block_not_active {
             if !summary.is_empty() {
                 summary.push(' ');
@@ -465,9 +564,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
     }
-    let other_capacity = !shortages.is_empty()
-        || !capacity_codes.is_empty()
-        || (quota_codes.is_empty() && !price_too_low && !reservation_hit);
+    let other_capacity = !reserved_ice
+        && (!shortages.is_empty()
+            || !capacity_codes.is_empty()
+            || (quota_codes.is_empty() && !price_too_low && !reservation_hit));
     if other_capacity {
         if !summary.is_empty() {
             summary.push(' ');
@@ -580,7 +680,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("Look at {kind} {id}: its type (default or capacity-block), state, start and end, total and available instances:"),
             format!("{describe} --query 'CapacityReservations[].[CapacityReservationId,ReservationType,InstanceType,AvailabilityZone,State,StartDate,EndDate,TotalInstanceCount,AvailableInstanceCount]' --output table"),
         ));
-        if full {
+        if full || reserved_ice {
             steps.push(Remediation::command(
                 "See which Karpenter nodes occupy it (a node being consolidated or terminating still holds its slot for a few minutes):",
                 format!("kubectl get nodes -l karpenter.k8s.aws/capacity-reservation-id={first} -L karpenter.sh/nodepool,node.kubernetes.io/instance-type"),
@@ -609,7 +709,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
         steps.push(Remediation::yaml(
-            format!("Or let NodePool {np} fall back to on-demand while the reservation {}; Karpenter still fills the reservation first (`kubectl edit nodepool {np}`):", if full { "is full" } else { "is not active" }),
+            format!("Or let NodePool {np} fall back to on-demand while the reservation {}; Karpenter still fills the reservation first (`kubectl edit nodepool {np}`):", if full {
+                "is full"
+            } else if reserved_ice {
+                "is unavailable"
+            } else {
+                "is not active"
+            }),
             "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\"]\n",
         ));
     }
@@ -857,6 +963,49 @@ mod tests {
     }
 
     #[test]
+    fn an_insufficient_capacity_answer_to_a_reserved_launch_is_about_the_reservation() {
+        let ice = "creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient p4d.24xlarge capacity in the Availability Zone you requested (us-east-1d).";
+        // The NodeClaim launched as `reserved`, into the reservation its label names.
+        let claim = format!("apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: train-odcr-x7k2p\n  labels:\n    karpenter.sh/nodepool: train-reserved\n    karpenter.sh/capacity-type: reserved\n    karpenter.k8s.aws/capacity-reservation-id: cr-0a1b2c3d4e5f67890\nspec:\n  nodeClassRef:\n    group: karpenter.k8s.aws\n    kind: EC2NodeClass\n    name: gpu\nstatus:\n  conditions:\n  - type: Launched\n    status: \"False\"\n    reason: InsufficientCapacityError\n    message: \"{ice}\"\n");
+        // A NodePool that allows only `reserved`: every launch goes into a reservation.
+        let pool = format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: train-reserved\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: gpu\n      requirements:\n      - key: karpenter.sh/capacity-type\n        operator: In\n        values: [\"reserved\"]\n---\n{{\"level\":\"ERROR\",\"message\":\"failed launching nodeclaim\",\"NodePool\":{{\"name\":\"train-reserved\"}},\"NodeClaim\":{{\"name\":\"train-reserved-4kq9d\"}},\"error\":\"{ice}\"}}\n");
+        for text in [claim, pool] {
+            let report = check_only("KW215", &text);
+            assert_eq!(ids(&report), ["KW215"]);
+            let d = &report.diagnoses[0];
+            assert!(
+                d.summary.contains("could not take the launch: Karpenter launched into it (capacity type `reserved`) and EC2 answered InsufficientInstanceCapacity for p4d.24xlarge in us-east-1d"),
+                "{}",
+                d.summary
+            );
+            assert!(!d.summary.contains("EC2 has no capacity"), "{}", d.summary);
+            // Never the spot/on-demand advice that would drop `reserved`.
+            assert!(
+                !d.remediation
+                    .iter()
+                    .any(|r| r.text.contains("more families")),
+                "{:?}",
+                d.remediation
+            );
+            assert!(d
+                .remediation
+                .iter()
+                .any(|r| r.text.contains("NodePool train-reserved")
+                    && r.text.contains("is unavailable")));
+        }
+        // An on-demand NodePool's shortage stays the generic one.
+        let text = format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      requirements:\n      - key: karpenter.sh/capacity-type\n        operator: In\n        values: [\"on-demand\"]\n---\n{{\"level\":\"ERROR\",\"message\":\"failed launching nodeclaim\",\"NodePool\":{{\"name\":\"web\"}},\"error\":\"{ice}\"}}\n");
+        let report = check_only("KW215", &text);
+        assert!(
+            report.diagnoses[0]
+                .summary
+                .starts_with("EC2 has no capacity"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+    }
+
+    #[test]
     fn a_full_reservation_is_named_and_fixed_there() {
         // v1.3+ reserved launch: the NodeClaim carries the reservation; EC2's text does not.
         let text = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: gpu-odcr-x7k2p\n  labels:\n    karpenter.sh/nodepool: gpu-reserved\n    karpenter.sh/capacity-type: reserved\n    karpenter.k8s.aws/capacity-reservation-id: cr-0a1b2c3d4e5f67890\n    karpenter.k8s.aws/capacity-reservation-type: default\nspec:\n  nodeClassRef:\n    group: karpenter.k8s.aws\n    kind: EC2NodeClass\n    name: gpu\nstatus:\n  conditions:\n  - type: Launched\n    status: \"False\"\n    reason: InsufficientCapacityError\n    message: \"creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.\"\n";
@@ -993,6 +1142,23 @@ mod tests {
             d.remediation
         );
         assert!(!d.remediation.iter().any(|r| r.text.contains("NodePool")));
+    }
+
+    #[test]
+    fn the_nodepool_is_read_from_the_claim_name_when_nothing_else_names_it() {
+        let text = r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"llm-train-q8w2x"},"error":"creating instance, insufficient capacity, with fleet error(s), ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request."}"#;
+        let report = check_only("KW215", text);
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("llm-train"));
+        assert!(
+            d.remediation
+                .iter()
+                .any(|r| r.text.contains("NodePool llm-train fall back")),
+            "{:?}",
+            d.remediation
+        );
+        assert_eq!(nodepool_by_claim_name("default"), None);
+        assert_eq!(nodepool_by_claim_name("web-7d9f8c6b5"), None);
     }
 
     #[test]

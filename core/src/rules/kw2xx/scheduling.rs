@@ -815,7 +815,7 @@ fn requirements_and_resources(reason: &str) -> (Option<String>, Option<String>) 
         let resources = after[..end].to_string();
         let rest = &after[end..];
         let requirements = strip_prefix_ignore_case(rest, " and requirements ").map(|r| {
-            let r = match r.rfind(" (") {
+            let r = match final_group(r) {
                 Some(i) => &r[..i],
                 None => r,
             };
@@ -826,14 +826,37 @@ fn requirements_and_resources(reason: &str) -> (Option<String>, Option<String>) 
     (None, None)
 }
 
+/// Where the ` (<reason>)` that ends a v1.0-1.2 `satisfied resources` text starts. The reason
+/// may hold its own parentheses (`(no instance type has enough resources (CPU request >= 1
+/// Million, m vs M typo?))`), so the group is matched from the closing one, not the last ` (`.
+fn final_group(text: &str) -> Option<usize> {
+    let trimmed = text.trim_end();
+    if !trimmed.ends_with(')') {
+        return text.rfind(" (");
+    }
+    let mut depth = 0usize;
+    for (i, b) in trimmed.bytes().enumerate().rev() {
+        match b {
+            b')' => depth += 1,
+            b'(' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return trimmed[..i].ends_with(' ').then(|| i - 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn classify(reason: &str) -> Cause {
     let lower = reason.to_ascii_lowercase();
     // The phrase before `requirements=` (v1.3+) or inside the final parentheses (v1.0-1.2):
     // `minValues 1` inside a requirements list is not a minValues failure.
     let phrase = match lower.find(", requirements=") {
         Some(i) => lower[..i].to_string(),
-        None if lower.contains("satisfied resources") => lower
-            .rfind(" (")
+        None if lower.contains("satisfied resources") => final_group(&lower)
             .map(|i| lower[i..].to_string())
             .unwrap_or_else(|| lower.clone()),
         None => lower.clone(),
@@ -1442,6 +1465,19 @@ mod tests {
             matches!(bare.cause, Cause::InstanceTypes(f) if f.requirements && f.resources && !f.offering),
             "{:?}",
             bare.cause
+        );
+        // v1.0-1.2: the note inside the reason's parentheses.
+        let nested = parse_clause(
+            r#"no instance type satisfied resources {"cpu":"2000000000200m","pods":"5"} and requirements karpenter.sh/nodepool In [general], kubernetes.io/arch In [amd64] (no instance type has enough resources (CPU request >= 1 Million, m vs M typo?))"#,
+        );
+        assert!(
+            matches!(&nested.cause, Cause::InstanceTypes(f) if f.cpu_typo && f.resources && !f.requirements),
+            "{:?}",
+            nested.cause
+        );
+        assert_eq!(
+            nested.requirements.as_deref(),
+            Some("karpenter.sh/nodepool In [general], kubernetes.io/arch In [amd64]")
         );
         let typo = parse_clause(
             r#"no instance type has enough resources, requirements=a In [b], resources={"cpu":"2000"} (CPU request >= 1 Million, m vs M typo?)"#,

@@ -198,12 +198,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         }
         let name = pod.object_ref().qualified_name();
+        let held = ObjectRef::new("Node", None, node);
+        // A signal that names no pod (`Pod has "karpenter.sh/do-not-disrupt" annotation` cut
+        // before its `(Pod=...)`) about this node: this pod is the one it means.
+        let unnamed = || {
+            groups
+                .iter()
+                .position(|g| g.pod.is_none() && g.subjects.contains(&held))
+        };
+        if let Some(i) =
+            unnamed().filter(|_| !groups.iter().any(|g| g.pod.as_deref() == Some(&name)))
+        {
+            groups[i].pod = Some(name);
+            continue;
+        }
         match groups.iter_mut().find(|g| g.pod.as_deref() == Some(&name)) {
-            Some(g) => push_unique(&mut g.subjects, ObjectRef::new("Node", None, node)),
+            Some(g) => push_unique(&mut g.subjects, held),
             None => groups.push(Group {
                 pod: Some(name),
                 which,
-                subjects: vec![ObjectRef::new("Node", None, node)],
+                subjects: vec![held],
                 messages: Vec::new(),
                 from_object: true,
                 from_command: command,

@@ -56,6 +56,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .find(|s| s.kind == "NodeClaim")
         .map(|s| s.name.clone());
     let node = node_name(facts, &found.subjects);
+    // About the node only: its NodeClaim is often in the input all the same.
+    let claim = claim.or_else(|| node.as_deref().and_then(|n| facts.claim_of_node(n)));
     let mut steps = Vec::new();
     match &claim {
         Some(c) => steps.push(Remediation::command(

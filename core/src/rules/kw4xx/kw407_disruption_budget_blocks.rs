@@ -106,11 +106,39 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
             push_unique(&mut reasons, r);
         }
     }
+    // A Node or NodeClaim event (`ConsolidationRejected`) names no NodePool, but the node's
+    // `karpenter.sh/nodepool` label or the claim does when the input shows them.
+    let pools_of_nodes: Vec<String> = found
+        .messages
+        .iter()
+        .filter_map(|m| {
+            let s = m.object.as_ref()?;
+            match s.kind.as_str() {
+                "Node" => facts
+                    .nodes
+                    .iter()
+                    .find(|n| n.meta.name == s.name)
+                    .and_then(|n| n.nodepool().map(str::to_string)),
+                "NodeClaim" => facts
+                    .nodeclaims
+                    .iter()
+                    .find(|c| c.meta.name == s.name)
+                    .and_then(|c| c.nodepool.clone()),
+                _ => None,
+            }
+        })
+        .collect();
+    // Only when they agree: the group may hold nodes of several NodePools.
+    let of_node = pools_of_nodes
+        .first()
+        .filter(|first| pools_of_nodes.iter().all(|p| p == *first))
+        .cloned();
     let nodepool: Option<&NodePool> = found
         .subjects
         .iter()
         .find(|s| s.kind == "NodePool")
         .and_then(|s| facts.nodepool(&s.name))
+        .or_else(|| of_node.as_deref().and_then(|n| facts.nodepool(n)))
         .or(match facts.nodepools.as_slice() {
             [only] => Some(only),
             _ => None,
@@ -120,6 +148,7 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         .iter()
         .find(|s| s.kind == "NodePool")
         .map(|s| s.name.clone())
+        .or_else(|| of_node.clone())
         .or_else(|| nodepool.map(|p| p.meta.name.clone()));
     let np_label = name
         .as_deref()
