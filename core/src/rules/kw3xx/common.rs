@@ -738,6 +738,7 @@ pub struct LaunchError {
 /// The wrapping prefixes of launch errors across versions, innermost last.
 const WRAPPERS: &[&str] = &[
     "could not launch node, ",
+    "launching node, ",
     "launching instances, ",
     "launching machine, ",
     "creating cloud provider instance, ",
@@ -796,7 +797,10 @@ pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
     };
     let grammar = if aws_error_code.is_some() {
         "v1.5+"
-    } else if lower.contains("could not launch node, ") || lower.contains("launching machine, ") {
+    } else if lower.contains("could not launch node, ")
+        || lower.contains("launching node, ")
+        || lower.contains("launching machine, ")
+    {
         "pre-v0.32"
     } else if lower.contains("creating nodeclaim, ") {
         "v1.3-v1.4"
