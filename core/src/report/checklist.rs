@@ -82,9 +82,11 @@ pub const PRE_MACHINE_STEP: &str = "Karpenter nodes";
 /// The nodes a Provisioner launched before v0.28, when Karpenter created the Node itself.
 const PRE_MACHINE_NODES: &str =
     "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+/// v0.28-v0.31: the Machines.
+const MACHINES: &str = "kubectl describe machines.karpenter.sh";
 /// A pre-v0.32 input that does not say whether it is older than v0.28: the Machines, else (the
 /// resource type unknown to the cluster) the Provisioners' nodes.
-const LEGACY_CLAIMS: &str = "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+const LEGACY_CLAIMS: &str = "kubectl describe machines.karpenter.sh || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
 
 /// Walks the checklist; returns the steps and the missing facts.
 pub fn walk(
@@ -116,7 +118,7 @@ pub fn walk(
             ),
             Some(false) => (
                 "Machines (none listed means Karpenter made no request)",
-                "kubectl describe machines",
+                MACHINES,
             ),
             None => (
                 "Machines (none listed means Karpenter made no request; before v0.28 there are no Machines, so the command falls back to the Provisioners' nodes)",
@@ -899,7 +901,11 @@ impl Names {
 
     fn events_command(&self) -> String {
         if let Some((kind, names)) = &self.other_subject {
-            return format!("kubectl describe {kind} {}", names.join(" "));
+            let resource = match kind.as_str() {
+                "machine" => crate::rules::version::MACHINES_RESOURCE,
+                other => other,
+            };
+            return format!("kubectl describe {resource} {}", names.join(" "));
         }
         match &self.pod {
             Some((Some(ns), name)) => format!("kubectl describe pod {name} -n {ns}"),
@@ -1238,10 +1244,11 @@ mod tests {
                 .map(|m| m.command.clone())
                 .unwrap_or_else(|| panic!("{what}: {missing:?}"))
         };
-        // v0.28-v0.31 or older is not said: the Machines, else the Provisioners' nodes.
+        // v0.28-v0.31 or older is not said: the Machines, else the Provisioners' nodes. The
+        // resource is group-qualified: `machines` alone may be Cluster API's.
         assert_eq!(
             cmd("Machines"),
-            "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
+            "kubectl describe machines.karpenter.sh || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
         );
         // Before v0.28 there is no Machine CRD: the step lists the Provisioners' nodes.
         facts.karpenter_version = Some("0.27.3".into());
@@ -1256,6 +1263,13 @@ mod tests {
             "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
         );
         assert!(old_missing.iter().all(|m| !m.command.contains("machine")));
+        facts.karpenter_version = Some("0.31.1".into());
+        let v031 = run(&facts).1;
+        assert!(
+            v031.iter()
+                .any(|m| m.command == "kubectl describe machines.karpenter.sh"),
+            "{v031:?}"
+        );
         // No LOG_LEVEL env before v0.32: the config-logging ConfigMap.
         let debug = old_missing
             .iter()

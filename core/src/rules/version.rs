@@ -4,6 +4,11 @@
 
 use crate::facts::Facts;
 
+/// Karpenter's v1alpha5 Machine (v0.28-v0.31) as the kubectl resource of a printed command. A
+/// bare `machine(s)` may name Cluster API's `machines.cluster.x-k8s.io` on a cluster that has
+/// both.
+pub const MACHINES_RESOURCE: &str = "machines.karpenter.sh";
+
 /// `(major, minor, patch)` of `facts.karpenter_version` (`1.7.2`, `v0.37.0`, `1.5`).
 pub fn karpenter_version(facts: &Facts) -> Option<(u64, u64, u64)> {
     parse(facts.karpenter_version.as_deref()?)

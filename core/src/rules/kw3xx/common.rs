@@ -420,6 +420,16 @@ impl Api {
             "nodeclaim"
         }
     }
+    /// The claim as a kubectl resource of a printed command: before v0.32 group-qualified
+    /// (`machines.karpenter.sh`), since a bare `machine` may name Cluster API's
+    /// `machines.cluster.x-k8s.io` on a cluster that has both.
+    pub fn claim_kubectl(self) -> &'static str {
+        if self.legacy {
+            crate::rules::version::MACHINES_RESOURCE
+        } else {
+            "nodeclaim"
+        }
+    }
     pub fn pool_res(self) -> &'static str {
         if self.legacy {
             "provisioner"

@@ -544,7 +544,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         format!("Read the whole error for the {claim} in the controller log:"),
         format!(
             "kubectl describe {} {} && kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{}'",
-            claim.to_ascii_lowercase(),
+            ctx.api.claim_kubectl(),
             ctx.nodeclaim,
             ctx.ns,
             ctx.nodeclaim
@@ -968,6 +968,12 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("  subnetSelector:\n    karpenter.sh/discovery"));
+        // `machine` alone may be Cluster API's Machine.
+        let last = d.remediation.last().unwrap().command.as_deref().unwrap();
+        assert!(
+            last.starts_with("kubectl describe machines.karpenter.sh default-8xq2z && "),
+            "{last}"
+        );
     }
 
     #[test]
