@@ -576,7 +576,25 @@ impl Ctx<'_> {
                     self.log_lines(BAD_LEVELS).max(1)
                 ))
             }
-            None => Seen::ok(format!("{total}, no ERROR or WARN")),
+            None => {
+                // Karpenter logs some problems at INFO or DEBUG (client-go's warnings about an
+                // unknown field, KW104): an error or warning read from its lines means they are
+                // not ok. Not KW004, whose evidence is the lines' level, not what they say.
+                let from_logs = self.diagnoses.iter().find(|d| {
+                    d.severity != crate::rules::Severity::Info
+                        && d.id != "KW004"
+                        && d.evidence
+                            .iter()
+                            .any(|e| f.log_record_at(&e.source, e.line).is_some())
+                });
+                match from_logs {
+                    Some(d) => Seen::problem(format!(
+                        "{total}, no ERROR or WARN, but {}: {}",
+                        d.id, d.summary
+                    )),
+                    None => Seen::ok(format!("{total}, no ERROR or WARN")),
+                }
+            }
         }
     }
 
@@ -1604,5 +1622,24 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
             step.signal, "pod web-0: Warning BackOff: Back-off restarting failed container",
             "{step:?}"
         );
+    }
+
+    /// client-go logs the API server's unknown-field warning at INFO: the logs are not ok when
+    /// KW104 was read from that line, and are when nothing was.
+    #[test]
+    fn info_lines_a_diagnosis_was_read_from_are_no_ok_logs() {
+        let line = r#"{"level":"INFO","time":"2025-10-31T19:27:14.289Z","logger":"controller","message":"unknown field \"status.nodeClassObservedGeneration\"","controller":"nodepool.registrationhealth","NodePool":{"name":"default"}}"#;
+        let report = crate::analyze_text("logs.jsonl", line, &Options::default());
+        let step = &report.checklist[2];
+        assert_eq!(step.name, "Karpenter logs");
+        assert_eq!(step.status.as_str(), "problem", "{step:?}");
+        assert!(
+            step.signal
+                .starts_with("1 line, no ERROR or WARN, but KW104: "),
+            "{step:?}"
+        );
+        let quiet = r#"{"level":"INFO","time":"2025-10-31T19:27:14.289Z","logger":"controller","message":"discovered ssm parameter","controller":"nodeclass"}"#;
+        let report = crate::analyze_text("logs.jsonl", quiet, &Options::default());
+        assert_eq!(report.checklist[2].status.as_str(), "ok");
     }
 }
