@@ -20,6 +20,9 @@ pub const NO_DIAGNOSIS: &str =
 pub const NO_SUBJECT: &str = "the input (it names no pod, node, NodeClaim or NodePool)";
 /// [`NO_SUBJECT`] for an input from before v0.32, whose objects are Machines and Provisioners.
 pub const NO_SUBJECT_V1ALPHA5: &str = "the input (it names no pod, node, Machine or Provisioner)";
+/// [`NO_SUBJECT`] for an input from before v0.28, which had no Machine: the Provisioner
+/// launched nodes itself.
+pub const NO_SUBJECT_PRE_MACHINE: &str = "the input (it names no pod, node or Provisioner)";
 pub const RULES_TITLE: &str = "karpenter-why rules";
 
 /// Evidence items quoted per diagnosis before the rest is only counted (JSON has them all).
@@ -33,15 +36,11 @@ pub fn subject_line(report: &Report) -> String {
         .map(|s| s.describe())
         .unwrap_or_else(|| {
             // The checklist already knows the input's API: its step 2 is about Machines
-            // before v0.32.
-            let legacy = report
-                .checklist
-                .get(1)
-                .is_some_and(|s| s.name == "Machines" || s.name == crate::report::PRE_MACHINE_STEP);
-            if legacy {
-                NO_SUBJECT_V1ALPHA5
-            } else {
-                NO_SUBJECT
+            // before v0.32, and about the Provisioners' nodes before v0.28.
+            match report.checklist.get(1).map(|s| s.name) {
+                Some(crate::report::PRE_MACHINE_STEP) => NO_SUBJECT_PRE_MACHINE,
+                Some("Machines") => NO_SUBJECT_V1ALPHA5,
+                _ => NO_SUBJECT,
             }
             .to_string()
         })

@@ -431,6 +431,16 @@ mod tests {
             ),
             "{text}"
         );
+        // Before v0.28 there was no Machine to name.
+        let facts = Facts {
+            karpenter_version: Some("0.27.3".into()),
+            ..Facts::default()
+        };
+        let text = report(&Report::build(&facts, vec![]), &TextOptions::default());
+        assert!(
+            text.starts_with("karpenter-why: the input (it names no pod, node or Provisioner)\n"),
+            "{text}"
+        );
     }
 
     #[test]

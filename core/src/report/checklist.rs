@@ -82,9 +82,11 @@ pub const PRE_MACHINE_STEP: &str = "Karpenter nodes";
 /// The nodes a Provisioner launched before v0.28, when Karpenter created the Node itself.
 const PRE_MACHINE_NODES: &str =
     "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+/// v0.28-v0.31: the Machines.
+const MACHINES: &str = "kubectl describe machines.karpenter.sh";
 /// A pre-v0.32 input that does not say whether it is older than v0.28: the Machines, else (the
 /// resource type unknown to the cluster) the Provisioners' nodes.
-const LEGACY_CLAIMS: &str = "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
+const LEGACY_CLAIMS: &str = "kubectl describe machines.karpenter.sh || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name";
 
 /// Walks the checklist; returns the steps and the missing facts.
 pub fn walk(
@@ -116,7 +118,7 @@ pub fn walk(
             ),
             Some(false) => (
                 "Machines (none listed means Karpenter made no request)",
-                "kubectl describe machines",
+                MACHINES,
             ),
             None => (
                 "Machines (none listed means Karpenter made no request; before v0.28 there are no Machines, so the command falls back to the Provisioners' nodes)",
@@ -574,7 +576,25 @@ impl Ctx<'_> {
                     self.log_lines(BAD_LEVELS).max(1)
                 ))
             }
-            None => Seen::ok(format!("{total}, no ERROR or WARN")),
+            None => {
+                // Karpenter logs some problems at INFO or DEBUG (client-go's warnings about an
+                // unknown field, KW104): an error or warning read from its lines means they are
+                // not ok. Not KW004, whose evidence is the lines' level, not what they say.
+                let from_logs = self.diagnoses.iter().find(|d| {
+                    d.severity != crate::rules::Severity::Info
+                        && d.id != "KW004"
+                        && d.evidence
+                            .iter()
+                            .any(|e| f.log_record_at(&e.source, e.line).is_some())
+                });
+                match from_logs {
+                    Some(d) => Seen::problem(format!(
+                        "{total}, no ERROR or WARN, but {}: {}",
+                        d.id, d.summary
+                    )),
+                    None => Seen::ok(format!("{total}, no ERROR or WARN")),
+                }
+            }
         }
     }
 
@@ -899,7 +919,11 @@ impl Names {
 
     fn events_command(&self) -> String {
         if let Some((kind, names)) = &self.other_subject {
-            return format!("kubectl describe {kind} {}", names.join(" "));
+            let resource = match kind.as_str() {
+                "machine" => crate::rules::version::MACHINES_RESOURCE,
+                other => other,
+            };
+            return format!("kubectl describe {resource} {}", names.join(" "));
         }
         match &self.pod {
             Some((Some(ns), name)) => format!("kubectl describe pod {name} -n {ns}"),
@@ -1238,10 +1262,11 @@ mod tests {
                 .map(|m| m.command.clone())
                 .unwrap_or_else(|| panic!("{what}: {missing:?}"))
         };
-        // v0.28-v0.31 or older is not said: the Machines, else the Provisioners' nodes.
+        // v0.28-v0.31 or older is not said: the Machines, else the Provisioners' nodes. The
+        // resource is group-qualified: `machines` alone may be Cluster API's.
         assert_eq!(
             cmd("Machines"),
-            "kubectl describe machines || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
+            "kubectl describe machines.karpenter.sh || kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
         );
         // Before v0.28 there is no Machine CRD: the step lists the Provisioners' nodes.
         facts.karpenter_version = Some("0.27.3".into());
@@ -1256,6 +1281,13 @@ mod tests {
             "kubectl get nodes -l karpenter.sh/provisioner-name -L karpenter.sh/provisioner-name"
         );
         assert!(old_missing.iter().all(|m| !m.command.contains("machine")));
+        facts.karpenter_version = Some("0.31.1".into());
+        let v031 = run(&facts).1;
+        assert!(
+            v031.iter()
+                .any(|m| m.command == "kubectl describe machines.karpenter.sh"),
+            "{v031:?}"
+        );
         // No LOG_LEVEL env before v0.32: the config-logging ConfigMap.
         let debug = old_missing
             .iter()
@@ -1590,5 +1622,24 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
             step.signal, "pod web-0: Warning BackOff: Back-off restarting failed container",
             "{step:?}"
         );
+    }
+
+    /// client-go logs the API server's unknown-field warning at INFO: the logs are not ok when
+    /// KW104 was read from that line, and are when nothing was.
+    #[test]
+    fn info_lines_a_diagnosis_was_read_from_are_no_ok_logs() {
+        let line = r#"{"level":"INFO","time":"2025-10-31T19:27:14.289Z","logger":"controller","message":"unknown field \"status.nodeClassObservedGeneration\"","controller":"nodepool.registrationhealth","NodePool":{"name":"default"}}"#;
+        let report = crate::analyze_text("logs.jsonl", line, &Options::default());
+        let step = &report.checklist[2];
+        assert_eq!(step.name, "Karpenter logs");
+        assert_eq!(step.status.as_str(), "problem", "{step:?}");
+        assert!(
+            step.signal
+                .starts_with("1 line, no ERROR or WARN, but KW104: "),
+            "{step:?}"
+        );
+        let quiet = r#"{"level":"INFO","time":"2025-10-31T19:27:14.289Z","logger":"controller","message":"discovered ssm parameter","controller":"nodeclass"}"#;
+        let report = crate::analyze_text("logs.jsonl", quiet, &Options::default());
+        assert_eq!(report.checklist[2].status.as_str(), "ok");
     }
 }

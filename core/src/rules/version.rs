@@ -4,6 +4,11 @@
 
 use crate::facts::Facts;
 
+/// Karpenter's v1alpha5 Machine (v0.28-v0.31) as the kubectl resource of a printed command. A
+/// bare `machine(s)` may name Cluster API's `machines.cluster.x-k8s.io` on a cluster that has
+/// both.
+pub const MACHINES_RESOURCE: &str = "machines.karpenter.sh";
+
 /// `(major, minor, patch)` of `facts.karpenter_version` (`1.7.2`, `v0.37.0`, `1.5`).
 pub fn karpenter_version(facts: &Facts) -> Option<(u64, u64, u64)> {
     parse(facts.karpenter_version.as_deref()?)
@@ -133,6 +138,8 @@ pub fn era_before_v0_32(facts: &Facts) -> Option<bool> {
             "karpenter.sh/v1alpha5",
             "karpenter.k8s.aws/v1alpha1",
             "karpenter.sh/provisioner-name",
+            // The scheduler's clause before v0.32; from v0.32 `incompatible with nodepool`.
+            "incompatible with provisioner \"",
             // The v0.2x provisioner, which launched nodes without a Machine.
             "launching node, ",
             "could not launch node, ",
@@ -225,6 +232,8 @@ mod tests {
             "2023-04-21T06:05:00.044Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, Expected resource \"amd.com/gpu\" didn't register on the node\t{\"commit\": \"beb0a64-dirty\", \"node\": \"ip-1\"}",
             "2023-06-01T10:00:00.000Z\tINFO\tcontroller.deprovisioning\tdeprovisioning via consolidation delete, terminating 1 machines ip-1/m5.large/on-demand\t{\"commit\": \"5a2fe84\"}",
             "2022-11-03T08:12:44.551Z\tERROR\tcontroller.provisioning\tCould not schedule pod, incompatible with provisioner \"default\"\t{\"commit\": \"51becf8\"}",
+            // The clause alone, under a logger v0.32-v0.36 kept.
+            "2023-05-02T11:20:31.440Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"gpu\", daemonset overhead={\"cpu\":\"300m\"}, did not tolerate nvidia.com/gpu=:NoSchedule\t{\"commit\": \"5a2fe84\", \"pod\": \"vision/detector-0\"}",
         ] {
             assert_eq!(era(line), Some(true), "{line}");
         }

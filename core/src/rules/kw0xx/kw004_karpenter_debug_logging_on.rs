@@ -304,7 +304,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ),
     ];
-    if (zap_config || pre_v032_values) && !settings.iter().any(|s| s.contains("LOG_LEVEL")) {
+    // Debug lines alone of an input dated before v0.32 (its loggers, its version): the level
+    // is the ConfigMap's there too.
+    let era_only = crate::rules::version::before_v0_32(facts)
+        && !settings.iter().any(|s| s.contains("LOG_LEVEL"));
+    if (zap_config || pre_v032_values || era_only)
+        && !settings.iter().any(|s| s.contains("LOG_LEVEL"))
+    {
         // Before v0.32 there is no LOG_LEVEL env to set.
         steps.remove(0);
     }
@@ -313,7 +319,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "Before v0.32 the chart renders the level into the `config-logging` ConfigMap: set `\"level\": \"info\"` in its `zap-logger-config` (and `loglevel.controller: info` when present); Karpenter reloads it without a restart:",
             format!("kubectl edit configmap config-logging -n {ns}"),
         ));
-    } else if pre_v032 {
+    } else if pre_v032 || era_only {
         steps.push(Remediation::command(
             "Before v0.32 the level lives in the `config-logging` ConfigMap:",
             format!(
@@ -500,6 +506,25 @@ mod tests {
     use super::*;
     use crate::facts::{Container, Meta, Workload};
     use crate::testing::{check_only, ids};
+
+    /// Debug lines of a v0.2x-v0.31 controller: no LOG_LEVEL env to set back, the ConfigMap.
+    #[test]
+    fn pre_v0_32_debug_lines_get_the_configmap_step() {
+        let line = "2023-08-10T11:42:17.301Z\tDEBUG\tcontroller.awsnodetemplate\tdiscovered subnets []\t{\"commit\": \"5a2fe84\"}";
+        let d = &check_only("KW004", line).diagnoses[0];
+        let commands: Vec<&str> = d
+            .remediation
+            .iter()
+            .filter_map(|r| r.command.as_deref())
+            .collect();
+        assert!(
+            commands.iter().all(|c| !c.contains("LOG_LEVEL"))
+                && commands
+                    .iter()
+                    .any(|c| c.starts_with("kubectl patch configmap config-logging")),
+            "{commands:?}"
+        );
+    }
 
     #[test]
     fn every_log_form() {

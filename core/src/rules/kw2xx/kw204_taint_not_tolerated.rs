@@ -79,6 +79,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         };
         let taint = parse_taint(text);
+        // Before v0.32 the tainted pool is a Provisioner.
+        let pw = if hits.iter().any(|h| h.clause.provisioner)
+            || crate::rules::version::before_v0_32(facts)
+        {
+            "Provisioner"
+        } else {
+            "NodePool"
+        };
         let pods = hit_pods(&hits);
         let mut pools: Vec<String> = Vec::new();
         let mut unnamed = false;
@@ -99,13 +107,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .map(|p| p.meta.name.clone())
             .collect();
         let pool = match (pools.as_slice(), unnamed) {
-            ([], _) if carriers.len() > 1 => format!(
-                "a NodePool ({} carry it)",
-                pools_label("NodePool", &carriers)
-            ),
-            ([], _) => "a NodePool".to_string(),
-            (named, false) => pools_label("NodePool", named),
-            (named, true) => format!("{} and another NodePool", pools_label("NodePool", named)),
+            ([], _) if carriers.len() > 1 => {
+                format!("a {pw} ({} carry it)", pools_label(pw, &carriers))
+            }
+            ([], _) => format!("a {pw}"),
+            (named, false) => pools_label(pw, named),
+            (named, true) => format!("{} and another {pw}", pools_label(pw, named)),
         };
         let verb = if pods.len() > 1 { "do" } else { "does" };
         let mut summary = format!(
@@ -114,7 +121,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         );
         let system = taint.key == "CriticalAddonsOnly";
         if system {
-            summary.push_str(" CriticalAddonsOnly reserves that NodePool for cluster add-ons: a workload pod usually belongs on another NodePool.");
+            summary.push_str(&format!(" CriticalAddonsOnly reserves that {pw} for cluster add-ons: a workload pod usually belongs on another {pw}."));
         }
         let mismatches = mismatched_tolerations(facts, &pods, &taint);
         for (pod, why) in &mismatches {
@@ -142,10 +149,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             toleration_yaml(&taint),
         );
         let other = Remediation::text(if untainted.is_empty() {
-            "Or let the pod use a NodePool without this taint: fix what keeps it off the nearest such NodePool (the other clauses of the same message).".to_string()
+            format!("Or let the pod use a {pw} without this taint: fix what keeps it off the nearest such {pw} (the other clauses of the same message).")
         } else {
             format!(
-                "Or let the pod use a NodePool without this taint ({}): fix what keeps it off that NodePool (the other clauses of the same message).",
+                "Or let the pod use a {pw} without this taint ({}): fix what keeps it off that {pw} (the other clauses of the same message).",
                 untainted.join(", ")
             )
         });
@@ -274,6 +281,23 @@ mod tests {
     use crate::document::Evidence;
     use crate::facts::{Message, MessageOrigin, NodePool};
     use crate::testing::{check_only, ids};
+
+    /// Before v0.32 the tainted pool is a Provisioner: the summary and steps say so.
+    #[test]
+    fn a_provisioners_taint_is_the_provisioners() {
+        let line = "2023-05-02T11:20:31.440Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"gpu\", daemonset overhead={\"cpu\":\"300m\"}, did not tolerate nvidia.com/gpu=:NoSchedule\t{\"commit\": \"5a2fe84\", \"pod\": \"vision/detector-0\"}";
+        let d = &check_only("KW204", line).diagnoses[0];
+        assert!(
+            d.summary.ends_with("of Provisioner \"gpu\"."),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation.iter().all(|r| !r.text.contains("NodePool")),
+            "{:?}",
+            d.remediation
+        );
+    }
 
     #[test]
     fn v1_5_form_one_diagnosis_per_taint() {

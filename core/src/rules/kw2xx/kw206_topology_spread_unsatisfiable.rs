@@ -2,7 +2,7 @@
 
 use crate::facts::Facts;
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, in_values, nodepool_label, pod_label, scheduling_errors, Cause, Hit,
+    group_hits, hit_messages, in_values, pod_label, scheduling_errors, Cause, Hit,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -67,6 +67,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut out = Vec::new();
     for hits in groups {
         let first = hits[0];
+        let words = Words::of(facts, first.clause);
         let mut summary = String::new();
         let mut steps: Vec<Remediation> = Vec::new();
         let mut seen: Vec<(&str, &str)> = Vec::new();
@@ -82,7 +83,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 continue;
             }
             seen.push((constraint.as_str(), key.as_str()));
-            let Some((part, part_steps)) = one_constraint(facts, hit, seen.len() > 1) else {
+            let Some((part, part_steps)) = one_constraint(facts, hit, seen.len() > 1, words) else {
                 continue;
             };
             if !summary.is_empty() {
@@ -98,7 +99,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str(&first.error.nearest_note(first.clause));
         let spreads = seen.iter().filter(|(c, _)| !c.contains("affinity")).count();
-        merge_key_steps(&mut steps);
+        merge_key_steps(&mut steps, words);
         if spreads > 1 {
             // The relax step holds for every spread: said once, last, about them all.
             let relax = "ScheduleAnyway` on the constraint";
@@ -122,22 +123,80 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 }
 
 const REQUIREMENTS: &str = "spec:\n  template:\n    spec:\n      requirements:\n";
+/// A v1alpha5 Provisioner's requirements are at the top of its spec.
+const PROVISIONER_REQUIREMENTS: &str = "spec:\n  requirements:\n";
+
+/// The words and resources of the user's Karpenter API: before v0.32 the Provisioner and its
+/// AWSNodeTemplate (`kubectl edit nodepool` fails on such a cluster).
+#[derive(Clone, Copy)]
+struct Words {
+    legacy: bool,
+}
+
+impl Words {
+    fn of(facts: &Facts, clause: &crate::rules::kw2xx::scheduling::Clause) -> Words {
+        Words {
+            legacy: clause.provisioner
+                || clause
+                    .nodepool
+                    .as_deref()
+                    .and_then(|n| facts.nodepool(n))
+                    .is_some_and(|p| p.is_provisioner)
+                || crate::rules::version::before_v0_32(facts),
+        }
+    }
+    fn pool(self) -> &'static str {
+        if self.legacy {
+            "Provisioner"
+        } else {
+            "NodePool"
+        }
+    }
+    fn pool_res(self) -> &'static str {
+        if self.legacy {
+            "provisioner"
+        } else {
+            "nodepool"
+        }
+    }
+    fn class(self) -> &'static str {
+        if self.legacy {
+            "AWSNodeTemplate"
+        } else {
+            "EC2NodeClass"
+        }
+    }
+    fn requirements(self) -> &'static str {
+        if self.legacy {
+            PROVISIONER_REQUIREMENTS
+        } else {
+            REQUIREMENTS
+        }
+    }
+    /// `Provisioner "default"` / `a NodePool`.
+    fn label(self, clause: &crate::rules::kw2xx::scheduling::Clause) -> String {
+        match &clause.nodepool {
+            Some(np) => format!("{} \"{np}\"", self.pool()),
+            None => format!("a {}", self.pool()),
+        }
+    }
+}
 const NODE_AFFINITY: &str = "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n";
 
 /// Several keys to widen on one NodePool are one edit, and several keys to restrict the pod
 /// to are one nodeAffinity term: their YAML items join the first such step, which then
 /// speaks of them all.
-fn merge_key_steps(steps: &mut Vec<Remediation>) {
-    merge_steps(steps, REQUIREMENTS, &|text, yaml| {
+fn merge_key_steps(steps: &mut Vec<Remediation>, words: Words) {
+    merge_steps(steps, words.requirements(), &|text, yaml| {
         let text = text.replacen("the constraint needs", "the constraints need", 1);
-        // The notes follow the `kubectl edit nodepool <np>` command: rebuild them for every key.
-        let Some(start) = text.find("(`kubectl edit nodepool ") else {
+        // The notes follow the `kubectl edit <pool> <np>` command: rebuild them for every key.
+        let Some(start) = text.find("(`kubectl edit ") else {
             return text;
         };
         let Some(end) = text[start + 2..].find('`').map(|e| start + 2 + e + 1) else {
             return text;
         };
-        format!("{}{}):", &text[..end], widen_notes(&keys_of(yaml)))
+        format!("{}{}):", &text[..end], widen_notes(&keys_of(yaml), words))
     });
     merge_steps(steps, NODE_AFFINITY, &|_, yaml| {
         let keys: Vec<&str> = yaml
@@ -145,8 +204,9 @@ fn merge_key_steps(steps: &mut Vec<Remediation>) {
             .filter_map(|l| l.trim().strip_prefix("- key: "))
             .collect();
         format!(
-            "Restrict the pod's {} to the domains the NodePools can create, so each spread is computed over those only (pod template):",
-            keys.join(" and ")
+            "Restrict the pod's {} to the domains the {}s can create, so each spread is computed over those only (pod template):",
+            keys.join(" and "),
+            words.pool()
         )
     });
 }
@@ -166,24 +226,24 @@ fn is_zone_key(key: &str) -> bool {
 
 /// What else a NodePool needs to launch nodes in each value of `key`, as `; <note>` clauses
 /// after the edit command.
-fn widen_notes(keys: &[&str]) -> String {
-    let mut notes: Vec<&str> = Vec::new();
+fn widen_notes(keys: &[&str], words: Words) -> String {
+    let mut notes: Vec<String> = Vec::new();
     for key in keys {
         let note = if is_zone_key(key) {
-            "its EC2NodeClass needs a subnet in each zone"
+            format!("its {} needs a subnet in each zone", words.class())
         } else if *key == "topology.k8s.aws/zone-id" {
-            "its EC2NodeClass needs a subnet in each zone ID"
+            format!("its {} needs a subnet in each zone ID", words.class())
         } else if *key == "karpenter.sh/capacity-type" {
-            "each capacity type needs offerings of the allowed instance types, and spot the EC2 Spot service-linked role"
+            "each capacity type needs offerings of the allowed instance types, and spot the EC2 Spot service-linked role".to_string()
         } else if key.starts_with("karpenter.k8s.aws/")
             || matches!(
                 *key,
                 "node.kubernetes.io/instance-type" | "kubernetes.io/arch" | "kubernetes.io/os"
             )
         {
-            "each value needs instance types that have it"
+            "each value needs instance types that have it".to_string()
         } else {
-            "Karpenter labels a new node with one of the listed values, so list each one the constraint counts"
+            "Karpenter labels a new node with one of the listed values, so list each one the constraint counts".to_string()
         };
         if !notes.contains(&note) {
             notes.push(note);
@@ -237,7 +297,9 @@ fn one_constraint(
     facts: &Facts,
     first: &Hit<'_, '_>,
     again: bool,
+    words: Words,
 ) -> Option<(String, Vec<Remediation>)> {
+    let (pool, pool_res, req) = (words.pool(), words.pool_res(), words.requirements());
     let clause = first.clause;
     let Cause::Topology {
         constraint,
@@ -274,7 +336,7 @@ fn one_constraint(
         )
     };
     if clause.nodepool.is_some() {
-        summary.push_str(&format!(" with {}", nodepool_label(clause)));
+        summary.push_str(&format!(" with {}", words.label(clause)));
     }
     summary.push('.');
     if let Some(c) = counts {
@@ -283,7 +345,7 @@ fn one_constraint(
     if let Some(d) = pod_domains {
         summary.push_str(&format!(" The pod allows `{d}`"));
         match node_domains {
-            Some(n) => summary.push_str(&format!(", the NodePools can create only `{n}`.")),
+            Some(n) => summary.push_str(&format!(", the {pool}s can create only `{n}`.")),
             None => summary.push('.'),
         }
     }
@@ -291,12 +353,12 @@ fn one_constraint(
         let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
         if constraint.contains("affinity") {
             summary.push_str(&format!(
-                " The pods it must join are in {}, where no NodePool can launch a node.",
+                " The pods it must join are in {}, where no {pool} can launch a node.",
                 list.join(", ")
             ));
         } else {
             summary.push_str(&format!(
-                " The spread counts {} too, where no NodePool can launch a node: the next replica would have to go there.",
+                " The spread counts {} too, where no {pool} can launch a node: the next replica would have to go there.",
                 list.join(", ")
             ));
         }
@@ -313,20 +375,21 @@ fn one_constraint(
     if let Some(pool) = &pool_values {
         summary.push_str(&format!(
             " {} allows {key} [{}].",
-            nodepool_label(clause),
+            words.label(clause),
             pool.join(" ")
         ));
     }
-    let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+    let placeholder = format!("<{pool_res}>");
+    let np = clause.nodepool.as_deref().unwrap_or(&placeholder);
     let mut steps = Vec::new();
     if anti {
         steps.push(Remediation::text(format!(
-            "Each replica needs its own {key} domain: let the NodePool launch more nodes (raise its limits, allow more instance types), run fewer replicas, or make the anti-affinity preferred (preferredDuringSchedulingIgnoredDuringExecution)."
+            "Each replica needs its own {key} domain: let the {pool} launch more nodes (raise its limits, allow more instance types), run fewer replicas, or make the anti-affinity preferred (preferredDuringSchedulingIgnoredDuringExecution)."
         )));
     } else {
         if empty.is_some() {
             steps.push(Remediation::text(format!(
-                "The empty domain is a known Karpenter behaviour, not your spread: an empty `{key}` value enters the domains when a provider offers instance types without a zone (Azure provider 1.6 to 1.7, Azure/karpenter-provider-azure#1384, fixed there by not offering them) and any NodePool lacks a {key} requirement, or when nodes carry the label with an empty value (kubernetes-sigs/karpenter#3146, open). Give every NodePool an explicit {key} requirement (In the real domains) and restrict the pod to the real domains (below), which keeps the empty value out of the count; upgrade the provider where the fix has shipped."
+                "The empty domain is a known Karpenter behaviour, not your spread: an empty `{key}` value enters the domains when a provider offers instance types without a zone (Azure provider 1.6 to 1.7, Azure/karpenter-provider-azure#1384, fixed there by not offering them) and any {pool} lacks a {key} requirement, or when nodes carry the label with an empty value (kubernetes-sigs/karpenter#3146, open). Give every {pool} an explicit {key} requirement (In the real domains) and restrict the pod to the real domains (below), which keeps the empty value out of the count; upgrade the provider where the fix has shipped."
             )));
         }
         let values = if !node_values.is_empty() {
@@ -343,12 +406,12 @@ fn one_constraint(
             let text = if affinity {
                 format!("With pod affinity on {key} the pod must join the node that runs the pods it matches, and a new node cannot be that node: make room on it, or make the affinity preferred (preferredDuringSchedulingIgnoredDuringExecution).")
             } else {
-                format!("Each node is its own {key} domain, so no NodePool requirement widens it: the spread needs Karpenter to launch another node. Check that NodePool {np} may (its limits, KW205; instance types that fit the pod, KW201), or allow more skew (a higher maxSkew).")
+                format!("Each node is its own {key} domain, so no {pool} requirement widens it: the spread needs Karpenter to launch another node. Check that {pool} {np} may (its limits, KW205; instance types that fit the pod, KW201), or allow more skew (a higher maxSkew).")
             };
             add_step(&mut steps, Remediation::text(text));
         } else if !affinity {
             steps.push(Remediation::yaml(
-            format!("Restrict the pod's {key} to the domains the NodePools can create, so the spread is computed over those only (pod template):"),
+            format!("Restrict the pod's {key} to the domains the {pool}s can create, so the spread is computed over those only (pod template):"),
             format!(
                 "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: {key}\n              operator: In\n              values: [{values}]\n"
             ),
@@ -363,13 +426,18 @@ fn one_constraint(
         if !widened.is_empty() && !hostname {
             steps.push(Remediation::yaml(
                 format!(
-                    "{} NodePool {np} to every domain the constraint needs (`kubectl edit nodepool {np}`{}):",
+                    "{} {pool} {np} to every domain the constraint needs (`kubectl edit {pool_res} {np}`{}):",
                     if affinity { "Widen" } else { "Or widen" },
-                    widen_notes(&[key.as_str()])
+                    widen_notes(&[key.as_str()], words)
                 ),
+                // The item is indented under `requirements:` of either layout.
                 format!(
-                    "spec:\n  template:\n    spec:\n      requirements:\n        - key: {key}\n          operator: In\n          values: [{}]\n",
-                    quote_list(&widened)
+                    "{req}{:indent$}- key: {key}\n{:indent$}  operator: In\n{:indent$}  values: [{}]\n",
+                    "",
+                    "",
+                    "",
+                    quote_list(&widened),
+                    indent = req.lines().count() * 2,
                 ),
             ));
         }
@@ -571,6 +639,57 @@ mod tests {
             .as_deref()
             .unwrap_or_default()
             .contains("kubernetes.io/hostname")));
+    }
+
+    /// Before v0.32 the pool is a Provisioner with its requirements at the top of its spec and
+    /// an AWSNodeTemplate for subnets: `kubectl edit nodepool` fails there. Two keys merge
+    /// into one Provisioner edit.
+    #[test]
+    fn a_provisioner_gets_provisioner_words_and_layout() {
+        let line = |key: &str, counts: &str, nodes: &str| {
+            format!("2023-03-02T11:20:31.440Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"default\", unsatisfiable topology constraint for topology spread, key={key} (counts = map[{counts}], podDomains = {key} Exists, nodeDomains = {key} In [{nodes}]\t{{\"commit\": \"0d1d5d2\", \"pod\": \"default/inflate-1\"}}")
+        };
+        let text = format!(
+            "{}\n{}",
+            line(
+                "topology.kubernetes.io/zone",
+                "us-east-1a:2 us-east-1b:2 us-east-1c:1",
+                "us-east-1a us-east-1b"
+            ),
+            line(
+                "karpenter.sh/capacity-type",
+                "on-demand:3 spot:1",
+                "on-demand"
+            ),
+        );
+        let d = &check_only("KW206", &text).diagnoses[0];
+        let all: String = std::iter::once(d.summary.clone())
+            .chain(
+                d.remediation
+                    .iter()
+                    .map(|r| format!("{} {}", r.text, r.yaml.as_deref().unwrap_or_default())),
+            )
+            .collect::<Vec<_>>()
+            .join("\n");
+        for new in ["NodePool", "nodepool", "EC2NodeClass", "template:"] {
+            assert!(!all.contains(new), "{new} in {all}");
+        }
+        let widen = d
+            .remediation
+            .iter()
+            .find(|r| r.text.contains("`kubectl edit provisioner default`;"))
+            .unwrap_or_else(|| panic!("{all}"));
+        assert!(
+            widen
+                .text
+                .contains("its AWSNodeTemplate needs a subnet in each zone"),
+            "{}",
+            widen.text
+        );
+        assert_eq!(
+            widen.yaml.as_deref(),
+            Some("spec:\n  requirements:\n    - key: topology.kubernetes.io/zone\n      operator: In\n      values: [\"us-east-1a\", \"us-east-1b\", \"us-east-1c\"]\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"on-demand\", \"spot\"]\n")
+        );
     }
 
     #[test]

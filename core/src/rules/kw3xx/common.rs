@@ -420,6 +420,16 @@ impl Api {
             "nodeclaim"
         }
     }
+    /// The claim as a kubectl resource of a printed command: before v0.32 group-qualified
+    /// (`machines.karpenter.sh`), since a bare `machine` may name Cluster API's
+    /// `machines.cluster.x-k8s.io` on a cluster that has both.
+    pub fn claim_kubectl(self) -> &'static str {
+        if self.legacy {
+            crate::rules::version::MACHINES_RESOURCE
+        } else {
+            "nodeclaim"
+        }
+    }
     pub fn pool_res(self) -> &'static str {
         if self.legacy {
             "provisioner"
@@ -738,6 +748,7 @@ pub struct LaunchError {
 /// The wrapping prefixes of launch errors across versions, innermost last.
 const WRAPPERS: &[&str] = &[
     "could not launch node, ",
+    "launching node, ",
     "launching instances, ",
     "launching machine, ",
     "creating cloud provider instance, ",
@@ -796,7 +807,10 @@ pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
     };
     let grammar = if aws_error_code.is_some() {
         "v1.5+"
-    } else if lower.contains("could not launch node, ") || lower.contains("launching machine, ") {
+    } else if lower.contains("could not launch node, ")
+        || lower.contains("launching node, ")
+        || lower.contains("launching machine, ")
+    {
         "pre-v0.32"
     } else if lower.contains("creating nodeclaim, ") {
         "v1.3-v1.4"

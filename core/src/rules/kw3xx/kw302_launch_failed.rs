@@ -2,6 +2,7 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
+use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw3xx::common::{
     conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
@@ -34,8 +35,10 @@ the default `LaunchFailed` (`Instance launch failed`; v1.0 puts the truncated er
 message, v1.1 `Error creating fleet`). Error grammars: v1.0 `launching nodeclaim, creating
 instance, with fleet error(s), <Code>: <Msg>`; v1.1-1.2 without `with fleet error(s)`; v1.3-1.4
 with `creating nodeclaim, `; v1.5+ with the `(aws-error-code=..., aws-operation-name=...,
-aws-service-name=...)` suffix; pre-v0.32 `Could not launch node, launching instances, ...` and
-`launching machine, creating cloud provider instance, ...`; v0.27-v0.31 `Reconciler error` with
+aws-service-name=...)` suffix; pre-v0.32 `Could not launch node, launching instances, ...`,
+`Provisioning failed, launching node, creating cloud provider instance, ...` (v0.2x, with the
+Provisioner in the line's `provisioner` field) and `launching machine, creating cloud provider
+instance, ...`; v0.27-v0.31 `Reconciler error` with
 `creating machine, creating instance, ...` and the Machine's `MachineLaunched=False` reason
 `LaunchFailed` (a Machine's conditions carry the `Machine` prefix; it is deleted after the
 15-minute registration timeout).
@@ -57,6 +60,7 @@ events).
 const SIGNALS: &[&str] = &[
     "launching nodeclaim, ",
     "could not launch node, ",
+    "launching node, creating cloud provider instance",
     "launching machine, ",
     "creating machine, creating instance",
     "launchfailed",
@@ -276,7 +280,8 @@ fn launched_after_all(facts: &Facts, name: &str) -> bool {
 
 struct Hit {
     nodeclaim: Option<String>,
-    /// The NodePool whose NodeRegistrationHealthy copied the launch reason.
+    /// The NodePool whose NodeRegistrationHealthy copied the launch reason, or the NodePool
+    /// (Provisioner) the log line names.
     nodepool: Option<String>,
     reason: &'static str,
     error: Option<LaunchError>,
@@ -292,6 +297,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let is_error = contains_ignore_ascii_case(t, "launching nodeclaim, ")
             || contains_ignore_ascii_case(t, "could not launch node, ")
             || contains_ignore_ascii_case(t, "launching machine, ")
+            // v0.2x: `Provisioning failed, launching node, creating cloud provider instance,
+            // ...`. Its other `launching node, ` errors (Provisioner limits, creating the Node
+            // object) are no instance launch.
+            || contains_ignore_ascii_case(t, "launching node, creating cloud provider instance")
             // v0.27 to v0.31: `Reconciler error` with `creating machine, creating instance, ...`.
             || contains_ignore_ascii_case(t, "creating machine, creating instance");
         if !is_error || contains_ignore_ascii_case(t, "failed launching nodeclaim") {
@@ -299,7 +308,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         hits.push(Hit {
             nodeclaim: nodeclaim_of(facts, m),
-            nodepool: None,
+            // Before v0.32 the line names the Provisioner (`{"provisioner": "default"}`), and
+            // before v0.28 there is no Machine to find it through.
+            nodepool: message_nodepool(facts, m),
             reason: reason_of_error(t),
             error: parse_launch_error(t),
             evidence: vec![evidence_of(m)],
@@ -446,6 +457,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 contains_ignore_ascii_case(&h.text, "creating machine, ")
                     || contains_ignore_ascii_case(&h.text, "launching machine, ")
                     || contains_ignore_ascii_case(&h.text, "could not launch node, ")
+                    || contains_ignore_ascii_case(&h.text, "launching node, ")
                     || contains_ignore_ascii_case(&h.text, "MachineLaunched")
             }),
     };
@@ -532,7 +544,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         format!("Read the whole error for the {claim} in the controller log:"),
         format!(
             "kubectl describe {} {} && kubectl logs -n {} -l app.kubernetes.io/name=karpenter --since=1h | grep '{}'",
-            claim.to_ascii_lowercase(),
+            ctx.api.claim_kubectl(),
             ctx.nodeclaim,
             ctx.ns,
             ctx.nodeclaim
@@ -632,6 +644,11 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
     let claim = if ctx.no_machine { "node" } else { api.claim() };
     let cn = match &ctx.known_nodeclass {
         Some(n) => format!("{class} {n}"),
+        // Only the NodePool (Provisioner) is known when the line names it and no NodeClaim.
+        None if ctx.nodeclaim.starts_with('<') && ctx.known_nodepool.is_some() => format!(
+            "the {class} of {pool} {}",
+            ctx.known_nodepool.as_deref().unwrap_or_default()
+        ),
         None if ctx.no_machine => format!("the Provisioner's {class}"),
         None => format!("the {claim}'s {class}"),
     };
@@ -951,6 +968,12 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("  subnetSelector:\n    karpenter.sh/discovery"));
+        // `machine` alone may be Cluster API's Machine.
+        let last = d.remediation.last().unwrap().command.as_deref().unwrap();
+        assert!(
+            last.starts_with("kubectl describe machines.karpenter.sh default-8xq2z && "),
+            "{last}"
+        );
     }
 
     #[test]
@@ -976,6 +999,43 @@ mod tests {
         assert!(all[0].starts_with("kubectl get awsnodetemplate"), "{all:?}");
     }
 
+    /// v0.2x logged `Provisioning failed, launching node, creating cloud provider instance,
+    /// ...` with the Provisioner in the `provisioner` field: that is the launch failure, and
+    /// the steps go through the Provisioner.
+    #[test]
+    fn v02x_provisioning_failed_names_the_provisioner() {
+        let line = "2022-06-14T10:22:31.114Z\tERROR\tcontroller.provisioning\tProvisioning failed, launching node, creating cloud provider instance, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"3d87474\", \"provisioner\": \"batch\"}";
+        let d = &check_only("KW302", line).diagnoses[0];
+        assert!(
+            d.summary.starts_with(
+                "Karpenter could not launch a node (Provisioner batch): UserDataSizeLimitExceeded"
+            ),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.node_pool.as_deref(), Some("batch"));
+        let first = d.remediation[0].command.as_deref().unwrap();
+        assert!(
+            first.starts_with("kubectl get awsnodetemplate \"$(kubectl get provisioner batch -o jsonpath='{.spec.providerRef.name}')\""),
+            "{first}"
+        );
+        assert!(
+            d.remediation[0]
+                .text
+                .contains("the AWSNodeTemplate of Provisioner batch"),
+            "{}",
+            d.remediation[0].text
+        );
+        // The v0.2x provisioner's other `launching node, ` errors launched nothing.
+        for other in [
+            "launching node, getting current resource usage, provisioners.karpenter.sh \"batch\" not found",
+            "launching node, creating node ip-10-0-1-2.ec2.internal, nodes \"ip-10-0-1-2.ec2.internal\" is forbidden",
+        ] {
+            let line = format!("2022-06-14T10:22:31.114Z\tERROR\tcontroller.provisioning\tProvisioning failed, {other}\t{{\"commit\": \"3d87474\", \"provisioner\": \"batch\"}}");
+            assert!(ids(&check_only("KW302", &line)).is_empty(), "{line}");
+        }
+    }
+
     /// v0.28-v0.31 still wrote `Could not launch node, ` before `launching machine, `: that
     /// launch had a Machine, and v0.2x's `Provisioning failed, launching node, ...` had none.
     #[test]
@@ -983,8 +1043,9 @@ mod tests {
         let v029 = "2023-06-12T08:41:07.215Z\tERROR\tcontroller.provisioner\tCould not launch node, launching machine, creating cloud provider instance, with fleet error(s), InvalidParameterValue: User data is limited to 16384 bytes\t{\"commit\": \"5a2fe84\", \"provisioner\": \"default\"}";
         let d = &check_only("KW302", v029).diagnoses[0];
         assert!(
-            d.summary
-                .starts_with("Karpenter could not launch the Machine's instance"),
+            d.summary.starts_with(
+                "Karpenter could not launch the instances of the Provisioner's Machines (Provisioner default)"
+            ),
             "{}",
             d.summary
         );
@@ -1007,12 +1068,20 @@ mod tests {
     #[test]
     fn before_machines_the_steps_name_no_machine() {
         let line = "2023-04-11T09:12:33.104Z\tERROR\tcontroller.provisioner\tCould not launch node, launching instances, getting launch template configs, getting subnets, no subnets matched selector map[karpenter.sh/discovery:staging-eks]\t{\"commit\": \"7131be2\", \"provisioner\": \"default\"}";
-        let d = &check_only("KW302", line).diagnoses[0];
-        let text: String = d.remediation.iter().map(|r| r.text.clone()).collect();
+        let steps = |line: &str| -> String {
+            let d = &check_only("KW302", line).diagnoses[0];
+            d.remediation.iter().map(|r| r.text.clone()).collect()
+        };
+        let text = steps(line);
         assert!(
-            text.contains("the Provisioner's AWSNodeTemplate")
+            text.contains("the AWSNodeTemplate of Provisioner default")
                 && text.contains("the node's zone")
                 && !text.contains("Machine"),
+            "{text}"
+        );
+        let text = steps(&line.replace(", \"provisioner\": \"default\"", ""));
+        assert!(
+            text.contains("the Provisioner's AWSNodeTemplate") && !text.contains("Machine"),
             "{text}"
         );
     }

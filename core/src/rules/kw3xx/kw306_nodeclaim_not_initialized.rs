@@ -452,7 +452,7 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                         (true, _) => "Read the Machine's MachineInitialized condition: its reason and message name what is missing (Machines exist from v0.28; before that only the Node part of the command answers):",
                         _ => "Read the NodeClaim's Initialized condition: its reason and message name what is missing:",
                     },
-                    format!("kubectl get {res}s -o wide; kubectl get {res} -o jsonpath='{{range .items[?(@.status.nodeName==\"{node}\")]}}{{.metadata.name}}{{\"\\n\"}}{{range .status.conditions[*]}}  {{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{end}}'; kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'", res = api.claim_res()),
+                    format!("kubectl get {all} -o wide; kubectl get {one} -o jsonpath='{{range .items[?(@.status.nodeName==\"{node}\")]}}{{.metadata.name}}{{\"\\n\"}}{{range .status.conditions[*]}}  {{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}{{end}}'; kubectl get node {node} -o jsonpath='{{.spec.taints}}{{\"\\n\"}}{{.status.allocatable}}{{\"\\n\"}}'", all = if api.legacy { api.claim_kubectl() } else { "nodeclaims" }, one = api.claim_kubectl()),
                 ),
                 }],
             )
@@ -1168,7 +1168,7 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
                 && unknown
                     .command
                     .as_deref()
-                    .is_some_and(|c| c.starts_with("kubectl get machines -o wide;")),
+                    .is_some_and(|c| c.starts_with("kubectl get machines.karpenter.sh -o wide;")),
             "{unknown:?}"
         );
         let machine_era = step(Some("0.30.1"));
@@ -1177,7 +1177,7 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
                 && machine_era
                     .command
                     .as_deref()
-                    .is_some_and(|c| c.starts_with("kubectl get machines -o wide;")),
+                    .is_some_and(|c| c.starts_with("kubectl get machines.karpenter.sh -o wide;")),
             "{machine_era:?}"
         );
     }

@@ -206,7 +206,12 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
             summary.push_str(" Right after a launch this is normal for a minute or two.");
         }
     }
-    let resource = kind.to_ascii_lowercase();
+    // Group-qualified: a bare `machine` may be Cluster API's Machine.
+    let resource = if kind == "Machine" {
+        crate::rules::version::MACHINES_RESOURCE.to_string()
+    } else {
+        kind.to_ascii_lowercase()
+    };
     let registered = if kind == "Machine" {
         "MachineRegistered"
     } else {
@@ -567,10 +572,9 @@ default     20s         Normal   DisruptionBlocked   nodeclaim/gpu-g5h6i       N
         assert_eq!(d.evidence.len(), 2, "{:?}", d.evidence);
         let kinds: Vec<&str> = d.objects.iter().map(|o| o.kind.as_str()).collect();
         assert_eq!(kinds, ["Machine", "Machine"]);
-        assert!(d.remediation[0]
-            .command
-            .as_deref()
-            .is_some_and(|c| c.starts_with("kubectl get machine default-x7k2p default-q9w3e ")));
+        assert!(d.remediation[0].command.as_deref().is_some_and(
+            |c| c.starts_with("kubectl get machines.karpenter.sh default-x7k2p default-q9w3e ")
+        ));
     }
 
     #[test]

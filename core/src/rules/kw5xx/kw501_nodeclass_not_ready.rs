@@ -349,7 +349,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// Whether the group's evidence is from a cluster before v0.32: an AWSNodeTemplate object, a
 /// Provisioner using it, the v1alpha5/v1alpha1 kinds or API groups in the texts, a log field
 /// naming a Provisioner or Machine, or a selector printed as the v1alpha1 map
-/// (`no subnets matched selector map[k:v]`; v1beta1 and later print a list of terms, `[{map[...`).
+/// (`no subnets matched selector map[k:v]`; v1beta1 and later print a list of terms, `[{map[...`),
+/// or anything else that dates the input before v0.32 (`rules::version::before_v0_32`).
 fn is_legacy(facts: &Facts, g: &Group<'_>, nodeclass: Option<&NodeClass>) -> bool {
     if let Some(nc) = nodeclass {
         return nc.is_aws_node_template;
@@ -359,7 +360,10 @@ fn is_legacy(facts: &Facts, g: &Group<'_>, nodeclass: Option<&NodeClass>) -> boo
             && (g.nodepools.contains(&p.meta.name)
                 || (g.nodeclass.is_some() && p.nodeclass_ref == g.nodeclass))
     });
+    // The rest of the input dates it too: a console line of the v0.2x-v0.31 `awsnodetemplate`
+    // controller names no object (`discovered subnets []`), yet only an AWSNodeTemplate is there.
     provisioner_uses
+        || crate::rules::version::before_v0_32(facts)
         || g.messages.iter().any(|m| {
             let t = unescaped(&m.text);
             contains_any(
@@ -568,7 +572,8 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut d = Diagnosis::new(&META, summary)
         .with_messages(g.messages.iter().copied())
         .with_evidence(g.evidence.clone())
-        .with_related(&["KW208"])
+        // A Provisioner had no readiness of its own: KW208's NodePool chain starts at v0.32.
+        .with_related(if legacy { &[] } else { &["KW208"] })
         .with_remediation(steps);
     if let Some(n) = &g.nodeclass {
         d = d.with_object(Some(&crate::facts::ObjectRef::new(kind, None, n)));
@@ -769,6 +774,28 @@ mod tests {
     use crate::facts::{Condition, Meta, NodePool};
     use crate::testing::{check_only, condition as cond, ids};
 
+    /// The v0.2x-v0.31 `awsnodetemplate` controller's console lines name no object: the input
+    /// still dates from before v0.32, so the words are AWSNodeTemplate and Provisioner.
+    #[test]
+    fn an_unnamed_pre_v0_32_template_is_an_awsnodetemplate() {
+        let report = check_only(
+            "KW501",
+            "2023-08-10T11:42:17.301Z\tDEBUG\tcontroller.awsnodetemplate\tdiscovered subnets []\t{\"commit\": \"5a2fe84\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("The AWSNodeTemplate cannot resolve its subnets")
+                && d.summary
+                    .contains("Provisioners whose spec.providerRef names it")
+                && !d.summary.contains("NodePool")
+                && !d.summary.contains("EC2NodeClass"),
+            "{}",
+            d.summary
+        );
+        assert!(d.related.is_empty(), "{:?}", d.related);
+    }
+
     #[test]
     fn awsnodetemplate_logs_name_the_template_and_its_selector() {
         let report = crate::testing::check_only(
@@ -820,7 +847,12 @@ mod tests {
             let report = check_only("KW501", text);
             assert_eq!(ids(&report), ["KW501"], "{text}");
             assert!(report.diagnoses[0].summary.contains(cond), "{text}: {}", report.diagnoses[0].summary);
-            assert_eq!(report.diagnoses[0].related, ["KW208"]);
+            let related: &[&str] = if cond.starts_with("The AWSNodeTemplate") {
+                &[]
+            } else {
+                &["KW208"]
+            };
+            assert_eq!(report.diagnoses[0].related, related, "{text}");
         }
     }
 
