@@ -467,7 +467,7 @@ impl Api {
         match (claim, pool) {
             (Some(c), _) => format!(
                 "\"$(kubectl get {} {c} -o jsonpath='{{{claim_path}}}')\"",
-                self.claim_res()
+                self.claim_kubectl()
             ),
             (None, Some(p)) => format!(
                 "\"$(kubectl get {} {p} -o jsonpath='{{{pool_path}}}')\"",

@@ -419,7 +419,7 @@ mod tests {
             "{all}"
         );
         assert!(
-            all.contains("kubectl get awsnodetemplate \"$(kubectl get machine default-5kq2w -o jsonpath='{.spec.machineTemplateRef.name}')\""),
+            all.contains("kubectl get awsnodetemplate \"$(kubectl get machines.karpenter.sh default-5kq2w -o jsonpath='{.spec.machineTemplateRef.name}')\""),
             "{all}"
         );
         assert!(d.summary.contains("Machine default-5kq2w"), "{}", d.summary);

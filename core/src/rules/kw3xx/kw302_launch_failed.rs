@@ -960,7 +960,7 @@ mod tests {
         let d = &check_only("KW302", text).diagnoses[0];
         let first = d.remediation[0].command.as_deref().unwrap();
         assert!(
-            first.starts_with("kubectl get awsnodetemplate \"$(kubectl get machine default-8xq2z -o jsonpath='{.spec.machineTemplateRef.name}')\""),
+            first.starts_with("kubectl get awsnodetemplate \"$(kubectl get machines.karpenter.sh default-8xq2z -o jsonpath='{.spec.machineTemplateRef.name}')\""),
             "{first}"
         );
         assert!(d.remediation[1]
