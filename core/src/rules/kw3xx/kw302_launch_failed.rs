@@ -204,6 +204,10 @@ const EXPLAINED_ELSEWHERE: &[&str] = &[
     "NodeClassNotReady",
     // KW307
     "InvalidKMSKey",
+    // KW501: selector terms that resolved nothing, so CreateFleet was never called (a subnet
+    // failure keeps its own SubnetResolutionFailed step list here)
+    "no security groups exist given constraints",
+    "no amis exist given constraints",
 ];
 
 fn explained_elsewhere(text: &str) -> bool {
