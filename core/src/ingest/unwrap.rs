@@ -7,6 +7,8 @@
 //! Lines are only shortened, never joined or split: line numbers in evidence stay those of the
 //! user's input.
 
+use super::segment::is_blank;
+
 /// The text without its wrappers, or `None` when it has none (the common case costs a few
 /// substring searches, no line walk).
 pub fn unwrapped(text: &str) -> Option<String> {
@@ -159,15 +161,12 @@ fn without_quote_marks(mut line: &str) -> &str {
     line
 }
 
-/// Leading spaces and tabs.
+/// Leading spaces and tabs, in bytes (unlike `segment::indent`, which also counts Unicode
+/// whitespace): the block is cut at this many bytes, which must all be ASCII.
 fn ascii_indent(line: &str) -> usize {
     line.bytes()
         .take_while(|b| *b == b' ' || *b == b'\t')
         .count()
-}
-
-fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
 }
 
 fn is_fence(line: &str) -> bool {
