@@ -9,8 +9,8 @@
 
 use super::segment::is_blank;
 
-/// The text without its wrappers, or `None` when it has none (the common case costs a few
-/// substring searches, no line walk).
+/// The text without its wrappers, or `None` when it has none (the common case costs a search
+/// for ESC and one look at each line start, no per-line work).
 pub fn unwrapped(text: &str) -> Option<String> {
     let plain = without_terminal_codes(text);
     let base = plain.as_deref().unwrap_or(text);
