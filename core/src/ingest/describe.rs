@@ -241,6 +241,10 @@ const POD_ONLY_KEYS: &[&str] = &[
     "Init Containers",
     "Topology Spread Constraints",
     "Runtime Class Name",
+    // A pod's `Node:` (`<none>` while Pending) and `Volumes:`; a node's describe has neither at
+    // column 0, a NodeClaim's `Node Name` is nested under `Status`.
+    "Node",
+    "Volumes",
 ];
 
 /// A describe block starting at `start` without its `Name:` line: the paste began mid-way

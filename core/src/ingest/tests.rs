@@ -1317,6 +1317,21 @@ fn a_headless_describe_takes_its_name_from_the_command_or_the_scheduler() {
 }
 
 #[test]
+fn a_trimmed_pod_describe_is_a_pod_by_its_node_and_volumes() {
+    // Containers, IP and QoS Class cut from the paste: `Node: <none>` and `Volumes:` remain.
+    let text = "Name:         ingest-worker-0\nNamespace:    streaming\nNode:         <none>\nStatus:       Pending\nControlled By:  StatefulSet/ingest-worker\nVolumes:\n  data:\n    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:  data-ingest-worker-0\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.pods.len(), 1, "{:?}", facts.input_errors);
+    assert_eq!(facts.pods[0].meta.name, "ingest-worker-0");
+    assert_eq!(facts.pods[0].meta.namespace.as_deref(), Some("streaming"));
+    // A node's describe prints neither key at column 0.
+    let text = "Name:               ip-10-0-1-2.ec2.internal\nRoles:              <none>\nTaints:             <none>\nUnschedulable:      false\n";
+    let facts = facts_of(text);
+    assert!(facts.pods.is_empty());
+    assert_eq!(facts.nodes.len(), 1);
+}
+
+#[test]
 fn key_value_text_that_is_no_describe_stays_unrecognised() {
     for text in [
         // helm status
