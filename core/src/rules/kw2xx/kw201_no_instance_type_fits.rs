@@ -4,8 +4,8 @@ use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
 use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    requirement_on, resource_bounds, resource_value, scheduling_errors, Cause, Clause,
-    InstanceTypeFailure,
+    quantity_units, requirement_on, resource_bounds, resource_value, scheduling_errors, Cause,
+    Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -48,13 +48,19 @@ types, it prints the smallest and largest total (`resources=min={...}, max={...}
 report names each resource as a range. Sometimes no size would do: the requirements name instance types
 (`node.kubernetes.io/instance-type In [m5.large]`, often from the pod's nodeSelector) that
 their own category, family, generation or size requirement excludes (`instance-category In
-[c r]`); the report says so, and the fix is to make the two agree.
+[c r]`); the report says so, and the fix is to make the two agree. A pod that requests an
+extended resource a device plugin advertises (`smarter-devices/fuse`, `amd.com/ama_u30`) fits
+no type at all: Karpenter knows only the resources EC2 instance types report (CPU, memory,
+pods, GPUs, Neuron, EFA, pod ENIs); the report names such a resource.
 
 ## How to fix
 Widen the NodePool's instance requirements (more families, larger sizes, a
 `karpenter.k8s.aws/instance-cpu` bound instead of a fixed type list), lower the pod's requests,
 or trim the DaemonSets that run on every node. When the NodePool also excluded types because
-they would breach its `spec.limits`, raise the limits (KW205).
+they would breach its `spec.limits`, raise the limits (KW205). Make a device plugin's resource
+known with a NodeOverlay (alpha `NodeOverlay` feature gate) that adds it to the instance types
+carrying the device, or run those pods on nodes Karpenter does not launch; when a memory-heavy
+pod needs it, bound `karpenter.k8s.aws/instance-memory` (MiB) as well as the CPU.
 "#,
 };
 
@@ -140,6 +146,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 None => summary.push_str(" (its requests plus the daemonset overhead)"),
             }
             summary.push('.');
+            let unknown = unknown_resources(res);
+            if !unknown.is_empty() {
+                summary.push_str(&format!(
+                    " It requests {}, which no EC2 instance type reports: Karpenter fits pods only to the resources instance types have (CPU, memory, pods, GPUs, Neuron, EFA, pod ENIs), never to a device plugin's, so no NodePool can launch a node for this pod (kubernetes-sigs/karpenter#751).",
+                    backquoted(&unknown)
+                ));
+            }
         }
         if let Some(allowed) = clause
             .requirements
@@ -491,6 +504,39 @@ fn remediation(
         ),
         _ => (format!("pod {name} -n {ns}"), ".spec"),
     };
+    let unknown = clause
+        .resources
+        .as_deref()
+        .map(unknown_resources)
+        .unwrap_or_default();
+    if !unknown.is_empty() {
+        let types = in_values(
+            clause.requirements.as_deref().unwrap_or(""),
+            "node.kubernetes.io/instance-type",
+        )
+        .filter(|t| !t.is_empty())
+        .map_or("<instance types that have the device>".to_string(), |t| {
+            t.iter()
+                .map(|t| format!("\"{t}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let capacity: String = unknown
+            .iter()
+            .map(|r| format!("    {r}: \"<devices per node>\"\n"))
+            .collect();
+        steps.push(Remediation::yaml(
+            "Tell Karpenter which instance types carry it with a NodeOverlay (alpha: enable the `NodeOverlay` feature gate, Helm `settings.featureGates.nodeOverlay=true`), giving the count each node's device plugin advertises:",
+            format!(
+                "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: {np}-devices\nspec:\n  requirements:\n    - key: node.kubernetes.io/instance-type\n      operator: In\n      values: [{types}]\n  capacity:\n{capacity}"
+            ),
+        ));
+        steps.push(Remediation::text(
+            "On a release without NodeOverlay: run the pod on nodes Karpenter does not launch (a managed node group running the device plugin), or have a placeholder pod without the resource (same nodeSelector) make Karpenter launch the node; once the device plugin advertises the resource there, the scheduler places this pod. Dropping the request is no fix: the device plugin only hands devices to containers that request them.",
+        ));
+        // Wider requirements or smaller requests would not help: no type has the resource.
+        return steps;
+    }
     if failure.cpu_typo {
         steps.push(Remediation::command(
             "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
@@ -518,6 +564,7 @@ fn remediation(
     }
     let cores = cpu.as_deref().and_then(cpu_cores).filter(|c| *c < 1e5);
     let gt = cores.map(|c| (c.floor() as u64).max(1)).unwrap_or(4);
+    let memory_gt = memory_bound(clause.resources.as_deref(), cores);
     let existing = facts
         .nodepool(np)
         .map(|p| !p.requirements.is_empty())
@@ -543,20 +590,36 @@ fn remediation(
         .map(|v| format!("\"{v}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    let limits = size_limits(clause.requirements.as_deref().unwrap_or(""));
-    let replaced = if limits.is_empty() {
-        "a fixed instance-type list".to_string()
+    let requirements = clause.requirements.as_deref().unwrap_or("");
+    let mut limits = size_limits(requirements);
+    // Categories in place of a family list: the family requirement has to go too, or it keeps
+    // every wider type out.
+    if scope_key.ends_with("category") {
+        if let Some(family) = requirement_on(requirements, "karpenter.k8s.aws/instance-family")
+            .filter(|r| r.contains(" In "))
+        {
+            limits.push(format!("`{family}`"));
+        }
+    }
+    // Nothing to replace when the requirements shown cap no size (a v1.5+ message without
+    // them, or a NodePool limited elsewhere): then the step only adds.
+    let change = if limits.is_empty() {
+        "allow".to_string()
     } else {
-        limits.join(" and ")
+        format!("replace {} by", limits.join(" and "))
     };
     steps.push(Remediation::yaml(
         format!(
-            "Widen the instance requirements of {kind} {np} (`kubectl edit {resource} {np}`): replace {replaced} by {} and a CPU bound large enough for the pod{}.",
+            "Widen the instance requirements of {kind} {np} (`kubectl edit {resource} {np}`): {change} {} and {} large enough for the pod{}.",
             if scope_key.ends_with("family") { "families" } else { "categories" },
+            if memory_gt.is_some() { "CPU and memory bounds (memory in MiB)" } else { "a CPU bound" },
             if existing { ", keeping the other requirements" } else { "" }
         ),
         format!(
-            "{path}{indent}- key: {scope_key}\n{indent}  operator: In\n{indent}  values: [{scope_values}]\n{indent}- key: karpenter.k8s.aws/instance-cpu\n{indent}  operator: Gt\n{indent}  values: [\"{gt}\"]\n"
+            "{path}{indent}- key: {scope_key}\n{indent}  operator: In\n{indent}  values: [{scope_values}]\n{indent}- key: karpenter.k8s.aws/instance-cpu\n{indent}  operator: Gt\n{indent}  values: [\"{gt}\"]\n{}",
+            memory_gt.map_or(String::new(), |mib| format!(
+                "{indent}- key: karpenter.k8s.aws/instance-memory\n{indent}  operator: Gt\n{indent}  values: [\"{mib}\"]\n"
+            ))
         ),
     ));
     if contradiction {
@@ -581,6 +644,59 @@ fn remediation(
         ));
     }
     steps
+}
+
+/// The resources Karpenter's AWS provider reads from instance types. Anything else a pod
+/// requests (an extended resource a device plugin advertises) fits no instance type.
+const INSTANCE_TYPE_RESOURCES: &[&str] = &[
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "pods",
+    "nvidia.com/gpu",
+    "amd.com/gpu",
+    "aws.amazon.com/neuron",
+    "aws.amazon.com/neuroncore",
+    "aws.amazon.com/neurondevice",
+    "habana.ai/gaudi",
+    "vpc.amazonaws.com/pod-eni",
+    "vpc.amazonaws.com/efa",
+    "vpc.amazonaws.com/PrivateIPv4Address",
+];
+
+/// The requested resources (non-zero) no instance type can have. Hugepages are left out:
+/// whether an instance type offers them depends on the node's configuration, not on Karpenter.
+fn unknown_resources(resources: &str) -> Vec<String> {
+    let json = resource_bounds(resources).map_or(resources, |(_, max)| max);
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(json.trim()) else {
+        return Vec::new();
+    };
+    map.keys()
+        .filter(|name| {
+            !INSTANCE_TYPE_RESOURCES.contains(&name.as_str())
+                && !name.starts_with("hugepages-")
+                && resource_value(json, name).is_some_and(|v| v != "0")
+        })
+        .cloned()
+        .collect()
+}
+
+fn backquoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `karpenter.k8s.aws/instance-memory` lower bound (MiB) to suggest when memory, not CPU,
+/// is what no allowed type has enough of: the pod needs more than 4 GiB per core (the most a
+/// general-purpose type gives), so a CPU bound alone would still admit types too small.
+fn memory_bound(resources: Option<&str>, cores: Option<f64>) -> Option<u128> {
+    let memory = resource_value(resources?, "memory")?;
+    let mib = quantity_units(&memory)? / 1000 / (1 << 20);
+    let per_core_mib = cores.unwrap_or(1.0).max(1.0) * 4096.0;
+    (mib as f64 > per_core_mib).then_some(mib)
 }
 
 /// The requirements that cap an instance's size, as written: the ones to replace by a lower
@@ -700,7 +816,10 @@ fn split_pod(facts: &Facts, pod: Option<&str>) -> (String, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::{instance_scope, instance_type_contradiction, offering_narrowing, split_pod};
+    use super::{
+        cpu_cores, instance_scope, instance_type_contradiction, memory_bound, offering_narrowing,
+        split_pod, unknown_resources,
+    };
     use crate::facts::{Facts, Meta, Pod};
 
     #[test]
@@ -804,6 +923,78 @@ mod tests {
             )
             .1,
             ["c", "m", "r"]
+        );
+    }
+
+    #[test]
+    fn a_device_plugin_resource_fits_no_instance_type() {
+        assert_eq!(
+            unknown_resources(r#"{"amd.com/ama_u30":"1","cpu":"150m","pods":"4"}"#),
+            ["amd.com/ama_u30"]
+        );
+        // Resources instance types report, hugepages, and zero requests are not named.
+        assert!(unknown_resources(
+            r#"{"cpu":"2","nvidia.com/gpu":"1","vpc.amazonaws.com/efa":"1","hugepages-2Mi":"1Gi","smarter-devices/fuse":"0"}"#
+        )
+        .is_empty());
+        let report = check_only(
+            "KW201",
+            r#"  Warning  FailedScheduling  1m  karpenter  Failed to schedule pod, incompatible with nodepool "build", daemonset overhead={"cpu":"100m","pods":"2"}, no instance type satisfied resources {"cpu":"1100m","pods":"3","smarter-devices/fuse":"1"} and requirements karpenter.sh/nodepool In [build] (no instance type has enough resources)"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("`smarter-devices/fuse`, which no EC2 instance type reports"),
+            "{}",
+            d.summary
+        );
+        let overlay = d.remediation[0].yaml.as_deref().unwrap_or_default();
+        assert!(
+            overlay.contains("kind: NodeOverlay") && overlay.contains("smarter-devices/fuse: "),
+            "{overlay}"
+        );
+        assert!(
+            !d.remediation.iter().any(|r| r.text.contains("Widen")),
+            "{:?}",
+            d.remediation
+        );
+    }
+
+    #[test]
+    fn a_memory_bound_only_when_memory_outgrows_the_cores() {
+        // 64 GiB for a fifth of a core: a CPU bound alone would admit 2-core types.
+        assert_eq!(
+            memory_bound(
+                Some(r#"{"cpu":"155m","memory":"65650Mi"}"#),
+                cpu_cores("155m")
+            ),
+            Some(65650)
+        );
+        assert_eq!(
+            memory_bound(Some(r#"{"cpu":"2","memory":"64Gi"}"#), cpu_cores("2")),
+            Some(65536)
+        );
+        // 4 GiB per core or less: general-purpose shapes, the CPU bound is enough.
+        assert_eq!(
+            memory_bound(Some(r#"{"cpu":"4","memory":"16Gi"}"#), cpu_cores("4")),
+            None
+        );
+        assert_eq!(memory_bound(Some(r#"{"cpu":"4"}"#), cpu_cores("4")), None);
+        assert_eq!(
+            memory_bound(Some(r#"{"memory":"1.5Gi"}"#), None),
+            None,
+            "a fractional quantity is not guessed at"
+        );
+        let report = check_only(
+            "KW201",
+            r#"  Warning  FailedScheduling  2m  karpenter  Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"155m","memory":"114Mi","pods":"3"}, no instance type satisfied resources {"cpu":"155m","memory":"65650Mi","pods":"4"} and requirements karpenter.sh/nodepool In [default], node.kubernetes.io/instance-type In [m5.large m5.xlarge] (no instance type has enough resources)"#,
+        );
+        let widen = &report.diagnoses[0].remediation[0];
+        assert!(
+            widen.yaml.as_deref().is_some_and(|y| y.contains(
+                "instance-memory\n          operator: Gt\n          values: [\"65650\"]"
+            )),
+            "{widen:?}"
         );
     }
 

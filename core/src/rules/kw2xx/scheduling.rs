@@ -1215,6 +1215,45 @@ pub fn resource_value(json: &str, name: &str) -> Option<String> {
     map.get(name).map(quantity_text)
 }
 
+/// Binary and decimal suffixes of Kubernetes quantities, in milli-units so that `500m` fits.
+const QUANTITY_SUFFIXES: &[(&str, u128)] = &[
+    ("Ki", 1 << 10),
+    ("Mi", 1 << 20),
+    ("Gi", 1 << 30),
+    ("Ti", 1 << 40),
+    ("Pi", 1 << 50),
+    ("Ei", 1 << 60),
+    ("k", 1_000),
+    ("M", 1_000_000),
+    ("G", 1_000_000_000),
+    ("T", 1_000_000_000_000),
+    ("P", 1_000_000_000_000_000),
+    ("E", 1_000_000_000_000_000_000),
+];
+
+/// An integer quantity (`1000`, `4000Gi`, `500m`) split into its number and suffix.
+pub fn quantity_parts(q: &str) -> Option<(u128, &str)> {
+    let q = q.trim();
+    let digits = q.len() - q.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, suffix) = q.split_at(digits);
+    let known =
+        suffix.is_empty() || suffix == "m" || QUANTITY_SUFFIXES.iter().any(|(s, _)| *s == suffix);
+    (known && !number.is_empty())
+        .then(|| number.parse().ok().map(|n| (n, suffix)))
+        .flatten()
+}
+
+/// An integer quantity in thousandths of its unit, to compare usage with a limit.
+pub fn quantity_units(q: &str) -> Option<u128> {
+    let (number, suffix) = quantity_parts(q)?;
+    let factor = match suffix {
+        "" => 1_000,
+        "m" => 1,
+        s => 1_000 * QUANTITY_SUFFIXES.iter().find(|(k, _)| *k == s)?.1,
+    };
+    number.checked_mul(factor)
+}
+
 /// A CPU quantity (`29500m`, `2`, `0.5`, `2000M`) in cores.
 pub fn cpu_cores(quantity: &str) -> Option<f64> {
     let q = quantity.trim();
