@@ -533,6 +533,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .unwrap_or_else(|| format!("<{}>", api.pool_res())),
         ns: karpenter_namespace(facts),
         ids: hits.iter().flat_map(|h| aws_ids(&h.text)).collect(),
+        profile: hits.iter().find_map(|h| instance_profile(&h.text)),
     };
     let mut steps: Vec<Remediation> = reasons.iter().flat_map(|r| steps_for(r, &ctx)).collect();
     if no_machine {
@@ -609,6 +610,14 @@ fn aws_ids(text: &str) -> Vec<String> {
     out
 }
 
+/// `Value (<profile>) for parameter iamInstanceProfile.name is invalid`: the profile's name.
+fn instance_profile(text: &str) -> Option<String> {
+    let end = text.find(") for parameter iamInstanceProfile")?;
+    let start = text[..end].rfind("Value (")? + "Value (".len();
+    let name = &text[start..end];
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| name.to_string())
+}
+
 struct Ctx {
     api: Api,
     /// Before v0.28: the Provisioner launched the node itself, with no Machine to name.
@@ -623,6 +632,8 @@ struct Ctx {
     nodepool: String,
     ns: String,
     ids: Vec<String>,
+    /// The instance profile EC2 rejected, as its error names it.
+    profile: Option<String>,
 }
 
 impl Ctx {
@@ -642,6 +653,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
     let api = ctx.api;
     let (class, class_res, pool, pool_res) =
         (api.class(), api.class_res(), api.pool(), api.pool_res());
+    let profile = ctx.profile.as_deref().unwrap_or("<profile>");
     let np = &ctx.nodepool;
     // Named when the input shows them, else described: not `EC2NodeClass <ec2nodeclass>`.
     // Before v0.28 there is no Machine to name: what was launched is a node.
@@ -735,11 +747,11 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
         "InstanceProfileNameInvalid" if api.legacy => vec![
             Remediation::command(
                 format!("The instance profile Karpenter launches with no longer exists (deleted outside Karpenter, or renamed): `spec.instanceProfile` of {cn}, else the `aws.defaultInstanceProfile` setting (the karpenter-global-settings ConfigMap, or the chart's `settings.aws.defaultInstanceProfile`). Check both and ask IAM:"),
-                format!("kubectl get awsnodetemplate {ncc} -o jsonpath='instanceProfile={{.spec.instanceProfile}}{{\"\\n\"}}'; kubectl get configmap karpenter-global-settings -n {ns} -o jsonpath='default={{.data.aws\\.defaultInstanceProfile}}{{\"\\n\"}}'; aws iam get-instance-profile --instance-profile-name <profile>"),
+                format!("kubectl get awsnodetemplate {ncc} -o jsonpath='instanceProfile={{.spec.instanceProfile}}{{\"\\n\"}}'; kubectl get configmap karpenter-global-settings -n {ns} -o jsonpath='default={{.data.aws\\.defaultInstanceProfile}}{{\"\\n\"}}'; aws iam get-instance-profile --instance-profile-name {profile}"),
             ),
             Remediation::command(
                 "Create the profile with the node role in it (or point the setting at an existing one):",
-                "aws iam create-instance-profile --instance-profile-name <profile> && aws iam add-role-to-instance-profile --instance-profile-name <profile> --role-name <node-role>",
+                format!("aws iam create-instance-profile --instance-profile-name {profile} && aws iam add-role-to-instance-profile --instance-profile-name {profile} --role-name <node-role>"),
             ),
         ],
         "InstanceProfileNameInvalid" => vec![
@@ -749,7 +761,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
             ),
             Remediation::command(
                 "With `spec.role`, Karpenter creates the profile itself: restart the controller so it re-creates it. With `spec.instanceProfile`, create the profile and add the node role:",
-                "aws iam create-instance-profile --instance-profile-name <profile> && aws iam add-role-to-instance-profile --instance-profile-name <profile> --role-name <node-role>",
+                format!("aws iam create-instance-profile --instance-profile-name {profile} && aws iam add-role-to-instance-profile --instance-profile-name {profile} --role-name <node-role>"),
             ),
         ],
         "UserDataSizeLimitExceeded" => vec![Remediation::command(
@@ -803,6 +815,19 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rejected_instance_profile_is_named() {
+        assert_eq!(
+            instance_profile("InvalidParameterValue: Value (KarpenterNodeInstanceProfile-prod) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name").as_deref(),
+            Some("KarpenterNodeInstanceProfile-prod")
+        );
+        assert_eq!(
+            instance_profile("Value () for parameter iamInstanceProfile.name is invalid"),
+            None
+        );
+        assert_eq!(instance_profile("Invalid IAM Instance Profile name"), None);
+    }
     use crate::facts::{Condition, Meta, NodeClaim};
     use crate::rules;
     use crate::testing::{check_only, ids, remediation_text};
