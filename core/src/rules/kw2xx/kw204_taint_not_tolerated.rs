@@ -38,9 +38,15 @@ When the pod is in the input and has a toleration for the taint's key that still
 (another value with operator `Equal`, another effect, a value against a taint without one, the
 key in another case), the diagnosis names the difference: the fix is to correct that toleration.
 
+An agent's readiness taint (`node.cilium.io/agent-not-ready`, `ebs.csi.aws.com/agent-not-ready`,
+`efs.csi.aws.com/agent-not-ready`) listed under the NodePool's `taints` instead of its
+`startupTaints` blocks every pod: Karpenter expects pods to tolerate `taints`, while the agent
+removes a startup taint once it runs.
+
 ## How to fix
 Add the toleration to the pod template (YAML filled in with the taint), or let the pod use a
-NodePool without the taint (look at the nearest NodePool's own failure).
+NodePool without the taint (look at the nearest NodePool's own failure). A readiness taint moves
+to `startupTaints` instead: tolerating it would start pods before the agent is ready.
 "#,
 };
 
@@ -123,6 +129,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if system {
             summary.push_str(&format!(" CriticalAddonsOnly reserves that {pw} for cluster add-ons: a workload pod usually belongs on another {pw}."));
         }
+        let agent = readiness_agent(&taint.key);
+        if let Some(agent) = agent {
+            summary.push_str(&format!(
+                " {} is a readiness taint that {agent} removes once its agent runs on the node: it belongs in the {pw}'s startupTaints, which pods need not tolerate; listed under taints it keeps every pod without the toleration off the {pw}.",
+                taint.key
+            ));
+        }
         let mismatches = mismatched_tolerations(facts, &pods, &taint);
         for (pod, why) in &mismatches {
             summary.push_str(&format!(
@@ -156,7 +169,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 untainted.join(", ")
             )
         });
-        let steps = if system {
+        let steps = if agent.is_some() {
+            // A toleration would let pods start before the agent (the CNI, the CSI node
+            // plugin) is ready: the taint is misplaced, not the pods.
+            let np = pools.first().map_or("<nodepool>", String::as_str);
+            let (path, indent, resource) = if pw == "Provisioner" {
+                ("spec:\n  startupTaints:\n", "    ", "provisioner")
+            } else {
+                (
+                    "spec:\n  template:\n    spec:\n      startupTaints:\n",
+                    "        ",
+                    "nodepool",
+                )
+            };
+            let value = taint
+                .value
+                .as_deref()
+                .map_or(String::new(), |v| format!("{indent}  value: \"{v}\"\n"));
+            vec![Remediation::yaml(
+                format!("Move the taint from `taints` to `startupTaints` in {pw} {np} (`kubectl edit {resource} {np}`):"),
+                format!(
+                    "{path}{indent}- key: {}\n{value}{indent}  effect: {}\n",
+                    taint.key, taint.effect
+                ),
+            )]
+        } else if system {
             vec![other, toleration]
         } else {
             vec![toleration, other]
@@ -257,6 +294,20 @@ fn mismatch(t: &Toleration, taint: &Taint) -> Option<String> {
     (!why.is_empty()).then(|| why.join(", and "))
 }
 
+/// Who removes a readiness taint (`<agent>/agent-not-ready`): Karpenter's docs list these
+/// as NodePool startupTaints.
+fn readiness_agent(key: &str) -> Option<&'static str> {
+    if !key.ends_with("/agent-not-ready") {
+        return None;
+    }
+    Some(match key {
+        "node.cilium.io/agent-not-ready" => "Cilium",
+        "ebs.csi.aws.com/agent-not-ready" => "the EBS CSI driver",
+        "efs.csi.aws.com/agent-not-ready" => "the EFS CSI driver",
+        _ => "its agent",
+    })
+}
+
 fn toleration_yaml(t: &Taint) -> String {
     let effect = if t.effect.is_empty() {
         String::new()
@@ -297,6 +348,36 @@ mod tests {
             "{:?}",
             d.remediation
         );
+    }
+
+    #[test]
+    fn an_agent_readiness_taint_belongs_in_startup_taints() {
+        let report = check_only(
+            "KW204",
+            r#"  Warning  FailedScheduling  14s  karpenter  Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={}, did not tolerate taint (taint=ebs.csi.aws.com/agent-not-ready:NoExecute)"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("the EBS CSI driver removes"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(
+            d.remediation.len(),
+            1,
+            "no toleration advice: {:?}",
+            d.remediation
+        );
+        let yaml = d.remediation[0].yaml.as_deref().unwrap_or_default();
+        assert_eq!(
+            yaml,
+            "spec:\n  template:\n    spec:\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n"
+        );
+        assert_eq!(
+            readiness_agent("example.com/agent-not-ready"),
+            Some("its agent")
+        );
+        assert_eq!(readiness_agent("nvidia.com/gpu"), None);
     }
 
     #[test]
