@@ -318,7 +318,11 @@ impl Ctx<'_> {
             .clone()
             .find(|e| e.source == "karpenter")
             .or_else(|| scheduling_events.clone().next())
-            .map(|e| format!("FailedScheduling ({}): {}", e.source, e.message));
+            .map(|e| match e.source.as_str() {
+                // `kubectl get events` prints no source column.
+                "" => format!("FailedScheduling: {}", e.message),
+                source => format!("FailedScheduling ({source}): {}", e.message),
+            });
         let from_messages = || {
             let scheduling = f.messages.iter().filter(|m| {
                 m.reason.as_deref() == Some("FailedScheduling")

@@ -273,6 +273,28 @@ fn names_any_pod(facts: &Facts) -> bool {
     })
 }
 
+/// The pods Karpenter's events in the input answer (`pod a, pod b`), when any.
+fn answered_pods(facts: &Facts) -> Option<String> {
+    let mut names: Vec<String> = Vec::new();
+    for e in &facts.events {
+        let Some(o) = e.object.as_ref().filter(|o| o.kind == "Pod") else {
+            continue;
+        };
+        let karpenter = e.source.eq_ignore_ascii_case("karpenter")
+            || contains_ignore_ascii_case(&e.message, "failed to schedule pod")
+            || contains_ignore_ascii_case(&e.message, "pod should schedule on");
+        let name = o.qualified_name();
+        if karpenter && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.as_slice() {
+        [] => None,
+        [one] => Some(format!("pod {one}")),
+        [first, rest @ ..] => Some(format!("pod {first} and {} more", rest.len())),
+    }
+}
+
 /// Karpenter creating or launching NodeClaims (events on NodeClaims, lifecycle log lines): it
 /// runs and provisions, even when the input does not say for which pod.
 fn provisioning(facts: &Facts) -> bool {
@@ -318,13 +340,11 @@ fn not_running(facts: &Facts) -> Option<String> {
         .iter()
         .filter(|p| p.meta.name.starts_with("karpenter-"))
         .collect();
-    if !own.is_empty() && own.iter().all(|p| p.phase.as_deref() != Some("Running")) {
+    let down: Vec<String> = own.iter().filter_map(|p| pod_down(facts, p)).collect();
+    if !own.is_empty() && down.len() == own.len() {
         return Some(format!(
             "Karpenter's own pods are not running ({})",
-            own.iter()
-                .map(|p| format!("{} {}", p.meta.name, p.phase.as_deref().unwrap_or("?")))
-                .collect::<Vec<_>>()
-                .join(", ")
+            down.join(", ")
         ));
     }
     // `kubectl get deploy,pods` rows: `deployment.apps/karpenter   0/2 ...`,
@@ -350,6 +370,41 @@ fn not_running(facts: &Facts) -> Option<String> {
         }
     }
     (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+/// `<name> <state>` when the pod is not serving: not Running, or Running (as `kubectl get pods`
+/// shows a crash-looping pod) with a container waiting or the pod not ready.
+fn pod_down(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
+    let waiting = pod
+        .containers
+        .iter()
+        .find_map(|c| {
+            c.reason
+                .as_deref()
+                .filter(|_| c.state.as_deref() == Some("waiting"))
+        })
+        .or_else(|| {
+            // A `kubectl get pods` row's STATUS (`CrashLoopBackOff`, `Error`).
+            let me = pod.object_ref();
+            facts
+                .messages
+                .iter()
+                .filter(|m| {
+                    m.origin == MessageOrigin::ObjectField && m.object.as_ref() == Some(&me)
+                })
+                .find_map(|m| m.reason.as_deref())
+        });
+    let not_ready = pod
+        .conditions
+        .iter()
+        .any(|c| c.condition_type == "Ready" && c.status == "False");
+    let state = match (pod.phase.as_deref(), waiting) {
+        (_, Some(reason)) => reason,
+        (Some("Running"), None) if not_ready => "Running but not ready",
+        (Some("Running"), None) => return None,
+        (phase, None) => phase.unwrap_or("?"),
+    };
+    Some(format!("{} {state}", pod.meta.name))
 }
 
 fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
@@ -381,9 +436,18 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         {
             summary.push_str(" Its own pods cannot run on nodes it manages: they need a managed node group or Fargate.");
         }
+    } else if let Some(answered) = answered_pods(facts) {
+        // Karpenter runs: it passed over this pod only.
+        summary.push_str(&format!(
+            " Karpenter is running (it answered {answered} in the same input) but passed over this pod: check that the pod is not ignored by Karpenter (KW209) and that a ready NodePool could serve it (KW208)."
+        ));
+        related.extend(["KW209", "KW208"]);
     } else {
         summary.push_str(" Check in order: Karpenter running and leader, the pod not ignored by Karpenter (KW209), a ready NodePool (KW208).");
         related.extend(["KW209", "KW208"]);
+    }
+    if facts.events.len() > 1 && facts.events.iter().all(|e| e.event_type == "Warning") {
+        summary.push_str(" The events shown are all Warnings: Karpenter's `Nominated` answer is a Normal event, so look at the unfiltered list before concluding.");
     }
     let ignored = silent.iter().filter_map(|c| c.pod.as_ref()).any(|p| {
         facts.pods.iter().any(|fp| {
@@ -449,7 +513,7 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
             "kubectl get nodepools,nodeclaims",
         ),
     ];
-    if stopped.is_some() {
+    if let Some(reason) = &stopped {
         steps.insert(
             0,
             Remediation::command(
@@ -457,6 +521,19 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
                 format!("kubectl describe pods -n {ns} -l app.kubernetes.io/name=karpenter"),
             ),
         );
+        // A crash-looping controller says why in the log of its previous run.
+        if ["CrashLoopBackOff", "Error", "OOMKilled"]
+            .iter()
+            .any(|state| reason.contains(state))
+        {
+            steps.insert(
+                0,
+                Remediation::command(
+                    "The controller crashes: its previous run's last lines say why (AWS credentials, cluster endpoint, IAM, a bad setting):",
+                    format!("kubectl logs -n {ns} -l app.kubernetes.io/name=karpenter --previous --tail=30"),
+                ),
+            );
+        }
     }
     if let Some(p) = first_pod {
         steps.push(Remediation::command(
@@ -493,6 +570,47 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW200"]);
         assert_eq!(report.diagnoses[0].confidence, Confidence::High);
+    }
+
+    #[test]
+    fn a_crash_looping_controller_listed_as_running_is_down() {
+        // `kubectl get pods` shows CrashLoopBackOff where the phase is Running.
+        let text = "2m  Warning  FailedScheduling  pod/frontend-1  0/3 nodes are available: 3 Insufficient cpu.\n$ kubectl get pods -n karpenter\nNAME                         READY   STATUS             RESTARTS      AGE\nkarpenter-7d4b9c8f5d-2xk9p   0/1     CrashLoopBackOff   12 (2m ago)   40m\nkarpenter-7d4b9c8f5d-8qz4m   1/1     Running            0             40m\n";
+        let report = check_only("KW200", text);
+        let s = &report.diagnoses[0].summary;
+        assert!(!s.contains("not running"), "one replica serves: {s}");
+        let text = text.replace(
+            "1/1     Running            0   ",
+            "0/1     Running            9   ",
+        );
+        let report = check_only("KW200", &text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("karpenter-7d4b9c8f5d-2xk9p CrashLoopBackOff, karpenter-7d4b9c8f5d-8qz4m Running but not ready"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation[0]
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("--previous")),
+            "{:?}",
+            d.remediation[0]
+        );
+    }
+
+    #[test]
+    fn karpenter_answering_other_pods_is_running() {
+        let text = "NAMESPACE     LAST SEEN   TYPE      REASON             OBJECT                  MESSAGE\nbatch         3m          Warning   FailedScheduling   pod/report-1            Failed to schedule pod, incompatible with nodepool \"default\", did not tolerate dedicated=batch:NoSchedule\nkube-system   9m          Warning   FailedScheduling   pod/coredns-5d78c-abcde  0/5 nodes are available: 5 node(s) had untolerated taint {node.kubernetes.io/unreachable: }.\n";
+        let report = check_only("KW200", text);
+        let s = &report.diagnoses[0].summary;
+        assert!(s.contains("Pod kube-system/coredns-5d78c-abcde"), "{s}");
+        assert!(
+            s.contains("Karpenter is running (it answered pod batch/report-1 in the same input)"),
+            "{s}"
+        );
+        assert!(s.contains("all Warnings"), "{s}");
     }
 
     #[test]
