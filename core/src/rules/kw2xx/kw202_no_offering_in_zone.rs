@@ -3,10 +3,14 @@
 use std::collections::BTreeSet;
 
 use crate::facts::{Facts, Message, ObjectRef};
+use crate::rules::kw2xx::kw216_spot_only_nodepool::{pool_requirements_yaml, spot_only_clause};
 use crate::rules::kw2xx::scheduling::{
     format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    requirement_on, scheduling_errors, Cause, Clause,
+    requirement_on, scheduling_errors, Cause, Clause, SchedulingError,
 };
+use crate::rules::kw3xx::common::Api;
+use crate::rules::text::capitalised;
+use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -36,10 +40,12 @@ node affinity conflict` corroborates.
 ## Why it happens
 Most often a StatefulSet whose EBS volume lives in one zone (EBS volumes never leave their
 zone) while the NodePool's `topology.kubernetes.io/zone` requirement, or the subnets its
-EC2NodeClass selects, do not cover that zone. Also: a spot-only NodePool whose spot offerings
-were marked unavailable after insufficient-capacity errors (KW215, KW216), a zone that does
-not exist (`eu-west-2z`), or a `topology.kubernetes.io/zone DoesNotExist` requirement that no
-offering can meet (every offering has a zone).
+EC2NodeClass selects, do not cover that zone. Also: a zone that does not exist
+(`eu-west-2z`), or a `topology.kubernetes.io/zone DoesNotExist` requirement that no offering can
+meet (every offering has a zone). A spot-only NodePool (before v0.32, Provisioner) whose spot
+offerings were marked unavailable after insufficient-capacity errors is KW216 when nothing
+points at a zone (no zone required, or the NodePool and its subnets both cover it); a zone the
+facts show uncovered stays here, and then no capacity type helps.
 
 ## How to fix
 Add the zone to the NodePool's zone requirement and make sure the EC2NodeClass selects a subnet
@@ -86,6 +92,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let clause = first.clause;
         let pod = first.error.pod.as_ref();
         let zones = ZoneFacts::gather(facts, clause, pod, !conflicts.is_empty());
+        // Spot only, and nothing points at a zone: spot offerings marked unavailable are
+        // KW216's to explain (its fix, allow on-demand, is the one that helps).
+        if spot_only_clause(facts, clause) && !zones.zone_suspect() {
+            continue;
+        }
         let mut summary = match zones.gap() {
             // What the facts show missing comes first; Karpenter's own phrase follows.
             Some(gap) => format!(
@@ -113,7 +124,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .with_messages(hit_messages(&hits))
             .with_messages(conflicts.iter().copied())
             .with_remediation(zones.remediation(clause));
-        let diagnosis = if zones.spot_only {
+        let diagnosis = if zones.spot_only && !zones.zone_missing_known() {
             diagnosis.with_related(&["KW216", "KW215"])
         } else {
             diagnosis
@@ -121,6 +132,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         out.push(diagnosis);
     }
     out
+}
+
+/// Whether the facts show the zone an offering failure needs missing from the NodePool's
+/// zones or its subnets' (or a zone requirement no offering can meet): a zone for KW202 to
+/// name, which no capacity type fixes (KW216 leaves such a clause alone).
+pub fn zone_gap_known(facts: &Facts, error: &SchedulingError<'_>, clause: &Clause) -> bool {
+    ZoneFacts::gather(facts, clause, error.pod.as_ref(), false).zone_missing_known()
 }
 
 fn lead(clause: &Clause) -> String {
@@ -164,6 +182,8 @@ struct ZoneFacts {
     volume_conflict_seen: bool,
     /// Karpenter's own `incompatible volume requirements`: a zone conflict, not a capacity one.
     volume_conflict: bool,
+    /// The v1alpha5 API (before v0.32): a Provisioner and its AWSNodeTemplate.
+    legacy: bool,
 }
 
 impl ZoneFacts {
@@ -173,9 +193,14 @@ impl ZoneFacts {
         pod: Option<&ObjectRef>,
         volume_conflict_seen: bool,
     ) -> Self {
+        let pool = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n));
         let mut z = ZoneFacts {
             volume_conflict_seen,
             nodepool: clause.nodepool.clone(),
+            legacy: match pool {
+                Some(p) => p.is_provisioner,
+                None => clause.provisioner || before_v0_32(facts),
+            },
             ..Default::default()
         };
         if let Cause::VolumeConflict {
@@ -256,7 +281,7 @@ impl ZoneFacts {
                 }
             }
         }
-        if let Some(np) = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n)) {
+        if let Some(np) = pool {
             if !np.meta.from_table {
                 z.nodepool_zones = ZONE_KEYS
                     .iter()
@@ -295,6 +320,46 @@ impl ZoneFacts {
         if !self.required.iter().any(|(z, _)| *z == zone) {
             self.required.push((zone, why.to_string()));
         }
+    }
+
+    fn api(&self) -> Api {
+        Api {
+            legacy: self.legacy,
+        }
+    }
+
+    /// `NodePool default` (or `Provisioner default`), `the NodePool` when unnamed.
+    fn pool_named(&self) -> String {
+        match self.nodepool.as_deref() {
+            Some(n) => format!("{} {n}", self.api().pool()),
+            None => format!("the {}", self.api().pool()),
+        }
+    }
+
+    /// `EC2NodeClass default` (or `AWSNodeTemplate default`), `its EC2NodeClass` when unnamed.
+    fn class_named(&self) -> String {
+        match self.nodeclass.as_deref() {
+            Some(n) => format!("{} {n}", self.api().class()),
+            None => format!("its {}", self.api().class()),
+        }
+    }
+
+    /// Whether the facts show the zone missing from the NodePool or the subnets, or a zone
+    /// requirement no offering meets: no capacity type is offered there.
+    fn zone_missing_known(&self) -> bool {
+        self.zone_does_not_exist
+            || !self.missing_in_nodepool().is_empty()
+            || !self.missing_in_subnets().is_empty()
+    }
+
+    /// Whether anything points at a zone rather than at capacity: a zone the facts show
+    /// missing, a volume's zone, a zone requirement no offering meets, or a zone the pod
+    /// needs (or is left) that the facts do not show both the NodePool and the subnets cover.
+    fn zone_suspect(&self) -> bool {
+        let covered = self.nodepool_zones.is_some() && self.subnet_zones.is_some();
+        self.zone_missing_known()
+            || self.volume_conflict
+            || (!covered && (!self.wanted().is_empty() || self.volume_conflict_seen))
     }
 
     fn required_zones(&self) -> BTreeSet<&str> {
@@ -343,14 +408,7 @@ impl ZoneFacts {
         if wanted.is_empty() {
             return None;
         }
-        let np = match self.nodepool.as_deref() {
-            Some(n) => format!("NodePool {n}"),
-            None => "the NodePool".to_string(),
-        };
-        let nc = match self.nodeclass.as_deref() {
-            Some(n) => format!("EC2NodeClass {n}"),
-            None => "its EC2NodeClass".to_string(),
-        };
+        let (np, nc) = (self.pool_named(), self.class_named());
         let np_zones = || self.nodepool_zones.as_deref().unwrap_or_default().join(" ");
         let subnet_zones = || self.subnet_zones.as_deref().unwrap_or_default().join(" ");
         let (missing_np, missing_sub) = (self.missing_in_nodepool(), self.missing_in_subnets());
@@ -370,7 +428,8 @@ impl ZoneFacts {
                 );
                 if self.subnet_zones.is_some() {
                     s.push_str(&format!(
-                        " {nc} has a subnet there, so the NodePool's zone requirement is what is missing."
+                        " {nc} has a subnet there, so the {}'s zone requirement is what is missing.",
+                        self.api().pool()
                     ));
                 }
                 s
@@ -413,7 +472,7 @@ impl ZoneFacts {
     fn explain(&self) -> String {
         let mut s = String::new();
         if self.zone_does_not_exist {
-            s.push_str(" Its requirements include `topology.kubernetes.io/zone DoesNotExist`: every offering has a zone, so none can match; remove that requirement from the pod (or the NodePool).");
+            s.push_str(&format!(" Its requirements include `topology.kubernetes.io/zone DoesNotExist`: every offering has a zone, so none can match; remove that requirement from the pod (or the {}).", self.api().pool()));
         }
         for (zone, why) in &self.required {
             s.push_str(&format!(" The pod needs zone {zone} ({why})."));
@@ -427,11 +486,11 @@ impl ZoneFacts {
             }
         }
         if self.gap().is_none() {
-            let np = self.nodepool.as_deref().unwrap_or("the NodePool");
             let missing_np = self.missing_in_nodepool();
             if !missing_np.is_empty() {
                 s.push_str(&format!(
-                    " NodePool {np} does not allow {} (it allows [{}]).",
+                    " {} does not allow {} (it allows [{}]).",
+                    capitalised(&self.pool_named()),
                     missing_np.join(", "),
                     self.nodepool_zones.as_deref().unwrap_or_default().join(" ")
                 ));
@@ -439,14 +498,14 @@ impl ZoneFacts {
             let missing_sub = self.missing_in_subnets();
             if !missing_sub.is_empty() {
                 s.push_str(&format!(
-                    " EC2NodeClass {} has no subnet in {} (its subnets cover [{}]).",
-                    self.nodeclass.as_deref().unwrap_or("its EC2NodeClass"),
+                    " {} has no subnet in {} (its subnets cover [{}]).",
+                    capitalised(&self.class_named()),
                     missing_sub.join(", "),
                     self.subnet_zones.as_deref().unwrap_or_default().join(" ")
                 ));
             }
         }
-        if self.spot_only {
+        if self.spot_only && !self.zone_missing_known() {
             s.push_str(" Only spot is allowed (`karpenter.sh/capacity-type In [spot]`): spot offerings that failed with insufficient capacity stay unavailable for a few minutes.");
         }
         if self.volume_conflict_seen && self.required.is_empty() {
@@ -458,12 +517,19 @@ impl ZoneFacts {
     /// The steps for what is missing, the missing piece first; a piece the facts show already
     /// covering the zone gets no step.
     fn remediation(&self, clause: &Clause) -> Vec<Remediation> {
-        let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
+        let api = self.api();
+        let (pool, pool_res, class, class_res) =
+            (api.pool(), api.pool_res(), api.class(), api.class_res());
+        let np = clause
+            .nodepool
+            .clone()
+            .unwrap_or_else(|| format!("<{pool_res}>"));
+        let np = np.as_str();
         let mut steps = Vec::new();
         if self.zone_does_not_exist {
-            steps.push(Remediation::text(
-                "Remove the `topology.kubernetes.io/zone DoesNotExist` requirement from the pod's node affinity (or the NodePool): no instance offering lacks a zone.",
-            ));
+            steps.push(Remediation::text(format!(
+                "Remove the `topology.kubernetes.io/zone DoesNotExist` requirement from the pod's node affinity (or the {pool}): no instance offering lacks a zone."
+            )));
         }
         let wanted = self.wanted();
         let missing_np = self.missing_in_nodepool();
@@ -492,10 +558,10 @@ impl ZoneFacts {
                     .join(", ")
             };
             let text = if missing_np.is_empty() {
-                format!("Make sure NodePool {np} allows the zone (`kubectl edit nodepool {np}`):")
+                format!("Make sure {pool} {np} allows the zone (`kubectl edit {pool_res} {np}`):")
             } else {
                 format!(
-                    "Allow {} in NodePool {np} (`kubectl edit nodepool {np}`):",
+                    "Allow {} in {pool} {np} (`kubectl edit {pool_res} {np}`):",
                     missing_np.join(", ")
                 )
             };
@@ -503,14 +569,18 @@ impl ZoneFacts {
                 !missing_np.is_empty(),
                 Remediation::yaml(
                     text,
-                    format!(
-                        "spec:\n  template:\n    spec:\n      requirements:\n        - key: topology.kubernetes.io/zone\n          operator: In\n          values: [{zone_list}]\n"
+                    pool_requirements_yaml(
+                        self.legacy,
+                        &format!("        - key: topology.kubernetes.io/zone\n          operator: In\n          values: [{zone_list}]\n"),
                     ),
                 ),
             ));
         }
         if subnet_step {
-            let nc = self.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+            let nc = self
+                .nodeclass
+                .clone()
+                .unwrap_or_else(|| format!("<{class_res}>"));
             let target = missing_sub
                 .first()
                 .cloned()
@@ -524,16 +594,24 @@ impl ZoneFacts {
                 )
             });
             let verb = if missing_sub.is_empty() {
-                "Make sure EC2NodeClass {nc} selects"
+                "Make sure {class} {nc} selects"
             } else {
-                "Make EC2NodeClass {nc} select"
+                "Make {class} {nc} select"
             }
-            .replace("{nc}", nc);
+            .replace("{class}", class)
+            .replace("{nc}", &nc);
+            // The v1alpha1 AWSNodeTemplate selects with one `subnetSelector` map; what it
+            // resolved shows in the EC2NodeClass's status.
+            let see = if self.legacy {
+                format!("its subnetSelector matches (`kubectl get {class_res} {nc} -o jsonpath='{{.spec.subnetSelector}}'`)")
+            } else {
+                format!("its subnetSelectorTerms match, then check `kubectl get {class_res} {nc} -o jsonpath='{{.status.subnets}}'`")
+            };
             zone_steps.push((
                 !missing_sub.is_empty(),
                 Remediation::command(
                     format!(
-                        "{verb} a subnet in {target}: find one and give it the tag its subnetSelectorTerms match, then check `kubectl get ec2nodeclass {nc} -o jsonpath='{{.status.subnets}}'`."
+                        "{verb} a subnet in {target}: find one and give it the tag {see}."
                     ),
                     format!(
                         "aws ec2 describe-subnets --filters Name=availability-zone,Values={target} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={tag_key},Value={tag_value}"
@@ -547,19 +625,21 @@ impl ZoneFacts {
         steps.extend(missing.into_iter().chain(checks).map(|(_, step)| step));
         let or = if steps.is_empty() { "" } else { "Or " };
         match self.capacity_types.as_deref() {
-            _ if self.volume_conflict => {}
+            // No offering of any capacity type exists in a zone the facts show uncovered:
+            // the other capacity type would not help there (nor KW216's on-demand).
+            _ if self.volume_conflict || self.zone_missing_known() => {}
             Some([one]) => {
                 let other = if one == "on-demand" { "spot" } else { "on-demand" };
                 let allow = if or.is_empty() { "Allow" } else { "allow" };
                 steps.push(Remediation::yaml(
-                    format!("{or}{allow} {other} too in NodePool {np}, so an offering of the other capacity type can serve when {one} has none:"),
-                    format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"{one}\", \"{other}\"]\n"),
+                    format!("{or}{allow} {other} too in {pool} {np}, so an offering of the other capacity type can serve when {one} has none:"),
+                    pool_requirements_yaml(self.legacy, &format!("        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"{one}\", \"{other}\"]\n")),
                 ));
             }
             Some(_) => {}
             None => steps.push(Remediation::yaml(
-                format!("If NodePool {np} allows a single capacity type, allow both, so an offering of the other can serve:"),
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"on-demand\", \"spot\"]\n".to_string(),
+                format!("If {pool} {np} allows a single capacity type, allow both, so an offering of the other can serve:"),
+                pool_requirements_yaml(self.legacy, "        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"on-demand\", \"spot\"]\n"),
             )),
         }
         if self
@@ -567,7 +647,7 @@ impl ZoneFacts {
             .is_some_and(|_| missing_np.is_empty() && missing_sub.is_empty())
         {
             steps.push(Remediation::command(
-                format!("Widen the instance types NodePool {np} allows (more families and sizes), so some type has an offering in the zone; look for insufficient-capacity errors (KW215) in the logs:"),
+                format!("Widen the instance types {pool} {np} allows (more families and sizes), so some type has an offering in the zone; look for insufficient-capacity errors (KW215) in the logs:"),
                 "kubectl logs -n <karpenter-namespace> -l app.kubernetes.io/name=karpenter --since=1h | grep -iE 'insufficient capacity|InsufficientInstanceCapacity'",
             ));
         }
@@ -576,9 +656,9 @@ impl ZoneFacts {
             .iter()
             .any(|(_, why)| why.contains("PersistentVolume") || why.contains("volume"))
         {
-            steps.push(Remediation::text(
-                "If the zone should no longer be served, move the data: snapshot the EBS volume and restore it in a zone the NodePool covers.",
-            ));
+            steps.push(Remediation::text(format!(
+                "If the zone should no longer be served, move the data: snapshot the EBS volume and restore it in a zone the {pool} covers."
+            )));
         }
         steps
     }
@@ -830,5 +910,58 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW202"]);
         assert!(report.diagnoses[0].summary.contains("us-east-1a"));
+    }
+
+    /// A spot-only pool whose zones are all covered (or not restricted) is KW216's: spot
+    /// offerings are unavailable, no zone is missing. A zone the facts do not show covered
+    /// keeps KW202.
+    #[test]
+    fn spot_only_without_a_zone_is_kw216s() {
+        for text in [
+            "2023-04-18T11:52:07.631Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"default\", no instance type satisfied resources {\"cpu\":\"3\"} and requirements karpenter.sh/capacity-type In [spot], karpenter.sh/provisioner-name In [default] (no instance type has the required offering)\t{\"commit\": \"7131be2\", \"pod\": \"jobs/etl-1\"}",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"v","namespace":"b"},"error":"no instance type has the required offering, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [batch-spot], resources={\"cpu\":\"3\"}"}"#,
+        ] {
+            assert!(ids(&check_only("KW202", text)).is_empty(), "{text}");
+        }
+        let zoned = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"v","namespace":"b"},"error":"no instance type has the required offering, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [batch-spot], topology.kubernetes.io/zone In [eu-west-1c], resources={\"cpu\":\"3\"}"}"#;
+        assert_eq!(ids(&check_only("KW202", zoned)), ["KW202"]);
+    }
+
+    /// Before v0.32 the pool is a Provisioner and the class an AWSNodeTemplate: the names,
+    /// the kubectl resources and the requirements path (`spec.requirements`) follow.
+    #[test]
+    fn provisioner_era_wording() {
+        let report = check_only(
+            "KW202",
+            "2023-08-22T14:03:11.512Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"default\", no instance type satisfied resources {\"cpu\":\"1\"} and requirements karpenter.sh/provisioner-name In [default], topology.kubernetes.io/zone In [eu-west-1c] (no instance type has the required offering)\t{\"commit\": \"322822a\", \"pod\": \"data/pg-0\"}",
+        );
+        let d = &report.diagnoses[0];
+        let all: String = d
+            .remediation
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}\n{}\n{}\n",
+                    r.text,
+                    r.command.as_deref().unwrap_or(""),
+                    r.yaml.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
+        for wrong in [
+            "NodePool",
+            "nodepool",
+            "EC2NodeClass",
+            "ec2nodeclass",
+            "template:",
+        ] {
+            assert!(!all.contains(wrong), "{wrong} in {all}");
+        }
+        assert!(all.contains("`kubectl edit provisioner default`"), "{all}");
+        assert!(
+            all.contains("spec:\n  requirements:\n    - key: topology.kubernetes.io/zone\n"),
+            "{all}"
+        );
+        assert!(all.contains("kubectl get awsnodetemplate"), "{all}");
     }
 }

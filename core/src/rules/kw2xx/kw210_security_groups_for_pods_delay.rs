@@ -2,6 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw3xx::kw306_nodeclaim_not_initialized::aws_node_pod_eni;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -25,6 +26,9 @@ Signals: NodeClaim `Initialized=Unknown ResourceNotRegistered` with `Resource
 vpc.amazonaws.com/pod-eni`, and a pod requesting `vpc.amazonaws.com/pod-eni` stuck in
 `ContainerCreating`. The VPC resource controller's `The instance type <type> is not supported
 yet by the vpc resource controller` corroborates (that type gets no trunk ENI at all).
+
+Not this rule: the same signals when aws-node shows `ENABLE_POD_ENI=false` (Security Groups for
+Pods is off, no trunk ENI is ever attached: KW306 says to turn it on).
 
 ## Why it happens
 Karpenter and amazon-vpc-resource-controller race over the node's trunk ENI: the controller
@@ -90,7 +94,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .map(|p| p.object_ref())
         .collect();
-    if strong.is_empty() && waiting.is_empty() {
+    // aws-node shown with ENABLE_POD_ENI=false: Security Groups for Pods is off, no trunk ENI
+    // is ever attached, and there is no race to label around (KW306 says to turn it on).
+    if (strong.is_empty() && waiting.is_empty())
+        || aws_node_pod_eni(facts).is_some_and(|v| v != "true")
+    {
         return Vec::new();
     }
     let unsupported_type = unsupported.iter().find_map(|m| {

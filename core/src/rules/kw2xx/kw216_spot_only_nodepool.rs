@@ -1,11 +1,13 @@
 //! KW216 spot-only-nodepool.
 
 use crate::facts::{Facts, Message, NodePool, Requirement};
+use crate::rules::kw2xx::kw202_no_offering_in_zone::zone_gap_known;
 use crate::rules::kw2xx::scheduling::{
-    in_values, message_nodepool, record_of, scheduling_errors, single_value, Cause,
+    in_values, message_nodepool, record_of, scheduling_errors, single_value, Cause, Clause,
 };
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::text::contains_any;
+use crate::rules::version::before_v0_32;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -28,7 +30,10 @@ Signals: a NodePool whose requirements allow only `spot` (or the scheduling erro
 failures: the insufficient-capacity texts of KW215 (`InsufficientInstanceCapacity`, `There is no
 Spot capacity available`, `MaxSpotInstanceCountExceeded`, `all requested instance types were
 unavailable during launch`, `no instance type has the required offering`) or the service-linked
-role failure of KW101.
+role failure of KW101. Before v0.32 the pool is a Provisioner (`incompatible with provisioner
+"<p>"`, `launching machine, ...`), edited at its `spec.requirements`. Not this rule: `no
+instance type has the required offering` for a zone the facts show the NodePool or its subnets
+do not cover (KW202): no capacity type is offered there.
 
 ## Why it happens
 Spot pools for a narrow set of types and zones run dry, spot quotas are reached, or a new
@@ -88,6 +93,39 @@ fn spot_only(requirements: &[Requirement]) -> bool {
         })
 }
 
+/// Whether a scheduling clause leaves the pod spot only: its `requirements=` (the NodePool's
+/// and the pod's together) say `karpenter.sh/capacity-type In [spot]`, or, when they do not
+/// name the capacity type, the NodePool the clause names allows only spot.
+pub fn spot_only_clause(facts: &Facts, clause: &Clause) -> bool {
+    let from_text = clause
+        .requirements
+        .as_deref()
+        .and_then(|r| in_values(r, CAPACITY_TYPE));
+    match from_text {
+        Some(values) => values == ["spot"],
+        None => clause
+            .nodepool
+            .as_deref()
+            .and_then(|n| facts.nodepool(n))
+            .is_some_and(|p| !p.meta.from_table && spot_only(&p.requirements)),
+    }
+}
+
+/// Requirement items written for a NodePool (`        - key: ...`, under
+/// `spec.template.spec.requirements`) as the pool's YAML: a v1alpha5 Provisioner (Karpenter
+/// before v0.32) holds them at `spec.requirements`, four columns to the left.
+pub fn pool_requirements_yaml(provisioner: bool, items: &str) -> String {
+    if !provisioner {
+        return format!("spec:\n  template:\n    spec:\n      requirements:\n{items}");
+    }
+    let mut out = "spec:\n  requirements:\n".to_string();
+    for l in items.lines() {
+        out.push_str(l.strip_prefix("    ").unwrap_or(l));
+        out.push('\n');
+    }
+    out
+}
+
 /// One spot-only NodePool and the failures seen for it.
 struct Case<'a> {
     nodepool: Option<String>,
@@ -97,6 +135,8 @@ struct Case<'a> {
     failures: Vec<&'a Message>,
     slr: bool,
     capacity: bool,
+    /// The scheduling text named it a Provisioner (`incompatible with provisioner "<p>"`).
+    provisioner: bool,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -119,23 +159,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             failures: Vec::new(),
             slr: false,
             capacity: false,
+            provisioner: np.is_provisioner,
         });
     }
     // The scheduling error's requirements hold the NodePool's (and the pod's) requirements.
     for e in scheduling_errors(facts) {
         for clause in &e.clauses {
-            let Some(reqs) = &clause.requirements else {
-                continue;
-            };
-            if in_values(reqs, CAPACITY_TYPE).as_deref() != Some(&["spot".to_string()][..]) {
+            if clause.requirements.is_none() || !spot_only_clause(facts, clause) {
                 continue;
             }
-            let np = clause
-                .nodepool
-                .clone()
-                .or_else(|| single_value(reqs, "karpenter.sh/nodepool"));
-            let offering = matches!(clause.cause, Cause::InstanceTypes(f) if f.offering);
+            let np = clause.nodepool.clone().or_else(|| {
+                clause
+                    .requirements
+                    .as_deref()
+                    .and_then(|r| single_value(r, "karpenter.sh/nodepool"))
+            });
+            // A zone the facts show the NodePool or its subnets lack is KW202's to explain:
+            // on-demand would not be offered there either.
+            let offering = matches!(clause.cause, Cause::InstanceTypes(f) if f.offering)
+                && !zone_gap_known(facts, &e, clause);
             let i = case_for(&mut cases, np, || format!("{CAPACITY_TYPE} In [spot]"));
+            cases[i].provisioner |= clause.provisioner;
             if offering {
                 cases[i].failures.push(e.message);
                 cases[i].capacity = true;
@@ -205,6 +249,7 @@ fn case_for<'a>(
         failures: Vec::new(),
         slr: false,
         capacity: false,
+        provisioner: false,
     });
     cases.len() - 1
 }
@@ -260,8 +305,12 @@ fn failure_nodepool(facts: &Facts, m: &Message) -> Option<String> {
 fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
     let np_obj: Option<&NodePool> = c.nodepool.as_deref().and_then(|n| facts.nodepool(n));
     let np = c.nodepool.as_deref().unwrap_or("<nodepool>");
-    // A v1alpha5 Provisioner (Karpenter before v0.32) is named and edited as one.
-    let provisioner = np_obj.is_some_and(|p| p.is_provisioner);
+    // A v1alpha5 Provisioner (Karpenter before v0.32) is named and edited as one: the object
+    // says, else the scheduling text or the input's era.
+    let provisioner = match np_obj {
+        Some(p) => p.is_provisioner,
+        None => c.provisioner || before_v0_32(facts),
+    };
     let (kind, resource) = if provisioner {
         ("Provisioner", "provisioner")
     } else {
@@ -271,7 +320,7 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
         .nodepool
         .as_deref()
         .map(|n| format!("{kind} {n}"))
-        .unwrap_or_else(|| "The NodePool".to_string());
+        .unwrap_or_else(|| format!("The {kind}"));
     let mut kinds: Vec<String> = Vec::new();
     if c.capacity {
         let codes: Vec<&str> = [
@@ -308,7 +357,11 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
     let whose = if c.from_object {
         "its requirements"
     } else {
-        "the requirements Karpenter evaluated (the NodePool's and the pod's)"
+        if provisioner {
+            "the requirements Karpenter evaluated (the Provisioner's and the pod's)"
+        } else {
+            "the requirements Karpenter evaluated (the NodePool's and the pod's)"
+        }
     };
     let summary = format!(
         "{label} allows only spot capacity ({whose}: {}) while spot launches fail: {}. Nothing else is allowed, so the pods stay Pending although on-demand capacity would launch; with both allowed, Karpenter prefers spot and falls back to on-demand.",
@@ -322,29 +375,11 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
     if c.slr {
         related.push("KW101");
     }
-    let mut yaml = match np_obj {
-        Some(p) if !p.requirements.is_empty() => requirements_yaml(&p.requirements),
-        _ => "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n".to_string(),
+    let items = match np_obj {
+        Some(p) if !p.requirements.is_empty() => requirement_items(&p.requirements),
+        _ => "        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n".to_string(),
     };
-    if provisioner {
-        // A Provisioner holds its requirements at `spec.requirements`.
-        yaml = yaml
-            .replacen(
-                "spec:\n  template:\n    spec:\n      requirements:\n",
-                "spec:\n  requirements:\n",
-                1,
-            )
-            .lines()
-            .map(|l| {
-                format!(
-                    "{}\n",
-                    l.strip_prefix("    ")
-                        .filter(|_| l.starts_with("      "))
-                        .unwrap_or(l)
-                )
-            })
-            .collect();
-    }
+    let yaml = pool_requirements_yaml(provisioner, &items);
     let mut steps = vec![Remediation::yaml(
         format!(
             "Allow on-demand next to spot in {kind} {np} (`kubectl edit {resource} {np}`; the other requirements stay as they are):"
@@ -353,8 +388,15 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
     )];
     if !c.from_object {
         steps.push(Remediation::command(
-            "If the NodePool already allows on-demand, the pod's own nodeSelector or affinity asks for spot: check both:",
-            format!("kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.requirements}}{{\"\\n\"}}'"),
+            format!("If the {kind} already allows on-demand, the pod's own nodeSelector or affinity asks for spot: check both:"),
+            format!(
+                "kubectl get {resource} {np} -o jsonpath='{{{}}}{{\"\\n\"}}'",
+                if provisioner {
+                    ".spec.requirements"
+                } else {
+                    ".spec.template.spec.requirements"
+                }
+            ),
         ));
     }
     if c.slr {
@@ -376,9 +418,9 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
         .with_remediation(steps)
 }
 
-/// The NodePool's requirements with on-demand added to the capacity type.
-fn requirements_yaml(requirements: &[Requirement]) -> String {
-    let mut out = "spec:\n  template:\n    spec:\n      requirements:\n".to_string();
+/// The NodePool's requirement items with on-demand added to the capacity type.
+fn requirement_items(requirements: &[Requirement]) -> String {
+    let mut out = String::new();
     for r in requirements {
         out.push_str(&format!("        - key: {}\n", r.key));
         if r.key == CAPACITY_TYPE {
@@ -561,5 +603,50 @@ mod tests {
             "batch-spot-x7k2p",
         ));
         assert_eq!(check(&facts).len(), 1);
+    }
+
+    /// Before v0.32 the pool is a Provisioner even when the input holds no Provisioner
+    /// object: named so, edited with `kubectl edit provisioner`, requirements at
+    /// `spec.requirements`.
+    #[test]
+    fn a_provisioner_from_the_log_alone() {
+        let report = check_only(
+            "KW216",
+            "2023-09-12T08:14:31.120Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner \"spot-batch\", daemonset overhead={\"cpu\":\"150m\"}, no instance type satisfied resources {\"cpu\":\"4150m\"} and requirements karpenter.sh/capacity-type In [spot], karpenter.sh/provisioner-name In [spot-batch], kubernetes.io/os In [linux] (no instance type has the required offering)\t{\"commit\": \"322822a\", \"pod\": \"batch/render-1\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Provisioner spot-batch allows only spot"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("NodePool"), "{}", d.summary);
+        let fix = &d.remediation[0];
+        assert!(
+            fix.text.contains("`kubectl edit provisioner spot-batch`"),
+            "{}",
+            fix.text
+        );
+        assert!(
+            fix.yaml.as_deref().is_some_and(|y| y
+                .starts_with("spec:\n  requirements:\n    - key: karpenter.sh/capacity-type\n")),
+            "{:?}",
+            fix.yaml
+        );
+        assert_eq!(
+            d.remediation[1].command.as_deref(),
+            Some("kubectl get provisioner spot-batch -o jsonpath='{.spec.requirements}{\"\\n\"}'")
+        );
+    }
+
+    /// A zone the facts show without a subnet is KW202's: on-demand is not offered there
+    /// either, so the scheduling text alone is no spot failure.
+    #[test]
+    fn a_zone_without_subnet_is_not_spot() {
+        let text = "Failed to schedule pod, no instance type has the required offering, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [np], topology.kubernetes.io/zone In [us-east-1c], resources={\"cpu\":\"1\"}\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: np\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: nc\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\"]\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: nc\nstatus:\n  subnets:\n    - id: subnet-1\n      zone: us-east-1a\n";
+        assert!(ids(&check_only("KW216", text)).is_empty());
+        let covered = text.replace("zone: us-east-1a", "zone: us-east-1c");
+        assert_eq!(ids(&check_only("KW216", &covered)), ["KW216"]);
     }
 }

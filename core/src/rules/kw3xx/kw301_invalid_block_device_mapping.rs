@@ -7,6 +7,7 @@ use crate::rules::kw3xx::common::{
     join_names, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
     parse_launch_error, push_unique, sole_nodeclass, Api,
 };
+use crate::rules::kw5xx::nodeclass::{reports_condition, transition};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -33,7 +34,9 @@ pre-v0.32 `Could not launch node, launching instances, with fleet error(s), ...`
 machine, creating cloud provider instance, ...`, v1.5+ with the `(aws-error-code=...)` suffix) or
 in the EC2NodeClass validation (`validating ec2:RunInstances authorization, ... api error
 InvalidBlockDeviceMapping: ...`, v1.3+), which leaves `ValidationSucceeded` not True and the
-NodePool not Ready.
+NodePool not Ready; a `ValidationSucceeded=False` condition (or its transition event) whose
+reason or message is `InvalidBlockDeviceMapping` is the same failure, explained here rather than
+as KW502.
 
 ## Why it happens
 The `deviceName` does not match the AMI's root device (`/dev/xvda` for AL2 and AL2023; for
@@ -78,7 +81,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
             push_unique(&mut nodeclaims, claim);
         }
-        if contains_ignore_ascii_case(&m.text, "validating ec2:RunInstances") {
+        // The dry run's own error, or the EC2NodeClass's ValidationSucceeded=False condition
+        // (a condition, its transition event) carrying EC2's reason.
+        if contains_ignore_ascii_case(&m.text, "validating ec2:RunInstances")
+            || reports_condition(&m.text, "ValidationSucceeded", "False")
+        {
             validation = true;
         } else {
             launch = true;
@@ -87,6 +94,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .filter(|e| e.code.as_deref() == Some("InvalidBlockDeviceMapping"))
             .map(|e| e.detail)
             .or_else(|| tail_after(&m.text, "InvalidBlockDeviceMapping: "))
+            // `Status condition transitioned, ..., Reason: InvalidBlockDeviceMapping, Message: ...`
+            .or_else(|| {
+                transition(&m.text)
+                    .filter(|t| t.reason.as_deref() == Some("InvalidBlockDeviceMapping"))
+                    .and_then(|t| t.message)
+            })
             .unwrap_or_default();
         let detail = detail
             .split(['\t', ';'])

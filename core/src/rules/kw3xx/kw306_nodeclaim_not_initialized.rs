@@ -48,6 +48,9 @@ plugin for `aws.amazon.com/neuron`).
 ## How to fix
 Install or repair the named DaemonSet (it must tolerate the NodePool's taints and startup
 taints), or remove a startup taint nothing will ever remove from the NodePool's `startupTaints`.
+For `vpc.amazonaws.com/pod-eni`, first read aws-node's `ENABLE_POD_ENI`: when it is already
+`true`, Security Groups for Pods is on and the trunk-ENI race (KW210) is the cause; only when it
+is unset or `false` does setting it help.
 "#,
 };
 
@@ -405,7 +408,10 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         }
         Cause::EphemeralTaint(taint) => ephemeral_taint(facts, &subject, taint, &node, &mut related),
         Cause::Resource(resource) => {
-            if resource == "vpc.amazonaws.com/pod-eni" {
+            // With Security Groups for Pods shown off there is no trunk-ENI race (KW210).
+            if resource == "vpc.amazonaws.com/pod-eni"
+                && aws_node_pod_eni(facts).is_none_or(|v| v == "true")
+            {
                 related.push("KW210");
             }
             resource_not_registered(facts, api, &subject, resource, &node, &np_name)
@@ -682,25 +688,7 @@ fn resource_not_registered(
         );
     };
     if resource == "vpc.amazonaws.com/pod-eni" {
-        let env = aws_node_pod_eni(facts);
-        let state = match env.as_deref() {
-            Some("true") => "aws-node has ENABLE_POD_ENI=true, so the VPC resource controller has not attached the node's trunk ENI yet (or cannot, for this instance type)".to_string(),
-            Some(v) => format!("aws-node has ENABLE_POD_ENI={v}: Security Groups for Pods is off"),
-            None => "the input does not show aws-node's ENABLE_POD_ENI; Security Groups for Pods needs it set to true".to_string(),
-        };
-        return (
-            format!("{subject} is not initialized: {shown} was requested but the node never advertised it; {state}."),
-            vec![
-                Remediation::command(
-                    "Turn on Security Groups for Pods in the VPC CNI (and attach AmazonEKSVPCResourceController to the cluster role):",
-                    owner.install,
-                ),
-                Remediation::command(
-                    format!("Check the trunk ENI on {node}:"),
-                    format!("kubectl get node {node} -o jsonpath='{{.metadata.labels.vpc\\.amazonaws\\.com/has-trunk-attached}} {{.status.allocatable.vpc\\.amazonaws\\.com/pod-eni}}{{\"\\n\"}}'"),
-                ),
-            ],
-        );
+        return pod_eni_not_registered(facts, api, subject, &shown, owner.install, node, nodepool);
     }
     let presence = daemonset_presence(facts, owner.daemonsets);
     // The notes speak of NodePools; before v0.32 the pool is a Provisioner.
@@ -739,6 +727,64 @@ fn resource_not_registered(
             resource.trim_end_matches('/')
         ),
     ));
+    (summary, steps)
+}
+
+/// `vpc.amazonaws.com/pod-eni` not registered: Security Groups for Pods off on aws-node, or,
+/// with it on, the trunk ENI not attached yet (the race KW210 explains, whose fix is the
+/// `has-trunk-attached` label). What aws-node's `ENABLE_POD_ENI` is decides which; when the
+/// input does not show it, checking it comes first, and turning it on only after.
+fn pod_eni_not_registered(
+    facts: &Facts,
+    api: Api,
+    subject: &str,
+    shown: &str,
+    enable: &str,
+    node: &str,
+    nodepool: &str,
+) -> (String, Vec<Remediation>) {
+    let env = aws_node_pod_eni(facts);
+    let state = match env.as_deref() {
+        Some("true") => "aws-node has ENABLE_POD_ENI=true, so Security Groups for Pods is on and the VPC resource controller has not attached the node's trunk ENI yet, or cannot for this instance type (KW210)".to_string(),
+        Some(v) => format!("aws-node has ENABLE_POD_ENI={v}: Security Groups for Pods is off, so no trunk ENI is ever attached"),
+        None => "either Security Groups for Pods is off on aws-node (ENABLE_POD_ENI not true) or, with it on, the VPC resource controller has not attached the node's trunk ENI yet (KW210); the input does not show which".to_string(),
+    };
+    let summary = format!(
+        "{subject} is not initialized: {shown} was requested but the node never advertised it; {state}."
+    );
+    let trunk = || {
+        Remediation::command(
+            format!("Check the trunk ENI on {node} (the label turns true and pod-eni appears in allocatable once it is attached):"),
+            format!("kubectl get node {node} -o jsonpath='{{.metadata.labels.vpc\\.amazonaws\\.com/has-trunk-attached}} {{.status.allocatable.vpc\\.amazonaws\\.com/pod-eni}}{{\"\\n\"}}'"),
+        )
+    };
+    let race = format!(
+        "the trunk-ENI race is the cause (KW210): label {} {nodepool}'s nodes `vpc.amazonaws.com/has-trunk-attached: \"false\"` and keep to instance types that support trunking",
+        api.pool()
+    );
+    let turn_on = |text: &str| {
+        Remediation::command(
+            format!(
+                "{text} (the cluster role also needs the AmazonEKSVPCResourceController policy):"
+            ),
+            enable,
+        )
+    };
+    let steps = match env.as_deref() {
+        Some("true") => vec![
+            Remediation::text(format!("Security Groups for Pods is already on, so {race}.")),
+            trunk(),
+        ],
+        Some(_) => vec![turn_on("Turn on Security Groups for Pods in the VPC CNI"), trunk()],
+        None => vec![
+            Remediation::command(
+                format!("First check whether Security Groups for Pods is on: if this prints true, {race}."),
+                "kubectl -n kube-system get daemonset aws-node -o jsonpath='{.spec.template.spec.containers[?(@.name==\"aws-node\")].env[?(@.name==\"ENABLE_POD_ENI\")].value}{\"\\n\"}'",
+            ),
+            turn_on("Only if it prints nothing or false, turn Security Groups for Pods on"),
+            trunk(),
+        ],
+    };
     (summary, steps)
 }
 
@@ -786,7 +832,7 @@ fn startup_taints_without(facts: &Facts, api: Api, nodepool: &str, key: &str) ->
 }
 
 /// `ENABLE_POD_ENI` of aws-node: the typed DaemonSet's env, or an `ENABLE_POD_ENI` line.
-fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
+pub fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
     let typed = facts
         .workloads
         .iter()
@@ -1196,7 +1242,47 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
         );
         let d = &report.diagnoses[0];
         assert!(d.summary.contains("ENABLE_POD_ENI=false"), "{}", d.summary);
-        assert!(d.related.contains(&"KW210"));
+        assert!(!d.related.contains(&"KW210"));
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl set env daemonset aws-node -n kube-system ENABLE_POD_ENI=true")
+        );
+    }
+
+    /// pod-eni not registered: with aws-node's ENABLE_POD_ENI unknown, checking it comes
+    /// before turning it on; shown true, the advice is the trunk-ENI race (KW210), never
+    /// to set it again.
+    #[test]
+    fn pod_eni_checks_before_it_sets() {
+        let msg = "    Message:               Resource \"vpc.amazonaws.com/pod-eni\" was requested but not registered\n    Reason:                ResourceNotRegistered\n    Status:                Unknown\n    Type:                  Initialized";
+        let commands = |text: &str| -> Vec<String> {
+            check_only("KW306", text).diagnoses[0]
+                .remediation
+                .iter()
+                .map(|r| format!("{} | {}", r.text, r.command.as_deref().unwrap_or("")))
+                .collect()
+        };
+        let unknown = commands(msg);
+        assert!(
+            unknown[0].starts_with("First check whether Security Groups for Pods is on")
+                && unknown[0].contains("KW210")
+                && unknown[0].contains("get daemonset aws-node -o jsonpath=")
+                && unknown[0].contains("ENABLE_POD_ENI"),
+            "{unknown:?}"
+        );
+        assert!(
+            unknown[1].starts_with("Only if it prints nothing or false")
+                && unknown[1].ends_with("ENABLE_POD_ENI=true"),
+            "{unknown:?}"
+        );
+        let on = commands(&format!(
+            "{msg}\n      ENABLE_POD_ENI:                         true"
+        ));
+        assert!(on.iter().all(|s| !s.contains("set env")), "{on:?}");
+        assert!(
+            on[0].contains("already on") && on[0].contains("has-trunk-attached"),
+            "{on:?}"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod kw302_launch_failed;
 mod kw303_node_not_registered;
 mod kw304_node_unauthorized;
 mod kw305_node_cni_not_ready;
-mod kw306_nodeclaim_not_initialized;
+pub(crate) mod kw306_nodeclaim_not_initialized;
 mod kw307_kms_key_denies_ebs;
 mod kw308_nth_rebalance_loop;
 mod kw309_spot_interrupted;

@@ -36,7 +36,8 @@ Group, and Subnet resolution`: see KW501), the kubelet reasons (`InvalidKubeletC
 `KubeletExpressionInvalid`, `KubeletExpressionEvaluationFailed`, `KubeletExpressionsDisabled`,
 `UnsupportedKubeletConfiguration`), `UserDataSizeLimitExceeded`; and a bare
 `ValidationSucceeded=False` (`NodeClassRef not ready, ValidationSucceeded=False`) when the input
-shows no reason. The authorization reasons (`...AuthCheckFailed`) are KW105.
+shows no reason. The authorization reasons (`...AuthCheckFailed`) are KW105, and EC2 rejecting
+the block device mappings in the dry run (`InvalidBlockDeviceMapping`) is KW301.
 Not the same reason names on another condition: `InstanceProfileReady=False` reason
 `InstanceProfileNotFound` (`Failed to detect the Instance Profile`) is KW501, and
 `ValidationSucceeded=Unknown` `DependenciesNotReady` is a validation still waiting on it.
@@ -148,14 +149,17 @@ const REASONS: &[Reason] = &[
     },
 ];
 
-/// Reasons that are not this rule's: the controller's authorization checks (KW105) and a
-/// NodePool's own validation.
+/// Reasons that are not this rule's: the controller's authorization checks (KW105), a
+/// NodePool's own validation, and EC2 rejecting the block device mappings in the dry run
+/// (KW301 names the mapping to fix; a bare `ValidationSucceeded=False` beside it is that
+/// failure, not a second one).
 const NOT_OURS: &[&str] = &[
     "CreateLaunchTemplateAuthCheckFailed",
     "CreateFleetAuthCheckFailed",
     "RunInstancesAuthCheckFailed",
     "Controller isn't authorized to call",
     "NodePoolValidationFailed",
+    "InvalidBlockDeviceMapping",
 ];
 
 /// The reasons a message reports. `UserDataSizeLimitExceeded` is also a NodeClaim launch
@@ -609,5 +613,21 @@ spec:
             Some("kubectl rollout restart deployment/karpenter -n kube-system")
         );
         assert!(last.text.contains("does nothing before v1.7"));
+    }
+
+    /// EC2 rejecting the block device mappings in the dry run is KW301's: the bare
+    /// `ValidationSucceeded=False` beside it, or a condition carrying that reason, is not a
+    /// second diagnosis; a reason of this rule's still is.
+    #[test]
+    fn block_device_mapping_validation_is_kw301s() {
+        let ibdm = r#"{"level":"ERROR","message":"Reconciler error","controller":"nodeclass","EC2NodeClass":{"name":"gpu"},"error":"validating ec2:RunInstances authorization, operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: 9f, api error InvalidBlockDeviceMapping: Volume of size 2GB is smaller than snapshot 'snap-0a8454f13dc7cb861', expect size>= 20GB"}"#;
+        for text in [
+            format!("{ibdm}\nValidationSucceeded=False"),
+            "Status condition transitioned, Type: ValidationSucceeded, Status: Unknown -> False, Reason: InvalidBlockDeviceMapping, Message: Invalid device name /dev/sdx".to_string(),
+        ] {
+            assert!(ids(&check_only("KW502", &text)).is_empty(), "{text}");
+        }
+        let own = format!("{ibdm}\nValidationSucceeded=False TagValidationFailed: \"kubernetes.io/cluster/prod\" tag does not pass tag validation requirements");
+        assert_eq!(ids(&check_only("KW502", &own)), ["KW502"]);
     }
 }
