@@ -23,7 +23,8 @@ after 15 minutes, again and again.
 
 Signals (kubelet journal): `Unable to register node with API server` with `err="Unauthorized"`,
 `Failed to contact API server when waiting for CSINode publishing: Unauthorized`, reflector
-errors such as `failed to list *v1.CSIDriver: Unauthorized`, and `node "<a>" is not allowed to
+errors such as `failed to list *v1.CSIDriver: Unauthorized`, other kubelet errors whose last
+cause is `Unauthorized` (`Failed to initialize CSINode: ...; caused by: Unauthorized`), and `node "<a>" is not allowed to
 modify node "<b>"` (the kubelet authenticates as a different node name than the one it
 registers).
 

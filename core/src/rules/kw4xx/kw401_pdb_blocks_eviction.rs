@@ -35,7 +35,8 @@ Signals: the `DisruptionBlocked` / `Unconsolidatable` texts `Cannot disrupt Node
 events `Failed to drain node, evicting pod violates a PDB (Pod=<ns>/<pod>)` (v1.0: `evicting pod
 <ns>/<pod> violates a PDB`), `... eviction does not support multiple PDBs (Pod=<ns>/<pod>)`,
 `Failed to drain node, <n> pods are waiting to be evicted`; the v1.0 log `can't drain node, PDB
-"<ns>/<name>" is blocking evictions`; and, from objects, a PDB with `status.disruptionsAllowed:
+"<ns>/<name>" is blocking evictions`; the eviction API's own refusal that `kubectl drain`
+prints (`Cannot evict pod as it would violate the pod's disruption budget.`); and, from objects, a PDB with `status.disruptionsAllowed:
 0` selecting a pod that runs on a node.
 
 A drain that names no budget (`<n> pods are waiting to be evicted`) is joined with the input's
