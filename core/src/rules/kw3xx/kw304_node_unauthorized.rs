@@ -23,7 +23,8 @@ after 15 minutes, again and again.
 
 Signals (kubelet journal): `Unable to register node with API server` with `err="Unauthorized"`,
 `Failed to contact API server when waiting for CSINode publishing: Unauthorized`, reflector
-errors such as `failed to list *v1.CSIDriver: Unauthorized`, and `node "<a>" is not allowed to
+errors such as `failed to list *v1.CSIDriver: Unauthorized`, other kubelet errors whose last
+cause is `Unauthorized` (`Failed to initialize CSINode: ...; caused by: Unauthorized`), and `node "<a>" is not allowed to
 modify node "<b>"` (the kubelet authenticates as a different node name than the one it
 registers).
 
@@ -57,7 +58,19 @@ fn is_signal(m: &Message) -> bool {
         || contains_ignore_ascii_case(text, "is not allowed to modify node")
         || contains_ignore_ascii_case(text, "can only access node lease with the same name")
         || list_unauthorized(text)
-        || (from_kubelet(m) && contains_ignore_ascii_case(text, "err=\"Unauthorized\""))
+        || (from_kubelet(m)
+            && (contains_ignore_ascii_case(text, "err=\"Unauthorized\"") || refused_at_end(text)))
+}
+
+/// A kubelet error whose final cause is the API server's `Unauthorized`: the klog text
+/// `...: Unauthorized` or `...; caused by: Unauthorized` (`Failed to initialize CSINode: error
+/// updating CSINode annotation: ...; caused by: Unauthorized`).
+fn refused_at_end(text: &str) -> bool {
+    let t = text.trim_end_matches(['"', '\\', ' ', '.']);
+    let n = t.len().saturating_sub("Unauthorized".len());
+    t.get(n..)
+        .is_some_and(|w| w.eq_ignore_ascii_case("Unauthorized"))
+        && t.get(..n).is_some_and(|head| head.ends_with(": "))
 }
 
 /// `Unable to register node with API server" err="Unauthorized"` (klog structured, Kubernetes

@@ -3,6 +3,7 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{join_names, node_of, push_unique, sole_raw_value};
+use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -146,14 +147,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .first()
         .cloned()
         .unwrap_or_else(|| "<node-name>".to_string());
-    let other_cni = ["cilium", "calico", "antrea", "weave"]
-        .into_iter()
-        .find(|cni| {
-            facts
-                .workloads
-                .iter()
-                .any(|w| w.kind == "DaemonSet" && w.meta.name.contains(cni))
-        });
+    let other_cni = other_cni(facts);
     // What the runtime says: `Network plugin returns error: cni plugin not initialized`
     // (containerd), `docker: network plugin is not ready: cni config uninitialized` (dockershim).
     let detail = hits
@@ -180,7 +174,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     );
     match other_cni {
         Some(cni) => summary.push_str(&format!(
-            " The cluster runs {cni} as its CNI: its agent pod on the node is not up."
+            " The cluster runs {} as its CNI: its agent pod on the node is not up.",
+            capitalised(cni)
         )),
         None => summary.push_str(" With the Amazon VPC CNI, the aws-node pod on the node is not up, most often because its role lacks AmazonEKS_CNI_Policy."),
     }
@@ -209,7 +204,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         steps.insert(
             0,
             Remediation::command(
-                format!("The cluster runs {cni}: check its agent on {node}:"),
+                format!("The cluster runs {}: check its agent on {node}:", capitalised(cni)),
                 format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i {cni}"),
             ),
         );
@@ -220,6 +215,39 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(&["KW306"])
         .with_remediation(steps)]
+}
+
+/// A CNI other than the VPC CNI that the input shows installed: its DaemonSet, one of its pods
+/// (a describe node's pod table too), or its startup taint on a node or in a NodePool
+/// (`node.cilium.io/agent-not-ready`).
+fn other_cni(facts: &Facts) -> Option<&'static str> {
+    let daemonsets = facts
+        .workloads
+        .iter()
+        .filter(|w| w.kind == "DaemonSet")
+        .map(|w| w.meta.name.as_str());
+    let pods = facts.pods.iter().map(|p| p.meta.name.as_str()).chain(
+        facts
+            .nodes
+            .iter()
+            .flat_map(|n| n.pods.iter().map(|p| p.name.as_str())),
+    );
+    let taints = facts
+        .nodes
+        .iter()
+        .flat_map(|n| n.taints.iter())
+        .chain(facts.nodepools.iter().flat_map(|p| p.startup_taints.iter()))
+        .chain(
+            facts
+                .nodeclaims
+                .iter()
+                .flat_map(|c| c.startup_taints.iter()),
+        )
+        .map(|t| t.key.as_str());
+    let names: Vec<&str> = daemonsets.chain(pods).chain(taints).collect();
+    ["cilium", "calico", "antrea", "weave"]
+        .into_iter()
+        .find(|cni| names.iter().any(|n| n.contains(cni)))
 }
 
 /// The role name of the `aws-node` service account's IRSA annotation, when the input has it.

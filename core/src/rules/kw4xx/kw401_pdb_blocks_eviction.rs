@@ -35,7 +35,8 @@ Signals: the `DisruptionBlocked` / `Unconsolidatable` texts `Cannot disrupt Node
 events `Failed to drain node, evicting pod violates a PDB (Pod=<ns>/<pod>)` (v1.0: `evicting pod
 <ns>/<pod> violates a PDB`), `... eviction does not support multiple PDBs (Pod=<ns>/<pod>)`,
 `Failed to drain node, <n> pods are waiting to be evicted`; the v1.0 log `can't drain node, PDB
-"<ns>/<name>" is blocking evictions`; and, from objects, a PDB with `status.disruptionsAllowed:
+"<ns>/<name>" is blocking evictions`; the eviction API's own refusal that `kubectl drain`
+prints (`Cannot evict pod as it would violate the pod's disruption budget.`); and, from objects, a PDB with `status.disruptionsAllowed:
 0` selecting a pod that runs on a node.
 
 A drain that names no budget (`<n> pods are waiting to be evicted`) is joined with the input's
@@ -62,11 +63,18 @@ the budget is protecting the replicas that still serve.
 
 const SIGNALS: &[&str] = &[
     "prevents pod evictions",
+    API_REFUSAL,
     "does not support multiple pdbs",
     "violates a pdb",
     "pods are waiting to be evicted",
     "is blocking evictions",
 ];
+
+/// The eviction API's HTTP 429 text, quoted by `kubectl drain` (`error when evicting
+/// pods/"<pod>" -n "<ns>" (will retry after 5s): Cannot evict pod as it would violate the pod's
+/// disruption budget.`) and API clients, sometimes with the cause `The disruption budget <name>
+/// needs <n> healthy pods and has <m> currently`.
+const API_REFUSAL: &str = "would violate the pod's disruption budget";
 
 /// One budget problem: the PDB(s) named, or a drain that names none.
 #[derive(Default)]
@@ -79,6 +87,8 @@ struct Group<'a> {
     messages: Vec<&'a Message>,
     /// From a PDB object alone (no event or log line names it).
     inferred: bool,
+    /// Only the eviction API's own refusal (a `kubectl drain`), no Karpenter text.
+    refused: bool,
     /// For a drain that names no budget: the input's PDBs allowing 0 disruptions that cover a
     /// pod on the node, with those pods.
     likely: Vec<(String, Vec<String>)>,
@@ -87,7 +97,11 @@ struct Group<'a> {
 impl Group<'_> {
     fn key(&self) -> String {
         if self.pdbs.is_empty() {
-            format!("drain:{}", subjects_label(&self.subjects))
+            format!(
+                "drain:{}:{}",
+                subjects_label(&self.subjects),
+                self.pods.join(" ")
+            )
         } else {
             format!("pdb:{}:{}", self.multiple, self.pdbs.join(" "))
         }
@@ -107,6 +121,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             || contains_ignore_ascii_case(&t, "is blocking evictions")
         {
             g.pdbs = named_pdbs(&t);
+        } else if contains_ignore_ascii_case(&t, API_REFUSAL) {
+            g.refused = true;
+            g.pods = refused_pod(&t).into_iter().collect();
+            let ns = g.pods.first().and_then(|p| split_qualified(p).0);
+            g.pdbs = token_after(&t, "The disruption budget ")
+                .map(|n| vec![ns.map_or(n.clone(), |ns| format!("{ns}/{n}"))])
+                .unwrap_or_default();
         } else if contains_ignore_ascii_case(&t, "violates a pdb") {
             g.pods = serrors_values(&t, "Pod")
                 .or_else(|| token_after(&t, "evicting pod ").map(|p| vec![p]))
@@ -122,7 +143,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 }
             }
         }
-        if let Some(s) = subject_of(m) {
+        // Karpenter publishes its PDB-violation drain event on a stand-in Node named after the
+        // pod (the eviction queue knows no node), so `node/<pod>` is no node at all.
+        if let Some(s) = subject_of(m).filter(|s| {
+            !(s.kind == "Node" && g.pods.iter().any(|p| split_qualified(p).1 == s.name))
+        }) {
             g.subjects.push(s);
         }
         g.messages.push(m);
@@ -137,7 +162,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .then(|| {
                 groups.iter().position(|o| {
                     (!o.pdbs.is_empty() || !o.pods.is_empty())
-                        && o.subjects.iter().any(|s| groups[i].subjects.contains(s))
+                        && (o.subjects.iter().any(|s| groups[i].subjects.contains(s))
+                            // Both about the one node a describe shows without naming it.
+                            || (o.subjects.is_empty() && groups[i].subjects.is_empty()))
                 })
             })
             .flatten();
@@ -193,6 +220,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         groups.push(g);
     }
     groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+/// `<ns>/<pod>` of a `kubectl drain` refusal: `evicting pods/"<pod>" -n "<ns>"` (kubectl
+/// 1.19+) or `evicting pod "<pod>"` (older, namespace unknown).
+fn refused_pod(text: &str) -> Option<String> {
+    let pod =
+        quoted_after(text, "evicting pods/").or_else(|| quoted_after(text, "evicting pod "))?;
+    Some(match quoted_after(text, " -n ") {
+        Some(ns) => format!("{ns}/{pod}"),
+        None => pod,
+    })
 }
 
 fn merge<'a>(groups: &mut Vec<Group<'a>>, g: Group<'a>) {
@@ -437,6 +475,20 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             g.pods.join(", "),
             if g.subjects.len() > 1 { "those nodes" } else { "that node" }
         )
+    } else if g.refused {
+        format!(
+            "The eviction API refuses to evict {} (HTTP 429): {} allows no disruption now, so no drain of {on} (`kubectl drain` or Karpenter's) can finish.",
+            if g.pods.is_empty() {
+                "a pod".to_string()
+            } else {
+                format!("pod {}", g.pods.join(", "))
+            },
+            if g.pdbs.is_empty() {
+                "its PodDisruptionBudget".to_string()
+            } else {
+                format!("PodDisruptionBudget {}", g.pdbs.join(", "))
+            }
+        )
     } else if block_passed(g, &pdb_objects) {
         format!(
             "PodDisruptionBudget {} prevented pod evictions, so Karpenter could not disrupt {on}.",
@@ -450,7 +502,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     } else {
         format!("Karpenter cannot finish draining {on}.")
     };
-    if !g.pods.is_empty() && !g.inferred && !g.multiple {
+    if !g.pods.is_empty() && !g.inferred && !g.multiple && !g.refused {
         summary.push_str(&format!(
             " Evicting pod {} violates its budget.",
             g.pods.join(", ")
@@ -624,6 +676,18 @@ fn block_passed(g: &Group<'_>, pdb_objects: &[&Pdb]) -> bool {
             .all(|p| p.disruptions_allowed.is_some_and(|n| n > 0))
 }
 
+/// Enough replicas for one to move: more than the budget's absolute `minAvailable` (or the
+/// healthy count it needs), and never fewer than 3.
+fn replicas_to_suggest(pdb: Option<&Pdb>) -> i64 {
+    let needed = pdb.and_then(|p| {
+        p.min_available
+            .as_deref()
+            .and_then(|m| m.parse::<i64>().ok())
+            .or(p.desired_healthy)
+    });
+    needed.map_or(3, |n| n.saturating_add(1).max(3))
+}
+
 /// `It requires minAvailable: 1; 2 pods expected, 1 healthy (1 needed), so 0 disruptions are
 /// allowed.`
 fn budget_sentence(pdb: &Pdb) -> String {
@@ -765,7 +829,11 @@ fn remediation(
         if !never_allows {
             steps.push(Remediation::command(
                 "Or run more replicas than the budget must keep available, so one can move:",
-                format!("kubectl scale {workload}{} --replicas=3", ns_flag(ns)),
+                format!(
+                    "kubectl scale {workload}{} --replicas={}",
+                    ns_flag(ns),
+                    replicas_to_suggest(pdb_objects.first().copied())
+                ),
             ));
         }
         let selector_yaml = pdb_objects

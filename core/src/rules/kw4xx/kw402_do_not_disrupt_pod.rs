@@ -1,7 +1,9 @@
 //! KW402 do-not-disrupt-pod.
 
 use crate::document::Evidence;
-use crate::facts::{Facts, Message, ObjectRef, Pod};
+use std::collections::BTreeMap;
+
+use crate::facts::{Facts, Message, ObjectRef, Pod, Workload};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
     annotated_by_command, grouped_hits, lifted_after, push_unique, serrors_values, split_qualified,
@@ -30,7 +32,8 @@ annotation` (v1.0 to v1.1, after `Cannot disrupt Node: `), `Pod "<ns>/<pod>" has
 "karpenter.sh/do-not-disrupt" annotation` (v1.2 to v1.4, and before v1.0 after `Cannot disrupt
 Node: `), `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=<ns>/<pod>)` (v1.5+); the
 pre-v0.32 `pod <pod> has do-not-evict annotation` (annotation `karpenter.sh/do-not-evict`); and
-a pod on a node whose annotation is `"true"` or a duration. An invalid value
+a pod on a node whose annotation is `"true"` or a duration; a Deployment, StatefulSet or
+DaemonSet whose pod template sets it (every pod it creates holds its node). An invalid value
 (`InvalidDoNotDisruptAnnotation`) is ignored by Karpenter and blocks nothing.
 
 When the input later shows the pod deleted (`kubectl delete pod`, `pod "<pod>" deleted`) or the
@@ -104,6 +107,14 @@ impl Which {
         }
     }
 
+    /// The annotation a pod template sets (`Either` only comes from an event text).
+    fn annotation(self) -> &'static str {
+        match self {
+            Which::DoNotEvict => LEGACY_ANNOTATION,
+            _ => ANNOTATION,
+        }
+    }
+
     /// The `kubectl annotate` removals.
     fn removals(self) -> String {
         match self {
@@ -134,6 +145,9 @@ struct Group<'a> {
     /// The `kubectl annotate pod ... =true` line that put the annotation on, when only a
     /// command shows it.
     from_command: Option<Evidence>,
+    /// The input's workload whose pod template sets the annotation (the pod's owner, or on
+    /// its own when no pod of it is in the input).
+    workload: Option<&'a Workload>,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -148,6 +162,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         messages: hits.messages,
         from_object: false,
         from_command: None,
+        workload: None,
     })
     .collect();
     // The pre-v0.32 text names the pod without its namespace: a pod of that name the input
@@ -221,10 +236,48 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 messages: Vec::new(),
                 from_object: true,
                 from_command: command,
+                workload: None,
             }),
         }
     }
+    // A pod template that sets the annotation: every pod the workload creates holds its node.
+    for w in facts
+        .workloads
+        .iter()
+        // A Job's template is immutable and a CronJob's sits elsewhere: the controllers whose
+        // template a patch can change, with pods to run.
+        .filter(|w| matches!(w.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet"))
+        .filter(|w| w.replicas != Some(0) && blocking_in(&w.template_annotations).is_some())
+    {
+        let owned = |g: &Group<'_>| {
+            g.pod
+                .as_deref()
+                .is_some_and(|q| owns(w, split_qualified(q).0, split_qualified(q).1))
+        };
+        if groups.iter().any(owned) {
+            for g in groups.iter_mut().filter(|g| owned(g)) {
+                g.workload = Some(w);
+            }
+        } else {
+            groups.push(Group {
+                pod: None,
+                which: blocking_in(&w.template_annotations).unwrap_or(Which::DoNotDisrupt),
+                subjects: Vec::new(),
+                messages: Vec::new(),
+                from_object: true,
+                from_command: None,
+                workload: Some(w),
+            });
+        }
+    }
     groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+/// Whether the workload created the pod: same namespace and the controller's name prefix
+/// (`<deployment>-<hash>-<id>`, `<statefulset>-<n>`, `<job>-<id>`).
+fn owns(w: &Workload, ns: Option<&str>, pod: &str) -> bool {
+    (ns.is_none() || w.meta.namespace.as_deref() == ns)
+        && pod.starts_with(&format!("{}-", w.meta.name))
 }
 
 /// Karpenter does not count a pod that has finished (`Succeeded`, `Failed`): a Job's pod
@@ -248,7 +301,11 @@ fn released(facts: &Facts, name: &str) -> bool {
 /// values, as do later ones for anything unparsable), or the pre-v1 karpenter.sh/do-not-evict
 /// `"true"`.
 fn blocking_annotation(pod: &Pod) -> Option<Which> {
-    let a = &pod.meta.annotations;
+    blocking_in(&pod.meta.annotations)
+}
+
+/// [`blocking_annotation`] of a pod's or a pod template's annotations.
+fn blocking_in(a: &BTreeMap<String, String>) -> Option<Which> {
     if a.get(ANNOTATION)
         .is_some_and(|v| v == "true" || is_go_duration(v))
     {
@@ -298,16 +355,26 @@ fn held_label(subjects: &[ObjectRef]) -> String {
 }
 
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
-    let pod_label = g
-        .pod
-        .as_deref()
-        .map(|p| format!("Pod {p}"))
-        .unwrap_or_else(|| "A pod".to_string());
-    let mut summary = format!(
-        "{pod_label} carries {}, so Karpenter will not voluntarily disrupt {}.",
-        g.which.label(),
-        held_label(&g.subjects)
-    );
+    let workload = g
+        .workload
+        .map(|w| format!("{} {}", w.kind, w.object_ref().qualified_name()));
+    let pod_label = match (&g.pod, &workload) {
+        (Some(p), _) => format!("Pod {p}"),
+        (None, Some(w)) => format!("Every pod of {w}"),
+        (None, None) => "A pod".to_string(),
+    };
+    let mut summary = if g.pod.is_none() && g.subjects.is_empty() && workload.is_some() {
+        format!(
+            "{pod_label} carries {} (its pod template sets it), so Karpenter will not voluntarily disrupt the nodes they run on while they run.",
+            g.which.label()
+        )
+    } else {
+        format!(
+            "{pod_label} carries {}, so Karpenter will not voluntarily disrupt {}.",
+            g.which.label(),
+            held_label(&g.subjects)
+        )
+    };
     let value = g.pod.as_deref().and_then(|q| {
         let (ns, name) = split_qualified(q);
         facts
@@ -329,6 +396,9 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         summary.push_str(
             " (Inferred from the `kubectl annotate` command in the input; no event in the input names it.)",
         );
+    } else if g.from_object && g.pod.is_none() {
+        summary
+            .push_str(" (Inferred from the pod template; no event or pod in the input shows it.)");
     } else if g.from_object {
         summary.push_str(" (Inferred from the pod's annotation; no event in the input names it.)");
     }
@@ -375,6 +445,27 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             ),
         ),
     ];
+    if let Some(w) = g.workload {
+        let wns = w.meta.namespace.as_deref().unwrap_or("<namespace>");
+        let template = Remediation::command(
+            format!(
+                "Remove it from the pod template of {} {}, or every new pod blocks again (this rolls the pods):",
+                w.kind,
+                w.object_ref().qualified_name()
+            ),
+            format!(
+                r#"kubectl patch {} {} -n {wns} --type json -p '[{{"op":"remove","path":"/spec/template/metadata/annotations/{}"}}]'"#,
+                w.kind.to_ascii_lowercase(),
+                w.meta.name,
+                g.which.annotation().replace('/', "~1")
+            ),
+        );
+        if g.pod.is_some() {
+            steps[1] = template;
+        } else {
+            steps = vec![template];
+        }
+    }
     if g.which != Which::DoNotDisrupt {
         steps.push(Remediation::text(
             "karpenter.sh/do-not-evict is the pre-v0.32 name; v0.32 replaced it with karpenter.sh/do-not-disrupt and v1.0 removed it.",
@@ -423,6 +514,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 .filter(|_| g.from_object)
                 .and_then(|p| p.meta.evidence.clone()),
         )
+        .with_evidence(g.workload.and_then(|w| w.meta.evidence.clone()))
         .with_evidence(g.from_command.clone())
         .with_evidence(lifted.clone())
         .with_remediation(steps);
