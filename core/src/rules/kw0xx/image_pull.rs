@@ -941,17 +941,25 @@ pub fn classes_phrase(f: &PullFailure<'_>) -> String {
 /// Deployment naming convention `<deployment>-<pod-template-hash>-<suffix>` when the input
 /// has no pod object.
 pub fn owner_workload(facts: &Facts, pod: &ObjectRef) -> Option<(String, String)> {
-    let Some(obj) = facts.pods.iter().find(|p| p.meta.name == pod.name) else {
+    // Kubernetes draws the pod-template hash and the pod suffix from the alphabet of
+    // `rand.SafeEncodeString` (no vowels, no 0/1/3), which tells `web-7d9c6b8f5-xk2lp` from
+    // a Job's `ingress-nginx-admission-create-7xq2d`.
+    let safe = |s: &str| s.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c));
+    let by_name = || {
         let mut parts = pod.name.rsplitn(3, '-');
         let (suffix, hash, name) = (parts.next()?, parts.next()?, parts.next()?);
-        let hash_like = (6..=10).contains(&hash.len())
-            && hash
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        let suffix_like = suffix.len() == 5 && suffix.chars().all(|c| c.is_ascii_alphanumeric());
-        return (hash_like && suffix_like).then(|| ("deployment".to_string(), name.to_string()));
+        let hash_like = (6..=10).contains(&hash.len()) && safe(hash);
+        let suffix_like = suffix.len() == 5 && safe(suffix);
+        (hash_like && suffix_like).then(|| ("deployment".to_string(), name.to_string()))
     };
-    let owner = obj.meta.owners.first()?;
+    let Some(obj) = facts.pods.iter().find(|p| p.meta.name == pod.name) else {
+        return by_name();
+    };
+    // A describe trimmed above `Controlled By:` leaves the pod without owners: the name
+    // convention still holds.
+    let Some(owner) = obj.meta.owners.first() else {
+        return by_name();
+    };
     match owner.kind.as_str() {
         "ReplicaSet" => {
             let hash = obj.meta.labels.get("pod-template-hash");

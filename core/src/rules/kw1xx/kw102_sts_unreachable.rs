@@ -197,8 +197,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map(|p| p.object_ref().qualified_name())
         .collect();
     if at_start {
-        summary
-            .push_str(" and the controller exits at start-up (ec2 api connectivity check failed)");
+        // v0.3x and earlier word the check `Checking EC2 API connectivity, <error>`.
+        let check = if text_of(&["ec2 api connectivity check failed"]) {
+            "ec2 api connectivity check failed"
+        } else {
+            "Checking EC2 API connectivity"
+        };
+        summary.push_str(&format!(" and the controller exits at start-up ({check})"));
         if crashing.is_empty() {
             summary.push_str(", its pods crash-looping");
         }

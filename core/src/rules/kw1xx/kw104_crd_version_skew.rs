@@ -3,10 +3,7 @@
 use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Crd, Facts, Message, MessageOrigin, Meta};
-use crate::rules::text::{
-    all_quoted_after, contains_any, karpenter_namespace, karpenter_namespace_or_placeholder,
-    quoted_after,
-};
+use crate::rules::text::{all_quoted_after, contains_any, karpenter_namespace, quoted_after};
 use crate::rules::version;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -653,7 +650,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let version = facts.karpenter_version.clone();
-    let ns = karpenter_namespace_or_placeholder(facts);
+    // A webhook that was reached but failed (no endpoints, refused) names the namespace its
+    // service really lives in; `service "karpenter" not found` names a wrong one.
+    let reached_ns = webhook_ns.clone().filter(|_| !texts_with(&["not found"]));
+    let ns = karpenter_namespace(facts)
+        .or(reached_ns)
+        .unwrap_or_else(|| "<karpenter-namespace>".to_string());
     let controller_side = has(Skew::StatusRejected)
         || fields.iter().any(|f| f.starts_with("status."))
         || hits.iter().any(|(m, skew)| {
@@ -921,12 +923,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if webhook_problem {
         let v1_1 = version::at_least(facts, 1, 1);
         if v1_1 != Some(true) {
-            let target =
-                karpenter_namespace(facts).unwrap_or_else(|| "<karpenter-namespace>".to_string());
             steps.push(Remediation::command(
-                format!("On v1.0.x the CRDs serve v1beta1 and v1 through Karpenter's conversion webhook, which must point at the Karpenter service in {target}: reinstall the CRD chart with the webhook values:"),
+                format!("On v1.0.x the CRDs serve v1beta1 and v1 through Karpenter's conversion webhook, which must point at the Karpenter service in {ns}: reinstall the CRD chart with the webhook values:"),
                 format!(
-                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {target} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={target} --set webhook.port=8443"
+                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {ns} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={ns} --set webhook.port=8443"
                 ),
             ));
         }

@@ -242,6 +242,8 @@ struct Group<'a> {
     details: Vec<String>,
     nodepools: Vec<String>,
     inferred: bool,
+    /// Read off a v1beta1 status that has no conditions to quote (v0.32 to v0.36).
+    status_only: bool,
 }
 
 fn group_for<'g, 'a>(
@@ -259,6 +261,7 @@ fn group_for<'g, 'a>(
                 details: Vec::new(),
                 nodepools: Vec::new(),
                 inferred: false,
+                status_only: false,
             });
             groups.last_mut().expect("just pushed")
         }
@@ -342,6 +345,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 g.inferred = true;
             }
         }
+        // A v1beta1 EC2NodeClass (v0.32 to v0.36) has no conditions. Its controller resolves
+        // subnets, security groups, AMIs and the instance profile in one pass and clears
+        // status.subnets when none match (`no subnets exist given constraints`): resolved
+        // AMIs or profile beside no subnet mean the subnet selector matched nothing.
+        let reconciled = !nc.status_amis.is_empty() || nc.status_instance_profile.is_some();
+        if nc.conditions.is_empty()
+            && !nc.is_aws_node_template
+            && reconciled
+            && nc.status_subnets.is_empty()
+            && !nc.subnet_selector_terms.is_empty()
+        {
+            let g = group_for(&mut groups, Some(nc.meta.name.clone()));
+            push_unique(&mut g.dependents, Dependent::Subnets);
+            g.evidence.extend(nc.meta.evidence.clone());
+            push_unique(
+                &mut g.details,
+                "status.subnets is empty while its AMIs or instance profile resolved (v1beta1 carries no conditions: inferred)".to_string(),
+            );
+            g.status_only = true;
+        }
     }
     groups.iter().map(|g| diagnose(facts, g)).collect()
 }
@@ -414,7 +437,8 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .unwrap_or_else(|| format!("The {kind}"));
     let mut failing: Vec<String> = g.details.clone();
     for d in &g.dependents {
-        if !g.details.iter().any(|x| x.starts_with(d.condition())) {
+        let from_status = g.status_only && *d == Dependent::Subnets;
+        if !from_status && !g.details.iter().any(|x| x.starts_with(d.condition())) {
             failing.push(match d {
                 Dependent::InstanceProfile => "InstanceProfileReady not True".to_string(),
                 _ => format!("{}=False", d.condition()),
@@ -561,6 +585,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 "kubectl get awsnodetemplate {name} -o jsonpath='{{.status.subnets}}{{\"\\n\"}}{{.status.securityGroups}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}'"
             ),
         ));
+    } else if g.status_only {
+        steps.push(Remediation::command(
+            "After the fix, Karpenter re-resolves within minutes; watch the subnets appear in its status:",
+            format!("kubectl get ec2nodeclass {name} -o jsonpath='{{.status.subnets}}{{\"\\n\"}}'"),
+        ));
     } else {
         steps.push(Remediation::command(
             "After the fix, Karpenter re-resolves within minutes; watch the conditions:",
@@ -578,7 +607,9 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if let Some(n) = &g.nodeclass {
         d = d.with_object(Some(&crate::facts::ObjectRef::new(kind, None, n)));
     }
-    if g.inferred && g.dependents == [Dependent::InstanceProfile] {
+    let only_inferred = g.inferred && g.dependents == [Dependent::InstanceProfile]
+        || g.status_only && g.dependents == [Dependent::Subnets] && g.messages.is_empty();
+    if only_inferred {
         d = d.with_confidence(Confidence::Medium);
     }
     d

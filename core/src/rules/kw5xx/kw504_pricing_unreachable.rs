@@ -225,17 +225,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let version = version_label(facts)
         .map(|v| format!("Karpenter {v}"))
         .unwrap_or_else(|| "this Karpenter".to_string());
+    // The error's own wording dates it when nothing else does: AWS SDK v2 (`operation error
+    // Pricing: GetProducts`) arrived with Karpenter v1.1.
+    let sdk_v2 = texts
+        .iter()
+        .any(|t| contains_any(t, &["operation error Pricing"]));
+    let era_before = era_before_v0_32(facts).or(sdk_v2.then_some(false));
     let dated_by = if version_label(facts).is_some() {
         String::new()
-    } else if era_before_v0_32(facts) == Some(true) {
+    } else if era_before == Some(true) {
         match pre_v0_32_logger_in(facts) {
             Some(l) => format!(" (its {l} log lines date it before v0.32)"),
             None => " (the input's Provisioner/Machine API dates it before v0.32)".to_string(),
         }
+    } else if era_before_v0_32(facts).is_none() {
+        " (its AWS SDK v2 error text, `operation error Pricing`, dates it v1.1 or later)"
+            .to_string()
     } else {
         " (the input's NodePool/NodeClaim API dates it v0.32 or later)".to_string()
     };
-    let mut steps = match at_least(facts, 0, 32).or(era_before_v0_32(facts).map(|old| !old)) {
+    let mut steps = match at_least(facts, 0, 32).or(era_before.map(|old| !old)) {
         Some(true) => {
             summary.push_str(&format!(" On {version}{dated_by} the setting is ISOLATED_VPC (AWS_ISOLATED_VPC, which the troubleshooting page still shows, is the pre-v0.32 name)."));
             vec![v1_env, v1_helm]
