@@ -273,7 +273,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
         .with_messages(hits.iter().copied())
-        .with_related(if validation { &["KW502"] } else { &[] })
+        .with_related(if validation { &["KW208"] } else { &[] })
         .with_remediation(steps)]
 }
 
