@@ -871,12 +871,24 @@ fn weighed_for_disruption(facts: &Facts, node: &str) -> bool {
             .as_ref()
             .is_some_and(|o| o.kind.eq_ignore_ascii_case("Node") && o.name == node);
         let reason = m.reason.as_deref().unwrap_or("");
-        about_node
-            && (reason == "Unconsolidatable"
-                || (reason == "DisruptionBlocked"
-                    && !BEFORE_INITIALIZED
-                        .iter()
-                        .any(|s| contains_ignore_ascii_case(&m.text, s))))
+        // Karpenter disrupting the node (`Disrupting Node: Drift`, a log line naming it in
+        // `disrupting via consolidation delete, terminating 1 nodes (... ip-10-0-1-2 ...)`)
+        // also only happens once it is initialized.
+        let disrupted = (about_node
+            && (reason == "DisruptionTerminating"
+                || contains_ignore_ascii_case(&m.text, "disrupting node")))
+            || (m.origin == MessageOrigin::KarpenterLog
+                && m.text.contains(node)
+                && ["disrupting via", "deprovisioning via"]
+                    .iter()
+                    .any(|s| contains_ignore_ascii_case(&m.text, s)));
+        disrupted
+            || about_node
+                && (reason == "Unconsolidatable"
+                    || (reason == "DisruptionBlocked"
+                        && !BEFORE_INITIALIZED
+                            .iter()
+                            .any(|s| contains_ignore_ascii_case(&m.text, s))))
     })
 }
 
@@ -1158,6 +1170,31 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
             d[0].summary
         );
         assert!(d[0].summary.contains("NotReady"), "{}", d[0].summary);
+        // Karpenter disrupting the node says it was initialized: the label was cut from the paste.
+        for (origin, text, reason, object) in [
+            (
+                MessageOrigin::Event,
+                "Disrupting Node: Drift",
+                Some("DisruptionTerminating"),
+                true,
+            ),
+            (
+                MessageOrigin::KarpenterLog,
+                "disrupting via consolidation delete, terminating 1 nodes (2 pods) ip-10-0-71-41.ec2.internal/m5.large/on-demand",
+                None,
+                false,
+            ),
+        ] {
+            let mut facts = facts.clone();
+            facts.messages.push(crate::facts::Message {
+                origin,
+                text: text.into(),
+                reason: reason.map(str::to_string),
+                object: object.then(|| ObjectRef::new("Node", None, "ip-10-0-71-41.ec2.internal")),
+                ..Default::default()
+            });
+            assert!((rules::find("KW306").unwrap().check)(&facts).is_empty(), "{text}");
+        }
     }
 
     /// A Provisioner's node that never got `karpenter.sh/initialized`: before v0.28 there is
