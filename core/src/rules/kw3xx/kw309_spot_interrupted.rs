@@ -254,7 +254,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventName,AttributeValue=TerminateInstances --max-results 20 --query 'Events[].[EventTime,Username,Resources[0].ResourceName]' --output table",
         ));
     }
-    steps.extend([
+    if kinds.iter().any(|k| k == "scheduled maintenance") {
+        steps.push(Remediation::command(
+            "AWS scheduled the instance for maintenance or retirement (an AWS Health event), whatever its capacity type: nothing to fix in Karpenter. See what else is scheduled:",
+            "aws ec2 describe-instance-status --filters Name=event.code,Values=instance-reboot,system-reboot,system-maintenance,instance-retirement,instance-stop --query 'InstanceStatuses[].[InstanceId,AvailabilityZone,Events[0].Code,Events[0].NotBefore]' --output table",
+        ));
+    }
+    // Spot advice only where spot is involved (or the notice's kind is not known).
+    let spot = kinds
+        .iter()
+        .any(|k| k.starts_with("spot") || k == "interruption");
+    if !spot {
+        steps.push(Remediation::text(
+            "Run workloads that must not stop with several replicas and a PodDisruptionBudget, so that the next notice moves them without an outage; pods with `karpenter.sh/do-not-disrupt` still go when EC2 takes the instance.",
+        ));
+    } else {
+        steps.extend([
         Remediation::command(
             "See how often it happens:",
             "kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp",
@@ -273,6 +288,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             api.pool()
         )),
     ]);
+    }
     let objects = notice_objects(facts, &nodes, &nodeclaims);
     vec![Diagnosis::new(&META, summary)
         .with_objects(&objects)
@@ -284,6 +300,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn scheduled_maintenance_gets_no_spot_advice() {
+        let report = check_only(
+            "KW309",
+            r#"{"level":"INFO","time":"2025-03-03T03:00:00.000Z","logger":"controller","message":"initiating delete from interruption message","messageKind":"scheduled_change","NodeClaim":{"name":"ondemand-x7k2p"},"action":"CordonAndDrain","Node":{"name":"ip-10-0-9-9.ec2.internal"}}"#,
+        );
+        let steps = &report.diagnoses[0].remediation;
+        assert!(
+            steps[0]
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("describe-instance-status")),
+            "{steps:?}"
+        );
+        assert!(
+            !steps.iter().any(|r| r.text.contains("spot")
+                || r.command
+                    .as_deref()
+                    .is_some_and(|c| c.contains("SpotInterrupted"))),
+            "{steps:?}"
+        );
+    }
 
     /// Before v0.32: a Machine of a Provisioner, whose requirements sit at the top of its spec;
     /// a line that only says Karpenter deleted the node does not invent a NodeClaim.
