@@ -58,9 +58,47 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The Deployment a pod's name implies: `<deployment>-<pod-template-hash>-<suffix>`, for pods
+/// the input lists without owner (a `kubectl get pods` row, a describe trimmed above
+/// `Controlled By:`). Kubernetes draws both generated parts from a vowel-free alphabet, but
+/// pastes often carry invented names (`-abcde`), so any lower-case alphanumerics count; the
+/// hash must hold a digit, which keeps `exporter` in `node-exporter-7xk2p` and `create` in a
+/// Job's `ingress-nginx-admission-create-7xq2d` from passing for one.
+pub fn deployment_of_pod(pod: &str) -> Option<&str> {
+    let generated = |part: &str, lengths: std::ops::RangeInclusive<usize>| {
+        lengths.contains(&part.len())
+            && part
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    };
+    let mut parts = pod.rsplitn(3, '-');
+    let (suffix, hash, base) = (parts.next()?, parts.next()?, parts.next()?);
+    (generated(suffix, 5..=5)
+        && generated(hash, 6..=10)
+        && hash.chars().any(|c| c.is_ascii_digit())
+        && !base.is_empty())
+    .then_some(base)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pods_name_implies_its_deployment() {
+        assert_eq!(deployment_of_pod("web-7d9c6b8f5-xk2lp"), Some("web"));
+        assert_eq!(
+            deployment_of_pod("report-builder-6c8d9f-abcde"),
+            Some("report-builder")
+        );
+        assert_eq!(deployment_of_pod("node-exporter-7xk2p"), None);
+        assert_eq!(
+            deployment_of_pod("ingress-nginx-admission-create-7xq2d"),
+            None
+        );
+        assert_eq!(deployment_of_pod("kafka-0"), None);
+        assert_eq!(deployment_of_pod("-7d9c6b8f5-xk2lp"), None);
+    }
 
     #[test]
     fn near_match_names() {

@@ -941,16 +941,9 @@ pub fn classes_phrase(f: &PullFailure<'_>) -> String {
 /// Deployment naming convention `<deployment>-<pod-template-hash>-<suffix>` when the input
 /// has no pod object.
 pub fn owner_workload(facts: &Facts, pod: &ObjectRef) -> Option<(String, String)> {
-    // Kubernetes draws the pod-template hash and the pod suffix from the alphabet of
-    // `rand.SafeEncodeString` (no vowels, no 0/1/3), which tells `web-7d9c6b8f5-xk2lp` from
-    // a Job's `ingress-nginx-admission-create-7xq2d`.
-    let safe = |s: &str| s.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c));
     let by_name = || {
-        let mut parts = pod.name.rsplitn(3, '-');
-        let (suffix, hash, name) = (parts.next()?, parts.next()?, parts.next()?);
-        let hash_like = (6..=10).contains(&hash.len()) && safe(hash);
-        let suffix_like = suffix.len() == 5 && safe(suffix);
-        (hash_like && suffix_like).then(|| ("deployment".to_string(), name.to_string()))
+        crate::rules::names::deployment_of_pod(&pod.name)
+            .map(|name| ("deployment".to_string(), name.to_string()))
     };
     let Some(obj) = facts.pods.iter().find(|p| p.meta.name == pod.name) else {
         return by_name();

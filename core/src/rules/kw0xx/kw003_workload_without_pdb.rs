@@ -241,18 +241,6 @@ fn owner_of(facts: &Facts, pod: &Pod) -> Option<(&'static str, String, Option<&'
     by_workload.or_else(|| owner_by_name(facts, pod))
 }
 
-/// A generated name part (`pod-template-hash`, the random suffix). Kubernetes draws them from
-/// a vowel-free alphabet, but pastes often carry invented names, so any lower-case
-/// alphanumerics count; a hash must hold a digit (`exporter` in `node-exporter-7xk2p` is no
-/// hash).
-fn is_generated(part: &str, lengths: std::ops::RangeInclusive<usize>, digit: bool) -> bool {
-    lengths.contains(&part.len())
-        && part
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && (!digit || part.chars().any(|c| c.is_ascii_digit()))
-}
-
 /// A pod named `<deployment>-<pod-template-hash>-<suffix>`, or `<statefulset>-<ordinal>`
 /// when another pod of the input shares the name with ordinal 0 or 1: a `kubectl get pods`
 /// table names no owner, but the names do.
@@ -266,14 +254,8 @@ fn owner_by_name(facts: &Facts, pod: &Pod) -> Option<(&'static str, String, Opti
             .filter(|p| p.meta.name.starts_with(prefix))
             .count()
     };
-    let mut parts = name.rsplitn(3, '-');
-    if let (Some(suffix), Some(hash), Some(base)) = (parts.next(), parts.next(), parts.next()) {
-        if is_generated(suffix, 5..=5, false)
-            && is_generated(hash, 6..=10, true)
-            && !base.is_empty()
-        {
-            return Some(("Deployment", base.to_string(), Some("the pod names")));
-        }
+    if let Some(base) = crate::rules::names::deployment_of_pod(name) {
+        return Some(("Deployment", base.to_string(), Some("the pod names")));
     }
     let (base, ordinal) = name.rsplit_once('-')?;
     let ordinal_ok = !ordinal.is_empty() && ordinal.chars().all(|c| c.is_ascii_digit());

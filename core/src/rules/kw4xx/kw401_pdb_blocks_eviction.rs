@@ -947,19 +947,7 @@ fn controller_by_name(pod: &str) -> Option<ObjectRef> {
 /// A Deployment's pod is named `<deployment>-<pod-template-hash>-<5 chars>`; a pod listed
 /// without owner or labels (a `kubectl get pods` row) names its Deployment that way.
 fn deployment_by_name(pod: &str) -> Option<ObjectRef> {
-    let mut parts = pod.rsplitn(3, '-');
-    let suffix = parts.next()?;
-    let hash = parts.next()?;
-    let name = parts.next()?;
-    let lower_alnum = |s: &str| {
-        s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    };
-    (suffix.len() == 5
-        && (8..=10).contains(&hash.len())
-        && lower_alnum(suffix)
-        && lower_alnum(hash))
-    .then(|| ObjectRef::new("Deployment", None, name))
+    crate::rules::names::deployment_of_pod(pod).map(|name| ObjectRef::new("Deployment", None, name))
 }
 
 #[cfg(test)]
