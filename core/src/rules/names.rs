@@ -62,7 +62,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// the input lists without owner (a `kubectl get pods` row, a describe trimmed above
 /// `Controlled By:`). Kubernetes draws both generated parts from a vowel-free alphabet, but
 /// pastes often carry invented names (`-abcde`), so any lower-case alphanumerics count; the
-/// hash must hold a digit, which keeps `exporter` in `node-exporter-7xk2p` and `create` in a
+/// hash must hold a digit or be vowel-free, which keeps `exporter` in `node-exporter-7xk2p` and `create` in a
 /// Job's `ingress-nginx-admission-create-7xq2d` from passing for one.
 pub fn deployment_of_pod(pod: &str) -> Option<&str> {
     let generated = |part: &str, lengths: std::ops::RangeInclusive<usize>| {
@@ -75,7 +75,8 @@ pub fn deployment_of_pod(pod: &str) -> Option<&str> {
     let (suffix, hash, base) = (parts.next()?, parts.next()?, parts.next()?);
     (generated(suffix, 5..=5)
         && generated(hash, 6..=10)
-        && hash.chars().any(|c| c.is_ascii_digit())
+        && (hash.chars().any(|c| c.is_ascii_digit())
+            || hash.chars().all(|c| "bcdfghjklmnpqrstvwxz".contains(c)))
         && !base.is_empty())
     .then_some(base)
 }
@@ -96,6 +97,7 @@ mod tests {
             deployment_of_pod("ingress-nginx-admission-create-7xq2d"),
             None
         );
+        assert_eq!(deployment_of_pod("api-bcdfghjkl-xk2lp"), Some("api"));
         assert_eq!(deployment_of_pod("kafka-0"), None);
         assert_eq!(deployment_of_pod("-7d9c6b8f5-xk2lp"), None);
     }
