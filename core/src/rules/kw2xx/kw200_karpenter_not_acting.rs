@@ -260,31 +260,32 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
 /// Whether any Karpenter event or log line in the input names a pod: then a pod it does not
 /// name was passed over, and provisioning for others does not count for it.
 fn names_any_pod(facts: &Facts) -> bool {
-    // `kubectl get events` prints no source: Karpenter's pod events are known by their text.
-    facts.events.iter().any(|e| {
-        e.object.as_ref().is_some_and(|o| o.kind == "Pod")
-            && (e.source.eq_ignore_ascii_case("karpenter")
-                || contains_ignore_ascii_case(&e.message, "failed to schedule pod")
-                || contains_ignore_ascii_case(&e.message, "pod should schedule on"))
-    }) || facts.logs.iter().any(|r| {
-        ["Pod", "pod", "Pods", "pods"]
-            .iter()
-            .any(|k| r.fields.get(*k).is_some_and(|v| !v.is_number()))
-    })
+    facts
+        .events
+        .iter()
+        .any(|e| karpenter_pod_event(e).is_some())
+        || facts.logs.iter().any(|r| {
+            ["Pod", "pod", "Pods", "pods"]
+                .iter()
+                .any(|k| r.fields.get(*k).is_some_and(|v| !v.is_number()))
+        })
+}
+
+/// The pod a Karpenter event is about. `kubectl get events` prints no source: Karpenter's pod
+/// events are known by their text too.
+fn karpenter_pod_event(e: &crate::facts::Event) -> Option<&ObjectRef> {
+    let karpenter = e.source.eq_ignore_ascii_case("karpenter")
+        || contains_ignore_ascii_case(&e.message, "failed to schedule pod")
+        || contains_ignore_ascii_case(&e.message, "pod should schedule on");
+    e.object.as_ref().filter(|o| karpenter && o.kind == "Pod")
 }
 
 /// The pods Karpenter's events in the input answer (`pod a, pod b`), when any.
 fn answered_pods(facts: &Facts) -> Option<String> {
     let mut names: Vec<String> = Vec::new();
-    for e in &facts.events {
-        let Some(o) = e.object.as_ref().filter(|o| o.kind == "Pod") else {
-            continue;
-        };
-        let karpenter = e.source.eq_ignore_ascii_case("karpenter")
-            || contains_ignore_ascii_case(&e.message, "failed to schedule pod")
-            || contains_ignore_ascii_case(&e.message, "pod should schedule on");
+    for o in facts.events.iter().filter_map(karpenter_pod_event) {
         let name = o.qualified_name();
-        if karpenter && !names.contains(&name) {
+        if !names.contains(&name) {
             names.push(name);
         }
     }

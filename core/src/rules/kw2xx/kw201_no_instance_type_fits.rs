@@ -4,8 +4,8 @@ use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
 use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    quantity_units, requirement_on, resource_bounds, resource_value, scheduling_errors, Cause,
-    Clause, InstanceTypeFailure,
+    quantity_units, requirement_on, resource_bounds, resource_entries, resource_value,
+    scheduling_errors, Cause, Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -667,17 +667,14 @@ const INSTANCE_TYPE_RESOURCES: &[&str] = &[
 /// The requested resources (non-zero) no instance type can have. Hugepages are left out:
 /// whether an instance type offers them depends on the node's configuration, not on Karpenter.
 fn unknown_resources(resources: &str) -> Vec<String> {
-    let json = resource_bounds(resources).map_or(resources, |(_, max)| max);
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(json.trim()) else {
-        return Vec::new();
-    };
-    map.keys()
-        .filter(|name| {
+    resource_entries(resources)
+        .into_iter()
+        .filter(|(name, quantity)| {
             !INSTANCE_TYPE_RESOURCES.contains(&name.as_str())
                 && !name.starts_with("hugepages-")
-                && resource_value(json, name).is_some_and(|v| v != "0")
+                && quantity != "0"
         })
-        .cloned()
+        .map(|(name, _)| name)
         .collect()
 }
 

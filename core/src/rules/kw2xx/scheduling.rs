@@ -1208,11 +1208,22 @@ fn quantity_text(value: &serde_json::Value) -> String {
 /// One resource of a resources JSON (`cpu`, `memory`...); of the v1.14 `min=..., max=...`
 /// form, the larger total's (what the largest daemonset overhead makes the pod need).
 pub fn resource_value(json: &str, name: &str) -> Option<String> {
+    resource_entries(json)
+        .into_iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value)
+}
+
+/// Every resource of a resources JSON with its quantity as written, in the JSON's order; of
+/// the v1.14 `min=..., max=...` form, the larger total's.
+pub fn resource_entries(json: &str) -> Vec<(String, String)> {
     let json = resource_bounds(json).map_or(json, |(_, max)| max);
-    let serde_json::Value::Object(map) = serde_json::from_str(json.trim()).ok()? else {
-        return None;
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(json.trim()) else {
+        return Vec::new();
     };
-    map.get(name).map(quantity_text)
+    map.iter()
+        .map(|(key, value)| (key.clone(), quantity_text(value)))
+        .collect()
 }
 
 /// Binary and decimal suffixes of Kubernetes quantities, in milli-units so that `500m` fits.
