@@ -247,6 +247,23 @@ const POD_ONLY_KEYS: &[&str] = &[
     "Volumes",
 ];
 
+/// Column-0 keys only `kubectl describe node` prints: two of them make a node when the paste
+/// stops before `Capacity:` (a node's header, labels and conditions, then cut).
+const NODE_ONLY_KEYS: &[&str] = &[
+    "Roles",
+    "Taints",
+    "Unschedulable",
+    "Lease",
+    "Addresses",
+    "Allocatable",
+    "System Info",
+    "PodCIDR",
+    "PodCIDRs",
+    "ProviderID",
+    "Non-terminated Pods",
+    "Allocated resources",
+];
+
 /// A describe block starting at `start` without its `Name:` line: the paste began mid-way
 /// (`Status:`, `Containers:`, `Node-Selectors:`...), or came from a tool that prints no
 /// header. Its keys (or the `kubectl describe` command before it) must still show a pod or a
@@ -384,7 +401,7 @@ fn kind_of(part: &Part<'_>, sections: &[Section<'_>], command_kind: Option<&str>
     {
         Described::Pod
     } else if has("ProviderID")
-        || (has("Roles") && has("Taints"))
+        || NODE_ONLY_KEYS.iter().filter(|k| has(k)).count() >= 2
         || (has("Capacity") && has("Allocatable"))
         || has("Non-terminated Pods")
     {

@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 
 pub use karpenter_why_scan::*;
 
-/// The matcher for every registered rule's signals, built once.
+/// The matcher for every registered rule's signals and the loggers that date a log
+/// (`rules::version`), built once.
 pub fn rule_matcher() -> &'static SignalMatcher {
     static MATCHER: OnceLock<SignalMatcher> = OnceLock::new();
     MATCHER.get_or_init(|| SignalMatcher::new(rule_signals()))
@@ -15,6 +16,7 @@ fn rule_signals() -> impl Iterator<Item = &'static str> {
     crate::rules::all()
         .into_iter()
         .flat_map(|r| r.meta.signals.iter().copied())
+        .chain(crate::rules::version::PRE_V0_32_LOGGERS.iter().copied())
 }
 
 /// A scanner using every registered rule's signals.

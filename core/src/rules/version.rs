@@ -51,7 +51,9 @@ pub fn before_v0_32(facts: &Facts) -> bool {
 /// controller, the pre-v0.28 `inflightchecks`, and the cloud provider's `controller.aws.*`
 /// loggers (`controller.aws.pricing`). `controller.provisioner` and `controller.pricing` do not
 /// count: v0.32 to v0.36 log under those names too, in console format when configured so.
-const PRE_V0_32_LOGGERS: &[&str] = &[
+/// The log scanner keeps these loggers' lines (the recent ones, like any signal's) although
+/// they are info level: an old log may tell its era only through them.
+pub(crate) const PRE_V0_32_LOGGERS: &[&str] = &[
     "controller.machine",
     "controller.provisioning",
     "controller.deprovisioning",
