@@ -118,6 +118,16 @@ pub struct LogRecord {
 }
 
 impl LogRecord {
+    /// An optimistic-concurrency conflict (`Operation cannot be fulfilled on nodeclaims...: the
+    /// object has been modified; please apply your changes to the latest version and try
+    /// again`): two controllers updated the same object and the loser requeues. Logged at ERROR
+    /// as a `Reconciler error`, harmless unless it repeats for minutes on one object.
+    pub fn is_update_conflict(&self) -> bool {
+        const CONFLICT: &str = "the object has been modified";
+        self.message.contains(CONFLICT)
+            || self.error.as_deref().is_some_and(|e| e.contains(CONFLICT))
+    }
+
     /// A structured field as a name: `"x"`, `{"name":"x"}` or `{"namespace":"n","name":"x"}`
     /// (qualified as `n/x`), or Go's `%v` of that object, `"map[name:x namespace:n]"` (some
     /// v1.x builds log `"EC2NodeClass":"map[name:x]"`).

@@ -564,11 +564,20 @@ impl Ctx<'_> {
             return Seen::not_collected("no Karpenter log lines in the input");
         }
         let total = plural(self.log_lines(&[]), "line", "lines");
-        let first_bad = f
-            .logs
-            .iter()
-            .find(|l| BAD_LEVELS.contains(&l.level.as_str()));
+        let bad = |l: &&crate::facts::LogRecord| BAD_LEVELS.contains(&l.level.as_str());
+        let first_bad = f.logs.iter().filter(bad).find(|l| !l.is_update_conflict());
+        let conflicts = f.logs.iter().filter(bad).count();
         match first_bad {
+            None if conflicts > 0 && conflicts == self.log_lines(BAD_LEVELS) => {
+                let errors = if conflicts == 1 {
+                    "1 ERROR, an update conflict".to_string()
+                } else {
+                    format!("{conflicts} ERRORs, all update conflicts")
+                };
+                Seen::ok(format!(
+                    "{total}; {errors} (\"the object has been modified\") that Karpenter retries"
+                ))
+            }
             Some(first) => {
                 let mut text = first.message.clone();
                 if let Some(e) = &first.error {
@@ -1183,6 +1192,35 @@ mod tests {
             "no authorization error in 2 Karpenter log lines"
         );
         assert_eq!(missing.len(), 5);
+    }
+
+    #[test]
+    fn update_conflicts_alone_do_not_make_the_logs_a_problem() {
+        let conflict = || {
+            LogRecord {
+            error: Some("Operation cannot be fulfilled on nodeclaims.karpenter.sh \"a\": the object has been modified; please apply your changes to the latest version and try again".into()),
+            ..log("ERROR", "Reconciler error")
+        }
+        };
+        let mut facts = Facts::default();
+        facts.logs.push(log("INFO", "found provisionable pod(s)"));
+        facts.logs.push(conflict());
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[2].status.as_str(), "ok");
+        assert_eq!(
+            steps[2].signal,
+            "2 lines; 1 ERROR, an update conflict (\"the object has been modified\") that Karpenter retries"
+        );
+        facts.logs.push(LogRecord {
+            error: Some("no instance type has the required offering".into()),
+            ..log("ERROR", "could not schedule pod")
+        });
+        let (steps, _) = run(&facts);
+        assert_eq!(steps[2].status.as_str(), "problem");
+        assert_eq!(
+            steps[2].signal,
+            "2 ERROR/WARN of 3 lines; first: could not schedule pod: no instance type has the required offering"
+        );
     }
 
     #[test]
