@@ -100,6 +100,9 @@ pub struct Event {
     /// Age / last seen as written.
     pub age: Option<String>,
     pub evidence: Evidence,
+    /// Listed in a `kubectl describe` Events section, which shows every type: a
+    /// `kubectl get events` list may have been filtered (`--field-selector type=Warning`).
+    pub from_describe: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -61,6 +61,7 @@ pub fn ingest_section(
     match Table::from_any_header(part.lines[header]).filter(is_events_table) {
         Some(table) => {
             let namespace = object.and_then(|o| o.namespace.clone());
+            let first_event = sink.facts.events.len();
             ingest_rows(
                 part,
                 header + 1,
@@ -70,6 +71,9 @@ pub fn ingest_section(
                 object,
                 sink,
             );
+            for event in sink.facts.events.iter_mut().skip(first_event) {
+                event.from_describe = true;
+            }
         }
         None => {
             sink.error(
@@ -246,6 +250,7 @@ fn row_event(
     let mut evidence = part.evidence(k);
     seen_ago(&mut evidence, age.as_deref(), cell("FIRST SEEN").as_deref());
     let event = Event {
+        from_describe: false,
         event_type: cell("TYPE").unwrap_or_default(),
         reason: cell("REASON").unwrap_or_default(),
         source: component(&source),
@@ -333,6 +338,7 @@ fn logfmt_event(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Option<
         .and_then(|o| object_ref(o, fields.get("namespace").copied()));
     Some((
         Event {
+            from_describe: false,
             event_type: event_type.to_string(),
             reason: reason.to_string(),
             source: fields
@@ -408,6 +414,7 @@ fn headerless_row(part: &Part<'_>, i: usize, line: &str) -> Option<(Event, Optio
     seen_ago(&mut evidence, age.as_deref(), first_seen.as_deref());
     Some((
         Event {
+            from_describe: false,
             event_type: cells[t].to_string(),
             reason: reason.to_string(),
             source,
@@ -473,6 +480,7 @@ pub fn ingest_json(part: &Part<'_>, i: usize, end: usize, value: &Value, sink: &
             .or_else(|| text(item.get("reportingController")))
             .unwrap_or_default();
         let event = Event {
+            from_describe: false,
             event_type: text(item.get("type")).unwrap_or_default(),
             reason: text(item.get("reason")).unwrap_or_default(),
             source,

@@ -397,6 +397,7 @@ pub fn event(src: &Source<'_>, obj: &Node, facts: &mut Facts) {
         time: last.clone(),
     });
     facts.events.push(Event {
+        from_describe: false,
         event_type: text_of(field("type")).unwrap_or_default(),
         reason: reason.unwrap_or_default(),
         source: component.unwrap_or_default(),

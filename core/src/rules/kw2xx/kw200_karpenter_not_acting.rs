@@ -447,7 +447,13 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         summary.push_str(" Check in order: Karpenter running and leader, the pod not ignored by Karpenter (KW209), a ready NodePool (KW208).");
         related.extend(["KW209", "KW208"]);
     }
-    if facts.events.len() > 1 && facts.events.iter().all(|e| e.event_type == "Warning") {
+    // A describe's Events section lists every type: Warnings alone there are not a filter.
+    if facts.events.len() > 1
+        && facts
+            .events
+            .iter()
+            .all(|e| e.event_type == "Warning" && !e.from_describe)
+    {
         summary.push_str(" The events shown are all Warnings: Karpenter's `Nominated` answer is a Normal event, so look at the unfiltered list before concluding.");
     }
     let ignored = silent.iter().filter_map(|c| c.pod.as_ref()).any(|p| {
