@@ -292,11 +292,20 @@ $('clear-input').addEventListener('click', () => {
   ui.input.focus();
 });
 
+// `file.text()` always decodes UTF-8; Windows PowerShell 5 saves `kubectl logs > file` as
+// UTF-16 with a byte-order mark, which would arrive as NULs between the letters.
+async function fileText(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const [a, b] = bytes;
+  const encoding = a === 0xff && b === 0xfe ? 'utf-16le' : a === 0xfe && b === 0xff ? 'utf-16be' : 'utf-8';
+  return new TextDecoder(encoding).decode(bytes);
+}
+
 async function addFiles(fileList) {
   const files = [...fileList];
   if (!files.length) return;
   setStatus(`Reading ${files.length} file${files.length > 1 ? 's' : ''}…`);
-  const read = await Promise.all(files.map(async (file) => ({ label: file.name, text: await file.text() })));
+  const read = await Promise.all(files.map(async (file) => ({ label: file.name, text: await fileText(file) })));
   const docs = state.docs.filter((d) => d.label === PASTE || !read.some((r) => r.label === d.label));
   setDocuments([...docs, ...read]);
   const first = state.docs.findIndex((d) => d.label === read[0].label);

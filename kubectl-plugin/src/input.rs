@@ -128,6 +128,19 @@ mod tests {
     }
 
     #[test]
+    fn a_utf16_file_from_powershell_reads_like_its_utf8() {
+        let text = "Name:  web-0\r\n{\"level\":\"INFO\",\"message\":\"Starting workers\"}\r\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\r\n";
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        let doc = scan_reader("karpenter.log", &utf16[..]).unwrap();
+        assert_eq!(
+            doc.text,
+            scan_reader("karpenter.log", text.as_bytes()).unwrap().text
+        );
+        assert!(doc.text.contains("could not schedule pod"));
+    }
+
+    #[test]
     fn unreadable_input_names_the_path() {
         let err = read_documents(&["/nonexistent/karpenter.log".to_string()]).unwrap_err();
         assert_eq!(err.path, "/nonexistent/karpenter.log");

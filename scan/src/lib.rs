@@ -35,6 +35,7 @@ use aho_corasick::{dfa, packed, Input, Match, Span};
 use memchr::memmem;
 
 pub mod document;
+pub mod encoding;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 pub mod wasm_teddy;
 
@@ -1219,6 +1220,7 @@ pub struct StreamScanner<'m> {
     /// Per signal, its most recent INFO/DEBUG lines of the current part: (line number,
     /// bytes, DEBUG?). Most are pushed out again, so they are decoded only when kept.
     recent: Vec<VecDeque<(usize, Vec<u8>, bool)>>,
+    transcoder: encoding::Transcoder,
 }
 
 impl<'m> StreamScanner<'m> {
@@ -1240,11 +1242,20 @@ impl<'m> StreamScanner<'m> {
             tail: String::new(),
             tail_lines: Vec::new(),
             recent: Vec::new(),
+            transcoder: encoding::Transcoder::default(),
         }
     }
 
-    pub fn feed(&mut self, mut bytes: &[u8]) {
+    /// Raw bytes of the input, in any encoding the transcoder knows (UTF-8, UTF-16 with or
+    /// without a byte-order mark).
+    pub fn feed(&mut self, bytes: &[u8]) {
         self.stats.bytes += bytes.len() as u64;
+        let mut transcoder = std::mem::take(&mut self.transcoder);
+        transcoder.push(bytes, &mut |utf8| self.feed_utf8(utf8));
+        self.transcoder = transcoder;
+    }
+
+    fn feed_utf8(&mut self, mut bytes: &[u8]) {
         if !self.partial.is_empty() || self.partial_cut {
             match memchr::memchr(b'\n', bytes) {
                 Some(nl) => {
@@ -1410,6 +1421,8 @@ impl<'m> StreamScanner<'m> {
     }
 
     pub fn finish(mut self) -> ScanOutput {
+        let mut transcoder = std::mem::take(&mut self.transcoder);
+        transcoder.finish(&mut |utf8| self.feed_utf8(utf8));
         if !self.partial.is_empty() || self.partial_cut {
             if self.partial_cut {
                 self.stats.cut_lines += 1;

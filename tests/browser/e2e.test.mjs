@@ -134,13 +134,14 @@ test('the TypeScript declarations type the WASM contract', () => {
   }
 });
 
-test('the file picker takes several files, each a document named after its file', async () => {
+test('the file picker takes several files, each a document named after its file (UTF-16 from PowerShell too)', async () => {
   const { page } = shared;
   const [a, b] = diagnosedCases(['describe-pod-pending-karpenter-a', 'karpenter-log-insufficient-capacity']);
   const before = await reportSeq(page);
   await page.setInputFiles('#file-input', [
     { name: 'pod.txt', mimeType: 'text/plain', buffer: Buffer.from(a.text) },
-    { name: 'karpenter.log', mimeType: 'text/plain', buffer: Buffer.from(b.text) },
+    // Windows PowerShell 5's `kubectl logs ... > karpenter.log`: UTF-16LE with a byte-order mark.
+    { name: 'karpenter.log', mimeType: 'text/plain', buffer: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(b.text, 'utf16le')]) },
   ]);
   await waitForReport(page, before);
   const tabs = await page.$$eval('#doc-tabs .doc-tab', (t) => t.map((x) => x.dataset.label));
