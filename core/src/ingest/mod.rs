@@ -364,7 +364,7 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
             continue;
         }
         if let Some(from) = garbage_from.take() {
-            sink.error(part, from, garbage_message(from, i));
+            sink.error(part, from, garbage_message(part.lines[from], from, i));
         }
         if part.log[i] {
             if let Some(next) = log_segment(part, i, sink, true) {
@@ -375,13 +375,24 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
         i = dispatch(part, i, &mut cx, sink);
     }
     if let Some(from) = garbage_from {
-        sink.error(part, from, garbage_message(from, part.lines.len()));
+        sink.error(
+            part,
+            from,
+            garbage_message(part.lines[from], from, part.lines.len()),
+        );
     }
 }
 
-fn garbage_message(from: usize, to: usize) -> String {
+/// What a run of binary lines is, starting with `first`: an archive by its magic bytes (as
+/// lossy UTF-8: gzip's `1f 8b 08`, zip's `PK 03 04`), which the user must unpack first.
+fn garbage_message(first: &str, from: usize, to: usize) -> String {
     let n = to - from;
-    if n == 1 {
+    if first.starts_with("\u{1f}\u{fffd}\u{8}") {
+        "a gzip-compressed file, not text: decompress it first (`gunzip -c FILE`) and analyse that"
+            .to_string()
+    } else if first.starts_with("PK\u{3}\u{4}") {
+        "a zip archive, not text: unzip it and analyse the files inside".to_string()
+    } else if n == 1 {
         "binary data (NUL or control bytes) instead of text; its printable text was still scanned"
             .to_string()
     } else {

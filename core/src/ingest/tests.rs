@@ -586,6 +586,26 @@ fn file_headers_switch_the_label_and_restart_line_numbers() {
 }
 
 #[test]
+fn an_archive_is_named_by_its_magic_bytes() {
+    let gzip = [
+        0x1f, 0x8b, 0x08, 0x08, 0x9a, 0x3c, 0x00, 0x00, 0x00, 0x03, b'k', 0x00, 0x85,
+    ];
+    let zip = [b'P', b'K', 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00];
+    for (bytes, start) in [
+        (&gzip[..], "a gzip-compressed file"),
+        (&zip[..], "a zip archive"),
+    ] {
+        let facts = facts_of(&String::from_utf8_lossy(bytes));
+        assert_eq!(facts.input_errors.len(), 1);
+        assert!(
+            facts.input_errors[0].message.starts_with(start),
+            "{}",
+            facts.input_errors[0].message
+        );
+    }
+}
+
+#[test]
 fn binary_garbage_is_one_error_and_the_rest_is_read() {
     let text = "\u{0}\u{1}\u{2}ELF\u{0}\u{0}\n\u{0}\u{0}\u{0}\u{0}\n\u{FFFD}\u{FFFD}\u{FFFD}x\nWarning  FailedScheduling  pod/web-0  0/3 nodes are available\n";
     let facts = facts_of(text);
