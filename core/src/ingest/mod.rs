@@ -26,7 +26,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::document::{Document, Evidence, InputError};
-use crate::facts::{Collected, Facts, Message, MessageOrigin};
+use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin};
 
 mod describe;
 mod describe_misc;
@@ -454,24 +454,62 @@ fn log_segment(part: &Part<'_>, i: usize, sink: &mut Sink, quick: bool) -> Optio
                 );
                 next = end + 1;
             }
-            if !quick {
-                sink.count_log_line(&record.level);
-            }
-            if record.level == "DEBUG" {
-                sink.collected(Collected::DebugLogs);
-            }
-            sink.collected(Collected::KarpenterLogs);
-            sink.message(logs::record_message(&record));
-            sink.facts.logs.push(*record);
+            push_log_record(sink, *record, quick);
             Some(next)
         }
-        logs::LogParse::Malformed(why) => {
-            sink.error(part, i, why);
-            sink.unrecognised(part, i);
-            Some(i + 1)
-        }
+        logs::LogParse::Malformed(why) => match hard_wrapped_json(part, i) {
+            Some((end, record)) => {
+                push_log_record(sink, *record, quick);
+                Some(end + 1)
+            }
+            None => {
+                sink.error(part, i, why);
+                sink.unrecognised(part, i);
+                Some(i + 1)
+            }
+        },
         logs::LogParse::NotLog => None,
     }
+}
+
+fn push_log_record(sink: &mut Sink, record: LogRecord, quick: bool) {
+    if !quick {
+        sink.count_log_line(&record.level);
+    }
+    if record.level == "DEBUG" {
+        sink.collected(Collected::DebugLogs);
+    }
+    sink.collected(Collected::KarpenterLogs);
+    sink.message(logs::record_message(&record));
+    sink.facts.logs.push(record);
+}
+
+/// A JSON log line that a terminal, `screen` or a mail client cut into lines of a fixed width:
+/// `(last index, record)` once the pieces, joined back without a separator (a hard wrap loses
+/// no character), parse. The pieces must follow each other in the input and none may start a
+/// log line of its own.
+fn hard_wrapped_json(part: &Part<'_>, i: usize) -> Option<(usize, Box<LogRecord>)> {
+    const MAX_PIECES: usize = 64;
+    const MAX_BYTES: usize = 64 * 1024;
+    let mut joined = part.lines[i].trim_end_matches('\r').to_string();
+    for j in i + 1..part.lines.len().min(i + MAX_PIECES) {
+        let piece = part.lines[j].trim_end_matches('\r');
+        if piece.trim().is_empty()
+            || part.line_no(j) != part.line_no(j - 1) + 1
+            || scan::quick_level(piece.as_bytes()).is_some()
+            || segment::prompt(piece).is_some()
+            || joined.len() + piece.len() > MAX_BYTES
+        {
+            return None;
+        }
+        joined.push_str(piece);
+        if let logs::LogParse::Record(record) =
+            logs::parse_line(&joined, part.evidence_text(i, &joined))
+        {
+            return Some((j, record));
+        }
+    }
+    None
 }
 
 /// A console record whose message runs over several lines (an error with newlines) ends with
@@ -599,6 +637,10 @@ fn json_segment(part: &Part<'_>, i: usize, sink: &mut Sink) -> Option<usize> {
     let end = match segment::json_end(&part.lines, i) {
         Some(end) => end,
         None => {
+            if let Some((end, record)) = hard_wrapped_json(part, i) {
+                push_log_record(sink, *record, false);
+                return Some(end + 1);
+            }
             if json_shaped {
                 sink.error(
                     part,

@@ -586,6 +586,23 @@ fn file_headers_switch_the_label_and_restart_line_numbers() {
 }
 
 #[test]
+fn a_hard_wrapped_json_log_line_is_joined_back() {
+    let line = r#"{"level":"ERROR","time":"2025-05-27T14:03:19.877Z","logger":"controller","message":"could not schedule pod","controller":"provisioner","Pod":{"name":"es-0","namespace":"search"},"error":"unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone"}"#;
+    let wrapped: Vec<&str> = (0..line.len())
+        .step_by(50)
+        .map(|at| &line[at..(at + 50).min(line.len())])
+        .collect();
+    let text = format!("{}\n{line}\n", wrapped.join("\n"));
+    let facts = facts_of(&text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.logs.len(), 2);
+    assert_eq!(facts.logs[0].evidence.line, 1);
+    assert_eq!(facts.logs[0].evidence.text, line);
+    assert_eq!(facts.logs[1].evidence.line, wrapped.len() + 1);
+    assert_eq!(facts.logs[0].error, facts.logs[1].error);
+}
+
+#[test]
 fn an_archive_is_named_by_its_magic_bytes() {
     let gzip = [
         0x1f, 0x8b, 0x08, 0x08, 0x9a, 0x3c, 0x00, 0x00, 0x00, 0x03, b'k', 0x00, 0x85,
