@@ -563,11 +563,8 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             .filter_map(|n| n.meta.evidence.clone())
             .take(3),
     );
-    let object = u
-        .pods
-        .first()
-        .map(|p| p.object_ref())
-        .unwrap_or_else(|| crate::facts::ObjectRef::new(u.kind, ns, &u.name));
+    // The workload is what lacks the PDB: a pod of it would name one replica of many.
+    let object = crate::facts::ObjectRef::new(u.kind, ns, &u.name);
     Some(
         Diagnosis::new(&META, summary)
             .with_severity(severity)

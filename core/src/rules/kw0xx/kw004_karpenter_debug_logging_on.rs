@@ -305,27 +305,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ),
     ];
     // Debug lines alone of an input dated before v0.32 (its loggers, its version): the level
-    // is the ConfigMap's there too.
-    let era_only = crate::rules::version::before_v0_32(facts)
-        && !settings.iter().any(|s| s.contains("LOG_LEVEL"));
-    if (zap_config || pre_v032_values || era_only)
-        && !settings.iter().any(|s| s.contains("LOG_LEVEL"))
-    {
-        // Before v0.32 there is no LOG_LEVEL env to set.
-        steps.remove(0);
-    }
-    if zap_config {
-        steps.push(Remediation::command(
+    // is the ConfigMap's there too. That era had no LOG_LEVEL env, so its ConfigMap leads.
+    let has_env = settings.iter().any(|s| s.contains("LOG_LEVEL"));
+    let era =
+        !has_env && (pre_v032 || pre_v032_values || crate::rules::version::before_v0_32(facts));
+    let config_map = if zap_config {
+        Remediation::command(
             "Before v0.32 the chart renders the level into the `config-logging` ConfigMap: set `\"level\": \"info\"` in its `zap-logger-config` (and `loglevel.controller: info` when present); Karpenter reloads it without a restart:",
             format!("kubectl edit configmap config-logging -n {ns}"),
-        ));
-    } else if pre_v032 || era_only {
-        steps.push(Remediation::command(
-            "Before v0.32 the level lives in the `config-logging` ConfigMap:",
+        )
+    } else {
+        Remediation::command(
+            "Before v0.32 the level lives in the `config-logging` ConfigMap; Karpenter reloads it without a restart:",
             format!(
                 "kubectl patch configmap config-logging -n {ns} --type merge -p '{{\"data\":{{\"loglevel.controller\":\"info\"}}}}'"
             ),
-        ));
+        )
+    };
+    if let Some(first) = steps.first_mut().filter(|_| era) {
+        *first = config_map;
+    } else if pre_v032 {
+        steps.push(config_map);
     }
 
     let quoted_logs = parsed

@@ -133,11 +133,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                         &["launching node", "launching machine", "launching instances"],
                     )
                 });
-        summary.push_str(if pre_nodeclaim {
-            " The launch fails and Karpenter retries it: no node comes up while spot is requested."
-        } else {
-            " The launch fails and Karpenter retries it (NodeClaim Launched=Unknown): no node comes up while spot is requested."
-        });
+        // Quote the Launched condition only as the input shows it: a log-only paste has none.
+        let launched = facts
+            .nodeclaims
+            .iter()
+            .filter(|c| !pre_nodeclaim && nodeclaims.contains(&c.meta.name))
+            .find_map(|c| Some((&c.meta.name, c.condition("Launched")?)))
+            .map(
+                |(name, c)| match c.reason.as_deref().filter(|r| !r.is_empty()) {
+                    Some(r) => format!(" (NodeClaim {name} Launched={}, reason {r})", c.status),
+                    None => format!(" (NodeClaim {name} Launched={})", c.status),
+                },
+            )
+            .unwrap_or_default();
+        summary.push_str(&format!(
+            " The launch fails and Karpenter retries it{launched}: no node comes up while spot is requested."
+        ));
     }
     let mut steps = vec![
         Remediation::command(
