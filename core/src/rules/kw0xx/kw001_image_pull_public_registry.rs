@@ -270,10 +270,18 @@ fn point_workload(
         return;
     }
     let owner = pod.and_then(|p| owner_workload(facts, p));
+    // Without the pod object, a `kubectl get events -o wide` row names the container in its
+    // SUBOBJECT column (`spec.containers{<name>}`).
     let container = f
         .containers
         .first()
         .cloned()
+        .or_else(|| {
+            f.messages.iter().find_map(|m| {
+                let token = crate::rules::text::token_after(&m.evidence.text, "containers{")?;
+                Some(token.split('}').next()?.to_string()).filter(|n| !n.is_empty())
+            })
+        })
         .unwrap_or_else(|| "<container>".to_string());
     let (kind, name) =
         owner.unwrap_or_else(|| ("deployment".to_string(), "<workload>".to_string()));

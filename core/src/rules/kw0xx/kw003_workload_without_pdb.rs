@@ -439,9 +439,14 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         .is_some_and(|w| binds_to_karpenter(&w.node_selector, &w.node_affinity));
     let managed_from = if !karpenter_nodes.is_empty() {
         format!(
-            "its pods' node{} {} (Karpenter's: karpenter.sh/nodepool label or a NodeClaim's node)",
+            "its pods' node{} {} (Karpenter's: {})",
             if karpenter_nodes.len() == 1 { "" } else { "s" },
-            karpenter_nodes.join(", ")
+            karpenter_nodes.join(", "),
+            if crate::rules::version::before_v0_32(facts) {
+                "karpenter.sh/provisioner-name label or a Machine's node"
+            } else {
+                "karpenter.sh/nodepool label or a NodeClaim's node"
+            }
         )
     } else if selector_bound || workload_bound {
         "its node selector / affinity, which only Karpenter nodes satisfy".to_string()

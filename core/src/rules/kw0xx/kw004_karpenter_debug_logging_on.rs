@@ -172,6 +172,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 settings.push(what);
             }
             setting_messages.push(m);
+        } else if let Some((what, value)) =
+            described_debug(&facts.messages, i).filter(|_| about_karpenter(m))
+        {
+            pre_v032 = true;
+            zap_config |= what.starts_with("zap");
+            if !settings.contains(&what.to_string()) {
+                settings.push(what.to_string());
+            }
+            setting_messages.push(m);
+            setting_messages.push(value);
         } else if is_env_name_line(&m.text, "LOG_LEVEL") && about_karpenter(m) {
             if let Some(next) = facts.messages.get(i + 1).filter(|n| {
                 n.evidence.source == m.evidence.source && n.evidence.line == m.evidence.line + 1
@@ -483,6 +493,45 @@ fn json_env_value<'a>(text: &'a str, name: &str) -> Option<&'a str> {
         rest = after;
     }
     None
+}
+
+/// A `kubectl describe configmap config-logging` data entry at debug: the key line
+/// (`loglevel.controller:`, `zap-logger-config:`), `----`, then the value (for the zap config,
+/// JSON lines holding `"level": "debug"`). Returns what it sets and the value line.
+fn described_debug(messages: &[Message], i: usize) -> Option<(&'static str, &Message)> {
+    let m = messages.get(i)?;
+    let next = |k: usize| {
+        messages.get(i + k).filter(|n| {
+            n.evidence.source == m.evidence.source && n.evidence.line == m.evidence.line + k
+        })
+    };
+    if next(1)?.text.trim() != "----" {
+        return None;
+    }
+    let is_debug = |v: &str| v.trim().trim_matches('"').eq_ignore_ascii_case("debug");
+    match m.text.trim() {
+        "loglevel.controller:" => next(2)
+            .filter(|v| is_debug(&v.text))
+            .map(|v| ("loglevel.controller: debug (config-logging ConfigMap)", v)),
+        "zap-logger-config:" => (2..40)
+            .map_while(next)
+            .find_map(|v| {
+                let level = v
+                    .text
+                    .trim()
+                    .trim_end_matches(',')
+                    .strip_prefix("\"level\"")?;
+                Some((v, level.trim_start().strip_prefix(':')?.to_string()))
+            })
+            .filter(|(_, level)| is_debug(level))
+            .map(|(v, _)| {
+                (
+                    "zap-logger-config level debug (config-logging ConfigMap)",
+                    v,
+                )
+            }),
+        _ => None,
+    }
 }
 
 /// `- name: LOG_LEVEL` (a YAML env entry whose value is on the next line).

@@ -973,7 +973,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if !fields.is_empty() && !controller_side || has(Skew::SchemaRejected) {
         steps.push(Remediation::text(
-            "If the field is not in the new CRD either, it is a typo or a field that moved between API versions: compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
+            "If the field is not in the new CRD either, it is a typo, a field that moved between API versions, or a field of a newer Karpenter release than the controller (then upgrade the controller and its CRDs together, CRDs first): compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
         ));
     }
     vec![Diagnosis::new(&META, summary)
