@@ -20,7 +20,9 @@ const META: RuleMeta = RuleMeta {
 The Karpenter controller logs at debug level: the Deployment sets `LOG_LEVEL=debug` (or the
 `--log-level=debug` flag; helm `logLevel: debug`), or the pasted logs hold debug lines
 (`"level":"DEBUG"` in the JSON format, a `DEBUG` level column in the console format, or the
-pre-v0.32 `Logging level set to: debug`).
+pre-v0.32 `Logging level set to: debug`), or the pre-v0.32 `config-logging` ConfigMap
+(YAML, or `kubectl describe configmap`) sets `loglevel.controller` or its zap config's level to
+debug. Before v0.32 the fix is that ConfigMap (there is no LOG_LEVEL env).
 
 A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` prompt line counts too, unless a
 later one sets another level.

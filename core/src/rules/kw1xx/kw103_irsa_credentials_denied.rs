@@ -47,8 +47,9 @@ for the service account is missing.
 ## How to fix
 Check the annotation, then the trust policy (`aws iam get-role --role-name <role> --query
 Role.AssumeRolePolicyDocument`) against the cluster's issuer (`aws eks describe-cluster --name
-<cluster> --query cluster.identity.oidc.issuer`); or create the Pod Identity association. Restart
-the controller afterwards.
+<cluster> --query cluster.identity.oidc.issuer`); or create the Pod Identity association (not
+offered for Karpenter before v0.32, which predates EKS Pod Identity). Restart the controller
+afterwards.
 "#,
 };
 
