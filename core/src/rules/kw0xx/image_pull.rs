@@ -938,12 +938,21 @@ pub fn classes_phrase(f: &PullFailure<'_>) -> String {
 }
 
 /// The workload and container a `kubectl set image` needs, from the pod's owner, or from the
-/// Deployment naming convention `<deployment>-<pod-template-hash>-<suffix>` when the input
-/// has no pod object.
+/// naming conventions `<deployment>-<pod-template-hash>-<suffix>` and `<statefulset>-<ordinal>`
+/// when the input has no pod object.
 pub fn owner_workload(facts: &Facts, pod: &ObjectRef) -> Option<(String, String)> {
+    // `<statefulset>-<ordinal>`: generated suffixes (Jobs, DaemonSets) are five characters, so
+    // a short all-digit one is an ordinal.
     let by_name = || {
         crate::rules::names::deployment_of_pod(&pod.name)
             .map(|name| ("deployment".to_string(), name.to_string()))
+            .or_else(|| {
+                let (base, ordinal) = pod.name.rsplit_once('-')?;
+                (!base.is_empty()
+                    && (1..=4).contains(&ordinal.len())
+                    && ordinal.chars().all(|c| c.is_ascii_digit()))
+                .then(|| ("statefulset".to_string(), base.to_string()))
+            })
     };
     let Some(obj) = facts.pods.iter().find(|p| p.meta.name == pod.name) else {
         return by_name();

@@ -43,8 +43,8 @@ to S3 buckets), so an egress allow-list that names only registry.k8s.io fails th
 ## How to fix
 Do not depend on a public registry at pod start: mirror the image into a registry you run
 (an ECR pull-through cache rule, or a one-off copy with `crane copy`) and point the workload at
-the mirror (for the ingress-nginx chart: `controller.image.registry`, `.image`, `.digest`). If an
-egress allow-list is the cause, allow the redirect targets too. Failures a mirror would not fix
+the mirror (for the ingress-nginx chart: `controller.image.registry`, `.image`, `.digest`; for
+Karpenter's own chart: `controller.image.repository`, `.tag`, `.digest`). If an egress allow-list is the cause, allow the redirect targets too. Failures a mirror would not fix
 (wrong tag, credentials) are KW002.
 "#,
 };
@@ -249,31 +249,55 @@ fn point_workload(
         ));
         return;
     }
-    if image.repository.ends_with("ingress-nginx/controller") {
-        let mut cmd = format!(
-            "helm upgrade ingress-nginx ingress-nginx/ingress-nginx -n {ns} --reuse-values \\\n  --set controller.image.registry={mirror_registry} \\\n  --set controller.image.image={}",
-            image.repository
-        );
+    // Charts whose values name the image: `kubectl set image` would be undone by the next
+    // `helm upgrade`. A pull-through cache serves the same manifest, so the digest stays valid.
+    let version_flags = || {
+        let mut flags = String::new();
         if let Some(tag) = &image.tag {
-            cmd.push_str(&format!(" \\\n  --set controller.image.tag={tag}"));
+            flags.push_str(&format!(" \\\n  --set controller.image.tag={tag}"));
         }
         if let Some(digest) = &image.digest {
-            cmd.push_str(&format!(" \\\n  --set controller.image.digest={digest}"));
+            flags.push_str(&format!(" \\\n  --set controller.image.digest={digest}"));
         }
-        cmd.push_str(&format!(
-            " \\\n  --set controller.admissionWebhooks.patch.image.registry={mirror_registry}"
-        ));
+        flags
+    };
+    if image.repository.ends_with("ingress-nginx/controller") {
+        let cmd = format!(
+            "helm upgrade ingress-nginx ingress-nginx/ingress-nginx -n {ns} --reuse-values \\\n  --set controller.image.registry={mirror_registry} \\\n  --set controller.image.image={}{} \\\n  --set controller.admissionWebhooks.patch.image.registry={mirror_registry}",
+            image.repository,
+            version_flags()
+        );
         steps.push(Remediation::command(
             "Point the ingress-nginx chart at the mirror (`controller.image.registry`, `.image`, `.digest`; the admission webhook's certgen image too). A pull-through cache serves the same manifest, so the upstream digest stays valid; if you re-push the image, set `controller.image.digest` to the mirror's digest or empty.",
             cmd,
         ));
         return;
     }
+    if image.registry == "public.ecr.aws" && image.repository == "karpenter/controller" {
+        let cmd = format!(
+            "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n {ns} --reuse-values \\\n  --set controller.image.repository={mirror_registry}/{}{}",
+            image.repository,
+            version_flags()
+        );
+        steps.push(Remediation::command(
+            "Point the Karpenter chart at the mirror (`controller.image.repository`, `.tag`, `.digest`). A pull-through cache serves the same manifest, so the upstream digest stays valid; if you re-push the image, set `controller.image.digest` to the mirror's digest or empty.",
+            cmd,
+        ));
+        return;
+    }
     let owner = pod.and_then(|p| owner_workload(facts, p));
+    // Without the pod object, a `kubectl get events -o wide` row names the container in its
+    // SUBOBJECT column (`spec.containers{<name>}`).
     let container = f
         .containers
         .first()
         .cloned()
+        .or_else(|| {
+            f.messages.iter().find_map(|m| {
+                let token = crate::rules::text::token_after(&m.evidence.text, "containers{")?;
+                Some(token.split('}').next()?.to_string()).filter(|n| !n.is_empty())
+            })
+        })
         .unwrap_or_else(|| "<container>".to_string());
     let (kind, name) =
         owner.unwrap_or_else(|| ("deployment".to_string(), "<workload>".to_string()));

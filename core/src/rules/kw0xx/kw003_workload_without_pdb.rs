@@ -23,8 +23,9 @@ node; without one, nothing stops it from evicting every replica at once.
 This is an inference from objects, not a message: the workload's replica count, its pods' nodes
 (`karpenter.sh/nodepool` label, a NodeClaim's node, or a Karpenter-only node selector), and the
 PDBs of the namespace (`matchLabels` and `matchExpressions` evaluated against the pod labels).
-When the input holds no PDB list for the namespace, the report says so instead of claiming none
-exists.
+When the input holds no PDB list for the namespace, or lists its PDBs only as a `kubectl get pdb`
+table (no selectors) and none is named after the workload, the report says so (info) instead of
+claiming none selects it.
 
 ## Why it happens
 Karpenter disrupts nodes on its own schedule: consolidation (`WhenEmptyOrUnderutilized`),
@@ -439,9 +440,14 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         .is_some_and(|w| binds_to_karpenter(&w.node_selector, &w.node_affinity));
     let managed_from = if !karpenter_nodes.is_empty() {
         format!(
-            "its pods' node{} {} (Karpenter's: karpenter.sh/nodepool label or a NodeClaim's node)",
+            "its pods' node{} {} (Karpenter's: {})",
             if karpenter_nodes.len() == 1 { "" } else { "s" },
-            karpenter_nodes.join(", ")
+            karpenter_nodes.join(", "),
+            if crate::rules::version::before_v0_32(facts) {
+                "karpenter.sh/provisioner-name label or a Machine's node"
+            } else {
+                "karpenter.sh/nodepool label or a NodeClaim's node"
+            }
         )
     } else if selector_bound || workload_bound {
         "its node selector / affinity, which only Karpenter nodes satisfy".to_string()
@@ -458,6 +464,11 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
     } else {
         u.pods.iter().map(|p| Some(*p)).collect()
     };
+    // PDBs of the namespace known only from a `kubectl get pdb` table: selectors unknown.
+    let unlisted: Vec<&Pdb> = match &list {
+        PdbList::Known { pdbs, .. } => pdbs.iter().copied().filter(|p| p.meta.from_table).collect(),
+        PdbList::NotCollected => Vec::new(),
+    };
     if let PdbList::Known { pdbs, .. } = &list {
         // Pods known only from a table, with no workload template: their labels are unknown,
         // so a PDB of their namespace may well select them.
@@ -469,9 +480,14 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         }
         let selected = samples.iter().any(|p| {
             let labels = pod_labels(u, *p);
-            pdbs.iter().any(|pdb| pdb.selector.matches(&labels))
+            pdbs.iter()
+                .any(|pdb| !pdb.meta.from_table && pdb.selector.matches(&labels))
         });
-        if selected {
+        // A table row shows no selector: one named after the workload most likely selects it.
+        let named_after = unlisted.iter().any(|pdb| {
+            pdb.meta.name.starts_with(u.name.as_str()) || u.name.starts_with(&pdb.meta.name)
+        });
+        if selected || named_after {
             return None;
         }
     }
@@ -489,6 +505,14 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         ));
     }
     let (severity, confidence, pdb_from) = match &list {
+        PdbList::Known { how, .. } if !unlisted.is_empty() => {
+            let names: Vec<&str> = unlisted.iter().map(|p| p.meta.name.as_str()).collect();
+            summary = format!(
+                "{who} runs {replicas} replicas on Karpenter-managed nodes, and namespace {ns_name} has PDB {} listed without selectors: whether one protects it from being drained all at once is unknown (`kubectl get pdb -n {ns_name} -o yaml`).",
+                names.join(", ")
+            );
+            (Severity::Info, Confidence::Low, how.clone())
+        }
         PdbList::Known { how, .. } => (Severity::Warning, Confidence::Medium, how.clone()),
         PdbList::NotCollected => {
             summary = format!(
@@ -536,7 +560,8 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
     inferred.push('.');
     summary.push_str(&inferred);
 
-    let steps = remediation(u, &labels, ns_name, &list);
+    let selectors_unknown = matches!(list, PdbList::NotCollected) || !unlisted.is_empty();
+    let steps = remediation(u, &labels, ns_name, selectors_unknown);
     let mut evidence: Vec<Evidence> = Vec::new();
     evidence.extend(u.workload.and_then(|w| w.meta.evidence.clone()));
     evidence.extend(
@@ -563,11 +588,8 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             .filter_map(|n| n.meta.evidence.clone())
             .take(3),
     );
-    let object = u
-        .pods
-        .first()
-        .map(|p| p.object_ref())
-        .unwrap_or_else(|| crate::facts::ObjectRef::new(u.kind, ns, &u.name));
+    // The workload is what lacks the PDB: a pod of it would name one replica of many.
+    let object = crate::facts::ObjectRef::new(u.kind, ns, &u.name);
     Some(
         Diagnosis::new(&META, summary)
             .with_severity(severity)
@@ -620,13 +642,13 @@ fn remediation(
     u: &Unit,
     labels: &BTreeMap<String, String>,
     ns: &str,
-    list: &PdbList,
+    selectors_unknown: bool,
 ) -> Vec<Remediation> {
     let mut steps = Vec::new();
-    if let PdbList::NotCollected = list {
+    if selectors_unknown {
         steps.push(Remediation::command(
-            format!("List the PodDisruptionBudgets of namespace {ns} and check whether one selects the pods:"),
-            format!("kubectl get pdb -n {ns} -o wide"),
+            format!("List the PodDisruptionBudgets of namespace {ns} with their selectors and check whether one selects the pods:"),
+            format!("kubectl get pdb -n {ns} -o yaml"),
         ));
     }
     if labels.is_empty() {
@@ -940,7 +962,7 @@ mod tests {
         assert!(d.summary.contains("were not collected"), "{}", d.summary);
         assert_eq!(
             d.remediation[0].command.as_deref(),
-            Some("kubectl get pdb -n gateway -o wide")
+            Some("kubectl get pdb -n gateway -o yaml")
         );
     }
 

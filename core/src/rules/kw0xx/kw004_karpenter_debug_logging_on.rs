@@ -20,7 +20,9 @@ const META: RuleMeta = RuleMeta {
 The Karpenter controller logs at debug level: the Deployment sets `LOG_LEVEL=debug` (or the
 `--log-level=debug` flag; helm `logLevel: debug`), or the pasted logs hold debug lines
 (`"level":"DEBUG"` in the JSON format, a `DEBUG` level column in the console format, or the
-pre-v0.32 `Logging level set to: debug`).
+pre-v0.32 `Logging level set to: debug`), or the pre-v0.32 `config-logging` ConfigMap
+(YAML, or `kubectl describe configmap`) sets `loglevel.controller` or its zap config's level to
+debug. Before v0.32 the fix is that ConfigMap (there is no LOG_LEVEL env).
 
 A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` prompt line counts too, unless a
 later one sets another level.
@@ -172,6 +174,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 settings.push(what);
             }
             setting_messages.push(m);
+        } else if let Some((what, value)) =
+            described_debug(&facts.messages, i).filter(|_| about_karpenter(m))
+        {
+            pre_v032 = true;
+            zap_config |= what.starts_with("zap");
+            if !settings.contains(&what.to_string()) {
+                settings.push(what.to_string());
+            }
+            setting_messages.push(m);
+            setting_messages.push(value);
         } else if is_env_name_line(&m.text, "LOG_LEVEL") && about_karpenter(m) {
             if let Some(next) = facts.messages.get(i + 1).filter(|n| {
                 n.evidence.source == m.evidence.source && n.evidence.line == m.evidence.line + 1
@@ -305,27 +317,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ),
     ];
     // Debug lines alone of an input dated before v0.32 (its loggers, its version): the level
-    // is the ConfigMap's there too.
-    let era_only = crate::rules::version::before_v0_32(facts)
-        && !settings.iter().any(|s| s.contains("LOG_LEVEL"));
-    if (zap_config || pre_v032_values || era_only)
-        && !settings.iter().any(|s| s.contains("LOG_LEVEL"))
-    {
-        // Before v0.32 there is no LOG_LEVEL env to set.
-        steps.remove(0);
-    }
-    if zap_config {
-        steps.push(Remediation::command(
+    // is the ConfigMap's there too. That era had no LOG_LEVEL env, so its ConfigMap leads.
+    let has_env = settings.iter().any(|s| s.contains("LOG_LEVEL"));
+    let era =
+        !has_env && (pre_v032 || pre_v032_values || crate::rules::version::before_v0_32(facts));
+    let config_map = if zap_config {
+        Remediation::command(
             "Before v0.32 the chart renders the level into the `config-logging` ConfigMap: set `\"level\": \"info\"` in its `zap-logger-config` (and `loglevel.controller: info` when present); Karpenter reloads it without a restart:",
             format!("kubectl edit configmap config-logging -n {ns}"),
-        ));
-    } else if pre_v032 || era_only {
-        steps.push(Remediation::command(
-            "Before v0.32 the level lives in the `config-logging` ConfigMap:",
+        )
+    } else {
+        Remediation::command(
+            "Before v0.32 the level lives in the `config-logging` ConfigMap; Karpenter reloads it without a restart:",
             format!(
                 "kubectl patch configmap config-logging -n {ns} --type merge -p '{{\"data\":{{\"loglevel.controller\":\"info\"}}}}'"
             ),
-        ));
+        )
+    };
+    if let Some(first) = steps.first_mut().filter(|_| era) {
+        *first = config_map;
+    } else if pre_v032 {
+        steps.push(config_map);
     }
 
     let quoted_logs = parsed
@@ -483,6 +495,45 @@ fn json_env_value<'a>(text: &'a str, name: &str) -> Option<&'a str> {
         rest = after;
     }
     None
+}
+
+/// A `kubectl describe configmap config-logging` data entry at debug: the key line
+/// (`loglevel.controller:`, `zap-logger-config:`), `----`, then the value (for the zap config,
+/// JSON lines holding `"level": "debug"`). Returns what it sets and the value line.
+fn described_debug(messages: &[Message], i: usize) -> Option<(&'static str, &Message)> {
+    let m = messages.get(i)?;
+    let next = |k: usize| {
+        messages.get(i + k).filter(|n| {
+            n.evidence.source == m.evidence.source && n.evidence.line == m.evidence.line + k
+        })
+    };
+    if next(1)?.text.trim() != "----" {
+        return None;
+    }
+    let is_debug = |v: &str| v.trim().trim_matches('"').eq_ignore_ascii_case("debug");
+    match m.text.trim() {
+        "loglevel.controller:" => next(2)
+            .filter(|v| is_debug(&v.text))
+            .map(|v| ("loglevel.controller: debug (config-logging ConfigMap)", v)),
+        "zap-logger-config:" => (2..40)
+            .map_while(next)
+            .find_map(|v| {
+                let level = v
+                    .text
+                    .trim()
+                    .trim_end_matches(',')
+                    .strip_prefix("\"level\"")?;
+                Some((v, level.trim_start().strip_prefix(':')?.to_string()))
+            })
+            .filter(|(_, level)| is_debug(level))
+            .map(|(v, _)| {
+                (
+                    "zap-logger-config level debug (config-logging ConfigMap)",
+                    v,
+                )
+            }),
+        _ => None,
+    }
 }
 
 /// `- name: LOG_LEVEL` (a YAML env entry whose value is on the next line).

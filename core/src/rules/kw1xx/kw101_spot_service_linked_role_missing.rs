@@ -35,9 +35,10 @@ retried. Since v1.5 Karpenter treats the error as insufficient capacity: it mark
 unavailable and falls back to on-demand where the NodePool allows it, so spot is silently
 skipped (and a spot-only NodePool launches nothing).
 
-When a later line shows it resolved (a spot `launched nodeclaim`, or `aws iam
-create-service-linked-role` output naming AWSServiceRoleForEC2Spot), the failure is told as past
-(severity warning).
+When a later line shows it resolved (a spot `launched nodeclaim`, `aws iam
+create-service-linked-role` output naming AWSServiceRoleForEC2Spot, or the failed NodeClaim now
+`Launched=True` on spot), the failure is told as past (severity warning). A NodeClaim that
+launched on another capacity type instead is told as spot being skipped.
 
 ## How to fix
 Create the role once per account:
@@ -101,6 +102,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )
     }) || crate::rules::version::at_least(facts, 1, 5) == Some(true);
 
+    // A NodeClaim of the failure whose Launched condition is True now: it got an instance after
+    // all, on spot (the role exists now) or on another capacity type (spot was skipped).
+    let launched_now = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| nodeclaims.contains(&c.meta.name))
+        .find_map(|c| Some((c, c.condition("Launched").filter(|l| l.status == "True")?)));
     let mut summary = String::from(
         "EC2 refuses spot launches: the account has no EC2 Spot service-linked role (AWSServiceRoleForEC2Spot) and Karpenter's role may not create it (AuthFailure.ServiceLinkedRoleCreationNotPermitted)",
     );
@@ -133,11 +141,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                         &["launching node", "launching machine", "launching instances"],
                     )
                 });
-        summary.push_str(if pre_nodeclaim {
-            " The launch fails and Karpenter retries it: no node comes up while spot is requested."
-        } else {
-            " The launch fails and Karpenter retries it (NodeClaim Launched=Unknown): no node comes up while spot is requested."
-        });
+        // Quote the Launched condition only as the input shows it: a log-only paste has none.
+        let launched = facts
+            .nodeclaims
+            .iter()
+            .filter(|c| !pre_nodeclaim && nodeclaims.contains(&c.meta.name))
+            .find_map(|c| Some((&c.meta.name, c.condition("Launched")?)))
+            .filter(|(_, c)| c.status != "True")
+            .map(
+                |(name, c)| match c.reason.as_deref().filter(|r| !r.is_empty()) {
+                    Some(r) => format!(" (NodeClaim {name} Launched={}, reason {r})", c.status),
+                    None => format!(" (NodeClaim {name} Launched={})", c.status),
+                },
+            )
+            .unwrap_or_default();
+        match launched_now.filter(|(c, _)| c.capacity_type.as_deref() != Some("spot")) {
+            Some((c, _)) => summary.push_str(&format!(
+                " NodeClaim {} launched on {} instead (Launched=True): spot is being skipped.",
+                c.meta.name,
+                c.capacity_type.as_deref().unwrap_or("another capacity type")
+            )),
+            None => summary.push_str(&format!(
+                " The launch fails and Karpenter retries it{launched}: no node comes up while spot is requested."
+            )),
+        }
     }
     let mut steps = vec![
         Remediation::command(
@@ -160,7 +187,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let condition_evidence = conditions.into_iter().map(|(_, e)| e);
     let resolved = resolved_after(facts, &hits);
-    if let Some(m) = resolved {
+    let launched_spot = launched_now
+        .filter(|(c, _)| resolved.is_none() && c.capacity_type.as_deref() == Some("spot"));
+    if resolved.is_some() || launched_spot.is_some() {
         // Told in the past tense: the role exists now, or a spot launch went through.
         for (now, then) in [
             ("EC2 refuses spot launches", "EC2 refused spot launches"),
@@ -177,6 +206,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ] {
             summary = summary.replace(now, then);
         }
+    }
+    if let Some((c, _)) = launched_spot {
+        summary.push_str(&format!(
+            " NodeClaim {} has since launched on spot (Launched=True): this failure is past.",
+            c.meta.name
+        ));
+    }
+    if let Some(m) = resolved {
         let quote = if m.origin == crate::facts::MessageOrigin::KarpenterLog {
             m.text
                 .split(':')
@@ -196,9 +233,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(hits.iter().copied())
         .with_messages(resolved)
         .with_evidence(condition_evidence)
+        .with_evidence(launched_spot.and_then(|(_, l)| l.evidence.clone()))
         .with_remediation(steps)
         .with_related(&related)
-        .with_severity(if resolved.is_some() {
+        .with_severity(if resolved.is_some() || launched_spot.is_some() {
             Severity::Warning
         } else {
             Severity::Error

@@ -38,6 +38,9 @@ CoreDNS, and on a fresh cluster CoreDNS is Pending because there is no node yet,
 would come from Karpenter: chicken and egg. Otherwise the network path: private subnets without
 a NAT gateway or an STS VPC endpoint, or a security group or proxy in the way (`proxyconnect
 tcp: dial tcp <proxy>`: the HTTPS proxy the controller is configured with does not answer).
+`no such host` is different: a resolver answered that the name does not exist, so DNS runs and
+something shadows the name (a Route 53 private hosted zone associated with the VPC, a Resolver
+forwarding rule, a custom CoreDNS forward); the report then points there, not at dnsPolicy.
 When a later log line shows the controller reaching AWS again (a launch, a subnet or AMI
 discovery; by time, or by position when a line has no time, like a panic), the outage was
 transient and the diagnosis is a warning.
@@ -113,6 +116,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // (HTTPS_PROXY on the controller), and the proxy is what does not answer.
     let proxy = hits.iter().find_map(|m| proxy_address(&m.text));
     let dns_failure = proxy.is_none() && text_of(&["lookup sts", "lookup ec2", "no such host"]);
+    // `no such host`: a resolver answered that the name does not exist, so DNS runs (a dead
+    // CoreDNS gives `i/o timeout` or `connection refused`); the name is shadowed somewhere.
+    let nxdomain = dns_failure && text_of(&["no such host"]);
     let dialled_ip = proxy.is_none() && hits.iter().any(|m| dialled_an_ip(&m.text));
     let at_start = text_of(&[
         "ec2 api connectivity check failed",
@@ -169,6 +175,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         format!(
             ": the HTTPS proxy {addr} the controller sends its requests through does not answer"
         )
+    } else if nxdomain {
+        format!(": the DNS server answers that the {endpoint} endpoint's name does not exist (no such host)")
     } else if dns_failure {
         format!(": the DNS lookup of the {endpoint} endpoint fails")
     } else if dialled_ip {
@@ -216,7 +224,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     summary.push('.');
-    if proxy.is_none() && (dns_failure || !dialled_ip) {
+    if nxdomain {
+        summary.push_str(&format!(" DNS is running, so something in its path does not know the name: a Route 53 private hosted zone for amazonaws.com or {service}.{region}.amazonaws.com associated with the VPC without this record (often left by a VPC endpoint of another VPC), a Route 53 Resolver forwarding rule, or a custom CoreDNS forward or stub zone."));
+    } else if proxy.is_none() && (dns_failure || !dialled_ip) {
         let policy = match &dns_policy {
             Some(p) => format!("dnsPolicy: {p}"),
             None => "the chart's default dnsPolicy: ClusterFirst".to_string(),
@@ -251,7 +261,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ));
     }
-    if proxy.is_none() && (dns_failure || !dialled_ip) && cluster_first {
+    if nxdomain {
+        steps.push(Remediation::command(
+            "Find what answers for the name: the private hosted zones of the cluster VPC, and CoreDNS's forwarding configuration:",
+            format!(
+                "aws route53 list-hosted-zones-by-vpc --vpc-id <vpc-id> --vpc-region {region} --query 'HostedZoneSummaries[].[Name,HostedZoneId]' --output table\nkubectl get configmap coredns -n kube-system -o jsonpath='{{.data.Corefile}}'"
+            ),
+        ));
+    } else if proxy.is_none() && (dns_failure || !dialled_ip) && cluster_first {
         steps.push(Remediation::command(
             "Let Karpenter resolve through the VPC resolver instead of CoreDNS (the chart value dnsPolicy):",
             format!(

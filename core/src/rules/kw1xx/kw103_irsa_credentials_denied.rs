@@ -47,8 +47,9 @@ for the service account is missing.
 ## How to fix
 Check the annotation, then the trust policy (`aws iam get-role --role-name <role> --query
 Role.AssumeRolePolicyDocument`) against the cluster's issuer (`aws eks describe-cluster --name
-<cluster> --query cluster.identity.oidc.issuer`); or create the Pod Identity association. Restart
-the controller afterwards.
+<cluster> --query cluster.identity.oidc.issuer`); or create the Pod Identity association (not
+offered for Karpenter before v0.32, which predates EKS Pod Identity). Restart the controller
+afterwards.
 "#,
 };
 
@@ -108,15 +109,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .unwrap_or_else(|| format!("oidc.eks.{region}.amazonaws.com/id/<OIDC-ID>"));
     let role =
         controller_role(facts, &hits).unwrap_or_else(|| "<karpenter-controller-role>".to_string());
-    let at_start = hits.iter().any(|m| {
-        contains_any(
-            &m.text,
-            &[
-                "ec2 api connectivity check failed",
-                "checking ec2 api connectivity",
-            ],
-        )
-    });
+    // The start-up check as this version words it (v0.3x and earlier: `Checking EC2 API
+    // connectivity, <error>`).
+    let at_start = [
+        "ec2 api connectivity check failed",
+        "Checking EC2 API connectivity",
+    ]
+    .into_iter()
+    .find(|check| hits.iter().any(|m| contains_any(&m.text, &[check])));
+    // EKS Pod Identity launched after v0.32: no older Karpenter can use it.
+    let pod_identity = !crate::rules::version::before_v0_32(facts);
 
     let mut parts: Vec<String> = Vec::new();
     let mut steps: Vec<Remediation> = Vec::new();
@@ -146,7 +148,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     ));
                 } else {
                     parts.push(format!(
-                        "the SDK's credential chain found no credentials at all (NoCredentialProviders / no EC2 IMDS role found): service account {ns}/{sa} is not wired to an IAM role (no eks.amazonaws.com/role-arn annotation, or no EKS Pod Identity association)"
+                        "the SDK's credential chain found no credentials at all (NoCredentialProviders / no EC2 IMDS role found): service account {ns}/{sa} is not wired to an IAM role (no eks.amazonaws.com/role-arn annotation{})",
+                        if pod_identity { ", or no EKS Pod Identity association" } else { "" }
                     ));
                 }
                 steps.push(Remediation::command(
@@ -155,12 +158,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                         "kubectl get serviceaccount {sa} -n {ns} -o jsonpath='{{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}}'\nkubectl annotate serviceaccount {sa} -n {ns} eks.amazonaws.com/role-arn=arn:aws:iam::{account}:role/{role} --overwrite"
                     ),
                 ));
-                steps.push(Remediation::command(
+                steps.extend(pod_identity.then(|| Remediation::command(
                     "Or, with EKS Pod Identity (the eks-pod-identity-agent add-on installed), associate the role with the service account:",
                     format!(
                         "aws eks list-pod-identity-associations --cluster-name {cluster} --namespace {ns}\naws eks create-pod-identity-association --cluster-name {cluster} --namespace {ns} --service-account {sa} --role-arn arn:aws:iam::{account}:role/{role}"
                     ),
-                ));
+                )));
             }
             CredentialFailure::WebIdentityRefused
                 if hits
@@ -323,9 +326,8 @@ aws iam get-role --role-name {role} --query Role.AssumeRolePolicyDocument"
         "The Karpenter controller gets no AWS credentials: {}, so every AWS call fails",
         parts.join("; ")
     );
-    if at_start {
-        summary
-            .push_str(" and the controller exits at start-up (ec2 api connectivity check failed)");
+    if let Some(check) = at_start {
+        summary.push_str(&format!(" and the controller exits at start-up ({check})"));
     }
     summary.push('.');
     vec![Diagnosis::new(&META, summary)

@@ -54,8 +54,9 @@ so every object must be stored as v1 before the CRDs are upgraded past v1.0.
 ## How to fix
 Upgrade the CRDs first, to the controller's version, then the controller (the Karpenter upgrade
 guide): `helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd
---version <controller version> -n <ns>`. If the field is not in the new CRD either, it is a typo
-or a field that moved (v1 moved `kubelet` from the NodePool to the EC2NodeClass and `expireAfter`
+--version <controller version> -n <ns>`. If the field is not in the new CRD either, it is a typo,
+a field of a newer release than the controller (upgrade both, CRDs first), or a field that moved
+(v1 moved `kubelet` from the NodePool to the EC2NodeClass and `expireAfter`
 into `spec.template.spec`). Before leaving v1.0, let a v1.0.x controller migrate the stored
 objects to v1 and check `status.storedVersions` lists only `v1`.
 "#,
@@ -973,7 +974,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if !fields.is_empty() && !controller_side || has(Skew::SchemaRejected) {
         steps.push(Remediation::text(
-            "If the field is not in the new CRD either, it is a typo or a field that moved between API versions: compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
+            "If the field is not in the new CRD either, it is a typo, a field that moved between API versions, or a field of a newer Karpenter release than the controller (then upgrade the controller and its CRDs together, CRDs first): compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
         ));
     }
     vec![Diagnosis::new(&META, summary)
