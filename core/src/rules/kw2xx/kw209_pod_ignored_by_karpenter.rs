@@ -481,10 +481,16 @@ fn diagnose(
                 .and_then(|t| t.split('"').next().map(str::to_string))
                 .filter(|s| !s.is_empty());
             let sc_name = sc.clone().unwrap_or_else(|| "<storage-class>".to_string());
+            // The provisioner's event is on the claim itself (`persistentvolumeclaim/<name>`).
+            let claim = messages
+                .iter()
+                .filter_map(|m| m.object.as_ref())
+                .find(|o| o.kind.eq_ignore_ascii_case("PersistentVolumeClaim"))
+                .map_or_else(|| "a PVC".to_string(), |c| format!("PVC {}", c.qualified_name()));
             (
-                format!("{who} mounts a PVC whose StorageClass \"{sc_name}\" does not exist: Karpenter ignores the pod."),
+                format!("{who} mounts {claim} whose StorageClass \"{sc_name}\" does not exist: Karpenter ignores the pod."),
                 vec![
-                    Remediation::command("Create the StorageClass, or fix the PVC's storageClassName to an existing one:", "kubectl get storageclass"),
+                    Remediation::command("Create the StorageClass, or point the claim at an existing one (storageClassName cannot change: recreate the claim, and for a StatefulSet recreate it too, its volumeClaimTemplates being immutable):", "kubectl get storageclass"),
                     Remediation::yaml(
                         format!("An EBS CSI StorageClass named {sc_name}:"),
                         format!("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: {sc_name}\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3\n"),
