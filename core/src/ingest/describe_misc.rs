@@ -80,6 +80,23 @@ pub fn read_persistent_volume(part: &Part<'_>, sections: &[Section<'_>]) -> Pers
         .collect(),
         ..PersistentVolume::default()
     };
+    // A CSI volume carries its zone in `Node Affinity:` (`Term 0:  topology.kubernetes.io/zone
+    // in [us-east-1a]`), not in labels; several terms are ORed, so only a single one pins it.
+    if pv.zones.is_empty() {
+        let terms: Vec<&str> = section(sections, "Node Affinity")
+            .into_iter()
+            .flat_map(|s| s.body.clone())
+            .filter_map(|j| part.lines.get(j))
+            .filter_map(|l| l.trim().strip_prefix("Term "))
+            .collect();
+        if let [term] = terms.as_slice() {
+            pv.zones = term
+                .split_once("zone in [")
+                .and_then(|(_, rest)| rest.split_once(']'))
+                .map(|(values, _)| values.split_whitespace().map(str::to_string).collect())
+                .unwrap_or_default();
+        }
+    }
     if let Some(source) = section(sections, "Source") {
         for j in source.body.clone() {
             let Some((key, v)) = part.lines.get(j).and_then(|l| describe::key_value(l)) else {

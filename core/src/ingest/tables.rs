@@ -348,7 +348,9 @@ impl Row<'_, '_> {
             // `kubectl get machines` (before v0.32) prints the NodeClaim columns.
             "NodeClaim" => self.nodeclaim(name, listed == Some("Machine"), sink),
             "Machine" => self.nodeclaim(name, true, sink),
-            "NodePool" => self.nodepool(name, sink),
+            "NodePool" => self.nodepool(name, false, sink),
+            // `kubectl get provisioners` (v1alpha5): a NodePool fact marked as such, as its YAML.
+            "Provisioner" => self.nodepool(name, true, sink),
             "EC2NodeClass" => self.nodeclass(name, sink),
             "PodDisruptionBudget" => self.pdb(name, sink),
             "StorageClass" => self.storage_class(name, sink),
@@ -481,9 +483,10 @@ impl Row<'_, '_> {
         sink.deferred.nodeclaims.push(claim);
     }
 
-    fn nodepool(&self, name: &str, sink: &mut Sink) {
+    fn nodepool(&self, name: &str, is_provisioner: bool, sink: &mut Sink) {
         let mut pool = NodePool {
             meta: self.meta(name, false),
+            is_provisioner,
             nodeclass_ref: self.cell("NODECLASS").map(str::to_string),
             weight: self.cell("WEIGHT").and_then(|w| w.parse().ok()),
             ..NodePool::default()

@@ -766,6 +766,12 @@ impl Ctx<'_> {
             return Seen::problem(format!("{}: {}", d.id, d.summary));
         }
         match f.nodepools.as_slice() {
+            // A `kubectl get` row shows no requirements: "zones [any]" would be a guess.
+            [np] if np.meta.from_table => Seen::ok(format!(
+                "{} {} listed (a table row: its requirements are not shown)",
+                pool_kind(np),
+                np.meta.name
+            )),
             [np] => {
                 let values = |key: &str| {
                     np.allowed_values(key)

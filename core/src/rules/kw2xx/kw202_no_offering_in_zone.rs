@@ -9,7 +9,7 @@ use crate::rules::kw2xx::scheduling::{
     requirement_on, scheduling_errors, Cause, Clause, SchedulingError,
 };
 use crate::rules::kw3xx::common::Api;
-use crate::rules::text::capitalised;
+use crate::rules::text::{capitalised, is_region};
 use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -348,6 +348,7 @@ impl ZoneFacts {
     /// requirement no offering meets: no capacity type is offered there.
     fn zone_missing_known(&self) -> bool {
         self.zone_does_not_exist
+            || !self.nonexistent().is_empty()
             || !self.missing_in_nodepool().is_empty()
             || !self.missing_in_subnets().is_empty()
     }
@@ -372,6 +373,18 @@ impl ZoneFacts {
     }
 
     /// The zones to compare: those the pod needs, else those the requirements allow.
+    /// Wanted zones no AWS region has: a region name then a letter past `f` (us-east-1, the
+    /// largest, ends at f). Local Zones (`us-west-2-lax-1a`) are not region names plus a letter.
+    fn nonexistent(&self) -> Vec<String> {
+        self.wanted()
+            .into_iter()
+            .filter(|z| {
+                z.strip_suffix(|c: char| c.is_ascii_lowercase() && c > 'f')
+                    .is_some_and(is_region)
+            })
+            .collect()
+    }
+
     fn wanted(&self) -> Vec<String> {
         if !self.required.is_empty() {
             return self.required.iter().map(|(z, _)| z.clone()).collect();
@@ -485,6 +498,13 @@ impl ZoneFacts {
                 ));
             }
         }
+        let bogus = self.nonexistent();
+        if !bogus.is_empty() {
+            s.push_str(&format!(
+                " No AWS region has zone {}: zone names end in a letter from a to f, so no offering can match.",
+                bogus.join(", ")
+            ));
+        }
         if self.gap().is_none() {
             let missing_np = self.missing_in_nodepool();
             if !missing_np.is_empty() {
@@ -530,6 +550,15 @@ impl ZoneFacts {
             steps.push(Remediation::text(format!(
                 "Remove the `topology.kubernetes.io/zone DoesNotExist` requirement from the pod's node affinity (or the {pool}): no instance offering lacks a zone."
             )));
+        }
+        let bogus = self.nonexistent();
+        if !bogus.is_empty() {
+            // A typo in the zone name: no NodePool or subnet can cover it.
+            steps.push(Remediation::command(
+                format!("Correct zone {} where the pod (or the {pool}) asks for it: list the region's real zones:", bogus.join(", ")),
+                "aws ec2 describe-availability-zones --query 'AvailabilityZones[].ZoneName'",
+            ));
+            return steps;
         }
         let wanted = self.wanted();
         let missing_np = self.missing_in_nodepool();
@@ -696,6 +725,28 @@ mod tests {
             assert_eq!(ids(&report), ["KW202"], "{phrase}");
             assert!(report.diagnoses[0].summary.contains("eu-west-2z"));
         }
+    }
+
+    #[test]
+    fn a_zone_no_region_has_is_a_typo_not_a_missing_subnet() {
+        let d = &check_only(
+            "KW202",
+            r#"Failed to schedule pod, incompatible with nodepool "default", no instance type satisfied resources {"cpu":"1"} and requirements karpenter.sh/nodepool In [default], topology.kubernetes.io/zone In [eu-west-2z] (no instance type has the required offering)"#,
+        )
+        .diagnoses[0];
+        assert!(
+            d.summary.contains("No AWS region has zone eu-west-2z"),
+            "{}",
+            d.summary
+        );
+        let fix = crate::testing::remediation_text(d);
+        assert!(!fix.contains("subnet"), "{fix}");
+        // A Local Zone is not a region name plus a letter.
+        let z = ZoneFacts {
+            allowed_by_requirements: Some(vec!["us-west-2-lax-1a".into(), "us-east-1f".into()]),
+            ..Default::default()
+        };
+        assert!(z.nonexistent().is_empty());
     }
 
     #[test]

@@ -310,9 +310,12 @@ fn label_diagnosis(
             (Cause::RequirementConflict { incoming, .. }, Some(_)) => {
                 volume_zone_fix(c, key, incoming, fact_pod)
             }
-            (Cause::RequirementConflict { incoming, .. }, None) if typo.is_none() => {
-                conflict_fix(c, key, incoming, pods.first())
-            }
+            (
+                Cause::RequirementConflict {
+                    incoming, existing, ..
+                },
+                None,
+            ) if typo.is_none() => conflict_fix(c, key, incoming, existing, pods.first()),
             _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref(), pods.first()),
         }
     };
@@ -345,18 +348,14 @@ fn label_diagnosis(
 fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagnosis {
     let pods = hit_pods(hits);
     let entries = entries(hits);
-    let key = match &entries[0].cause {
-        Cause::RequirementConflict { key, .. } => key.as_str(),
-        _ => PIN_KEYS[0],
+    let (key, existing) = match &entries[0].cause {
+        Cause::RequirementConflict { key, existing, .. } => (key.as_str(), existing.as_str()),
+        _ => (PIN_KEYS[0], ""),
     };
     let pinned = pinned_label(key, &pinned_pools(key, incoming).unwrap_or_default());
     let is = if pods.len() > 1 { "are" } else { "is" };
     let summary = match entries.as_slice() {
         [one] => {
-            let existing = match &one.cause {
-                Cause::RequirementConflict { existing, .. } => existing.as_str(),
-                _ => "",
-            };
             format!(
                 "{} {is} pinned to {pinned} (`{incoming}`), so {} (`{existing}`) is not a candidate; this clause is expected, see {} \"{tried}\"'s own failure.",
                 pods_label(&pods),
@@ -377,7 +376,13 @@ fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagno
         .with_objects(pods.iter())
         .with_node_pools(&named_pools(&entries))
         .with_messages_of(hit_messages_of(hits))
-        .with_remediation(conflict_fix(entries[0], key, incoming, pods.first()))
+        .with_remediation(conflict_fix(
+            entries[0],
+            key,
+            incoming,
+            existing,
+            pods.first(),
+        ))
 }
 
 fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
@@ -704,6 +709,14 @@ fn unknown_label_fix(
             pod,
         ));
     }
+    if let Some(domain) = restricted_domain(label) {
+        // Karpenter's validation rejects template labels in its restricted domains, so the
+        // NodePool-side fix would not apply.
+        steps.push(Remediation::text(format!(
+            "A {kind} cannot set \"{label}\": Karpenter reserves the {domain} label domain. To steer pods to some {kind}s, label them with a key of your own domain."
+        )));
+        return steps;
+    }
     steps.push(Remediation::yaml(
         format!("Or make {kind} {np} set the label on its nodes (`kubectl edit {res} {np}`):"),
         if clause.provisioner {
@@ -715,6 +728,31 @@ fn unknown_label_fix(
         },
     ));
     steps
+}
+
+/// The restricted label domain `label` falls in (Karpenter's `RestrictedLabelDomains`, AWS
+/// provider included), unless its domain is one of the exceptions nodes may carry.
+fn restricted_domain(label: &str) -> Option<&'static str> {
+    let (domain, _) = label.split_once('/')?;
+    let within = |d: &str| domain == d || domain.ends_with(&format!(".{d}"));
+    if [
+        "kops.k8s.io",
+        "node.kubernetes.io",
+        "node-restriction.kubernetes.io",
+    ]
+    .into_iter()
+    .any(within)
+    {
+        return None;
+    }
+    [
+        "kubernetes.io",
+        "k8s.io",
+        "karpenter.sh",
+        "karpenter.k8s.aws",
+    ]
+    .into_iter()
+    .find(|d| within(d))
 }
 
 /// Why the pod's zone requirement is its volume's, when the input says so: the pod asks for no
@@ -826,18 +864,39 @@ fn conflict_fix(
     clause: &Clause,
     key: &str,
     incoming: &str,
+    existing: &str,
     pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
     let (kind, res, placeholder) = pool_words(clause);
     let np = clause.nodepool.as_deref().unwrap_or(placeholder);
+    let pod_step = pod_side(
+        format!(
+            "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
+        ),
+        pod,
+    );
+    // Karpenter gives every new node a hostname of its own (`hostname-placeholder-<n>`): no
+    // NodePool requirement is involved.
+    if key == "kubernetes.io/hostname" {
+        return vec![
+            pod_step,
+            Remediation::text(format!(
+                "No {kind} setting changes this: Karpenter gives every new node its own {key} (`{existing}`), so a pod asking `{incoming}` fits no new node."
+            )),
+        ];
+    }
+    // `Exists`, `Gt`, `Lt` name no value to add: the NodePool's own requirement is what excludes.
+    if in_values(incoming, key).is_none_or(|v| v.is_empty()) {
+        return vec![
+            pod_step,
+            Remediation::text(format!(
+                "Or let {kind} {np} offer it: drop or loosen its `{existing}` requirement (`kubectl edit {res} {np}`)."
+            )),
+        ];
+    }
     let values = quoted_values(incoming, key);
     vec![
-        pod_side(
-            format!(
-                "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
-            ),
-            pod,
-        ),
+        pod_step,
         Remediation::yaml(
             format!("Or let {kind} {np} offer it: add the values to its requirement on {key} (`kubectl edit {res} {np}`):"),
             requirement_yaml(clause, key, &values),
@@ -847,8 +906,9 @@ fn conflict_fix(
 
 #[cfg(test)]
 mod tests {
+    use super::restricted_domain;
     use crate::rules::Severity;
-    use crate::testing::{check_only, ids};
+    use crate::testing::{check_only, ids, remediation_text};
 
     const ZONE_CONFLICT: &str = r#"LAST SEEN   TYPE      REASON             OBJECT                  MESSAGE
 2m          Warning   FailedScheduling   pod/postgres-1          Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"200m","memory":"300Mi","pods":"4"}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]
@@ -1123,6 +1183,41 @@ status:
             d.summary
         );
         assert_eq!(d.node_pool.as_deref(), Some("stable"));
+    }
+
+    #[test]
+    fn restricted_label_is_not_offered_as_a_nodepool_label() {
+        let report = check_only(
+            "KW203",
+            r#"Failed to schedule pod, incompatible requirements, label "node-role.kubernetes.io/worker" does not have known values"#,
+        );
+        let fix = remediation_text(&report.diagnoses[0]);
+        assert!(
+            fix.contains("reserves the kubernetes.io label domain"),
+            "{fix}"
+        );
+        assert!(!fix.contains("set the label on its nodes"), "{fix}");
+        assert_eq!(restricted_domain("node.kubernetes.io/lifecycle"), None);
+        assert_eq!(restricted_domain("team.example.com/pool"), None);
+        assert_eq!(
+            restricted_domain("karpenter.k8s.aws/instance-familly"),
+            Some("karpenter.k8s.aws")
+        );
+    }
+
+    /// `Exists` names no value a NodePool could add: its own `DoesNotExist` is what excludes.
+    #[test]
+    fn an_exists_conflict_points_at_the_nodepool_requirement_not_at_values() {
+        let report = check_only(
+            "KW203",
+            r#"Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"250m"}, incompatible requirements, key karpenter.k8s.aws/instance-gpu-count, karpenter.k8s.aws/instance-gpu-count Exists not in karpenter.k8s.aws/instance-gpu-count DoesNotExist"#,
+        );
+        let fix = remediation_text(&report.diagnoses[0]);
+        assert!(
+            fix.contains("drop or loosen its `karpenter.k8s.aws/instance-gpu-count DoesNotExist` requirement"),
+            "{fix}"
+        );
+        assert!(!fix.contains("<value>"), "{fix}");
     }
 
     #[test]

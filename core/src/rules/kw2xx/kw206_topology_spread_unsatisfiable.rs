@@ -2,7 +2,8 @@
 
 use crate::facts::Facts;
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, in_values, pod_label, scheduling_errors, Cause, Hit,
+    group_hits, hit_messages, in_values, pod_label, pools_label, scheduling_errors, Cause, Clause,
+    Hit,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -64,9 +65,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         |c| matches!(c.cause, Cause::Topology { .. }),
         |c| format!("{:?}", c.nodepool),
     );
+    // Several NodePools failing on a spread in one message (one NodePool per zone is common)
+    // are one problem: the domains they can create together are what the pod may use.
+    let mut merged: Vec<Vec<Hit<'_, '_>>> = Vec::new();
+    for g in groups {
+        match merged
+            .iter_mut()
+            .find(|m| std::ptr::eq(m[0].error, g[0].error))
+        {
+            Some(m) => m.extend(g),
+            None => merged.push(g),
+        }
+    }
     let mut out = Vec::new();
-    for hits in groups {
+    for hits in merged {
         let first = hits[0];
+        let pools: Vec<&Clause> = hits
+            .iter()
+            .filter(|h| std::ptr::eq(h.error, first.error))
+            .map(|h| h.clause)
+            .collect();
+        let names: Vec<String> = pools.iter().filter_map(|c| c.nodepool.clone()).collect();
         let words = Words::of(facts, first.clause);
         let mut summary = String::new();
         let mut steps: Vec<Remediation> = Vec::new();
@@ -97,7 +116,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if summary.is_empty() {
             continue;
         }
-        summary.push_str(&first.error.nearest_note(first.clause));
+        summary.push_str(&first.error.nearest_note_among(&pools));
         let spreads = seen.iter().filter(|(c, _)| !c.contains("affinity")).count();
         merge_key_steps(&mut steps, words);
         if spreads > 1 {
@@ -114,7 +133,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         out.push(
             Diagnosis::new(&META, summary)
                 .with_object(first.error.pod.as_ref())
-                .with_node_pool(first.clause.nodepool.as_deref())
+                .with_node_pools(&names)
                 .with_messages(hit_messages(&hits))
                 .with_remediation(steps),
         );
@@ -313,10 +332,30 @@ fn one_constraint(
     };
     let pod = first.error.pod.as_ref();
     let counted = counts.as_deref().map(domains_of_counts).unwrap_or_default();
-    let node_values = node_domains
-        .as_deref()
-        .and_then(|d| in_values(d, key))
-        .unwrap_or_default();
+    let siblings: Vec<&Clause> = first
+        .error
+        .clauses
+        .iter()
+        .filter(|c| {
+            matches!(&c.cause, Cause::Topology { constraint: k, key: kk, .. } if k == constraint && kk == key)
+        })
+        .collect();
+    let mut node_values: Vec<String> = Vec::new();
+    for c in &siblings {
+        if let Cause::Topology {
+            node_domains: Some(d),
+            ..
+        } = &c.cause
+        {
+            for v in in_values(d, key).unwrap_or_default() {
+                if !node_values.contains(&v) {
+                    node_values.push(v);
+                }
+            }
+        }
+    }
+    let several: Vec<String> = siblings.iter().filter_map(|c| c.nodepool.clone()).collect();
+    let several = (several.len() > 1).then_some(several);
     let pool_values = clause
         .nodepool
         .as_deref()
@@ -335,8 +374,12 @@ fn one_constraint(
             pod_label(pod)
         )
     };
-    if clause.nodepool.is_some() {
-        summary.push_str(&format!(" with {}", words.label(clause)));
+    match &several {
+        Some(names) => summary.push_str(&format!(" with {}", pools_label(pool, names))),
+        None if clause.nodepool.is_some() => {
+            summary.push_str(&format!(" with {}", words.label(clause)))
+        }
+        None => {}
     }
     summary.push('.');
     if let Some(c) = counts {
@@ -344,9 +387,13 @@ fn one_constraint(
     }
     if let Some(d) = pod_domains {
         summary.push_str(&format!(" The pod allows `{d}`"));
-        match node_domains {
-            Some(n) => summary.push_str(&format!(", the {pool}s can create only `{n}`.")),
-            None => summary.push('.'),
+        match (node_domains, &several) {
+            (Some(_), Some(_)) if !node_values.is_empty() => summary.push_str(&format!(
+                ", the {pool}s together can create only {key} [{}].",
+                node_values.join(" ")
+            )),
+            (Some(n), _) => summary.push_str(&format!(", the {pool}s can create only `{n}`.")),
+            (None, _) => summary.push('.'),
         }
     }
     if !missing.is_empty() && !anti {
@@ -417,7 +464,13 @@ fn one_constraint(
             ),
         ));
         }
-        let mut widened: Vec<String> = pool_values.clone().unwrap_or(node_values.clone());
+        let own = || {
+            node_domains
+                .as_deref()
+                .and_then(|d| in_values(d, key))
+                .unwrap_or_default()
+        };
+        let mut widened: Vec<String> = pool_values.clone().unwrap_or_else(own);
         for m in &missing {
             if !widened.contains(m) {
                 widened.push((*m).clone());
@@ -426,8 +479,9 @@ fn one_constraint(
         if !widened.is_empty() && !hostname {
             steps.push(Remediation::yaml(
                 format!(
-                    "{} {pool} {np} to every domain the constraint needs (`kubectl edit {pool_res} {np}`{}):",
+                    "{} {pool} {np}{} to every domain the constraint needs (`kubectl edit {pool_res} {np}`{}):",
                     if affinity { "Widen" } else { "Or widen" },
+                    if several.is_some() { format!(" (or another of them, or a new {pool})") } else { String::new() },
                     widen_notes(&[key.as_str()], words)
                 ),
                 // The item is indented under `requirements:` of either layout.

@@ -537,6 +537,11 @@ fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
         [only] => only.meta.name.clone(),
         _ => "default".to_string(),
     };
+    let np = facts
+        .nodepools
+        .iter()
+        .find(|p| p.is_provisioner)
+        .map_or("default", |p| p.meta.name.as_str());
     let provisioners = messages
         .iter()
         .any(|m| contains_any(&m.text, &["no provisioners found"]));
@@ -554,7 +559,20 @@ fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
                 ),
             ]);
     }
-    let summary = "Karpenter found no NodePool to provision from (`no nodepools found`; v1.9+: `no dynamic nodepools found`): it launches nothing for Pending pods until one exists.".to_string();
+    let mut summary = "Karpenter found no NodePool to provision from (`no nodepools found`; v1.9+: `no dynamic nodepools found`): it launches nothing for Pending pods until one exists.".to_string();
+    // A Provisioner left over from an upgrade: v0.33+ reads only NodePools.
+    let left: Vec<&str> = facts
+        .nodepools
+        .iter()
+        .filter(|p| p.is_provisioner)
+        .map(|p| p.meta.name.as_str())
+        .collect();
+    if !left.is_empty() {
+        summary.push_str(&format!(
+            " Provisioner {} still exists, but this Karpenter reads only NodePools (the Provisioner API ended with v0.32): recreate it as a NodePool, copying its requirements and limits.",
+            left.join(", ")
+        ));
+    }
     Diagnosis::new(&META, summary)
         .with_confidence(Confidence::High)
         .with_messages(messages.iter().copied())
@@ -562,7 +580,7 @@ fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
             Remediation::command("Check what exists:", "kubectl get nodepools,ec2nodeclasses"),
             Remediation::yaml(
                 "Create a NodePool that references an EC2NodeClass (kubectl apply -f):",
-                format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: {nc}\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n  limits:\n    cpu: 1000\n"),
+                format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {np}\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: {nc}\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n  limits:\n    cpu: 1000\n"),
             ),
         ])
 }

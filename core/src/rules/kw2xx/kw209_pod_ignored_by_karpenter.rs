@@ -5,6 +5,7 @@ use crate::facts::{
     PersistentVolumeClaim, Pod,
 };
 use crate::rules::kw2xx::scheduling::{pod_ref, record_of, tail_after};
+use crate::rules::text::cluster_name_or_placeholder;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -266,6 +267,13 @@ pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
     opted_out.then_some(Reason::OptedOut)
 }
 
+fn fact_pod<'a>(facts: &'a Facts, pod: Option<&ObjectRef>) -> Option<&'a Pod> {
+    let p = pod?;
+    facts.pods.iter().find(|fp| {
+        fp.meta.name == p.name && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
+    })
+}
+
 /// Whether the pod mounts claim `name`: its volumes say so, or, when the input lists the pod
 /// without its volumes (`kubectl get pods,pvc`), the claim is named the way a StatefulSet's
 /// volumeClaimTemplates name them, `<template>-<pod>` (`data-kafka-2` for `kafka-2`).
@@ -334,12 +342,7 @@ fn deleting_claim_name(
         // `ns/name`: the pod's namespace is said elsewhere.
         return Some(name.rsplit('/').next().unwrap_or(&name).to_string());
     }
-    let fact_pod = pod.and_then(|p| {
-        facts.pods.iter().find(|fp| {
-            fp.meta.name == p.name && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
-        })
-    });
-    if let Some(fp) = fact_pod {
+    if let Some(fp) = fact_pod(facts, pod) {
         if let Some(c) = deleting_claim_of(facts, fp) {
             return Some(c.meta.name.clone());
         }
@@ -377,7 +380,22 @@ fn diagnose(
                     || (karpenter_ns.is_some() && p.namespace == karpenter_ns)
             });
             let target_ns = karpenter_ns.clone().unwrap_or_else(|| ns.clone());
-            let mut s = format!("{who} requires `karpenter.sh/nodepool DoesNotExist`: Karpenter will never launch a node for it.");
+            // Before v0.32 the opt-out names the v1alpha5 label.
+            let v1alpha5 = messages
+                .iter()
+                .any(|m| m.text.contains("karpenter.sh/provisioner-name"))
+                || fact_pod(facts, pod).is_some_and(|fp| {
+                    fp.node_affinity
+                        .iter()
+                        .flatten()
+                        .any(|r| r.key == "karpenter.sh/provisioner-name")
+                });
+            let term = if v1alpha5 {
+                "karpenter.sh/provisioner-name DoesNotExist"
+            } else {
+                "karpenter.sh/nodepool DoesNotExist"
+            };
+            let mut s = format!("{who} requires `{term}`: Karpenter will never launch a node for it.");
             if own {
                 s.push_str(" It is one of Karpenter's own pods: they must run on managed-node-group or Fargate capacity, and stay Pending when there is none.");
             } else {
@@ -388,11 +406,11 @@ fn diagnose(
                 vec![
                     Remediation::command(
                         format!("Give it capacity Karpenter does not manage, e.g. a Fargate profile for namespace {target_ns} (or a small managed node group):"),
-                        format!("eksctl create fargateprofile --cluster <cluster> --name karpenter --namespace {target_ns}"),
+                        format!("eksctl create fargateprofile --cluster {} --name karpenter --namespace {target_ns}", cluster_name_or_placeholder(facts)),
                     ),
-                    Remediation::text(
-                        "For a workload that should run on Karpenter nodes: remove the `karpenter.sh/nodepool DoesNotExist` term from its node affinity.",
-                    ),
+                    Remediation::text(format!(
+                        "For a workload that should run on Karpenter nodes: remove the `{term}` term from its node affinity.",
+                    )),
                 ],
             )
         }
@@ -414,12 +432,7 @@ fn diagnose(
                     })
                 })
                 .or_else(|| {
-                    let p = pod?;
-                    let fp = facts.pods.iter().find(|fp| {
-                        fp.meta.name == p.name
-                            && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
-                    })?;
-                    classless_claim_of(facts, fp).map(|c| c.meta.name.clone())
+                    classless_claim_of(facts, fact_pod(facts, pod)?).map(|c| c.meta.name.clone())
                 });
             let (what, which) = match &claim {
                 Some(c) => (format!("PersistentVolumeClaim {c}, which is unbound and has no storage class"), format!("PersistentVolumeClaim {c}")),
@@ -468,10 +481,16 @@ fn diagnose(
                 .and_then(|t| t.split('"').next().map(str::to_string))
                 .filter(|s| !s.is_empty());
             let sc_name = sc.clone().unwrap_or_else(|| "<storage-class>".to_string());
+            // The provisioner's event is on the claim itself (`persistentvolumeclaim/<name>`).
+            let claim = messages
+                .iter()
+                .filter_map(|m| m.object.as_ref())
+                .find(|o| o.kind.eq_ignore_ascii_case("PersistentVolumeClaim"))
+                .map_or_else(|| "a PVC".to_string(), |c| format!("PVC {}", c.qualified_name()));
             (
-                format!("{who} mounts a PVC whose StorageClass \"{sc_name}\" does not exist: Karpenter ignores the pod."),
+                format!("{who} mounts {claim} whose StorageClass \"{sc_name}\" does not exist: Karpenter ignores the pod."),
                 vec![
-                    Remediation::command("Create the StorageClass, or fix the PVC's storageClassName to an existing one:", "kubectl get storageclass"),
+                    Remediation::command("Create the StorageClass, or point the claim at an existing one (storageClassName cannot change: recreate the claim, and for a StatefulSet recreate it too, its volumeClaimTemplates being immutable):", "kubectl get storageclass"),
                     Remediation::yaml(
                         format!("An EBS CSI StorageClass named {sc_name}:"),
                         format!("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: {sc_name}\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3\n"),
@@ -645,6 +664,27 @@ mod tests {
             r#"{"level":"DEBUG","message":"ignoring pod","Pod":{"name":"karpenter-6b9d7c8f45-m4xkw","namespace":"kube-system"},"error":"configured to not run on a Karpenter provisioned node (requirement=karpenter.sh/nodepool DoesNotExist)"}"#,
         );
         assert!(report.diagnoses[0].summary.contains("Karpenter's own pods"));
+    }
+
+    /// Before v0.32 the opt-out label is `karpenter.sh/provisioner-name`: quote that one.
+    #[test]
+    fn a_v1alpha5_opt_out_names_its_own_label() {
+        let report = check_only(
+            "KW209",
+            "2023-08-14T08:01:02.331Z\tDEBUG\tcontroller.provisioner\tignoring pod, configured to not run on a Karpenter provisioned node via karpenter.sh/provisioner-name DoesNotExist requirement\t{\"pod\": \"karpenter/karpenter-6b8d9c-x2v7p\"}",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("`karpenter.sh/provisioner-name DoesNotExist`"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            !d.summary.contains("karpenter.sh/nodepool"),
+            "{}",
+            d.summary
+        );
     }
 
     fn pending_pod(name: &str, affinity: Vec<Vec<Requirement>>, match_fields: bool) -> Pod {

@@ -125,10 +125,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         parts.join(" and "),
         if parts.len() == 1 && !parts[0].contains(", ") { "s" } else { "" }
     ));
-    let sc = named_classes
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "gp2".to_string());
+    // Unnamed, the in-tree class is EKS's pre-CSI default `gp2`, but only a guess: say so.
+    let (sc, which) = match named_classes.first() {
+        Some(sc) => (sc.clone(), sc.clone()),
+        None => (
+            "gp2".to_string(),
+            "the in-tree class (on EKS usually gp2; `kubectl get storageclass` shows each class's provisioner)".to_string(),
+        ),
+    };
     let mut d = Diagnosis::new(&META, summary)
         .with_messages(messages.iter().copied())
         .with_remediation([
@@ -137,7 +141,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\n  annotations:\n    storageclass.kubernetes.io/is-default-class: \"true\"\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3\n",
             ),
             Remediation::command(
-                format!("Stop {sc} being the default, then move workloads to the new class (new PVCs; existing data by snapshot and restore):"),
+                format!("Stop {which} being the default, then move workloads to the new class (new PVCs; existing data by snapshot and restore):"),
                 format!("kubectl patch storageclass {sc} -p '{{\"metadata\":{{\"annotations\":{{\"storageclass.kubernetes.io/is-default-class\":\"false\"}}}}}}'"),
             ),
         ]);

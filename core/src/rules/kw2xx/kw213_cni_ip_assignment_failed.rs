@@ -110,6 +110,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(" The facts do not say which cause: maxPods above what the node's ENIs can address, or a subnet out of addresses (check `AvailableIpAddressCount`).");
         confidence = Confidence::Medium;
     }
+    if !exhausted.is_empty() {
+        // The subnet is the cause: the maxPods steps would not help, and prefix delegation needs
+        // free contiguous /28 blocks the subnet no longer has.
+        return vec![Diagnosis::new(&META, summary)
+            .with_object(pods.first())
+            .with_messages(hits.iter().copied())
+            .with_related(&related)
+            .with_remediation([Remediation::text(
+                "Give the pods addresses where the subnet has none: KW214's steps (a secondary CIDR with new subnets, pods spread across zones, a smaller warm IP pool). Not prefix delegation: it needs free contiguous /28 blocks, which an exhausted subnet lacks.",
+            )])];
+    }
     let karpenter_ns = facts
         .karpenter_namespace
         .clone()
@@ -246,6 +257,10 @@ mod tests {
             "{}",
             d.summary
         );
+        // The maxPods-side steps contradict a known subnet cause.
+        let fix = crate::testing::remediation_text(d);
+        assert!(!fix.contains("ENABLE_PREFIX_DELEGATION=true"), "{fix}");
+        assert!(fix.contains("KW214"), "{fix}");
     }
 
     #[test]

@@ -151,10 +151,9 @@ fn diagnose(facts: &Facts, c: Conflict<'_>) -> Diagnosis {
     let port_text = c
         .port
         .as_deref()
-        .map(|p| format!(" {p}"))
-        .unwrap_or_default();
+        .map_or_else(|| "a hostPort".to_string(), |p| format!("hostPort {p}"));
     let mut summary = format!(
-        "{pod_name} needs hostPort{port_text}, which another pod already holds on the nodes Karpenter could launch"
+        "{pod_name} needs {port_text}, which another pod already holds on the nodes Karpenter could launch"
     );
     if !c.nodepools.is_empty() {
         let pools: Vec<String> = c.nodepools.iter().map(|n| format!("\"{n}\"")).collect();
