@@ -183,7 +183,8 @@ impl Candidate {
 }
 
 /// What the input is about. A kind scores +2 when the input holds exactly one object of it
-/// (a describe or a YAML is the focus) and +1 when it holds several (a `kubectl get` list is
+/// (a describe or a YAML is the focus, or the one workload diagnoses name) and +1 when it
+/// holds several (a `kubectl get` list is
 /// context); each object then adds +1 when it is a Pending pod, +3 / +2 / +1 for every error
 /// / warning / info diagnosis naming it, +1 when events or log lines are about it. The kind
 /// with the highest total wins (ties: `SUBJECT_KINDS` order). Within it, the objects of
@@ -257,7 +258,13 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
     }
     let kind_score = |kind: &str| -> u32 {
         let of_kind = || candidates.iter().filter(|(r, _)| r.kind == kind);
-        let presence = match of_kind().filter(|(_, c)| c.typed).count() {
+        // A workload a diagnosis names stands for its pods in the input even when only
+        // inferred from their names (KW003): it is what the report is about.
+        let workload = matches!(kind, "Deployment" | "StatefulSet" | "DaemonSet");
+        let presence = match of_kind()
+            .filter(|(_, c)| c.typed || (workload && c.named_by_diagnosis))
+            .count()
+        {
             0 => 0,
             1 => 2,
             _ => 1,
