@@ -7,6 +7,7 @@ use crate::rules::kw3xx::common::{
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
     sole_raw_value, Api,
 };
+use crate::rules::time::age_seconds;
 use crate::rules::{
     evidence_of, Age, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity,
 };
@@ -63,12 +64,18 @@ const SIGNALS: &[&str] = &[
 /// Below this age an unregistered NodeClaim is most likely still booting.
 const STILL_REGISTERING_SECONDS: i64 = 180;
 
+/// Karpenter's registration timeout (15 minutes): a NodeClaim older than this without a Node
+/// did not register.
+const REGISTRATION_TIMEOUT_SECONDS: i64 = 900;
+
 struct Hit {
     nodeclaim: Option<String>,
     nodepool: Option<String>,
     evidence: Vec<Evidence>,
     /// The registration timeout expired (or the NodePool counts a failed registration).
     timeout: bool,
+    /// A `kubectl get nodeclaims` row: no NODE past the registration timeout.
+    table: bool,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -88,6 +95,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 nodepool: is_pool.then(|| c.object.clone()).flatten(),
                 evidence: c.evidence.clone(),
                 timeout: pool_failed,
+                table: false,
+            });
+        }
+    }
+    // A `kubectl get nodeclaims` row with an instance type (so it launched) but no NODE, not
+    // Ready, and older than the registration timeout.
+    for c in &facts.nodeclaims {
+        let no_node = c
+            .node_name
+            .as_deref()
+            .is_none_or(|n| n.is_empty() || n == "<none>");
+        let ready = c
+            .condition("Ready")
+            .is_some_and(|r| r.status.eq_ignore_ascii_case("true"));
+        let old_enough = c
+            .meta
+            .table_age
+            .as_deref()
+            .and_then(age_seconds)
+            .is_some_and(|a| a >= REGISTRATION_TIMEOUT_SECONDS);
+        if c.meta.from_table && no_node && !ready && c.instance_type.is_some() && old_enough {
+            hits.push(Hit {
+                nodeclaim: Some(c.meta.name.clone()),
+                nodepool: c.nodepool.clone(),
+                evidence: c.meta.evidence.clone().into_iter().collect(),
+                timeout: false,
+                table: true,
             });
         }
     }
@@ -105,6 +139,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             nodeclaim,
             evidence: vec![evidence_of(m)],
             timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster"),
+            table: false,
         });
     }
     // A NodeClaim the same input shows registered afterwards was only caught early.
@@ -231,7 +266,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " {sentence} Karpenter deletes a {kind} that has not registered after 15 minutes and launches again."
         ));
     } else {
-        let seen = if hits.iter().any(|h| !h.timeout) {
+        let seen = if hits.iter().all(|h| h.table) {
+            "kubectl get nodeclaims shows no NODE past the 15-minute registration timeout"
+        } else if hits.iter().any(|h| !h.timeout && !h.table) {
             "Node not registered with cluster"
         } else if hits
             .iter()
