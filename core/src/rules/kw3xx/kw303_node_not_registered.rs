@@ -30,7 +30,8 @@ Signals: NodeClaim `Registered=Unknown` reason `NodeNotFound` (`Node not registe
 cluster`); in v1.0.x the same reason and message on `Initialized` while `Launched` is True; the
 liveness log `terminating due to timeout` with `reason: registration_timeout` (older: `terminating
 due to registration ttl`); NodePool `NodeRegistrationHealthy=False` reason `RegistrationFailed`
-(`Failed to register node`).
+(`Failed to register node`); a `kubectl get nodeclaims` row with a TYPE but no NODE, not Ready,
+and an AGE past the 15-minute registration timeout.
 
 ## Why it happens
 The kubelet cannot reach or authenticate to the API server: the node IAM role is missing from

@@ -29,7 +29,12 @@ Signals: the NodePool `DisruptionBlocked` events `No allowed disruptions due to 
 and `No allowed disruptions for disruption reason <Underutilized|Empty|Drifted> due to blocking
 budget`; and the Node/NodeClaim `ConsolidationRejected` event `Consolidation rejected: <command>,
 reason: budget (savings: $<x>)` (recent releases), where the re-check just before acting found
-the budget used up, or a pod nominated to the node (Karpenter names both `budget`).
+the budget used up, or a pod nominated to the node (Karpenter names both `budget`). Without
+those events: the NodePool's spec holds a budget of `nodes: "0"` (or `"0%"`) while the input
+shows one of its nodes waiting (a NodeClaim `Drifted=True`, `Empty=True` or
+`Consolidatable=True`, a drift, consolidation or `DisruptionBlocked` event) and none being
+disrupted; a budget with a `schedule` blocks only inside its window, which the engine cannot
+check (it reads no clock), and the report says so.
 
 ## Why it happens
 A budget with `nodes: "0"`, a scheduled window (`schedule` + `duration`) that is active now, a
