@@ -7,6 +7,7 @@ use crate::rules::kw3xx::common::{
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
     sole_raw_value, Api,
 };
+use crate::rules::text::contains_any;
 use crate::rules::time::age_seconds;
 use crate::rules::{
     evidence_of, Age, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity,
@@ -31,7 +32,8 @@ cluster`); in v1.0.x the same reason and message on `Initialized` while `Launche
 liveness log `terminating due to timeout` with `reason: registration_timeout` (older: `terminating
 due to registration ttl`); NodePool `NodeRegistrationHealthy=False` reason `RegistrationFailed`
 (`Failed to register node`); a `kubectl get nodeclaims` row with a TYPE but no NODE, not Ready,
-and an AGE past the 15-minute registration timeout.
+and an AGE past the 15-minute registration timeout; the kubelet's own `Unable to register node
+with API server` with a cause other than Unauthorized (an i/o timeout says the network path).
 
 ## Why it happens
 The kubelet cannot reach or authenticate to the API server: the node IAM role is missing from
@@ -50,6 +52,7 @@ security groups, and the subnet's routes.
 
 const SIGNALS: &[&str] = &[
     "node not registered with cluster",
+    "unable to register node with api server",
     "registration_timeout",
     // v0.31+ `terminating due to registration ttl`; v0.27-v0.30 `deprovisioning machine due to
     // registration ttl`.
@@ -77,6 +80,8 @@ struct Hit {
     timeout: bool,
     /// A `kubectl get nodeclaims` row: no NODE past the registration timeout.
     table: bool,
+    /// The kubelet's own `Unable to register node with API server` (not Unauthorized: KW304).
+    kubelet: bool,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -97,6 +102,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 evidence: c.evidence.clone(),
                 timeout: pool_failed,
                 table: false,
+                kubelet: false,
             });
         }
     }
@@ -123,6 +129,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 evidence: c.meta.evidence.clone().into_iter().collect(),
                 timeout: false,
                 table: true,
+                kubelet: false,
             });
         }
     }
@@ -139,8 +146,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .or_else(|| name_after(&m.text, "nodepool/")),
             nodeclaim,
             evidence: vec![evidence_of(m)],
-            timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster"),
+            timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster")
+                && !kubelet_refused(m),
             table: false,
+            kubelet: kubelet_refused(m),
         });
     }
     // A NodeClaim the same input shows registered afterwards was only caught early.
@@ -267,7 +276,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " {sentence} Karpenter deletes a {kind} that has not registered after 15 minutes and launches again."
         ));
     } else {
-        let seen = if hits.iter().all(|h| h.table) {
+        let seen = if let Some(h) = hits.iter().find(|h| h.kubelet) {
+            let cause = h
+                .evidence
+                .first()
+                .map(|e| e.text.as_str())
+                .and_then(|t| t.split_once("err=").map(|(_, e)| e.trim()))
+                .unwrap_or("");
+            if contains_any(
+                cause,
+                &["timeout", "no route", "connection refused", "dial tcp"],
+            ) {
+                "its kubelet logs Unable to register node with API server: it cannot reach the API server, so look at the security groups (443 to the cluster), the subnet's routes and the endpoint access first"
+            } else {
+                "its kubelet logs Unable to register node with API server"
+            }
+        } else if hits.iter().all(|h| h.table) {
             "kubectl get nodeclaims shows no NODE past the 15-minute registration timeout"
         } else if hits.iter().any(|h| !h.timeout && !h.table) {
             "Node not registered with cluster"
@@ -303,7 +327,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(&format!(
             " Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again."
         ));
-        if launched_state.is_none() || several {
+        if (launched_state.is_none() || several) && !hits.iter().any(|h| h.kubelet) {
             summary.push_str(
                 " The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.",
             );
@@ -367,9 +391,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 /// A message carrying a registration failure: the NodeClaim condition message, the liveness
 /// log's registration timeout, or the NodePool's `Failed to register node`.
+/// The kubelet's `Unable to register node with API server` for another cause than
+/// Unauthorized (that one is KW304's).
+fn kubelet_refused(m: &Message) -> bool {
+    contains_ignore_ascii_case(&m.text, "Unable to register node with API server")
+        && !contains_ignore_ascii_case(&m.text, "Unauthorized")
+}
+
 fn is_signal(facts: &Facts, m: &Message) -> bool {
     let t = &m.text;
-    if contains_ignore_ascii_case(t, "Node not registered with cluster")
+    if kubelet_refused(m)
+        || contains_ignore_ascii_case(t, "Node not registered with cluster")
         || contains_ignore_ascii_case(t, "due to registration ttl")
         || contains_ignore_ascii_case(t, "Failed to register node")
     {
