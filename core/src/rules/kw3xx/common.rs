@@ -322,28 +322,16 @@ pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
     let own = |m: &Message| {
         m.object.as_ref().is_some_and(is_it) || nodeclaim_of(facts, m).as_deref() == Some(nodeclaim)
     };
-    let created = facts
-        .nodeclaims
-        .iter()
-        .filter(|c| c.meta.name == nodeclaim)
-        .find_map(|c| {
-            c.meta
-                .creation_timestamp
-                .as_deref()
-                .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
-        });
+    let claim = facts.nodeclaims.iter().find(|c| c.meta.name == nodeclaim);
+    let created = claim.and_then(|c| {
+        c.meta
+            .creation_timestamp
+            .as_deref()
+            .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
+    });
     crate::rules::age_of(facts, &is_it, &own, created).or_else(|| {
         // A `kubectl get nodeclaims` row: the AGE kubectl printed.
-        let seconds = facts
-            .nodeclaims
-            .iter()
-            .filter(|c| c.meta.name == nodeclaim)
-            .find_map(|c| {
-                c.meta
-                    .table_age
-                    .as_deref()
-                    .and_then(crate::rules::time::age_seconds)
-            })?;
+        let seconds = crate::rules::time::age_seconds(claim?.meta.table_age.as_deref()?)?;
         Some(crate::rules::Age {
             seconds,
             base: crate::rules::AgeBase::Kubectl,

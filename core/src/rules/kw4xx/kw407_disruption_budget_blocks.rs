@@ -5,8 +5,8 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, NodePool, ObjectRef,
 };
 use crate::rules::kw4xx::disruption::{
-    command_nodepool, consolidation_rejected_reason, hits, push_unique, subject_of, subjects_label,
-    unescaped, Hits,
+    command_nodepool, consolidation_rejected_reason, hits, node_or_claim, push_unique, subject_of,
+    subjects_label, unescaped, Hits,
 };
 use crate::rules::text::{contains_any, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -92,19 +92,10 @@ fn budget_reasons(budget: &serde_json::Value) -> Vec<&str> {
 
 /// The NodePool of a Node (its label) or NodeClaim (the claim's), when the input shows it.
 fn pool_of(facts: &Facts, object: &ObjectRef) -> Option<String> {
-    match object.kind.as_str() {
-        "Node" => facts
-            .nodes
-            .iter()
-            .find(|n| n.meta.name == object.name)
-            .and_then(|n| n.nodepool().map(str::to_string)),
-        "NodeClaim" | "Machine" => facts
-            .nodeclaims
-            .iter()
-            .find(|c| c.meta.name == object.name)
-            .and_then(|c| c.nodepool.clone()),
-        _ => None,
+    if !matches!(object.kind.as_str(), "Node" | "NodeClaim" | "Machine") {
+        return None;
     }
+    node_or_claim(facts, object)?.1.map(str::to_string)
 }
 
 /// The disruption reasons a message shows a node waiting for (empty: not said), `None` when
