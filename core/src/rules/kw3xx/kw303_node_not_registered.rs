@@ -339,7 +339,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .unwrap_or_else(|| "<instance-id>".to_string());
     let steps = vec![
         Remediation::command(
-            "Read the kubelet log on the instance (SSM), or the console output when SSM is not reachable; paste it here and the diagnosis becomes specific (KW304 Unauthorized, KW305 CNI not ready):",
+            if hits.iter().any(|h| h.kubelet) {
+                "Read the rest of the kubelet log on the instance (SSM), or the console output when SSM is not reachable, for the lines around that error:"
+            } else {
+                "Read the kubelet log on the instance (SSM), or the console output when SSM is not reachable; paste it here and the diagnosis becomes specific (KW304 Unauthorized, KW305 CNI not ready):"
+            },
             format!(
                 "aws ssm start-session --target {target} --document-name AWS-StartInteractiveCommand --parameters command='sudo journalctl -u kubelet --no-pager | tail -100'; aws ec2 get-console-output --instance-id {target} --latest --output text | tail -100"
             ),
