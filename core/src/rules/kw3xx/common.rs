@@ -312,7 +312,8 @@ pub fn nodepool_of_nodeclaim(facts: &Facts, nodeclaim: &str) -> Option<String> {
 /// (Karpenter before v0.32: a typed Machine, an event about `machine/<name>`, a log line's
 /// `machine` field), else `NodeClaim`.
 /// How long ago a NodeClaim (or Machine) was created, by `rules::age_of`: the ages kubectl
-/// printed for its events, else its creationTimestamp or first own message against "now".
+/// printed for its events, else its creationTimestamp or first own message against "now",
+/// else the AGE of its `kubectl get nodeclaims` row.
 pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
     let is_it = |o: &ObjectRef| {
         o.name == nodeclaim
@@ -321,17 +322,21 @@ pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
     let own = |m: &Message| {
         m.object.as_ref().is_some_and(is_it) || nodeclaim_of(facts, m).as_deref() == Some(nodeclaim)
     };
-    let created = facts
-        .nodeclaims
-        .iter()
-        .filter(|c| c.meta.name == nodeclaim)
-        .find_map(|c| {
-            c.meta
-                .creation_timestamp
-                .as_deref()
-                .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
-        });
-    crate::rules::age_of(facts, &is_it, &own, created)
+    let claim = facts.nodeclaims.iter().find(|c| c.meta.name == nodeclaim);
+    let created = claim.and_then(|c| {
+        c.meta
+            .creation_timestamp
+            .as_deref()
+            .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
+    });
+    crate::rules::age_of(facts, &is_it, &own, created).or_else(|| {
+        // A `kubectl get nodeclaims` row: the AGE kubectl printed.
+        let seconds = crate::rules::time::age_seconds(claim?.meta.table_age.as_deref()?)?;
+        Some(crate::rules::Age {
+            seconds,
+            base: crate::rules::AgeBase::Kubectl,
+        })
+    })
 }
 
 /// The status of a NodeClaim's `Launched` condition when the input shows it (`True`,

@@ -7,6 +7,8 @@ use crate::rules::kw3xx::common::{
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
     sole_raw_value, Api,
 };
+use crate::rules::text::contains_any;
+use crate::rules::time::age_seconds;
 use crate::rules::{
     evidence_of, Age, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity,
 };
@@ -29,7 +31,9 @@ Signals: NodeClaim `Registered=Unknown` reason `NodeNotFound` (`Node not registe
 cluster`); in v1.0.x the same reason and message on `Initialized` while `Launched` is True; the
 liveness log `terminating due to timeout` with `reason: registration_timeout` (older: `terminating
 due to registration ttl`); NodePool `NodeRegistrationHealthy=False` reason `RegistrationFailed`
-(`Failed to register node`).
+(`Failed to register node`); a `kubectl get nodeclaims` row with a TYPE but no NODE, not Ready,
+and an AGE past the 15-minute registration timeout; the kubelet's own `Unable to register node
+with API server` with a cause other than Unauthorized (an i/o timeout says the network path).
 
 ## Why it happens
 The kubelet cannot reach or authenticate to the API server: the node IAM role is missing from
@@ -48,6 +52,7 @@ security groups, and the subnet's routes.
 
 const SIGNALS: &[&str] = &[
     "node not registered with cluster",
+    "unable to register node with api server",
     "registration_timeout",
     // v0.31+ `terminating due to registration ttl`; v0.27-v0.30 `deprovisioning machine due to
     // registration ttl`.
@@ -63,12 +68,20 @@ const SIGNALS: &[&str] = &[
 /// Below this age an unregistered NodeClaim is most likely still booting.
 const STILL_REGISTERING_SECONDS: i64 = 180;
 
+/// Karpenter's registration timeout (15 minutes): a NodeClaim older than this without a Node
+/// did not register.
+const REGISTRATION_TIMEOUT_SECONDS: i64 = 900;
+
 struct Hit {
     nodeclaim: Option<String>,
     nodepool: Option<String>,
     evidence: Vec<Evidence>,
     /// The registration timeout expired (or the NodePool counts a failed registration).
     timeout: bool,
+    /// A `kubectl get nodeclaims` row: no NODE past the registration timeout.
+    table: bool,
+    /// The kubelet's own `Unable to register node with API server` (not Unauthorized: KW304).
+    kubelet: bool,
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
@@ -88,6 +101,35 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 nodepool: is_pool.then(|| c.object.clone()).flatten(),
                 evidence: c.evidence.clone(),
                 timeout: pool_failed,
+                table: false,
+                kubelet: false,
+            });
+        }
+    }
+    // A `kubectl get nodeclaims` row with an instance type (so it launched) but no NODE, not
+    // Ready, and older than the registration timeout.
+    for c in &facts.nodeclaims {
+        let no_node = c
+            .node_name
+            .as_deref()
+            .is_none_or(|n| n.is_empty() || n == "<none>");
+        let ready = c
+            .condition("Ready")
+            .is_some_and(|r| r.status.eq_ignore_ascii_case("true"));
+        let old_enough = c
+            .meta
+            .table_age
+            .as_deref()
+            .and_then(age_seconds)
+            .is_some_and(|a| a >= REGISTRATION_TIMEOUT_SECONDS);
+        if c.meta.from_table && no_node && !ready && c.instance_type.is_some() && old_enough {
+            hits.push(Hit {
+                nodeclaim: Some(c.meta.name.clone()),
+                nodepool: c.nodepool.clone(),
+                evidence: c.meta.evidence.clone().into_iter().collect(),
+                timeout: false,
+                table: true,
+                kubelet: false,
             });
         }
     }
@@ -104,7 +146,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .or_else(|| name_after(&m.text, "nodepool/")),
             nodeclaim,
             evidence: vec![evidence_of(m)],
-            timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster"),
+            timeout: !contains_ignore_ascii_case(&m.text, "Node not registered with cluster")
+                && !kubelet_refused(m),
+            table: false,
+            kubelet: kubelet_refused(m),
         });
     }
     // A NodeClaim the same input shows registered afterwards was only caught early.
@@ -231,7 +276,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " {sentence} Karpenter deletes a {kind} that has not registered after 15 minutes and launches again."
         ));
     } else {
-        let seen = if hits.iter().any(|h| !h.timeout) {
+        let seen = if let Some(h) = hits.iter().find(|h| h.kubelet) {
+            let cause = h
+                .evidence
+                .first()
+                .map(|e| e.text.as_str())
+                .and_then(|t| t.split_once("err=").map(|(_, e)| e.trim()))
+                .unwrap_or("");
+            if contains_any(
+                cause,
+                &["timeout", "no route", "connection refused", "dial tcp"],
+            ) {
+                "its kubelet logs Unable to register node with API server: it cannot reach the API server, so look at the security groups (443 to the cluster), the subnet's routes and the endpoint access first"
+            } else {
+                "its kubelet logs Unable to register node with API server"
+            }
+        } else if hits.iter().all(|h| h.table) {
+            "kubectl get nodeclaims shows no NODE past the 15-minute registration timeout"
+        } else if hits.iter().any(|h| !h.timeout && !h.table) {
             "Node not registered with cluster"
         } else if hits
             .iter()
@@ -265,7 +327,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(&format!(
             " Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again."
         ));
-        if launched_state.is_none() || several {
+        if (launched_state.is_none() || several) && !hits.iter().any(|h| h.kubelet) {
             summary.push_str(
                 " The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.",
             );
@@ -277,7 +339,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .unwrap_or_else(|| "<instance-id>".to_string());
     let steps = vec![
         Remediation::command(
-            "Read the kubelet log on the instance (SSM), or the console output when SSM is not reachable; paste it here and the diagnosis becomes specific (KW304 Unauthorized, KW305 CNI not ready):",
+            if hits.iter().any(|h| h.kubelet) {
+                "Read the rest of the kubelet log on the instance (SSM), or the console output when SSM is not reachable, for the lines around that error:"
+            } else {
+                "Read the kubelet log on the instance (SSM), or the console output when SSM is not reachable; paste it here and the diagnosis becomes specific (KW304 Unauthorized, KW305 CNI not ready):"
+            },
             format!(
                 "aws ssm start-session --target {target} --document-name AWS-StartInteractiveCommand --parameters command='sudo journalctl -u kubelet --no-pager | tail -100'; aws ec2 get-console-output --instance-id {target} --latest --output text | tail -100"
             ),
@@ -329,9 +395,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 /// A message carrying a registration failure: the NodeClaim condition message, the liveness
 /// log's registration timeout, or the NodePool's `Failed to register node`.
+/// The kubelet's `Unable to register node with API server` for another cause than
+/// Unauthorized (that one is KW304's).
+fn kubelet_refused(m: &Message) -> bool {
+    contains_ignore_ascii_case(&m.text, "Unable to register node with API server")
+        && !contains_ignore_ascii_case(&m.text, "Unauthorized")
+}
+
 fn is_signal(facts: &Facts, m: &Message) -> bool {
     let t = &m.text;
-    if contains_ignore_ascii_case(t, "Node not registered with cluster")
+    if kubelet_refused(m)
+        || contains_ignore_ascii_case(t, "Node not registered with cluster")
         || contains_ignore_ascii_case(t, "due to registration ttl")
         || contains_ignore_ascii_case(t, "Failed to register node")
     {

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{Facts, Message, ObjectRef};
+use crate::facts::{Facts, Message, Meta, ObjectRef};
 use crate::rules::text::{contains_any, token_after};
 
 /// `[NAMESPACE] LAST SEEN TYPE REASON OBJECT ...`: the OBJECT column is at most the fifth word.
@@ -101,6 +101,18 @@ pub fn subject_of(message: &Message) -> Option<ObjectRef> {
         }
     }
     None
+}
+
+/// The Node or NodeClaim (Machine) the input shows for `s`: its metadata and NodePool (the
+/// node's `karpenter.sh/nodepool` label, the claim's NodePool).
+pub fn node_or_claim<'a>(facts: &'a Facts, s: &ObjectRef) -> Option<(&'a Meta, Option<&'a str>)> {
+    if s.kind == "Node" {
+        let n = facts.nodes.iter().find(|n| n.meta.name == s.name)?;
+        Some((&n.meta, n.nodepool()))
+    } else {
+        let c = facts.nodeclaims.iter().find(|c| c.meta.name == s.name)?;
+        Some((&c.meta, c.nodepool.as_deref()))
+    }
 }
 
 /// Adds `item` to `list` unless it is already there (keeps first-appearance order).

@@ -566,8 +566,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         ));
         related.push(p.related);
     }
+    // No real node known (a drain event on the stand-in node): the report is about the pod.
+    let pod = g.pods.first().map(|p| {
+        let (ns, name) = split_qualified(p);
+        ObjectRef::new("Pod", ns, name)
+    });
     let mut d = Diagnosis::new(&META, summary)
-        .with_object(g.subjects.first())
+        .with_object(g.subjects.first().or(pod.as_ref()))
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(evidence)
         .with_related(&related)

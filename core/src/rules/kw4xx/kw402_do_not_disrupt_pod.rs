@@ -493,8 +493,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             "Nothing to undo for this pod. If its workload's pod template sets the annotation, the pods it creates block again: remove it there.",
         )];
     }
+    // No node known: the report is about the pod the message names.
+    let pod = g.pod.as_deref().map(|p| {
+        let (ns, name) = split_qualified(p);
+        ObjectRef::new("Pod", ns, name)
+    });
     let d = Diagnosis::new(&META, summary)
-        .with_object(g.subjects.first())
+        .with_object(g.subjects.first().or(pod.as_ref()))
         .with_confidence(if g.from_object {
             Confidence::Medium
         } else {

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
-    annotated_by_command, hits, lifted_after, push_unique, subject_of, subjects_label, Hits,
+    annotated_by_command, hits, lifted_after, node_or_claim, push_unique, subject_of,
+    subjects_label, Hits,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -291,18 +292,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 /// Where the input shows the object itself (a Node or NodeClaim with the annotation).
 fn object_evidence(facts: &Facts, s: &ObjectRef) -> Option<Evidence> {
-    match s.kind.as_str() {
-        "Node" => facts
-            .nodes
-            .iter()
-            .find(|n| n.meta.name == s.name)
-            .and_then(|n| n.meta.evidence.clone()),
-        _ => facts
-            .nodeclaims
-            .iter()
-            .find(|c| c.meta.name == s.name)
-            .and_then(|c| c.meta.evidence.clone()),
-    }
+    node_or_claim(facts, s)?.0.evidence.clone()
 }
 
 fn legacy_annotated(annotations: &BTreeMap<String, String>) -> bool {

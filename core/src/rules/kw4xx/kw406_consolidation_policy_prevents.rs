@@ -266,7 +266,24 @@ fn provisioner_fix(p: &str) -> Vec<Remediation> {
 fn fix(facts: &Facts, np: &str) -> Vec<Remediation> {
     // v1beta1 (v0.32 to v0.37) named the policy WhenUnderutilized and allowed
     // consolidateAfter only with WhenEmpty.
-    let yaml = if at_least(facts, 1, 0) == Some(false) {
+    // Unknown version: a NodePool read as karpenter.sh/v1beta1 dates the input.
+    let pool = facts.nodepool(np);
+    let v1beta1 = at_least(facts, 1, 0).map_or_else(
+        || {
+            pool.and_then(|p| p.meta.api_version.as_deref())
+                .is_some_and(|a| a.ends_with("/v1beta1"))
+        },
+        |v1| !v1,
+    );
+    let drop_after = if v1beta1 && pool.is_some_and(|p| p.disruption.consolidate_after.is_some()) {
+        "; remove consolidateAfter, which v1beta1 accepts only with WhenEmpty"
+    } else {
+        ""
+    };
+    let how = format!(
+        "If underused nodes should be packed, let NodePool {np} consolidate them (`kubectl edit nodepool {np}`){drop_after}; keep the pace under control with spec.disruption.budgets:"
+    );
+    let yaml = if v1beta1 {
         "spec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n".to_string()
     } else {
         "spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 1m\n"
@@ -277,12 +294,7 @@ fn fix(facts: &Facts, np: &str) -> Vec<Remediation> {
             "See the NodePool's disruption settings:",
             format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption}}{{\"\\n\"}}'"),
         ),
-        Remediation::yaml(
-            format!(
-                "If underused nodes should be packed, let NodePool {np} consolidate them (`kubectl edit nodepool {np}`); keep the pace under control with spec.disruption.budgets:"
-            ),
-            yaml,
-        ),
+        Remediation::yaml(how, yaml),
     ]
 }
 

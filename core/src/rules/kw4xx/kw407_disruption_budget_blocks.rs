@@ -1,11 +1,14 @@
 //! KW407 disruption-budget-blocks.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{
-    command_nodepool, consolidation_rejected_reason, hits, push_unique, subject_of, subjects_label,
-    unescaped, Hits,
+use crate::document::Evidence;
+use crate::facts::{
+    contains_ignore_ascii_case, Facts, Message, MessageOrigin, NodePool, ObjectRef,
 };
-use crate::rules::text::token_after;
+use crate::rules::kw4xx::disruption::{
+    command_nodepool, consolidation_rejected_reason, hits, node_or_claim, push_unique, subject_of,
+    subjects_label, unescaped, Hits,
+};
+use crate::rules::text::{contains_any, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -26,7 +29,12 @@ Signals: the NodePool `DisruptionBlocked` events `No allowed disruptions due to 
 and `No allowed disruptions for disruption reason <Underutilized|Empty|Drifted> due to blocking
 budget`; and the Node/NodeClaim `ConsolidationRejected` event `Consolidation rejected: <command>,
 reason: budget (savings: $<x>)` (recent releases), where the re-check just before acting found
-the budget used up, or a pod nominated to the node (Karpenter names both `budget`).
+the budget used up, or a pod nominated to the node (Karpenter names both `budget`). Without
+those events: the NodePool's spec holds a budget of `nodes: "0"` (or `"0%"`) while the input
+shows one of its nodes waiting (a NodeClaim `Drifted=True`, `Empty=True` or
+`Consolidatable=True`, a drift, consolidation or `DisruptionBlocked` event) and none being
+disrupted; a budget with a `schedule` blocks only inside its window, which the engine cannot
+check (it reads no clock), and the report says so.
 
 ## Why it happens
 A budget with `nodes: "0"`, a scheduled window (`schedule` + `duration`) that is active now, a
@@ -48,10 +56,201 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             && contains_ignore_ascii_case(t, "blocking budget"))
             || is_budget_rejection(t)
     });
-    by_nodepool(found)
+    let mut out: Vec<Diagnosis> = by_nodepool(found)
         .into_iter()
         .map(|group| diagnose(facts, group))
-        .collect()
+        .collect();
+    for np in &facts.nodepools {
+        if !out
+            .iter()
+            .any(|d| d.node_pool.as_deref() == Some(np.meta.name.as_str()))
+        {
+            out.extend(from_spec(facts, np));
+        }
+    }
+    out
+}
+
+/// Whether a budget allows no node at all (`nodes: "0"` or `"0%"`) whenever it is active.
+fn allows_no_node(budget: &serde_json::Value) -> bool {
+    let nodes = match budget.get("nodes") {
+        Some(serde_json::Value::String(s)) => s.trim().trim_end_matches('%').to_string(),
+        Some(n @ serde_json::Value::Number(_)) => n.to_string(),
+        _ => return false,
+    };
+    nodes == "0"
+}
+
+/// The disruption reasons a budget is limited to (empty: every reason).
+fn budget_reasons(budget: &serde_json::Value) -> Vec<&str> {
+    budget
+        .get("reasons")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// The NodePool of a Node (its label) or NodeClaim (the claim's), when the input shows it.
+fn pool_of(facts: &Facts, object: &ObjectRef) -> Option<String> {
+    if !matches!(object.kind.as_str(), "Node" | "NodeClaim" | "Machine") {
+        return None;
+    }
+    node_or_claim(facts, object)?.1.map(str::to_string)
+}
+
+/// The disruption reasons a message shows a node waiting for (empty: not said), `None` when
+/// it shows no node held back. `Some(true)` in the second place: the node is being
+/// disrupted, so no budget blocks it now.
+fn waiting_reasons(text: &str) -> Option<(Vec<&'static str>, bool)> {
+    if contains_ignore_ascii_case(text, "no allowed disruptions") {
+        return None;
+    }
+    let disrupting = contains_ignore_ascii_case(text, "disrupting");
+    let mut reasons = Vec::new();
+    if contains_ignore_ascii_case(text, "drift") {
+        reasons.push("Drifted");
+    }
+    if contains_any(text, &["underutilized", "consolidat"]) {
+        reasons.push("Underutilized");
+    }
+    if contains_ignore_ascii_case(text, "empty") {
+        reasons.push("Empty");
+    }
+    let blocked = contains_any(
+        text,
+        &["disruptionblocked", "cannot disrupt", "be disrupted"],
+    );
+    (disrupting || blocked || !reasons.is_empty()).then_some((reasons, disrupting))
+}
+
+/// A NodePool whose spec holds a zero-node budget while the input shows one of its nodes
+/// waiting to be disrupted (a NodeClaim `Drifted=True`, `Empty=True`, `Consolidatable=True`, or
+/// a drift / consolidation / `DisruptionBlocked` event or log line about a node), with no sign
+/// of its nodes being disrupted. Karpenter writes no `No allowed disruptions` event in every
+/// version, and a user often pastes only the spec and the node.
+fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
+    let zero: Vec<&serde_json::Value> = np
+        .disruption
+        .budgets
+        .iter()
+        .filter(|b| allows_no_node(b))
+        .collect();
+    if zero.is_empty() {
+        return None;
+    }
+    let ours = |object: Option<&ObjectRef>| -> bool {
+        match object.and_then(|o| pool_of(facts, o)) {
+            Some(pool) => pool == np.meta.name,
+            None => facts.nodepools.len() == 1,
+        }
+    };
+    let mut waiting: Vec<(ObjectRef, Vec<&'static str>, Evidence)> = Vec::new();
+    for c in &facts.nodeclaims {
+        let object = ObjectRef::new(
+            if c.is_machine { "Machine" } else { "NodeClaim" },
+            None,
+            &c.meta.name,
+        );
+        if c.nodepool
+            .as_deref()
+            .map_or(facts.nodepools.len() != 1, |p| p != np.meta.name)
+        {
+            continue;
+        }
+        for (condition, reason) in [
+            ("Drifted", "Drifted"),
+            ("Empty", "Empty"),
+            ("Consolidatable", "Underutilized"),
+        ] {
+            if let Some(e) = c
+                .condition(condition)
+                .filter(|k| k.status.eq_ignore_ascii_case("true"))
+                .and_then(|k| k.evidence.clone())
+            {
+                waiting.push((object.clone(), vec![reason], e));
+            }
+        }
+    }
+    for m in &facts.messages {
+        let subject = subject_of(m).filter(|s| s.kind != "NodePool" && s.kind != "Pod");
+        if m.origin == MessageOrigin::Condition || !ours(subject.as_ref()) {
+            continue;
+        }
+        let Some((reasons, disrupting)) = waiting_reasons(&unescaped(&m.text)) else {
+            continue;
+        };
+        if disrupting {
+            return None;
+        }
+        if let Some(s) = subject {
+            waiting.push((s, reasons, m.evidence.clone()));
+        }
+    }
+    // The budgets that hold back what the nodes wait for.
+    let blocks = |b: &&serde_json::Value| {
+        let scope = budget_reasons(b);
+        scope.is_empty()
+            || waiting
+                .iter()
+                .any(|(_, r, _)| r.is_empty() || r.iter().any(|r| scope.contains(r)))
+    };
+    let blocking: Vec<&serde_json::Value> = zero.into_iter().filter(blocks).collect();
+    if waiting.is_empty() || blocking.is_empty() {
+        return None;
+    }
+    let always = blocking.iter().any(|b| b.get("schedule").is_none());
+    let mut objects: Vec<ObjectRef> = Vec::new();
+    let mut reasons: Vec<&str> = Vec::new();
+    for (o, r, _) in &waiting {
+        push_unique(&mut objects, o.clone());
+        for r in r {
+            push_unique(&mut reasons, *r);
+        }
+    }
+    let name = &np.meta.name;
+    let all_block = blocking.len() == np.disruption.budgets.len();
+    let blocking_line = one_line(
+        &budgets_yaml(&blocking.into_iter().cloned().collect::<Vec<_>>()).unwrap_or_default(),
+    );
+    let waits = if reasons.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", reasons.join(", ").to_ascii_lowercase())
+    };
+    let mut summary = if always {
+        format!(
+            "NodePool {name}'s disruption budget allows no node to be disrupted at any time ({}), so {}{waits} is not disrupted. This is spec.disruption.budgets, not a PodDisruptionBudget.",
+            blocking_line.trim_end_matches('.'),
+            subjects_label(&objects)
+        )
+    } else {
+        format!(
+            "NodePool {name}'s disruption budget allows no node to be disrupted inside its window ({}), and {}{waits} is not disrupted. Whether the window covers now cannot be checked here (the engine reads no clock): Karpenter reads the schedule in UTC, so compare it with the time of the events. This is spec.disruption.budgets, not a PodDisruptionBudget.",
+            blocking_line.trim_end_matches('.'),
+            subjects_label(&objects)
+        )
+    };
+    let quoted = budgets_yaml(&np.disruption.budgets);
+    if let Some(yaml) = quoted.as_ref().filter(|_| !all_block) {
+        summary.push_str(&format!(" All its budgets: {}", one_line(yaml)));
+    }
+    Some(
+        Diagnosis::new(&META, summary)
+            .with_confidence(if always {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            })
+            .with_objects(objects.iter())
+            .with_node_pool(Some(name))
+            .with_evidence(np.disruption.evidence.clone().or(np.meta.evidence.clone()))
+            .with_evidence_per_object(
+                waiting
+                    .into_iter()
+                    .map(|(o, _, e)| (Some(o.qualified_name()), e)),
+            )
+            .with_remediation(steps(name, quoted.as_deref())),
+    )
 }
 
 /// `Consolidation rejected: <command>, reason: budget (savings: $<x>)`.
@@ -111,22 +310,7 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
     let pools_of_nodes: Vec<String> = found
         .messages
         .iter()
-        .filter_map(|m| {
-            let s = m.object.as_ref()?;
-            match s.kind.as_str() {
-                "Node" => facts
-                    .nodes
-                    .iter()
-                    .find(|n| n.meta.name == s.name)
-                    .and_then(|n| n.nodepool().map(str::to_string)),
-                "NodeClaim" => facts
-                    .nodeclaims
-                    .iter()
-                    .find(|c| c.meta.name == s.name)
-                    .and_then(|c| c.nodepool.clone()),
-                _ => None,
-            }
-        })
+        .filter_map(|m| pool_of(facts, m.object.as_ref()?))
         .collect();
     // Only when they agree: the group may hold nodes of several NodePools.
     let of_node = pools_of_nodes
@@ -200,23 +384,6 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         ),
         None => {}
     }
-    let np = name.as_deref().unwrap_or("<nodepool>");
-    let mut steps = vec![Remediation::command(
-        "Read the budgets (nodes, schedule, duration, reasons); a schedule with a duration blocks only inside its window:",
-        format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption.budgets}}{{\"\\n\"}}'"),
-    )];
-    if let Some(Some(yaml)) = &quoted {
-        steps.push(Remediation::yaml(
-            format!("NodePool {np}'s current budgets:"),
-            format!("spec:\n  disruption:\n    budgets:\n{yaml}"),
-        ));
-    }
-    steps.push(Remediation::yaml(
-        format!(
-            "If the block is not intended, allow some disruption (keep a zero-node window only for the hours it is meant for) with `kubectl edit nodepool {np}`:"
-        ),
-        "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n",
-    ));
     let confidence = if only_rejections {
         // `budget` also names a pod nominated to the node during validation (KW409).
         Confidence::Medium
@@ -229,7 +396,31 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         .with_node_pool(name.as_deref())
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
-        .with_remediation(steps)
+        .with_remediation(steps(
+            name.as_deref().unwrap_or("<nodepool>"),
+            quoted.flatten().as_deref(),
+        ))
+}
+
+/// Read the budgets, show them, and a budget that allows some disruption.
+fn steps(np: &str, quoted: Option<&str>) -> Vec<Remediation> {
+    let mut steps = vec![Remediation::command(
+        "Read the budgets (nodes, schedule, duration, reasons); a schedule with a duration blocks only inside its window:",
+        format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption.budgets}}{{\"\\n\"}}'"),
+    )];
+    if let Some(yaml) = quoted {
+        steps.push(Remediation::yaml(
+            format!("NodePool {np}'s current budgets:"),
+            format!("spec:\n  disruption:\n    budgets:\n{yaml}"),
+        ));
+    }
+    steps.push(Remediation::yaml(
+        format!(
+            "If the block is not intended, allow some disruption (keep a zero-node window only for the hours it is meant for) with `kubectl edit nodepool {np}`:"
+        ),
+        "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n",
+    ));
+    steps
 }
 
 /// The budgets as YAML list items (indented for `spec.disruption.budgets`), `None` when there

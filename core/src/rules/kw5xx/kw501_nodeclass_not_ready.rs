@@ -46,7 +46,10 @@ Before v0.32 the object was a v1alpha1 AWSNodeTemplate (used by v1alpha5 Provisi
 `securityGroupSelector`, `amiSelector`: tags, `aws-ids`, `aws::name`, `aws::owners`). Evidence
 from such a cluster (the objects, `karpenter.sh/v1alpha5` / `karpenter.k8s.aws/v1alpha1`, a
 log's `provisioner` or `AWSNodeTemplate` field, a selector logged as a bare Go map `map[k:v]`)
-gets the diagnosis and fix in those names.
+gets the diagnosis and fix in those names. From v0.32 to v0.36 the v1beta1 EC2NodeClass and
+NodePool carry no status conditions either (v0.37 added them): the diagnosis names no condition,
+says the NodePools keep launching and failing, and the fix watches `status.subnets`,
+`status.securityGroups`, `status.amis` and `status.instanceProfile` instead.
 
 ## Why it happens
 The selector terms do not match what exists: a typo in a tag value, tags never put on the
@@ -419,11 +422,35 @@ fn is_legacy(facts: &Facts, g: &Group<'_>, nodeclass: Option<&NodeClass>) -> boo
             })
 }
 
+/// Whether the group is from v0.32 to v0.36: a v1beta1 EC2NodeClass that has no status
+/// conditions yet (v0.37 added them, and NodePool readiness with them). A known version
+/// decides; else a v1beta1 object without conditions, a status read without them, or the
+/// reconciler's `... exist given constraints [{map[...` text of those releases.
+fn before_conditions(facts: &Facts, g: &Group<'_>, nodeclass: Option<&NodeClass>) -> bool {
+    if let Some(v) = crate::rules::version::at_least(facts, 0, 37) {
+        return !v && crate::rules::version::at_least(facts, 0, 32) == Some(true);
+    }
+    let v1beta1 = nodeclass.is_some_and(|nc| {
+        nc.conditions.is_empty()
+            && nc
+                .meta
+                .api_version
+                .as_deref()
+                .is_some_and(|a| a.ends_with("/v1beta1"))
+    });
+    v1beta1
+        || g.status_only
+        || g.messages
+            .iter()
+            .any(|m| contains_any(&unescaped(&m.text), &["given constraints [{"]))
+}
+
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let nodeclass: Option<&NodeClass> = g.nodeclass.as_deref().and_then(|n| facts.nodeclass(n));
     // Before v0.32 the object was an AWSNodeTemplate used by Provisioners: no conditions, and
     // one selector map per resource rather than selector terms.
     let legacy = is_legacy(facts, g, nodeclass);
+    let unconditioned = !legacy && before_conditions(facts, g, nodeclass);
     let (kind, placeholder) = if legacy {
         ("AWSNodeTemplate", "<awsnodetemplate>")
     } else {
@@ -438,7 +465,9 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let mut failing: Vec<String> = g.details.clone();
     for d in &g.dependents {
         let from_status = g.status_only && *d == Dependent::Subnets;
-        if !from_status && !g.details.iter().any(|x| x.starts_with(d.condition())) {
+        // v0.32-v0.36 set no condition to name.
+        if !from_status && !unconditioned && !g.details.iter().any(|x| x.starts_with(d.condition()))
+        {
             failing.push(match d {
                 Dependent::InstanceProfile => "InstanceProfileReady not True".to_string(),
                 _ => format!("{}=False", d.condition()),
@@ -464,11 +493,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             }
         })
         .collect();
-    let mut summary = if legacy {
-        let nouns: Vec<String> = g.dependents.iter().map(|d| d.noun().to_string()).collect();
+    let nouns: Vec<String> = g.dependents.iter().map(|d| d.noun().to_string()).collect();
+    let mut summary = if legacy || (unconditioned && failing.is_empty()) {
         format!(
             "{label} cannot resolve its {}: {}.",
             join_names(&nouns),
+            meanings.join("; ")
+        )
+    } else if unconditioned {
+        format!(
+            "{label} cannot resolve its {}: {}; {}.",
+            join_names(&nouns),
+            failing.join(", "),
             meanings.join("; ")
         )
     } else {
@@ -545,6 +581,16 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 all.join(", ")
             )),
         }
+    } else if unconditioned {
+        let users = match uses.as_slice() {
+            [] => "NodePools that use it keep".to_string(),
+            [one] => format!("NodePool {one} uses it and keeps"),
+            all => format!("NodePools {} use it and keep", all.join(", ")),
+        };
+        summary.push_str(&format!(
+            " Before v0.37 neither it nor a NodePool has status conditions: {users} trying to launch, and each launch fails for want of its {}.",
+            join_names(&nouns)
+        ));
     } else if uses.is_empty() {
         summary.push_str(" NodePools that use it are not ready either, so Karpenter launches no node from them (KW208).");
     } else {
@@ -585,10 +631,10 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 "kubectl get awsnodetemplate {name} -o jsonpath='{{.status.subnets}}{{\"\\n\"}}{{.status.securityGroups}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}'"
             ),
         ));
-    } else if g.status_only {
+    } else if unconditioned {
         steps.push(Remediation::command(
-            "After the fix, Karpenter re-resolves within minutes; watch the subnets appear in its status:",
-            format!("kubectl get ec2nodeclass {name} -o jsonpath='{{.status.subnets}}{{\"\\n\"}}'"),
+            "After the fix, Karpenter re-resolves within minutes; v0.32 to v0.36 have no conditions to watch, so watch the resolved resources appear in its status:",
+            format!("kubectl get ec2nodeclass {name} -o jsonpath='{{.status.subnets}}{{\"\\n\"}}{{.status.securityGroups}}{{\"\\n\"}}{{.status.amis}}{{\"\\n\"}}{{.status.instanceProfile}}{{\"\\n\"}}'"),
         ));
     } else {
         steps.push(Remediation::command(
@@ -602,7 +648,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_messages(g.messages.iter().copied())
         .with_evidence(g.evidence.clone())
         // A Provisioner had no readiness of its own: KW208's NodePool chain starts at v0.32.
-        .with_related(if legacy { &[] } else { &["KW208"] })
+        .with_related(if legacy || unconditioned {
+            &[]
+        } else {
+            &["KW208"]
+        })
         .with_remediation(steps);
     if let Some(n) = &g.nodeclass {
         d = d.with_object(Some(&crate::facts::ObjectRef::new(kind, None, n)));
@@ -907,17 +957,20 @@ mod tests {
             .is_some_and(|c| c.contains("\"Name=tag:karpenter.sh/discovery,Values=demo\""))));
         assert!(d.remediation.iter().any(|r| r.yaml.as_deref()
             == Some("spec:\n  subnetSelector:\n    karpenter.sh/discovery: demo\n")));
-        // v1beta1 and later print selector terms: the EC2NodeClass's wording.
+        // v0.32-v0.36 print selector terms: the EC2NodeClass's wording, but no condition yet.
         let d = &check_only(
             "KW501",
             "ERROR controller.nodeclass no subnets exist given constraints [{map[karpenter.sh/discovery:demo]  }]",
         )
         .diagnoses[0];
         assert!(
-            d.summary.starts_with("The EC2NodeClass is not ready"),
+            d.summary
+                .starts_with("The EC2NodeClass cannot resolve its subnets"),
             "{}",
             d.summary
         );
+        assert!(!d.summary.contains("SubnetsReady"), "{}", d.summary);
+        assert!(d.summary.contains("Before v0.37"), "{}", d.summary);
     }
 
     #[test]
