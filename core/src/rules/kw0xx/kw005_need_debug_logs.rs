@@ -116,7 +116,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .filter(|(level, _)| FAILURE_LEVELS.contains(&level.as_str()))
         .map(|(_, n)| *n)
         .sum();
-    let explained = facts.logs.iter().any(|r| is_failure(r) && !is_pricing(r))
+    // An update conflict is retried at once: it explains no stuck pod or NodeClaim.
+    let explained = facts
+        .logs
+        .iter()
+        .any(|r| is_failure(r) && !is_pricing(r) && !r.is_update_conflict())
         || failures_counted > failures_parsed;
     if explained {
         return Vec::new();
@@ -236,8 +240,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             many.join(", ")
         ),
     };
+    let mut set_aside = Vec::new();
+    if facts
+        .logs
+        .iter()
+        .any(|r| is_failure(r) && r.is_update_conflict())
+    {
+        set_aside.push("update conflicts, which Karpenter retries");
+    }
+    if facts.logs.iter().any(|r| is_failure(r) && is_pricing(r)) {
+        set_aside.push("pricing-refresh failures (KW504)");
+    }
+    let errors = if set_aside.is_empty() {
+        "no error".to_string()
+    } else {
+        format!("no error but {}", set_aside.join(" and "))
+    };
     let mut summary = format!(
-        "{}, but the Karpenter logs in the input ({lines} line{}, info level, no error) hold no line that explains it.{trail} Info-level logs record what Karpenter did, not why: debug logs add the pods it ignores, the instance types filtered out of a launch, subnet and AMI discovery, launch and registration timeouts.",
+        "{}, but the Karpenter logs in the input ({lines} line{}, info level, {errors}) hold no line that explains it.{trail} Info-level logs record what Karpenter did, not why: debug logs add the pods it ignores, the instance types filtered out of a launch, subnet and AMI discovery, launch and registration timeouts.",
         problem.join("; "),
         if lines == 1 { "" } else { "s" }
     );

@@ -168,6 +168,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let Some(c) = &contradiction {
             summary.push_str(&format!(" {c}"));
         }
+        let pinned = pod_pinned_limits(facts, pod, clause);
+        if !pinned.is_empty() && contradiction.is_none() {
+            summary.push_str(&format!(
+                " The pod itself pins {} (its nodeSelector or node affinity), not the {}: either the pinned size is too small for the requests, or the NodePool's other requirements, its EC2NodeClass or the region rule the pinned type out.",
+                pinned.join(" and "),
+                if clause.provisioner { "Provisioner" } else { "NodePool" }
+            ));
+        }
         let narrowed = (failure.offering || failure.tuple)
             .then(|| clause.requirements.as_deref().and_then(offering_narrowing))
             .flatten();
@@ -194,6 +202,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 failure,
                 pod.map(|p| p.qualified_name()),
                 owner.as_ref(),
+                &pinned,
             ));
         if excluded_by_limits {
             diagnosis = diagnosis.with_related(&["KW205"]);
@@ -261,6 +270,30 @@ impl Narrowing {
             .collect();
         parts.join(" and ")
     }
+}
+
+/// The size-capping requirements (see `size_limits`) on keys the pod's own nodeSelector or
+/// node affinity sets and the NodePool in the input does not: a pin widening the NodePool
+/// cannot lift.
+fn pod_pinned_limits(facts: &Facts, pod: Option<&ObjectRef>, clause: &Clause) -> Vec<String> {
+    let Some(pod) = pod.and_then(|r| {
+        facts.pods.iter().find(|p| {
+            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
+        })
+    }) else {
+        return Vec::new();
+    };
+    let pool = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n));
+    SIZE_KEYS
+        .iter()
+        .filter(|key| {
+            (pod.node_selector.contains_key(**key)
+                || pod.node_affinity.iter().flatten().any(|r| r.key == **key))
+                && !pool.is_some_and(|np| np.requirements.iter().any(|r| r.key == **key))
+        })
+        .filter_map(|key| requirement_on(clause.requirements.as_deref()?, key))
+        .filter(|r| !r.contains(" Gt ") && !r.contains(" Exists"))
+        .collect()
 }
 
 /// ` (by the pod's nodeSelector/affinity)` or ` (by NodePool <np>)` for requirements on
@@ -458,6 +491,7 @@ fn remediation(
     failure: &InstanceTypeFailure,
     pod: Option<String>,
     owner: Option<&ObjectRef>,
+    pinned: &[String],
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut steps = Vec::new();
@@ -561,6 +595,49 @@ fn remediation(
             "Make the requirements agree: find which side names the instance type (the pod's nodeSelector or node affinity, or the NodePool) and correct the one that is wrong:",
             format!("kubectl get {object} -o jsonpath='{{{spec}.nodeSelector}}{{\"\\n\"}}{{{spec}.affinity.nodeAffinity}}{{\"\\n\"}}'; {pool_requirements}"),
         ));
+    }
+    if !pinned.is_empty() {
+        if contradiction {
+            // The step above names both sides; the pinned type's size is beside the point.
+            return steps;
+        }
+        let types = clause
+            .requirements
+            .as_deref()
+            .and_then(|r| requirement_on(r, "node.kubernetes.io/instance-type"))
+            .filter(|r| r.contains(" In ["))
+            .and_then(|r| {
+                Some(
+                    r.split_once(" In [")?
+                        .1
+                        .trim_end_matches(']')
+                        .replace(' ', ","),
+                )
+            });
+        let template = match owner {
+            Some(o) => format!(
+                "the pod template of {} {} (`kubectl edit {} {} -n {}`)",
+                o.kind,
+                o.name,
+                o.kind.to_ascii_lowercase(),
+                o.name,
+                o.namespace.as_deref().unwrap_or(&ns)
+            ),
+            None => "the pod's manifest".to_string(),
+        };
+        let step = format!(
+            "The pod pins {}: widening {kind} {np} cannot lift that. Check that the pinned type has the resources the pod needs and is offered in the zones {np} launches in, then change or drop the pin in {template}:",
+            pinned.join(" and "),
+            kind = if clause.provisioner { "Provisioner" } else { "NodePool" },
+        );
+        steps.push(match types {
+            Some(types) => Remediation::command(
+                step,
+                format!("aws ec2 describe-instance-types --instance-types {} --query 'InstanceTypes[].[InstanceType,VCpuInfo.DefaultVCpus,MemoryInfo.SizeInMiB,GpuInfo.Gpus[0].Count]' --output table; aws ec2 describe-instance-type-offerings --location-type availability-zone --filters Name=instance-type,Values={types} --output table", types.replace(',', " ")),
+            ),
+            None => Remediation::text(step),
+        });
+        return steps;
     }
     let cores = cpu.as_deref().and_then(cpu_cores).filter(|c| *c < 1e5);
     let gt = cores.map(|c| (c.floor() as u64).max(1)).unwrap_or(4);
@@ -696,21 +773,24 @@ fn memory_bound(resources: Option<&str>, cores: Option<f64>) -> Option<u128> {
     (mib as f64 > per_core_mib).then_some(mib)
 }
 
+/// Requirement keys that can cap an instance's size.
+const SIZE_KEYS: &[&str] = &[
+    "node.kubernetes.io/instance-type",
+    "karpenter.k8s.aws/instance-size",
+    "karpenter.k8s.aws/instance-cpu",
+    "karpenter.k8s.aws/instance-memory",
+];
+
 /// The requirements that cap an instance's size, as written: the ones to replace by a lower
 /// bound (keeping them beside the suggested requirements would leave the same dead end).
 fn size_limits(requirements: &str) -> Vec<String> {
     let capped = |r: &String| !r.contains(" Gt ") && !r.contains(" Exists");
-    [
-        "node.kubernetes.io/instance-type",
-        "karpenter.k8s.aws/instance-size",
-        "karpenter.k8s.aws/instance-cpu",
-        "karpenter.k8s.aws/instance-memory",
-    ]
-    .iter()
-    .filter_map(|key| requirement_on(requirements, key))
-    .filter(capped)
-    .map(|r| format!("`{r}`"))
-    .collect()
+    SIZE_KEYS
+        .iter()
+        .filter_map(|key| requirement_on(requirements, key))
+        .filter(capped)
+        .map(|r| format!("`{r}`"))
+        .collect()
 }
 
 /// The instance kinds the widened requirements should name. Beside a fixed instance-type
