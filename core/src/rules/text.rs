@@ -3,7 +3,7 @@
 //! Karpenter namespace, the AWS region and account, the cluster name).
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
 use crate::rules::kw2xx::scheduling::record_of;
 
 /// Whether `text` contains any of `needles`, ASCII-case-insensitively.
@@ -368,10 +368,10 @@ pub fn in_ranges(ranges: &[(String, usize, usize)], source: &str, line: usize) -
         .any(|(s, a, b)| s == source && (*a..=*b).contains(&line))
 }
 
-/// A line of prose that mentions a setting only as history or as a question: it ends with `?`
-/// or opens with a question word, or it tells of a past that is over (`we had`, `was`,
-/// `reverted`, `switched back`...). A setting line (`LOG_LEVEL=debug`, YAML, a command) is not prose.
-pub fn past_or_question_prose(text: &str) -> bool {
+/// The lower-cased words of `text`, trimmed of punctuation, and how many are plain words (two
+/// or more letters) — `None` for a line that is a command, a setting, a YAML or JSON line or a
+/// list item, or has fewer than four plain words: those are not prose.
+fn sentence_words(text: &str) -> Option<Vec<String>> {
     let t = text.trim();
     let words: Vec<String> = t
         .split_whitespace()
@@ -388,13 +388,28 @@ pub fn past_or_question_prose(text: &str) -> bool {
         || ["kubectl ", "helm ", "export ", "k ", "oc "]
             .iter()
             .any(|c| t.starts_with(c));
-    if command || plain < 4 {
-        return false;
-    }
+    (!command && plain >= 4).then_some(words)
+}
+
+/// A question: ends with `?` or opens with a question word.
+fn question(t: &str, words: &[String]) -> bool {
     const QUESTION: &[&str] = &[
         "should", "can", "could", "would", "do", "does", "did", "is", "are", "how", "why", "what",
         "when", "shall", "may", "will",
     ];
+    t.trim_end().ends_with('?')
+        || words
+            .first()
+            .is_some_and(|w| QUESTION.contains(&w.as_str()))
+}
+
+/// A line of prose that mentions a setting only as history or as a question: it ends with `?`
+/// or opens with a question word, or it tells of a past that is over (`we had`, `was`,
+/// `reverted`, `switched back`...). A setting line (`LOG_LEVEL=debug`, YAML, a command) is not prose.
+pub fn past_or_question_prose(text: &str) -> bool {
+    let Some(words) = sentence_words(text) else {
+        return false;
+    };
     // Words that say the setting is over; not `yesterday` or `ago` (`we set it yesterday`
     // means it is on now).
     const PAST: &[&str] = &[
@@ -418,13 +433,53 @@ pub fn past_or_question_prose(text: &str) -> bool {
         "set it back",
         "no longer",
     ];
-    let lower = t.to_ascii_lowercase();
-    t.ends_with('?')
-        || words
-            .first()
-            .is_some_and(|w| QUESTION.contains(&w.as_str()))
+    let lower = text.to_ascii_lowercase();
+    question(text, &words)
         || words.iter().any(|w| PAST.contains(&w.as_str()))
         || OVER.iter().any(|p| lower.contains(p))
+}
+
+/// Whether a message is a person's sentence that quotes a signal rather than the signal
+/// itself (a forum question, `I read in the docs that ...`): text no parser recognised as a
+/// log line, event, condition or field, that opens with a letter, has no column gaps (tab or
+/// double space: event rows, console logs), no `Key:` field name first, and ends with `?` or
+/// speaks as a person (`I`, `we`, `our`, `you`...) or of the documentation. Karpenter and
+/// Kubernetes messages never say `I` or `we`; a question word alone is not enough (`could not
+/// schedule pod` opens a log message).
+pub fn quoting_prose(m: &Message) -> bool {
+    const PERSON: &[&str] = &[
+        "i",
+        "i'm",
+        "i've",
+        "we",
+        "we're",
+        "we've",
+        "our",
+        "us",
+        "my",
+        "me",
+        "you",
+        "your",
+        "anyone",
+        "someone",
+        "docs",
+        "documentation",
+        "says",
+        "means",
+    ];
+    let t = m.text.trim();
+    let Some(words) = sentence_words(t) else {
+        return false;
+    };
+    m.origin == MessageOrigin::Unrecognised
+        && t.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !t.contains('\t')
+        && !t.contains("  ")
+        && !t
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.ends_with(':'))
+        && (t.ends_with('?') || words.iter().any(|w| PERSON.contains(&w.as_str())))
 }
 
 #[cfg(test)]
@@ -563,6 +618,34 @@ mod tests {
             "Karpenter currently runs with LOG_LEVEL=debug in production",
         ] {
             assert!(!past_or_question_prose(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn quoting_prose_is_a_persons_sentence_not_a_pasted_line() {
+        let msg = |text: &str, origin| Message {
+            text: text.into(),
+            origin,
+            ..Default::default()
+        };
+        const SIGNAL: &str =
+            "NodePool requirements filtered out all compatible available instance types";
+        for t in [
+            format!("I read in the docs that \"{SIGNAL}\" can happen, our cluster is fine."),
+            format!("What does {SIGNAL} mean for a spot pool?"),
+            format!("The docs say NoCompatibleInstanceTypes is emitted when {SIGNAL}."),
+        ] {
+            assert!(quoting_prose(&msg(&t, MessageOrigin::Unrecognised)), "{t}");
+        }
+        for (t, origin) in [
+            (SIGNAL.to_string(), MessageOrigin::Unrecognised),
+            (format!("Getting this error: {SIGNAL}"), MessageOrigin::Unrecognised),
+            (format!("Warning  NoCompatibleInstanceTypes  karpenter  {SIGNAL}"), MessageOrigin::Unrecognised),
+            (format!("Message:  {SIGNAL}"), MessageOrigin::Unrecognised),
+            ("could not schedule pod, incompatible with nodepool \"a\", filtered out all instance types".to_string(), MessageOrigin::Unrecognised),
+            (format!("we {SIGNAL}"), MessageOrigin::Event),
+        ] {
+            assert!(!quoting_prose(&msg(&t, origin)), "{t}");
         }
     }
 }

@@ -491,7 +491,12 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
             return None;
         }
     }
-    let labels = selector_labels(u);
+    let mut labels = selector_labels(u);
+    let from_command = labels.is_empty();
+    if from_command {
+        labels = command_selector(facts, u);
+    }
+    let from_command = from_command && !labels.is_empty();
     let ns_name = ns.unwrap_or("<namespace>");
     let who = format!("{} {}/{}", u.kind, ns_name, u.name);
     let shared = shared_node(u);
@@ -554,6 +559,9 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
     let mut inferred = format!(
         " Inferred from {replicas_from}; Karpenter-managed from {managed_from}; PDBs from {pdb_from}"
     );
+    if from_command {
+        inferred.push_str("; labels from the `-l` selector of the command that listed the pods");
+    }
     if let Some(how) = u.owner_inferred {
         inferred.push_str(&format!("; the owning {} from {how}", u.kind));
     }
@@ -610,6 +618,42 @@ fn selector_labels(u: &Unit) -> BTreeMap<String, String> {
     let mut labels = pod_labels(u, u.pods.first().copied());
     labels.retain(|k, _| !VOLATILE_LABELS.contains(&k.as_str()));
     labels
+}
+
+/// The `-l k=v[,k=v]` selector of the `kubectl get pods` prompt line right above the unit's
+/// pod rows: the labels every listed pod carries, when the rows show none. Only equality terms
+/// (`!=`, `in (...)` or a bare key would make the PDB select other pods).
+fn command_selector(facts: &Facts, u: &Unit) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let Some(row) = u.pods.first().and_then(|p| p.meta.evidence.as_ref()) else {
+        return out;
+    };
+    let command = facts
+        .commands
+        .iter()
+        .filter(|c| c.evidence.source == row.source && c.evidence.line < row.line)
+        .max_by_key(|c| c.evidence.line)
+        .filter(|c| c.is("get", "Pod"));
+    for term in command
+        .and_then(|c| c.selector.as_deref())
+        .unwrap_or("")
+        .split(',')
+    {
+        let Some((k, v)) = term.split_once('=') else {
+            return BTreeMap::new();
+        };
+        let (k, v) = (k.trim(), v.trim_start_matches('=').trim());
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+        };
+        if !plain(k) || !plain(v) {
+            return BTreeMap::new();
+        }
+        out.insert(k.to_string(), v.to_string());
+    }
+    out
 }
 
 fn format_labels(labels: &BTreeMap<String, String>) -> String {
@@ -1150,5 +1194,31 @@ mod tests {
         assert_eq!(yaml_scalar("gateway"), "gateway");
         assert_eq!(yaml_scalar("3.9"), "\"3.9\"");
         assert_eq!(yaml_scalar("true"), "\"true\"");
+    }
+
+    #[test]
+    fn pdb_selector_from_the_pods_commands_equality_terms_only() {
+        let yaml_of = |selector: &str| {
+            let text = format!(
+                "$ kubectl get pods -n dns -l {selector} -o wide\n\
+                 NAME                     READY   STATUS    RESTARTS   AGE   IP          NODE     NOMINATED NODE   READINESS GATES\n\
+                 coredns-6f6d89bcc9-4tz8h   1/1   Running   0   3d   10.0.0.4   ip-a   <none>   <none>\n\
+                 coredns-6f6d89bcc9-h2n7x   1/1   Running   0   3d   10.0.0.5   ip-a   <none>   <none>\n\n\
+                 $ kubectl get nodes -L karpenter.sh/nodepool\n\
+                 NAME   STATUS   ROLES    AGE   VERSION   NODEPOOL\n\
+                 ip-a   Ready    <none>   3d    v1.31.4   default\n\n\
+                 $ kubectl get pdb -n dns\n\
+                 No resources found in dns namespace.\n"
+            );
+            let facts = crate::ingest::ingest(&[crate::Document::new("t", &text)]);
+            let d = check(&facts);
+            d.first()
+                .and_then(|d| d.remediation.iter().find_map(|r| r.yaml.clone()))
+                .unwrap_or_default()
+        };
+        assert!(yaml_of("k8s-app==kube-dns").contains("      k8s-app: kube-dns\n"));
+        for s in ["k8s-app!=x", "k8s-app", "tier in (a,b)"] {
+            assert!(yaml_of(s).contains("<label>: <value>"), "{s}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, LogRecord, Message, Settin
 use crate::rules::text::{
     in_ranges, karpenter_namespace_or_placeholder, own_report_ranges, past_or_question_prose,
 };
-use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
+use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
 
@@ -26,6 +26,10 @@ debug. Before v0.32 the fix is that ConfigMap (there is no LOG_LEVEL env).
 
 A `kubectl set env deployment/karpenter ... LOG_LEVEL=debug` prompt line counts too, unless a
 later one sets another level.
+
+A single DEBUG line and nothing else (a line grepped out of the logs) shows the level was debug
+when that line was written, not that it still is, nor the volume: the diagnosis says so, with
+medium confidence, and first asks to check the Deployment's current level.
 
 Not: prose that tells of debug logging in the past (`we had LOG_LEVEL=debug but reverted it`)
 or asks about it (`should I set logLevel: debug?`), nor karpenter-why's own report pasted back
@@ -258,20 +262,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
 
-    let mut found: Vec<String> = settings.clone();
-    if debug_lines > 0 {
-        found.push(format!(
-            "{debug_lines} DEBUG line{} in the controller logs",
-            if debug_lines == 1 { "" } else { "s" }
-        ));
-    }
-    if !set_to_debug.is_empty() {
-        found.push("the controller logged `Logging level set to: debug`".to_string());
-    }
-    let summary = format!(
-        "The Karpenter controller logs at debug level: {}. Debug logging multiplies the log volume (and the CloudWatch ingestion cost); set it back to info once the analysis is done.",
-        found.join("; ")
-    );
+    // A single DEBUG line (often grepped out of the logs) and nothing else proves the level
+    // was debug when it was written, not that it still is, nor the volume.
+    let single = settings.is_empty() && set_to_debug.is_empty() && debug_lines == 1;
+    let summary = if single {
+        let when = (parsed.first().and_then(|r| r.time.clone()))
+            .or_else(|| raw.first().and_then(|m| m.time.clone()))
+            .map(|t| format!(" (at {t})"))
+            .unwrap_or_default();
+        format!("One DEBUG line in the controller logs{when} shows Karpenter logged at debug level when it was written; the input holds no other debug line and no level setting, so it does not show that the level is still debug. If it is, debug logging multiplies the log volume (and the CloudWatch ingestion cost); set it back to info once the analysis is done.")
+    } else {
+        let mut found: Vec<String> = settings.clone();
+        if debug_lines > 0 {
+            found.push(format!(
+                "{debug_lines} DEBUG line{} in the controller logs",
+                if debug_lines == 1 { "" } else { "s" }
+            ));
+        }
+        if !set_to_debug.is_empty() {
+            found.push("the controller logged `Logging level set to: debug`".to_string());
+        }
+        format!(
+            "The Karpenter controller logs at debug level: {}. Debug logging multiplies the log volume (and the CloudWatch ingestion cost); set it back to info once the analysis is done.",
+            found.join("; ")
+        )
+    };
 
     // The Deployment that carries the setting names itself and its namespace best.
     let setting_owner = facts
@@ -339,6 +354,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else if pre_v032 {
         steps.push(config_map);
     }
+    if single && !era {
+        steps.insert(
+            0,
+            Remediation::command(
+                "Check the level the Deployment runs with now (no LOG_LEVEL means info):",
+                format!("kubectl set env deployment/{name} -n {ns} --list | grep LOG_LEVEL"),
+            ),
+        );
+    }
 
     let quoted_logs = parsed
         .iter()
@@ -350,7 +374,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(setting_messages)
         .with_messages(set_to_debug)
         .with_evidence(quoted_logs)
-        .with_remediation(steps)]
+        .with_remediation(steps)
+        .with_confidence(if single {
+            Confidence::Medium
+        } else {
+            Confidence::High
+        })]
 }
 
 /// A setting of Karpenter's, not another application's: on the Karpenter Deployment or pods,

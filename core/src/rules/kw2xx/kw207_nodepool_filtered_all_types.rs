@@ -2,6 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef, Requirement};
 use crate::rules::kw2xx::scheduling::{message_nodepool, scheduling_errors, Cause};
+use crate::rules::text::quoting_prose;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -75,7 +76,7 @@ struct Pool<'a> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut pools: Vec<Pool> = Vec::new();
     let errors = scheduling_errors(facts);
-    for error in &errors {
+    for error in errors.iter().filter(|e| !quoting_prose(e.message)) {
         for clause in &error.clauses {
             if !matches!(clause.cause, Cause::MinValues | Cause::AllTypesFiltered) {
                 continue;
@@ -91,7 +92,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     for m in &facts.messages {
-        if errors.iter().any(|e| std::ptr::eq(e.message, m)) {
+        if errors.iter().any(|e| std::ptr::eq(e.message, m)) || quoting_prose(m) {
             continue;
         }
         let phrase = phrase_of(&m.text);
