@@ -471,7 +471,19 @@ pub fn quoting_prose(m: &Message) -> bool {
     let Some(words) = sentence_words(t) else {
         return false;
     };
+    // "We see this error: <message>" reports what the cluster printed; "the docs say:" or a
+    // question does not.
+    let reports_after_colon = !t.ends_with('?')
+        && t.split_once(": ").is_some_and(|(intro, _)| {
+            !intro.split_whitespace().any(|w| {
+                let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+                ["docs", "documentation", "says", "say", "read", "means"]
+                    .iter()
+                    .any(|k| w.eq_ignore_ascii_case(k))
+            })
+        });
     m.origin == MessageOrigin::Unrecognised
+        && !reports_after_colon
         && t.starts_with(|c: char| c.is_ascii_alphabetic())
         && !t.contains('\t')
         && !t.contains("  ")
