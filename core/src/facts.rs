@@ -343,6 +343,12 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// Whether its nodeSelector or node affinity names label `key`.
+    pub fn selects_on(&self, key: &str) -> bool {
+        self.node_selector.contains_key(key)
+            || self.node_affinity.iter().flatten().any(|r| r.key == key)
+    }
+
     pub fn object_ref(&self) -> ObjectRef {
         ObjectRef::new("Pod", self.meta.namespace.as_deref(), &self.meta.name)
     }
@@ -1081,6 +1087,13 @@ impl Facts {
 
     pub fn nodepool(&self, name: &str) -> Option<&NodePool> {
         self.nodepools.iter().find(|p| p.meta.name == name)
+    }
+
+    /// The pod a reference names; a reference without a namespace matches any.
+    pub fn pod(&self, r: &ObjectRef) -> Option<&Pod> {
+        self.pods.iter().find(|p| {
+            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
+        })
     }
 
     pub fn nodeclass(&self, name: &str) -> Option<&NodeClass> {

@@ -102,10 +102,8 @@ pub fn era_before_v0_32(facts: &Facts) -> Option<bool> {
         return Some(true);
     }
     let labels = |key: &str| {
-        facts.pods.iter().any(|p| {
-            p.node_selector.contains_key(key)
-                || p.node_affinity.iter().flatten().any(|r| r.key == key)
-        }) || facts.nodes.iter().any(|n| n.meta.label(key).is_some())
+        facts.pods.iter().any(|p| p.selects_on(key))
+            || facts.nodes.iter().any(|n| n.meta.label(key).is_some())
     };
     let kinds = |names: &[&str]| {
         facts.messages.iter().any(|m| {

@@ -276,19 +276,14 @@ impl Narrowing {
 /// node affinity sets and the NodePool in the input does not: a pin widening the NodePool
 /// cannot lift.
 fn pod_pinned_limits(facts: &Facts, pod: Option<&ObjectRef>, clause: &Clause) -> Vec<String> {
-    let Some(pod) = pod.and_then(|r| {
-        facts.pods.iter().find(|p| {
-            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
-        })
-    }) else {
+    let Some(pod) = pod.and_then(|r| facts.pod(r)) else {
         return Vec::new();
     };
     let pool = clause.nodepool.as_deref().and_then(|n| facts.nodepool(n));
     SIZE_KEYS
         .iter()
         .filter(|key| {
-            (pod.node_selector.contains_key(**key)
-                || pod.node_affinity.iter().flatten().any(|r| r.key == **key))
+            pod.selects_on(key)
                 && !pool.is_some_and(|np| np.requirements.iter().any(|r| r.key == **key))
         })
         .filter_map(|key| requirement_on(clause.requirements.as_deref()?, key))
@@ -305,17 +300,8 @@ fn source(
     keys: &[&str],
 ) -> String {
     let from_pod = pod
-        .and_then(|r| {
-            facts.pods.iter().find(|p| {
-                p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
-            })
-        })
-        .is_some_and(|p| {
-            keys.iter().any(|k| {
-                p.node_selector.contains_key(*k)
-                    || p.node_affinity.iter().flatten().any(|r| r.key == *k)
-            })
-        });
+        .and_then(|r| facts.pod(r))
+        .is_some_and(|p| keys.iter().any(|k| p.selects_on(k)));
     let from_pool = clause
         .nodepool
         .as_deref()
@@ -615,14 +601,7 @@ fn remediation(
                 )
             });
         let template = match owner {
-            Some(o) => format!(
-                "the pod template of {} {} (`kubectl edit {} {} -n {}`)",
-                o.kind,
-                o.name,
-                o.kind.to_ascii_lowercase(),
-                o.name,
-                o.namespace.as_deref().unwrap_or(&ns)
-            ),
+            Some(o) => pod_template_of(o, &ns),
             None => "the pod's manifest".to_string(),
         };
         let step = format!(
@@ -705,12 +684,8 @@ fn remediation(
     }
     steps.push(Remediation::text(match owner {
         Some(o) => format!(
-            "Or lower the requests in the pod template of {} {} (`kubectl edit {} {} -n {}`) so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
-            o.kind,
-            o.name,
-            o.kind.to_ascii_lowercase(),
-            o.name,
-            o.namespace.as_deref().unwrap_or(&ns)
+            "Or lower the requests in {} so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
+            pod_template_of(o, &ns)
         ),
         None => "Or lower the pod's requests so that they fit the largest allowed type, counting the daemonset overhead every node runs.".to_string(),
     }));
@@ -721,6 +696,18 @@ fn remediation(
         ));
     }
     steps
+}
+
+/// `the pod template of Deployment web (`kubectl edit deployment web -n shop`)`.
+fn pod_template_of(owner: &ObjectRef, ns: &str) -> String {
+    format!(
+        "the pod template of {} {} (`kubectl edit {} {} -n {}`)",
+        owner.kind,
+        owner.name,
+        owner.kind.to_ascii_lowercase(),
+        owner.name,
+        owner.namespace.as_deref().unwrap_or(ns)
+    )
 }
 
 /// The resources Karpenter's AWS provider reads from instance types. Anything else a pod

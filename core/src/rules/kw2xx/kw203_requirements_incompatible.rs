@@ -121,7 +121,7 @@ fn wanted_of(facts: &Facts, error: &SchedulingError, label: &str) -> Option<Stri
             _ => None,
         })
         .or_else(|| {
-            let pod = find_pod(facts, error.pod.as_ref()?)?;
+            let pod = facts.pod(error.pod.as_ref()?)?;
             let value = pod.node_selector.get(label)?;
             Some(format!("{label} In [{value}]"))
         })
@@ -201,7 +201,7 @@ fn label_diagnosis(
         ("asks", "requires")
     };
     let entries = entries(hits);
-    let fact_pod = pods.first().and_then(|p| find_pod(facts, p));
+    let fact_pod = pods.first().and_then(|p| facts.pod(p));
     let value = wanted
         .and_then(|w| single_value(w, key))
         .or_else(|| fact_pod.and_then(|p| p.node_selector.get(key).cloned()));
@@ -295,7 +295,7 @@ fn label_diagnosis(
                 zone_from_volume(facts, None, None)
             } else {
                 pods.iter()
-                    .find_map(|p| zone_from_volume(facts, Some(p), find_pod(facts, p)))
+                    .find_map(|p| zone_from_volume(facts, Some(p), facts.pod(p)))
             }
         }
         _ => None,
@@ -383,12 +383,6 @@ fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagno
             existing,
             pods.first(),
         ))
-}
-
-fn find_pod<'a>(facts: &'a Facts, pod: &ObjectRef) -> Option<&'a Pod> {
-    facts.pods.iter().find(|p| {
-        p.meta.name == pod.name && (pod.namespace.is_none() || p.meta.namespace == pod.namespace)
-    })
 }
 
 /// `NodePool` or, for the v1alpha5 `karpenter.sh/provisioner-name` pin, `Provisioner`.

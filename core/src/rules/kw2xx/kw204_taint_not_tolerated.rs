@@ -224,9 +224,7 @@ fn mismatched_tolerations(
 ) -> Vec<(ObjectRef, String)> {
     let mut out = Vec::new();
     for r in pods {
-        let Some(pod) = facts.pods.iter().find(|p| {
-            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
-        }) else {
+        let Some(pod) = facts.pod(r) else {
             continue;
         };
         if pod.tolerations.iter().any(|t| tolerates(t, taint)) {

@@ -191,11 +191,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     // The pod's own app label and workload, when its object is in the input.
-    let fact_pod = pods.iter().find_map(|r| {
-        facts.pods.iter().find(|p| {
-            p.meta.name == r.name && (r.namespace.is_none() || p.meta.namespace == r.namespace)
-        })
-    });
+    let fact_pod = pods.iter().find_map(|r| facts.pod(r));
     let (label_key, label_value) = fact_pod
         .and_then(|p| {
             ["app.kubernetes.io/name", "app", "k8s-app", "name"]

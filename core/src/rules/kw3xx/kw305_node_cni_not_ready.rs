@@ -109,9 +109,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let Some(n) = node_of(facts, m) {
             push_unique(&mut nodes, n);
         } else if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
-            let pod = facts.pods.iter().find(|p| {
-                p.meta.name == o.name && (o.namespace.is_none() || p.meta.namespace == o.namespace)
-            });
+            let pod = facts.pod(o);
             // Its `Scheduled` event: `Successfully assigned <ns>/<pod> to <node>`.
             let assigned = || {
                 let marker = match &o.namespace {
