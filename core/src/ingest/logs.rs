@@ -64,17 +64,30 @@ fn json_log(line: &str) -> JsonLog {
             _ => JsonLog::Malformed("the JSON in this CSV field does not parse".to_string()),
         };
     }
-    let Some(brace) = trimmed.find('{') else {
+    let Some(mut brace) = trimmed.find('{') else {
         return JsonLog::NotLog;
     };
     let prefix = &trimmed[..brace];
     if !is_log_prefix(prefix) {
         return JsonLog::NotLog;
     }
+    let mut labels = None;
+    if let Some((set, after)) = loki_label_set(&trimmed[brace..]) {
+        let rest = after.trim_start();
+        if rest.starts_with('{') {
+            brace = trimmed.len() - rest.len();
+            labels = Some(set);
+        }
+    }
     let json = &trimmed[brace..];
     match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(map)) => match unwrap_log(map, 0) {
-            Some(map) => JsonLog::Record(map),
+            Some(mut map) => {
+                if let Some(pod) = labels.as_ref().and_then(exporter_pod) {
+                    map.entry(EXPORTER_POD_FIELD).or_insert(pod);
+                }
+                JsonLog::Record(map)
+            }
             None => JsonLog::NotLog,
         },
         Ok(_) => JsonLog::NotLog,
@@ -114,6 +127,43 @@ fn is_log_prefix(prefix: &str) -> bool {
         && !prefix.contains(": ")
         && !prefix.trim_end().ends_with(':')
         && prefix.split_whitespace().count() <= 6
+}
+
+/// Loki's label set as `logcli query` prints it before each line
+/// (`{app="karpenter", namespace="kube-system", pod="karpenter-6d8f9c7b5-x2x9z"}`): the labels
+/// as an export wrapper (`{"labels": {...}}`) and the text after the closing brace. Values are
+/// Go-quoted strings.
+fn loki_label_set(text: &str) -> Option<(Map<String, Value>, &str)> {
+    let mut rest = text.strip_prefix('{')?;
+    let mut labels = Map::new();
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix('}') {
+            if labels.is_empty() {
+                return None;
+            }
+            let mut wrapper = Map::new();
+            wrapper.insert("labels".to_string(), Value::Object(labels));
+            return Some((wrapper, after));
+        }
+        let (key, after_key) = rest.split_once("=\"")?;
+        let key = key.trim();
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let mut value = String::new();
+        let mut chars = after_key.char_indices();
+        let end = loop {
+            match chars.next()? {
+                (i, '"') => break i,
+                (_, '\\') => value.push(chars.next()?.1),
+                (_, c) => value.push(c),
+            }
+        };
+        labels.insert(key.to_string(), Value::String(value));
+        rest = after_key[end + 1..].trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest);
+    }
 }
 
 /// A CSV export line holding a JSON object in a quoted field: `...,"{""level"":""INFO"",...}"`.
@@ -525,11 +575,28 @@ mod tests {
             r#"{"log":"{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\"}\n","stream":"stderr"}"#,
             r#"{"labels":{"app":"karpenter"},"line":"{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\"}","timestamp":"1"}"#,
             r#"2024-05-01 10:00:00.000,"{""level"":""INFO"",""message"":""found provisionable pod(s)""}""#,
+            r#"2024-01-01T00:00:00Z {app="karpenter", container="controller"} {"level":"INFO","message":"found provisionable pod(s)"}"#,
         ] {
             let r = record(line);
             assert_eq!(r.message, "found provisionable pod(s)", "{line}");
             assert_eq!(r.level, "INFO", "{line}");
         }
+    }
+
+    #[test]
+    fn logcli_labels_name_the_pod_that_wrote_the_line() {
+        let r = record(
+            r#"2025-06-03T09:29:40Z {app="karpenter", namespace="kube-system", pod="karpenter-6d8f9c7b5-x2x9z", note="a \"quoted\" {brace}"} {"level":"ERROR","message":"could not schedule pod"}"#,
+        );
+        assert_eq!(r.message, "could not schedule pod");
+        assert_eq!(
+            r.field_name(EXPORTER_POD_FIELD).as_deref(),
+            Some("kube-system/karpenter-6d8f9c7b5-x2x9z")
+        );
+        assert!(matches!(
+            parse(r#"2025-06-03T09:29:40Z {app="karpenter"} plain text"#),
+            LogParse::NotLog
+        ));
     }
 
     #[test]
