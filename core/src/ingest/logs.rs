@@ -15,7 +15,15 @@ const LEVELS: &[&str] = &[
 ];
 
 /// Fields exports wrap the original log line in.
-const WRAPPER_FIELDS: &[&str] = &["@message", "log", "line", "message", "msg", "textPayload"];
+const WRAPPER_FIELDS: &[&str] = &[
+    "@message",
+    "log",
+    "line",
+    "message",
+    "msg",
+    "textPayload",
+    "_source",
+];
 
 /// How a line reads as a log line.
 #[derive(Debug, Clone, PartialEq)]

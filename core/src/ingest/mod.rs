@@ -695,7 +695,8 @@ fn json_log_export(
     use serde_json::Value;
     // The AWS CLI wraps CloudWatch records: `aws logs filter-log-events` / `get-log-events`
     // print `{"events": [{"message": "<record>", ...}]}`, Logs Insights `get-query-results`
-    // prints `{"results": [[{"field": "@message", "value": "<record>"}, ...]]}`.
+    // prints `{"results": [[{"field": "@message", "value": "<record>"}, ...]]}`. An
+    // Elasticsearch / OpenSearch search response holds its records in `hits.hits[]._source`.
     let insights_rows: Vec<Value> = match value.get("results") {
         Some(Value::Array(rows)) => rows
             .iter()
@@ -721,6 +722,18 @@ fn json_log_export(
                 events.iter().collect(),
                 segment::json_lines_at_depth(&part.lines, i, end, 2),
             ),
+            _ if map
+                .get("hits")
+                .and_then(|h| h.get("hits"))
+                .and_then(Value::as_array)
+                .is_some_and(|hits| !hits.is_empty()) =>
+            {
+                let hits = map["hits"]["hits"].as_array().map(Vec::as_slice);
+                (
+                    hits.unwrap_or_default().iter().collect(),
+                    segment::json_lines_at_depth(&part.lines, i, end, 3),
+                )
+            }
             _ if !insights_rows.is_empty() => (
                 insights_rows.iter().collect(),
                 segment::json_lines_at_depth(&part.lines, i, end, 2),
@@ -731,7 +744,13 @@ fn json_log_export(
     };
     let mut records = Vec::new();
     for (n, item) in items.iter().enumerate() {
-        let line = starts.get(n).copied().unwrap_or(i);
+        // The evidence is the item's longest line: pretty-printed, that is the record itself
+        // rather than the `{` that opens the item.
+        let first = starts.get(n).copied().unwrap_or(i);
+        let last = starts.get(n + 1).copied().unwrap_or(end).max(first + 1);
+        let line = (first..last.min(part.lines.len()))
+            .max_by_key(|&k| (part.lines[k].len(), std::cmp::Reverse(k)))
+            .unwrap_or(first);
         let text = item.to_string();
         match logs::parse_line(&text, part.evidence(line)) {
             logs::LogParse::Record(record) => records.push(record),

@@ -684,9 +684,10 @@ $ aws logs get-query-results --query-id 1234
     assert_eq!(
         messages,
         [
-            ("could not schedule pod", 4),
-            ("created nodeclaim", 10),
-            ("failed launching nodeclaim", 20)
+            // Each record's evidence is its `message` line, not the `{` of its item.
+            ("could not schedule pod", 7),
+            ("created nodeclaim", 12),
+            ("failed launching nodeclaim", 22)
         ]
     );
     assert_eq!(
@@ -768,8 +769,8 @@ fn aws_logs_cli_output_is_a_log_export() {
         facts.logs[0].error.as_deref(),
         Some("launching nodeclaim, creating instance, creating nodeclaim, InvalidLaunchTemplateId.NotFound: x")
     );
-    assert_eq!(facts.logs[0].evidence.line, 3);
-    assert_eq!(facts.logs[1].evidence.line, 10);
+    assert_eq!(facts.logs[0].evidence.line, 6);
+    assert_eq!(facts.logs[1].evidence.line, 13);
     assert!(!facts
         .messages
         .iter()
