@@ -1605,3 +1605,41 @@ fn a_header_less_nodeclaim_is_named_by_what_else_shows_its_instance_or_node() {
     );
     assert_eq!(facts_of(&text).nodeclaims[0].meta.name, "<nodeclaim>");
 }
+
+#[test]
+fn elasticsearch_search_responses_are_log_exports() {
+    // Kibana's "Inspect > Response" and `curl .../_search` print the records under
+    // `hits.hits[]._source`, Fluent Bit's `kubernetes` block naming the pod that wrote them.
+    let text = r#"{
+  "took": 4,
+  "hits": {
+    "total": {"value": 2},
+    "hits": [
+      {
+        "_index": "logs-2025.03.11",
+        "_source": {
+          "kubernetes": {"namespace_name": "karpenter", "pod_name": "karpenter-7f9c6d5b8-q4k2m"},
+          "log": "{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"Pod\":{\"name\":\"etl-7\",\"namespace\":\"data\"},\"error\":\"all available instance types exceed limits for nodepool: \\\"etl\\\"\"}"
+        }
+      },
+      {
+        "_index": "logs-2025.03.11",
+        "_source": {"log": "{\"level\":\"INFO\",\"message\":\"created nodeclaim\"}"}
+      }
+    ]
+  }
+}
+"#;
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let messages: Vec<(&str, usize)> = facts
+        .logs
+        .iter()
+        .map(|r| (r.message.as_str(), r.evidence.line))
+        .collect();
+    assert_eq!(
+        messages,
+        [("could not schedule pod", 10), ("created nodeclaim", 15)]
+    );
+    assert_eq!(facts.karpenter_namespace.as_deref(), Some("karpenter"));
+}
