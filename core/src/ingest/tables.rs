@@ -494,6 +494,11 @@ impl Row<'_, '_> {
         if let Some(ready) = self.cell("READY") {
             pool.conditions.push(self.ready_condition(ready));
         }
+        // `status.nodes`, as `status.resources.nodes` of the YAML: KW407 sizes a percentage
+        // disruption budget by it.
+        if let Some(nodes) = self.cell("NODES").filter(|n| n.parse::<u64>().is_ok()) {
+            pool.usage.insert("nodes".to_string(), nodes.to_string());
+        }
         sink.collected(Collected::NodePools);
         sink.deferred.nodepools.push(pool);
     }
@@ -733,6 +738,21 @@ impl Deferred {
         merge(&mut facts.pods, self.pods, |p| &mut p.meta);
         merge(&mut facts.nodes, self.nodes, |n| &mut n.meta);
         merge(&mut facts.nodeclaims, self.nodeclaims, |n| &mut n.meta);
+        // A NodePool's YAML pasted without its status still gets the row's node count.
+        for row in &self.nodepools {
+            if let (Some(nodes), Some(known)) = (
+                row.usage.get("nodes"),
+                facts
+                    .nodepools
+                    .iter_mut()
+                    .find(|p| p.meta.name == row.meta.name),
+            ) {
+                known
+                    .usage
+                    .entry("nodes".to_string())
+                    .or_insert(nodes.clone());
+            }
+        }
         merge(&mut facts.nodepools, self.nodepools, |n| &mut n.meta);
         merge(&mut facts.nodeclasses, self.nodeclasses, |n| &mut n.meta);
         merge(&mut facts.pdbs, self.pdbs, |p| &mut p.meta);

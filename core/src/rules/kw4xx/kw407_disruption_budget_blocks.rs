@@ -37,9 +37,15 @@ disrupted; a budget with a `schedule` blocks only inside its window, which the e
 check (it reads no clock), and the report says so.
 
 ## Why it happens
-A budget with `nodes: "0"`, a scheduled window (`schedule` + `duration`) that is active now, a
-percentage that rounds to no node for a small NodePool, or a budget already used up by nodes
-being disrupted. Budgets may be limited to `reasons`; the most restrictive active budget wins.
+A budget with `nodes: "0"` (or `"0%"`), a scheduled window (`schedule` + `duration`) that is
+active now, or a budget already used up by nodes being disrupted. Karpenter scales a percentage
+by the NodePool's node count rounding up, as Kubernetes does for a PDB's `maxUnavailable`:
+`10%` of 3 nodes allows 1 node, of 25 nodes 3, so a percentage never allows zero by itself on a
+NodePool with nodes; it blocks once the nodes already being deleted (and those not Ready, which
+Karpenter counts against the budget too) use it up. When the input shows the NodePool's node
+count (the `NODES` column of `kubectl get nodepools`, or `status.resources.nodes`), the report
+shows this arithmetic for each budget. Budgets may be limited to `reasons`; the most
+restrictive active budget wins. With no budgets the default is `nodes: "10%"`.
 
 ## How to fix
 Read `spec.disruption.budgets`; if the block is not intended, widen the budget (`nodes: "1"` or
@@ -384,6 +390,12 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         ),
         None => {}
     }
+    let mut used_up = false;
+    if let Some(np) = nodepool.filter(|_| !only_rejections) {
+        let (sentence, full) = arithmetic(np, &reasons);
+        summary.push_str(&sentence);
+        used_up = full;
+    }
     let confidence = if only_rejections {
         // `budget` also names a pod nominated to the node during validation (KW409).
         Confidence::Medium
@@ -396,10 +408,142 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         .with_node_pool(name.as_deref())
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
-        .with_remediation(steps(
-            name.as_deref().unwrap_or("<nodepool>"),
-            quoted.flatten().as_deref(),
-        ))
+        .with_remediation({
+            let np = name.as_deref().unwrap_or("<nodepool>");
+            let mut steps = steps(np, quoted.flatten().as_deref());
+            if used_up {
+                // The budget is not zero: the nodes holding it are the ones to look at.
+                steps.insert(
+                    0,
+                    Remediation::command(
+                        "Find the NodePool's nodes that hold the budget (being deleted, or not Ready); once they are gone Karpenter continues by itself:",
+                        format!("kubectl get nodeclaims -l karpenter.sh/nodepool={np} -o wide; kubectl get nodes -l karpenter.sh/nodepool={np}"),
+                    ),
+                );
+            }
+            steps
+        })
+}
+
+/// The nodes a budget allows to be disrupted at once in a NodePool of `nodes` nodes, with how
+/// it was reached; `None` for a value Karpenter would not accept or a percentage of an unknown
+/// count. Karpenter scales a percentage with `intstr.GetScaledValueFromIntOrPercent(..., true)`,
+/// which rounds up.
+fn allowed_nodes(budget: &serde_json::Value, nodes: Option<u64>) -> Option<(u64, String)> {
+    let written = match budget.get("nodes") {
+        Some(serde_json::Value::String(s)) => s.trim().to_string(),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        // The CRD defaults an item without `nodes` to 10%.
+        None => "10%".to_string(),
+        _ => return None,
+    };
+    match written.strip_suffix('%') {
+        Some(percent) => {
+            let percent: u64 = percent.trim().parse().ok().filter(|p| *p <= 100)?;
+            let nodes = nodes?;
+            let allowed = (percent * nodes).div_ceil(100);
+            let rounded = if (percent * nodes) % 100 == 0 {
+                ""
+            } else {
+                ", rounded up as Karpenter does"
+            };
+            Some((
+                allowed,
+                format!("nodes: \"{written}\" allows {allowed} ({percent}% of {nodes}{rounded})"),
+            ))
+        }
+        None => {
+            let allowed: u64 = written.parse().ok()?;
+            Some((allowed, format!("nodes: \"{written}\" allows {allowed}")))
+        }
+    }
+}
+
+/// What each budget that applies to the blocked reasons allows for the NodePool's node count
+/// (`status.resources.nodes`, or the NODES column), and what a non-zero result means: the
+/// event says the allowance is used up by nodes already being disrupted (`true` in the second
+/// place). Empty when the count is unknown and nothing can be computed.
+fn arithmetic(np: &NodePool, reasons: &[String]) -> (String, bool) {
+    let nodes: Option<u64> = np.usage.get("nodes").and_then(|n| n.trim().parse().ok());
+    let default = [serde_json::json!({"nodes": "10%"})];
+    let budgets: &[serde_json::Value] = if np.disruption.budgets.is_empty() {
+        &default
+    } else {
+        &np.disruption.budgets
+    };
+    let applies = |b: &&serde_json::Value| {
+        let scope = budget_reasons(b);
+        scope.is_empty()
+            || reasons.is_empty()
+            || reasons.iter().any(|r| scope.contains(&r.as_str()))
+    };
+    let mut parts: Vec<String> = Vec::new();
+    let mut least: Option<u64> = None;
+    // A zero from a budget without a schedule, not only from a window.
+    let mut zero_always = false;
+    for b in budgets.iter().filter(applies) {
+        let Some((allowed, how)) = allowed_nodes(b, nodes) else {
+            continue;
+        };
+        let window = if b.get("schedule").is_some() {
+            " inside its window"
+        } else {
+            ""
+        };
+        parts.push(format!("{how}{window}"));
+        least = Some(least.map_or(allowed, |l| l.min(allowed)));
+        zero_always |= allowed == 0 && window.is_empty();
+    }
+    let has_percent = budgets.iter().filter(applies).any(|b| {
+        b.get("nodes")
+            .and_then(|n| n.as_str())
+            .is_none_or(|n| n.trim().ends_with('%'))
+    });
+    let used_up = least.is_some_and(|l| l > 0) && (nodes.is_some() || !has_percent);
+    let sentence = match (nodes, least) {
+        (Some(n), Some(0)) => format!(
+            " With {n} node{} in the NodePool: {}; the most restrictive active budget wins, so no node may be disrupted{}.",
+            if n == 1 { "" } else { "s" },
+            parts.join("; "),
+            if zero_always {
+                ""
+            } else {
+                " while the window is open (Karpenter reads the schedule in UTC)"
+            }
+        ),
+        (Some(n), Some(least)) => format!(
+            " With {n} node{} in the NodePool: {}. The event means {} already taken: Karpenter counts the NodePool's nodes being deleted, and those not Ready, against the budget, and waits for them to finish.",
+            if n == 1 { "" } else { "s" },
+            parts.join("; "),
+            if least == 1 {
+                "that 1 node is".to_string()
+            } else {
+                format!("those {least} nodes are")
+            }
+        ),
+        (None, Some(least)) if least > 0 && !has_percent => format!(
+            " By its budgets: {}. The event means {} already taken: Karpenter counts the NodePool's nodes being deleted, and those not Ready, against the budget, and waits for them to finish.",
+            parts.join("; "),
+            if least == 1 {
+                "that 1 node is".to_string()
+            } else {
+                format!("those {least} nodes are")
+            }
+        ),
+        // A zero budget explains the block whatever the count.
+        (None, Some(0)) if zero_always => {
+            " A budget of zero nodes applies at any time, so no node may be disrupted.".to_string()
+        }
+        (None, Some(0)) => {
+            " A budget of zero nodes applies inside its window, so no node may be disrupted while the window is open (Karpenter reads the schedule in UTC).".to_string()
+        }
+        (None, _) if has_percent => format!(
+            " Karpenter rounds a percentage up (10% of 3 nodes allows 1), so a percentage blocks only once nodes already being deleted or not Ready use it up; `kubectl get nodepool {}` shows the node count.",
+            np.meta.name
+        ),
+        _ => String::new(),
+    };
+    (sentence, used_up)
 }
 
 /// Read the budgets, show them, and a budget that allows some disruption.
@@ -596,6 +740,79 @@ mod tests {
             .command
             .as_deref()
             .is_some_and(|c| c.contains("nodepool batch")));
+    }
+
+    #[test]
+    fn percentages_round_up_as_karpenter_does() {
+        let allowed = |nodes: serde_json::Value, count: Option<u64>| {
+            allowed_nodes(&serde_json::json!({ "nodes": nodes }), count).map(|(n, _)| n)
+        };
+        assert_eq!(allowed("10%".into(), Some(3)), Some(1));
+        assert_eq!(allowed("10%".into(), Some(25)), Some(3));
+        assert_eq!(allowed("10%".into(), Some(20)), Some(2));
+        assert_eq!(allowed("0%".into(), Some(40)), Some(0));
+        assert_eq!(allowed("100%".into(), Some(7)), Some(7));
+        assert_eq!(allowed("10%".into(), Some(0)), Some(0));
+        assert_eq!(allowed("10%".into(), None), None);
+        assert_eq!(allowed("3".into(), None), Some(3));
+        assert_eq!(allowed(2.into(), Some(9)), Some(2));
+        for bad in ["150%", "x%", "ten", "-1"] {
+            assert_eq!(allowed(bad.into(), Some(5)), None, "{bad}");
+        }
+        // No `nodes`: the CRD default.
+        assert_eq!(
+            allowed_nodes(&serde_json::json!({}), Some(11)).map(|(n, _)| n),
+            Some(2)
+        );
+        let (_, how) = allowed_nodes(&serde_json::json!({"nodes": "10%"}), Some(3)).unwrap();
+        assert_eq!(
+            how,
+            r#"nodes: "10%" allows 1 (10% of 3, rounded up as Karpenter does)"#
+        );
+    }
+
+    #[test]
+    fn shows_the_arithmetic_with_the_node_count() {
+        let mut np = NodePool {
+            meta: Meta {
+                name: "general".into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        // No count, no budgets: only how a percentage rounds.
+        let (sentence, used_up) = arithmetic(&np, &[]);
+        assert!(sentence.contains("rounds a percentage up"), "{sentence}");
+        assert!(!used_up);
+        np.usage.insert("nodes".into(), "3".into());
+        let (sentence, used_up) = arithmetic(&np, &[]);
+        assert!(
+            sentence.contains(r#"With 3 nodes in the NodePool: nodes: "10%" allows 1"#),
+            "{sentence}"
+        );
+        assert!(
+            sentence.contains("that 1 node is already taken"),
+            "{sentence}"
+        );
+        assert!(used_up);
+        np.disruption.budgets = vec![
+            serde_json::json!({"nodes": "50%"}),
+            serde_json::json!({"nodes": "0", "schedule": "@daily", "duration": "1h", "reasons": ["Drifted"]}),
+        ];
+        let (sentence, used_up) = arithmetic(&np, &["Drifted".to_string()]);
+        assert!(
+            sentence.contains("allows 0 inside its window"),
+            "{sentence}"
+        );
+        assert!(sentence.contains("while the window is open"), "{sentence}");
+        assert!(!used_up);
+        // The Drifted-only window does not hold back consolidation.
+        let (sentence, _) = arithmetic(&np, &["Underutilized".to_string()]);
+        assert!(!sentence.contains("inside its window"), "{sentence}");
+        assert!(
+            sentence.contains("those 2 nodes are already taken"),
+            "{sentence}"
+        );
     }
 
     #[test]
