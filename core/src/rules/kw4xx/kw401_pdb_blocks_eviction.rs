@@ -46,8 +46,12 @@ do-not-disrupt annotation that held the drain taken off, the block is past: said
 info.
 
 ## Why it happens
-The budget counts healthy pods. With `minAvailable` equal to the healthy count (or
-`maxUnavailable` already used up), no pod may go. The classic case: 2 ingress-nginx replicas,
+The budget counts healthy pods. With `minAvailable` equal to the healthy count, no pod may go.
+With `maxUnavailable`, allowed disruptions = maxUnavailable - unavailable pods (expected minus
+healthy; a percentage is of the expected pods, rounded up): `maxUnavailable: 1` over 3 pods with
+one not Ready allows 1 - 1 = 0, and more replicas do not change that, only a healthy pod or a
+larger value does. The report shows this arithmetic with the budget's own numbers. The classic
+case: 2 ingress-nginx replicas,
 `minAvailable: 1`, and one replica unhealthy (an image it cannot pull, KW001): the PDB expects 2,
 sees 1 healthy, needs 1, and allows 0 disruptions, so the healthy replica's node can never be
 drained. A pod selected by two PDBs cannot be evicted at all (the eviction API refuses).
@@ -693,9 +697,99 @@ fn replicas_to_suggest(pdb: Option<&Pdb>) -> i64 {
     needed.map_or(3, |n| n.saturating_add(1).max(3))
 }
 
+/// A `maxUnavailable` scaled to pods: an int as written, a percentage of the expected pods
+/// rounded up (the disruption controller's `GetScaledValueFromIntOrPercent(..., true)`), with
+/// how it was reached. `None` when a percentage's base is unknown or the value is not one.
+fn scaled_max_unavailable(pdb: &Pdb) -> Option<(i64, String)> {
+    let written = pdb.max_unavailable.as_deref()?.trim();
+    match written.strip_suffix('%') {
+        Some(percent) => {
+            let percent: i64 = percent
+                .trim()
+                .parse()
+                .ok()
+                .filter(|p| (0..=100).contains(p))?;
+            let expected = pdb.expected_pods.filter(|e| *e >= 0)?;
+            let scaled = (percent * expected + 99) / 100;
+            let rounded = if (percent * expected) % 100 == 0 {
+                ""
+            } else {
+                ", rounded up"
+            };
+            Some((
+                scaled,
+                format!("{percent}% of {expected} pods is {scaled}{rounded}"),
+            ))
+        }
+        None => written
+            .parse::<i64>()
+            .ok()
+            .filter(|m| *m >= 0)
+            .map(|m| (m, String::new())),
+    }
+}
+
+/// How a `maxUnavailable` budget reaches its allowed disruptions: it lets `maxUnavailable` pods
+/// be unavailable at once, the pods already unavailable (expected minus healthy) use that up,
+/// and what is left is what eviction may take: `allowed = maxUnavailable - unhealthy`.
+/// `None` for a `minAvailable` budget or when the numbers are not shown.
+fn max_unavailable_sentence(pdb: &Pdb) -> Option<String> {
+    if pdb.min_available.is_some() {
+        return None;
+    }
+    let written = pdb.max_unavailable.as_deref()?.trim();
+    let name = pdb_name(pdb);
+    let Some((max, how)) = scaled_max_unavailable(pdb) else {
+        // A percentage of a count not shown.
+        return (written.ends_with('%') && pdb.disruptions_allowed == Some(0)).then(|| format!(
+            "{name} requires maxUnavailable: {written}, a share of its expected pods rounded up (at least 1 pod when it has any); allowed disruptions = maxUnavailable - unavailable pods, so 0 allowed means pods already unavailable (not Ready, or not running) use it all up."
+        ));
+    };
+    if max == 0 {
+        return Some(format!(
+            "{name} requires maxUnavailable: {written}, so no pod it selects may ever be evicted: 0 disruptions are allowed."
+        ));
+    }
+    let how = if how.is_empty() {
+        String::new()
+    } else {
+        format!(" ({how})")
+    };
+    let pods = |n: i64| format!("{n} pod{}", if n == 1 { "" } else { "s" });
+    let unhealthy = match (pdb.expected_pods, pdb.current_healthy) {
+        (Some(expected), Some(healthy)) if expected >= healthy => {
+            let unhealthy = expected - healthy;
+            let allowed = pdb
+                .disruptions_allowed
+                .unwrap_or_else(|| (max - unhealthy).max(0));
+            return Some(format!(
+                "{name} requires maxUnavailable: {written}{how}: it lets {} be unavailable at once, and {} of its {expected} already {} ({healthy} healthy), so {max} - {unhealthy} leaves {allowed} disruption{} allowed.",
+                pods(max),
+                unhealthy,
+                if unhealthy == 1 { "is" } else { "are" },
+                if allowed == 1 { "" } else { "s" },
+            ));
+        }
+        _ => pdb
+            .disruptions_allowed
+            .map(|allowed| (max - allowed).max(0))?,
+    };
+    // Only the allowed count is shown (a `kubectl get pdb` row): what is used up follows.
+    let allowed = pdb.disruptions_allowed?;
+    Some(format!(
+        "{name} requires maxUnavailable: {written}{how}: it lets {} be unavailable at once; allowed disruptions = maxUnavailable - unavailable pods, so {allowed} allowed means {}{unhealthy} of its pods {} already unavailable (not Ready, or not running).",
+        pods(max),
+        if allowed == 0 { "at least " } else { "" },
+        if unhealthy == 1 { "is" } else { "are" },
+    ))
+}
+
 /// `It requires minAvailable: 1; 2 pods expected, 1 healthy (1 needed), so 0 disruptions are
 /// allowed.`
 fn budget_sentence(pdb: &Pdb) -> String {
+    if let Some(s) = max_unavailable_sentence(pdb) {
+        return s;
+    }
     let rule = match (&pdb.min_available, &pdb.max_unavailable) {
         (Some(m), _) => format!("minAvailable: {m}"),
         (None, Some(m)) => format!("maxUnavailable: {m}"),
@@ -831,7 +925,15 @@ fn remediation(
                 })
             })
             .unwrap_or_else(|| "deployment/<workload>".to_string());
-        if !never_allows {
+        // An absolute `maxUnavailable` allows the same number however many replicas run:
+        // more replicas only help a `minAvailable` budget or a percentage.
+        let absolute_max = pdb_objects.first().is_some_and(|p| {
+            p.min_available.is_none()
+                && p.max_unavailable
+                    .as_deref()
+                    .is_some_and(|m| m.trim().parse::<i64>().is_ok())
+        });
+        if !never_allows && !absolute_max {
             steps.push(Remediation::command(
                 "Or run more replicas than the budget must keep available, so one can move:",
                 format!(
@@ -849,18 +951,32 @@ fn remediation(
             .first()
             .and_then(|p| p.unhealthy_pod_eviction_policy.as_deref())
             == Some("AlwaysAllow");
+        // A `maxUnavailable` budget already allows some: one more than it allows now.
+        let current_max = pdb_objects
+            .first()
+            .filter(|p| p.min_available.is_none() && !never_allows)
+            .and_then(|p| scaled_max_unavailable(p))
+            .map(|(m, _)| m)
+            .filter(|m| *m > 0);
+        let max_unavailable = current_max.map_or(1, |m| m + 1);
+        let allow = match current_max {
+            Some(m) => format!(
+                "Or let the budget tolerate one more unavailable pod (maxUnavailable comes to {m} now)"
+            ),
+            None => "Or let the budget allow one disruption at a time".to_string(),
+        };
         let (text, policy) = if always_allow {
-            ("Or let the budget allow one disruption at a time:", "")
+            (format!("{allow}:"), "")
         } else {
             (
-                "Or let the budget allow one disruption at a time; `unhealthyPodEvictionPolicy: AlwaysAllow` also lets running but not-ready pods be evicted:",
+                format!("{allow}; `unhealthyPodEvictionPolicy: AlwaysAllow` also lets running but not-ready pods be evicted:"),
                 "  unhealthyPodEvictionPolicy: AlwaysAllow\n",
             )
         };
         steps.push(Remediation::yaml(
             text,
             format!(
-                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {name}\n{}spec:\n  maxUnavailable: 1\n{policy}  selector:\n{selector_yaml}",
+                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {name}\n{}spec:\n  maxUnavailable: {max_unavailable}\n{policy}  selector:\n{selector_yaml}",
                 ns.map(|n| format!("  namespace: {n}\n")).unwrap_or_default()
             ),
         ));
@@ -1311,6 +1427,52 @@ api-pdb   {min}             {max}                 0                     41d
             p.meta.labels = labels(&[("app", "other")]);
         }
         assert!(check(&unrelated).is_empty());
+    }
+
+    #[test]
+    fn max_unavailable_shows_what_the_unavailable_pods_use_up() {
+        let pdb =
+            |max: &str, expected: Option<i64>, healthy: Option<i64>, allowed: Option<i64>| Pdb {
+                meta: Meta {
+                    name: "api".into(),
+                    namespace: Some("payments".into()),
+                    ..Default::default()
+                },
+                max_unavailable: Some(max.into()),
+                expected_pods: expected,
+                current_healthy: healthy,
+                disruptions_allowed: allowed,
+                ..Default::default()
+            };
+        assert_eq!(
+            budget_sentence(&pdb("1", Some(3), Some(2), Some(0))),
+            "payments/api requires maxUnavailable: 1: it lets 1 pod be unavailable at once, and 1 of its 3 already is (2 healthy), so 1 - 1 leaves 0 disruptions allowed."
+        );
+        // A percentage rounds up: 25% of 6 is 2.
+        let s = budget_sentence(&pdb("25%", Some(6), Some(4), Some(0)));
+        assert!(
+            s.contains("maxUnavailable: 25% (25% of 6 pods is 2, rounded up)"),
+            "{s}"
+        );
+        assert!(s.contains("2 - 2 leaves 0 disruptions"), "{s}");
+        // A `kubectl get pdb` row: only the allowed count.
+        let s = budget_sentence(&pdb("2", None, None, Some(0)));
+        assert!(
+            s.contains("0 allowed means at least 2 of its pods are already unavailable"),
+            "{s}"
+        );
+        let s = budget_sentence(&pdb("10%", None, None, Some(0)));
+        assert!(s.contains("a share of its expected pods rounded up"), "{s}");
+        // minAvailable keeps its own sentence.
+        let mut min = pdb("1", Some(2), Some(1), Some(0));
+        min.min_available = Some("1".into());
+        min.max_unavailable = None;
+        assert!(budget_sentence(&min).starts_with("payments/api requires minAvailable: 1"));
+        assert_eq!(
+            scaled_max_unavailable(&pdb("x%", Some(3), None, None)),
+            None
+        );
+        assert_eq!(scaled_max_unavailable(&pdb("-1", None, None, None)), None);
     }
 
     #[test]
