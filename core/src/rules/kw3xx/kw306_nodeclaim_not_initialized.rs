@@ -33,8 +33,11 @@ Signals: NodeClaim `Initialized=Unknown` with reason `NodeNotReady` (`Node statu
 `StartupTaintsExist` (`StartupTaint "<taint>" still exists`), `KnownEphemeralTaintsExist`
 (`KnownEphemeralTaint "<taint>" still exists`), `ResourceNotRegistered` (`Resource "<name>" was
 requested but not registered`), `DRADriverPoolsNotPublished`; the pre-v0.32 `Expected resource
-"<name>" didn't register on the node`; a Node without `karpenter.sh/initialized=true`;
-Karpenter's `Node isn't initialized`.
+"<name>" didn't register on the node`; Karpenter's `Node isn't initialized`; a Node of
+Karpenter's without `karpenter.sh/initialized=true` that is NotReady or still carries a startup
+taint or a known ephemeral taint (`node.kubernetes.io/not-ready`, `.../unreachable`,
+`node.cloudprovider.kubernetes.io/uninitialized`). The missing label alone on a Ready, untainted
+Node is no evidence: a trimmed `kubectl get node -o yaml` often drops labels.
 
 ## Why it happens
 Whatever should finish the node's setup is not running there: the CNI (node NotReady), the agent
@@ -135,6 +138,14 @@ fn cause_of(reason: &str, text: &str) -> Option<Cause> {
     }
 }
 
+/// Karpenter's known ephemeral taints (`KnownEphemeralTaints`): Kubernetes sets them while a
+/// node is not ready or not yet initialized by the cloud provider.
+const KNOWN_EPHEMERAL: &[&str] = &[
+    "node.kubernetes.io/not-ready",
+    "node.kubernetes.io/unreachable",
+    "node.cloudprovider.kubernetes.io/uninitialized",
+];
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut hits: Vec<Hit> = Vec::new();
     for c in conditions(facts) {
@@ -221,12 +232,25 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .iter()
                     .find(|t| np.startup_taints.iter().any(|s| s.key == t.key))
             });
+        // Taints Kubernetes or an agent removes once the node is set up: a taint of an agent
+        // the engine knows is a startup taint even when the NodePool is not in the input.
+        let ephemeral = n
+            .taints
+            .iter()
+            .find(|t| KNOWN_EPHEMERAL.contains(&t.key.as_str()));
+        let agent = n.taints.iter().find(|t| taint_owner(&t.key).is_some());
         let cause = if not_ready.is_some() {
             Cause::NodeNotReady
-        } else if let Some(t) = startup {
+        } else if let Some(t) = startup.or(agent) {
             Cause::StartupTaint(t.display())
+        } else if let Some(t) = ephemeral {
+            Cause::EphemeralTaint(t.display())
         } else {
-            Cause::Unstated
+            // A Ready node without a startup or ephemeral taint: the label alone is no
+            // evidence. A trimmed `kubectl get node -o yaml` often drops labels, and an old,
+            // healthy node simply was initialized; Karpenter's own `isn't initialized` or the
+            // NodeClaim's condition would say otherwise, and are read above.
+            continue;
         };
         hits.push(Hit {
             cause,
@@ -950,9 +974,21 @@ mod tests {
             "Normal  DisruptionBlocked  3m (x40 over 3h)     karpenter  Cannot disrupt Node: node isn't initialized",
         );
         assert_eq!(ids(&check_only("KW306", &blocked)), ["KW306"]);
-        // Without any disruption event the missing label still counts.
+        // Without any disruption event the missing label alone is no evidence: the describe
+        // shows no NotReady condition and no taint.
         let quiet = describe("Normal  Starting  3h  kubelet  Starting kubelet.");
-        assert_eq!(ids(&check_only("KW306", &quiet)), ["KW306"]);
+        assert_eq!(ids(&check_only("KW306", &quiet)), [] as [&str; 0]);
+        // A taint Kubernetes or an agent removes once the node is set up is.
+        for taint in [
+            "node.kubernetes.io/not-ready:NoSchedule",
+            "node.cilium.io/agent-not-ready=true:NoExecute",
+        ] {
+            let tainted = quiet.replace(
+                "Taints:             <none>",
+                &format!("Taints:             {taint}"),
+            );
+            assert_eq!(ids(&check_only("KW306", &tainted)), ["KW306"], "{taint}");
+        }
     }
 
     #[test]
@@ -1227,6 +1263,17 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
                     evidence: None,
                 }],
                 ..Node::default()
+            });
+            // The label alone is no evidence; Karpenter saying so is.
+            facts.messages.push(crate::facts::Message {
+                text: "Cannot disrupt Node: node isn't initialized".into(),
+                origin: crate::facts::MessageOrigin::Event,
+                object: Some(crate::facts::ObjectRef::new(
+                    "Node",
+                    None,
+                    "ip-10-0-71-41.ec2.internal",
+                )),
+                ..Default::default()
             });
             facts
         };
