@@ -108,6 +108,15 @@ pub fn ingest_rows(
         if segment::is_blank(line) || is_separator(line) || segment::is_cut_mark(line) {
             continue;
         }
+        // A Markdown fence (```, ```text, ~~~): a table pasted in a chat code block. The
+        // fence after the rows closes the block, so what follows is the user's prose, not a
+        // wrapped message; one before the first row only opens it.
+        if is_fence(line) {
+            if pending.is_empty() {
+                continue;
+            }
+            break;
+        }
         let cells = cut_row(table, line);
         let is_row = cells
             .as_ref()
@@ -153,6 +162,12 @@ pub fn ingest_rows(
     for (event, time) in pending {
         push_event(sink, event, time);
     }
+}
+
+/// A Markdown code fence line: three backticks or tildes, maybe followed by a language.
+fn is_fence(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("```") || t.starts_with("~~~")
 }
 
 fn is_event_type(t: &str) -> bool {
@@ -499,4 +514,36 @@ pub fn ingest_json(part: &Part<'_>, i: usize, end: usize, value: &Value, sink: &
         push_event(sink, event, time);
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::document::Document;
+    use crate::ingest::ingest;
+
+    #[test]
+    fn a_table_in_a_chat_code_block_keeps_its_messages_clean() {
+        for (open, close) in [("```", "```"), ("```console", "```"), ("~~~", "~~~")] {
+            let text = format!(
+                "the events:\n\n{open}\nLAST SEEN   TYPE     REASON              OBJECT             MESSAGE\n2m          Normal   DisruptionBlocked   nodepool/general   No allowed disruptions due to blocking budget\n{close}\nany idea?\n"
+            );
+            let facts = ingest(&[Document::new("paste", &text)]);
+            assert_eq!(facts.events.len(), 1, "{open}");
+            let event = &facts.events[0];
+            assert_eq!(
+                event.message, "No allowed disruptions due to blocking budget",
+                "{open}"
+            );
+            assert!(!event.evidence.text.contains(close), "{open}");
+            assert_eq!(event.evidence.line, 5);
+        }
+        // A describe's `Events:` fenced the same way.
+        let describe = "```\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n```\n";
+        let facts = ingest(&[Document::new("paste", describe)]);
+        assert_eq!(facts.events.len(), 1);
+        assert_eq!(
+            facts.events[0].message,
+            "0/3 nodes are available: 3 Insufficient cpu."
+        );
+    }
 }
