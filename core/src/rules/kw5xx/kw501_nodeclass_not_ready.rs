@@ -35,7 +35,9 @@ match any SecurityGroups`), `AMIsReady=False` (`AMISelector did not match any AM
 `UnsupportedAlias`, v1.0's `Ubuntu AMI discovery is not supported`), `InstanceProfileReady` not
 True (`creating instance profile` / `getting instance profile` errors), `PlacementGroupReady=False`,
 `CapacityReservationsReady=False`, the `Ready=False` roll-up (`UnhealthyDependents`) listing
-them, and the matching `Status condition transitioned` events; the pre-v1 logs `no subnets
+them, v0.37's `Ready=False` with reason `NodeClassNotReady` and `Failed to resolve subnets`
+(`security groups`, `AMIs`, `instance profile`; that release had no condition per dependent and
+names only the first one missing), and the matching `Status condition transitioned` events; the pre-v1 logs `no subnets
 found`, `no subnets matched selector map[...]`, `no subnets exist given constraints` (v0.32 to
 v0.36 nodeclass controller), `no security groups exist given constraints`, `no
 amis exist given constraints` and an empty `discovered subnets` (`no subnets found` still shows
@@ -91,6 +93,7 @@ const SIGNALS: &[&str] = &[
     "failed to resolve placement group",
     "capacityreservationsready=false",
     "status condition transitioned",
+    "nodeclassnotready",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +162,19 @@ impl Dependent {
         }
     }
 
+    /// v0.37's `Ready=False` roll-up (reason `NodeClassNotReady`) names the first dependent
+    /// that resolved to nothing: `Failed to resolve <noun>` (v1.0 split it into one condition
+    /// per dependent).
+    fn v0_37_message(self) -> Option<&'static str> {
+        match self {
+            Dependent::Subnets => Some("Failed to resolve subnets"),
+            Dependent::SecurityGroups => Some("Failed to resolve security groups"),
+            Dependent::Amis => Some("Failed to resolve AMIs"),
+            Dependent::InstanceProfile => Some("Failed to resolve instance profile"),
+            _ => None,
+        }
+    }
+
     fn meaning(self) -> &'static str {
         match self {
             Dependent::Subnets => "no subnet matches its subnetSelectorTerms",
@@ -202,12 +218,24 @@ impl Dependent {
     }
 }
 
+/// v0.37's EC2NodeClass `Ready` condition with reason `NodeClassNotReady` (a condition, its
+/// describe, or the event of its transition).
+fn is_v0_37_rollup(m: &Message) -> bool {
+    m.reason.as_deref() == Some("NodeClassNotReady") || m.text.contains("NodeClassNotReady")
+}
+
 /// The dependents a message reports failing.
 fn reported(facts: &Facts, m: &Message) -> Vec<Dependent> {
     let t = unescaped(&m.text);
     let mut out = Vec::new();
+    // The AWS Load Balancer Controller's `failed to resolve subnets` is about an Ingress: the
+    // v0.37 text counts only with Karpenter's reason.
+    let v0_37 = is_v0_37_rollup(m);
     for d in DEPENDENTS {
-        if reports_condition(&t, d.condition(), "False") || contains_any(&t, d.needles()) {
+        if reports_condition(&t, d.condition(), "False")
+            || contains_any(&t, d.needles())
+            || (v0_37 && d.v0_37_message().is_some_and(|n| contains_any(&t, &[n])))
+        {
             out.push(d);
         }
     }
@@ -296,6 +324,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     _ => format!("{}={}", tr.condition_type, tr.to),
                 };
                 push_unique(&mut g.details, detail);
+            }
+        }
+        // v0.37 sets no condition per dependent: quote the Ready roll-up instead.
+        for d in DEPENDENTS {
+            if let Some(text) = d
+                .v0_37_message()
+                .filter(|n| is_v0_37_rollup(m) && contains_any(&m.text, &[n]))
+            {
+                push_unique(
+                    &mut g.details,
+                    format!("Ready=False (NodeClassNotReady: {text})"),
+                );
             }
         }
         if let Some(np) = nodepool {
@@ -466,8 +506,10 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     for d in &g.dependents {
         let from_status = g.status_only && *d == Dependent::Subnets;
         // v0.32-v0.36 set no condition to name.
-        if !from_status && !unconditioned && !g.details.iter().any(|x| x.starts_with(d.condition()))
-        {
+        let quoted = g.details.iter().any(|x| {
+            x.starts_with(d.condition()) || d.v0_37_message().is_some_and(|n| x.contains(n))
+        });
+        if !from_status && !unconditioned && !quoted {
             failing.push(match d {
                 Dependent::InstanceProfile => "InstanceProfileReady not True".to_string(),
                 _ => format!("{}=False", d.condition()),
@@ -514,6 +556,9 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             meanings.join("; ")
         )
     };
+    if g.details.iter().any(|x| x.contains("NodeClassNotReady")) {
+        summary.push_str(" Karpenter v0.37 names only the first dependent that resolved to nothing (AMIs, then subnets, security groups, instance profile): once it is fixed, the Ready condition may name the next.");
+    }
     let mut fallback_tags: Vec<(String, String)> = Vec::new();
     for m in &g.messages {
         let t = unescaped(&m.text);

@@ -444,6 +444,28 @@ pub fn go_map_tags(text: &str) -> Vec<(String, String)> {
 }
 
 /// The selector terms as the spec writes them, for a YAML remediation.
+/// A string as a YAML scalar that reads back as the same string: a tag value `"1"`, `"true"`
+/// or `""` quoted, since a bare `1` is an integer the CRD's string map rejects.
+fn yaml_string(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.trim() == s
+        && s.parse::<f64>().is_err()
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n" | "null" | "~"
+        )
+        && !s.starts_with([
+            '*', '&', '!', '|', '>', '\'', '"', '%', '@', '`', '{', '[', '#', '-', '?',
+        ])
+        && !s.contains(": ")
+        && !s.contains(" #");
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
 pub fn terms_yaml(selected: Selected, nc: &NodeClass) -> Option<String> {
     let terms = selected.terms(nc);
     if terms.is_empty() {
@@ -464,11 +486,11 @@ pub fn terms_yaml(selected: Selected, nc: &NodeClass) -> Option<String> {
                     for (ik, iv) in inner {
                         out.push_str(&format!(
                             "        {ik}: {}\n",
-                            iv.as_str().map(str::to_string).unwrap_or(iv.to_string())
+                            iv.as_str().map(yaml_string).unwrap_or(iv.to_string())
                         ));
                     }
                 }
-                Value::String(s) => out.push_str(&format!("{lead}{k}: {s}\n")),
+                Value::String(s) => out.push_str(&format!("{lead}{k}: {}\n", yaml_string(s))),
                 other => out.push_str(&format!("{lead}{k}: {other}\n")),
             }
         }
@@ -480,6 +502,23 @@ pub fn terms_yaml(selected: Selected, nc: &NodeClass) -> Option<String> {
 mod tests {
     use super::*;
     use crate::facts::Meta;
+
+    #[test]
+    fn yaml_strings_read_back_as_strings() {
+        for (raw, shown) in [
+            ("prod-eks", "prod-eks"),
+            ("1", "\"1\""),
+            ("true", "\"true\""),
+            ("", "\"\""),
+            ("0.5", "\"0.5\""),
+            ("*", "\"*\""),
+            ("a: b", "\"a: b\""),
+            ("say \"hi\"", "say \"hi\""),
+            ("-x", "\"-x\""),
+        ] {
+            assert_eq!(yaml_string(raw), shown, "{raw}");
+        }
+    }
 
     #[test]
     fn a_false_transition_undone_later_or_by_the_status_is_history() {
