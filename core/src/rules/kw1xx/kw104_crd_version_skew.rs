@@ -3,7 +3,10 @@
 use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Crd, Facts, Message, MessageOrigin, Meta};
-use crate::rules::text::{all_quoted_after, contains_any, karpenter_namespace, quoted_after};
+use crate::rules::kw3xx::common::join_names;
+use crate::rules::text::{
+    all_quoted_after, capitalised, contains_any, karpenter_namespace, quoted_after,
+};
 use crate::rules::version;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -57,7 +60,12 @@ guide): `helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/kar
 --version <controller version> -n <ns>`. If the field is not in the new CRD either, it is a typo,
 a field of a newer release than the controller (upgrade both, CRDs first), or a field that moved
 (v1 moved `kubelet` from the NodePool to the EC2NodeClass and `expireAfter`
-into `spec.template.spec`). Before leaving v1.0, let a v1.0.x controller migrate the stored
+into `spec.template.spec`). For fields a release added the report names that release, and the
+controller's version when the input shows it: `spec.disruption.budgets` (v0.34), budget
+`reasons`, `terminationGracePeriod` and `amiSelectorTerms[].alias` (v1.0),
+`capacityReservationSelectorTerms` (v1.3, with the `ReservedCapacity` feature gate). When the
+controller predates the field too, both go to that release: the CRDs first, then the
+controller. Before leaving v1.0, let a v1.0.x controller migrate the stored
 objects to v1 and check `status.storedVersions` lists only `v1`.
 "#,
 };
@@ -149,10 +157,6 @@ const MOVED_FIELDS: &[(&str, &str)] = &[
         "In v1 `expireAfter` moved to the NodePool's `spec.template.spec.expireAfter`",
     ),
     (
-        "\"budgets\"",
-        "`spec.disruption.budgets` needs NodePool CRDs from v0.34 or later",
-    ),
-    (
         "consolidateAfter: Required value",
         "v1 requires `spec.disruption.consolidateAfter` (v1beta1 allowed it only with `WhenEmpty`): the manifest is a v1beta1 NodePool",
     ),
@@ -181,6 +185,69 @@ const MOVED_FIELDS: &[(&str, &str)] = &[
         "An `amiSelectorTerms` entry ended up empty: its only key (v1's `alias`) is unknown to the installed (older) CRD and was dropped",
     ),
 ];
+
+/// A field added to Karpenter's API after the version it belongs to first shipped: an
+/// `unknown field` naming it means CRDs (and maybe a controller) older than `since`.
+struct DatedField {
+    /// The last segment of the field's path, as the API server names it.
+    name: &'static str,
+    /// The object and path it lives under, for the summary.
+    path: &'static str,
+    /// The Karpenter release that introduced it.
+    since: (u64, u64),
+    /// What else the release needs for the field to take effect, if anything.
+    also: Option<&'static str>,
+    /// A helm value the controller needs to use the field.
+    helm_set: Option<&'static str>,
+}
+
+/// Release notes and upgrade guides: disruption budgets came with v0.34; budgets by reason,
+/// `terminationGracePeriod` and AMI aliases with the v1 API (v1.0); native On-Demand Capacity
+/// Reservations with v1.3, behind the `ReservedCapacity` feature gate.
+const DATED_FIELDS: &[DatedField] = &[
+    DatedField {
+        name: "budgets",
+        path: "NodePool spec.disruption",
+        since: (0, 34),
+        also: None,
+        helm_set: None,
+    },
+    DatedField {
+        name: "reasons",
+        path: "NodePool spec.disruption.budgets[]",
+        since: (1, 0),
+        also: None,
+        helm_set: None,
+    },
+    DatedField {
+        name: "terminationGracePeriod",
+        path: "NodePool spec.template.spec",
+        since: (1, 0),
+        also: None,
+        helm_set: None,
+    },
+    DatedField {
+        name: "alias",
+        path: "EC2NodeClass spec.amiSelectorTerms[]",
+        since: (1, 0),
+        also: None,
+        helm_set: None,
+    },
+    DatedField {
+        name: "capacityReservationSelectorTerms",
+        path: "EC2NodeClass spec",
+        since: (1, 3),
+        also: Some("the controller must also run with the ReservedCapacity feature gate on"),
+        helm_set: Some("settings.featureGates.reservedCapacity=true"),
+    },
+];
+
+/// The dated field an `unknown field` path ends in (`spec.disruption.budgets[0].reasons`).
+fn dated_field(path: &str) -> Option<&'static DatedField> {
+    let last = path.rsplit('.').next()?;
+    let last = last.split('[').next()?;
+    DATED_FIELDS.iter().find(|f| f.name == last)
+}
 
 const OBSERVED_GENERATION_NOTE: &str = "Conditions carry `observedGeneration` from v0.37 on; the CRDs of v0.36 and earlier do not have that field";
 
@@ -823,6 +890,68 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(note);
         summary.push('.');
     }
+    // Fields a release added: which release, and whether the controller has it too.
+    let controller = version::karpenter_version(facts);
+    let dated: Vec<&DatedField> =
+        fields
+            .iter()
+            .filter_map(|f| dated_field(f))
+            .fold(Vec::new(), |mut acc, d| {
+                if !acc.iter().any(|a: &&DatedField| a.name == d.name) {
+                    acc.push(d);
+                }
+                acc
+            });
+    // The release the CRDs (and the controller) must reach for every dated field.
+    let needed: Option<(u64, u64)> = dated.iter().map(|d| d.since).max();
+    let controller_too = matches!((controller, needed), (Some(c), Some(n)) if (c.0, c.1) < n);
+    // One sentence per release, naming its fields.
+    let mut releases: Vec<(u64, u64)> = dated.iter().map(|d| d.since).collect();
+    releases.sort_unstable();
+    releases.dedup();
+    let v1beta1_manifest = hits
+        .iter()
+        .any(|(m, _)| contains_any(&m.text, &["in version \"v1beta1\""]));
+    for since in &releases {
+        let (maj, min) = *since;
+        let of_release: Vec<&&DatedField> = dated.iter().filter(|d| d.since == *since).collect();
+        let names: Vec<String> = of_release
+            .iter()
+            .map(|d| format!("`{}` (in {})", d.name, d.path))
+            .collect();
+        let (it, them) = if names.len() == 1 {
+            ("it", "it")
+        } else {
+            ("them", "they")
+        };
+        let also: String = of_release
+            .iter()
+            .filter_map(|d| d.also)
+            .map(|a| format!("; {a}"))
+            .collect();
+        let whose = match controller {
+            Some((cmaj, cmin, cpatch)) if (cmaj, cmin) < *since => format!(
+                " The controller runs {cmaj}.{cmin}.{cpatch}, which predates {it} too: upgrade the CRDs to v{maj}.{min} or later first, then the controller to the same version{also}."
+            ),
+            Some((cmaj, cmin, cpatch)) => format!(
+                " The controller ({cmaj}.{cmin}.{cpatch}) has {it}, so the CRDs are older than the controller: upgrade them to its version{also}."
+            ),
+            None => format!(
+                " The installed CRDs are older than v{maj}.{min}: upgrade them to the controller's version if it is v{maj}.{min} or later, else both to v{maj}.{min} or later, the CRDs first{also}."
+            ),
+        };
+        summary.push_str(&format!(
+            " {} came with Karpenter v{maj}.{min}.{whose}",
+            join_names(&names)
+        ));
+        if *since == (1, 0) && v1beta1_manifest {
+            summary.push_str(&format!(
+                " {} exist{} only in the v1 API: the manifest must also say apiVersion karpenter.sh/v1 (karpenter.k8s.aws/v1 for an EC2NodeClass), which a v1beta1 object cannot carry.",
+                capitalised(them),
+                if them == "it" { "s" } else { "" }
+            ));
+        }
+    }
     let legacy_kinds: Vec<&str> = kinds
         .iter()
         .copied()
@@ -861,9 +990,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(" Inferred from the CRD objects and the controller's version: nothing in the input shows an error yet.");
     }
 
-    let chart_version = version
-        .clone()
-        .unwrap_or_else(|| "<controller version>".to_string());
+    // A field newer than the controller: both go to the release that added it.
+    let chart_version = match needed {
+        Some((maj, min)) if controller_too => format!("{maj}.{min}.0"),
+        _ => version
+            .clone()
+            .unwrap_or_else(|| "<controller version>".to_string()),
+    };
     let all_crds =
         "nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws";
     let stored_versions = format!(
@@ -961,7 +1094,41 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ));
     }
-    if !migration && !only_webhooks && !legacy_manifest && !crds_before_v1 {
+    if let Some((maj, min)) = needed.filter(|_| {
+        controller_too && !migration && !only_webhooks && !legacy_manifest && !crds_before_v1
+    }) {
+        let sets: String = dated
+            .iter()
+            .filter_map(|d| d.helm_set)
+            .map(|s| format!(" --set {s}"))
+            .collect();
+        let through_v1 = if controller.is_some_and(|c| (c.0, c.1) < (1, 1)) && (maj, min) >= (1, 1)
+        {
+            " From a v1.0.x controller, first check that status.storedVersions lists only v1 (the CRDs past v1.0 drop v1beta1)."
+        } else {
+            ""
+        };
+        if controller.is_some_and(|c| c.0 == 0) && (maj, min) >= (1, 0) {
+            // Leaving v0.x is the v1 migration, not a plain upgrade.
+            steps.push(Remediation::command(
+                format!(
+                    "The field needs v{maj}.{min}, and leaving v0.x is the v1 migration (the v1 Migration guide): first the latest patch of the current minor release, then the v1.0.x CRDs (serving v1beta1 and v1 through the conversion webhook) and controller; rewrite the manifests as v1; go past v1.0 only once status.storedVersions lists only v1:"
+                ),
+                format!(
+                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.0.8 --namespace {ns} --set webhook.enabled=true --set webhook.serviceName=karpenter --set webhook.serviceNamespace={ns}\nhelm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.0.8 --namespace {ns} --reuse-values --set webhook.enabled=true"
+                ),
+            ));
+        } else {
+            steps.push(Remediation::command(
+                format!(
+                    "Upgrade the CRDs first, to v{maj}.{min}.0 (the first release with the field; a later one works too), then the controller to the same version (the Karpenter upgrade guide's order; read its notes for each minor release in between).{through_v1}"
+                ),
+                format!(
+                    "helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version {chart_version} --namespace {ns} --create-namespace\nhelm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --version {chart_version} --namespace {ns} --reuse-values{sets}"
+                ),
+            ));
+        }
+    } else if !migration && !only_webhooks && !legacy_manifest && !crds_before_v1 {
         steps.push(Remediation::command(
             format!(
                 "Upgrade the CRDs to the controller's version first{}, then the controller (the Karpenter upgrade guide's order):",
@@ -972,7 +1139,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         ));
     }
-    if !fields.is_empty() && !controller_side || has(Skew::SchemaRejected) {
+    // A controller that has the field may still need a feature gate for it.
+    if !controller_too && version.is_some() {
+        let sets: Vec<&str> = dated.iter().filter_map(|d| d.helm_set).collect();
+        if !sets.is_empty() {
+            steps.push(Remediation::command(
+                "Then make sure the controller runs with the feature gate the field needs (the settings are kept otherwise):",
+                format!(
+                    "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --version {chart_version} --namespace {ns} --reuse-values{}",
+                    sets.iter().map(|s| format!(" --set {s}")).collect::<String>()
+                ),
+            ));
+        }
+    }
+    // A field the table dates is no typo: skip the guessing when every field is one.
+    let all_dated = !fields.is_empty() && fields.iter().all(|f| dated_field(f).is_some());
+    if (!fields.is_empty() && !controller_side && !all_dated) || has(Skew::SchemaRejected) {
         steps.push(Remediation::text(
             "If the field is not in the new CRD either, it is a typo, a field that moved between API versions, or a field of a newer Karpenter release than the controller (then upgrade the controller and its CRDs together, CRDs first): compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
         ));
@@ -1015,6 +1197,50 @@ mod tests {
         ] {
             assert_eq!(ids(&check_only("KW104", text)), ["KW104"], "{text}");
         }
+    }
+
+    #[test]
+    fn dated_fields_by_their_last_segment() {
+        for (path, name) in [
+            (
+                "spec.capacityReservationSelectorTerms",
+                Some("capacityReservationSelectorTerms"),
+            ),
+            ("spec.disruption.budgets[0].reasons", Some("reasons")),
+            ("spec.disruption.budgets", Some("budgets")),
+            (
+                "spec.template.spec.terminationGracePeriod",
+                Some("terminationGracePeriod"),
+            ),
+            ("spec.amiSelectorTerms[0].alias", Some("alias")),
+            ("spec.template.spec.nodeClassRef.foo", None),
+            ("budgetsX", None),
+            ("", None),
+        ] {
+            assert_eq!(dated_field(path).map(|d| d.name), name, "{path}");
+        }
+        // Newer than the controller: both go to the release that added the field.
+        let report = check_only(
+            "KW104",
+            "$ kubectl apply -f x.yaml\nError from server (BadRequest): error when creating \"x.yaml\": EC2NodeClass in version \"v1\" cannot be handled as a EC2NodeClass: strict decoding error: unknown field \"spec.capacityReservationSelectorTerms\"\n$ kubectl get deployment -n karpenter karpenter -o jsonpath='{.spec.template.spec.containers[0].image}'\npublic.ecr.aws/karpenter/controller:1.1.2@sha256:3f0d2b1c9e8a7f6d5c4b3a291807f6e5d4c3b2a1908f7e6d5c4b3a2918f7e6d5\n",
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains(
+                "came with Karpenter v1.3. The controller runs 1.1.2, which predates it too"
+            ),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation.iter().any(|r| r
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("karpenter-crd --version 1.3.0")
+                    && c.contains("reservedCapacity=true"))),
+            "{:?}",
+            d.remediation
+        );
     }
 
     #[test]
