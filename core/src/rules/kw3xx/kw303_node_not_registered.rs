@@ -292,7 +292,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "its kubelet logs Unable to register node with API server"
             }
         } else if hits.iter().all(|h| h.table) {
-            "kubectl get nodeclaims shows no NODE past the 15-minute registration timeout"
+            // The table the user pasted: machines before v0.32, nodeclaims since.
+            if kind == "Machine" {
+                "kubectl get machines shows no NODE past the 15-minute registration timeout"
+            } else {
+                "kubectl get nodeclaims shows no NODE past the 15-minute registration timeout"
+            }
         } else if hits.iter().any(|h| !h.timeout && !h.table) {
             "Node not registered with cluster"
         } else if hits
@@ -309,7 +314,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 " has no Node ({seen}), and it has not launched ({state}): no instance is running to register, so look at the launch first (KW302)."
             )),
             Some(state) => summary.push_str(&format!(
-                " have no Nodes ({seen}; {state}): {its_kubelet} never registered, and a NodeClaim not launched has no instance to register (KW302)."
+                " have no Nodes ({seen}; {state}): {its_kubelet} never registered, and a {kind} not launched has no instance to register (KW302)."
             )),
             None => summary.push_str(&format!(
                 " launched, but {its_kubelet} never registered {node} with the cluster ({seen})."
