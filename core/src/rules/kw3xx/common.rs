@@ -167,6 +167,12 @@ pub fn parse_transition(text: &str) -> Option<SeenCondition> {
 
 /// The NodeClaim a message is about: the event's object, the log's `NodeClaim` field (lower-case
 /// `nodeclaim` / `machine` before v0.37), `nodeclaim/<name>` or `NodeClaim <name> event:`.
+/// The log fields that name a claim: v1's `NodeClaim` object (`{"name": ...}`), the
+/// interruption controller's `nodeClaim` string of some v1 releases (`"nodeClaim":
+/// "spot-batch-9xw4q"` on `initiating delete from interruption message`), v0.32-v0.37's
+/// `nodeclaim`, and the v0.28-v0.31 Machine's.
+const CLAIM_KEYS: [&str; 5] = ["NodeClaim", "nodeClaim", "nodeclaim", "Machine", "machine"];
+
 pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(o) = &m.object {
         if o.kind.eq_ignore_ascii_case("nodeclaim") || o.kind.eq_ignore_ascii_case("machine") {
@@ -174,7 +180,7 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
         }
     }
     if let Some(r) = record_of(facts, m) {
-        for key in ["NodeClaim", "nodeclaim", "Machine", "machine"] {
+        for key in CLAIM_KEYS {
             if let Some(n) = r.field_name(key).filter(|n| !n.is_empty()) {
                 return Some(n);
             }
@@ -193,9 +199,7 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
 /// Whether a log record is about NodeClaim `name`: its `NodeClaim` field, or before v0.32 its
 /// `Machine` / `machine` field (`{"machine": "default-r9k2x"}` of a v0.2x console line).
 pub fn record_names_claim(r: &crate::facts::LogRecord, name: &str) -> bool {
-    ["NodeClaim", "nodeclaim", "Machine", "machine"]
-        .iter()
-        .any(|k| r.names(k, name))
+    CLAIM_KEYS.iter().any(|k| r.names(k, name))
 }
 
 /// Whether the objects show the NodeClaim or the Node initialized now: the NodeClaim's
