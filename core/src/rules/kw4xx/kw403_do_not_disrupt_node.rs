@@ -9,6 +9,7 @@ use crate::rules::kw4xx::disruption::{
     subjects_label, Hits,
 };
 use crate::rules::text::capitalised;
+use crate::rules::version;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -22,7 +23,11 @@ const META: RuleMeta = RuleMeta {
     signals: SIGNALS,
     docs: r#"## What it means
 The Node (or its NodeClaim) itself carries `karpenter.sh/do-not-disrupt: "true"`: Karpenter
-will not consolidate it or replace it for drift, however underused or outdated it is.
+will not consolidate it or replace it for drift, however underused or outdated it is. Karpenter
+reads the Node's annotations once the node has registered (the NodeClaim's only before), and
+publishes the `DisruptionBlocked` event on both objects: an event on a NodeClaim usually means
+its Node carries the annotation. From v1 the annotation holds back only voluntary disruption
+(consolidation, drift); expiry, spot interruption and node repair still replace the node.
 
 Signals: the `DisruptionBlocked` text `disruption is blocked through the
 "karpenter.sh/do-not-disrupt" annotation` (v1.0 to v1.1 after `Cannot disrupt Node: `; v1.2+
@@ -40,8 +45,8 @@ Someone annotated the node to protect it during an investigation or a maintenanc
 the NodePool's `spec.template.metadata.annotations` puts it on every NodeClaim it creates.
 
 ## How to fix
-Remove it: `kubectl annotate node <node> karpenter.sh/do-not-disrupt-` (and on the NodeClaim:
-`kubectl annotate nodeclaim <nodeclaim> karpenter.sh/do-not-disrupt-`); if the NodePool
+Remove it: `kubectl annotate node <node> karpenter.sh/do-not-disrupt-` (for an event on a
+NodeClaim, on its node, `status.nodeName`, and on the NodeClaim if it carries one too); if the NodePool
 template sets it, remove it there, or new nodes carry it again.
 "#,
 };
@@ -159,6 +164,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     for pool in &pools {
         evidence.extend(pool.meta.evidence.clone());
     }
+    // NodeClaims named only by an event, not shown carrying the annotation themselves.
+    let claims_by_event: Vec<&ObjectRef> = found
+        .subjects
+        .iter()
+        .filter(|s| s.kind == "NodeClaim")
+        .filter(|s| {
+            !facts
+                .nodeclaims
+                .iter()
+                .any(|c| c.meta.name == s.name && annotated(&c.meta.annotations))
+        })
+        .collect();
     let mut summary = if found.subjects.is_empty() && !pools.is_empty() {
         format!(
             "{} puts the {ANNOTATION} annotation on every node it launches, so Karpenter will neither consolidate them nor replace them for drift.",
@@ -175,12 +192,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "{} carries the {LEGACY_ANNOTATION} annotation (before v1), so Karpenter will not consolidate it.",
                 capitalised(&subjects_label(&found.subjects))
             )
+        } else if !claims_by_event.is_empty() && claims_by_event.len() == found.subjects.len() {
+            // A NodeClaim's event: Karpenter reads the Node's annotations once the node has
+            // registered (the NodeClaim's only before), and publishes the event on both.
+            format!(
+                "The node of {} carries the {ANNOTATION} annotation (Karpenter reads the Node's annotations once it has registered, the NodeClaim's before), so Karpenter will neither consolidate it nor replace it for drift.",
+                subjects_label(&found.subjects)
+            )
         } else {
             format!(
-                "{} carries the {ANNOTATION} annotation itself, so Karpenter will neither consolidate it nor replace it for drift.",
+                "{} carries the {ANNOTATION} annotation itself (not a pod's), so Karpenter will neither consolidate it nor replace it for drift.",
                 capitalised(&subjects_label(&found.subjects))
             )
         };
+        // v0.3x's wording (`blocked with the`) or a known pre-v1 version: expiry was voluntary
+        // then, and the annotation held it back too.
+        let pre_v1 = version::at_least(facts, 1, 0) == Some(false)
+            || found
+                .messages
+                .iter()
+                .any(|m| contains_ignore_ascii_case(&m.text, "blocked with the"));
+        if annotation == ANNOTATION && !all_lifted && !pre_v1 {
+            s.push_str(" From v1 it holds back only these voluntary disruptions: expiry (expireAfter), spot interruption and node repair still replace the node.");
+        }
         if !pools.is_empty() {
             s.push_str(&format!(
                 " {} puts it on every node it launches (spec.template.metadata.annotations), so removing it from the node alone does not last.",
@@ -243,10 +277,35 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     for c in claims {
-        steps.push(Remediation::command(
-            format!("Remove the annotation from NodeClaim {}:", c.name),
-            format!("kubectl annotate nodeclaim {} {ANNOTATION}-", c.name),
-        ));
+        if claims_by_event.contains(&c) {
+            // The annotation is on the claim's Node (or, before it registered, the claim).
+            let node = facts
+                .nodeclaims
+                .iter()
+                .find(|k| k.meta.name == c.name)
+                .and_then(|k| k.node_name.clone())
+                .unwrap_or_else(|| {
+                    format!(
+                        "\"$(kubectl get nodeclaim {} -o jsonpath='{{.status.nodeName}}')\"",
+                        c.name
+                    )
+                });
+            steps.push(Remediation::command(
+                format!(
+                    "Remove the annotation from the node of NodeClaim {} (and from the NodeClaim, if it carries one too):",
+                    c.name
+                ),
+                format!(
+                    "kubectl annotate node {node} {ANNOTATION}-\nkubectl annotate nodeclaim {} {ANNOTATION}-",
+                    c.name
+                ),
+            ));
+        } else {
+            steps.push(Remediation::command(
+                format!("Remove the annotation from NodeClaim {}:", c.name),
+                format!("kubectl annotate nodeclaim {} {ANNOTATION}-", c.name),
+            ));
+        }
     }
     if pools.is_empty() {
         steps.push(Remediation::text(if annotation == LEGACY_ANNOTATION {
