@@ -442,7 +442,7 @@ fn allowed_nodes(budget: &serde_json::Value, nodes: Option<u64>) -> Option<(u64,
             let percent: u64 = percent.trim().parse().ok().filter(|p| *p <= 100)?;
             let nodes = nodes?;
             let allowed = (percent * nodes).div_ceil(100);
-            let rounded = if (percent * nodes) % 100 == 0 {
+            let rounded = if (percent * nodes).is_multiple_of(100) {
                 ""
             } else {
                 ", rounded up as Karpenter does"
