@@ -880,8 +880,18 @@ fn remediation(
         )));
     }
     let never_allows = never.is_some();
-    if !g.multiple && !g.pdbs.is_empty() && !never_allows {
-        let (ns, _) = split_qualified(&g.pdbs[0]);
+    // The budget the event names, or else the one budget inferred from the objects (a drain
+    // that names none, beside a PDB at 0 covering a pod on the node).
+    let the_pdb: Option<&str> =
+        g.pdbs
+            .first()
+            .map(String::as_str)
+            .or_else(|| match g.likely.as_slice() {
+                [(only, _)] => Some(only.as_str()),
+                _ => None,
+            });
+    if let Some(pdb) = the_pdb.filter(|_| !g.multiple && !never_allows) {
+        let (ns, _) = split_qualified(pdb);
         let selector = pdb_objects
             .first()
             .map(|p| selector_flag(p))
@@ -899,7 +909,7 @@ fn remediation(
         ));
     }
     if !g.multiple {
-        let (ns, name) = match (g.pdbs.first(), g.pods.first()) {
+        let (ns, name) = match (the_pdb, g.pods.first()) {
             (Some(q), _) => split_qualified(q),
             (None, Some(pod)) => (split_qualified(pod).0, "<pdb>"),
             (None, None) => (None, "<pdb>"),
