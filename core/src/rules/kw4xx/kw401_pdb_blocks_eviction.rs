@@ -882,14 +882,14 @@ fn remediation(
     let never_allows = never.is_some();
     // The budget the event names, or else the one budget inferred from the objects (a drain
     // that names none, beside a PDB at 0 covering a pod on the node).
-    let the_pdb: Option<&str> =
-        g.pdbs
-            .first()
-            .map(String::as_str)
-            .or_else(|| match g.likely.as_slice() {
-                [(only, _)] => Some(only.as_str()),
-                _ => None,
-            });
+    let the_pdb: Option<&str> = g
+        .pdbs
+        .first()
+        .map(String::as_str)
+        .or(match g.likely.as_slice() {
+            [(only, _)] => Some(only.as_str()),
+            _ => None,
+        });
     if let Some(pdb) = the_pdb.filter(|_| !g.multiple && !never_allows) {
         let (ns, _) = split_qualified(pdb);
         let selector = pdb_objects
