@@ -223,6 +223,11 @@ pub struct Meta {
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
     pub from_table: bool,
+    /// True when a table row's namespace is only kubectl's usual `default`: the table had no
+    /// NAMESPACE column and no `-n` is known, so the row lists the context's namespace, which
+    /// the paste does not show. Such a row joins a fuller description of the same name in
+    /// another namespace rather than standing for a second object.
+    pub namespace_assumed: bool,
     /// The AGE column of a `kubectl get` table row, as printed (`14m`, `2d3h`).
     pub table_age: Option<String>,
 }

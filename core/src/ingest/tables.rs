@@ -283,11 +283,13 @@ impl Row<'_, '_> {
     }
 
     fn meta(&self, name: &str, namespaced: bool) -> Meta {
+        let known_namespace = self
+            .cell("NAMESPACE")
+            .map(str::to_string)
+            .or_else(|| self.command.and_then(|c| c.namespace.clone()));
+        let namespace_assumed = namespaced && known_namespace.is_none();
         let namespace = if namespaced {
-            self.cell("NAMESPACE")
-                .map(str::to_string)
-                .or_else(|| self.command.and_then(|c| c.namespace.clone()))
-                .or_else(|| Some("default".to_string()))
+            known_namespace.or_else(|| Some("default".to_string()))
         } else {
             None
         };
@@ -311,6 +313,7 @@ impl Row<'_, '_> {
             labels,
             evidence: Some(self.part.evidence(self.index)),
             from_table: true,
+            namespace_assumed,
             table_age: self.cell("AGE").map(str::to_string),
             ..Meta::default()
         }
@@ -713,10 +716,24 @@ impl Deferred {
                     let m = meta(&mut row);
                     (m.namespace.clone(), m.name.clone())
                 };
-                match into.iter_mut().position(|o| {
+                let assumed = meta(&mut row).namespace_assumed;
+                let same = into.iter_mut().position(|o| {
                     let m = meta(o);
                     m.namespace == namespace && m.name == name
-                }) {
+                });
+                // `kubectl get pods` in the context's namespace, next to `kubectl describe pod
+                // -n shop`: the one object of that name is the one the row lists.
+                let same = same.or_else(|| {
+                    let mut named = into
+                        .iter_mut()
+                        .enumerate()
+                        .filter_map(|(i, o)| (meta(o).name == name).then_some(i));
+                    match (assumed, named.next(), named.next()) {
+                        (true, Some(i), None) => Some(i),
+                        _ => None,
+                    }
+                });
+                match same {
                     Some(i) => {
                         let labels = std::mem::take(&mut meta(&mut row).labels);
                         let known = meta(&mut into[i]);

@@ -567,6 +567,27 @@ fn table_rows_never_replace_a_description() {
 }
 
 #[test]
+fn a_table_of_the_context_namespace_joins_the_description_of_the_same_pod() {
+    // No `-n`, no NAMESPACE column: the rows list whatever namespace the context points at.
+    let text = format!("$ kubectl get pods\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\napi-1   1/1     Running   0          2d\n\n{DESCRIBE_POD}");
+    let facts = facts_of(&text);
+    let names: Vec<_> = facts
+        .pods
+        .iter()
+        .map(|p| {
+            (
+                p.meta.namespace.as_deref().unwrap_or(""),
+                p.meta.name.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("shop", "web-0"), ("default", "api-1")]);
+    // An explicit namespace is a fact: that table lists another pod of the same name.
+    let text = format!("$ kubectl get pods -n default\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\n\n{DESCRIBE_POD}");
+    assert_eq!(facts_of(&text).pods.len(), 2);
+}
+
+#[test]
 fn file_headers_switch_the_label_and_restart_line_numbers() {
     let text = "intro text\n==> pod.txt <==\nEvents:\n  Type     Reason   Age  From     Message\n  Warning  Failed   1m   kubelet  Error: ImagePullBackOff\n\n==> karpenter.log <==\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n";
     let facts = facts_of(text);
