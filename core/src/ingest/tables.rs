@@ -610,6 +610,18 @@ impl Row<'_, '_> {
         if let Some(version) = chart.and_then(segment::karpenter_version_in) {
             sink.facts.karpenter_version.get_or_insert(version);
         }
+        // The controller chart's release (`karpenter-1.6.3`, not `karpenter-crd-1.6.3`) is in
+        // the namespace the controller runs in: fix commands then address it instead of
+        // trying the usual namespaces in turn.
+        let controller_chart = chart
+            .and_then(|c| c.strip_prefix("karpenter-"))
+            .is_some_and(|v| {
+                v.trim_start_matches('v')
+                    .starts_with(|c: char| c.is_ascii_digit())
+            });
+        if controller_chart && sink.facts.karpenter_namespace.is_none() {
+            sink.facts.karpenter_namespace = self.cell("NAMESPACE").map(str::to_string);
+        }
     }
 }
 

@@ -588,6 +588,20 @@ fn a_table_of_the_context_namespace_joins_the_description_of_the_same_pod() {
 }
 
 #[test]
+fn helm_list_tells_the_namespace_of_the_karpenter_release() {
+    let text = "$ helm list -A\n\
+NAME          NAMESPACE       REVISION  UPDATED                                  STATUS    CHART                APP VERSION\n\
+karpenter-crd platform-crds   7         2025-10-01 08:00:00.111111 +0000 UTC     deployed  karpenter-crd-1.6.3  1.6.3\n\
+karpenter     karpenter-sys   7         2025-10-01 08:00:01.654321 +0000 UTC     deployed  karpenter-1.6.3      1.6.3\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.karpenter_namespace.as_deref(), Some("karpenter-sys"));
+    assert_eq!(facts.karpenter_version.as_deref(), Some("1.6.3"));
+    // Only the CRD chart: the controller's namespace is still unknown.
+    let crds_only = text.lines().take(3).collect::<Vec<_>>().join("\n");
+    assert_eq!(facts_of(&crds_only).karpenter_namespace, None);
+}
+
+#[test]
 fn file_headers_switch_the_label_and_restart_line_numbers() {
     let text = "intro text\n==> pod.txt <==\nEvents:\n  Type     Reason   Age  From     Message\n  Warning  Failed   1m   kubelet  Error: ImagePullBackOff\n\n==> karpenter.log <==\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n";
     let facts = facts_of(text);
