@@ -232,7 +232,23 @@ pub struct Meta {
     pub table_age: Option<String>,
 }
 
+/// Labels that differ per pod or per revision: never part of a selector meant to keep
+/// matching the workload's pods.
+pub const VOLATILE_LABELS: &[&str] = &[
+    "pod-template-hash",
+    "controller-revision-hash",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+];
+
 impl Meta {
+    /// The labels without the per-pod and per-revision ones ([`VOLATILE_LABELS`]).
+    pub fn stable_labels(&self) -> BTreeMap<String, String> {
+        let mut labels = self.labels.clone();
+        labels.retain(|k, _| !VOLATILE_LABELS.contains(&k.as_str()));
+        labels
+    }
+
     pub fn label(&self, key: &str) -> Option<&str> {
         self.labels.get(key).map(String::as_str)
     }
