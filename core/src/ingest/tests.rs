@@ -38,6 +38,17 @@ fn corpus_inputs_raise_no_input_error() {
     }
 }
 
+/// The log records of an export, each as its message and the line its evidence quotes; the
+/// export must read without input errors.
+fn log_messages_and_lines(facts: &Facts) -> Vec<(&str, usize)> {
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    facts
+        .logs
+        .iter()
+        .map(|r| (r.message.as_str(), r.evidence.line))
+        .collect()
+}
+
 fn facts_of(text: &str) -> Facts {
     ingest(&[Document::new("paste", text)])
 }
@@ -710,12 +721,7 @@ $ aws logs get-query-results --query-id 1234
 }
 "#;
     let facts = facts_of(text);
-    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
-    let messages: Vec<(&str, usize)> = facts
-        .logs
-        .iter()
-        .map(|r| (r.message.as_str(), r.evidence.line))
-        .collect();
+    let messages = log_messages_and_lines(&facts);
     assert_eq!(
         messages,
         [
@@ -1666,12 +1672,7 @@ fn elasticsearch_search_responses_are_log_exports() {
 }
 "#;
     let facts = facts_of(text);
-    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
-    let messages: Vec<(&str, usize)> = facts
-        .logs
-        .iter()
-        .map(|r| (r.message.as_str(), r.evidence.line))
-        .collect();
+    let messages = log_messages_and_lines(&facts);
     assert_eq!(
         messages,
         [("could not schedule pod", 10), ("created nodeclaim", 15)]
