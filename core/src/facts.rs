@@ -223,11 +223,32 @@ pub struct Meta {
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
     pub from_table: bool,
+    /// True when a table row's namespace is only kubectl's usual `default`: the table had no
+    /// NAMESPACE column and no `-n` is known, so the row lists the context's namespace, which
+    /// the paste does not show. Such a row joins a fuller description of the same name in
+    /// another namespace rather than standing for a second object.
+    pub namespace_assumed: bool,
     /// The AGE column of a `kubectl get` table row, as printed (`14m`, `2d3h`).
     pub table_age: Option<String>,
 }
 
+/// Labels that differ per pod or per revision: never part of a selector meant to keep
+/// matching the workload's pods.
+pub const VOLATILE_LABELS: &[&str] = &[
+    "pod-template-hash",
+    "controller-revision-hash",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+];
+
 impl Meta {
+    /// The labels without the per-pod and per-revision ones ([`VOLATILE_LABELS`]).
+    pub fn stable_labels(&self) -> BTreeMap<String, String> {
+        let mut labels = self.labels.clone();
+        labels.retain(|k, _| !VOLATILE_LABELS.contains(&k.as_str()));
+        labels
+    }
+
     pub fn label(&self, key: &str) -> Option<&str> {
         self.labels.get(key).map(String::as_str)
     }

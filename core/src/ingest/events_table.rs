@@ -21,7 +21,10 @@ pub fn is_events_table(table: &Table) -> bool {
 }
 
 /// Adds an event and the message rules match on.
-pub fn push_event(sink: &mut Sink, event: Event, time: Option<String>) {
+pub fn push_event(sink: &mut Sink, mut event: Event, time: Option<String>) {
+    // `(x14 over 40m)` is fourteen occurrences: what a collapsed repeat counts, as an Event
+    // object's `count` does.
+    event.evidence.count = event.count.max(1);
     let object = event.object.clone();
     if object.as_ref().is_some_and(|o| o.kind == "Pod") {
         sink.collected(Collected::PodEvents);

@@ -283,11 +283,13 @@ impl Row<'_, '_> {
     }
 
     fn meta(&self, name: &str, namespaced: bool) -> Meta {
+        let known_namespace = self
+            .cell("NAMESPACE")
+            .map(str::to_string)
+            .or_else(|| self.command.and_then(|c| c.namespace.clone()));
+        let namespace_assumed = namespaced && known_namespace.is_none();
         let namespace = if namespaced {
-            self.cell("NAMESPACE")
-                .map(str::to_string)
-                .or_else(|| self.command.and_then(|c| c.namespace.clone()))
-                .or_else(|| Some("default".to_string()))
+            known_namespace.or_else(|| Some("default".to_string()))
         } else {
             None
         };
@@ -311,6 +313,7 @@ impl Row<'_, '_> {
             labels,
             evidence: Some(self.part.evidence(self.index)),
             from_table: true,
+            namespace_assumed,
             table_age: self.cell("AGE").map(str::to_string),
             ..Meta::default()
         }
@@ -612,6 +615,18 @@ impl Row<'_, '_> {
         if let Some(version) = chart.and_then(segment::karpenter_version_in) {
             sink.facts.karpenter_version.get_or_insert(version);
         }
+        // The controller chart's release (`karpenter-1.6.3`, not `karpenter-crd-1.6.3`) is in
+        // the namespace the controller runs in: fix commands then address it instead of
+        // trying the usual namespaces in turn.
+        let controller_chart = chart
+            .and_then(|c| c.strip_prefix("karpenter-"))
+            .is_some_and(|v| {
+                v.trim_start_matches('v')
+                    .starts_with(|c: char| c.is_ascii_digit())
+            });
+        if controller_chart && sink.facts.karpenter_namespace.is_none() {
+            sink.facts.karpenter_namespace = self.cell("NAMESPACE").map(str::to_string);
+        }
     }
 }
 
@@ -718,10 +733,24 @@ impl Deferred {
                     let m = meta(&mut row);
                     (m.namespace.clone(), m.name.clone())
                 };
-                match into.iter_mut().position(|o| {
+                let assumed = meta(&mut row).namespace_assumed;
+                let same = into.iter_mut().position(|o| {
                     let m = meta(o);
                     m.namespace == namespace && m.name == name
-                }) {
+                });
+                // `kubectl get pods` in the context's namespace, next to `kubectl describe pod
+                // -n shop`: the one object of that name is the one the row lists.
+                let same = same.or_else(|| {
+                    let mut named = into
+                        .iter_mut()
+                        .enumerate()
+                        .filter_map(|(i, o)| (meta(o).name == name).then_some(i));
+                    match (assumed, named.next(), named.next()) {
+                        (true, Some(i), None) => Some(i),
+                        _ => None,
+                    }
+                });
+                match same {
                     Some(i) => {
                         let labels = std::mem::take(&mut meta(&mut row).labels);
                         let known = meta(&mut into[i]);

@@ -38,6 +38,17 @@ fn corpus_inputs_raise_no_input_error() {
     }
 }
 
+/// The log records of an export, each as its message and the line its evidence quotes; the
+/// export must read without input errors.
+fn log_messages_and_lines(facts: &Facts) -> Vec<(&str, usize)> {
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    facts
+        .logs
+        .iter()
+        .map(|r| (r.message.as_str(), r.evidence.line))
+        .collect()
+}
+
 fn facts_of(text: &str) -> Facts {
     ingest(&[Document::new("paste", text)])
 }
@@ -567,6 +578,41 @@ fn table_rows_never_replace_a_description() {
 }
 
 #[test]
+fn a_table_of_the_context_namespace_joins_the_description_of_the_same_pod() {
+    // No `-n`, no NAMESPACE column: the rows list whatever namespace the context points at.
+    let text = format!("$ kubectl get pods\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\napi-1   1/1     Running   0          2d\n\n{DESCRIBE_POD}");
+    let facts = facts_of(&text);
+    let names: Vec<_> = facts
+        .pods
+        .iter()
+        .map(|p| {
+            (
+                p.meta.namespace.as_deref().unwrap_or(""),
+                p.meta.name.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("shop", "web-0"), ("default", "api-1")]);
+    // An explicit namespace is a fact: that table lists another pod of the same name.
+    let text = format!("$ kubectl get pods -n default\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\n\n{DESCRIBE_POD}");
+    assert_eq!(facts_of(&text).pods.len(), 2);
+}
+
+#[test]
+fn helm_list_tells_the_namespace_of_the_karpenter_release() {
+    let text = "$ helm list -A\n\
+NAME          NAMESPACE       REVISION  UPDATED                                  STATUS    CHART                APP VERSION\n\
+karpenter-crd platform-crds   7         2025-10-01 08:00:00.111111 +0000 UTC     deployed  karpenter-crd-1.6.3  1.6.3\n\
+karpenter     karpenter-sys   7         2025-10-01 08:00:01.654321 +0000 UTC     deployed  karpenter-1.6.3      1.6.3\n";
+    let facts = facts_of(text);
+    assert_eq!(facts.karpenter_namespace.as_deref(), Some("karpenter-sys"));
+    assert_eq!(facts.karpenter_version.as_deref(), Some("1.6.3"));
+    // Only the CRD chart: the controller's namespace is still unknown.
+    let crds_only = text.lines().take(3).collect::<Vec<_>>().join("\n");
+    assert_eq!(facts_of(&crds_only).karpenter_namespace, None);
+}
+
+#[test]
 fn file_headers_switch_the_label_and_restart_line_numbers() {
     let text = "intro text\n==> pod.txt <==\nEvents:\n  Type     Reason   Age  From     Message\n  Warning  Failed   1m   kubelet  Error: ImagePullBackOff\n\n==> karpenter.log <==\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n";
     let facts = facts_of(text);
@@ -675,12 +721,7 @@ $ aws logs get-query-results --query-id 1234
 }
 "#;
     let facts = facts_of(text);
-    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
-    let messages: Vec<(&str, usize)> = facts
-        .logs
-        .iter()
-        .map(|r| (r.message.as_str(), r.evidence.line))
-        .collect();
+    let messages = log_messages_and_lines(&facts);
     assert_eq!(
         messages,
         [
@@ -1631,12 +1672,7 @@ fn elasticsearch_search_responses_are_log_exports() {
 }
 "#;
     let facts = facts_of(text);
-    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
-    let messages: Vec<(&str, usize)> = facts
-        .logs
-        .iter()
-        .map(|r| (r.message.as_str(), r.evidence.line))
-        .collect();
+    let messages = log_messages_and_lines(&facts);
     assert_eq!(
         messages,
         [("could not schedule pod", 10), ("created nodeclaim", 15)]

@@ -65,7 +65,8 @@ pub fn counts_line(report: &Report) -> String {
 /// `seen 12 times, first 10:01:02, last 10:31:40` for collapsed repeats; `None` for a line
 /// seen once.
 pub fn repeat_note(e: &Evidence) -> Option<String> {
-    if e.count <= 1 {
+    // A describe row quoting its own `(x31 over 9m)` says it already.
+    if e.count <= 1 || e.text.contains(&format!("(x{} over ", e.count)) {
         return None;
     }
     let mut s = format!("seen {} times", e.count);
@@ -250,6 +251,9 @@ mod tests {
             repeat_note(&e).as_deref(),
             Some("seen 4 times, first 10:00, last 10:30")
         );
+        // The quoted describe row already says how often and since when.
+        e.text = "Warning  FailedScheduling  30s (x4 over 40m)  karpenter  ...".into();
+        assert_eq!(repeat_note(&e), None);
     }
 
     #[test]

@@ -305,6 +305,15 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Whether a diagnosis quotes the line of `evidence`.
+    fn quoted(&self, evidence: &crate::document::Evidence) -> bool {
+        self.diagnoses.iter().any(|d| {
+            d.evidence
+                .iter()
+                .any(|q| q.source == evidence.source && q.line == evidence.line)
+        })
+    }
+
     fn diagnosis_among(&self, ids: &[&str]) -> Option<&Diagnosis> {
         self.diagnoses.iter().find(|d| ids.contains(&d.id))
     }
@@ -419,6 +428,11 @@ impl Ctx<'_> {
         }
         if let Some(w) = subject_events.iter().find(|e| e.event_type == "Warning") {
             return warning(w);
+        }
+        // Karpenter reports some causes as Normal events (DisruptionBlocked, Unconsolidatable):
+        // one a diagnosis quotes is no "ok".
+        if let Some(e) = subject_events.iter().find(|e| self.quoted(&e.evidence)) {
+            return Seen::problem(format!("{}: {}", e.reason, e.message));
         }
         if let Some(signal) = scheduling {
             return Seen::problem(signal);
@@ -1624,7 +1638,11 @@ default     1m          Normal   DisruptionBlocked   nodeclaim/spot-w2r8t       
         assert_eq!(subject.kind, "NodeClaims", "{subject:?}");
         let step = &report.checklist[0];
         assert_eq!(step.name, "NodeClaim events", "{step:?}");
-        assert_eq!(step.signal, "3 nodeclaim events, no Warning", "{step:?}");
+        // KW411 quotes these Normal events: they are the problem, not "ok".
+        assert_eq!(
+            step.signal, "DisruptionBlocked: Nodeclaim does not have an associated node",
+            "{step:?}"
+        );
     }
 
     /// About a node, step 1 is named after it and counts its events apart from the pods';
@@ -1647,12 +1665,13 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
             name: "ip-10-0-1-2.eu-west-1.compute.internal".into(),
             objects: Vec::new(),
         };
+        // KW001 reports none of these: the events are counted, none is quoted.
         let run = |text: String| {
             crate::analyze_about(
                 &[Document::new("events.txt", text)],
                 &Options {
                     now: None,
-                    only: Some(vec!["KW410".into()]),
+                    only: Some(vec!["KW001".into()]),
                 },
                 Some(subject.clone()),
             )
@@ -1669,6 +1688,37 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
         assert_eq!(
             step.signal, "pod web-0: Warning BackOff: Back-off restarting failed container",
             "{step:?}"
+        );
+    }
+
+    /// DisruptionBlocked is a Normal event: the one KW401 quotes is the step's problem.
+    #[test]
+    fn a_normal_event_a_diagnosis_quotes_is_no_ok_step() {
+        let text = "LAST SEEN   TYPE     REASON              OBJECT                MESSAGE\n\
+                    50m         Normal   DisruptionBlocked   node/ip-10-0-1-2      Cannot disrupt Node: PDB \"kube-system/coredns\" prevents pod evictions\n";
+        let report = crate::analyze_text("events.txt", text, &Options::default());
+        assert!(report.diagnoses.iter().any(|d| d.id == "KW401"));
+        let step = &report.checklist[0];
+        assert_eq!(step.status.as_str(), "problem", "{step:?}");
+        assert!(
+            step.signal
+                .starts_with("DisruptionBlocked: Cannot disrupt Node"),
+            "{step:?}"
+        );
+        let quiet = "LAST SEEN   TYPE     REASON         OBJECT                MESSAGE\n\
+                     50m         Normal   Unconsolidatable   node/ip-10-0-1-2   Can't replace with a cheaper node\n";
+        let report = crate::analyze(
+            &[Document::new("events.txt", quiet)],
+            &Options {
+                now: None,
+                only: Some(vec!["KW401".into()]),
+            },
+        );
+        assert_eq!(
+            report.checklist[0].status.as_str(),
+            "ok",
+            "{:?}",
+            report.checklist[0]
         );
     }
 

@@ -533,18 +533,40 @@ impl EvidenceCollapser {
             Some(&i) => {
                 let kept = &mut self.out[i];
                 kept.count += e.count;
-                if kept.first_seen.is_none() {
-                    kept.first_seen = e.first_seen.clone();
-                }
-                if e.last_seen.is_some() {
-                    kept.last_seen = e.last_seen.clone();
-                }
+                // Input order is not time order (a `get events` list pasted above a describe
+                // of the same pod): keep the earliest first and the latest last when both
+                // sides say when, else the first one known and the later line's.
+                kept.first_seen = match (kept.first_seen.take(), e.first_seen.clone()) {
+                    (Some(k), Some(n)) if earlier(&n, &k) == Some(true) => Some(n),
+                    (k, n) => k.or(n),
+                };
+                kept.last_seen = match (kept.last_seen.take(), e.last_seen.clone()) {
+                    (Some(k), Some(n)) if earlier(&n, &k) == Some(true) => Some(k),
+                    (k, n) => n.or(k),
+                };
             }
             None => {
                 self.index.insert(key, self.out.len());
                 self.out.push(e);
             }
         }
+    }
+}
+
+/// Whether first/last seen value `a` is before `b`: both timestamps, or both kubectl ages
+/// (`40m ago` is before `30s ago`). A timestamp and an age, or a journal time without a year,
+/// cannot be compared: `None`.
+fn earlier(a: &str, b: &str) -> Option<bool> {
+    fn moment(value: &str) -> Option<(bool, i64)> {
+        if let Some(t) = time::epoch_seconds(value) {
+            return Some((true, t));
+        }
+        let age = value.trim().strip_suffix(" ago")?;
+        time::age_seconds(age).map(|s| (false, -s))
+    }
+    match (moment(a)?, moment(b)?) {
+        ((kind_a, a), (kind_b, b)) if kind_a == kind_b => Some(a < b),
+        _ => None,
     }
 }
 
@@ -871,6 +893,38 @@ mod registry_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collapse_keeps_the_earliest_first_and_latest_last_whatever_the_input_order() {
+        let seen = |line: usize, first: &str, last: &str, count: usize| {
+            let mut e = Evidence::new("d.txt", line, format!("line {line}"));
+            (e.first_seen, e.last_seen, e.count) = (Some(first.into()), Some(last.into()), count);
+            ("FailedScheduling".to_string(), e)
+        };
+        // A `get events` row (2m ago) above the describe row of the same event (x14 over 40m).
+        let out = collapse_evidence(
+            Vec::new(),
+            [
+                seen(3, "2m ago", "2m ago", 1),
+                seen(9, "40m ago", "30s ago", 14),
+            ],
+        );
+        let e = &out[0];
+        assert_eq!((e.count, e.line), (15, 3));
+        assert_eq!(e.first_seen.as_deref(), Some("40m ago"));
+        assert_eq!(e.last_seen.as_deref(), Some("30s ago"));
+        // Log times out of order; an age and a timestamp are not compared (input order wins).
+        let out = collapse_evidence(
+            Vec::new(),
+            [
+                seen(1, "2025-06-03T10:00:00Z", "2025-06-03T10:05:00Z", 1),
+                seen(2, "2025-06-03T09:00:00Z", "2025-06-03T09:01:00Z", 1),
+                seen(3, "5m ago", "5m ago", 1),
+            ],
+        );
+        assert_eq!(out[0].first_seen.as_deref(), Some("2025-06-03T09:00:00Z"));
+        assert_eq!(out[0].last_seen.as_deref(), Some("5m ago"));
+    }
 
     #[test]
     fn collapse_counts_repeats_not_the_same_line_twice() {

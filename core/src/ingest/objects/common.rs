@@ -65,6 +65,7 @@ pub fn meta(src: &Source<'_>, obj: &Node, api_version: Option<&str>) -> Meta {
         evidence: Some(src.evidence(field("name").or(metadata).unwrap_or(obj))),
         creation_timestamp: text_of(field("creationTimestamp")),
         from_table: false,
+        namespace_assumed: false,
         table_age: None,
     }
 }

@@ -41,14 +41,6 @@ constraint on `kubernetes.io/hostname` so one node never holds them all.
 "#,
 };
 
-/// Labels that differ per pod or per revision: never put in a PDB selector.
-const VOLATILE_LABELS: &[&str] = &[
-    "pod-template-hash",
-    "controller-revision-hash",
-    "statefulset.kubernetes.io/pod-name",
-    "apps.kubernetes.io/pod-index",
-];
-
 /// A Deployment or StatefulSet and the pods of it the input shows.
 struct Unit<'a> {
     kind: &'static str,
@@ -616,7 +608,7 @@ fn selector_labels(u: &Unit) -> BTreeMap<String, String> {
         }
     }
     let mut labels = pod_labels(u, u.pods.first().copied());
-    labels.retain(|k, _| !VOLATILE_LABELS.contains(&k.as_str()));
+    labels.retain(|k, _| !crate::facts::VOLATILE_LABELS.contains(&k.as_str()));
     labels
 }
 

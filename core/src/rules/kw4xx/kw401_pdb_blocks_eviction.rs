@@ -278,16 +278,17 @@ fn pdb_name(pdb: &Pdb) -> String {
     }
 }
 
-/// Pods the PDB selects: by labels when the pod's are known; a pod listed without labels
-/// (`kubectl get pods` rows) counts when its name starts with the PDB's, the way charts name
-/// both after the workload.
+/// Pods the PDB selects: by labels when the pod's and the PDB's selector are known; a pod
+/// listed without labels (`kubectl get pods` rows), or a PDB listed without its selector
+/// (`kubectl get pdb` rows), counts when the pod's name starts with the PDB's, the way charts
+/// name both after the workload.
 fn covered_pods<'a>(facts: &'a Facts, pdb: &Pdb) -> Vec<&'a Pod> {
     facts
         .pods
         .iter()
         .filter(|p| p.meta.namespace == pdb.meta.namespace || p.meta.namespace.is_none())
         .filter(|p| {
-            if p.meta.labels.is_empty() {
+            if p.meta.labels.is_empty() || pdb.meta.from_table {
                 p.meta.name.starts_with(&format!("{}-", pdb.meta.name))
             } else {
                 pdb.selector.matches(&p.meta.labels)
@@ -955,7 +956,7 @@ fn remediation(
         }
         let selector_yaml = pdb_objects
             .first()
-            .map(|pdb| selector_yaml(pdb))
+            .map(|pdb| selector_yaml(pdb, &covered_pods(facts, pdb)))
             .unwrap_or_else(|| "    matchLabels:\n      <label>: <value>\n".to_string());
         let always_allow = pdb_objects
             .first()
@@ -1027,12 +1028,22 @@ fn selector_flag(pdb: &Pdb) -> String {
     format!(" -l {}", pairs.join(","))
 }
 
-fn selector_yaml(pdb: &Pdb) -> String {
-    if pdb.selector.match_labels.is_empty() {
+/// The PDB's matchLabels; when the input does not show them (a `kubectl get pdb` row), the
+/// stable labels every pod it covers shares.
+fn selector_yaml(pdb: &Pdb, covered: &[&Pod]) -> String {
+    let mut labels = pdb.selector.match_labels.clone();
+    if labels.is_empty() {
+        let mut pods = covered.iter().map(|p| p.meta.stable_labels());
+        labels = pods.next().unwrap_or_default();
+        for other in pods {
+            labels.retain(|k, v| other.get(k) == Some(v));
+        }
+    }
+    if labels.is_empty() {
         return "    matchLabels:\n      <label>: <value>\n".to_string();
     }
     let mut s = "    matchLabels:\n".to_string();
-    for (k, v) in &pdb.selector.match_labels {
+    for (k, v) in &labels {
         s.push_str(&format!("      {k}: {v}\n"));
     }
     s
