@@ -1125,6 +1125,76 @@ pub fn requirement_on(requirements: &str, key: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The node class a NodePool launches with and what the input shows of its subnets: the
+/// zones a pod can get a node in are the NodePool's zones that also have a subnet, so
+/// offering (KW202) and spread (KW206) diagnoses name the class and its missing zones.
+#[derive(Debug, Clone, Default)]
+pub struct NodePoolSubnets {
+    /// The EC2NodeClass (or AWSNodeTemplate) name from the NodePool's `nodeClassRef`.
+    pub nodeclass: String,
+    /// The zones of its `status.subnets`, sorted and deduplicated; `None` when the input
+    /// shows no such status (the class object is absent or its status was not printed).
+    pub zones: Option<Vec<String>>,
+    /// The first tag of its `subnetSelectorTerms` (`*` for a key-only selector): the tag a
+    /// new subnet needs to be selected.
+    pub tag: Option<(String, String)>,
+}
+
+impl NodePoolSubnets {
+    /// The `wanted` zones the subnets do not cover; empty when the subnets are unknown.
+    pub fn missing<'z>(&self, wanted: &'z [String]) -> Vec<&'z String> {
+        match &self.zones {
+            Some(zones) => wanted.iter().filter(|z| !zones.contains(z)).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The commands that find a subnet in `zone` and give it the tag the class selects on
+    /// (the discovery tag with a placeholder when the selector is not in the input).
+    pub fn tag_subnet_command(&self, zone: &str) -> String {
+        tag_subnet_command(self.tag.as_ref(), zone)
+    }
+}
+
+/// `aws ec2 describe-subnets` in `zone`, then `aws ec2 create-tags` with the selector's tag.
+pub fn tag_subnet_command(tag: Option<&(String, String)>, zone: &str) -> String {
+    let (key, value) = tag
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .unwrap_or(("karpenter.sh/discovery", "<cluster-name>"));
+    format!(
+        "aws ec2 describe-subnets --filters Name=availability-zone,Values={zone} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={key},Value={value}"
+    )
+}
+
+/// What the facts say about the subnets of NodePool `nodepool`'s node class; `None` when the
+/// NodePool (with a node class reference) is not in the input.
+pub fn nodepool_subnets(facts: &Facts, nodepool: &str) -> Option<NodePoolSubnets> {
+    let np = facts.nodepool(nodepool)?;
+    let name = np.nodeclass_ref.clone()?;
+    let Some(nc) = facts.nodeclass(&name) else {
+        return Some(NodePoolSubnets {
+            nodeclass: name,
+            ..Default::default()
+        });
+    };
+    let zones = (!nc.status_subnets.is_empty()).then(|| {
+        let mut zones: Vec<String> = nc.status_subnets.iter().map(|(_, z)| z.clone()).collect();
+        zones.sort();
+        zones.dedup();
+        zones
+    });
+    let tag = nc.subnet_selector_terms.iter().find_map(|t| {
+        let tags = t.get("tags")?.as_object()?;
+        let (k, v) = tags.iter().next()?;
+        Some((k.clone(), v.as_str().unwrap_or("*").to_string()))
+    });
+    Some(NodePoolSubnets {
+        nodeclass: nc.meta.name.clone(),
+        zones,
+        tag,
+    })
+}
+
 /// `pod ns/name` or `the pod`.
 pub fn pod_label(pod: Option<&ObjectRef>) -> String {
     match pod {
