@@ -317,7 +317,7 @@ fn label_diagnosis(
                     incoming, existing, ..
                 },
                 Some(_),
-            ) => volume_zone_fix(facts, c, key, incoming, existing, fact_pod),
+            ) => volume_zone_fix(facts, c, key, incoming, existing, (pods.first(), fact_pod)),
             (
                 Cause::RequirementConflict {
                     incoming, existing, ..
@@ -805,7 +805,7 @@ fn volume_zone_fix(
     key: &str,
     incoming: &str,
     existing: &str,
-    fact_pod: Option<&Pod>,
+    (pod, fact_pod): (Option<&ObjectRef>, Option<&Pod>),
 ) -> Vec<Remediation> {
     let (kind, res, placeholder) = pool_words(clause);
     let np = clause.nodepool.as_deref().unwrap_or(placeholder);
@@ -833,8 +833,10 @@ fn volume_zone_fix(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // The message names the pod's namespace even when the input lacks the pod's spec.
     let ns = fact_pod
         .and_then(|p| p.meta.namespace.as_deref())
+        .or_else(|| pod.and_then(|p| p.namespace.as_deref()))
         .unwrap_or("<namespace>");
     let claim = fact_pod
         .and_then(|p| p.pvc_names.first())

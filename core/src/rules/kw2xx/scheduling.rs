@@ -419,7 +419,12 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         let Some((error, pod, field_nodepool)) = error_text(message, record) else {
             continue;
         };
-        let pod = pod.or_else(|| only_pod.clone());
+        let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
+            if p.namespace.is_none() {
+                p.namespace = pod_namespace(facts, message, &p.name);
+            }
+            p
+        });
         let mut clauses = parse_clauses(&error);
         if clauses.is_empty() {
             continue;
@@ -437,6 +442,32 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         });
     }
     out
+}
+
+/// The namespace of pod `name` when the message does not say it (an events table without a
+/// NAMESPACE column, a console log line): the one pod of that name the input shows, else the
+/// `-n` of the `kubectl get events` / `kubectl describe pod` the paste printed the message
+/// under. The fix commands then carry `-n <ns>` instead of a placeholder or the default.
+fn pod_namespace(facts: &Facts, message: &Message, name: &str) -> Option<String> {
+    let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
+    if let (Some(p), None) = (same.next(), same.next()) {
+        if p.meta.namespace.is_some() {
+            return p.meta.namespace.clone();
+        }
+    }
+    let under = facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.evidence.source == message.evidence.source && c.evidence.line < message.evidence.line
+        })
+        .max_by_key(|c| c.evidence.line)?;
+    let lists_it = under.is("get", "Event")
+        || under.is("describe", "Pod")
+        || under.is("get", "Pod") && under.name.as_deref() == Some(name);
+    (lists_it && !under.all_namespaces)
+        .then(|| under.namespace.clone())
+        .flatten()
 }
 
 /// Names the NodePool of clauses the text leaves unnamed (v1.5+ prints bare reasons) from the
@@ -1420,6 +1451,29 @@ pub fn hit_messages_of<'e, 'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An events table without a NAMESPACE column names the pod without one: the `-n` of the
+    /// `kubectl get events` above it fills it in, so fix commands carry the namespace.
+    #[test]
+    fn a_pod_named_without_namespace_takes_the_events_command_namespace() {
+        let row = "2m   Warning   FailedScheduling   pod/web-0   Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b]\n";
+        let header = "LAST SEEN   TYPE      REASON             OBJECT      MESSAGE\n";
+        let namespace_of = |text: &str| {
+            let report = crate::testing::check_only("KW203", text);
+            report.diagnoses[0].object.as_ref()?.namespace.clone()
+        };
+        assert_eq!(
+            namespace_of(&format!("$ kubectl get events -n shop\n{header}{row}")).as_deref(),
+            Some("shop")
+        );
+        // No command: the one pod of that name the input describes.
+        let describe = "Name:             web-0\nNamespace:        shop\nStatus:           Pending\nContainers:\n  web:\n    Image:  nginx\nQoS Class:       BestEffort\n\n";
+        assert_eq!(
+            namespace_of(&format!("{describe}{header}{row}")).as_deref(),
+            Some("shop")
+        );
+        assert_eq!(namespace_of(&format!("{header}{row}")), None);
+    }
 
     #[test]
     fn in_values_reads_each_value_and_drops_the_others_count() {
