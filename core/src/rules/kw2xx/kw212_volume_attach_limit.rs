@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{message_nodepool, tail_after};
+use crate::rules::kw2xx::scheduling::{message_nodepool, nodepool_of_node, tail_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -140,7 +140,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         Confidence::High
     };
-    let nodepool = facts
+    // The node the volumes wait on (the attach error's instance, the pod's node) names the
+    // NodePool to change; otherwise a NodePool without the startup taint is the suspect.
+    let node = attaching
+        .iter()
+        .find_map(|m| quoted_after(&m.text, "to node \""))
+        .filter(|n| n != "***")
+        .into_iter()
+        .chain(
+            facts
+                .pods
+                .iter()
+                .filter(|p| {
+                    unmounted
+                        .iter()
+                        .chain(&attaching)
+                        .any(|m| m.object.as_ref().is_some_and(|o| o.name == p.meta.name))
+                })
+                .filter_map(|p| p.node_name.clone()),
+        )
+        .find_map(|n| nodepool_of_node(facts, &n).map(|np| (n, np)));
+    if let Some((n, np)) = &node {
+        summary.push_str(&format!(" Node {n} was launched by NodePool {np}."));
+    }
+    let nodepool = node
+        .map(|(_, np)| np)
+        .or_else(|| facts
         .nodepools
         .iter()
         .find(|np| {
@@ -150,7 +175,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .map(|np| np.meta.name.clone())
         // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`).
-        .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m)));
+        .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m))));
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();

@@ -1226,6 +1226,29 @@ pub fn nodepool_subnets(facts: &Facts, nodepool: &str) -> Option<NodePoolSubnets
     })
 }
 
+/// The NodePool that launched node `node` (its name, or the EC2 instance ID an attach error
+/// names): the node's `karpenter.sh/nodepool` label, else the NodeClaim of that node.
+pub fn nodepool_of_node(facts: &Facts, node: &str) -> Option<String> {
+    let is_instance = |provider_id: Option<&str>| {
+        node.starts_with("i-")
+            && provider_id.is_some_and(|p| p.rsplit('/').next() == Some(node))
+    };
+    facts
+        .nodes
+        .iter()
+        .find(|n| n.meta.name == node || is_instance(n.provider_id.as_deref()))
+        .and_then(|n| n.nodepool().map(str::to_string))
+        .or_else(|| {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|c| {
+                    c.node_name.as_deref() == Some(node) || is_instance(c.provider_id.as_deref())
+                })
+                .and_then(|c| c.nodepool.clone())
+        })
+}
+
 /// `pod ns/name` or `the pod`.
 pub fn pod_label(pod: Option<&ObjectRef>) -> String {
     match pod {
