@@ -299,7 +299,7 @@ fn units_text(resource: &str, units: u128) -> String {
         return "none".to_string();
     }
     if resource == "cpu" {
-        if units % 1000 == 0 {
+        if units.is_multiple_of(1000) {
             format!("{}", units / 1000)
         } else {
             format!("{units}m")
@@ -308,7 +308,7 @@ fn units_text(resource: &str, units: u128) -> String {
         let bytes = units / 1000;
         let unit = [("Gi", 1u128 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)]
             .into_iter()
-            .find(|(_, size)| bytes % size == 0);
+            .find(|(_, size)| bytes.is_multiple_of(*size));
         match unit {
             Some((suffix, size)) => format!("{}{suffix}", bytes / size),
             None => bytes.to_string(),
@@ -1306,7 +1306,10 @@ mod tests {
             d.summary
         );
         let steps = crate::testing::remediation_text(d);
-        assert!(steps.contains("Or lower the requests of init container warm-cache"), "{steps}");
+        assert!(
+            steps.contains("Or lower the requests of init container warm-cache"),
+            "{steps}"
+        );
         // An init container below the app containers' sum (CPU) is named for memory only.
         let d = &check_only("KW201", &describe("500m")).diagnoses[0];
         assert!(

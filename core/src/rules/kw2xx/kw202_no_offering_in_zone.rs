@@ -623,9 +623,7 @@ impl ZoneFacts {
             zone_steps.push((
                 !missing_sub.is_empty(),
                 Remediation::command(
-                    format!(
-                        "{verb} a subnet in {target}: find one and give it the tag {see}."
-                    ),
+                    format!("{verb} a subnet in {target}: find one and give it the tag {see}."),
                     tag_subnet_command(self.subnet_tag.as_ref(), &target),
                 ),
             ));

@@ -1283,7 +1283,11 @@ status:
         let report = check_only("KW203", &only);
         let step = offer_step(&report);
         assert!(step.yaml.is_none());
-        assert!(step.text.contains("delete that requirement"), "{}", step.text);
+        assert!(
+            step.text.contains("delete that requirement"),
+            "{}",
+            step.text
+        );
     }
 
     #[test]
@@ -1291,12 +1295,20 @@ status:
         let line = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"api-0","namespace":"web"},"error":"incompatible with nodepool \"general\", daemonset overhead={}, incompatible requirements, key node.kubernetes.io/instance-type, node.kubernetes.io/instance-type In [m7i.2xlarge] not in node.kubernetes.io/instance-type In [m5.large m5.xlarge m6i.large m6i.xlarge m6i.2xlarge and 2 others]"}"#;
         let report = check_only("KW203", line);
         let yaml = offer_step(&report).yaml.as_deref().unwrap();
-        assert!(yaml.contains("\"m6i.2xlarge\", \"m7i.2xlarge\"]  # and the other values it lists today"), "{yaml}");
+        assert!(
+            yaml.contains(
+                "\"m6i.2xlarge\", \"m7i.2xlarge\"]  # and the other values it lists today"
+            ),
+            "{yaml}"
+        );
 
         let pool = "\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    spec:\n      requirements:\n      - key: node.kubernetes.io/instance-type\n        operator: In\n        values: [m5.large, m5.xlarge, m6i.large, m6i.xlarge, m6i.2xlarge, r6i.large, r6i.xlarge]\n";
         let report = check_only("KW203", &format!("{line}{pool}"));
         let yaml = offer_step(&report).yaml.as_deref().unwrap();
-        assert!(yaml.contains("\"r6i.xlarge\", \"m7i.2xlarge\"]\n"), "{yaml}");
+        assert!(
+            yaml.contains("\"r6i.xlarge\", \"m7i.2xlarge\"]\n"),
+            "{yaml}"
+        );
         assert!(!yaml.contains('#'), "{yaml}");
     }
 
@@ -1331,10 +1343,9 @@ status:
         assert!(first
             .text
             .starts_with("Let NodePool default launch where the volume is"));
-        assert!(first
-            .yaml
-            .as_deref()
-            .is_some_and(|y| y.contains("values: [\"eu-west-1b\", \"eu-west-1c\", \"eu-west-1a\"]")));
+        assert!(first.yaml.as_deref().is_some_and(
+            |y| y.contains("values: [\"eu-west-1b\", \"eu-west-1c\", \"eu-west-1a\"]")
+        ));
         assert!(!d
             .remediation
             .iter()

@@ -559,7 +559,10 @@ fn subnet_gaps(
     key: &str,
     needed: &[&String],
 ) -> Vec<(String, NodePoolSubnets, Vec<String>)> {
-    let mut names: Vec<&str> = siblings.iter().filter_map(|c| c.nodepool.as_deref()).collect();
+    let mut names: Vec<&str> = siblings
+        .iter()
+        .filter_map(|c| c.nodepool.as_deref())
+        .collect();
     if let Some(n) = clause.nodepool.as_deref() {
         names.push(n);
     }
@@ -691,10 +694,15 @@ mod tests {
             .expect("a subnet step");
         let command = subnet_step.command.as_deref().unwrap();
         assert!(command.contains("Values=us-east-1c"), "{command}");
-        assert!(command.contains("Key=karpenter.sh/discovery,Value=shop"), "{command}");
+        assert!(
+            command.contains("Key=karpenter.sh/discovery,Value=shop"),
+            "{command}"
+        );
         // The NodePool already allows the zone: telling the user to widen it would be a no-op.
         assert!(
-            !d.remediation.iter().any(|r| r.text.contains("widen NodePool")),
+            !d.remediation
+                .iter()
+                .any(|r| r.text.contains("widen NodePool")),
             "{:?}",
             d.remediation
         );

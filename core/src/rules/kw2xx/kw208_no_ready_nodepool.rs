@@ -235,7 +235,11 @@ fn empty_nodepool_list(facts: &Facts) -> Option<Diagnosis> {
     let scheduling_failed = facts.messages.iter().any(|m| {
         contains_any(
             &m.text,
-            &["failed to schedule pod", "nodes are available", "FailedScheduling"],
+            &[
+                "failed to schedule pod",
+                "nodes are available",
+                "FailedScheduling",
+            ],
         )
     });
     if pending.is_empty() && !scheduling_failed {
@@ -654,7 +658,11 @@ mod tests {
         let pods = "$ kubectl get pods -n shop\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\n";
         let empty = "$ kubectl get nodepools\nNo resources found\n";
         let d = one(&format!("{pods}\n{empty}"));
-        assert!(d.summary.contains("Pod shop/web-0 is Pending"), "{}", d.summary);
+        assert!(
+            d.summary.contains("Pod shop/web-0 is Pending"),
+            "{}",
+            d.summary
+        );
         assert_eq!(d.evidence[0].line, 6, "{:?}", d.evidence);
         // Without a Pending pod, an empty list is no problem yet.
         assert!(ids(&check_only("KW208", empty)).is_empty());

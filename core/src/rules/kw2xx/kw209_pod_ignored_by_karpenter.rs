@@ -156,8 +156,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .as_deref()
             .is_some_and(|c| c.eq_ignore_ascii_case(FARGATE_SCHEDULER))
             && m.reason.as_deref() == Some("FailedScheduling");
-        let Some(reason) =
-            reason_of(&m.text).or_else(|| from_fargate.then_some(Reason::Fargate))
+        let Some(reason) = reason_of(&m.text).or_else(|| from_fargate.then_some(Reason::Fargate))
         else {
             continue;
         };
@@ -273,9 +272,7 @@ fn fargate_profile(pod: &Pod) -> Option<String> {
     pod.meta
         .label(FARGATE_PROFILE_LABEL)
         .map(str::to_string)
-        .or_else(|| {
-            (pod.scheduler_name.as_deref() == Some(FARGATE_SCHEDULER)).then(String::new)
-        })
+        .or_else(|| (pod.scheduler_name.as_deref() == Some(FARGATE_SCHEDULER)).then(String::new))
 }
 
 /// Why Karpenter ignores this pod, judging by its spec alone: every required nodeSelectorTerm
@@ -713,7 +710,11 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW209"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("Fargate profile fp-web selects it"), "{}", d.summary);
+        assert!(
+            d.summary.contains("Fargate profile fp-web selects it"),
+            "{}",
+            d.summary
+        );
         assert!(crate::testing::remediation_text(d).contains("--fargate-profile-name fp-web"));
         // Running on Fargate, or Pending without the label: not this.
         let running = pod("eks.amazonaws.com/fargate-profile=fp-web", "Running");

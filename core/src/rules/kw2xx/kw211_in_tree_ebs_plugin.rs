@@ -233,7 +233,10 @@ mod tests {
         let d = &check_only("KW211", table).diagnoses[0];
         let steps = crate::testing::remediation_text(d);
         assert!(!steps.contains("Create a CSI StorageClass"), "{steps}");
-        assert!(steps.contains("kubectl patch storageclass fast-ssd"), "{steps}");
+        assert!(
+            steps.contains("kubectl patch storageclass fast-ssd"),
+            "{steps}"
+        );
         assert!(steps.contains("move workloads to fast-ssd"), "{steps}");
         // Without a CSI class in the input, one is created.
         let only_in_tree = table.lines().take(3).collect::<Vec<_>>().join("\n");

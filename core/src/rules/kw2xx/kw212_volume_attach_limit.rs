@@ -163,19 +163,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if let Some((n, np)) = &node {
         summary.push_str(&format!(" Node {n} was launched by NodePool {np}."));
     }
-    let nodepool = node
-        .map(|(_, np)| np)
-        .or_else(|| facts
-        .nodepools
-        .iter()
-        .find(|np| {
-            !np.startup_taints
-                .iter()
-                .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
-        })
-        .map(|np| np.meta.name.clone())
-        // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`).
-        .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m))));
+    let nodepool = node.map(|(_, np)| np).or_else(|| {
+        facts
+            .nodepools
+            .iter()
+            .find(|np| {
+                !np.startup_taints
+                    .iter()
+                    .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
+            })
+            .map(|np| np.meta.name.clone())
+            // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`).
+            .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m)))
+    });
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();

@@ -207,23 +207,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .and_then(|s| s.zone.clone())
             })
     };
-    let nodepool = ec2.iter().find_map(|m| m.nodepool.clone()).or_else(|| {
-        ec2.iter().find_map(|m| {
-            let nc = m.object.as_ref()?;
-            facts
-                .nodeclaims
-                .iter()
-                .find(|c| c.meta.name == nc.name)
-                .and_then(|c| c.nodepool.clone())
+    let nodepool = ec2
+        .iter()
+        .find_map(|m| m.nodepool.clone())
+        .or_else(|| {
+            ec2.iter().find_map(|m| {
+                let nc = m.object.as_ref()?;
+                facts
+                    .nodeclaims
+                    .iter()
+                    .find(|c| c.meta.name == nc.name)
+                    .and_then(|c| c.nodepool.clone())
+            })
         })
-    })
-    // The CNI's failure is about a pod: the NodePool of the node it was placed on.
-    .or_else(|| {
-        cni.iter().find_map(|m| {
-            let node = facts.pod(m.object.as_ref()?)?.node_name.clone()?;
-            nodepool_of_node(facts, &node)
-        })
-    });
+        // The CNI's failure is about a pod: the NodePool of the node it was placed on.
+        .or_else(|| {
+            cni.iter().find_map(|m| {
+                let node = facts.pod(m.object.as_ref()?)?.node_name.clone()?;
+                nodepool_of_node(facts, &node)
+            })
+        });
     let mut summary = String::new();
     if !ec2.is_empty() {
         let names: Vec<String> = subnets

@@ -805,7 +805,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             let lacking = sub.missing(&suggested);
             if !lacking.is_empty() {
                 let zones: Vec<&str> = lacking.iter().map(|z| z.as_str()).collect();
-                let class = if legacy { "AWSNodeTemplate" } else { "EC2NodeClass" };
+                let class = if legacy {
+                    "AWSNodeTemplate"
+                } else {
+                    "EC2NodeClass"
+                };
                 let at = usize::from(!not_allowed.is_empty() && pool_zones.is_some());
                 steps.insert(
                     at,
@@ -963,7 +967,10 @@ fn suggested_zones(text: &str) -> Vec<String> {
         let mut rest = text;
         while let Some(at) = find_ignore_ascii_case(rest, marker) {
             rest = &rest[at + marker.len()..];
-            for token in rest.split([',', ' ']).filter(|t| !t.is_empty() && *t != "or" && *t != "and") {
+            for token in rest
+                .split([',', ' '])
+                .filter(|t| !t.is_empty() && *t != "or" && *t != "and")
+            {
                 let zone = token.trim_end_matches(['.', ';', ')']);
                 let is_zone = zone.len() > 1
                     && zone.ends_with(|c: char| c.is_ascii_lowercase())
@@ -1030,9 +1037,17 @@ spec:
         values: ["us-east-1a"]
 "#;
         let d = &check_only("KW215", text).diagnoses[0];
-        assert!(d.summary.contains("EC2 says it has the capacity in us-east-1b, us-east-1c"), "{}", d.summary);
+        assert!(
+            d.summary
+                .contains("EC2 says it has the capacity in us-east-1b, us-east-1c"),
+            "{}",
+            d.summary
+        );
         let yaml = d.remediation[0].yaml.as_deref().unwrap_or_default();
-        assert!(yaml.contains("values: [\"us-east-1a\", \"us-east-1b\", \"us-east-1c\"]"), "{yaml}");
+        assert!(
+            yaml.contains("values: [\"us-east-1a\", \"us-east-1b\", \"us-east-1c\"]"),
+            "{yaml}"
+        );
     }
 
     #[test]

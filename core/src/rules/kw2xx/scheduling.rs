@@ -1230,8 +1230,7 @@ pub fn nodepool_subnets(facts: &Facts, nodepool: &str) -> Option<NodePoolSubnets
 /// names): the node's `karpenter.sh/nodepool` label, else the NodeClaim of that node.
 pub fn nodepool_of_node(facts: &Facts, node: &str) -> Option<String> {
     let is_instance = |provider_id: Option<&str>| {
-        node.starts_with("i-")
-            && provider_id.is_some_and(|p| p.rsplit('/').next() == Some(node))
+        node.starts_with("i-") && provider_id.is_some_and(|p| p.rsplit('/').next() == Some(node))
     };
     facts
         .nodes
