@@ -245,13 +245,13 @@ fn empty_nodepool_list(facts: &Facts) -> Option<Diagnosis> {
     if pending.is_empty() && !scheduling_failed {
         return None;
     }
-    let waiting = match pending.as_slice() {
-        [] => "a pod is Pending".to_string(),
-        [one] => format!("Pod {} is Pending", one.qualified_name()),
-        several => format!("{} pods are Pending", several.len()),
+    let (waiting, them) = match pending.as_slice() {
+        [] => ("a pod is Pending".to_string(), "it"),
+        [one] => (format!("Pod {} is Pending", one.qualified_name()), "it"),
+        several => (format!("{} pods are Pending", several.len()), "them"),
     };
     let summary = format!(
-        "The cluster has no NodePool (`kubectl get nodepools`: No resources found) while {waiting}: Karpenter provisions only from NodePools, so it launches nothing for them until one exists."
+        "The cluster has no NodePool (`kubectl get nodepools`: No resources found) while {waiting}: Karpenter provisions only from NodePools, so it launches nothing for {them} until one exists."
     );
     Some(
         Diagnosis::new(&META, summary)

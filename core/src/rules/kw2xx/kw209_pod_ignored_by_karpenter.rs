@@ -442,12 +442,13 @@ fn diagnose(
             )
         }
         Reason::Fargate => {
-            let profile = fact_pod(facts, pod)
-                .and_then(fargate_profile)
-                .filter(|p| !p.is_empty());
-            let by = match &profile {
-                Some(p) => format!("Fargate profile {p} selects it (label {FARGATE_PROFILE_LABEL}={p})"),
-                None => "a Fargate profile selects it (schedulerName fargate-scheduler)".to_string(),
+            let spec_says = fact_pod(facts, pod).and_then(fargate_profile);
+            let profile = spec_says.clone().filter(|p| !p.is_empty());
+            let by = match (&profile, &spec_says) {
+                (Some(p), _) => format!("Fargate profile {p} selects it (label {FARGATE_PROFILE_LABEL}={p})"),
+                (None, Some(_)) => "a Fargate profile selects it (schedulerName fargate-scheduler)".to_string(),
+                // Only fargate-scheduler's event shows it.
+                (None, None) => "a Fargate profile selects it (fargate-scheduler, not the default scheduler, reports on it)".to_string(),
             };
             let said = messages
                 .iter()
