@@ -177,6 +177,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m)))
     });
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
+    let has_startup_taint = facts.nodepool(np).is_some_and(|p| {
+        p.startup_taints
+            .iter()
+            .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
+    });
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();
     for m in limit
@@ -237,10 +242,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(attaching.iter().copied())
         .with_messages(unmounted.iter().copied())
         .with_remediation([
-            Remediation::yaml(
-                format!("Give NodePool {np} the EBS CSI startup taint, so pods wait until the driver reports the node's limit (`kubectl edit nodepool {np}`):"),
-                "spec:\n  template:\n    spec:\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n",
-            ),
+            // The node's NodePool may have the taint already: then the driver published the
+            // limit and the spread (next step) is what is left.
+            if has_startup_taint {
+                Remediation::text(format!(
+                    "NodePool {np} already has the EBS CSI startup taint (ebs.csi.aws.com/agent-not-ready), so pods waited for the driver: the node's attach limit is simply too low for the PVC pods placed on it; spread them (below) or use instance types that can attach more volumes."
+                ))
+            } else {
+                Remediation::yaml(
+                    format!("Give NodePool {np} the EBS CSI startup taint, so pods wait until the driver reports the node's limit (`kubectl edit nodepool {np}`):"),
+                    "spec:\n  template:\n    spec:\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n",
+                )
+            },
             Remediation::yaml(
                 format!("Spread the PVC pods over nodes ({}):", spread_target),
                 format!("topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: kubernetes.io/hostname\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector:\n      matchLabels:\n        {label_key}: {label_value}\n"),
