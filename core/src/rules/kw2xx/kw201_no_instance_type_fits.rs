@@ -1,6 +1,6 @@
 //! KW201 no-instance-type-fits.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef, Pod};
 use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
@@ -22,7 +22,10 @@ const META: RuleMeta = RuleMeta {
 Karpenter simulated every instance type the NodePool allows and none can hold the pod: its
 requests plus the daemonset overhead (the DaemonSet pods every new node also runs) exceed what
 the largest allowed type offers, or no single type meets the requirements, the resources and
-an offering at once.
+an offering at once. The pod's own request is, per resource, the larger of its biggest init
+container's request and the sum of its app containers' (init containers run one at a time
+before the app containers start): when the pod spec is in the input and an init container
+asks for more, the diagnosis names it, since lowering the app containers would change nothing.
 
 Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`):
 `no instance type has enough resources, requirements=..., resources=...`, the v1.0 to v1.2
@@ -106,6 +109,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             _ => pod_label(pod),
         };
         let pool = nodepool_label(clause);
+        let init_heavy = pod.and_then(|p| facts.pod(p)).and_then(init_heavy_requests);
         let excluded_by_limits = clause
             .nodepool
             .as_deref()
@@ -146,6 +150,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 None => summary.push_str(" (its requests plus the daemonset overhead)"),
             }
             summary.push('.');
+            if let Some(note) = &init_heavy {
+                summary.push_str(&format!(" {}", note.sentence()));
+            }
             let unknown = unknown_resources(res);
             if !unknown.is_empty() {
                 summary.push_str(&format!(
@@ -203,6 +210,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 pod.map(|p| p.qualified_name()),
                 owner.as_ref(),
                 &pinned,
+                init_heavy.as_ref(),
             ));
         if excluded_by_limits {
             diagnosis = diagnosis.with_related(&["KW205"]);
@@ -210,6 +218,102 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         out.push(diagnosis);
     }
     out
+}
+
+/// The resources for which one init container asks more than the pod's app containers
+/// together: the scheduler (and Karpenter) take, per resource, the larger of the biggest
+/// init container request and the sum of the app containers' requests, since init
+/// containers run one at a time before the app containers start.
+#[derive(Debug, Clone, PartialEq)]
+struct InitHeavy {
+    /// (resource, init container, its request, the app containers' sum as a quantity).
+    resources: Vec<(String, String, String, String)>,
+}
+
+impl InitHeavy {
+    fn names(&self) -> String {
+        let mut names: Vec<&str> = self.resources.iter().map(|r| r.1.as_str()).collect();
+        names.dedup();
+        names.join(", ")
+    }
+
+    fn sentence(&self) -> String {
+        // One clause per init container: `requests cpu 12 and memory 48Gi (... cpu 1100m,
+        // memory 2112Mi)`.
+        let mut parts: Vec<String> = Vec::new();
+        let mut containers: Vec<&str> = self.resources.iter().map(|r| r.1.as_str()).collect();
+        containers.dedup();
+        for init in containers {
+            let own: Vec<&(String, String, String, String)> =
+                self.resources.iter().filter(|r| r.1 == init).collect();
+            let asks: Vec<String> = own.iter().map(|r| format!("{} {}", r.0, r.2)).collect();
+            let apps: Vec<String> = own.iter().map(|r| format!("{} {}", r.0, r.3)).collect();
+            parts.push(format!(
+                "init container {init} requests {} (the app containers together: {})",
+                asks.join(" and "),
+                apps.join(", ")
+            ));
+        }
+        format!(
+            "Of the pod's own requests, {}: an init container runs alone before the app containers, so the scheduler and Karpenter count the larger of the two, and that request is what must fit.",
+            parts.join("; ")
+        )
+    }
+}
+
+fn init_heavy_requests(pod: &Pod) -> Option<InitHeavy> {
+    let mut resources = Vec::new();
+    for res in ["cpu", "memory", "ephemeral-storage"] {
+        let heaviest = pod
+            .init_containers
+            .iter()
+            .filter_map(|c| {
+                let q = c.requests.get(res)?;
+                Some((quantity_units(q)?, c.name.as_str(), q.as_str()))
+            })
+            .max_by_key(|(units, _, _)| *units);
+        let Some((init_units, name, value)) = heaviest else {
+            continue;
+        };
+        let apps: u128 = pod
+            .containers
+            .iter()
+            .filter_map(|c| quantity_units(c.requests.get(res)?))
+            .sum();
+        if init_units > apps {
+            resources.push((
+                res.to_string(),
+                name.to_string(),
+                value.to_string(),
+                units_text(res, apps),
+            ));
+        }
+    }
+    (!resources.is_empty()).then_some(InitHeavy { resources })
+}
+
+/// A sum of `quantity_units` (thousandths) as a quantity: cores or millicores for CPU, the
+/// largest binary unit that divides it for byte amounts.
+fn units_text(resource: &str, units: u128) -> String {
+    if units == 0 {
+        return "none".to_string();
+    }
+    if resource == "cpu" {
+        if units.is_multiple_of(1000) {
+            format!("{}", units / 1000)
+        } else {
+            format!("{units}m")
+        }
+    } else {
+        let bytes = units / 1000;
+        let unit = [("Gi", 1u128 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)]
+            .into_iter()
+            .find(|(_, size)| bytes.is_multiple_of(*size));
+        match unit {
+            Some((suffix, size)) => format!("{}{suffix}", bytes / size),
+            None => bytes.to_string(),
+        }
+    }
 }
 
 /// The zones and capacity types a requirements string narrows the offerings to.
@@ -478,6 +582,7 @@ fn remediation(
     pod: Option<String>,
     owner: Option<&ObjectRef>,
     pinned: &[String],
+    init_heavy: Option<&InitHeavy>,
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut steps = Vec::new();
@@ -560,7 +665,7 @@ fn remediation(
     if failure.cpu_typo {
         steps.push(Remediation::command(
             "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
-            format!("kubectl get {object} -o jsonpath='{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
+            format!("kubectl get {object} -o jsonpath='{{range {spec}.initContainers[*]}}init {{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
         ));
         // A million cores fits no instance: widening the NodePool or trimming DaemonSets
         // would not help, the request is the fix.
@@ -682,12 +787,18 @@ fn remediation(
         // No request or overhead change helps while no instance type can match at all.
         return steps;
     }
+    // When an init container's request is the larger, lowering the app containers' changes
+    // nothing: name the init container to lower.
+    let which = match init_heavy {
+        Some(h) => format!("the requests of init container {}", h.names()),
+        None => "the requests".to_string(),
+    };
     steps.push(Remediation::text(match owner {
         Some(o) => format!(
-            "Or lower the requests in {} so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
+            "Or lower {which} in {} so that they fit the largest allowed type, counting the daemonset overhead every node runs.",
             pod_template_of(o, &ns)
         ),
-        None => "Or lower the pod's requests so that they fit the largest allowed type, counting the daemonset overhead every node runs.".to_string(),
+        None => format!("Or lower {} so that they fit the largest allowed type, counting the daemonset overhead every node runs.", which.replacen("the requests", "the pod's requests", 1)),
     }));
     if clause.daemonset_overhead.is_some() || clause.resources.is_some() {
         steps.push(Remediation::command(
@@ -1184,6 +1295,31 @@ mod tests {
     }
 
     #[test]
+    fn an_init_container_asking_more_than_the_app_containers_is_named() {
+        let describe = |init_cpu: &str| {
+            format!("Name:             reindex-0\nNamespace:        search\nStatus:           Pending\nInit Containers:\n  warm-cache:\n    Image:      x\n    Requests:\n      cpu:     {init_cpu}\n      memory:  48Gi\nContainers:\n  reindex:\n    Image:      y\n    Requests:\n      cpu:     1\n      memory:  2Gi\n  metrics:\n    Image:      z\n    Requests:\n      cpu:     100m\n      memory:  64Mi\nEvents:\n  Type     Reason            Age  From       Message\n  ----     ------            ---  ----       -------\n  Warning  FailedScheduling  40s  karpenter  Failed to schedule pod, incompatible with nodepool \"general\", daemonset overhead={{\"cpu\":\"180m\"}}, no instance type has enough resources, requirements=karpenter.sh/nodepool In [general], resources={{\"cpu\":\"12180m\",\"memory\":\"49272Mi\",\"pods\":\"6\"}}\n")
+        };
+        let d = &check_only("KW201", &describe("12")).diagnoses[0];
+        assert!(
+            d.summary.contains("init container warm-cache requests cpu 12 and memory 48Gi (the app containers together: cpu 1100m, memory 2112Mi)"),
+            "{}",
+            d.summary
+        );
+        let steps = crate::testing::remediation_text(d);
+        assert!(
+            steps.contains("Or lower the requests of init container warm-cache"),
+            "{steps}"
+        );
+        // An init container below the app containers' sum (CPU) is named for memory only.
+        let d = &check_only("KW201", &describe("500m")).diagnoses[0];
+        assert!(
+            d.summary.contains("init container warm-cache requests memory 48Gi (the app containers together: memory 2112Mi)"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
     fn a_pod_shown_without_its_name_is_named_by_its_controller() {
         let event = r#"Events:
   Type     Reason            Age  From       Message
@@ -1201,13 +1337,13 @@ mod tests {
             d.summary
         );
         let steps = crate::testing::remediation_text(d);
-        assert!(steps.contains("kubectl get deployment ingest-worker -n <namespace> -o jsonpath='{range .spec.template.spec.containers[*]}"), "{steps}");
+        assert!(steps.contains("kubectl get deployment ingest-worker -n <namespace> -o jsonpath='{range .spec.template.spec.initContainers[*]}"), "{steps}");
         assert!(!steps.contains("<pod>"), "{steps}");
         // With its name the pod itself is read, in its namespace.
         let text = format!("Name:             ingest-worker-5c7b9d8f6-q8z2m\nNamespace:        etl\nStatus:           Pending\nControlled By:    ReplicaSet/ingest-worker-5c7b9d8f6\nContainers:\n  ingest-worker:\n    Image:  x\n{event}");
         let report = check_only("KW201", &text);
         let steps = crate::testing::remediation_text(&report.diagnoses[0]);
-        assert!(steps.contains("kubectl get pod ingest-worker-5c7b9d8f6-q8z2m -n etl -o jsonpath='{range .spec.containers[*]}"), "{steps}");
+        assert!(steps.contains("kubectl get pod ingest-worker-5c7b9d8f6-q8z2m -n etl -o jsonpath='{range .spec.initContainers[*]}"), "{steps}");
     }
 
     #[test]

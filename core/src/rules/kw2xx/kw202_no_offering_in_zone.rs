@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::kw216_spot_only_nodepool::{pool_requirements_yaml, spot_only_clause};
 use crate::rules::kw2xx::scheduling::{
-    format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    requirement_on, scheduling_errors, Cause, Clause, SchedulingError,
+    format_resources, group_hits, hit_messages, in_values, nodepool_label, nodepool_subnets,
+    pod_label, requirement_on, scheduling_errors, tag_subnet_command, Cause, Clause,
+    SchedulingError,
 };
 use crate::rules::kw3xx::common::Api;
 use crate::rules::text::{capitalised, is_region};
@@ -292,25 +293,14 @@ impl ZoneFacts {
                 z.capacity_types = np.allowed_values("karpenter.sh/capacity-type");
                 z.spot_only = z.capacity_types.as_ref().is_some_and(|v| v == &["spot"]);
             }
-            if let Some(nc) = np.nodeclass_ref.as_deref().and_then(|n| facts.nodeclass(n)) {
-                z.nodeclass = Some(nc.meta.name.clone());
-                if !nc.status_subnets.is_empty() {
-                    let mut zones: Vec<String> = nc
-                        .status_subnets
-                        .iter()
-                        .map(|(_, zone)| zone.clone())
-                        .collect();
-                    zones.sort();
-                    zones.dedup();
-                    z.subnet_zones = Some(zones);
-                }
-                z.subnet_tag = nc.subnet_selector_terms.iter().find_map(|t| {
-                    let tags = t.get("tags")?.as_object()?;
-                    let (k, v) = tags.iter().next()?;
-                    Some((k.clone(), v.as_str().unwrap_or("*").to_string()))
-                });
-            } else {
-                z.nodeclass = np.nodeclass_ref.clone();
+            if let Some(subnets) = clause
+                .nodepool
+                .as_deref()
+                .and_then(|n| nodepool_subnets(facts, n))
+            {
+                z.nodeclass = Some(subnets.nodeclass);
+                z.subnet_zones = subnets.zones;
+                z.subnet_tag = subnets.tag;
             }
         }
         z
@@ -616,12 +606,6 @@ impl ZoneFacts {
                 .or_else(|| self.required_zones().into_iter().next().map(str::to_string))
                 .or_else(|| wanted.first().cloned())
                 .unwrap_or_else(|| "<zone>".to_string());
-            let (tag_key, tag_value) = self.subnet_tag.clone().unwrap_or_else(|| {
-                (
-                    "karpenter.sh/discovery".to_string(),
-                    "<cluster-name>".to_string(),
-                )
-            });
             let verb = if missing_sub.is_empty() {
                 "Make sure {class} {nc} selects"
             } else {
@@ -639,12 +623,8 @@ impl ZoneFacts {
             zone_steps.push((
                 !missing_sub.is_empty(),
                 Remediation::command(
-                    format!(
-                        "{verb} a subnet in {target}: find one and give it the tag {see}."
-                    ),
-                    format!(
-                        "aws ec2 describe-subnets --filters Name=availability-zone,Values={target} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={tag_key},Value={tag_value}"
-                    ),
+                    format!("{verb} a subnet in {target}: find one and give it the tag {see}."),
+                    tag_subnet_command(self.subnet_tag.as_ref(), &target),
                 ),
             ));
         }

@@ -6,7 +6,8 @@ use crate::rules::kw2xx::kw202_no_offering_in_zone::ZONE_KEYS;
 use crate::rules::kw2xx::kw208_no_ready_nodepool::{not_ready, NotReady};
 use crate::rules::kw2xx::scheduling::{
     group_nearest_note, hit_messages_of, hit_pods, in_values, nodepool_label, pods_label,
-    pools_label, scheduling_errors, single_value, Cause, Clause, Hit, SchedulingError,
+    pools_label, requirement_on, scheduling_errors, single_value, Cause, Clause, Hit,
+    SchedulingError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -45,7 +46,9 @@ EC2NodeClass is not ready (KW501) or missing (KW503). Before v0.32 the pin is
 
 ## How to fix
 Correct the pod's selector, or make the NodePool offer the label: add the value to its
-requirement, or put the label in `spec.template.metadata.labels`. When the pods pin a NodePool
+requirement (keeping the values it lists: `kubectl edit` replaces the list), take it out of a
+`NotIn` list, or put the label in `spec.template.metadata.labels`. A pool is never given a
+`karpenter.sh/nodepool` requirement: Karpenter sets that label to the pool's own name. When the pods pin a NodePool
 that exists but is not ready, make it ready: read its conditions (`kubectl get nodepool <np>
 -o yaml`), then its EC2NodeClass's, and fix what KW501 / KW503 say.
 "#,
@@ -146,7 +149,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .map(|(t, hits)| match t {
             Topic::UntriedPin { key, incoming } => untried_pin(facts, hits, key, incoming),
-            Topic::PinnedElsewhere { incoming, tried } => pinned_elsewhere(hits, incoming, tried),
+            Topic::PinnedElsewhere { incoming, tried } => {
+                pinned_elsewhere(facts, hits, incoming, tried)
+            }
             Topic::Label { key, wanted } => label_diagnosis(facts, hits, key, wanted.as_deref()),
         })
         .collect()
@@ -307,15 +312,18 @@ fn label_diagnosis(
     // The pods' side first (a typo, a wrong value), then each NodePool that could offer it.
     let fix_for = |c: &Clause| -> Vec<Remediation> {
         match (&c.cause, &from_volume) {
-            (Cause::RequirementConflict { incoming, .. }, Some(_)) => {
-                volume_zone_fix(c, key, incoming, fact_pod)
-            }
+            (
+                Cause::RequirementConflict {
+                    incoming, existing, ..
+                },
+                Some(_),
+            ) => volume_zone_fix(facts, c, key, incoming, existing, (pods.first(), fact_pod)),
             (
                 Cause::RequirementConflict {
                     incoming, existing, ..
                 },
                 None,
-            ) if typo.is_none() => conflict_fix(c, key, incoming, existing, pods.first()),
+            ) if typo.is_none() => conflict_fix(facts, c, key, incoming, existing, pods.first()),
             _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref(), pods.first()),
         }
     };
@@ -345,7 +353,7 @@ fn label_diagnosis(
 }
 
 /// The pods pin a NodePool that was tried: the other NodePools' clauses only repeat the pin.
-fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagnosis {
+fn pinned_elsewhere(facts: &Facts, hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagnosis {
     let pods = hit_pods(hits);
     let entries = entries(hits);
     let (key, existing) = match &entries[0].cause {
@@ -377,6 +385,7 @@ fn pinned_elsewhere(hits: &[Hit<'_, '_>], incoming: &str, tried: &str) -> Diagno
         .with_node_pools(&named_pools(&entries))
         .with_messages_of(hit_messages_of(hits))
         .with_remediation(conflict_fix(
+            facts,
             entries[0],
             key,
             incoming,
@@ -791,10 +800,12 @@ fn zone_from_volume(
 /// The fix when a volume pins the zone: the data is in that zone, so the NodePool must go
 /// there; recreating the volume elsewhere is the exception.
 fn volume_zone_fix(
+    facts: &Facts,
     clause: &Clause,
     key: &str,
     incoming: &str,
-    fact_pod: Option<&Pod>,
+    existing: &str,
+    (pod, fact_pod): (Option<&ObjectRef>, Option<&Pod>),
 ) -> Vec<Remediation> {
     let (kind, res, placeholder) = pool_words(clause);
     let np = clause.nodepool.as_deref().unwrap_or(placeholder);
@@ -803,9 +814,29 @@ fn volume_zone_fix(
     } else {
         "EC2NodeClass"
     };
-    let values = quoted_values(incoming, key);
+    // The zones the NodePool allows stay: the YAML is its whole list with the volume's zone.
+    let mut values = match pool_requirement(facts, clause, key, existing) {
+        Some((op, values, false)) if op == "In" => values,
+        _ => Vec::new(),
+    };
+    for zone in in_values(incoming, key).unwrap_or_default() {
+        if !values.contains(&zone) {
+            values.push(zone);
+        }
+    }
+    let values = if values.is_empty() {
+        "\"<value>\"".to_string()
+    } else {
+        values
+            .iter()
+            .map(|x| format!("\"{x}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // The message names the pod's namespace even when the input lacks the pod's spec.
     let ns = fact_pod
         .and_then(|p| p.meta.namespace.as_deref())
+        .or_else(|| pod.and_then(|p| p.namespace.as_deref()))
         .unwrap_or("<namespace>");
     let claim = fact_pod
         .and_then(|p| p.pvc_names.first())
@@ -826,18 +857,6 @@ fn volume_zone_fix(
     ]
 }
 
-fn quoted_values(incoming: &str, key: &str) -> String {
-    in_values(incoming, key)
-        .filter(|v| !v.is_empty())
-        .map(|v| {
-            v.iter()
-                .map(|x| format!("\"{x}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_else(|| "\"<value>\"".to_string())
-}
-
 /// A step on the pods' side; with a known pod, the command that shows where its selector
 /// and node affinity come from (the pod's owner template sets them).
 fn pod_side(text: String, pod: Option<&ObjectRef>) -> Remediation {
@@ -855,6 +874,7 @@ fn pod_side(text: String, pod: Option<&ObjectRef>) -> Remediation {
 }
 
 fn conflict_fix(
+    facts: &Facts,
     clause: &Clause,
     key: &str,
     incoming: &str,
@@ -869,6 +889,11 @@ fn conflict_fix(
         ),
         pod,
     );
+    // Karpenter labels each node with its own pool's name: a pool cannot be given a
+    // requirement on the pin key (the pin is the pods' to change).
+    if PIN_KEYS.contains(&key) {
+        return vec![pod_step];
+    }
     // Karpenter gives every new node a hostname of its own (`hostname-placeholder-<n>`): no
     // NodePool requirement is involved.
     if key == "kubernetes.io/hostname" {
@@ -880,22 +905,129 @@ fn conflict_fix(
         ];
     }
     // `Exists`, `Gt`, `Lt` name no value to add: the NodePool's own requirement is what excludes.
-    if in_values(incoming, key).is_none_or(|v| v.is_empty()) {
+    let Some(wanted) = in_values(incoming, key).filter(|v| !v.is_empty()) else {
         return vec![
             pod_step,
             Remediation::text(format!(
                 "Or let {kind} {np} offer it: drop or loosen its `{existing}` requirement (`kubectl edit {res} {np}`)."
             )),
         ];
-    }
-    let values = quoted_values(incoming, key);
+    };
     vec![
         pod_step,
-        Remediation::yaml(
-            format!("Or let {kind} {np} offer it: add the values to its requirement on {key} (`kubectl edit {res} {np}`):"),
-            requirement_yaml(clause, key, &values),
-        ),
+        offer_values_step(facts, clause, key, &wanted, existing),
     ]
+}
+
+/// The pool's requirement on `key`: from its object when the input has it (complete, while
+/// Karpenter prints at most five values), else parsed from the error's `existing` text.
+/// `(operator, values, more)`, `more` when the printed list was cut (`and <n> others`).
+fn pool_requirement(
+    facts: &Facts,
+    clause: &Clause,
+    key: &str,
+    existing: &str,
+) -> Option<(String, Vec<String>, bool)> {
+    let from_object = clause
+        .nodepool
+        .as_deref()
+        .and_then(|n| facts.nodepool(n))
+        .filter(|np| !np.meta.from_table)
+        .and_then(|np| np.requirements.iter().find(|r| r.key == key))
+        .map(|r| (r.operator.clone(), r.values.clone(), false));
+    from_object.or_else(|| {
+        let req = requirement_on(existing, key)?;
+        let rest = req[key.len()..].trim();
+        let (operator, list) = rest.split_once(' ').unwrap_or((rest, ""));
+        let list = list.trim().trim_start_matches('[').trim_end_matches(']');
+        let mut values: Vec<String> = list.split_whitespace().map(str::to_string).collect();
+        let mut more = false;
+        if let [.., and, count, others] = values.as_slice() {
+            if and == "and" && others == "others" && count.parse::<u32>().is_ok() {
+                values.truncate(values.len() - 3);
+                more = true;
+            }
+        }
+        Some((operator.to_string(), values, more))
+    })
+}
+
+/// The step that makes the pool offer `wanted` on `key`, keeping what its requirement already
+/// allows: an `In` list gains the values (the YAML is the whole merged list, as `kubectl edit`
+/// needs it), a `NotIn` list loses them, a `DoesNotExist` goes.
+fn offer_values_step(
+    facts: &Facts,
+    clause: &Clause,
+    key: &str,
+    wanted: &[String],
+    existing: &str,
+) -> Remediation {
+    let (kind, res, placeholder) = pool_words(clause);
+    let np = clause.nodepool.as_deref().unwrap_or(placeholder);
+    let edit = format!("`kubectl edit {res} {np}`");
+    let quote = |v: &[String]| {
+        v.iter()
+            .map(|x| format!("\"{x}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match pool_requirement(facts, clause, key, existing) {
+        Some((op, mut values, more)) if op == "In" => {
+            for w in wanted {
+                if !values.contains(w) {
+                    values.push(w.clone());
+                }
+            }
+            let mut yaml = requirement_yaml(clause, key, &quote(&values));
+            if more {
+                // Karpenter printed only the first values: the user's list has more to keep.
+                yaml = yaml.replacen(
+                    "]\n",
+                    "]  # and the other values it lists today\n",
+                    1,
+                );
+            }
+            Remediation::yaml(
+                format!("Or let {kind} {np} offer it: add {} to its requirement on {key}, keeping the values it has ({edit}):", quote(wanted)),
+                yaml,
+            )
+        }
+        Some((op, values, more)) if op == "NotIn" => {
+            let left: Vec<String> = values.into_iter().filter(|v| !wanted.contains(v)).collect();
+            if left.is_empty() && !more {
+                Remediation::text(format!(
+                    "Or let {kind} {np} offer it: its requirement `{key} NotIn` excludes exactly {}; delete that requirement ({edit}).",
+                    quote(wanted)
+                ))
+            } else {
+                let mut yaml = requirement_yaml(clause, key, &quote(&left))
+                    .replacen("operator: In\n", "operator: NotIn\n", 1);
+                if more {
+                    yaml = yaml.replacen(
+                        "]\n",
+                        "]  # and the other values it excludes today\n",
+                        1,
+                    );
+                }
+                Remediation::yaml(
+                    format!("Or let {kind} {np} offer it: take {} out of its `{key} NotIn` list ({edit}):", quote(wanted)),
+                    yaml,
+                )
+            }
+        }
+        Some((op, _, _)) if op == "DoesNotExist" => Remediation::text(format!(
+            "Or let {kind} {np} offer it: delete its `{key} DoesNotExist` requirement and give its nodes the label ({edit})."
+        )),
+        Some((op, _, _)) if op == "Gt" || op == "Lt" => Remediation::text(format!(
+            "Or let {kind} {np} offer it: loosen its `{existing}` requirement so that it admits {} ({edit}).",
+            quote(wanted)
+        )),
+        // Exists, or a requirement the text does not show: the pool needs the values listed.
+        _ => Remediation::yaml(
+            format!("Or let {kind} {np} offer it: add the values to its requirement on {key} ({edit}):"),
+            requirement_yaml(clause, key, &quote(wanted)),
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -923,7 +1055,8 @@ mod tests {
         );
         assert_eq!(
             step.yaml.as_deref(),
-            Some("spec:\n  requirements:\n    - key: topology.kubernetes.io/zone\n      operator: In\n      values: [\"us-west-2d\"]\n")
+            // The Provisioner's zones stay: `kubectl edit` replaces the list as written.
+            Some("spec:\n  requirements:\n    - key: topology.kubernetes.io/zone\n      operator: In\n      values: [\"us-west-2a\", \"us-west-2b\", \"us-west-2d\"]\n")
         );
     }
 
@@ -1129,6 +1262,72 @@ status:
         assert!(!d.summary.contains("not among"), "{}", d.summary);
     }
 
+    fn offer_step(report: &crate::report::Report) -> &crate::rules::Remediation {
+        report.diagnoses[0]
+            .remediation
+            .iter()
+            .find(|r| r.text.starts_with("Or let NodePool"))
+            .expect("a NodePool step")
+    }
+
+    #[test]
+    fn a_not_in_requirement_loses_the_wanted_value_and_keeps_the_others() {
+        let line = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"render-0","namespace":"media"},"error":"incompatible with nodepool \"gpu\", daemonset overhead={}, incompatible requirements, key karpenter.k8s.aws/instance-family, karpenter.k8s.aws/instance-family In [g5] not in karpenter.k8s.aws/instance-family NotIn [g4dn g5]"}"#;
+        let report = check_only("KW203", line);
+        let yaml = offer_step(&report).yaml.as_deref().unwrap();
+        assert!(yaml.contains("operator: NotIn"), "{yaml}");
+        assert!(yaml.contains("values: [\"g4dn\"]"), "{yaml}");
+
+        // Excluding only the wanted value: the requirement goes.
+        let only = line.replace("NotIn [g4dn g5]", "NotIn [g5]");
+        let report = check_only("KW203", &only);
+        let step = offer_step(&report);
+        assert!(step.yaml.is_none());
+        assert!(
+            step.text.contains("delete that requirement"),
+            "{}",
+            step.text
+        );
+    }
+
+    #[test]
+    fn a_cut_value_list_is_merged_from_the_nodepool_object_or_flagged() {
+        let line = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"api-0","namespace":"web"},"error":"incompatible with nodepool \"general\", daemonset overhead={}, incompatible requirements, key node.kubernetes.io/instance-type, node.kubernetes.io/instance-type In [m7i.2xlarge] not in node.kubernetes.io/instance-type In [m5.large m5.xlarge m6i.large m6i.xlarge m6i.2xlarge and 2 others]"}"#;
+        let report = check_only("KW203", line);
+        let yaml = offer_step(&report).yaml.as_deref().unwrap();
+        assert!(
+            yaml.contains(
+                "\"m6i.2xlarge\", \"m7i.2xlarge\"]  # and the other values it lists today"
+            ),
+            "{yaml}"
+        );
+
+        let pool = "\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    spec:\n      requirements:\n      - key: node.kubernetes.io/instance-type\n        operator: In\n        values: [m5.large, m5.xlarge, m6i.large, m6i.xlarge, m6i.2xlarge, r6i.large, r6i.xlarge]\n";
+        let report = check_only("KW203", &format!("{line}{pool}"));
+        let yaml = offer_step(&report).yaml.as_deref().unwrap();
+        assert!(
+            yaml.contains("\"r6i.xlarge\", \"m7i.2xlarge\"]\n"),
+            "{yaml}"
+        );
+        assert!(!yaml.contains('#'), "{yaml}");
+    }
+
+    #[test]
+    fn a_pin_gets_no_nodepool_requirement_step() {
+        let text = r#"Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={}, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu] not in karpenter.sh/nodepool In [default]; incompatible with nodepool "gpu", daemonset overhead={}, no instance type has enough resources, requirements=karpenter.sh/nodepool In [gpu], resources={"cpu":"64"}"#;
+        let report = check_only("KW203", text);
+        assert!(!report.diagnoses.is_empty());
+        for d in &report.diagnoses {
+            for r in &d.remediation {
+                let yaml = r.yaml.as_deref().unwrap_or_default();
+                assert!(
+                    !(yaml.contains("requirements:") && yaml.contains("karpenter.sh/nodepool")),
+                    "{yaml}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_zone_the_volume_pins_sends_the_nodepool_there() {
         let scheduler = "4m          Warning   FailedScheduling   pod/postgres-1          0/7 nodes are available: 1 node(s) had volume node affinity conflict, 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 7 Preemption is not helpful for scheduling.\n";
@@ -1144,10 +1343,9 @@ status:
         assert!(first
             .text
             .starts_with("Let NodePool default launch where the volume is"));
-        assert!(first
-            .yaml
-            .as_deref()
-            .is_some_and(|y| y.contains("values: [\"eu-west-1a\"]")));
+        assert!(first.yaml.as_deref().is_some_and(
+            |y| y.contains("values: [\"eu-west-1b\", \"eu-west-1c\", \"eu-west-1a\"]")
+        ));
         assert!(!d
             .remediation
             .iter()

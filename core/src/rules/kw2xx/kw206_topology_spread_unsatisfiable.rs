@@ -2,8 +2,8 @@
 
 use crate::facts::Facts;
 use crate::rules::kw2xx::scheduling::{
-    group_hits, hit_messages, in_values, pod_label, pools_label, scheduling_errors, Cause, Clause,
-    Hit,
+    group_hits, hit_messages, in_values, nodepool_subnets, pod_label, pools_label,
+    scheduling_errors, Cause, Clause, Hit, NodePoolSubnets,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -31,7 +31,9 @@ affinity` and `pod anti-affinity`. `counts` is how many matching pods each domai
 ## Why it happens
 Eligible domains come from the pod's own requirements, not from the NodePool: a pod that
 spreads over every zone (`maxSkew: 1`) while the only compatible NodePool allows two of three
-zones needs a node in the third zone for its next replica, which no NodePool can make. For
+zones needs a node in the third zone for its next replica, which no NodePool can make. A zone the
+NodePool allows is still no node domain when its EC2NodeClass has no subnet there (offerings
+take their zones from the subnets). For
 anti-affinity on `kubernetes.io/hostname`, every replica needs a node of its own.
 
 A domain with an empty name in the counts (`counts = : 0, ...`) is a known Karpenter
@@ -42,7 +44,8 @@ the skew allows, and Karpenter takes it for no domain, so the pod never schedule
 
 ## How to fix
 Restrict the pod's zones to the NodePool's with a `nodeAffinity` (then the spread is computed
-over those zones only), or add the missing zone to the NodePool; relax the constraint with
+over those zones only), or add the missing zone to the NodePool (and a subnet in it to its
+EC2NodeClass); relax the constraint with
 `whenUnsatisfiable: ScheduleAnyway` where balance is a preference. For anti-affinity: allow
 more nodes (limits, instance types), or run fewer replicas than eligible nodes. For the empty
 domain, give every NodePool an explicit requirement on the key and restrict the pod to the
@@ -426,6 +429,28 @@ fn one_constraint(
             pool.join(" ")
         ));
     }
+    // Karpenter takes the zones of a NodePool's offerings from its node class's subnets: a
+    // zone the NodePool allows still has no node domain when the class has no subnet there.
+    let subnet_gaps = if is_zone_key(key) && !anti {
+        subnet_gaps(facts, &siblings, clause, key, &missing)
+    } else {
+        Vec::new()
+    };
+    for (pool_name, subnets, zones) in &subnet_gaps {
+        summary.push_str(&format!(
+            " {} {} has no subnet in {}{}: {} \"{pool_name}\" allows the zone, but Karpenter launches only where its {} has a subnet.",
+            words.class(),
+            subnets.nodeclass,
+            zones.join(", "),
+            subnets
+                .zones
+                .as_ref()
+                .map(|z| format!(" (its subnets cover [{}])", z.join(" ")))
+                .unwrap_or_default(),
+            pool,
+            words.class(),
+        ));
+    }
     let placeholder = format!("<{pool_res}>");
     let np = clause.nodepool.as_deref().unwrap_or(&placeholder);
     let mut steps = Vec::new();
@@ -476,7 +501,11 @@ fn one_constraint(
                 widened.push((*m).clone());
             }
         }
-        if !widened.is_empty() && !hostname {
+        // Widening a NodePool that already allows every zone the spread needs changes nothing.
+        let widens = pool_values
+            .as_ref()
+            .is_none_or(|allowed| widened.iter().any(|w| !allowed.contains(w)));
+        if !widened.is_empty() && !hostname && widens {
             steps.push(Remediation::yaml(
                 format!(
                     "{} {pool} {np}{} to every domain the constraint needs (`kubectl edit {pool_res} {np}`{}):",
@@ -495,6 +524,22 @@ fn one_constraint(
                 ),
             ));
         }
+        let class_res = if words.legacy {
+            "awsnodetemplate"
+        } else {
+            "ec2nodeclass"
+        };
+        for (_, subnets, zones) in &subnet_gaps {
+            let nc = &subnets.nodeclass;
+            steps.push(Remediation::command(
+                format!(
+                    "Or give {} {nc} a subnet in {}: tag an existing subnet there with the tag its subnet selector matches (create one in the cluster's VPC if the zone has none), then check `kubectl get {class_res} {nc} -o jsonpath='{{.status.subnets}}'`.",
+                    words.class(),
+                    zones.join(", "),
+                ),
+                subnets.tag_subnet_command(&zones.join(",")),
+            ));
+        }
         if !affinity {
             steps.push(Remediation::text(
                 "Or, where balance is a preference rather than a rule, set `whenUnsatisfiable: ScheduleAnyway` on the constraint.",
@@ -502,6 +547,46 @@ fn one_constraint(
         }
     }
     Some((summary, steps))
+}
+
+/// The NodePools of the constraint whose node class the input shows without a subnet in a
+/// zone the spread needs and the NodePool allows (or does not restrict): each NodePool once,
+/// with its node class's subnets and those zones.
+fn subnet_gaps(
+    facts: &Facts,
+    siblings: &[&Clause],
+    clause: &Clause,
+    key: &str,
+    needed: &[&String],
+) -> Vec<(String, NodePoolSubnets, Vec<String>)> {
+    let mut names: Vec<&str> = siblings
+        .iter()
+        .filter_map(|c| c.nodepool.as_deref())
+        .collect();
+    if let Some(n) = clause.nodepool.as_deref() {
+        names.push(n);
+    }
+    let mut out: Vec<(String, NodePoolSubnets, Vec<String>)> = Vec::new();
+    for name in names {
+        if out.iter().any(|(n, _, _)| n == name) {
+            continue;
+        }
+        let (Some(np), Some(subnets)) = (facts.nodepool(name), nodepool_subnets(facts, name))
+        else {
+            continue;
+        };
+        let allowed = np.allowed_values(key);
+        let wanted: Vec<String> = needed
+            .iter()
+            .filter(|z| allowed.as_ref().is_none_or(|a| a.contains(z)))
+            .map(|z| (*z).clone())
+            .collect();
+        let gaps: Vec<String> = subnets.missing(&wanted).into_iter().cloned().collect();
+        if !gaps.is_empty() {
+            out.push((name.to_string(), subnets, gaps));
+        }
+    }
+    out
 }
 
 /// The domain names of `counts = us-east-1a: 2, us-east-1b: 1 and 3 other(s)` (v1.x), of the
@@ -576,6 +661,63 @@ mod tests {
             yaml.contains("values: [\"us-east-1a\", \"us-east-1b\"]"),
             "{yaml}"
         );
+    }
+
+    const SPREAD_LOG: &str = r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"web-1","namespace":"shop"},"error":"incompatible with nodepool \"general\", daemonset overhead={\"cpu\":\"180m\"}, unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone (counts = us-east-1a: 3, us-east-1b: 3, us-east-1c: 2, podDomains = topology.kubernetes.io/zone Exists, nodeDomains = topology.kubernetes.io/zone In [us-east-1a us-east-1b]"}"#;
+
+    fn with_class(subnet_zones: &[&str]) -> String {
+        let subnets: String = subnet_zones
+            .iter()
+            .enumerate()
+            .map(|(i, z)| format!("  - id: subnet-{i}\n    zone: {z}\n"))
+            .collect();
+        format!(
+            "{SPREAD_LOG}\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: shop-nodes\n      requirements:\n      - key: topology.kubernetes.io/zone\n        operator: In\n        values: [\"us-east-1a\", \"us-east-1b\", \"us-east-1c\"]\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: shop-nodes\nspec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: shop\nstatus:\n  subnets:\n{subnets}"
+        )
+    }
+
+    #[test]
+    fn names_the_node_class_without_a_subnet_in_the_zone_the_spread_needs() {
+        let report = check_only("KW206", &with_class(&["us-east-1a", "us-east-1b"]));
+        assert_eq!(ids(&report), ["KW206"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("EC2NodeClass shop-nodes has no subnet in us-east-1c"),
+            "{}",
+            d.summary
+        );
+        let subnet_step = d
+            .remediation
+            .iter()
+            .find(|r| r.text.contains("a subnet in us-east-1c"))
+            .expect("a subnet step");
+        let command = subnet_step.command.as_deref().unwrap();
+        assert!(command.contains("Values=us-east-1c"), "{command}");
+        assert!(
+            command.contains("Key=karpenter.sh/discovery,Value=shop"),
+            "{command}"
+        );
+        // The NodePool already allows the zone: telling the user to widen it would be a no-op.
+        assert!(
+            !d.remediation
+                .iter()
+                .any(|r| r.text.contains("widen NodePool")),
+            "{:?}",
+            d.remediation
+        );
+    }
+
+    #[test]
+    fn subnets_in_every_zone_are_not_blamed() {
+        let report = check_only(
+            "KW206",
+            &with_class(&["us-east-1a", "us-east-1b", "us-east-1c"]),
+        );
+        assert_eq!(ids(&report), ["KW206"]);
+        let d = &report.diagnoses[0];
+        assert!(!d.summary.contains("has no subnet"), "{}", d.summary);
+        assert!(!d.remediation.iter().any(|r| r.text.contains("a subnet in")));
     }
 
     #[test]

@@ -31,7 +31,8 @@ Signals: the provisioner's `no nodepools found` (v0.32 to v1.8) / `no dynamic no
 not ready` (with the `NodePool` field), v1.0's `nodePool not ready`,
 and a NodePool whose `Ready` is False or whose `NodeClassReady` is False (condition, roll-up
 message `NodeClassReady=False`, or `Status condition transitioned, Type: NodeClassReady, ...
--> False` event; `kubectl get nodepools` READY False).
+-> False` event; `kubectl get nodepools` READY False), and `kubectl get nodepools` answering
+`No resources found` while a pod is Pending (or the scheduler reports it unschedulable).
 
 ## Why it happens
 Almost always the chain NodePool -> EC2NodeClass: `NodeClassReady` copies the EC2NodeClass's
@@ -208,8 +209,57 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut out: Vec<Diagnosis> = groups.iter().map(|g| diagnose(facts, g)).collect();
     if !none_found.is_empty() && groups.is_empty() {
         out.push(no_nodepools(facts, &none_found));
+    } else if out.is_empty() {
+        out.extend(empty_nodepool_list(facts));
     }
     out
+}
+
+/// `kubectl get nodepools` answering `No resources found` while a pod is Pending: the
+/// cluster has no NodePool at all, which no log line needs to confirm.
+fn empty_nodepool_list(facts: &Facts) -> Option<Diagnosis> {
+    if facts.nodepools.iter().any(|p| !p.is_provisioner) {
+        return None;
+    }
+    let empty = facts.empty_lists.iter().find(|e| {
+        e.resource
+            .as_deref()
+            .is_some_and(|r| r.split(',').any(|r| r.starts_with("nodepool")))
+    })?;
+    let pending: Vec<ObjectRef> = facts
+        .pods
+        .iter()
+        .filter(|p| p.is_pending())
+        .map(|p| p.object_ref())
+        .collect();
+    let scheduling_failed = facts.messages.iter().any(|m| {
+        contains_any(
+            &m.text,
+            &[
+                "failed to schedule pod",
+                "nodes are available",
+                "FailedScheduling",
+            ],
+        )
+    });
+    if pending.is_empty() && !scheduling_failed {
+        return None;
+    }
+    let (waiting, them) = match pending.as_slice() {
+        [] => ("a pod is Pending".to_string(), "it"),
+        [one] => (format!("Pod {} is Pending", one.qualified_name()), "it"),
+        several => (format!("{} pods are Pending", several.len()), "them"),
+    };
+    let summary = format!(
+        "The cluster has no NodePool (`kubectl get nodepools`: No resources found) while {waiting}: Karpenter provisions only from NodePools, so it launches nothing for {them} until one exists."
+    );
+    Some(
+        Diagnosis::new(&META, summary)
+            .with_confidence(Confidence::High)
+            .with_objects(pending.iter())
+            .with_evidence([empty.evidence.clone()])
+            .with_remediation(create_nodepool_steps(facts)),
+    )
 }
 
 /// Why a NodePool the input shows not ready is not ready, for the rules that meet it from
@@ -533,15 +583,6 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
 }
 
 fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
-    let nc = match facts.nodeclasses.as_slice() {
-        [only] => only.meta.name.clone(),
-        _ => "default".to_string(),
-    };
-    let np = facts
-        .nodepools
-        .iter()
-        .find(|p| p.is_provisioner)
-        .map_or("default", |p| p.meta.name.as_str());
     let provisioners = messages
         .iter()
         .any(|m| contains_any(&m.text, &["no provisioners found"]));
@@ -576,13 +617,28 @@ fn no_nodepools(facts: &Facts, messages: &[&Message]) -> Diagnosis {
     Diagnosis::new(&META, summary)
         .with_confidence(Confidence::High)
         .with_messages(messages.iter().copied())
-        .with_remediation([
+        .with_remediation(create_nodepool_steps(facts))
+}
+
+/// Check what exists, then create a NodePool referencing the EC2NodeClass the input shows
+/// (its only one, else `default`).
+fn create_nodepool_steps(facts: &Facts) -> [Remediation; 2] {
+    let nc = match facts.nodeclasses.as_slice() {
+        [only] => only.meta.name.clone(),
+        _ => "default".to_string(),
+    };
+    let np = facts
+        .nodepools
+        .iter()
+        .find(|p| p.is_provisioner)
+        .map_or("default", |p| p.meta.name.as_str());
+    [
             Remediation::command("Check what exists:", "kubectl get nodepools,ec2nodeclasses"),
             Remediation::yaml(
                 "Create a NodePool that references an EC2NodeClass (kubectl apply -f):",
                 format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {np}\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: {nc}\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n  limits:\n    cpu: 1000\n"),
             ),
-        ])
+    ]
 }
 
 #[cfg(test)]
@@ -595,6 +651,24 @@ mod tests {
         let report = check_only("KW208", text);
         assert_eq!(ids(&report), ["KW208"], "{text}");
         report.diagnoses[0].clone()
+    }
+
+    #[test]
+    fn an_empty_nodepool_list_with_a_pending_pod() {
+        let pods = "$ kubectl get pods -n shop\nNAME    READY   STATUS    RESTARTS   AGE\nweb-0   0/1     Pending   0          5m\n";
+        let empty = "$ kubectl get nodepools\nNo resources found\n";
+        let d = one(&format!("{pods}\n{empty}"));
+        assert!(
+            d.summary.contains("Pod shop/web-0 is Pending"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(d.evidence[0].line, 6, "{:?}", d.evidence);
+        // Without a Pending pod, an empty list is no problem yet.
+        assert!(ids(&check_only("KW208", empty)).is_empty());
+        // An empty list of another kind is not an empty NodePool list.
+        let other = "$ kubectl get nodeclaims\nNo resources found\n";
+        assert!(ids(&check_only("KW208", &format!("{pods}\n{other}"))).is_empty());
     }
 
     #[test]

@@ -36,7 +36,10 @@ is reported from the objects alone (medium confidence); so is a claim that is un
 `Pending`, no volume) with no storage class. When the pods are listed without their volumes
 (`kubectl get pods,pvc`), a claim named `<template>-<pod>` (a StatefulSet's
 volumeClaimTemplates) is the pod's. A claim's own event (`ProvisioningFailed`) belongs to the
-pod that mounts it: it joins that pod's diagnosis rather than making a second one.
+pod that mounts it: it joins that pod's diagnosis rather than making a second one. A Pending
+pod a Fargate profile selected (label `eks.amazonaws.com/fargate-profile=<profile>`,
+`schedulerName: fargate-scheduler`, or a `FailedScheduling` event from `fargate-scheduler`)
+is Fargate's to place: no NodePool serves it.
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
@@ -75,6 +78,8 @@ pub(super) enum Reason {
     PvcDeleting,
     StorageClassNotFound,
     PvcInvalid,
+    /// A Fargate profile selects the pod: `fargate-scheduler` places it, on Fargate capacity.
+    Fargate,
 }
 
 fn reason_of(text: &str) -> Option<Reason> {
@@ -145,7 +150,14 @@ pub(super) fn pvc_being_deleted(text: &str) -> Option<Option<String>> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut groups: Vec<(Reason, Option<ObjectRef>, Vec<&Message>)> = Vec::new();
     for m in &facts.messages {
-        let Some(reason) = reason_of(&m.text) else {
+        // fargate-scheduler also reports the pods it places (`Scheduled`): only its failures.
+        let from_fargate = m
+            .component
+            .as_deref()
+            .is_some_and(|c| c.eq_ignore_ascii_case(FARGATE_SCHEDULER))
+            && m.reason.as_deref() == Some("FailedScheduling");
+        let Some(reason) = reason_of(&m.text).or_else(|| from_fargate.then_some(Reason::Fargate))
+        else {
             continue;
         };
         let record = record_of(facts, m);
@@ -209,7 +221,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // Karpenter says why it ignores a pod only at debug level (`ignoring pod`); the pod's own
     // spec says it too.
     for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
-        let Some(reason) = ignored_by_spec(pod)
+        let Some(reason) = fargate_profile(pod)
+            .map(|_| Reason::Fargate)
+            .or_else(|| ignored_by_spec(pod))
             .or_else(|| deleting_claim_of(facts, pod).map(|_| Reason::PvcDeleting))
             .or_else(|| classless_claim_of(facts, pod).map(|_| Reason::NoStorageClass))
         else {
@@ -246,6 +260,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         );
     }
     out
+}
+
+const FARGATE_SCHEDULER: &str = "fargate-scheduler";
+const FARGATE_PROFILE_LABEL: &str = "eks.amazonaws.com/fargate-profile";
+
+/// `Some(profile)` when a Fargate profile selected the pod: EKS's admission webhook labels it
+/// `eks.amazonaws.com/fargate-profile=<profile>` and sets `schedulerName: fargate-scheduler`
+/// (`Some("")` when only the scheduler name shows).
+fn fargate_profile(pod: &Pod) -> Option<String> {
+    pod.meta
+        .label(FARGATE_PROFILE_LABEL)
+        .map(str::to_string)
+        .or_else(|| (pod.scheduler_name.as_deref() == Some(FARGATE_SCHEDULER)).then(String::new))
 }
 
 /// Why Karpenter ignores this pod, judging by its spec alone: every required nodeSelectorTerm
@@ -410,6 +437,39 @@ fn diagnose(
                     ),
                     Remediation::text(format!(
                         "For a workload that should run on Karpenter nodes: remove the `{term}` term from its node affinity.",
+                    )),
+                ],
+            )
+        }
+        Reason::Fargate => {
+            let spec_says = fact_pod(facts, pod).and_then(fargate_profile);
+            let profile = spec_says.clone().filter(|p| !p.is_empty());
+            let by = match (&profile, &spec_says) {
+                (Some(p), _) => format!("Fargate profile {p} selects it (label {FARGATE_PROFILE_LABEL}={p})"),
+                (None, Some(_)) => "a Fargate profile selects it (schedulerName fargate-scheduler)".to_string(),
+                // Only fargate-scheduler's event shows it.
+                (None, None) => "a Fargate profile selects it (fargate-scheduler, not the default scheduler, reports on it)".to_string(),
+            };
+            let said = messages
+                .iter()
+                .find(|m| {
+                    m.component
+                        .as_deref()
+                        .is_some_and(|c| c.eq_ignore_ascii_case(FARGATE_SCHEDULER))
+                })
+                .map(|m| format!(" fargate-scheduler reports: {}", m.text.trim()))
+                .unwrap_or_default();
+            let cluster = cluster_name_or_placeholder(facts);
+            let name = profile.clone().unwrap_or_else(|| "<profile>".to_string());
+            (
+                format!("{who} runs on Fargate: {by}, so fargate-scheduler places it on Fargate capacity and Karpenter's NodePools never serve it; no NodePool change helps.{said}"),
+                vec![
+                    Remediation::command(
+                        "If it belongs on Fargate, fix what fargate-scheduler reports (Fargate refuses privileged containers, DaemonSets, hostNetwork and hostPort, GPUs, and pods above its largest size); see the profile's selectors and subnets:",
+                        format!("aws eks describe-fargate-profile --cluster-name {cluster} --fargate-profile-name {name} --query 'fargateProfile.[status,selectors,subnets]'"),
+                    ),
+                    Remediation::text(format!(
+                        "If it belongs on Karpenter nodes: Fargate profiles cannot be edited, so create one whose selectors no longer match namespace {ns} (or this pod's labels), delete profile {name}, then delete the pod so that its controller recreates it for the default scheduler."
                     )),
                 ],
             )
@@ -639,6 +699,29 @@ mod tests {
     use super::*;
     use crate::facts::Requirement;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_pod_a_fargate_profile_selected_is_fargates() {
+        let pod = |label: &str, phase: &str| {
+            format!("Name:             api-0\nNamespace:        web\nLabels:           app=api\n                  {label}\nStatus:           {phase}\nContainers:\n  api:\n    Image:  nginx\nQoS Class:       BestEffort\n")
+        };
+        let report = check_only(
+            "KW209",
+            &pod("eks.amazonaws.com/fargate-profile=fp-web", "Pending"),
+        );
+        assert_eq!(ids(&report), ["KW209"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("Fargate profile fp-web selects it"),
+            "{}",
+            d.summary
+        );
+        assert!(crate::testing::remediation_text(d).contains("--fargate-profile-name fp-web"));
+        // Running on Fargate, or Pending without the label: not this.
+        let running = pod("eks.amazonaws.com/fargate-profile=fp-web", "Running");
+        assert!(ids(&check_only("KW209", &running)).is_empty());
+        assert!(ids(&check_only("KW209", &pod("tier=web", "Pending"))).is_empty());
+    }
 
     #[test]
     fn every_cause() {

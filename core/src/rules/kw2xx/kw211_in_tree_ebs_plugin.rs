@@ -1,6 +1,6 @@
 //! KW211 in-tree-ebs-plugin.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, StorageClass};
 use crate::rules::kw2xx::scheduling::{record_of, tail_after};
 use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -33,7 +33,8 @@ is deprecated and removed from Kubernetes: migrating is the lasting fix.
 ## How to fix
 Install the EBS CSI driver, create a StorageClass with `provisioner: ebs.csi.aws.com`, make it
 the default, and move workloads to it (new PVCs; existing data by snapshot and restore, or with
-CSI migration enabled).
+CSI migration enabled). When the input already shows an `ebs.csi.aws.com` StorageClass, the fix
+names it (the default one first) rather than creating another.
 "#,
 };
 
@@ -133,18 +134,52 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "the in-tree class (on EKS usually gp2; `kubectl get storageclass` shows each class's provisioner)".to_string(),
         ),
     };
-    let mut d = Diagnosis::new(&META, summary)
-        .with_messages(messages.iter().copied())
-        .with_remediation([
+    // A CSI class the input already shows is the one to move to: the default one first.
+    let mut csi: Vec<&StorageClass> = facts
+        .storage_classes
+        .iter()
+        .filter(|c| c.provisioner.as_deref() == Some("ebs.csi.aws.com"))
+        .collect();
+    csi.sort_by_key(|c| !c.is_default);
+    let unset_default = |target: &str| {
+        Remediation::command(
+            format!("Stop {which} being the default, then move workloads to {target} (new PVCs; existing data by snapshot and restore):"),
+            format!("kubectl patch storageclass {sc} -p '{{\"metadata\":{{\"annotations\":{{\"storageclass.kubernetes.io/is-default-class\":\"false\"}}}}}}'"),
+        )
+    };
+    let steps = match csi.first() {
+        Some(existing) => {
+            let name = &existing.meta.name;
+            let mut steps = Vec::new();
+            let in_tree_default = facts.storage_classes.iter().any(|c| {
+                c.is_default && c.provisioner.as_deref() == Some("kubernetes.io/aws-ebs")
+            });
+            if !existing.is_default || in_tree_default {
+                steps.push(unset_default(name));
+            }
+            if existing.is_default {
+                steps.push(Remediation::text(format!(
+                    "StorageClass {name} already uses the EBS CSI driver (ebs.csi.aws.com) and is the default: move the workloads still on {which} to it (`storageClassName: {name}` on new PVCs; existing data by snapshot and restore)."
+                )));
+            } else {
+                steps.push(Remediation::command(
+                    format!("StorageClass {name} already uses the EBS CSI driver (ebs.csi.aws.com): make it the default instead, so new PVCs get CSI volumes:"),
+                    format!("kubectl patch storageclass {name} -p '{{\"metadata\":{{\"annotations\":{{\"storageclass.kubernetes.io/is-default-class\":\"true\"}}}}}}'"),
+                ));
+            }
+            steps
+        }
+        None => vec![
             Remediation::yaml(
                 "Create a CSI StorageClass (the EBS CSI driver must be installed) and make it the default:",
                 "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\n  annotations:\n    storageclass.kubernetes.io/is-default-class: \"true\"\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3\n",
             ),
-            Remediation::command(
-                format!("Stop {which} being the default, then move workloads to the new class (new PVCs; existing data by snapshot and restore):"),
-                format!("kubectl patch storageclass {sc} -p '{{\"metadata\":{{\"annotations\":{{\"storageclass.kubernetes.io/is-default-class\":\"false\"}}}}}}'"),
-            ),
-        ]);
+            unset_default("the new class"),
+        ],
+    };
+    let mut d = Diagnosis::new(&META, summary)
+        .with_messages(messages.iter().copied())
+        .with_remediation(steps);
     let evidence: Vec<_> = facts
         .storage_classes
         .iter()
@@ -190,6 +225,23 @@ mod tests {
             "{}",
             report.diagnoses[0].summary
         );
+    }
+
+    #[test]
+    fn an_existing_csi_class_is_named_instead_of_created() {
+        let table = "$ kubectl get storageclass\nNAME            PROVISIONER             RECLAIMPOLICY   VOLUMEBINDINGMODE      ALLOWVOLUMEEXPANSION   AGE\ngp2 (default)   kubernetes.io/aws-ebs   Delete          WaitForFirstConsumer   false                  2y\nfast-ssd        ebs.csi.aws.com         Delete          WaitForFirstConsumer   true                   97d\n";
+        let d = &check_only("KW211", table).diagnoses[0];
+        let steps = crate::testing::remediation_text(d);
+        assert!(!steps.contains("Create a CSI StorageClass"), "{steps}");
+        assert!(
+            steps.contains("kubectl patch storageclass fast-ssd"),
+            "{steps}"
+        );
+        assert!(steps.contains("move workloads to fast-ssd"), "{steps}");
+        // Without a CSI class in the input, one is created.
+        let only_in_tree = table.lines().take(3).collect::<Vec<_>>().join("\n");
+        let d = &check_only("KW211", &only_in_tree).diagnoses[0];
+        assert!(crate::testing::remediation_text(d).contains("Create a CSI StorageClass"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{message_nodepool, tail_after};
+use crate::rules::kw2xx::scheduling::{message_nodepool, nodepool_of_node, tail_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -140,18 +140,48 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         Confidence::High
     };
-    let nodepool = facts
-        .nodepools
+    // The node the volumes wait on (the attach error's instance, the pod's node) names the
+    // NodePool to change; otherwise a NodePool without the startup taint is the suspect.
+    let node = attaching
         .iter()
-        .find(|np| {
-            !np.startup_taints
+        .find_map(|m| quoted_after(&m.text, "to node \""))
+        .filter(|n| n != "***")
+        .into_iter()
+        .chain(
+            facts
+                .pods
                 .iter()
-                .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
-        })
-        .map(|np| np.meta.name.clone())
-        // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`).
-        .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m)));
+                .filter(|p| {
+                    unmounted
+                        .iter()
+                        .chain(&attaching)
+                        .any(|m| m.object.as_ref().is_some_and(|o| o.name == p.meta.name))
+                })
+                .filter_map(|p| p.node_name.clone()),
+        )
+        .find_map(|n| nodepool_of_node(facts, &n).map(|np| (n, np)));
+    if let Some((n, np)) = &node {
+        summary.push_str(&format!(" Node {n} was launched by NodePool {np}."));
+    }
+    let nodepool = node.map(|(_, np)| np).or_else(|| {
+        facts
+            .nodepools
+            .iter()
+            .find(|np| {
+                !np.startup_taints
+                    .iter()
+                    .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
+            })
+            .map(|np| np.meta.name.clone())
+            // The NodePool Karpenter's simulation was about (`incompatible with nodepool "<np>"`).
+            .or_else(|| limit.iter().find_map(|m| message_nodepool(facts, m)))
+    });
     let np = nodepool.as_deref().unwrap_or("<nodepool>");
+    let has_startup_taint = facts.nodepool(np).is_some_and(|p| {
+        p.startup_taints
+            .iter()
+            .any(|t| t.key == "ebs.csi.aws.com/agent-not-ready")
+    });
     // The pods whose events say so (kubelet and attach-detach events are about the pod).
     let mut pods: Vec<ObjectRef> = Vec::new();
     for m in limit
@@ -212,10 +242,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(attaching.iter().copied())
         .with_messages(unmounted.iter().copied())
         .with_remediation([
-            Remediation::yaml(
-                format!("Give NodePool {np} the EBS CSI startup taint, so pods wait until the driver reports the node's limit (`kubectl edit nodepool {np}`):"),
-                "spec:\n  template:\n    spec:\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n",
-            ),
+            // The node's NodePool may have the taint already: then the driver published the
+            // limit and the spread (next step) is what is left.
+            if has_startup_taint {
+                Remediation::text(format!(
+                    "NodePool {np} already has the EBS CSI startup taint (ebs.csi.aws.com/agent-not-ready), so pods waited for the driver: the node's attach limit is simply too low for the PVC pods placed on it; spread them (below) or use instance types that can attach more volumes."
+                ))
+            } else {
+                Remediation::yaml(
+                    format!("Give NodePool {np} the EBS CSI startup taint, so pods wait until the driver reports the node's limit (`kubectl edit nodepool {np}`):"),
+                    "spec:\n  template:\n    spec:\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n",
+                )
+            },
             Remediation::yaml(
                 format!("Spread the PVC pods over nodes ({}):", spread_target),
                 format!("topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: kubernetes.io/hostname\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector:\n      matchLabels:\n        {label_key}: {label_value}\n"),

@@ -2,6 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::rules::kw2xx::scheduling::{nodepool_of_node, nodepool_subnets};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -206,16 +207,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .and_then(|s| s.zone.clone())
             })
     };
-    let nodepool = ec2.iter().find_map(|m| m.nodepool.clone()).or_else(|| {
-        ec2.iter().find_map(|m| {
-            let nc = m.object.as_ref()?;
-            facts
-                .nodeclaims
-                .iter()
-                .find(|c| c.meta.name == nc.name)
-                .and_then(|c| c.nodepool.clone())
+    let nodepool = ec2
+        .iter()
+        .find_map(|m| m.nodepool.clone())
+        .or_else(|| {
+            ec2.iter().find_map(|m| {
+                let nc = m.object.as_ref()?;
+                facts
+                    .nodeclaims
+                    .iter()
+                    .find(|c| c.meta.name == nc.name)
+                    .and_then(|c| c.nodepool.clone())
+            })
         })
-    });
+        // The CNI's failure is about a pod: the NodePool of the node it was placed on.
+        .or_else(|| {
+            cni.iter().find_map(|m| {
+                let node = facts.pod(m.object.as_ref()?)?.node_name.clone()?;
+                nodepool_of_node(facts, &node)
+            })
+        });
     let mut summary = String::new();
     if !ec2.is_empty() {
         let names: Vec<String> = subnets
@@ -317,20 +328,74 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .collect();
     d = d.with_messages(count_messages.iter().copied());
-    let selector = if crate::rules::version::before_v0_32(facts) {
-        "the AWSNodeTemplate's subnetSelector"
+    let legacy = crate::rules::version::before_v0_32(facts);
+    let (class_kind, class_res) = if legacy {
+        ("AWSNodeTemplate", "awsnodetemplate")
     } else {
-        "the EC2NodeClass's subnetSelectorTerms"
+        ("EC2NodeClass", "ec2nodeclass")
     };
-    vec![d.with_remediation([
-        Remediation::command(
-            "See how many addresses each subnet has left:",
-            format!("aws ec2 describe-subnets --subnet-ids {id_list} --query 'Subnets[].[SubnetId,AvailabilityZone,CidrBlock,AvailableIpAddressCount]' --output table"),
+    // The node class whose subnets ran out: the NodePool's, the NodeClaim's, or the only one.
+    let subnets_of_pool = nodepool.as_deref().and_then(|n| nodepool_subnets(facts, n));
+    let nodeclass = subnets_of_pool
+        .as_ref()
+        .map(|s| s.nodeclass.clone())
+        .or_else(|| {
+            facts
+                .nodeclaims
+                .iter()
+                .filter(|c| nodepool.is_none() || c.nodepool == nodepool)
+                .find_map(|c| c.nodeclass_ref.clone())
+        })
+        .or_else(|| match facts.nodeclasses.as_slice() {
+            [only] => Some(only.meta.name.clone()),
+            _ => None,
+        });
+    let tag = subnets_of_pool.and_then(|s| s.tag).or_else(|| {
+        let nc = facts.nodeclass(nodeclass.as_deref()?)?;
+        nc.subnet_selector_terms.iter().find_map(|t| {
+            let (k, v) = t.get("tags")?.as_object()?.iter().next()?;
+            Some((k.clone(), v.as_str().unwrap_or("*").to_string()))
+        })
+    });
+    let (tag_key, tag_value) =
+        tag.unwrap_or_else(|| ("karpenter.sh/discovery".into(), "<cluster-name>".into()));
+    let zone = ids
+        .iter()
+        .find_map(|id| zone_of(id))
+        .or_else(|| exhausted.iter().find_map(|s| s.zone.clone()))
+        .unwrap_or_else(|| "<zone>".to_string());
+    let vpc = match ids.first() {
+        Some(id) => format!(
+            "VPC=$(aws ec2 describe-subnets --subnet-ids {id} --query 'Subnets[0].VpcId' --output text)\n"
         ),
-        Remediation::command(
-            format!("Add address space: a secondary CIDR on the VPC, then subnets in it tagged like {selector}:"),
-            "aws ec2 associate-vpc-cidr-block --vpc-id <vpc-id> --cidr-block 100.64.0.0/16",
+        None => "VPC=<vpc-id>\n".to_string(),
+    };
+    let class_named = match &nodeclass {
+        Some(nc) => format!("{class_kind} {nc}"),
+        None => format!("the {class_kind}"),
+    };
+    let mut steps = vec![Remediation::command(
+        "See how many addresses each subnet has left:",
+        format!("aws ec2 describe-subnets --subnet-ids {id_list} --query 'Subnets[].[SubnetId,AvailabilityZone,CidrBlock,AvailableIpAddressCount]' --output table"),
+    )];
+    if let Some(nc) = &nodeclass {
+        let selector = if legacy {
+            ".spec.subnetSelector"
+        } else {
+            ".spec.subnetSelectorTerms"
+        };
+        steps.push(Remediation::command(
+            format!("See the subnets {class_named} selects and those it resolved:"),
+            format!("kubectl get {class_res} {nc} -o jsonpath='{{{selector}}}{{\"\\n\"}}{{.status.subnets}}{{\"\\n\"}}'"),
+        ));
+    }
+    steps.push(Remediation::command(
+        format!("Add address space: a secondary CIDR on the VPC and a subnet in it in {zone}, tagged {tag_key}={tag_value} so that {class_named} selects it (pick a free CIDR):"),
+        format!(
+            "{vpc}aws ec2 associate-vpc-cidr-block --vpc-id \"$VPC\" --cidr-block 100.64.0.0/16\naws ec2 create-subnet --vpc-id \"$VPC\" --availability-zone {zone} --cidr-block 100.64.0.0/19 --tag-specifications 'ResourceType=subnet,Tags=[{{Key={tag_key},Value={tag_value}}}]'"
         ),
+    ));
+    vec![d.with_remediation(steps.into_iter().chain([
         Remediation::yaml(
             "Spread pods across zones so that every subnet is used (pod template):",
             "topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n    whenUnsatisfiable: ScheduleAnyway\n    labelSelector:\n      matchLabels:\n        app: <your-app-label>\n",
@@ -339,7 +404,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "Shrink the CNI's warm pool of addresses per node (or move to an IPv6 cluster):",
             "kubectl set env daemonset aws-node -n kube-system WARM_IP_TARGET=2 MINIMUM_IP_TARGET=10",
         ),
-    ])]
+    ]))]
 }
 
 /// Whether the text says a subnet is out of addresses (for other rules' exclusions).

@@ -3,7 +3,8 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, CapacityReservation, Facts, Message, NodeClass};
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
-use crate::rules::kw2xx::scheduling::{scheduling_errors, tail_after, Cause};
+use crate::rules::kw2xx::scheduling::{nodepool_subnets, scheduling_errors, tail_after, Cause};
+use crate::rules::text::is_region;
 use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -61,7 +62,10 @@ Block is a fixed window: it cannot be enlarged and it ends at its `EndDate` (Kar
 nodes before then), so buy another block. The EC2NodeClass's `status.capacityReservations` names
 each reservation's type, instance type and zone; a NodePool whose `karpenter.sh/capacity-type`
 leaves out `reserved` never uses them. When the input shows the zones the NodePool and its
-subnets allow, the zones with no reported shortage are named. For a pre-v0.32 Provisioner the
+subnets allow, the zones with no reported shortage are named. When EC2's message suggests
+zones (`... by not specifying an Availability Zone in your request or choosing us-east-1b,
+us-east-1c.`), they are named, and the fix adds those the NodePool does not allow to its zone
+requirement (keeping its zones) and names the EC2NodeClass when it has no subnet there. For a pre-v0.32 Provisioner the
 requirements sit directly under its `spec`.
 "#,
 };
@@ -221,6 +225,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut codes: Vec<&str> = Vec::new();
     let mut quotas: Vec<&str> = Vec::new();
     let mut shortages: Vec<(String, String)> = Vec::new();
+    // The zones EC2's own message says have the capacity (`... or choosing us-east-1b, ...`).
+    let mut suggested: Vec<String> = Vec::new();
     let mut nodeclaims: Vec<String> = Vec::new();
     let mut all_unavailable = false;
     let mut spot_text = false;
@@ -259,6 +265,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let Some(pair) = type_and_zone(t) {
             if !shortages.contains(&pair) {
                 shortages.push(pair);
+            }
+        }
+        for zone in suggested_zones(t) {
+            if !suggested.contains(&zone) {
+                suggested.push(zone);
             }
         }
         all_unavailable |=
@@ -600,6 +611,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )),
         None => {}
     }
+    // EC2's suggestion minus the zones that report the shortage themselves.
+    suggested.retain(|z| !shortages.iter().any(|(_, short)| short == z));
+    let pool_zones: Option<Vec<String>> = facts
+        .nodepools
+        .iter()
+        .filter(|np| nodepools.contains(&np.meta.name))
+        .find_map(|np| np.allowed_values("topology.kubernetes.io/zone"));
+    let subnets = nodepools.first().and_then(|n| nodepool_subnets(facts, n));
+    if !suggested.is_empty() {
+        summary.push_str(&format!(
+            " EC2 says it has the capacity in {}.",
+            suggested.join(", ")
+        ));
+    }
     // Not a reservation launch, but the EC2NodeClass selects reservations the NodePool cannot
     // use: their capacity sits idle while the on-demand/spot launch fails.
     let unused: Vec<&CapacityReservation> = if reservation_hit {
@@ -744,6 +769,62 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ));
         }
     }
+    if !suggested.is_empty() {
+        let pool = if legacy { "Provisioner" } else { "NodePool" };
+        let pool_res = if legacy { "provisioner" } else { "nodepool" };
+        let not_allowed: Vec<&String> = match &pool_zones {
+            Some(allowed) => suggested.iter().filter(|z| !allowed.contains(z)).collect(),
+            None => Vec::new(),
+        };
+        if let (Some(allowed), false) = (&pool_zones, not_allowed.is_empty()) {
+            // The NodePool's zones stay: the YAML is the whole list with EC2's zones added.
+            let mut zones = allowed.clone();
+            zones.extend(not_allowed.iter().map(|z| (*z).clone()));
+            let values = zones
+                .iter()
+                .map(|z| format!("\"{z}\""))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let requirements = if legacy {
+                format!("spec:\n  requirements:\n    - key: topology.kubernetes.io/zone\n      operator: In\n      values: [{values}]\n")
+            } else {
+                format!("spec:\n  template:\n    spec:\n      requirements:\n        - key: topology.kubernetes.io/zone\n          operator: In\n          values: [{values}]\n")
+            };
+            steps.insert(
+                0,
+                Remediation::yaml(
+                    format!(
+                        "Let {pool} {np} launch where EC2 has the capacity: add {} to its zones (`kubectl edit {pool_res} {np}`):",
+                        not_allowed.iter().map(|z| z.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                    requirements,
+                ),
+            );
+        }
+        if let Some(sub) = &subnets {
+            let lacking = sub.missing(&suggested);
+            if !lacking.is_empty() {
+                let zones: Vec<&str> = lacking.iter().map(|z| z.as_str()).collect();
+                let class = if legacy {
+                    "AWSNodeTemplate"
+                } else {
+                    "EC2NodeClass"
+                };
+                let at = usize::from(!not_allowed.is_empty() && pool_zones.is_some());
+                steps.insert(
+                    at,
+                    Remediation::command(
+                        format!(
+                            "{class} {} has no subnet in {}: give it one there (tag a subnet with the tag its selector matches), or Karpenter cannot launch in the zones EC2 suggests:",
+                            sub.nodeclass,
+                            zones.join(", ")
+                        ),
+                        sub.tag_subnet_command(&zones.join(",")),
+                    ),
+                );
+            }
+        }
+    }
     for q in &quotas {
         steps.push(Remediation::command(
             format!("Ask for a Service Quotas increase: {q}."),
@@ -876,6 +957,40 @@ fn zones_left(
     })
 }
 
+/// The zones EC2 suggests in an insufficient-capacity or unsupported-zone message: `You can
+/// currently get <type> capacity by not specifying an Availability Zone in your request or
+/// choosing us-east-1b, us-east-1c.` / `... launching in us-east-1a, us-east-1c`. Only tokens
+/// shaped like a zone (a region and a letter) count; the list ends at the first other word.
+fn suggested_zones(text: &str) -> Vec<String> {
+    let mut zones: Vec<String> = Vec::new();
+    for marker in ["choosing ", "launching in "] {
+        let mut rest = text;
+        while let Some(at) = find_ignore_ascii_case(rest, marker) {
+            rest = &rest[at + marker.len()..];
+            for token in rest
+                .split([',', ' '])
+                .filter(|t| !t.is_empty() && *t != "or" && *t != "and")
+            {
+                let zone = token.trim_end_matches(['.', ';', ')']);
+                let is_zone = zone.len() > 1
+                    && zone.ends_with(|c: char| c.is_ascii_lowercase())
+                    && is_region(&zone[..zone.len() - 1]);
+                if !is_zone {
+                    break;
+                }
+                if !zones.iter().any(|z| z == zone) {
+                    zones.push(zone.to_string());
+                }
+                if token.len() != zone.len() {
+                    // `us-east-1d.`: the sentence ends.
+                    break;
+                }
+            }
+        }
+    }
+    zones
+}
+
 /// `(instance type, zone)` of `We currently do not have sufficient <type> capacity in the
 /// Availability Zone you requested (<zone>)`.
 fn type_and_zone(text: &str) -> Option<(String, String)> {
@@ -890,6 +1005,50 @@ fn type_and_zone(text: &str) -> Option<(String, String)> {
 mod tests {
     use super::*;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn zones_ec2_suggests() {
+        assert_eq!(
+            suggested_zones("We currently do not have sufficient m5.large capacity in the Availability Zone you requested (us-east-1b). Our system will be working on provisioning additional capacity. You can currently get m5.large capacity by not specifying an Availability Zone in your request or choosing us-east-1a, us-east-1c, us-east-1d."),
+            ["us-east-1a", "us-east-1c", "us-east-1d"]
+        );
+        assert_eq!(
+            suggested_zones("try launching in us-west-2a or us-west-2c; the rest"),
+            ["us-west-2a", "us-west-2c"]
+        );
+        // Not a zone after the marker: nothing.
+        assert!(suggested_zones("choosing a different instance type").is_empty());
+    }
+
+    #[test]
+    fn the_suggested_zones_join_the_nodepool_zones_in_the_fix() {
+        let text = r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"web-x1"},"error":"creating instance, insufficient capacity, InsufficientInstanceCapacity: We currently do not have sufficient m5.large capacity in the Availability Zone you requested (us-east-1a). Our system will be working on provisioning additional capacity. You can currently get m5.large capacity by not specifying an Availability Zone in your request or choosing us-east-1b, us-east-1c."}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      requirements:
+      - key: topology.kubernetes.io/zone
+        operator: In
+        values: ["us-east-1a"]
+"#;
+        let d = &check_only("KW215", text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("EC2 says it has the capacity in us-east-1b, us-east-1c"),
+            "{}",
+            d.summary
+        );
+        let yaml = d.remediation[0].yaml.as_deref().unwrap_or_default();
+        assert!(
+            yaml.contains("values: [\"us-east-1a\", \"us-east-1b\", \"us-east-1c\"]"),
+            "{yaml}"
+        );
+    }
 
     #[test]
     fn quota_reasons_of_a_nodeclaim_condition() {

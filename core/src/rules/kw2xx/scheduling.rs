@@ -419,7 +419,12 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         let Some((error, pod, field_nodepool)) = error_text(message, record) else {
             continue;
         };
-        let pod = pod.or_else(|| only_pod.clone());
+        let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
+            if p.namespace.is_none() {
+                p.namespace = pod_namespace(facts, message, &p.name);
+            }
+            p
+        });
         let mut clauses = parse_clauses(&error);
         if clauses.is_empty() {
             continue;
@@ -437,6 +442,32 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         });
     }
     out
+}
+
+/// The namespace of pod `name` when the message does not say it (an events table without a
+/// NAMESPACE column, a console log line): the one pod of that name the input shows, else the
+/// `-n` of the `kubectl get events` / `kubectl describe pod` the paste printed the message
+/// under. The fix commands then carry `-n <ns>` instead of a placeholder or the default.
+fn pod_namespace(facts: &Facts, message: &Message, name: &str) -> Option<String> {
+    let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
+    if let (Some(p), None) = (same.next(), same.next()) {
+        if p.meta.namespace.is_some() {
+            return p.meta.namespace.clone();
+        }
+    }
+    let under = facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.evidence.source == message.evidence.source && c.evidence.line < message.evidence.line
+        })
+        .max_by_key(|c| c.evidence.line)?;
+    let lists_it = under.is("get", "Event")
+        || under.is("describe", "Pod")
+        || under.is("get", "Pod") && under.name.as_deref() == Some(name);
+    (lists_it && !under.all_namespaces)
+        .then(|| under.namespace.clone())
+        .flatten()
 }
 
 /// Names the NodePool of clauses the text leaves unnamed (v1.5+ prints bare reasons) from the
@@ -1125,6 +1156,98 @@ pub fn requirement_on(requirements: &str, key: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The node class a NodePool launches with and what the input shows of its subnets: the
+/// zones a pod can get a node in are the NodePool's zones that also have a subnet, so
+/// offering (KW202) and spread (KW206) diagnoses name the class and its missing zones.
+#[derive(Debug, Clone, Default)]
+pub struct NodePoolSubnets {
+    /// The EC2NodeClass (or AWSNodeTemplate) name from the NodePool's `nodeClassRef`.
+    pub nodeclass: String,
+    /// The zones of its `status.subnets`, sorted and deduplicated; `None` when the input
+    /// shows no such status (the class object is absent or its status was not printed).
+    pub zones: Option<Vec<String>>,
+    /// The first tag of its `subnetSelectorTerms` (`*` for a key-only selector): the tag a
+    /// new subnet needs to be selected.
+    pub tag: Option<(String, String)>,
+}
+
+impl NodePoolSubnets {
+    /// The `wanted` zones the subnets do not cover; empty when the subnets are unknown.
+    pub fn missing<'z>(&self, wanted: &'z [String]) -> Vec<&'z String> {
+        match &self.zones {
+            Some(zones) => wanted.iter().filter(|z| !zones.contains(z)).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The commands that find a subnet in `zone` and give it the tag the class selects on
+    /// (the discovery tag with a placeholder when the selector is not in the input).
+    pub fn tag_subnet_command(&self, zone: &str) -> String {
+        tag_subnet_command(self.tag.as_ref(), zone)
+    }
+}
+
+/// `aws ec2 describe-subnets` in `zone`, then `aws ec2 create-tags` with the selector's tag.
+pub fn tag_subnet_command(tag: Option<&(String, String)>, zone: &str) -> String {
+    let (key, value) = tag
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .unwrap_or(("karpenter.sh/discovery", "<cluster-name>"));
+    format!(
+        "aws ec2 describe-subnets --filters Name=availability-zone,Values={zone} --query 'Subnets[].[SubnetId,AvailableIpAddressCount,Tags]' && aws ec2 create-tags --resources <subnet-id> --tags Key={key},Value={value}"
+    )
+}
+
+/// What the facts say about the subnets of NodePool `nodepool`'s node class; `None` when the
+/// NodePool (with a node class reference) is not in the input.
+pub fn nodepool_subnets(facts: &Facts, nodepool: &str) -> Option<NodePoolSubnets> {
+    let np = facts.nodepool(nodepool)?;
+    let name = np.nodeclass_ref.clone()?;
+    let Some(nc) = facts.nodeclass(&name) else {
+        return Some(NodePoolSubnets {
+            nodeclass: name,
+            ..Default::default()
+        });
+    };
+    let zones = (!nc.status_subnets.is_empty()).then(|| {
+        let mut zones: Vec<String> = nc.status_subnets.iter().map(|(_, z)| z.clone()).collect();
+        zones.sort();
+        zones.dedup();
+        zones
+    });
+    let tag = nc.subnet_selector_terms.iter().find_map(|t| {
+        let tags = t.get("tags")?.as_object()?;
+        let (k, v) = tags.iter().next()?;
+        Some((k.clone(), v.as_str().unwrap_or("*").to_string()))
+    });
+    Some(NodePoolSubnets {
+        nodeclass: nc.meta.name.clone(),
+        zones,
+        tag,
+    })
+}
+
+/// The NodePool that launched node `node` (its name, or the EC2 instance ID an attach error
+/// names): the node's `karpenter.sh/nodepool` label, else the NodeClaim of that node.
+pub fn nodepool_of_node(facts: &Facts, node: &str) -> Option<String> {
+    let is_instance = |provider_id: Option<&str>| {
+        node.starts_with("i-") && provider_id.is_some_and(|p| p.rsplit('/').next() == Some(node))
+    };
+    facts
+        .nodes
+        .iter()
+        .find(|n| n.meta.name == node || is_instance(n.provider_id.as_deref()))
+        .and_then(|n| n.nodepool().map(str::to_string))
+        .or_else(|| {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|c| {
+                    c.node_name.as_deref() == Some(node) || is_instance(c.provider_id.as_deref())
+                })
+                .and_then(|c| c.nodepool.clone())
+        })
+}
+
 /// `pod ns/name` or `the pod`.
 pub fn pod_label(pod: Option<&ObjectRef>) -> String {
     match pod {
@@ -1350,6 +1473,29 @@ pub fn hit_messages_of<'e, 'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An events table without a NAMESPACE column names the pod without one: the `-n` of the
+    /// `kubectl get events` above it fills it in, so fix commands carry the namespace.
+    #[test]
+    fn a_pod_named_without_namespace_takes_the_events_command_namespace() {
+        let row = "2m   Warning   FailedScheduling   pod/web-0   Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b]\n";
+        let header = "LAST SEEN   TYPE      REASON             OBJECT      MESSAGE\n";
+        let namespace_of = |text: &str| {
+            let report = crate::testing::check_only("KW203", text);
+            report.diagnoses[0].object.as_ref()?.namespace.clone()
+        };
+        assert_eq!(
+            namespace_of(&format!("$ kubectl get events -n shop\n{header}{row}")).as_deref(),
+            Some("shop")
+        );
+        // No command: the one pod of that name the input describes.
+        let describe = "Name:             web-0\nNamespace:        shop\nStatus:           Pending\nContainers:\n  web:\n    Image:  nginx\nQoS Class:       BestEffort\n\n";
+        assert_eq!(
+            namespace_of(&format!("{describe}{header}{row}")).as_deref(),
+            Some("shop")
+        );
+        assert_eq!(namespace_of(&format!("{header}{row}")), None);
+    }
 
     #[test]
     fn in_values_reads_each_value_and_drops_the_others_count() {
