@@ -801,8 +801,15 @@ impl Ctx<'_> {
                     plural(np.requirements.len(), "requirement", "requirements")
                 ))
             }
-            [] if f.has(Collected::NodePools) && self.legacy => Seen::ok("Provisioners listed"),
-            [] if f.has(Collected::NodePools) => Seen::ok("NodePools listed"),
+            // Listed, and the list came back empty (`No resources found`).
+            [] if f.has(Collected::NodePools) => Seen::ok(format!(
+                "the {} list is empty: nothing for Karpenter to launch from",
+                if self.legacy {
+                    "Provisioner"
+                } else {
+                    "NodePool"
+                }
+            )),
             [] if self.legacy => Seen::not_collected("no Provisioner in the input"),
             [] => Seen::not_collected("no NodePool in the input"),
             many => Seen::ok(format!(
