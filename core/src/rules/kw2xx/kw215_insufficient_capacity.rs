@@ -262,7 +262,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 }
             }
         }
-        if let Some(pair) = type_and_zone(t) {
+        // A fleet error lists one shortage per type tried: `...g5.2xlarge capacity in ...
+        // (us-east-1a)...; InsufficientInstanceCapacity: ...g6.2xlarge capacity in ...`.
+        for pair in types_and_zones(t) {
             if !shortages.contains(&pair) {
                 shortages.push(pair);
             }
@@ -535,13 +537,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             };
             let place = match shortages.as_slice() {
                 [] => String::new(),
-                s => format!(
-                    " for {}",
-                    s.iter()
-                        .map(|(t, z)| format!("{t} in {z}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                s => format!(" for {}", shortage_list(s)),
             };
             summary.push_str(&format!(
                 "{subject} could not take the launch: Karpenter launched into it (capacity type `reserved`) and EC2 answered {answer}{place}. A reservation holds only instances of its own type and zone, up to the count bought, while it is active: more instance types will not help, the reservation needs room or a fallback."
@@ -585,11 +581,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str("EC2 has no capacity");
         if !shortages.is_empty() {
-            let list: Vec<String> = shortages
-                .iter()
-                .map(|(t, z)| format!("{t} in {z}"))
-                .collect();
-            summary.push_str(&format!(" for {}", list.join(", ")));
+            summary.push_str(&format!(" for {}", shortage_list(&shortages)));
         }
         if !capacity_codes.is_empty() {
             summary.push_str(&format!(" ({})", capacity_codes.join(", ")));
@@ -756,16 +748,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some(ZonesLeft::NoneLeft(_)) => "more zones",
             _ => "every zone",
         };
+        let fallback = fallback_requirements(&shortages);
         if legacy {
             // v1alpha5: the requirements sit directly under the Provisioner's spec.
             steps.push(Remediation::yaml(
                 format!("Give Provisioner {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit provisioner {np}`):"),
-                "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"5\"]\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"spot\", \"on-demand\"]\n",
+                format!("spec:\n  requirements:\n{}", indent(&fallback, 4)),
             ));
         } else {
             steps.push(Remediation::yaml(
                 format!("Give NodePool {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
-                "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\", \"on-demand\"]\n",
+                format!("spec:\n  template:\n    spec:\n      requirements:\n{}", indent(&fallback, 8)),
             ));
         }
     }
@@ -991,20 +984,126 @@ fn suggested_zones(text: &str) -> Vec<String> {
     zones
 }
 
-/// `(instance type, zone)` of `We currently do not have sufficient <type> capacity in the
-/// Availability Zone you requested (<zone>)`.
-fn type_and_zone(text: &str) -> Option<(String, String)> {
-    let after = tail_after(text, "do not have sufficient ")?;
-    let ty = after.split_whitespace().next()?.to_string();
-    let zone_at = find_ignore_ascii_case(&after, "you requested (")? + "you requested (".len();
-    let zone: String = after[zone_at..].chars().take_while(|c| *c != ')').collect();
-    (!zone.is_empty()).then_some((ty, zone))
+/// `g5.2xlarge, g6.2xlarge in us-east-1a, m5.large in us-east-1b`: the types short in each
+/// zone, zones in the order the text names them.
+fn shortage_list(shortages: &[(String, String)]) -> String {
+    let mut zones: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (ty, zone) in shortages {
+        match zones.iter_mut().find(|(z, _)| z == zone) {
+            Some((_, types)) => types.push(ty),
+            None => zones.push((zone, vec![ty])),
+        }
+    }
+    zones
+        .iter()
+        .map(|(zone, types)| format!("{} in {zone}", types.join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Instance categories of accelerated hardware: a pool short of GPUs falls back to other GPU
+/// families, never to general-purpose ones.
+const ACCELERATED_CATEGORIES: &[&str] = &["g", "gr", "p", "inf", "trn", "dl", "f", "vt"];
+
+/// The requirement list items of the fall-back step: more families of the short types'
+/// categories when those are all accelerated (no generation bound: inf1/inf2 and trn1 would
+/// fail one), else the current general-purpose generations.
+fn fallback_requirements(shortages: &[(String, String)]) -> String {
+    let category =
+        |ty: &str| -> String { ty.chars().take_while(|c| c.is_ascii_lowercase()).collect() };
+    let mut categories: Vec<String> = Vec::new();
+    for (ty, _) in shortages {
+        let c = category(ty);
+        if !categories.contains(&c) {
+            categories.push(c);
+        }
+    }
+    let accelerated = !categories.is_empty()
+        && categories
+            .iter()
+            .all(|c| ACCELERATED_CATEGORIES.contains(&c.as_str()));
+    let capacity =
+        "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n";
+    if accelerated {
+        let values: Vec<String> = categories.iter().map(|c| format!("\"{c}\"")).collect();
+        format!(
+            "- key: karpenter.k8s.aws/instance-category\n  operator: In\n  values: [{}]\n{capacity}",
+            values.join(", ")
+        )
+    } else {
+        format!("- key: karpenter.k8s.aws/instance-category\n  operator: In\n  values: [\"c\", \"m\", \"r\"]\n- key: karpenter.k8s.aws/instance-generation\n  operator: Gt\n  values: [\"5\"]\n{capacity}")
+    }
+}
+
+/// `text` with every line indented by `n` spaces.
+fn indent(text: &str, n: usize) -> String {
+    let pad = " ".repeat(n);
+    text.lines().map(|l| format!("{pad}{l}\n")).collect()
+}
+
+/// Every `(instance type, zone)` of `We currently do not have sufficient <type> capacity in
+/// the Availability Zone you requested (<zone>)`, in order.
+fn types_and_zones(text: &str) -> Vec<(String, String)> {
+    const MARKER: &str = "do not have sufficient ";
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = find_ignore_ascii_case(rest, MARKER) {
+        let after = &rest[at + MARKER.len()..];
+        rest = after;
+        let Some(ty) = after.split_whitespace().next() else {
+            break;
+        };
+        // The zone of this shortage: before the next one starts.
+        let this = &after[..find_ignore_ascii_case(after, MARKER).unwrap_or(after.len())];
+        let Some(zone_at) = find_ignore_ascii_case(this, "you requested (") else {
+            continue;
+        };
+        let zone: String = this[zone_at + "you requested (".len()..]
+            .chars()
+            .take_while(|c| *c != ')')
+            .collect();
+        if !zone.is_empty() {
+            out.push((ty.to_string(), zone));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn every_shortage_of_a_fleet_error_and_a_gpu_fallback() {
+        let text = "InsufficientInstanceCapacity: We currently do not have sufficient g5.2xlarge capacity in the Availability Zone you requested (us-east-1a). You can currently get g5.2xlarge capacity by not specifying an Availability Zone in your request or choosing us-east-1b.; InsufficientInstanceCapacity: We currently do not have sufficient g6.2xlarge capacity in the Availability Zone you requested (us-east-1c). Our system will be working on provisioning additional capacity.";
+        let shortages = types_and_zones(text);
+        let pair = |t: &str, z: &str| (t.to_string(), z.to_string());
+        assert_eq!(
+            shortages,
+            [
+                pair("g5.2xlarge", "us-east-1a"),
+                pair("g6.2xlarge", "us-east-1c")
+            ]
+        );
+        let gpu = fallback_requirements(&shortages);
+        assert!(
+            gpu.contains("values: [\"g\"]") && !gpu.contains("generation"),
+            "{gpu}"
+        );
+        let mixed = fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")]);
+        assert!(mixed.contains("[\"c\", \"m\", \"r\"]"), "{mixed}");
+        assert!(fallback_requirements(&[]).contains("instance-generation"));
+        let same_zone = [
+            pair("g5.2xlarge", "a"),
+            pair("m5.large", "b"),
+            pair("g6.2xlarge", "a"),
+        ];
+        assert_eq!(
+            shortage_list(&same_zone),
+            "g5.2xlarge, g6.2xlarge in a, m5.large in b"
+        );
+    }
 
     #[test]
     fn zones_ec2_suggests() {
