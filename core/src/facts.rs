@@ -317,6 +317,9 @@ pub struct Container {
     /// `lastState.terminated.reason` (`OOMKilled`, `Error`...): why the previous run ended.
     pub last_termination_reason: Option<String>,
     pub requests: BTreeMap<String, String>,
+    /// `restartPolicy` of an init container: `Always` makes it a native sidecar (Kubernetes
+    /// 1.29+), which keeps running beside the app containers.
+    pub restart_policy: Option<String>,
     /// Literal env values; `valueFrom` entries map to an empty string. Each also becomes a
     /// `Setting` with its evidence.
     pub env: BTreeMap<String, String>,
@@ -324,6 +327,12 @@ pub struct Container {
 }
 
 impl Container {
+    /// An init container that keeps running (`restartPolicy: Always`): its requests add to
+    /// the app containers' instead of running before them.
+    pub fn is_sidecar(&self) -> bool {
+        self.restart_policy.as_deref() == Some("Always")
+    }
+
     /// The image tag (`1.0.8` of `public.ecr.aws/karpenter/controller:1.0.8@sha256:...`).
     pub fn image_tag(&self) -> Option<&str> {
         let image = self.image.as_deref()?;

@@ -213,6 +213,7 @@ pub fn container(
         name: name.clone(),
         image: text_of(spec.get("image")),
         requests: map_of(spec.path(&["resources", "requests"])),
+        restart_policy: text_of(spec.get("restartPolicy")),
         ..Container::default()
     };
     for var in spec.get("env").map(Node::items).unwrap_or_default() {

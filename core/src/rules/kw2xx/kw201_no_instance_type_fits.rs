@@ -26,6 +26,8 @@ an offering at once. The pod's own request is, per resource, the larger of its b
 container's request and the sum of its app containers' (init containers run one at a time
 before the app containers start): when the pod spec is in the input and an init container
 asks for more, the diagnosis names it, since lowering the app containers would change nothing.
+A native sidecar (an init container with `restartPolicy: Always`) keeps running: it counts with
+the app containers and with every init container started after it.
 
 Signals (inside `Failed to schedule pod, ...` and `could not schedule pod`):
 `no instance type has enough resources, requirements=..., resources=...`, the v1.0 to v1.2
@@ -228,6 +230,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 struct InitHeavy {
     /// (resource, init container, its request, the app containers' sum as a quantity).
     resources: Vec<(String, String, String, String)>,
+    /// The pod has native sidecars: they count with the app containers.
+    with_sidecars: bool,
+    /// The init containers named whose request includes the sidecars started before them.
+    after_sidecars: Vec<String>,
 }
 
 impl InitHeavy {
@@ -248,14 +254,29 @@ impl InitHeavy {
                 self.resources.iter().filter(|r| r.1 == init).collect();
             let asks: Vec<String> = own.iter().map(|r| format!("{} {}", r.0, r.2)).collect();
             let apps: Vec<String> = own.iter().map(|r| format!("{} {}", r.0, r.3)).collect();
+            let together = if self.with_sidecars {
+                "the app containers and sidecars together"
+            } else {
+                "the app containers together"
+            };
+            let with = if self.after_sidecars.iter().any(|n| n == init) {
+                " with the sidecars started before it"
+            } else {
+                ""
+            };
             parts.push(format!(
-                "init container {init} requests {} (the app containers together: {})",
+                "init container {init}{with} requests {} ({together}: {})",
                 asks.join(" and "),
                 apps.join(", ")
             ));
         }
+        let runs = if self.with_sidecars {
+            "an init container runs before the app containers, beside only the sidecars started before it"
+        } else {
+            "an init container runs alone before the app containers"
+        };
         format!(
-            "Of the pod's own requests, {}: an init container runs alone before the app containers, so the scheduler and Karpenter count the larger of the two, and that request is what must fit.",
+            "Of the pod's own requests, {}: {runs}, so the scheduler and Karpenter count the larger of the two, and that request is what must fit.",
             parts.join("; ")
         )
     }
@@ -263,33 +284,59 @@ impl InitHeavy {
 
 fn init_heavy_requests(pod: &Pod) -> Option<InitHeavy> {
     let mut resources = Vec::new();
+    let with_sidecars = pod.init_containers.iter().any(|c| c.is_sidecar());
+    let mut after_sidecars: Vec<String> = Vec::new();
     for res in ["cpu", "memory", "ephemeral-storage"] {
-        let heaviest = pod
-            .init_containers
-            .iter()
-            .filter_map(|c| {
-                let q = c.requests.get(res)?;
-                Some((quantity_units(q)?, c.name.as_str(), q.as_str()))
-            })
-            .max_by_key(|(units, _, _)| *units);
+        let units =
+            |c: &crate::facts::Container| c.requests.get(res).and_then(|q| quantity_units(q));
+        // A native sidecar (`restartPolicy: Always`) keeps running: it adds to the init
+        // containers after it and to the app containers, as the scheduler counts it.
+        let mut sidecars_so_far: u128 = 0;
+        let mut heaviest: Option<(u128, &str, String)> = None;
+        for c in &pod.init_containers {
+            if c.is_sidecar() {
+                sidecars_so_far += units(c).unwrap_or(0);
+                continue;
+            }
+            let Some(own) = units(c) else {
+                continue;
+            };
+            let peak = own + sidecars_so_far;
+            if heaviest.as_ref().is_none_or(|(best, _, _)| peak > *best) {
+                let shown = match (sidecars_so_far, c.requests.get(res)) {
+                    (0, Some(q)) => q.clone(),
+                    _ => units_text(res, peak),
+                };
+                heaviest = Some((peak, c.name.as_str(), shown));
+                if sidecars_so_far > 0 && !after_sidecars.contains(&c.name) {
+                    after_sidecars.push(c.name.clone());
+                }
+            }
+        }
         let Some((init_units, name, value)) = heaviest else {
             continue;
         };
         let apps: u128 = pod
             .containers
             .iter()
-            .filter_map(|c| quantity_units(c.requests.get(res)?))
+            .chain(pod.init_containers.iter().filter(|c| c.is_sidecar()))
+            .filter_map(units)
             .sum();
         if init_units > apps {
             resources.push((
                 res.to_string(),
                 name.to_string(),
-                value.to_string(),
+                value,
                 units_text(res, apps),
             ));
         }
     }
-    (!resources.is_empty()).then_some(InitHeavy { resources })
+    after_sidecars.retain(|name| resources.iter().any(|r| &r.1 == name));
+    (!resources.is_empty()).then_some(InitHeavy {
+        resources,
+        with_sidecars,
+        after_sidecars,
+    })
 }
 
 /// A sum of `quantity_units` (thousandths) as a quantity: cores or millicores for CPU, the
@@ -1314,6 +1361,28 @@ mod tests {
         let d = &check_only("KW201", &describe("500m")).diagnoses[0];
         assert!(
             d.summary.contains("init container warm-cache requests memory 48Gi (the app containers together: memory 2112Mi)"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn native_sidecars_count_with_the_app_containers_and_the_init_containers_after_them() {
+        let pod = |sidecar_policy: &str| {
+            format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: migrate-0\n  namespace: shop\nspec:\n  initContainers:\n  - name: istio-proxy\n    image: proxy\n    {sidecar_policy}\n    resources:\n      requests:\n        cpu: \"2\"\n  - name: migrate\n    image: m\n    resources:\n      requests:\n        cpu: \"10\"\n  containers:\n  - name: app\n    image: a\n    resources:\n      requests:\n        cpu: \"1\"\nstatus:\n  phase: Pending\n---\n{{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"Pod\":{{\"name\":\"migrate-0\",\"namespace\":\"shop\"}},\"error\":\"incompatible with nodepool \\\"general\\\", daemonset overhead={{\\\"cpu\\\":\\\"200m\\\"}}, no instance type has enough resources, requirements=karpenter.sh/nodepool In [general], resources={{\\\"cpu\\\":\\\"12200m\\\",\\\"pods\\\":\\\"4\\\"}}\"}}\n")
+        };
+        let d = &check_only("KW201", &pod("restartPolicy: Always")).diagnoses[0];
+        assert!(
+            d.summary.contains("init container migrate with the sidecars started before it requests cpu 12 (the app containers and sidecars together: cpu 3)"),
+            "{}",
+            d.summary
+        );
+        // Without the policy it is an ordinary init container: it runs alone, before migrate.
+        let d = &check_only("KW201", &pod("imagePullPolicy: Always")).diagnoses[0];
+        assert!(
+            d.summary.contains(
+                "init container migrate requests cpu 10 (the app containers together: cpu 1)"
+            ),
             "{}",
             d.summary
         );
