@@ -2,7 +2,9 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{message_nodepool, nodepool_of_node, tail_after};
+use crate::rules::kw2xx::scheduling::{
+    message_nodepool, node_of_instance, nodepool_of_node, tail_after,
+};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -128,7 +130,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str(&format!(
             "A volume stays attaching on {}: the node has more volumes than it can attach, usually because several PVC pods landed on it before its CSI driver published the limit.",
-            node.map(|n| format!("node {n}")).unwrap_or_else(|| "the node".to_string())
+            node.map(|n| match node_of_instance(facts, &n) {
+                Some(name) => format!("node {name} (instance {n})"),
+                None => format!("node {n}"),
+            })
+            .unwrap_or_else(|| "the node".to_string())
         ));
     }
     if !unmounted.is_empty() && attaching.is_empty() && limit.is_empty() && max_count.is_empty() {
@@ -161,7 +167,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )
         .find_map(|n| nodepool_of_node(facts, &n).map(|np| (n, np)));
     if let Some((n, np)) = &node {
-        summary.push_str(&format!(" Node {n} was launched by NodePool {np}."));
+        let name = node_of_instance(facts, n).unwrap_or_else(|| n.clone());
+        summary.push_str(&format!(" Node {name} was launched by NodePool {np}."));
     }
     let nodepool = node.map(|(_, np)| np).or_else(|| {
         facts

@@ -1226,12 +1226,32 @@ pub fn nodepool_subnets(facts: &Facts, nodepool: &str) -> Option<NodePoolSubnets
     })
 }
 
+/// Whether `provider_id` (`aws:///eu-west-1a/i-0f1e...`) is that of EC2 instance `node`.
+fn is_instance(node: &str, provider_id: Option<&str>) -> bool {
+    node.starts_with("i-") && provider_id.is_some_and(|p| p.rsplit('/').next() == Some(node))
+}
+
+/// The name of the node running EC2 instance `id` (the ID an attach error names), when a
+/// node or NodeClaim of the input has that instance.
+pub fn node_of_instance(facts: &Facts, id: &str) -> Option<String> {
+    facts
+        .nodes
+        .iter()
+        .find(|n| is_instance(id, n.provider_id.as_deref()))
+        .map(|n| n.meta.name.clone())
+        .or_else(|| {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|c| is_instance(id, c.provider_id.as_deref()))
+                .and_then(|c| c.node_name.clone())
+        })
+}
+
 /// The NodePool that launched node `node` (its name, or the EC2 instance ID an attach error
 /// names): the node's `karpenter.sh/nodepool` label, else the NodeClaim of that node.
 pub fn nodepool_of_node(facts: &Facts, node: &str) -> Option<String> {
-    let is_instance = |provider_id: Option<&str>| {
-        node.starts_with("i-") && provider_id.is_some_and(|p| p.rsplit('/').next() == Some(node))
-    };
+    let is_instance = |provider_id: Option<&str>| is_instance(node, provider_id);
     facts
         .nodes
         .iter()
