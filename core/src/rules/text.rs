@@ -299,21 +299,36 @@ pub fn cluster_name(facts: &Facts) -> Option<String> {
                 })
             })
     };
-    setting.or_else(helm_set).or_else(|| {
-        facts
-            .nodeclasses
-            .iter()
-            .flat_map(|nc| {
-                (nc.subnet_selector_terms.iter()).chain(nc.security_group_selector_terms.iter())
+    setting
+        .or_else(helm_set)
+        .or_else(|| {
+            facts
+                .nodeclasses
+                .iter()
+                .flat_map(|nc| {
+                    (nc.subnet_selector_terms.iter()).chain(nc.security_group_selector_terms.iter())
+                })
+                .find_map(|t| {
+                    t.get("tags")?
+                        .get("karpenter.sh/discovery")?
+                        .as_str()
+                        .filter(|v| *v != "*")
+                        .map(str::to_string)
+                })
+        })
+        .or_else(|| {
+            // `aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=prod` on
+            // a prompt line: the user looked the resources up by that tag.
+            const FILTER: &str = "Name=tag:karpenter.sh/discovery,Values=";
+            facts.commands.iter().find_map(|c| {
+                let at = c.evidence.text.find(FILTER)? + FILTER.len();
+                let value: String = c.evidence.text[at..]
+                    .chars()
+                    .take_while(|ch| !ch.is_whitespace() && !matches!(ch, ',' | '"' | '\'' | ' '))
+                    .collect();
+                (!value.is_empty() && value != "*" && !value.starts_with('<')).then_some(value)
             })
-            .find_map(|t| {
-                t.get("tags")?
-                    .get("karpenter.sh/discovery")?
-                    .as_str()
-                    .filter(|v| *v != "*")
-                    .map(str::to_string)
-            })
-    })
+        })
 }
 
 /// The NodeClaim a message is about: the event's object, the log record's `NodeClaim` /
@@ -595,6 +610,14 @@ mod tests {
     fn cluster_name_from_settings_helm_flags_or_discovery_tags() {
         let of =
             |text: &str| cluster_name(&crate::ingest::ingest(&[crate::Document::new("t", text)]));
+        assert_eq!(
+            of("$ aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=prod-eks --output table\n").as_deref(),
+            Some("prod-eks")
+        );
+        assert_eq!(
+            of("$ aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values=<cluster-name>\"\n"),
+            None
+        );
         assert_eq!(
             of("$ helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter -n kube-system --set settings.clusterName=prod-eu,settings.interruptionQueue=prod-eu\n")
                 .as_deref(),

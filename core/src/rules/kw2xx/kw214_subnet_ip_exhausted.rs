@@ -357,8 +357,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some((k.clone(), v.as_str().unwrap_or("*").to_string()))
         })
     });
-    let (tag_key, tag_value) =
-        tag.unwrap_or_else(|| ("karpenter.sh/discovery".into(), "<cluster-name>".into()));
+    let (tag_key, tag_value) = tag.unwrap_or_else(|| {
+        (
+            "karpenter.sh/discovery".into(),
+            crate::rules::text::cluster_name_or_placeholder(facts),
+        )
+    });
     let zone = ids
         .iter()
         .find_map(|id| zone_of(id))
