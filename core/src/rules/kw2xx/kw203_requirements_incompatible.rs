@@ -838,21 +838,36 @@ fn volume_zone_fix(
         .and_then(|p| p.meta.namespace.as_deref())
         .or_else(|| pod.and_then(|p| p.namespace.as_deref()))
         .unwrap_or("<namespace>");
-    let claim = fact_pod
-        .and_then(|p| p.pvc_names.first())
-        .map(String::as_str)
-        .unwrap_or("<pvc>");
+    let claim = fact_pod.and_then(|p| p.pvc_names.first());
+    // Without the pod's spec its claims are unknown, but its name is: the command lists them.
+    let pod_name = fact_pod
+        .map(|p| p.meta.name.as_str())
+        .or_else(|| pod.map(|p| p.name.as_str()));
+    let see_zone = match (claim, pod_name) {
+        (Some(claim), _) => format!("kubectl get pv \"$(kubectl get pvc {claim} -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'"),
+        (None, Some(pod)) => format!("for pvc in $(kubectl get pod {pod} -n {ns} -o jsonpath='{{.spec.volumes[*].persistentVolumeClaim.claimName}}'); do echo \"$pvc: $(kubectl get pv \"$(kubectl get pvc \"$pvc\" -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}')\"; done"),
+        (None, None) => format!("kubectl get pv \"$(kubectl get pvc <pvc> -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'"),
+    };
+    let claim_words = match (claim, pod_name) {
+        (Some(claim), _) => format!("claim {claim}"),
+        (None, Some(_)) => "the claim listed above".to_string(),
+        (None, None) => "claim <pvc>".to_string(),
+    };
     vec![
         Remediation::yaml(
             format!("Let {kind} {np} launch where the volume is: add the zone to its requirement on {key} (`kubectl edit {res} {np}`), and check that its {class} selects a subnet in that zone:"),
             requirement_yaml(clause, key, &values),
         ),
         Remediation::command(
-            "See the volume's zone:",
-            format!("kubectl get pv \"$(kubectl get pvc {claim} -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'"),
+            if claim.is_none() && pod_name.is_some() {
+                "See the zone of each of the pod's volumes:"
+            } else {
+                "See the volume's zone:"
+            },
+            see_zone,
         ),
         Remediation::text(format!(
-            "Or, only if the data can be recreated: delete claim {claim} (and the pod, so that a StatefulSet makes both again) and the new volume is provisioned in a zone {kind} {np} offers."
+            "Or, only if the data can be recreated: delete {claim_words} (and the pod, so that a StatefulSet makes both again) and the new volume is provisioned in a zone {kind} {np} offers."
         )),
     ]
 }
