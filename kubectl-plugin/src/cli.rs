@@ -90,7 +90,8 @@ pub struct CompletionArgs {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Files or directories to read; `-` (or nothing) reads stdin. Several inputs are
-    /// analysed together, as one paste.
+    /// analysed together, as one paste. gzip-compressed input (`karpenter.log.gz`) is
+    /// decompressed while reading.
     #[arg(value_name = "FILE")]
     pub inputs: Vec<String>,
     /// Run only these rule IDs (comma-separated).

@@ -54,7 +54,7 @@ pub fn read_documents(inputs: &[String]) -> Result<Vec<Document>, InputReadError
 }
 
 fn read_stdin() -> Result<Document, InputReadError> {
-    scan_reader("stdin", std::io::stdin().lock())
+    scan_maybe_gzip("stdin", std::io::stdin().lock())
 }
 
 fn read_file(path: &Path) -> Result<Document, InputReadError> {
@@ -63,7 +63,28 @@ fn read_file(path: &Path) -> Result<Document, InputReadError> {
         path: label.clone(),
         reason: e.to_string(),
     })?;
-    scan_reader(&label, file)
+    scan_maybe_gzip(&label, file)
+}
+
+/// The gzip magic number: rotated kubelet/containerd logs and log exports are often gzipped.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Streams `reader` through the scanner, decompressing it on the way when it is gzip (every
+/// member: `cat a.gz b.gz` and logrotate output have several).
+fn scan_maybe_gzip(label: &str, reader: impl Read) -> Result<Document, InputReadError> {
+    let mut reader = std::io::BufReader::with_capacity(CHUNK, reader);
+    let head = std::io::BufRead::fill_buf(&mut reader).map_err(|e| InputReadError {
+        path: label.to_string(),
+        reason: e.to_string(),
+    })?;
+    if head.starts_with(&GZIP_MAGIC) {
+        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
+        return scan_reader(label, decoder).map_err(|e| InputReadError {
+            reason: format!("gzip data: {}", e.reason),
+            ..e
+        });
+    }
+    scan_reader(label, reader)
 }
 
 /// Streams `reader` through the log scanner into a Document of the kept lines.
@@ -125,6 +146,37 @@ mod tests {
         assert_eq!(doc.line_numbers.as_deref(), Some(&[1, 2, 1002][..]));
         assert_eq!(doc.omitted_log_lines.get("INFO"), Some(&999));
         assert!(doc.text.starts_with("Name:  web-0\n"));
+    }
+
+    #[test]
+    fn a_gzipped_log_reads_like_its_text_and_a_corrupt_one_is_named() {
+        use std::io::Write;
+        let text = "Name:  web-0\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n";
+        let gzip = |s: &str| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(s.as_bytes()).unwrap();
+            e.finish().unwrap()
+        };
+        // Two members, as `cat part1.gz part2.gz` makes.
+        let (first, second) = text.split_at(13);
+        let mut bytes = gzip(first);
+        bytes.extend(gzip(second));
+        let doc = scan_maybe_gzip("karpenter.log.gz", &bytes[..]).unwrap();
+        assert_eq!(
+            doc.text,
+            scan_reader("karpenter.log.gz", text.as_bytes())
+                .unwrap()
+                .text
+        );
+        // Cut short: the error names the file and says it is the gzip data.
+        let cut = &bytes[..bytes.len() / 2];
+        let err = scan_maybe_gzip("karpenter.log.gz", cut).unwrap_err();
+        assert_eq!(err.path, "karpenter.log.gz");
+        assert!(
+            err.to_string()
+                .starts_with("cannot read karpenter.log.gz: gzip data: "),
+            "{err}"
+        );
     }
 
     #[test]
