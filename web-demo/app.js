@@ -293,9 +293,19 @@ $('clear-input').addEventListener('click', () => {
 });
 
 // `file.text()` always decodes UTF-8; Windows PowerShell 5 saves `kubectl logs > file` as
-// UTF-16 with a byte-order mark, which would arrive as NULs between the letters.
+// UTF-16 with a byte-order mark, which would arrive as NULs between the letters. A gzipped
+// log (`karpenter.log.gz`) is decompressed in the browser first, as the CLI does; if that
+// fails, its bytes go to the engine, which says it is compressed.
 async function fileText(file) {
-  const bytes = new Uint8Array(await file.arrayBuffer());
+  let bytes = new Uint8Array(await file.arrayBuffer());
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b && typeof DecompressionStream === 'function') {
+    try {
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+      bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    } catch (_) {
+      // Corrupt or cut short: the raw bytes follow.
+    }
+  }
   const [a, b] = bytes;
   const encoding = a === 0xff && b === 0xfe ? 'utf-16le' : a === 0xfe && b === 0xff ? 'utf-16be' : 'utf-8';
   return new TextDecoder(encoding).decode(bytes);

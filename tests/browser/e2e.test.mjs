@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve, pagePolicy } from '../../scripts/web.d/serve.mjs';
@@ -153,6 +154,22 @@ test('the file picker takes several files, each a document named after its file 
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.$eval('#doc-tabs .doc-tab[aria-selected="true"]', (t) => t.dataset.label), 'karpenter.log');
   assert.equal(await page.inputValue('#input'), b.text);
+  await clearInput(page);
+});
+
+test('a gzipped log file is decompressed in the page and diagnosed like its text', async () => {
+  const { page } = shared;
+  const [kase] = diagnosedCases(['karpenter-log-insufficient-capacity']);
+  const before = await reportSeq(page);
+  await page.setInputFiles('#file-input', [
+    { name: 'karpenter.log.gz', mimeType: 'application/gzip', buffer: gzipSync(Buffer.from(kase.text)) },
+  ]);
+  const ids = await waitForReport(page, before);
+  assert.deepEqual(ids, kase.native, 'the decompressed log is diagnosed as the CLI does');
+  const tabs = await page.$$eval('#doc-tabs .doc-tab', (t) => t.map((x) => x.dataset.label));
+  assert.deepEqual(tabs, ['paste', 'karpenter.log.gz']);
+  await page.click('#doc-tab-1');
+  assert.equal(await page.inputValue('#input'), kase.text);
   await clearInput(page);
 });
 
