@@ -228,7 +228,9 @@ impl ErrorClass {
             ErrorClass::ConnectionReset => "connection reset",
             ErrorClass::ServerError => "registry server error (5xx)",
             ErrorClass::Timeout => "timeout",
-            ErrorClass::Canceled => "pull cancelled (a download that stalled: a slow or unreachable registry)",
+            ErrorClass::Canceled => {
+                "pull cancelled (a download that stalled: a slow or unreachable registry)"
+            }
             ErrorClass::RegistryUnavailable => "registry unavailable",
             ErrorClass::Unclassified => "unclassified error",
         }

@@ -443,7 +443,10 @@ fn prefix_names_another_pod(text: &str) -> bool {
         .split(|c: char| c.is_whitespace() || c == '[' || c == ']' || c == '/')
         .filter(|w| !w.is_empty() && *w != "pod" && !w.starts_with(|c: char| c.is_ascii_digit()))
         .collect();
-    !words.is_empty() && !words.iter().any(|w| contains_ignore_ascii_case(w, "karpenter"))
+    !words.is_empty()
+        && !words
+            .iter()
+            .any(|w| contains_ignore_ascii_case(w, "karpenter"))
 }
 
 /// A debug line the ingest did not parse into a record: a JSON line behind a prefix, or the

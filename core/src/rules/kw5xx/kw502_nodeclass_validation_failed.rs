@@ -632,7 +632,12 @@ spec:
         ] {
             assert!(is_reserved_tag(key), "{key}");
         }
-        for key in ["kubernetes.io/cluster/", "karpenter.sh/discovery", "team", "default"] {
+        for key in [
+            "kubernetes.io/cluster/",
+            "karpenter.sh/discovery",
+            "team",
+            "default",
+        ] {
             assert!(!is_reserved_tag(key), "{key}");
         }
     }
