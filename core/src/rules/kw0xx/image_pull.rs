@@ -188,6 +188,10 @@ pub enum ErrorClass {
     ConnectionReset,
     ServerError,
     Timeout,
+    /// The runtime gave up on a pull that made no progress (containerd's
+    /// `image_pull_progress_timeout`, 5 minutes by default): the kubelet reports only
+    /// `code = Canceled` / `context canceled`.
+    Canceled,
     RegistryUnavailable,
     /// An error text that matches no known class.
     Unclassified,
@@ -205,6 +209,7 @@ impl ErrorClass {
                 | ErrorClass::ConnectionReset
                 | ErrorClass::ServerError
                 | ErrorClass::Timeout
+                | ErrorClass::Canceled
                 | ErrorClass::RegistryUnavailable
         )
     }
@@ -223,6 +228,9 @@ impl ErrorClass {
             ErrorClass::ConnectionReset => "connection reset",
             ErrorClass::ServerError => "registry server error (5xx)",
             ErrorClass::Timeout => "timeout",
+            ErrorClass::Canceled => {
+                "pull cancelled (a download that stalled: a slow or unreachable registry)"
+            }
             ErrorClass::RegistryUnavailable => "registry unavailable",
             ErrorClass::Unclassified => "unclassified error",
         }
@@ -334,6 +342,16 @@ pub fn classify(error: &str) -> ErrorClass {
     }
     if has(&["because the registry is unavailable"]) {
         return ErrorClass::RegistryUnavailable;
+    }
+    // Checked last: a refusal or a network error in the same text says more. containerd
+    // cancels a pull whose download makes no progress and the kubelet sees only the
+    // cancellation, so this is the mark of a registry too slow or unreachable to serve it.
+    if has(&[
+        "code = canceled",
+        "context canceled",
+        "because of no progress",
+    ]) {
+        return ErrorClass::Canceled;
     }
     ErrorClass::Unclassified
 }
@@ -1073,6 +1091,8 @@ mod tests {
             ("unexpected status code 403 Forbidden", ErrorClass::AccessDenied),
             ("pull access denied for nginxs, repository does not exist or may require 'docker login': denied: requested access to the resource is denied", ErrorClass::AccessDenied),
             ("image pull failed for x because the registry is unavailable.", ErrorClass::RegistryUnavailable),
+            ("rpc error: code = Canceled desc = failed to pull and unpack image \"registry.k8s.io/pause@sha256:1\": context canceled", ErrorClass::Canceled),
+            ("rpc error: code = Canceled desc = failed to pull and unpack image: failed to resolve reference: pull access denied", ErrorClass::AccessDenied),
             ("failed to extract layer: no space left on device", ErrorClass::Unclassified),
         ];
         for (text, class) in cases {

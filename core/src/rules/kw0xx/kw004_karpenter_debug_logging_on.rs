@@ -415,6 +415,9 @@ fn is_karpenter_record(r: &LogRecord) -> bool {
     if r.fields.contains_key("commit") {
         return true;
     }
+    if prefix_names_another_pod(&r.evidence.text) {
+        return false;
+    }
     // Karpenter's zap encoder renames the time and message keys (`time`, `message`); other
     // controllers that keep zap's defaults (`ts`, `msg`: the AWS Load Balancer Controller's
     // `controllers.ingress`, controller-runtime's own loggers) are not Karpenter.
@@ -427,13 +430,33 @@ fn is_karpenter_record(r: &LogRecord) -> bool {
     }) || r.controller.is_some()
 }
 
+/// Whether the words before a JSON log line (`kubectl logs --prefix`'s `[pod/<pod>/<container>]`,
+/// stern's `<pod> <container>`) name a pod, none of them Karpenter's. Many controller-runtime
+/// operators log `"logger":"controller"` with a `controller` field too; only the `commit` field
+/// is Karpenter's own, so a line without it from an other pod is that operator's.
+fn prefix_names_another_pod(text: &str) -> bool {
+    let Some(brace) = text.find('{') else {
+        return false;
+    };
+    // Timestamps (`--timestamps`, CloudWatch columns) start with a digit and name no pod.
+    let words: Vec<&str> = text[..brace]
+        .split(|c: char| c.is_whitespace() || c == '[' || c == ']' || c == '/')
+        .filter(|w| !w.is_empty() && *w != "pod" && !w.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    !words.is_empty()
+        && !words
+            .iter()
+            .any(|w| contains_ignore_ascii_case(w, "karpenter"))
+}
+
 /// A debug line the ingest did not parse into a record: a JSON line behind a prefix, or the
 /// console format's `<time>\tDEBUG\tcontroller...` columns.
 fn raw_debug_line(text: &str) -> bool {
     let json = (text.contains("\"level\":\"DEBUG\"") || text.contains("\"level\": \"DEBUG\""))
-        && (contains_ignore_ascii_case(text, "\"logger\":\"controller")
-            || contains_ignore_ascii_case(text, "\"logger\":\"webhook")
-            || text.contains("\"commit\""));
+        && (text.contains("\"commit\"")
+            || (contains_ignore_ascii_case(text, "\"logger\":\"controller")
+                || contains_ignore_ascii_case(text, "\"logger\":\"webhook"))
+                && !prefix_names_another_pod(text));
     if json {
         return true;
     }
@@ -627,6 +650,23 @@ mod tests {
             r#"{"level":"debug","ts":"2025-09-01T12:00:00.000Z","logger":"controller-runtime.webhook","msg":"received request"}"#,
         ] {
             assert!(ids(&check_only("KW004", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn another_pods_controller_logger_is_not_karpenter() {
+        for text in [
+            r#"api-6b7d9c8f5-qp2lm api {"level":"DEBUG","time":"2025-06-01T10:00:05.123Z","logger":"controller","message":"reconciling","controller":"orders"}"#,
+            r#"[pod/orders-operator-5d9c/manager] {"level":"DEBUG","time":"2025-06-01T10:00:05.123Z","logger":"controller","message":"reconciling","controller":"orders"}"#,
+        ] {
+            assert!(ids(&check_only("KW004", text)).is_empty(), "{text}");
+        }
+        for text in [
+            r#"karpenter-7c9d8f6b5-abcde controller {"level":"DEBUG","time":"2025-06-01T10:00:05.123Z","logger":"controller","message":"waiting on cluster sync","controller":"disruption"}"#,
+            r#"2025-06-01T10:00:05.123456789Z {"level":"DEBUG","time":"2025-06-01T10:00:05.123Z","logger":"controller","message":"waiting on cluster sync","controller":"disruption"}"#,
+            r#"[pod/autoscaler-5d9c/controller] {"level":"DEBUG","time":"t","logger":"controller","message":"m","commit":"3f1d5a2"}"#,
+        ] {
+            assert_eq!(ids(&check_only("KW004", text)), ["KW004"], "{text}");
         }
     }
 

@@ -91,7 +91,7 @@ const REASONS: &[Reason] = &[
         name: "TagValidationFailed",
         messages: &["does not pass tag validation requirements", "tags failed validation requirements"],
         meaning: "spec.tags holds a key Karpenter reserves for itself",
-        fix: "Remove the reserved keys from spec.tags: kubernetes.io/cluster/<cluster>, karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass (Karpenter sets them on what it launches).",
+        fix: "Remove the reserved keys from spec.tags: kubernetes.io/cluster/<cluster>, karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, eks:eks-cluster-name (Karpenter sets them on what it launches).",
     },
     Reason {
         name: "ClusterCIDRResolutionFailed",
@@ -355,6 +355,40 @@ fn instance_profile_named(facts: &Facts, g: &Group<'_>) -> Option<String> {
         })
 }
 
+/// Whether a tag key is one Karpenter reserves (its RestrictedTagPatterns, v1).
+fn is_reserved_tag(key: &str) -> bool {
+    key.strip_prefix("kubernetes.io/cluster/")
+        .is_some_and(|cluster| !cluster.is_empty() && !cluster.contains('/'))
+        || matches!(
+            key,
+            "karpenter.sh/nodepool"
+                | "karpenter.sh/nodeclaim"
+                | "karpenter.k8s.aws/ec2nodeclass"
+                | "eks:eks-cluster-name"
+        )
+}
+
+/// The reserved keys a TagValidationFailed message names: v1.2 `"<key>" tag does not pass
+/// ...`, v1.3+ `tags failed validation requirements (tags="<key>", "<key>")`. Only quoted
+/// values that are reserved keys count, so a quoted object name is never taken for a tag.
+fn reserved_tags_named(g: &Group<'_>) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    let texts = g
+        .details
+        .iter()
+        .cloned()
+        .chain(g.messages.iter().map(|m| unescaped(&m.text).into_owned()));
+    for text in texts {
+        for (i, part) in text.split('"').enumerate() {
+            // Odd pieces of a split on `"` are the quoted values.
+            if i % 2 == 1 && is_reserved_tag(part) && !keys.iter().any(|k| k == part) {
+                keys.push(part.to_string());
+            }
+        }
+    }
+    keys
+}
+
 fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let name = g.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
     let label = g
@@ -402,6 +436,31 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 ),
             ));
             continue;
+        }
+        if r.name == "TagValidationFailed" {
+            let keys = reserved_tags_named(g);
+            if !keys.is_empty() {
+                // JSON-pointer escaping: `~` is `~0`, `/` is `~1`.
+                let ops: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        let pointer = k.replace('~', "~0").replace('/', "~1");
+                        format!("{{\"op\":\"remove\",\"path\":\"/spec/tags/{pointer}\"}}")
+                    })
+                    .collect();
+                steps.push(Remediation::command(
+                    format!(
+                        "{}: remove {} from spec.tags of EC2NodeClass {name} (Karpenter sets reserved keys itself on what it launches):",
+                        r.name,
+                        keys.join(", ")
+                    ),
+                    format!(
+                        "kubectl patch ec2nodeclass {name} --type json -p '[{}]'",
+                        ops.join(",")
+                    ),
+                ));
+                continue;
+            }
         }
         steps.push(Remediation::text(format!("{}: {}", r.name, r.fix)));
     }
@@ -559,6 +618,27 @@ spec:
             "ValidationSucceeded=False NodePoolValidationFailed: invalid requirements",
         ] {
             assert!(ids(&check_only("KW502", text)).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn reserved_tag_keys() {
+        for key in [
+            "kubernetes.io/cluster/prod-eks",
+            "karpenter.sh/nodepool",
+            "karpenter.sh/nodeclaim",
+            "karpenter.k8s.aws/ec2nodeclass",
+            "eks:eks-cluster-name",
+        ] {
+            assert!(is_reserved_tag(key), "{key}");
+        }
+        for key in [
+            "kubernetes.io/cluster/",
+            "karpenter.sh/discovery",
+            "team",
+            "default",
+        ] {
+            assert!(!is_reserved_tag(key), "{key}");
         }
     }
 
