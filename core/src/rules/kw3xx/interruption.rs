@@ -94,6 +94,38 @@ pub fn nth_log_node(text: &str) -> Option<String> {
     })
 }
 
+/// A field of an NTH log line written as JSON (`jsonLogging: true`): there the node
+/// (`node_name`, `node-name`), the drain `reason` and the event `kind` are fields, not part of
+/// the message text.
+pub fn nth_json_field(facts: &Facts, m: &Message, keys: &[&str]) -> Option<String> {
+    let record = record_of(facts, m)?;
+    keys.iter().find_map(|k| {
+        record
+            .fields
+            .get(*k)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    })
+}
+
+/// An NTH drain line caused by a rebalance recommendation: the text says so (console format,
+/// events), or the JSON line's `reason` / `kind` field does.
+pub fn is_nth_rebalance_drain(facts: &Facts, m: &Message) -> bool {
+    if contains_ignore_ascii_case(&m.text, "Rebalance recommendation received") {
+        return true;
+    }
+    // Only NTH's own drain lines: another tool's `kind` field says nothing about NTH.
+    let nth_drain_line = NTH_DRAIN_TEXTS
+        .iter()
+        .any(|s| contains_ignore_ascii_case(&m.text, s));
+    nth_drain_line
+        && (nth_json_field(facts, m, &["reason"])
+            .is_some_and(|r| contains_ignore_ascii_case(&r, "Rebalance recommendation received"))
+            || nth_json_field(facts, m, &["kind"]).is_some_and(|k| is_rebalance_kind(&k)))
+}
+
 pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
     let mut out = Nth::default();
     for w in &facts.workloads {
@@ -171,7 +203,10 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
         {
             out.drain_messages.push(m);
             if contains_ignore_ascii_case(t, "cordoned and drained") {
-                if let Some(n) = node_of(facts, m).or_else(|| nth_log_node(t)) {
+                if let Some(n) = node_of(facts, m)
+                    .or_else(|| nth_log_node(t))
+                    .or_else(|| nth_json_field(facts, m, &["node_name", "node-name"]))
+                {
                     push_unique(&mut out.drained_nodes, n);
                 }
             }

@@ -32,7 +32,11 @@ registers).
 EKS maps the node's IAM role to the `system:node:<name>` identity through an access entry of
 type `EC2_LINUX` (or `EC2_WINDOWS`) or an `aws-auth` `mapRoles` entry. The Karpenter node role
 (the EC2NodeClass `spec.role`) has neither, so its credentials are anonymous (`Unauthorized`);
-or the mapping's username does not match the node's hostname (`is not allowed to modify node`).
+or the role is mapped without the node identity, so the API server knows it only as the role
+session (`is forbidden: User "arn:aws:sts::<account>:assumed-role/<role>/<instance-id>"`: an
+access entry of type `STANDARD`, whose type cannot be changed, or an `aws-auth` entry with another
+username or without `system:nodes`); or the mapping's username does not match the node's
+hostname (`is not allowed to modify node`).
 
 ## How to fix
 Create the access entry (`aws eks create-access-entry --cluster-name <cluster> --principal-arn
@@ -152,7 +156,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let mismatch = hits.iter().find_map(|m| identity_mismatch(&m.text));
-    let role = node_role(facts);
+    // Refused (forbidden) as the IAM role session itself: the credentials authenticate, but the
+    // mapping does not turn them into a node identity.
+    let refused_role = hits.iter().find_map(|m| forbidden_role_session(&m.text));
+    let role = node_role(facts).or_else(|| refused_role.as_ref().map(|r| r.arn()));
     let account = account_id(facts);
     let role_arn = match (&role, &account) {
         (Some(r), _) if r.starts_with("arn:") => r.clone(),
@@ -169,11 +176,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         format!("node {}", join_names(&nodes))
     };
-    let mut summary = match &mismatch {
-        Some((identity, node)) => format!(
+    let mut summary = match (&mismatch, &refused_role) {
+        (Some((identity, node)), _) => format!(
             "The kubelet of {node_list} authenticates as node \"{identity}\" but registers Node \"{node}\": the API server's node authorizer refuses it (is not allowed to modify node). The node role's username mapping does not match the node's hostname."
         ),
-        None => format!(
+        (None, Some(r)) => format!(
+            "The API server answers forbidden to the kubelet of {node_list}: it knows the credentials as the IAM role {} (User \"{}\"), not as a node. The role is mapped, but without the node identity: an EKS access entry of type STANDARD instead of EC2_LINUX, or an aws-auth mapRoles entry whose username is not system:node:{{{{EC2PrivateDNSName}}}} (or without the system:nodes group). So the node never registers.",
+            r.role, r.user
+        ),
+        (None, None) => format!(
             "The API server answers Unauthorized to the kubelet of {node_list}: the node's IAM role{} is not mapped to a Kubernetes identity (no EKS access entry, no aws-auth mapRoles entry), so the node never registers.",
             role.as_deref().map(|r| format!(" {r}")).unwrap_or_default()
         ),
@@ -225,6 +236,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "Check which hostname type the node's subnet gives instances (ip-name vs resource-name); it must match the mapping:",
             "aws ec2 describe-subnets --subnet-ids <subnet-id> --query 'Subnets[].PrivateDnsNameOptionsOnLaunch'",
         ));
+    } else if refused_role.is_some() {
+        steps.push(Remediation::command(
+            "See the type of the role's access entry (an entry's type cannot be changed: replace a STANDARD one):",
+            format!(
+                "aws eks describe-access-entry --cluster-name {cluster} --principal-arn {role_arn} --query accessEntry.type"
+            ),
+        ));
+        steps.push(Remediation::command(
+            "If it is STANDARD, recreate it as EC2_LINUX (clusters with authentication mode API or API_AND_CONFIG_MAP):",
+            format!(
+                "aws eks delete-access-entry --cluster-name {cluster} --principal-arn {role_arn} && aws eks create-access-entry --cluster-name {cluster} --principal-arn {role_arn} --type EC2_LINUX"
+            ),
+        ));
+        steps.push(Remediation::yaml(
+            "Or, with the aws-auth ConfigMap, give the role's `mapRoles` entry the node username and groups (`kubectl edit configmap aws-auth -n kube-system`):",
+            map_roles_yaml(&role_arn),
+        ));
     } else {
         steps.push(Remediation::command(
             "Give the node role an EKS access entry (clusters with authentication mode API or API_AND_CONFIG_MAP):",
@@ -262,6 +290,51 @@ fn identity_mismatch(text: &str) -> Option<(String, String)> {
     let before = clean[..at].trim_end_matches('"');
     let identity = before.rsplit('"').next()?.to_string();
     (!identity.is_empty() && !node.is_empty()).then_some((identity, node))
+}
+
+/// The IAM role session a refusal names: `is forbidden: User
+/// "arn:aws:sts::<account>:assumed-role/<role>/<session>" cannot ...`.
+struct RoleSession {
+    /// The whole user name, as the API server wrote it.
+    user: String,
+    partition: String,
+    account: String,
+    role: String,
+}
+
+impl RoleSession {
+    /// The role's ARN. An assumed-role ARN drops the role's path: a role under a path needs it
+    /// put back by hand.
+    fn arn(&self) -> String {
+        format!(
+            "arn:{}:iam::{}:role/{}",
+            self.partition, self.account, self.role
+        )
+    }
+}
+
+fn forbidden_role_session(text: &str) -> Option<RoleSession> {
+    let clean = text.replace("\\\"", "\"");
+    let at = find_ignore_ascii_case(&clean, "forbidden: User \"")?;
+    let user: String = clean[at + "forbidden: User \"".len()..]
+        .chars()
+        .take_while(|c| *c != '"')
+        .collect();
+    let rest = user.strip_prefix("arn:")?;
+    let (partition, rest) = rest.split_once(":sts::")?;
+    let (account, rest) = rest.split_once(':')?;
+    let rest = rest.strip_prefix("assumed-role/")?;
+    let (role, _session) = rest.split_once('/')?;
+    let valid = !partition.is_empty()
+        && account.len() == 12
+        && account.chars().all(|c| c.is_ascii_digit())
+        && !role.is_empty();
+    valid.then(|| RoleSession {
+        user: user.clone(),
+        partition: partition.to_string(),
+        account: account.to_string(),
+        role: role.to_string(),
+    })
 }
 
 /// The node role: the EC2NodeClass `spec.role` when there is exactly one.
@@ -304,6 +377,27 @@ mod tests {
         ] {
             assert_eq!(ids(&check_only("KW304", text)), ["KW304"], "{text}");
         }
+    }
+
+    #[test]
+    fn forbidden_as_the_role_session_names_the_role() {
+        let d = &check_only(
+            "KW304",
+            r#"E1206 20:44:12.118901    2011 kubelet_node_status.go:95] "Unable to register node with API server" err="nodes is forbidden: User \"arn:aws:sts::111122223333:assumed-role/KarpenterNodeRole-prod/i-0b1c2d3e4f5061728\" cannot create resource \"nodes\" in API group \"\" at the cluster scope" node="ip-10-0-81-9.ec2.internal""#,
+        )
+        .diagnoses[0];
+        assert!(d.summary.contains("STANDARD"), "{}", d.summary);
+        assert!(d.remediation.iter().any(|r| r.command.as_deref().is_some_and(|c| c
+            .contains("--principal-arn arn:aws:iam::111122223333:role/KarpenterNodeRole-prod --type EC2_LINUX"))));
+        // Not a role session: the generic advice.
+        assert!(super::forbidden_role_session(
+            r#"forbidden: User "system:anonymous" cannot create"#
+        )
+        .is_none());
+        assert!(super::forbidden_role_session(
+            r#"forbidden: User "arn:aws:sts::12:assumed-role/x/y" cannot"#
+        )
+        .is_none());
     }
 
     #[test]

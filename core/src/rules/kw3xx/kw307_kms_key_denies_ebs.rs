@@ -164,9 +164,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
+    // A pasted `aws ec2 describe-instances` names the Karpenter objects in the instance's tags.
+    let tagged = |key: &str| {
+        strong
+            .iter()
+            .find_map(|m| described_tag(facts, &m.evidence.source, key))
+    };
+    if nodeclaims.is_empty() {
+        if let Some(n) = tagged("karpenter.sh/nodeclaim") {
+            nodeclaims.push(n);
+        }
+    }
+    let tagged_nodeclass = tagged("karpenter.k8s.aws/ec2nodeclass");
     let nodepool = nodeclaims
         .iter()
         .find_map(|n| nodepool_of_nodeclaim(facts, n))
+        .or_else(|| tagged("karpenter.sh/nodepool"))
         // A v0.31 `launched machine` line names its Provisioner.
         .or_else(|| {
             facts.logs.iter().find_map(|r| {
@@ -338,6 +351,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         steps.push(Remediation::command(
             "Find the key: the blockDeviceMappings kmsKeyID of the AWSNodeTemplate the Provisioner's providerRef names, else the account's default EBS key (used for `encrypted: true` without a kmsKeyID):",
             "kubectl get provisioners -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.providerRef.name}{\"\\n\"}{end}'; kubectl get awsnodetemplates -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.blockDeviceMappings[*].ebs.kmsKeyID}{\"\\n\"}{end}'; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text",
+        ));
+    } else if let (None, Some(nc)) = (&key, &tagged_nodeclass) {
+        steps.push(Remediation::command(
+            format!("Find the key: EC2NodeClass {nc}'s blockDeviceMappings kmsKeyID, else the account's default EBS key (used for `encrypted: true` without a kmsKeyID):"),
+            format!("kubectl get ec2nodeclass {nc} -o jsonpath='{{.spec.blockDeviceMappings[*].ebs.kmsKeyID}}{{\"\\n\"}}'; aws ec2 get-ebs-default-kms-key-id --query KmsKeyId --output text"),
         ));
     } else if key.is_none() {
         steps.push(Remediation::command(
@@ -792,6 +810,42 @@ fn instance_above(facts: &Facts, m: &Message) -> Option<(String, Evidence)> {
         .chain(commands)
         .max_by_key(|(l, _, _)| *l)
         .map(|(_, i, e)| (i, e))
+}
+
+/// The value of an instance tag in pasted `aws ec2 describe-instances` output, in one source:
+/// JSON `{"Key": "<key>", "Value": "<v>"}` (on one line, or `"Value"` on the line after), the
+/// text output's `TAGS <key> <v>`, or the table's `|  <key>  |  <v>  |`.
+fn described_tag(facts: &Facts, source: &str, key: &str) -> Option<String> {
+    let lines: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| m.evidence.source == source)
+        .collect();
+    let json_key = format!("\"Key\": \"{key}\"");
+    let json_value = |t: &str| {
+        let rest = tail_after(t, "\"Value\": \"")?;
+        let v: String = rest.chars().take_while(|c| *c != '"').collect();
+        (!v.is_empty()).then_some(v)
+    };
+    lines.iter().enumerate().find_map(|(i, m)| {
+        let t = m.text.trim();
+        if contains_ignore_ascii_case(t, &json_key) {
+            return json_value(t).or_else(|| {
+                lines
+                    .get(i + 1)
+                    .filter(|n| n.evidence.line == m.evidence.line + 1)
+                    .and_then(|n| json_value(&n.text))
+            });
+        }
+        let words: Vec<&str> = t
+            .split(|c: char| c.is_whitespace() || c == '|')
+            .filter(|w| !w.is_empty())
+            .collect();
+        match words.as_slice() {
+            ["TAGS", k, v] | [k, v] if *k == key => Some(v.to_string()),
+            _ => None,
+        }
+    })
 }
 
 /// The region of a zone a pasted describe output shows (`"AvailabilityZone": "eu-west-1a"`,

@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
 use crate::rules::kw3xx::common::{join_names, karpenter_namespace, push_unique};
-use crate::rules::kw3xx::interruption::{nth, spot_evidence};
+use crate::rules::kw3xx::interruption::{is_nth_rebalance_drain, nth, spot_evidence};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -71,7 +71,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .filter(|m| {
             contains_ignore_ascii_case(&m.text, "Spot rebalance recommendation was triggered")
-                || contains_ignore_ascii_case(&m.text, "Rebalance recommendation received")
+                || is_nth_rebalance_drain(facts, m)
         })
         .collect();
     // Karpenter relaunching: `created nodeclaim` lines, per NodePool.

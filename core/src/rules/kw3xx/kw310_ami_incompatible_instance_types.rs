@@ -207,9 +207,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         summary.push_str(" Every launch attempt fails the same way.");
     }
-    let np = nodepool
-        .clone()
-        .unwrap_or_else(|| format!("<{}>", pool_kind.to_ascii_lowercase()));
+    // Named when known; else, from v0.32, looked up through the NodeClaim's label (as the
+    // EC2NodeClass is below), so the command runs as pasted.
+    let np = match (&nodepool, nodeclaims.first(), legacy) {
+        (Some(np), _, _) => np.clone(),
+        (None, Some(claim), false) => format!(
+            "\"$(kubectl get nodeclaim {claim} -o jsonpath='{{.metadata.labels.karpenter\\.sh/nodepool}}')\""
+        ),
+        _ => format!("<{}>", pool_kind.to_ascii_lowercase()),
+    };
+    let np_named = match &nodepool {
+        Some(n) => format!("NodePool {n}"),
+        None => "the NodePool".to_string(),
+    };
     // Named when known, else looked up through the NodeClaim (or NodePool) that uses it.
     let nc = crate::rules::kw3xx::common::Api { legacy: false }.nodeclass_cmd(
         nodeclass.as_deref(),
@@ -220,10 +230,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Some(n) => format!("EC2NodeClass {n}"),
         None => format!("the EC2NodeClass (`kubectl edit ec2nodeclass {nc}`)"),
     };
-    let target_arch = ami_arch
+    let known_arch = ami_arch
         .clone()
-        .or_else(|| types_arch.as_deref().map(other_arch).map(str::to_string))
-        .unwrap_or_else(|| "amd64".to_string());
+        .or_else(|| types_arch.as_deref().map(other_arch).map(str::to_string));
+    // Neither the AMIs' nor the instance types' architecture is in the input: the value is an
+    // example, and the step says the describe-images output decides it.
+    let arch_hint = if known_arch.is_some() {
+        ""
+    } else {
+        " (the Architecture describe-images shows: x86_64 is amd64, arm64 is arm64)"
+    };
+    let target_arch = known_arch.unwrap_or_else(|| "amd64".to_string());
     let ami_ids = if amis.is_empty() {
         "<ami-id>".to_string()
     } else {
@@ -238,7 +255,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 ),
             ),
             Remediation::yaml(
-                format!("Either keep Provisioner {np} on the AMIs' architecture (`kubectl edit provisioner {np}`):"),
+                format!("Either keep Provisioner {np} on the AMIs' architecture{arch_hint} (`kubectl edit provisioner {np}`):"),
                 format!(
                     "spec:\n  requirements:\n    - key: kubernetes.io/arch\n      operator: In\n      values: [\"{target_arch}\"]\n"
                 ),
@@ -259,14 +276,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ),
         match variant {
             Some(v) => Remediation::yaml(
-                format!("Either, if NodePool {np} is meant for nodes with {}, allow only such instance types (`kubectl edit nodepool {np}`):", v.hardware()),
+                format!("Either, if {np_named} is meant for nodes with {}, allow only such instance types (`kubectl edit nodepool {np}`):", v.hardware()),
                 format!(
                     "spec:\n  template:\n    spec:\n      requirements:\n        - key: {}\n          operator: Gt\n          values: [\"0\"]\n",
                     v.count_label()
                 ),
             ),
             None => Remediation::yaml(
-                format!("Either keep NodePool {np} on the AMIs' architecture (`kubectl edit nodepool {np}`):"),
+                format!("Either keep {np_named} (`kubectl edit nodepool {np}`) on the AMIs' architecture{arch_hint}:"),
                 format!(
                     "spec:\n  template:\n    spec:\n      requirements:\n        - key: kubernetes.io/arch\n          operator: In\n          values: [\"{target_arch}\"]\n"
                 ),

@@ -111,6 +111,24 @@ fn is_pod_key(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-./".contains(c))
 }
 
+/// The NodePools an inner scheduling error names (`incompatible with nodepool "gpu", ...`), in
+/// order, once each.
+fn nodepools_named(error: &str) -> Vec<String> {
+    const KEY: &str = "nodepool \"";
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = error;
+    while let Some(at) = find_ignore_ascii_case(rest, KEY) {
+        rest = &rest[at + KEY.len()..];
+        let Some(end) = rest.find('"') else { break };
+        let name = &rest[..end];
+        if !name.is_empty() && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// `<error> and 3 other(s)` as (error, `3 other(s)`).
 fn split_others(error: &str) -> (String, Option<String>) {
     if let Some(i) = error.rfind(" and ") {
@@ -234,6 +252,18 @@ fn diagnose(g: &Blocked<'_>) -> Diagnosis {
     } else {
         vec![Remediation::text(fix)]
     };
+    if related == Some("KW201") {
+        // The inner error names the NodePools it tried (`incompatible with nodepool "x", ...`):
+        // show what each allows and how much of its limits is used, by name.
+        for np in nodepools_named(first_error).into_iter().take(3) {
+            steps.push(Remediation::command(
+                format!("See what NodePool {np} allows and how much of its limits is used:"),
+                format!(
+                    "kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.requirements}}{{\"\\n\"}}{{.spec.limits}}{{\"\\n\"}}{{.status.resources}}{{\"\\n\"}}'"
+                ),
+            ));
+        }
+    }
     for (ns, name) in g
         .pods
         .iter()
@@ -266,6 +296,18 @@ mod tests {
         assert_eq!(ids(&report), ["KW405"], "{text}");
         let d = &report.diagnoses[0];
         (d.summary.clone(), d.related.clone())
+    }
+
+    #[test]
+    fn names_the_nodepools_the_inner_error_tried() {
+        assert_eq!(
+            super::nodepools_named(
+                r#"incompatible with nodepool "gpu", daemonset overhead={}, incompatible with nodepool "default", no instance type; incompatible with nodepool "gpu""#
+            ),
+            ["gpu", "default"]
+        );
+        assert!(super::nodepools_named("no instance type satisfied resources").is_empty());
+        assert!(super::nodepools_named(r#"incompatible with nodepool "unterminated"#).is_empty());
     }
 
     #[test]
