@@ -379,6 +379,9 @@ pub enum AgeBase {
     LatestInInput,
     /// An age column kubectl printed when the input was collected.
     Kubectl,
+    /// The oldest event about the object: it existed at least that long (the events of its
+    /// first minutes may be gone, or it was quiet then).
+    EventsAtLeast,
 }
 
 impl Age {
@@ -387,6 +390,7 @@ impl Age {
         let age = time::format_age(self.seconds);
         match self.base {
             AgeBase::Now | AgeBase::Kubectl => format!("{age} ago"),
+            AgeBase::EventsAtLeast => format!("at least {age} ago"),
             AgeBase::LatestInInput => format!("{age} before the latest time in the input"),
         }
     }
@@ -416,7 +420,7 @@ pub fn age_of(
     if let Some(seconds) = from_events {
         return Some(Age {
             seconds,
-            base: AgeBase::Kubectl,
+            base: AgeBase::EventsAtLeast,
         });
     }
     let first_seen = || {

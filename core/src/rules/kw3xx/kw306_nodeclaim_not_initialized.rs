@@ -923,6 +923,19 @@ mod tests {
     use crate::rules;
     use crate::testing::{check_only, ids, karpenter_node_describe};
 
+    /// An event's age says the NodeClaim existed at least that long, not when it was made.
+    #[test]
+    fn an_age_from_events_is_a_lower_bound() {
+        let text = "LAST SEEN   TYPE     REASON              OBJECT                  MESSAGE\n\
+                    3m          Normal   DisruptionBlocked   nodeclaim/batch-9kq2x   Node isn't initialized\n";
+        let report = check_only("KW306", text);
+        let summary = &report.diagnoses[0].summary;
+        assert!(
+            summary.ends_with("The NodeClaim was created at least 3m ago."),
+            "{summary}"
+        );
+    }
+
     /// Before v0.32: a Machine of a Provisioner, whose `spec.startupTaints` is top-level.
     #[test]
     fn a_machine_gets_provisioner_words_and_yaml() {
