@@ -55,7 +55,9 @@ conversion webhook that must point at the Karpenter service; v1.1 drops v1beta1 
 so every object must be stored as v1 before the CRDs are upgraded past v1.0.
 
 ## How to fix
-Upgrade the CRDs first, to the controller's version, then the controller (the Karpenter upgrade
+A manifest field one or two letters off a field of the v1 CRDs (`httpPutResponseHopLimt`) is
+reported as a likely typo first, as a warning: the API server dropped it, so correct the name.
+Otherwise, upgrade the CRDs first, to the controller's version, then the controller (the Karpenter upgrade
 guide): `helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd
 --version <controller version> -n <ns>`. If the field is not in the new CRD either, it is a typo,
 a field of a newer release than the controller (upgrade both, CRDs first), or a field that moved
@@ -1159,7 +1161,49 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "If the field is not in the new CRD either, it is a typo, a field that moved between API versions, or a field of a newer Karpenter release than the controller (then upgrade the controller and its CRDs together, CRDs first): compare with `kubectl explain nodepool.spec --recursive` (or `ec2nodeclass.spec`), and rewrite a v1beta1 manifest for v1 per the v1 migration guide (`nodeClassRef.group`/`kind`, `consolidateAfter`, `WhenEmptyOrUnderutilized`, `expireAfter` under `spec.template.spec`, `kubelet` on the EC2NodeClass).",
         ));
     }
+    // A manifest field one or two letters off a field Karpenter's v1 CRDs have is a typo
+    // more likely than skew: the API server dropped it (a `Warning:` on a successful apply,
+    // or strict decoding), so correcting the name comes first.
+    let typos: Vec<(&String, String)> = fields
+        .iter()
+        .filter(|f| !f.starts_with("status."))
+        .filter_map(|f| typo_of(f).map(|t| (f, t)))
+        .collect();
+    let all_typos = !typos.is_empty() && typos.len() == fields.len() && !controller_side;
+    if all_typos {
+        let list: Vec<String> = typos
+            .iter()
+            .map(|(f, t)| format!("\"{f}\" looks like a typo of \"{t}\""))
+            .collect();
+        summary = format!(
+            "{}: the API server drops a field it does not know, so the setting never took effect. {summary}",
+            list.join("; ")
+        );
+        let fixed: Vec<String> = typos
+            .iter()
+            .map(|(f, t)| {
+                let parent = f.rsplit_once('.').map(|(p, _)| p).unwrap_or("");
+                if parent.is_empty() {
+                    t.clone()
+                } else {
+                    format!("{parent}.{t}")
+                }
+            })
+            .collect();
+        steps.insert(
+            0,
+            Remediation::text(format!(
+                "Correct the field name in the manifest ({}) and apply it again; only if the name is right are the CRDs out of date.",
+                fixed.join(", ")
+            )),
+        );
+    }
     vec![Diagnosis::new(&META, summary)
+        .with_severity(if all_typos {
+            Severity::Warning
+        } else {
+            META.severity
+        })
         .with_confidence(if certain {
             Confidence::High
         } else {
@@ -1170,9 +1214,146 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+/// Field names of Karpenter's v1 NodePool, NodeClaim and EC2NodeClass specs, for telling a
+/// misspelt field from one the CRDs lack.
+const KNOWN_FIELDS: &[&str] = &[
+    "amiFamily",
+    "amiSelectorTerms",
+    "alias",
+    "annotations",
+    "associatePublicIPAddress",
+    "blockDeviceMappings",
+    "budgets",
+    "capacityReservationSelectorTerms",
+    "clusterDNS",
+    "consolidateAfter",
+    "consolidationPolicy",
+    "context",
+    "cpuCFSQuota",
+    "deleteOnTermination",
+    "detailedMonitoring",
+    "deviceName",
+    "disruption",
+    "duration",
+    "effect",
+    "encrypted",
+    "evictionHard",
+    "evictionMaxPodGracePeriod",
+    "evictionSoft",
+    "evictionSoftGracePeriod",
+    "expireAfter",
+    "httpEndpoint",
+    "httpProtocolIPv6",
+    "httpPutResponseHopLimit",
+    "httpTokens",
+    "imageGCHighThresholdPercent",
+    "imageGCLowThresholdPercent",
+    "instanceProfile",
+    "instanceStorePolicy",
+    "iops",
+    "kubeReserved",
+    "kubelet",
+    "kmsKeyID",
+    "labels",
+    "limits",
+    "maxPods",
+    "metadata",
+    "metadataOptions",
+    "minValues",
+    "nodeClassRef",
+    "nodes",
+    "operator",
+    "owner",
+    "podsPerCore",
+    "reasons",
+    "requirements",
+    "role",
+    "rootVolume",
+    "schedule",
+    "securityGroupSelectorTerms",
+    "snapshotID",
+    "startupTaints",
+    "subnetSelectorTerms",
+    "systemReserved",
+    "tags",
+    "taints",
+    "template",
+    "terminationGracePeriod",
+    "throughput",
+    "userData",
+    "values",
+    "volumeSize",
+    "volumeType",
+    "weight",
+];
+
+/// The known field `field`'s last name is a misspelling of (one or two edits away), if any.
+fn typo_of(field: &str) -> Option<String> {
+    let last = field.rsplit('.').next()?;
+    let last = last.split('[').next()?;
+    if last.len() < 5 || KNOWN_FIELDS.contains(&last) {
+        return None;
+    }
+    KNOWN_FIELDS
+        .iter()
+        .map(|k| {
+            (
+                edit_distance(&last.to_ascii_lowercase(), &k.to_ascii_lowercase()),
+                k,
+            )
+        })
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.to_string())
+}
+
+/// Levenshtein distance over bytes (field names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(above + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_field_is_a_typo_first() {
+        assert_eq!(
+            typo_of("spec.metadataOptions.httpPutResponseHopLimt").as_deref(),
+            Some("httpPutResponseHopLimit")
+        );
+        assert_eq!(
+            typo_of("spec.template.spec.requirments[0]").as_deref(),
+            Some("requirements")
+        );
+        // A real field, or one far from any: no guess.
+        assert_eq!(typo_of("spec.capacityReservationSelectorTerms"), None);
+        assert_eq!(typo_of("spec.template.spec.kubeletConfiguration"), None);
+        let text = "$ kubectl apply -f ec2nodeclass.yaml\nWarning: unknown field \"spec.metadataOptions.httpPutResponseHopLimt\"\nec2nodeclass.karpenter.k8s.aws/default configured\n";
+        let d = &crate::testing::check_only("KW104", text).diagnoses[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(d.summary.starts_with("\"spec.metadataOptions.httpPutResponseHopLimt\" looks like a typo of \"httpPutResponseHopLimit\""), "{}", d.summary);
+        assert!(
+            d.remediation[0]
+                .text
+                .contains("(spec.metadataOptions.httpPutResponseHopLimit)"),
+            "{:?}",
+            d.remediation[0]
+        );
+    }
     use crate::testing::{check_only, ids};
 
     #[test]
