@@ -750,7 +750,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 format!("kubectl get awsnodetemplate {ncc} -o jsonpath='instanceProfile={{.spec.instanceProfile}}{{\"\\n\"}}'; kubectl get configmap karpenter-global-settings -n {ns} -o jsonpath='default={{.data.aws\\.defaultInstanceProfile}}{{\"\\n\"}}'; aws iam get-instance-profile --instance-profile-name {profile}"),
             ),
             Remediation::command(
-                "Create the profile with the node role in it (or point the setting at an existing one):",
+                "If the name is mistyped, correct it in the template or the setting; if the profile really is gone, create it with the node role in it (or point the setting at an existing one):",
                 format!("aws iam create-instance-profile --instance-profile-name {profile} && aws iam add-role-to-instance-profile --instance-profile-name {profile} --role-name <node-role>"),
             ),
         ],
@@ -760,7 +760,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 format!("kubectl get ec2nodeclass {ncc} -o jsonpath='role={{.spec.role}} instanceProfile={{.spec.instanceProfile}} status={{.status.instanceProfile}}{{\"\\n\"}}' && aws iam get-instance-profile --instance-profile-name \"$(kubectl get ec2nodeclass {ncc} -o jsonpath='{{.status.instanceProfile}}')\""),
             ),
             Remediation::command(
-                "With `spec.role`, Karpenter creates the profile itself: restart the controller so it re-creates it. With `spec.instanceProfile`, create the profile and add the node role:",
+                "With `spec.role`, Karpenter creates the profile itself: restart the controller so it re-creates it. With `spec.instanceProfile`, first check the name for a typo (compare with `aws iam list-instance-profiles`); if the profile really is gone, create it and add the node role:",
                 format!("aws iam create-instance-profile --instance-profile-name {profile} && aws iam add-role-to-instance-profile --instance-profile-name {profile} --role-name <node-role>"),
             ),
         ],
