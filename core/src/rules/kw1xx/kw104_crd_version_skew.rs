@@ -1298,31 +1298,16 @@ fn typo_of(field: &str) -> Option<String> {
         .iter()
         .map(|k| {
             (
-                edit_distance(&last.to_ascii_lowercase(), &k.to_ascii_lowercase()),
+                crate::rules::names::edit_distance(
+                    &last.to_ascii_lowercase(),
+                    &k.to_ascii_lowercase(),
+                ),
                 k,
             )
         })
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k.to_string())
-}
-
-/// Levenshtein distance over bytes (field names are ASCII).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(above + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
