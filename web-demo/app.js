@@ -118,8 +118,9 @@ function startAnalysis() {
     showEmpty();
     return;
   }
+  const readErrors = state.docs.filter((d) => d.readError).map((d) => ({ source: d.label, ...d.readError }));
   const request = {
-    type: 'analyze', seq: ++state.seq, documents, now: new Date().toISOString(), redact: ui.redact.checked,
+    type: 'analyze', seq: ++state.seq, documents, readErrors, now: new Date().toISOString(), redact: ui.redact.checked,
   };
   // One run at a time: while the worker is busy only the newest request waits; older
   // intermediate states of the text are never analysed.
@@ -294,28 +295,56 @@ $('clear-input').addEventListener('click', () => {
 
 // `file.text()` always decodes UTF-8; Windows PowerShell 5 saves `kubectl logs > file` as
 // UTF-16 with a byte-order mark, which would arrive as NULs between the letters. A gzipped
-// log (`karpenter.log.gz`) is decompressed in the browser first, as the CLI does; if that
-// fails, its bytes go to the engine, which says it is compressed.
+// log (`karpenter.log.gz`) is decompressed in the browser first, as the CLI does. One cut
+// short keeps what decompressed, and the report says where reading stopped (`readError`), as
+// the CLI's does; if nothing decompressed, its bytes go to the engine, which says it is
+// compressed.
 async function fileText(file) {
   let bytes = new Uint8Array(await file.arrayBuffer());
+  let cutShort = null;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b && typeof DecompressionStream === 'function') {
-    try {
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-      bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-    } catch (_) {
-      // Corrupt or cut short: the raw bytes follow.
+    const { data, error } = await gunzip(bytes);
+    if (data.length > 0) {
+      bytes = data;
+      cutShort = error;
     }
   }
   const [a, b] = bytes;
   const encoding = a === 0xff && b === 0xfe ? 'utf-16le' : a === 0xfe && b === 0xff ? 'utf-16be' : 'utf-8';
-  return new TextDecoder(encoding).decode(bytes);
+  const text = new TextDecoder(encoding).decode(bytes);
+  if (!cutShort) return { text };
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  return { text, readError: { line: lines, message: `reading stopped here (gzip data: ${cutShort})` } };
+}
+
+/** Decompresses gzip bytes; on corrupt or cut-short data, the bytes decompressed until then. */
+async function gunzip(bytes) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  const chunks = [];
+  let error = null;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+  } catch (e) {
+    error = (e && e.message) || String(e);
+  }
+  const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    data.set(chunk, at);
+    at += chunk.length;
+  }
+  return { data, error };
 }
 
 async function addFiles(fileList) {
   const files = [...fileList];
   if (!files.length) return;
   setStatus(`Reading ${files.length} file${files.length > 1 ? 's' : ''}…`);
-  const read = await Promise.all(files.map(async (file) => ({ label: file.name, text: await fileText(file) })));
+  const read = await Promise.all(files.map(async (file) => ({ label: file.name, ...(await fileText(file)) })));
   const docs = state.docs.filter((d) => d.label === PASTE || !read.some((r) => r.label === d.label));
   setDocuments([...docs, ...read]);
   const first = state.docs.findIndex((d) => d.label === read[0].label);

@@ -3,8 +3,9 @@
 // headless Chromium: ~50 ms encoding, ~150 ms scanning); here the engine scans a piece while
 // this worker encodes the next. The pieces go straight to the engine over the MessageChannel
 // the page gave both workers, their buffers transferred, never copied.
-// Messages in:  {type: 'port', port}, then {type: 'analyze', seq, documents: [{label, text}], now, redact}
-// Messages out (on the port): {type: 'begin', seq, now, redact, started, units}, for each
+// Messages in:  {type: 'port', port}, then
+//               {type: 'analyze', seq, documents: [{label, text}], readErrors, now, redact}
+// Messages out (on the port): {type: 'begin', seq, now, redact, readErrors, started, units}, for each
 //   document {type: 'document', label} and its {type: 'piece', piece, units}, then {type: 'end'}
 import { encodeDocuments } from './stream.js';
 
@@ -19,9 +20,9 @@ onmessage = ({ data }) => {
   // The analysis time the page reports runs from here: the engine's clock has another
   // origin, so this is sent as an absolute time.
   const started = performance.timeOrigin + performance.now();
-  const { documents, seq, now, redact } = data;
+  const { documents, seq, now, redact, readErrors } = data;
   const units = documents.reduce((sum, d) => sum + d.text.length, 0);
-  engine.postMessage({ type: 'begin', seq, now, redact, started, units });
+  engine.postMessage({ type: 'begin', seq, now, redact, readErrors, started, units });
   encodeDocuments(documents, (message, transfer) => engine.postMessage(message, transfer));
   engine.postMessage({ type: 'end' });
 };

@@ -1,7 +1,7 @@
 // The engine runs here, off the main thread, so that a 50 MB paste never freezes the page.
 // The encoder worker (encoder.js) sends it the documents as UTF-8 pieces over a MessageChannel.
 // Messages in:  {type: 'port', port} from the page, then on that port
-//               {type: 'begin', seq, now, redact, started, units}, {type: 'document', label},
+//               {type: 'begin', seq, now, redact, readErrors, started, units}, {type: 'document', label},
 //               {type: 'piece', piece, units}..., {type: 'end'}
 // Messages out: {type: 'ready', version, rules}
 //               {type: 'progress', seq, done, units} (large inputs)
@@ -76,7 +76,7 @@ const ready = init().then(
 const PROGRESS_FROM = 1 << 20;
 const PROGRESS_UNITS = 1 << 21;
 
-// The analysis whose pieces are arriving: {seq, now, redact, started, units, done, reported,
+// The analysis whose pieces are arriving: {seq, now, redact, readErrors, started, units, done, reported,
 // failure}. A failure (input the engine refuses) skips the rest of its pieces and is
 // reported at its end.
 let run = null;
@@ -109,17 +109,17 @@ function onPortMessage({ data }) {
 }
 
 function finishRun() {
-  const { seq, now, redact, started, units, failure } = run;
+  const { seq, now, redact, readErrors, started, units, failure } = run;
   run = null;
   try {
     if (failure) throw failure;
     // One analysis gives both the report (shown as cards) and core's markdown rendering of
     // it (copied for a ticket): the page never re-words the report itself.
-    const { report, markdown } = engine.diagnoseStreamed({ now });
+    const { report, markdown } = engine.diagnoseStreamed({ now, readErrors });
     const ms = performance.timeOrigin + performance.now() - started;
     // The redacted copy is the report of the redacted documents, as the CLI would print it
     // for a `collect --redact` file; only computed while the toggle is on.
-    const markdownRedacted = redact ? engine.diagnoseStreamed({ now, redact: true }).markdown : null;
+    const markdownRedacted = redact ? engine.diagnoseStreamed({ now, redact: true, readErrors }).markdown : null;
     postMessage({ type: 'result', seq, report, markdown, markdownRedacted, ms, bytes: units });
   } catch (error) {
     postMessage({ type: 'error', seq, message: String((error && error.message) || error) });

@@ -236,18 +236,28 @@ fn run_analyze(args: AnalyzeArgs, global: &GlobalArgs) -> Result<Outcome, UsageE
     if reads_stdin && std::io::stdin().is_terminal() {
         eprintln!("reading stdin: paste the text, then Ctrl-D (`kubectl karpenter-why analyze --help` for files)");
     }
-    let documents = input::read_documents(&args.inputs).map_err(|e| UsageError(e.to_string()))?;
+    let input::Inputs { documents, errors } = input::read_documents(&args.inputs);
     if documents.is_empty() {
-        return Err(UsageError(format!(
-            "no files to read in {}",
-            args.inputs.join(", ")
-        )));
+        // Nothing to analyse: the read errors are the whole answer.
+        if errors.is_empty() {
+            return Err(UsageError(format!(
+                "no files to read in {}",
+                args.inputs.join(", ")
+            )));
+        }
+        let each: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{}: {}", e.location(), e.message))
+            .collect();
+        return Err(UsageError(each.join("; ")));
     }
     let options = Options {
         now: args.now,
         only: (!args.only.is_empty()).then_some(args.only),
     };
-    let report = analyze(&documents, &options);
+    let mut report = analyze(&documents, &options);
+    // Read failures come first: they say which input the report is missing.
+    report.input_errors.splice(0..0, errors);
     Ok(Outcome {
         stdout: render_report(&report, global),
         code: exit_code(&report),

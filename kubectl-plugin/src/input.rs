@@ -6,112 +6,142 @@
 //! costs memory for its candidate lines only. Everything else (describe output, YAML, tables)
 //! is kept whole, with the original line numbers.
 
-use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use karpenter_why_core::ingest::scan;
-use karpenter_why_core::Document;
+use karpenter_why_core::{Document, InputError};
 
 /// Bytes read per call: large enough that the scanner's block search amortises well.
 const CHUNK: usize = 1 << 20;
 
-/// An input that could not be read at all: named, so the user knows which one.
-#[derive(Debug)]
-pub struct InputReadError {
-    pub path: String,
-    pub reason: String,
+/// What reading the inputs gave: the documents (a file that broke off mid-way keeps the lines
+/// read before the break) and one error per input that could not be read, or not to its end.
+/// An error's `line` is the last line read before the failure (0: nothing could be read).
+#[derive(Debug, Default)]
+pub struct Inputs {
+    pub documents: Vec<Document>,
+    pub errors: Vec<InputError>,
 }
 
-impl fmt::Display for InputReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot read {}: {}", self.path, self.reason)
+impl Inputs {
+    fn read(&mut self, label: &str, reader: impl Read) {
+        let (document, error) = scan_maybe_gzip(label, reader);
+        if !document.text.is_empty() || error.is_none() {
+            self.documents.push(document);
+        }
+        self.errors.extend(error);
+    }
+
+    fn failed(&mut self, label: &str, reason: impl ToString) {
+        self.errors.push(InputError {
+            source: label.to_string(),
+            line: 0,
+            message: format!("cannot read this input: {}", reason.to_string()),
+        });
     }
 }
 
 /// Reads every named input; `-` is stdin; a directory contributes its files (sorted, not
-/// recursing into hidden entries). An empty list reads stdin.
-pub fn read_documents(inputs: &[String]) -> Result<Vec<Document>, InputReadError> {
-    let mut documents = Vec::new();
+/// recursing into hidden entries). An empty list reads stdin. One unreadable input does not
+/// stop the others: the user still gets the analysis of everything that could be read.
+pub fn read_documents(inputs: &[String]) -> Inputs {
+    let mut read = Inputs::default();
     if inputs.is_empty() {
-        documents.push(read_stdin()?);
+        read.read("stdin", std::io::stdin().lock());
     }
     for input in inputs {
         if input == "-" {
-            documents.push(read_stdin()?);
+            read.read("stdin", std::io::stdin().lock());
             continue;
         }
         let path = Path::new(input);
         if path.is_dir() {
-            for file in files_in(path)? {
-                documents.push(read_file(&file)?);
+            for file in files_in(path, &mut read) {
+                read_file(&file, &mut read);
             }
         } else {
-            documents.push(read_file(path)?);
+            read_file(path, &mut read);
         }
     }
-    Ok(documents)
+    read
 }
 
-fn read_stdin() -> Result<Document, InputReadError> {
-    scan_maybe_gzip("stdin", std::io::stdin().lock())
-}
-
-fn read_file(path: &Path) -> Result<Document, InputReadError> {
+fn read_file(path: &Path, read: &mut Inputs) {
     let label = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| InputReadError {
-        path: label.clone(),
-        reason: e.to_string(),
-    })?;
-    scan_maybe_gzip(&label, file)
+    match std::fs::File::open(path) {
+        Ok(file) => read.read(&label, file),
+        Err(e) => read.failed(&label, e),
+    }
 }
 
 /// The gzip magic number: rotated kubelet/containerd logs and log exports are often gzipped.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Streams `reader` through the scanner, decompressing it on the way when it is gzip (every
-/// member: `cat a.gz b.gz` and logrotate output have several).
-fn scan_maybe_gzip(label: &str, reader: impl Read) -> Result<Document, InputReadError> {
+/// member: `cat a.gz b.gz` and logrotate output have several). A read that fails mid-way (a
+/// gzip file cut short by a full disk or an interrupted copy is the usual case) keeps the
+/// lines before the failure and says where it stopped.
+fn scan_maybe_gzip(label: &str, reader: impl Read) -> (Document, Option<InputError>) {
     let mut reader = std::io::BufReader::with_capacity(CHUNK, reader);
-    let head = std::io::BufRead::fill_buf(&mut reader).map_err(|e| InputReadError {
-        path: label.to_string(),
-        reason: e.to_string(),
-    })?;
+    let head = match std::io::BufRead::fill_buf(&mut reader) {
+        Ok(head) => head,
+        Err(e) => return (Document::new(label, ""), Some(read_error(label, 0, "", &e))),
+    };
     if head.starts_with(&GZIP_MAGIC) {
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
-        return scan_reader(label, decoder).map_err(|e| InputReadError {
-            reason: format!("gzip data: {}", e.reason),
-            ..e
-        });
+        return scan_reader_with(label, decoder, "gzip data: ");
     }
-    scan_reader(label, reader)
+    scan_reader_with(label, reader, "")
 }
 
-/// Streams `reader` through the log scanner into a Document of the kept lines.
-pub fn scan_reader(label: &str, mut reader: impl Read) -> Result<Document, InputReadError> {
+/// Streams `reader` through the log scanner into a Document of the kept lines; `what` names
+/// the layer a read error comes from.
+fn scan_reader_with(
+    label: &str,
+    mut reader: impl Read,
+    what: &str,
+) -> (Document, Option<InputError>) {
     let mut scanner = scan::stream_scanner(label);
     let mut buffer = vec![0u8; CHUNK];
+    let mut failure = None;
     loop {
         match reader.read(&mut buffer) {
             Ok(0) => break,
             Ok(n) => scanner.feed(&buffer[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                return Err(InputReadError {
-                    path: label.to_string(),
-                    reason: e.to_string(),
-                })
+                failure = Some(e);
+                break;
             }
         }
     }
-    Ok(scanner.finish().document)
+    let output = scanner.finish();
+    let error = failure.map(|e| read_error(label, output.stats.lines, what, &e));
+    (output.document, error)
 }
 
-fn files_in(dir: &Path) -> Result<Vec<PathBuf>, InputReadError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| InputReadError {
-        path: dir.display().to_string(),
-        reason: e.to_string(),
-    })?;
+fn read_error(label: &str, lines_read: usize, what: &str, e: &std::io::Error) -> InputError {
+    let message = if lines_read == 0 {
+        format!("cannot read this input: {what}{e}")
+    } else {
+        format!("reading stopped here ({what}{e})")
+    };
+    InputError {
+        source: label.to_string(),
+        line: lines_read,
+        message,
+    }
+}
+
+fn files_in(dir: &Path, read: &mut Inputs) -> Vec<PathBuf> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            read.failed(&dir.display().to_string(), e);
+            return Vec::new();
+        }
+    };
     let mut files = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
@@ -120,18 +150,22 @@ fn files_in(dir: &Path) -> Result<Vec<PathBuf>, InputReadError> {
             continue;
         }
         if path.is_dir() {
-            files.extend(files_in(&path)?);
+            files.extend(files_in(&path, read));
         } else {
             files.push(path);
         }
     }
     files.sort();
-    Ok(files)
+    files
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn scan_reader(label: &str, reader: impl Read) -> (Document, Option<InputError>) {
+        scan_reader_with(label, reader, "")
+    }
 
     #[test]
     fn noise_is_dropped_while_reading_and_lines_keep_their_numbers() {
@@ -142,7 +176,8 @@ mod tests {
             ));
         }
         text.push_str("{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n");
-        let doc = scan_reader("t", text.as_bytes()).unwrap();
+        let (doc, error) = scan_reader("t", text.as_bytes());
+        assert!(error.is_none());
         assert_eq!(doc.line_numbers.as_deref(), Some(&[1, 2, 1002][..]));
         assert_eq!(doc.omitted_log_lines.get("INFO"), Some(&999));
         assert!(doc.text.starts_with("Name:  web-0\n"));
@@ -161,22 +196,34 @@ mod tests {
         let (first, second) = text.split_at(13);
         let mut bytes = gzip(first);
         bytes.extend(gzip(second));
-        let doc = scan_maybe_gzip("karpenter.log.gz", &bytes[..]).unwrap();
+        let (doc, error) = scan_maybe_gzip("karpenter.log.gz", &bytes[..]);
+        assert!(error.is_none());
         assert_eq!(
             doc.text,
-            scan_reader("karpenter.log.gz", text.as_bytes())
-                .unwrap()
-                .text
+            scan_reader("karpenter.log.gz", text.as_bytes()).0.text
         );
-        // Cut short: the error names the file and says it is the gzip data.
-        let cut = &bytes[..bytes.len() / 2];
-        let err = scan_maybe_gzip("karpenter.log.gz", cut).unwrap_err();
-        assert_eq!(err.path, "karpenter.log.gz");
+        // Cut in the second member: what decompressed is kept (up to the cut, mid-line), and
+        // the error says where reading stopped and that it was the gzip data.
+        let cut = &bytes[..bytes.len() - 12];
+        let (doc, error) = scan_maybe_gzip("karpenter.log.gz", cut);
         assert!(
-            err.to_string()
-                .starts_with("cannot read karpenter.log.gz: gzip data: "),
-            "{err}"
+            doc.text.starts_with("Name:  web-0\n{\"level\":\"ERROR\""),
+            "{}",
+            doc.text
         );
+        let error = error.expect("a cut gzip file is reported");
+        assert_eq!(error.location(), "karpenter.log.gz:2");
+        assert!(
+            error
+                .message
+                .starts_with("reading stopped here (gzip data: "),
+            "{}",
+            error.message
+        );
+        // Cut inside the first member's header: nothing read, line 0.
+        let (doc, error) = scan_maybe_gzip("karpenter.log.gz", &bytes[..5]);
+        assert_eq!(doc.text, "");
+        assert_eq!(error.unwrap().location(), "karpenter.log.gz");
     }
 
     #[test]
@@ -184,21 +231,31 @@ mod tests {
         let text = "Name:  web-0\r\n{\"level\":\"INFO\",\"message\":\"Starting workers\"}\r\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\r\n";
         let mut utf16 = vec![0xFF, 0xFE];
         utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
-        let doc = scan_reader("karpenter.log", &utf16[..]).unwrap();
+        let (doc, _) = scan_reader("karpenter.log", &utf16[..]);
         assert_eq!(
             doc.text,
-            scan_reader("karpenter.log", text.as_bytes()).unwrap().text
+            scan_reader("karpenter.log", text.as_bytes()).0.text
         );
         assert!(doc.text.contains("could not schedule pod"));
     }
 
     #[test]
-    fn unreadable_input_names_the_path() {
-        let err = read_documents(&["/nonexistent/karpenter.log".to_string()]).unwrap_err();
-        assert_eq!(err.path, "/nonexistent/karpenter.log");
-        assert!(err
-            .to_string()
-            .starts_with("cannot read /nonexistent/karpenter.log: "));
+    fn an_unreadable_input_is_named_and_the_others_are_still_read() {
+        let dir = std::env::temp_dir().join(format!("kw-unreadable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("describe.txt"), "Name:  web-0\n").unwrap();
+        let read = read_documents(&[
+            "/nonexistent/karpenter.log".to_string(),
+            dir.join("describe.txt").display().to_string(),
+        ]);
+        assert_eq!(read.documents.len(), 1);
+        assert_eq!(read.documents[0].text, "Name:  web-0\n");
+        assert_eq!(read.errors.len(), 1);
+        assert_eq!(read.errors[0].location(), "/nonexistent/karpenter.log");
+        assert!(read.errors[0]
+            .message
+            .starts_with("cannot read this input: "));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -208,8 +265,9 @@ mod tests {
         std::fs::write(dir.join("b.txt"), "b\n").unwrap();
         std::fs::write(dir.join("sub/a.txt"), "a\n").unwrap();
         std::fs::write(dir.join(".hidden"), "h\n").unwrap();
-        let docs = read_documents(&[dir.display().to_string()]).unwrap();
-        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+        let read = read_documents(&[dir.display().to_string()]);
+        assert!(read.errors.is_empty());
+        let texts: Vec<&str> = read.documents.iter().map(|d| d.text.as_str()).collect();
         assert_eq!(texts, ["b\n", "a\n"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }

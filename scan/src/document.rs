@@ -89,3 +89,15 @@ pub struct InputError {
     pub line: usize,
     pub message: String,
 }
+
+impl InputError {
+    /// `source:line`, or the source alone when the error is about the whole input (line 0:
+    /// a file that could not be opened at all).
+    pub fn location(&self) -> String {
+        if self.line == 0 {
+            self.source.clone()
+        } else {
+            format!("{}:{}", self.source, self.line)
+        }
+    }
+}

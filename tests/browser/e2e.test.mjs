@@ -171,6 +171,25 @@ test('a gzipped log file is decompressed in the page and diagnosed like its text
   await page.click('#doc-tab-1');
   assert.equal(await page.inputValue('#input'), kase.text);
   await clearInput(page);
+
+  // Cut short (an interrupted copy): what decompressed is analysed, and the report, cards and
+  // markdown alike, says where reading stopped, as the CLI's does.
+  const whole = gzipSync(Buffer.from(kase.text));
+  const again = await reportSeq(page);
+  await page.setInputFiles('#file-input', [
+    { name: 'cut.log.gz', mimeType: 'application/gzip', buffer: whole.subarray(0, whole.length - 9) },
+  ]);
+  assert.deepEqual(await waitForReport(page, again), kase.native, 'the lines before the cut are diagnosed');
+  await page.click('#doc-tab-1');
+  const kept = await page.inputValue('#input');
+  assert.ok(kept.length > 0 && kase.text.startsWith(kept), 'the decompressed part is the input');
+  const cutLine = kept.split('\n').length - (kept.endsWith('\n') ? 1 : 0);
+  const error = page.locator('#input-errors .input-error').first();
+  assert.equal(await error.locator('.evidence-item').textContent(), `cut.log.gz:${cutLine}`);
+  assert.match(await error.locator('.input-error-message').textContent(), /^reading stopped here \(gzip data: /);
+  const markdown = await copyMarkdown(page, /^Report copied as markdown\.$/);
+  assert.ok(markdown.includes(`- \`cut.log.gz:${cutLine}\`: reading stopped here`), markdown);
+  await clearInput(page);
 });
 
 test('pasting a corpus case shows the native IDs with evidence quoted from the input', async () => {

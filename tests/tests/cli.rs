@@ -188,6 +188,39 @@ fn unreadable_file_is_one_line_and_exit_2() {
 }
 
 #[test]
+fn an_unreadable_file_among_readable_ones_is_named_and_the_rest_analysed() {
+    let dir = temp_dir("one-unreadable");
+    let events = dir.join("events.txt");
+    std::fs::write(&events, KW202_LINE).unwrap();
+    let r = run(&[
+        "-o",
+        "json",
+        "analyze",
+        "no/such/file.txt",
+        events.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        r.code, 1,
+        "the readable file is still diagnosed: {}",
+        r.stderr
+    );
+    let v = json(&r);
+    assert_eq!(ids(&v), ["KW202"]);
+    let errors = v["inputErrors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["source"], "no/such/file.txt");
+    assert_eq!(errors[0]["line"], 0);
+    let text = run(&["analyze", "no/such/file.txt", events.to_str().unwrap()]);
+    assert!(
+        text.stdout
+            .contains("\n  no/such/file.txt: cannot read this input: "),
+        "{}",
+        text.stdout
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn an_empty_directory_is_unreadable_input() {
     let dir = temp_dir("empty");
     let r = run(&["analyze", dir.to_str().unwrap()]);

@@ -4,7 +4,7 @@
 
 use karpenter_why_core::ingest::scan::{self, scan_bytes, StreamScanner};
 use karpenter_why_core::render::json::RuleView;
-use karpenter_why_core::{self as core, Document, Options, Report};
+use karpenter_why_core::{self as core, Document, InputError, Options, Report};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -18,6 +18,11 @@ export interface AnalyzeOptions {
    * instance and ENI IDs and hostnames masked (`<account-1>`, `<ip-3>`), labels included.
    */
   redact?: boolean;
+  /**
+   * Errors the page met while reading its inputs (a dropped `.gz` file cut short): listed first
+   * in the report's `inputErrors`, as the CLI lists a file it could not read to its end.
+   */
+  readErrors?: InputErrorItem[];
 }
 
 /** One input document: its label (a file name, `paste`) and its text. */
@@ -174,6 +179,7 @@ extern "C" {
 struct AnalyzeOptions {
     now: Option<String>,
     redact: bool,
+    read_errors: Vec<InputError>,
 }
 
 /// The label of a single pasted text, as the CLI labels stdin.
@@ -204,7 +210,7 @@ fn options_from_js(options: Option<JsAnalyzeOptions>) -> Result<AnalyzeOptions, 
     }
     if !value.is_object() {
         return Err(JsError::new(
-            "invalid options: expected an object {now?, redact?}",
+            "invalid options: expected an object {now?, redact?, readErrors?}",
         ));
     }
     let now = match property(&value, "now") {
@@ -220,18 +226,66 @@ fn options_from_js(options: Option<JsAnalyzeOptions>) -> Result<AnalyzeOptions, 
             .as_bool()
             .ok_or_else(|| JsError::new("invalid options: `redact` must be a boolean"))?,
     };
-    Ok(AnalyzeOptions { now, redact })
+    let read_errors = match property(&value, "readErrors") {
+        None => Vec::new(),
+        Some(errors) => read_errors_from_js(&errors)?,
+    };
+    Ok(AnalyzeOptions {
+        now,
+        redact,
+        read_errors,
+    })
+}
+
+fn read_errors_from_js(errors: &JsValue) -> Result<Vec<InputError>, JsError> {
+    let invalid = || {
+        JsError::new("invalid options: `readErrors` must be an array of {source, line, message}")
+    };
+    if !js_sys::Array::is_array(errors) {
+        return Err(invalid());
+    }
+    js_sys::Array::from(errors)
+        .iter()
+        .map(|error| {
+            let text = |key| property(&error, key).and_then(|v| v.as_string());
+            let line = property(&error, "line").and_then(|v| v.as_f64());
+            match (text("source"), line, text("message")) {
+                (Some(source), Some(line), Some(message)) if line >= 0.0 => Ok(InputError {
+                    source,
+                    line: line as usize,
+                    message,
+                }),
+                _ => Err(invalid()),
+            }
+        })
+        .collect()
+}
+
+/// The page's read errors go first: they say which input the report is missing.
+fn with_read_errors(mut report: Report, read_errors: Vec<InputError>) -> Report {
+    report.input_errors.splice(0..0, read_errors);
+    report
 }
 
 /// Runs the engine with the page's options: the documents are redacted first when asked, with
 /// one `Redactor` so a value keeps its mask across documents.
-fn run(documents: Vec<Document>, options: AnalyzeOptions) -> Report {
+fn run(documents: Vec<Document>, mut options: AnalyzeOptions) -> Report {
+    let mut read_errors = std::mem::take(&mut options.read_errors);
     let documents = if options.redact {
-        redact_documents(&documents)
+        let mut redactor = core::redact::Redactor::new();
+        // The errors name the files: masked with the same redactor as the labels.
+        for error in &mut read_errors {
+            error.source = redactor.redact(&error.source);
+            error.message = redactor.redact(&error.message);
+        }
+        redact_with(&mut redactor, &documents)
     } else {
         documents
     };
-    analyze_documents_native(&documents, &engine_options(options))
+    with_read_errors(
+        analyze_documents_native(&documents, &engine_options(options)),
+        read_errors,
+    )
 }
 
 fn engine_options(options: AnalyzeOptions) -> Options {
@@ -243,7 +297,10 @@ fn engine_options(options: AnalyzeOptions) -> Options {
 
 /// The documents as `collect --redact` saves them: labels and texts masked consistently.
 pub fn redact_documents(documents: &[Document]) -> Vec<Document> {
-    let mut redactor = core::redact::Redactor::new();
+    redact_with(&mut core::redact::Redactor::new(), documents)
+}
+
+fn redact_with(redactor: &mut core::redact::Redactor, documents: &[Document]) -> Vec<Document> {
     documents
         .iter()
         .map(|d| Document::new(redactor.redact(&d.label), redactor.redact(&d.text)))
@@ -435,7 +492,7 @@ pub fn diagnose_streamed(options: Option<JsAnalyzeOptions>) -> Result<JsDiagnose
     diagnosed(&report)
 }
 
-fn diagnose_streamed_native(options: AnalyzeOptions) -> Result<Report, &'static str> {
+fn diagnose_streamed_native(mut options: AnalyzeOptions) -> Result<Report, &'static str> {
     STREAMED.with_borrow_mut(|streamed| {
         streamed.finish();
         if options.redact {
@@ -455,7 +512,11 @@ fn diagnose_streamed_native(options: AnalyzeOptions) -> Result<Report, &'static 
                 .collect::<Result<Vec<_>, &'static str>>()?;
             Ok(run(documents, options))
         } else {
-            Ok(core::analyze(&streamed.scanned, &engine_options(options)))
+            let read_errors = std::mem::take(&mut options.read_errors);
+            Ok(with_read_errors(
+                core::analyze(&streamed.scanned, &engine_options(options)),
+                read_errors,
+            ))
         }
     })
 }
@@ -565,6 +626,7 @@ mod tests {
         let options = AnalyzeOptions {
             now: Some("2025-09-01T05:00:00Z".to_string()),
             redact: options == "redact",
+            ..AnalyzeOptions::default()
         };
         let report = diagnose_streamed_native(options).unwrap();
         stream_clear();
@@ -623,10 +685,46 @@ mod tests {
         let redact = AnalyzeOptions {
             now: None,
             redact: true,
+            ..AnalyzeOptions::default()
         };
         assert!(diagnose_streamed_native(redact).is_err());
         assert!(diagnose_streamed_native(AnalyzeOptions::default()).is_ok());
         stream_clear();
+    }
+
+    /// A `.gz` file the page could read only in part: its error comes first in the report
+    /// and in the markdown, and the redacted copy masks the file name as it masks the label.
+    #[test]
+    fn the_page_read_errors_come_first_and_are_redacted_with_the_labels() {
+        let label = "node/i-0a1b2c3d4e5f60789.log.gz";
+        let documents = vec![Document::new(
+            label,
+            "{\"level\":\"ERROR\",\"message\":\"could not schedule pod\",\"error\":\"no instance type has\n",
+        )];
+        let read_error = InputError {
+            source: label.to_string(),
+            line: 1,
+            message: "reading stopped here (gzip data cut short)".to_string(),
+        };
+        let options = |redact| AnalyzeOptions {
+            redact,
+            read_errors: vec![read_error.clone()],
+            ..AnalyzeOptions::default()
+        };
+        let report = run(documents.clone(), options(false));
+        assert_eq!(report.input_errors.len(), 2, "{:?}", report.input_errors);
+        assert_eq!(report.input_errors[0], read_error);
+        assert!(
+            markdown(&report).contains("- `node/i-0a1b2c3d4e5f60789.log.gz:1`: reading stopped")
+        );
+        let redacted = run(documents, options(true));
+        assert!(!redacted.input_errors[0]
+            .source
+            .contains("0a1b2c3d4e5f60789"));
+        assert_eq!(
+            redacted.input_errors[0].source, redacted.input_errors[1].source,
+            "one mask for the file name in both errors"
+        );
     }
 
     #[test]

@@ -188,12 +188,7 @@ pub fn report(report: &Report) -> String {
         let _ = writeln!(out, "## {INPUT_ERRORS_TITLE}");
         let _ = writeln!(out);
         for e in &report.input_errors {
-            let _ = writeln!(
-                out,
-                "- {}: {}",
-                code(&format!("{}:{}", e.source, e.line)),
-                prose(&e.message)
-            );
+            let _ = writeln!(out, "- {}: {}", code(&e.location()), prose(&e.message));
         }
     }
     out

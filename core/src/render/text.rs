@@ -130,7 +130,7 @@ pub fn report(report: &Report, options: &TextOptions) -> String {
             let _ = writeln!(
                 out,
                 "  {}: {}",
-                p.paint(sgr::GUTTER, &printable(&format!("{}:{}", e.source, e.line))),
+                p.paint(sgr::GUTTER, &printable(&e.location())),
                 printable(&e.message)
             );
         }
