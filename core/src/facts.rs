@@ -1237,6 +1237,22 @@ pub fn find_ignore_ascii_case(haystack: &str, needle: &str) -> Option<usize> {
         .find(|&i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
 }
 
+/// Event reasons only a Node's events have (the kubelet's and the node controller's).
+pub const NODE_EVENT_REASONS: &[&str] = &[
+    "NodeNotReady",
+    "NodeReady",
+    "RegisteredNode",
+    "RemovingNode",
+    "NodeHasSufficientMemory",
+    "NodeHasNoDiskPressure",
+    "NodeHasSufficientPID",
+    "NodeAllocatableEnforced",
+    "NodeNotSchedulable",
+    "NodeSchedulable",
+    "InvalidDiskCapacity",
+    "Rebooted",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -446,9 +446,39 @@ fn kind_of(part: &Part<'_>, sections: &[Section<'_>], command_kind: Option<&str>
             Some("Machine") => Described::Karpenter("Machine"),
             Some("Provisioner") => Described::Karpenter("Provisioner"),
             Some("AWSNodeTemplate") => Described::Karpenter("AWSNodeTemplate"),
+            _ if cut_node_describe(part, sections) => Described::Node,
             _ => Described::Unknown,
         }
     }
+}
+
+/// A `kubectl describe node` cut down to its name, labels and events (what people keep when
+/// they paste "the node that will not go away"): cluster-scoped (no `Namespace:`), and its
+/// name, its labels or its events are a node's.
+fn cut_node_describe(part: &Part<'_>, sections: &[Section<'_>]) -> bool {
+    if sections.iter().any(|s| s.key == "Namespace") {
+        return false;
+    }
+    let Some(name) = section(sections, "Name").map(Section::value) else {
+        return false;
+    };
+    let hostname = name.ends_with(".compute.internal") || name.ends_with(".ec2.internal");
+    let node_label = section(sections, "Labels").is_some_and(|labels| {
+        labels
+            .items()
+            .any(|(_, label)| label.starts_with("kubernetes.io/hostname="))
+    });
+    let node_event = section(sections, "Events").is_some_and(|events| {
+        part.lines[events.body.clone()].iter().any(|line| {
+            line.contains("Cannot disrupt Node:")
+                || line.contains(" node-controller ")
+                || line
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|reason| crate::facts::NODE_EVENT_REASONS.contains(&reason))
+        })
+    });
+    !name.is_empty() && (hostname || node_label || node_event)
 }
 
 /// A describe block `start..end`.

@@ -295,6 +295,36 @@ fn describe_node_fields() {
 }
 
 #[test]
+fn a_node_describe_cut_to_its_name_labels_and_events_is_a_node() {
+    let events = "Events:
+  Type    Reason             Age                From       Message
+  ----    ------             ----               ----       -------
+  Normal  DisruptionBlocked  2m (x12 over 60m)  karpenter  Cannot disrupt Node: state node is nominated for a pending pod
+";
+    // The name, a node label, or a node's event each tell it.
+    for header in [
+        "Name:  ip-10-0-45-12.ec2.internal\nLabels:  team=a\n",
+        "Name:  worker-7\nLabels:  kubernetes.io/hostname=worker-7\n            team=a\n",
+        "Name:  worker-7\nLabels:  team=a\n",
+    ] {
+        let facts = facts_of(&format!("{header}{events}"));
+        assert_eq!(facts.nodes.len(), 1, "{header}");
+        assert!(facts.pods.is_empty(), "{header}");
+        assert_eq!(
+            facts.events[0].object.as_ref().map(|o| o.kind.as_str()),
+            Some("Node"),
+            "{header}"
+        );
+    }
+    // Namespaced, or nothing of a node's: not a node.
+    let pod = "Name:  web-0\nNamespace:  shop\nLabels:  kubernetes.io/hostname=x\n";
+    assert!(facts_of(&format!("{pod}{events}")).nodes.is_empty());
+    let claim = "Name:  general-x7k2p\nLabels:  karpenter.sh/nodepool=general\n";
+    let claim_events = events.replace("Cannot disrupt Node:", "Cannot disrupt NodeClaim:");
+    assert!(facts_of(&format!("{claim}{claim_events}")).nodes.is_empty());
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE

@@ -142,7 +142,7 @@ pub fn walk(
     let steps: [(&'static str, Seen, String, String); 8] = [
         (
             names.events_step(),
-            ctx.pod_events(names.other_subject.as_ref()),
+            ctx.pod_events(names.other_subject.as_ref(), names.events_kind),
             format!("Events of {}", names.target_label()),
             names.events_command(),
         ),
@@ -319,7 +319,11 @@ impl Ctx<'_> {
     }
 
     /// Step 1 reads the events of pods, and of the Node / NodeClaim the report is about.
-    fn pod_events(&self, other_subject: Option<&(String, Vec<String>)>) -> Seen {
+    fn pod_events(
+        &self,
+        other_subject: Option<&(String, Vec<String>)>,
+        events_kind: Option<&'static str>,
+    ) -> Seen {
         let f = self.facts;
         let scheduling_events = f.events.iter().filter(|e| e.reason == "FailedScheduling");
         // Karpenter's own FailedScheduling says more than the scheduler's.
@@ -355,6 +359,10 @@ impl Ctx<'_> {
         let Some((kind, names)) = other_subject else {
             if let Some(signal) = scheduling {
                 return Seen::problem(signal);
+            }
+            if let Some(kind) = events_kind {
+                // Only events of that kind of object, whichever it is.
+                return self.events_of(&|o| o.kind.eq_ignore_ascii_case(kind), kind, None, None);
             }
             return self.events_of(&|o| o.kind == "Pod", "pod", None, None);
         };
@@ -840,12 +848,46 @@ struct Names {
     /// Whether that cluster is older than v0.28, which had no Machines (see
     /// `era_before_v0_28`).
     pre_machine: Option<bool>,
+    /// With no subject at all: the kind every event is about, when the events say (a bare
+    /// `Events:` block copied from `kubectl describe node` holds Karpenter's "Cannot disrupt
+    /// Node" and the node controller's events, and names nothing).
+    events_kind: Option<&'static str>,
 }
 
 fn push_unique(list: &mut Vec<String>, name: &str) {
     if !name.is_empty() && !list.iter().any(|n| n == name) {
         list.push(name.to_string());
     }
+}
+
+/// The kind (`node`, `nodeclaim`) of object every event is about, read from the events
+/// themselves; `None` when any could be a pod's or none says.
+fn events_kind(events: &[Event]) -> Option<&'static str> {
+    let kind_of = |e: &Event| -> Option<&'static str> {
+        match e.object.as_ref().map(|o| o.kind.as_str()) {
+            Some("Node") => return Some("node"),
+            Some("NodeClaim") => return Some("nodeclaim"),
+            Some(_) => return None,
+            None => {}
+        }
+        let message = e.message.as_str();
+        if message.starts_with("Cannot disrupt NodeClaim") {
+            Some("nodeclaim")
+        } else if message.starts_with("Cannot disrupt Node")
+            || message.starts_with("Node ")
+            || crate::facts::NODE_EVENT_REASONS.contains(&e.reason.as_str())
+            || e.source == "node-controller"
+        {
+            Some("node")
+        } else {
+            None
+        }
+    };
+    let first = kind_of(events.first()?)?;
+    events
+        .iter()
+        .all(|e| kind_of(e) == Some(first))
+        .then_some(first)
 }
 
 impl Names {
@@ -922,6 +964,11 @@ impl Names {
         for r in refs {
             push_unique(&mut nodeclasses, r);
         }
+        let events_kind = if pod.is_none() && other_subject.is_none() {
+            events_kind(&facts.events)
+        } else {
+            None
+        };
         Names {
             pod,
             other_subject,
@@ -930,12 +977,14 @@ impl Names {
             nodeclasses,
             legacy: before_v0_32(facts),
             pre_machine: crate::rules::version::era_before_v0_28(facts),
+            events_kind,
         }
     }
 
     /// Step 1's name: the events of what the report is about.
     fn events_step(&self) -> &'static str {
-        match self.other_subject.as_ref().map(|(kind, _)| kind.as_str()) {
+        let kind = self.other_subject.as_ref().map(|(kind, _)| kind.as_str());
+        match kind.or(self.events_kind) {
             Some("node") => "Node events",
             Some("nodeclaim") => "NodeClaim events",
             Some("machine") => "Machine events",
@@ -1696,6 +1745,36 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
             step.signal, "pod web-0: Warning BackOff: Back-off restarting failed container",
             "{step:?}"
         );
+    }
+
+    /// A bare `Events:` block names no object: the step is named after what its events are
+    /// about, and a pod's event among them keeps it the pods' step.
+    #[test]
+    fn bare_node_events_make_a_node_events_step() {
+        let events = |extra: &str| {
+            format!(
+                "Events:
+  Type    Reason             Age   From             Message
+  ----    ------             ----  ----             -------
+  Normal  DisruptionBlocked  2m    karpenter        Cannot disrupt Node: state node is nominated for a pending pod
+  Normal  NodeNotReady       5m    node-controller  Node ip-10-0-45-12.ec2.internal status is now: NodeNotReady
+{extra}"
+            )
+        };
+        let step = |text: String| {
+            let report = crate::analyze_text("paste", &text, &Options::default());
+            report.checklist[0].name
+        };
+        assert_eq!(step(events("")), "Node events");
+        let claim = events("").replace("Cannot disrupt Node:", "Cannot disrupt NodeClaim:");
+        assert_eq!(
+            step(claim),
+            "Pod events",
+            "one node's and one claim's event"
+        );
+        let scheduled =
+            "  Warning  FailedScheduling  1m  default-scheduler  0/3 nodes are available\n";
+        assert_eq!(step(events(scheduled)), "Pod events");
     }
 
     /// DisruptionBlocked is a Normal event: the one KW401 quotes is the step's problem.
