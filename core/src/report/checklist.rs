@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::facts::{contains_ignore_ascii_case, Condition, Event, Facts, MessageOrigin, ObjectRef};
 use crate::report::Subject;
+use crate::rules::kw1xx::credentials::{foreign_log_line, from_other_component};
 use crate::rules::kw5xx::nodeclass::{describe_command, Selected};
 use crate::rules::version::before_v0_32;
 use crate::rules::Diagnosis;
@@ -579,18 +580,48 @@ impl Ctx<'_> {
         }
     }
 
+    /// Kept log records of `levels` that another component wrote (see `foreign_log_line`).
+    /// The noise lines the scanner dropped are not told apart: they count as Karpenter's.
+    fn foreign_log_lines(&self, levels: &[&str]) -> usize {
+        let wanted = |level: &str| levels.is_empty() || levels.contains(&level);
+        self.facts
+            .logs
+            .iter()
+            .filter(|l| wanted(&l.level) && foreign_log_line(&l.evidence.text))
+            .count()
+    }
+
+    fn own_log_lines(&self, levels: &[&str]) -> usize {
+        self.log_lines(levels)
+            .saturating_sub(self.foreign_log_lines(levels))
+    }
+
     fn karpenter_logs(&self) -> Seen {
         use crate::facts::Collected;
         let f = self.facts;
-        if f.logs.is_empty() && !f.has(Collected::KarpenterLogs) {
-            return Seen::not_collected("no Karpenter log lines in the input");
+        // Another component's JSON log pasted beside Karpenter's (the VPC CNI's ipamd, the
+        // load balancer controller) is not Karpenter's: its errors are not this step's.
+        let foreign = |l: &crate::facts::LogRecord| foreign_log_line(&l.evidence.text);
+        let foreign_lines = self.foreign_log_lines(&[]);
+        let own_lines = self.own_log_lines(&[]);
+        if own_lines == 0 && (foreign_lines > 0 || !f.has(Collected::KarpenterLogs)) {
+            return Seen::not_collected(if foreign_lines == 0 {
+                "no Karpenter log lines in the input".to_string()
+            } else {
+                format!(
+                    "no Karpenter log lines in the input ({} of other components)",
+                    plural(foreign_lines, "log line", "log lines")
+                )
+            });
         }
-        let total = plural(self.log_lines(&[]), "line", "lines");
-        let bad = |l: &&crate::facts::LogRecord| BAD_LEVELS.contains(&l.level.as_str());
+        let total = plural(own_lines, "line", "lines");
+        let bad =
+            |l: &&crate::facts::LogRecord| BAD_LEVELS.contains(&l.level.as_str()) && !foreign(l);
         let first_bad = f.logs.iter().filter(bad).find(|l| !l.is_update_conflict());
         let conflicts = f.logs.iter().filter(bad).count();
+        let own_bad = self.own_log_lines(BAD_LEVELS);
         match first_bad {
-            None if conflicts > 0 && conflicts == self.log_lines(BAD_LEVELS) => {
+            None if conflicts > 0 && conflicts == own_bad => {
                 let errors = if conflicts == 1 {
                     "1 ERROR, an update conflict".to_string()
                 } else {
@@ -608,7 +639,7 @@ impl Ctx<'_> {
                 }
                 Seen::problem(format!(
                     "{} ERROR/WARN of {total}; first: {text}",
-                    self.log_lines(BAD_LEVELS).max(1)
+                    own_bad.max(1)
                 ))
             }
             None => {
@@ -743,21 +774,24 @@ impl Ctx<'_> {
         if let Some(d) = self.diagnosis_among(IAM_IDS) {
             return Seen::problem(format!("{}: {}", d.id, d.summary));
         }
+        // The step is about the controller's role: another caller's denial (the VPC CNI, a
+        // CSI driver, the user's own AWS CLI) is not its.
         if let Some(m) = f.messages.iter().find(|m| {
             IAM_SIGNALS
                 .iter()
                 .any(|s| contains_ignore_ascii_case(&m.text, s))
+                && !from_other_component(f, m)
         }) {
             return Seen::problem(format!(
                 "{}:{}: {}",
                 m.evidence.source, m.evidence.line, m.text
             ));
         }
-        if !f.logs.is_empty() {
+        if self.own_log_lines(&[]) > 0 {
             return Seen::ok(format!(
                 "no authorization error in {}",
                 plural(
-                    self.log_lines(&[]),
+                    self.own_log_lines(&[]),
                     "Karpenter log line",
                     "Karpenter log lines"
                 )
@@ -1745,6 +1779,49 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
             step.signal, "pod web-0: Warning BackOff: Back-off restarting failed container",
             "{step:?}"
         );
+    }
+
+    /// The VPC CNI's ipamd log pasted beside Karpenter's: its denied call is the CNI role's,
+    /// not a Karpenter log error nor the controller's IAM problem.
+    #[test]
+    fn another_components_log_errors_are_not_karpenters() {
+        let karpenter = r#"{"level":"INFO","time":"2026-12-06T20:41:00.000Z","logger":"controller","message":"found provisionable pod(s)","commit":"a1b2c3d","Pods":"shop/web-0"}
+{"level":"INFO","time":"2026-12-06T20:41:01.000Z","logger":"controller","message":"created nodeclaim","commit":"a1b2c3d","NodePool":{"name":"default"}}
+"#;
+        let ipamd = r#"{"level":"error","ts":"2026-12-06T20:42:03.412Z","caller":"ipamd/ipamd.go:455","msg":"Failed to call ec2:DescribeNetworkInterfaces for [eni-0123456789abcdef0]: UnauthorizedOperation: You are not authorized to perform this operation. status code: 403"}
+"#;
+        let steps = |text: &str| {
+            let report = crate::analyze_text("paste", text, &Options::default());
+            let step = |name: &str| {
+                let s = report.checklist.iter().find(|s| s.name == name).unwrap();
+                (s.status.as_str().to_string(), s.signal.clone())
+            };
+            (step("Karpenter logs"), step("IAM"))
+        };
+        let (logs, iam) = steps(&format!("{karpenter}{ipamd}"));
+        assert_eq!(logs, ("ok".into(), "2 lines, no ERROR or WARN".into()));
+        assert_eq!(
+            iam,
+            (
+                "ok".into(),
+                "no authorization error in 2 Karpenter log lines".into()
+            )
+        );
+        let (logs, iam) = steps(ipamd);
+        assert_eq!(
+            logs,
+            (
+                "not collected".into(),
+                "no Karpenter log lines in the input (1 log line of other components)".into()
+            )
+        );
+        assert_eq!(iam.0, "not collected");
+        // Karpenter's own denial stays the step's problem.
+        let own = karpenter.replace(
+            r#""message":"created nodeclaim""#,
+            r#""message":"creating nodeclaim, UnauthorizedOperation: You are not authorized to perform this operation""#,
+        );
+        assert_eq!(steps(&own).1 .0, "problem");
     }
 
     /// A bare `Events:` block names no object: the step is named after what its events are

@@ -11,7 +11,7 @@ use crate::document::Evidence;
 use crate::facts::{Facts, Message, ObjectRef};
 
 mod kw0xx;
-mod kw1xx;
+pub(crate) mod kw1xx;
 mod kw2xx;
 mod kw3xx;
 mod kw4xx;
