@@ -293,6 +293,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             " Inferred from the input's EC2NodeClasses ({list}), which lack it."
         ));
     }
+    // `kubectl get ec2nodeclasses` said `No resources found`: there is none to point at.
+    let empty_list = facts.nodeclasses.is_empty().then(|| {
+        facts.empty_lists.iter().find(|e| {
+            e.resource
+                .as_deref()
+                .is_some_and(|r| r.starts_with("ec2nodeclass"))
+        })
+    });
+    let empty_list = empty_list.flatten();
+    if empty_list.is_some() && typo.is_none() {
+        summary.push_str(" The cluster has no EC2NodeClass at all: create one.");
+    }
     let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
     let nc_name = nc.unwrap_or("<ec2nodeclass>");
     let mut steps = Vec::new();
@@ -317,9 +329,36 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 ),
             ),
         ]);
-        return finish(facts, g, claim.as_deref(), summary, steps);
+        return finish(facts, g, claim.as_deref(), summary, steps, None);
     }
-    steps.extend([
+    if empty_list.is_none() {
+        steps.extend(point_at_existing(np));
+    }
+    let cluster = cluster_name_or_placeholder(facts);
+    let create = if empty_list.is_some() {
+        format!("Create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):")
+    } else {
+        format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):")
+    };
+    steps.push(Remediation::yaml(
+        create,
+        format!(
+            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: {nc_name}\nspec:\n  role: <node-role-name>\n  amiSelectorTerms:\n    - alias: al2023@latest\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n"
+        ),
+    ));
+    if g.terminating {
+        steps.push(Remediation::command(
+            "A terminating EC2NodeClass waits for its NodeClaims to go (WaitingOnNodeClaimTermination); see which remain:",
+            format!("kubectl get nodeclaims -l karpenter.k8s.aws/ec2nodeclass={nc_name}"),
+        ));
+    }
+    let empty_evidence = empty_list.map(|e| e.evidence.clone());
+    finish(facts, g, claim.as_deref(), summary, steps, empty_evidence)
+}
+
+/// List what exists, then repoint the NodePool at one of them.
+fn point_at_existing(np: &str) -> [Remediation; 2] {
+    [
         Remediation::command(
             "List the EC2NodeClasses that exist and the reference the NodePool holds:",
             format!(
@@ -332,21 +371,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 "kubectl patch nodepool {np} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"nodeClassRef\":{{\"group\":\"karpenter.k8s.aws\",\"kind\":\"EC2NodeClass\",\"name\":\"<existing-ec2nodeclass>\"}}}}}}}}}}'"
             ),
         ),
-    ]);
-    let cluster = cluster_name_or_placeholder(facts);
-    steps.push(Remediation::yaml(
-        format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):"),
-        format!(
-            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: {nc_name}\nspec:\n  role: <node-role-name>\n  amiSelectorTerms:\n    - alias: al2023@latest\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n"
-        ),
-    ));
-    if g.terminating {
-        steps.push(Remediation::command(
-            "A terminating EC2NodeClass waits for its NodeClaims to go (WaitingOnNodeClaimTermination); see which remain:",
-            format!("kubectl get nodeclaims -l karpenter.k8s.aws/ec2nodeclass={nc_name}"),
-        ));
-    }
-    finish(facts, g, claim.as_deref(), summary, steps)
+    ]
 }
 
 /// The EC2NodeClass the input has whose name is a near match of the missing reference (see
@@ -373,11 +398,12 @@ fn finish(
     claim: Option<&str>,
     summary: String,
     steps: Vec<Remediation>,
+    empty_list: Option<Evidence>,
 ) -> Diagnosis {
     let mut d = Diagnosis::new(&META, summary)
         .with_node_pool(g.nodepool.as_deref())
         .with_messages(g.messages.iter().copied())
-        .with_evidence(g.evidence.clone())
+        .with_evidence(g.evidence.iter().cloned().chain(empty_list))
         .with_related(&["KW208"])
         .with_remediation(steps);
     if let Some(n) = &g.nodepool {
