@@ -957,6 +957,9 @@ pub struct Facts {
     /// Karpenter log lines seen per upper-case level (`INFO`, `ERROR`...), counting the noise
     /// lines the log prefilter did not parse (and the streaming scanner left out).
     pub log_lines_by_level: BTreeMap<String, usize>,
+    /// Noise lines of other components' JSON logs the scanner left out (the VPC CNI's ipamd
+    /// in a node's log bundle): not in `log_lines_by_level`.
+    pub other_component_log_lines: usize,
     /// `logs` by (source, line), built on first use: rules look up the record behind each
     /// log message, and a linear search per message made that quadratic on big logs.
     pub log_index: LogIndex,
@@ -1252,6 +1255,45 @@ pub const NODE_EVENT_REASONS: &[&str] = &[
     "InvalidDiskCapacity",
     "Rebooted",
 ];
+
+/// A JSON log line written by another controller: Karpenter's zap encoder (every version,
+/// and the pre-v0.32 `config-logging` encoder config) writes `"message"` and `"time"`, while
+/// the AWS Load Balancer Controller, the VPC CNI and other controller-runtime defaults write
+/// `"msg"` and `"ts"`; or a `kubectl logs --prefix` / stern prefix naming another pod and
+/// container.
+pub fn foreign_log_line(raw: &str) -> bool {
+    let key =
+        |k: &str| raw.contains(&format!("\"{k}\":")) || raw.contains(&format!("\\\"{k}\\\":"));
+    if key("msg") && !key("message") {
+        return true;
+    }
+    let Some(brace) = raw.find('{') else {
+        return false;
+    };
+    let prefix = raw[..brace].trim();
+    let karpenter = |s: &str| contains_ignore_ascii_case(s, "karpenter");
+    // `[pod/<pod>/<container>]`
+    if let Some(tag) = prefix
+        .strip_prefix("[pod/")
+        .and_then(|t| t.split(']').next())
+    {
+        let (pod, container) = tag.split_once('/').unwrap_or((tag, ""));
+        return !karpenter(pod) && !karpenter(container) && container != "controller";
+    }
+    // stern: `<pod> <container>`
+    let words: Vec<&str> = prefix.split_whitespace().collect();
+    if let [pod, container] = words.as_slice() {
+        let named = |w: &str| {
+            w.starts_with(|c: char| c.is_ascii_lowercase())
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        };
+        if named(pod) && named(container) && pod.contains('-') {
+            return !karpenter(pod) && !karpenter(container) && *container != "controller";
+        }
+    }
+    false
+}
 
 #[cfg(test)]
 mod tests {

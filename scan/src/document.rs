@@ -16,6 +16,9 @@ pub struct Document {
     /// Karpenter log lines the streaming scanner left out of `text` (noise holding no
     /// catalogue signal), counted per upper-case level.
     pub omitted_log_lines: BTreeMap<String, usize>,
+    /// Noise lines of another component's JSON log (the VPC CNI's ipamd in a node's log
+    /// bundle) the scanner left out: not Karpenter's, so not in `omitted_log_lines`.
+    pub omitted_other_log_lines: usize,
 }
 
 impl Document {
@@ -25,6 +28,7 @@ impl Document {
             text: text.into(),
             line_numbers: None,
             omitted_log_lines: BTreeMap::new(),
+            omitted_other_log_lines: 0,
         }
     }
 

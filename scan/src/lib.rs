@@ -1007,9 +1007,17 @@ fn escape_json(s: &str, html: bool, ascii: bool) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuickLevel<'a> {
     word: &'a [u8],
+    other_component: bool,
 }
 
 impl QuickLevel<'_> {
+    /// A JSON record with `ts` right after `level`: zap's default encoder, which the VPC CNI
+    /// (ipamd), the load balancer controller and other controller-runtime programs keep.
+    /// Karpenter's encoder writes `time` there (see `foreign_log_line` in core's rules).
+    pub fn is_other_component(&self) -> bool {
+        self.other_component
+    }
+
     pub fn is_info(&self) -> bool {
         self.word.eq_ignore_ascii_case(b"info")
     }
@@ -1073,8 +1081,12 @@ pub fn quick_level(line: &[u8]) -> Option<QuickLevel<'_>> {
                 .take_while(|b| b.is_ascii_alphabetic())
                 .count();
             if word_len > 0 {
+                let after = &line[start + word_len..];
                 return Some(QuickLevel {
                     word: &line[start..start + word_len],
+                    other_component: [&b"\",\"ts\":"[..], b"\", \"ts\":", b"\\\",\\\"ts\\\":"]
+                        .iter()
+                        .any(|key| after.starts_with(key)),
                 });
             }
             return None;
@@ -1091,6 +1103,7 @@ pub fn quick_level(line: &[u8]) -> Option<QuickLevel<'_>> {
         if rest.get(word_len) == Some(&b'\t') && LEVEL_WORDS.contains(&&rest[..word_len]) {
             return Some(QuickLevel {
                 word: &rest[..word_len],
+                other_component: false,
             });
         }
     }
@@ -1161,8 +1174,10 @@ impl LogLineFilter {
         };
         let first_log = !self.seen_log;
         self.seen_log = true;
-        let first_debug = level.is_debug() && !self.seen_debug;
-        if level.is_debug() {
+        // Another component's DEBUG line says nothing of Karpenter's log level.
+        let karpenter_debug = level.is_debug() && !level.is_other_component();
+        let first_debug = karpenter_debug && !self.seen_debug;
+        if karpenter_debug {
             self.seen_debug = true;
         }
         if !level.is_noise() || first_log || first_debug {
@@ -1175,6 +1190,34 @@ impl LogLineFilter {
     }
 }
 
+/// What a left-out noise line counts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Noise {
+    Info,
+    Debug,
+    OtherComponent,
+}
+
+impl Noise {
+    fn of(level: &QuickLevel<'_>) -> Noise {
+        if level.is_other_component() {
+            Noise::OtherComponent
+        } else if level.is_debug() {
+            Noise::Debug
+        } else {
+            Noise::Info
+        }
+    }
+}
+
+fn count_omitted(stats: &mut ScanStats, noise: Noise) {
+    match noise {
+        Noise::Info => stats.omitted_info += 1,
+        Noise::Debug => stats.omitted_debug += 1,
+        Noise::OtherComponent => stats.omitted_other += 1,
+    }
+}
+
 /// Counters of one scan.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ScanStats {
@@ -1183,6 +1226,9 @@ pub struct ScanStats {
     pub kept_lines: usize,
     pub omitted_info: usize,
     pub omitted_debug: usize,
+    /// Noise lines of another component's JSON log (see [`QuickLevel::is_other_component`]),
+    /// left out and not counted as Karpenter's.
+    pub omitted_other: usize,
     /// Lines longer than [`MAX_LINE_BYTES`], kept cut.
     pub cut_lines: usize,
 }
@@ -1219,7 +1265,7 @@ pub struct StreamScanner<'m> {
     tail_lines: Vec<(usize, usize)>,
     /// Per signal, its most recent INFO/DEBUG lines of the current part: (line number,
     /// bytes, DEBUG?). Most are pushed out again, so they are decoded only when kept.
-    recent: Vec<VecDeque<(usize, Vec<u8>, bool)>>,
+    recent: Vec<VecDeque<(usize, Vec<u8>, Noise)>>,
     transcoder: encoding::Transcoder,
 }
 
@@ -1353,7 +1399,7 @@ impl<'m> StreamScanner<'m> {
             self.filter.reset();
         }
         match self.filter.decide(line, || signal.is_some()) {
-            Decision::Drop(level) => self.omit(level.is_debug()),
+            Decision::Drop(level) => self.omit(level),
             Decision::KeepSignal(level) => {
                 let id = signal.unwrap_or_default() as usize;
                 if self.recent.len() <= id {
@@ -1363,18 +1409,14 @@ impl<'m> StreamScanner<'m> {
                 // The oldest line leaves the ring, and lends its buffer to the new one.
                 let mut text = Vec::new();
                 if ring.len() >= RECENT_PER_SIGNAL {
-                    if let Some((_, reused, debug)) = ring.pop_front() {
-                        if debug {
-                            self.stats.omitted_debug += 1;
-                        } else {
-                            self.stats.omitted_info += 1;
-                        }
+                    if let Some((_, reused, noise)) = ring.pop_front() {
+                        count_omitted(&mut self.stats, noise);
                         text = reused;
                     }
                 }
                 text.clear();
                 text.extend_from_slice(line);
-                ring.push_back((number, text, level.is_debug()));
+                ring.push_back((number, text, Noise::of(&level)));
             }
             Decision::NotLog | Decision::KeepLog(_) => {
                 self.tail.push_str(&String::from_utf8_lossy(line));
@@ -1383,12 +1425,8 @@ impl<'m> StreamScanner<'m> {
         }
     }
 
-    fn omit(&mut self, debug: bool) {
-        if debug {
-            self.stats.omitted_debug += 1;
-        } else {
-            self.stats.omitted_info += 1;
-        }
+    fn omit(&mut self, level: QuickLevel<'_>) {
+        count_omitted(&mut self.stats, Noise::of(&level));
     }
 
     /// Merges the current part's kept lines and its recent signal lines, in line order.
@@ -1444,6 +1482,7 @@ impl<'m> StreamScanner<'m> {
                 .omitted_log_lines
                 .insert("DEBUG".to_string(), self.stats.omitted_debug);
         }
+        document.omitted_other_log_lines = self.stats.omitted_other;
         ScanOutput {
             document,
             stats: self.stats,
@@ -1661,6 +1700,36 @@ mod tests {
             lines_kept(&text, &["could not schedule pod"]),
             vec![1, 3, 5, 6, 7, 8, 9]
         );
+    }
+
+    /// ipamd's zap-default records (`ts` after `level`) beside Karpenter's: left out alike,
+    /// counted apart; a signal line of theirs pushed out of its ring too.
+    #[test]
+    fn another_components_noise_is_counted_apart() {
+        let m = SignalMatcher::new(["created nodeclaim"]);
+        let mut text = String::from("{\"level\":\"ERROR\",\"time\":\"t\",\"message\":\"x\"}\n");
+        for i in 0..10 {
+            text.push_str(&format!(
+                "{{\"level\":\"INFO\",\"time\":\"t\",\"message\":\"Starting workers {i}\"}}\n"
+            ));
+            text.push_str(&format!(
+                "{{\"level\":\"info\",\"ts\":\"t\",\"caller\":\"ipamd/ipamd.go:1\",\"msg\":\"Reconcile {i}\"}}\n"
+            ));
+        }
+        for i in 0..RECENT_PER_SIGNAL + 5 {
+            text.push_str(&format!(
+                "{{\"level\":\"debug\", \"ts\":\"t\",\"msg\":\"created nodeclaim {i}\"}}\n"
+            ));
+        }
+        let mut s = StreamScanner::with_matcher("t", &m);
+        s.feed(text.as_bytes());
+        let out = s.finish();
+        assert_eq!(out.stats.omitted_info, 10);
+        assert_eq!(out.stats.omitted_debug, 0);
+        assert_eq!(out.stats.omitted_other, 10 + 5);
+        assert_eq!(out.document.omitted_other_log_lines, 10 + 5);
+        assert_eq!(out.document.omitted_log_lines.get("INFO"), Some(&10));
+        assert!(!out.document.omitted_log_lines.contains_key("DEBUG"));
     }
 
     #[test]

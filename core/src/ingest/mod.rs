@@ -56,8 +56,10 @@ pub fn ingest(documents: &[Document]) -> Facts {
             label: doc.label.clone(),
             line_numbers: doc.line_numbers.clone(),
             omitted_log_lines: doc.omitted_log_lines.clone(),
+            omitted_other_log_lines: doc.omitted_other_log_lines,
         });
         let doc = unwrapped.as_ref().unwrap_or(doc);
+        sink.facts.other_component_log_lines += doc.omitted_other_log_lines;
         for (level, count) in &doc.omitted_log_lines {
             *sink
                 .facts
@@ -187,16 +189,16 @@ impl<'a> Part<'a> {
                 .map(|&(_, id)| id);
             let log = match filter.decide(line.as_bytes(), || signal.is_some()) {
                 Decision::Drop(level) => {
-                    sink.count_log_line(&level.upper());
+                    sink.count_log_line(&level.upper(), level.is_other_component());
                     continue;
                 }
                 Decision::KeepSignal(level) => {
-                    sink.count_log_line(&level.upper());
+                    sink.count_log_line(&level.upper(), level.is_other_component());
                     for_signal.push((part.lines.len(), signal.unwrap_or_default()));
                     true
                 }
                 Decision::KeepLog(level) => {
-                    sink.count_log_line(&level.upper());
+                    sink.count_log_line(&level.upper(), level.is_other_component());
                     true
                 }
                 Decision::NotLog => false,
@@ -401,7 +403,13 @@ fn garbage_message(first: &str, from: usize, to: usize) -> String {
 }
 
 impl Sink {
-    fn count_log_line(&mut self, level: &str) {
+    /// Counts one log line: Karpenter's by level, another component's (`other`) apart, so
+    /// that neither says Karpenter's logs (or its debug level) were collected.
+    fn count_log_line(&mut self, level: &str, other: bool) {
+        if other {
+            self.facts.other_component_log_lines += 1;
+            return;
+        }
         *self
             .facts
             .log_lines_by_level
@@ -473,13 +481,16 @@ fn log_segment(part: &Part<'_>, i: usize, sink: &mut Sink, quick: bool) -> Optio
 }
 
 fn push_log_record(sink: &mut Sink, record: LogRecord, quick: bool) {
+    let other = crate::facts::foreign_log_line(&record.evidence.text);
     if !quick {
-        sink.count_log_line(&record.level);
+        sink.count_log_line(&record.level, other);
     }
-    if record.level == "DEBUG" {
-        sink.collected(Collected::DebugLogs);
+    if !other {
+        if record.level == "DEBUG" {
+            sink.collected(Collected::DebugLogs);
+        }
+        sink.collected(Collected::KarpenterLogs);
     }
-    sink.collected(Collected::KarpenterLogs);
     sink.message(logs::record_message(&record));
     sink.facts.logs.push(record);
 }
@@ -761,7 +772,10 @@ fn json_log_export(
         return false;
     }
     for record in records {
-        sink.count_log_line(&record.level);
+        sink.count_log_line(
+            &record.level,
+            crate::facts::foreign_log_line(&record.evidence.text),
+        );
         sink.message(logs::record_message(&record));
         sink.facts.logs.push(*record);
     }

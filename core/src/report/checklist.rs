@@ -5,9 +5,10 @@
 
 use serde::Serialize;
 
+use crate::facts::foreign_log_line;
 use crate::facts::{contains_ignore_ascii_case, Condition, Event, Facts, MessageOrigin, ObjectRef};
 use crate::report::Subject;
-use crate::rules::kw1xx::credentials::{foreign_log_line, from_other_component};
+use crate::rules::kw1xx::credentials::from_other_component;
 use crate::rules::kw5xx::nodeclass::{describe_command, Selected};
 use crate::rules::version::before_v0_32;
 use crate::rules::Diagnosis;
@@ -570,7 +571,10 @@ impl Ctx<'_> {
         let f = self.facts;
         let wanted = |level: &str| levels.is_empty() || levels.contains(&level);
         if f.log_lines_by_level.is_empty() {
-            f.logs.iter().filter(|l| wanted(&l.level)).count()
+            f.logs
+                .iter()
+                .filter(|l| wanted(&l.level) && !foreign_log_line(&l.evidence.text))
+                .count()
         } else {
             f.log_lines_by_level
                 .iter()
@@ -580,20 +584,10 @@ impl Ctx<'_> {
         }
     }
 
-    /// Kept log records of `levels` that another component wrote (see `foreign_log_line`).
-    /// The noise lines the scanner dropped are not told apart: they count as Karpenter's.
-    fn foreign_log_lines(&self, levels: &[&str]) -> usize {
-        let wanted = |level: &str| levels.is_empty() || levels.contains(&level);
-        self.facts
-            .logs
-            .iter()
-            .filter(|l| wanted(&l.level) && foreign_log_line(&l.evidence.text))
-            .count()
-    }
-
-    fn own_log_lines(&self, levels: &[&str]) -> usize {
-        self.log_lines(levels)
-            .saturating_sub(self.foreign_log_lines(levels))
+    /// Lines of other components' logs (the VPC CNI's ipamd beside Karpenter's), which
+    /// ingest counted apart from Karpenter's.
+    fn foreign_log_lines(&self) -> usize {
+        self.facts.other_component_log_lines
     }
 
     fn karpenter_logs(&self) -> Seen {
@@ -602,8 +596,8 @@ impl Ctx<'_> {
         // Another component's JSON log pasted beside Karpenter's (the VPC CNI's ipamd, the
         // load balancer controller) is not Karpenter's: its errors are not this step's.
         let foreign = |l: &crate::facts::LogRecord| foreign_log_line(&l.evidence.text);
-        let foreign_lines = self.foreign_log_lines(&[]);
-        let own_lines = self.own_log_lines(&[]);
+        let foreign_lines = self.foreign_log_lines();
+        let own_lines = self.log_lines(&[]);
         if own_lines == 0 && (foreign_lines > 0 || !f.has(Collected::KarpenterLogs)) {
             return Seen::not_collected(if foreign_lines == 0 {
                 "no Karpenter log lines in the input".to_string()
@@ -619,7 +613,7 @@ impl Ctx<'_> {
             |l: &&crate::facts::LogRecord| BAD_LEVELS.contains(&l.level.as_str()) && !foreign(l);
         let first_bad = f.logs.iter().filter(bad).find(|l| !l.is_update_conflict());
         let conflicts = f.logs.iter().filter(bad).count();
-        let own_bad = self.own_log_lines(BAD_LEVELS);
+        let own_bad = self.log_lines(BAD_LEVELS);
         match first_bad {
             None if conflicts > 0 && conflicts == own_bad => {
                 let errors = if conflicts == 1 {
@@ -787,11 +781,11 @@ impl Ctx<'_> {
                 m.evidence.source, m.evidence.line, m.text
             ));
         }
-        if self.own_log_lines(&[]) > 0 {
+        if self.log_lines(&[]) > 0 {
             return Seen::ok(format!(
                 "no authorization error in {}",
                 plural(
-                    self.own_log_lines(&[]),
+                    self.log_lines(&[]),
                     "Karpenter log line",
                     "Karpenter log lines"
                 )

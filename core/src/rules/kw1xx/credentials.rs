@@ -2,6 +2,7 @@
 //! KW103 (credentials are missing or refused). One text is one or the other, never both: a
 //! refusal means STS answered.
 
+pub use crate::facts::foreign_log_line;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ShellCommand};
 use crate::rules::text::contains_any;
 
@@ -125,45 +126,6 @@ fn logs_of_another_workload(c: &ShellCommand) -> bool {
         && !named
             .iter()
             .any(|n| contains_ignore_ascii_case(n, "karpenter"))
-}
-
-/// A JSON log line written by another controller: Karpenter's zap encoder (every version,
-/// and the pre-v0.32 `config-logging` encoder config) writes `"message"` and `"time"`, while
-/// the AWS Load Balancer Controller, the VPC CNI and other controller-runtime defaults write
-/// `"msg"` and `"ts"`; or a `kubectl logs --prefix` / stern prefix naming another pod and
-/// container.
-pub fn foreign_log_line(raw: &str) -> bool {
-    let key =
-        |k: &str| raw.contains(&format!("\"{k}\":")) || raw.contains(&format!("\\\"{k}\\\":"));
-    if key("msg") && !key("message") {
-        return true;
-    }
-    let Some(brace) = raw.find('{') else {
-        return false;
-    };
-    let prefix = raw[..brace].trim();
-    let karpenter = |s: &str| contains_ignore_ascii_case(s, "karpenter");
-    // `[pod/<pod>/<container>]`
-    if let Some(tag) = prefix
-        .strip_prefix("[pod/")
-        .and_then(|t| t.split(']').next())
-    {
-        let (pod, container) = tag.split_once('/').unwrap_or((tag, ""));
-        return !karpenter(pod) && !karpenter(container) && container != "controller";
-    }
-    // stern: `<pod> <container>`
-    let words: Vec<&str> = prefix.split_whitespace().collect();
-    if let [pod, container] = words.as_slice() {
-        let named = |w: &str| {
-            w.starts_with(|c: char| c.is_ascii_lowercase())
-                && w.chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
-        };
-        if named(pod) && named(container) && pod.contains('-') {
-            return !karpenter(pod) && !karpenter(container) && *container != "controller";
-        }
-    }
-    false
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
