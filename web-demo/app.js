@@ -53,6 +53,8 @@ const state = {
   markdown: '',
   markdownRedacted: '',
   debounce: 0,
+  // Archives that broke off mid-way: {source, line: 0, message}, reported with the documents.
+  archiveErrors: [],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -118,7 +120,10 @@ function startAnalysis() {
     showEmpty();
     return;
   }
-  const readErrors = state.docs.filter((d) => d.readError).map((d) => ({ source: d.label, ...d.readError }));
+  const readErrors = [
+    ...state.archiveErrors,
+    ...state.docs.filter((d) => d.readError).map((d) => ({ source: d.label, ...d.readError })),
+  ];
   const request = {
     type: 'analyze', seq: ++state.seq, documents, readErrors, now: new Date().toISOString(), redact: ui.redact.checked,
   };
@@ -272,6 +277,7 @@ function removeDocument(index) {
 }
 
 function setDocuments(docs) {
+  if (!docs.length) state.archiveErrors = [];
   state.docs = docs.length && docs[0].label === PASTE ? docs : [{ label: PASTE, text: '' }, ...docs];
   const firstWithText = state.docs.findIndex((d) => d.text);
   selectDocument(firstWithText < 0 ? 0 : firstWithText);
@@ -298,23 +304,84 @@ $('clear-input').addEventListener('click', () => {
 // log (`karpenter.log.gz`) is decompressed in the browser first, as the CLI does. One cut
 // short keeps what decompressed, and the report says where reading stopped (`readError`), as
 // the CLI's does; if nothing decompressed, its bytes go to the engine, which says it is
-// compressed.
-async function fileText(file) {
-  let bytes = new Uint8Array(await file.arrayBuffer());
+// compressed. A tar archive (the EKS log collector's bundle) gives one document per file,
+// named `<archive>/<path>`, as the CLI names them.
+async function fileDocuments(file) {
+  return bytesDocuments(file.name, new Uint8Array(await file.arrayBuffer()));
+}
+
+async function bytesDocuments(label, bytes) {
   let cutShort = null;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b && typeof DecompressionStream === 'function') {
     const { data, error } = await gunzip(bytes);
     if (data.length > 0) {
       bytes = data;
-      cutShort = error;
+      cutShort = error && `gzip data: ${error}`;
     }
+  }
+  if (isTarHeader(bytes)) {
+    const { files, error } = untar(bytes);
+    const docs = (await Promise.all(files.map((f) => bytesDocuments(`${label}/${f.path}`, f.data)))).flat();
+    const broken = cutShort || error;
+    if (broken) {
+      // Where the archive breaks is no line of any document: the archive itself is named.
+      docs.push({ label, archiveError: { line: 0, message: `the archive breaks off after ${files.length} file(s) (${broken}); those were analysed` } });
+    }
+    return docs;
   }
   const [a, b] = bytes;
   const encoding = a === 0xff && b === 0xfe ? 'utf-16le' : a === 0xfe && b === 0xff ? 'utf-16be' : 'utf-8';
   const text = new TextDecoder(encoding).decode(bytes);
-  if (!cutShort) return { text };
+  if (!cutShort) return [{ label, text }];
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  return { text, readError: { line: lines, message: `reading stopped here (gzip data: ${cutShort})` } };
+  return [{ label, text, readError: { line: lines, message: `reading stopped here (${cutShort})` } }];
+}
+
+const TAR_BLOCK = 512;
+const latin1 = new TextDecoder('latin1');
+const utf8 = new TextDecoder();
+
+/** A ustar (POSIX, GNU) header: `ustar` at offset 257 and a checksum that adds up. */
+function isTarHeader(bytes) {
+  if (bytes.length < TAR_BLOCK || latin1.decode(bytes.subarray(257, 262)) !== 'ustar') return false;
+  const stored = parseInt(latin1.decode(bytes.subarray(148, 156)).replace(/[\0 ]/g, ''), 8);
+  let sum = 0;
+  for (let i = 0; i < TAR_BLOCK; i += 1) sum += i >= 148 && i < 156 ? 32 : bytes[i];
+  return stored === sum;
+}
+
+/**
+ * The regular, non-empty files of a tar archive: `{files: [{path, data}], error}`, with GNU
+ * long names (`L`) and PAX paths (`x`); `error` says why it stopped early.
+ */
+function untar(bytes) {
+  const files = [];
+  let at = 0;
+  let longPath = null;
+  while (at + TAR_BLOCK <= bytes.length) {
+    const header = bytes.subarray(at, at + TAR_BLOCK);
+    if (header.every((b) => b === 0)) return { files, error: null };
+    if (!isTarHeader(header)) return { files, error: 'a damaged header' };
+    const field = (offset, length) => utf8.decode(header.subarray(offset, offset + length)).replace(/\0[\s\S]*$/, '');
+    const size = parseInt(field(124, 12).trim() || '0', 8);
+    const type = header[156] === 0 ? '0' : String.fromCharCode(header[156]);
+    const start = at + TAR_BLOCK;
+    if (!Number.isFinite(size) || start + size > bytes.length) return { files, error: 'a file cut short' };
+    const data = bytes.subarray(start, start + size);
+    at = start + Math.ceil(size / TAR_BLOCK) * TAR_BLOCK;
+    if (type === 'L') {
+      longPath = utf8.decode(data).replace(/\0[\s\S]*$/, '');
+    } else if (type === 'x') {
+      const pax = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(utf8.decode(data));
+      if (pax) longPath = pax[1];
+    } else if (type !== 'g') {
+      const prefix = field(345, 155);
+      const path = longPath || (prefix ? `${prefix}/${field(0, 100)}` : field(0, 100));
+      longPath = null;
+      if (type === '0' && size > 0) files.push({ path: path.replace(/^\.\//, ''), data });
+    }
+  }
+  return { files, error: at < bytes.length ? 'a file cut short' : null };
 }
 
 /** Decompresses gzip bytes; on corrupt or cut-short data, the bytes decompressed until then. */
@@ -344,7 +411,17 @@ async function addFiles(fileList) {
   const files = [...fileList];
   if (!files.length) return;
   setStatus(`Reading ${files.length} file${files.length > 1 ? 's' : ''}…`);
-  const read = await Promise.all(files.map(async (file) => ({ label: file.name, ...(await fileText(file)) })));
+  const all = (await Promise.all(files.map(fileDocuments))).flat();
+  const read = all.filter((d) => !d.archiveError);
+  const archives = new Set(files.map((f) => f.name));
+  state.archiveErrors = [
+    ...state.archiveErrors.filter((e) => !archives.has(e.source)),
+    ...all.filter((d) => d.archiveError).map((d) => ({ source: d.label, ...d.archiveError })),
+  ];
+  if (!read.length) {
+    requestAnalysis(0);
+    return;
+  }
   const docs = state.docs.filter((d) => d.label === PASTE || !read.some((r) => r.label === d.label));
   setDocuments([...docs, ...read]);
   const first = state.docs.findIndex((d) => d.label === read[0].label);
@@ -447,7 +524,9 @@ function renderInputErrors(errors) {
   ui.inputErrors.replaceChildren(
     h('h3', {}, errors.length === 1 ? 'Part of the input could not be read' : `${errors.length} parts of the input could not be read`),
     h('ul', {}, errors.map((e) => h('li', { class: 'input-error' },
-      evidenceButton(e.source, e.line, `${e.source}:${e.line}`), ' ', h('span', { class: 'input-error-message' }, e.message)))),
+      // Line 0: the whole input (an archive that broke off), no line to show.
+      e.line > 0 ? evidenceButton(e.source, e.line, `${e.source}:${e.line}`) : h('span', { class: 'evidence-item' }, e.source),
+      ' ', h('span', { class: 'input-error-message' }, e.message)))),
     h('p', {}, 'The rest of the input was analysed.'),
   );
 }

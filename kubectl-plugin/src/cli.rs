@@ -91,7 +91,7 @@ pub struct CompletionArgs {
 pub struct AnalyzeArgs {
     /// Files or directories to read; `-` (or nothing) reads stdin. Several inputs are
     /// analysed together, as one paste. gzip-compressed input (`karpenter.log.gz`) is
-    /// decompressed while reading.
+    /// decompressed while reading; a tar archive (`eks-logs.tar.gz`) gives one input per file.
     #[arg(value_name = "FILE")]
     pub inputs: Vec<String>,
     /// Run only these rule IDs (comma-separated).

@@ -25,12 +25,75 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Reads one input: gzip is decompressed, a tar archive gives one document per file
+    /// (`bundle.tar.gz/var/log/kubelet.log`), anything else is one document.
     fn read(&mut self, label: &str, reader: impl Read) {
-        let (document, error) = scan_maybe_gzip(label, reader);
+        self.read_layer(label, &mut { reader }, "");
+    }
+
+    /// `layer` names what a read error comes from (`gzip data: `), for the message.
+    /// (A `dyn` reader: each layer wraps the one below, so a generic one would recurse in its
+    /// types.)
+    fn read_layer(&mut self, label: &str, reader: &mut dyn Read, layer: &str) {
+        let (head, failure) = read_head(reader, TAR_BLOCK);
+        // A failure within the first bytes comes after them, as it would have unpeeked.
+        let mut rest: &mut dyn Read = reader;
+        let mut failed = failure.map(|e| Failed(Some(e)));
+        if let Some(failed) = failed.as_mut() {
+            rest = failed;
+        }
+        let reader = std::io::Cursor::new(head.clone()).chain(rest);
+        if head.starts_with(&GZIP_MAGIC) {
+            let mut decoder = flate2::read::MultiGzDecoder::new(reader);
+            return self.read_layer(label, &mut decoder, "gzip data: ");
+        }
+        if is_tar_header(&head) {
+            return self.read_tar(label, &mut { reader }, layer);
+        }
+        let (document, error) = scan_reader_with(label, reader, layer);
         if !document.text.is_empty() || error.is_none() {
             self.documents.push(document);
         }
         self.errors.extend(error);
+    }
+
+    /// Every regular, non-empty file of the archive, in archive order.
+    fn read_tar(&mut self, label: &str, reader: &mut dyn Read, layer: &str) {
+        let mut archive = tar::Archive::new(reader);
+        let entries = match archive.entries() {
+            Ok(entries) => entries,
+            Err(e) => return self.errors.push(read_error(label, 0, layer, &e)),
+        };
+        let mut files = 0;
+        for entry in entries {
+            let mut entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    // The archive breaks off: the files before the break were read.
+                    return self.errors.push(InputError {
+                        source: label.to_string(),
+                        line: 0,
+                        message: format!(
+                            "the archive breaks off after {files} file(s) ({layer}{e}); those were analysed"
+                        ),
+                    });
+                }
+            };
+            let header = entry.header();
+            if header.entry_type() != tar::EntryType::Regular || header.size().unwrap_or(0) == 0 {
+                continue;
+            }
+            let path = entry.path().map_or_else(
+                |_| String::from_utf8_lossy(&entry.path_bytes()).into_owned(),
+                |p| p.display().to_string(),
+            );
+            files += 1;
+            self.read_layer(
+                &format!("{label}/{}", path.trim_start_matches("./")),
+                &mut entry,
+                layer,
+            );
+        }
     }
 
     fn failed(&mut self, label: &str, reason: impl ToString) {
@@ -78,21 +141,59 @@ fn read_file(path: &Path, read: &mut Inputs) {
 /// The gzip magic number: rotated kubelet/containerd logs and log exports are often gzipped.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-/// Streams `reader` through the scanner, decompressing it on the way when it is gzip (every
-/// member: `cat a.gz b.gz` and logrotate output have several). A read that fails mid-way (a
-/// gzip file cut short by a full disk or an interrupted copy is the usual case) keeps the
-/// lines before the failure and says where it stopped.
-fn scan_maybe_gzip(label: &str, reader: impl Read) -> (Document, Option<InputError>) {
-    let mut reader = std::io::BufReader::with_capacity(CHUNK, reader);
-    let head = match std::io::BufRead::fill_buf(&mut reader) {
-        Ok(head) => head,
-        Err(e) => return (Document::new(label, ""), Some(read_error(label, 0, "", &e))),
-    };
-    if head.starts_with(&GZIP_MAGIC) {
-        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
-        return scan_reader_with(label, decoder, "gzip data: ");
+/// A tar archive's blocks; its first one is a header.
+const TAR_BLOCK: usize = 512;
+
+/// A ustar (POSIX, GNU) header: `ustar` at offset 257, and a checksum that adds up.
+fn is_tar_header(head: &[u8]) -> bool {
+    if head.len() < TAR_BLOCK || &head[257..262] != b"ustar" {
+        return false;
     }
-    scan_reader_with(label, reader, "")
+    let stored = std::str::from_utf8(&head[148..156])
+        .ok()
+        .map(|s| s.trim_matches(|c: char| c == '\0' || c == ' '))
+        .and_then(|s| u32::from_str_radix(s, 8).ok());
+    // The checksum field counts as spaces.
+    let sum: u32 = head[..TAR_BLOCK]
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            if (148..156).contains(&i) {
+                32
+            } else {
+                u32::from(b)
+            }
+        })
+        .sum();
+    stored == Some(sum)
+}
+
+/// Up to `n` first bytes (fewer at the end of the input, or before a read error).
+fn read_head(reader: &mut dyn Read, n: usize) -> (Vec<u8>, Option<std::io::Error>) {
+    let mut head = vec![0; n];
+    let mut filled = 0;
+    while filled < n {
+        match reader.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                head.truncate(filled);
+                return (head, Some(e));
+            }
+        }
+    }
+    head.truncate(filled);
+    (head, None)
+}
+
+/// A reader whose next read fails with the error it holds (then reads as ended).
+struct Failed(Option<std::io::Error>);
+
+impl Read for Failed {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
 }
 
 /// Streams `reader` through the log scanner into a Document of the kept lines; `what` names
@@ -167,6 +268,75 @@ mod tests {
         scan_reader_with(label, reader, "")
     }
 
+    /// One input through every layer: its one document (or none) and its one error (or none).
+    fn scan_maybe_gzip(label: &str, bytes: &[u8]) -> (Document, Option<InputError>) {
+        let mut inputs = Inputs::default();
+        inputs.read(label, bytes);
+        assert!(inputs.documents.len() <= 1 && inputs.errors.len() <= 1);
+        let document = inputs
+            .documents
+            .pop()
+            .unwrap_or_else(|| Document::new(label, ""));
+        (document, inputs.errors.pop())
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn tarball(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, data) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder.append_data(&mut header, path, *data).unwrap();
+        }
+        builder.into_inner().unwrap()
+    }
+
+    /// The EKS log collector's bundle: every file a document named after the archive and its
+    /// path, a rotated `.gz` inside decompressed, empty files and directories left out.
+    #[test]
+    fn a_tarball_gives_one_document_per_file() {
+        let kubelet = "E0115 10:12:01.234567    2345 kubelet.go:2862] \"Container runtime network not ready\"\n";
+        let ipamd = "{\"level\":\"error\",\"ts\":\"2026-12-06T20:42:03.412Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Failed to call ec2:DescribeNetworkInterfaces\"}\n";
+        let long_path = format!("./var/log/{}/kubelet.log.1.gz", "x".repeat(120));
+        let bundle = tarball(&[
+            ("./kubelet/kubelet.log", kubelet.as_bytes()),
+            ("./var/log/empty.log", b""),
+            (&long_path, &gzip(ipamd.as_bytes())),
+        ]);
+        for bytes in [bundle.clone(), gzip(&bundle)] {
+            let mut inputs = Inputs::default();
+            inputs.read("eks_i-0abc.tar.gz", &bytes[..]);
+            assert!(inputs.errors.is_empty(), "{:?}", inputs.errors);
+            let labels: Vec<&str> = inputs.documents.iter().map(|d| d.label.as_str()).collect();
+            let long_label = format!("eks_i-0abc.tar.gz/{}", &long_path[2..]);
+            assert_eq!(
+                labels,
+                ["eks_i-0abc.tar.gz/kubelet/kubelet.log", long_label.as_str()]
+            );
+            assert_eq!(inputs.documents[0].text, kubelet);
+            assert_eq!(inputs.documents[1].text, ipamd);
+        }
+        // Cut in its second file: the first is kept, the break is named.
+        let cut = &bundle[..1024 + 700];
+        let mut inputs = Inputs::default();
+        inputs.read("bundle.tar", cut);
+        assert_eq!(inputs.documents.len(), 1, "{:?}", inputs.documents);
+        assert_eq!(inputs.errors.len(), 1, "{:?}", inputs.errors);
+        // Text that merely holds `ustar` is not an archive.
+        let mut text = "x".repeat(257);
+        text.push_str("ustar and more text\n");
+        text.push_str(&"y".repeat(600));
+        assert!(!is_tar_header(text.as_bytes()));
+    }
+
     #[test]
     fn noise_is_dropped_while_reading_and_lines_keep_their_numbers() {
         let mut text = String::from("Name:  web-0\n");
@@ -185,17 +355,11 @@ mod tests {
 
     #[test]
     fn a_gzipped_log_reads_like_its_text_and_a_corrupt_one_is_named() {
-        use std::io::Write;
         let text = "Name:  web-0\n{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}\n";
-        let gzip = |s: &str| {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            e.write_all(s.as_bytes()).unwrap();
-            e.finish().unwrap()
-        };
         // Two members, as `cat part1.gz part2.gz` makes.
         let (first, second) = text.split_at(13);
-        let mut bytes = gzip(first);
-        bytes.extend(gzip(second));
+        let mut bytes = gzip(first.as_bytes());
+        bytes.extend(gzip(second.as_bytes()));
         let (doc, error) = scan_maybe_gzip("karpenter.log.gz", &bytes[..]);
         assert!(error.is_none());
         assert_eq!(

@@ -192,6 +192,70 @@ test('a gzipped log file is decompressed in the page and diagnosed like its text
   await clearInput(page);
 });
 
+/** A ustar archive of `files` ({path, data}), as `tar -c` writes it; long paths as GNU `L`. */
+function tarball(files) {
+  const blocks = [];
+  const header = (name, size, type) => {
+    const h = Buffer.alloc(512);
+    h.write(name.slice(0, 100), 0, 'utf8');
+    h.write('0000644\0', 100);
+    h.write('0000000\0', 108);
+    h.write('0000000\0', 116);
+    h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
+    h.write('00000000000\0', 136);
+    h.write(type, 156);
+    h.write('ustar  \0', 257);
+    h.fill(32, 148, 156);
+    const sum = h.reduce((a, b) => a + b, 0);
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    return h;
+  };
+  const padded = (data) => Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
+  for (const { path, data } of files) {
+    if (path.length > 100) {
+      const name = Buffer.from(`${path}\0`);
+      blocks.push(header('././@LongLink', name.length, 'L'), padded(name));
+    }
+    blocks.push(header(path, data.length, '0'), padded(data));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+}
+
+test('a tarball (the EKS log collector\'s) gives a document per file, named as the CLI names them', async () => {
+  const { page } = shared;
+  const [kase] = diagnosedCases(['describe-node-notready-cni']);
+  const deep = `var/log/${'x'.repeat(110)}/ipamd.log.1.gz`;
+  const ipamd = '{"level":"info","ts":"2026-12-06T20:42:01.123Z","caller":"entrypoint.sh","msg":"Checking for IPAM connectivity ... "}\n';
+  const bundle = gzipSync(tarball([
+    { path: './kubectl/describe-node.txt', data: Buffer.from(kase.text) },
+    { path: './var/log/empty.log', data: Buffer.alloc(0) },
+    { path: deep, data: gzipSync(Buffer.from(ipamd)) },
+  ]));
+  const before = await reportSeq(page);
+  await page.setInputFiles('#file-input', [{ name: 'eks_i-0abc.tar.gz', mimeType: 'application/gzip', buffer: bundle }]);
+  const ids = await waitForReport(page, before);
+  assert.deepEqual(ids, kase.native, 'the node described in the bundle is diagnosed as the CLI does');
+  const tabs = await page.$$eval('#doc-tabs .doc-tab', (t) => t.map((x) => x.dataset.label));
+  assert.deepEqual(tabs, ['paste', 'eks_i-0abc.tar.gz/kubectl/describe-node.txt', `eks_i-0abc.tar.gz/${deep}`]);
+  await page.click('#doc-tab-2');
+  assert.equal(await page.inputValue('#input'), ipamd, 'a rotated .gz inside is decompressed');
+  assert.ok(await page.locator('#input-errors').isHidden(), 'a whole archive reads without error');
+  const sources = await page.$$eval('#diagnoses .evidence-item', (items) => [...new Set(items.map((i) => i.dataset.source))]);
+  assert.deepEqual(sources, ['eks_i-0abc.tar.gz/kubectl/describe-node.txt']);
+  await clearInput(page);
+
+  // Cut short: the files before the break are analysed and the archive is named.
+  const whole = tarball([{ path: 'describe-node.txt', data: Buffer.from(kase.text) }, { path: 'next.log', data: Buffer.from('x'.repeat(2000)) }]);
+  const again = await reportSeq(page);
+  await page.setInputFiles('#file-input', [{ name: 'cut.tar', mimeType: 'application/x-tar', buffer: whole.subarray(0, whole.length - 1024 - 600) }]);
+  assert.deepEqual(await waitForReport(page, again), kase.native);
+  const error = page.locator('#input-errors .input-error').first();
+  assert.equal(await error.locator('.evidence-item').textContent(), 'cut.tar');
+  assert.match(await error.locator('.input-error-message').textContent(), /^the archive breaks off after 1 file\(s\) \(a file cut short\); those were analysed$/);
+  await clearInput(page);
+});
+
 test('pasting a corpus case shows the native IDs with evidence quoted from the input', async () => {
   const { page } = shared;
   const kase = diagnosedCases(['karpenter-log-insufficient-capacity', 'describe-pod-pending-karpenter-a'])[0];
