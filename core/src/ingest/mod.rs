@@ -366,7 +366,11 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
             continue;
         }
         if let Some(from) = garbage_from.take() {
-            sink.error(part, from, garbage_message(part.lines[from], from, i));
+            sink.error(
+                part,
+                from,
+                garbage_message(part.lines[from], part.lines[0], from, i),
+            );
         }
         if part.log[i] {
             if let Some(next) = log_segment(part, i, sink, true) {
@@ -380,20 +384,43 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
         sink.error(
             part,
             from,
-            garbage_message(part.lines[from], from, part.lines.len()),
+            garbage_message(part.lines[from], part.lines[0], from, part.lines.len()),
         );
+    }
+}
+
+/// The image format of a file by its magic bytes (as lossy UTF-8): a screenshot of a terminal
+/// dropped on the page instead of its text.
+fn image_format(first: &str) -> Option<&'static str> {
+    let head_end = first.char_indices().nth(16).map_or(first.len(), |(i, _)| i);
+    let head = &first[..head_end];
+    if first.starts_with("\u{fffd}PNG") {
+        Some("PNG")
+    } else if first.starts_with("\u{fffd}\u{fffd}\u{fffd}")
+        && (head.contains("JFIF") || head.contains("Exif"))
+    {
+        Some("JPEG")
+    } else if first.starts_with("GIF87a") || first.starts_with("GIF89a") {
+        Some("GIF")
+    } else if first.starts_with("RIFF") && head.contains("WEBP") {
+        Some("WebP")
+    } else {
+        None
     }
 }
 
 /// What a run of binary lines is, starting with `first`: an archive by its magic bytes (as
 /// lossy UTF-8: gzip's `1f 8b 08`, zip's `PK 03 04`), which the user must unpack first.
-fn garbage_message(first: &str, from: usize, to: usize) -> String {
+/// `top` is the part's first line: an image's signature line (`\x89PNG`) can read as text.
+fn garbage_message(first: &str, top: &str, from: usize, to: usize) -> String {
     let n = to - from;
     if first.starts_with("\u{1f}\u{fffd}\u{8}") {
         "a gzip-compressed file, not text: decompress it first (`gunzip -c FILE`) and analyse that"
             .to_string()
     } else if first.starts_with("PK\u{3}\u{4}") {
         "a zip archive, not text: unzip it and analyse the files inside".to_string()
+    } else if let Some(format) = image_format(first).or(image_format(top).filter(|_| from <= 1)) {
+        format!("a {format} image, not text: a screenshot cannot be read; paste the text it shows (the command's output) instead")
     } else if n == 1 {
         "binary data (NUL or control bytes) instead of text; its printable text was still scanned"
             .to_string()

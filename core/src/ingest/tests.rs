@@ -684,9 +684,24 @@ fn an_archive_is_named_by_its_magic_bytes() {
         0x1f, 0x8b, 0x08, 0x08, 0x9a, 0x3c, 0x00, 0x00, 0x00, 0x03, b'k', 0x00, 0x85,
     ];
     let zip = [b'P', b'K', 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00];
+    let png = [
+        0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, b'I', b'H',
+    ];
+    let jpeg = [
+        0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, b'J', b'F', b'I', b'F', 0x00, 0x01, 0x01,
+    ];
+    let gif = [
+        b'G', b'I', b'F', b'8', b'9', b'a', 0x10, 0x00, 0x10, 0x00, 0x80, 0x00,
+    ];
     for (bytes, start) in [
         (&gzip[..], "a gzip-compressed file"),
         (&zip[..], "a zip archive"),
+        (
+            &png[..],
+            "a PNG image, not text: a screenshot cannot be read",
+        ),
+        (&jpeg[..], "a JPEG image"),
+        (&gif[..], "a GIF image"),
     ] {
         let facts = facts_of(&String::from_utf8_lossy(bytes));
         assert_eq!(facts.input_errors.len(), 1);
