@@ -100,6 +100,7 @@ export interface Missing {
 
 export interface InputErrorItem {
   source: string;
+  /** 1-based; 0 when the error is about the whole input (a file that could not be read). */
   line: number;
   message: string;
 }
