@@ -255,6 +255,30 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
         || log_names_pod
         || launching
         || (!names_any_pod(facts) && provisioning(facts))
+        || no_nodepool_answer(facts)
+}
+
+/// The provisioner's own answer that it has no NodePool to launch from (`no nodepools found`,
+/// v1.9+ `no dynamic nodepools found`, v1alpha5 `no provisioners found`) or that it skips a
+/// NodePool as not ready (`nodePool not ready`, `ignoring nodepool, not ready`). Karpenter logs
+/// these only while it runs a scheduling loop for Pending pods: it is running and acting, and
+/// the pod's silence is KW208's, not KW200's.
+fn no_nodepool_answer(facts: &Facts) -> bool {
+    facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::KarpenterLog)
+        .any(|m| {
+            [
+                "no nodepools found",
+                "no dynamic nodepools found",
+                "no provisioners found",
+                "nodepool not ready",
+                "ignoring nodepool, not ready",
+            ]
+            .iter()
+            .any(|s| contains_ignore_ascii_case(&m.text, s))
+        })
 }
 
 /// Whether any Karpenter event or log line in the input names a pod: then a pod it does not
@@ -642,6 +666,21 @@ mod tests {
         }
         let scheduled = format!("{SCHEDULER}\n  Normal   Scheduled  77s  default-scheduler  Successfully assigned shop/checkout-1 to ip-10-0-87-142.ec2.internal");
         assert!(ids(&check_only("KW200", &scheduled)).is_empty());
+    }
+
+    #[test]
+    fn the_provisioner_saying_it_has_no_nodepool_is_an_answer() {
+        for line in [
+            r#"{"level":"INFO","logger":"controller","message":"no nodepools found","controller":"provisioner"}"#,
+            r#"{"level":"ERROR","logger":"controller","message":"nodePool not ready","controller":"provisioner","NodePool":{"name":"default"},"error":null}"#,
+            r#"{"level":"INFO","message":"no dynamic nodepools found","controller":"provisioner"}"#,
+        ] {
+            let text = format!("{SCHEDULER}\n\n$ kubectl logs -n karpenter deploy/karpenter\n{line}");
+            assert!(ids(&check_only("KW200", &text)).is_empty(), "{line}");
+        }
+        // The same words outside Karpenter's logs (someone's note) are no answer.
+        let note = format!("{SCHEDULER}\n\n# no nodepools found?");
+        assert_eq!(ids(&check_only("KW200", &note)), ["KW200"]);
     }
 
     #[test]
