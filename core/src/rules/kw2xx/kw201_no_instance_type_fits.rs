@@ -116,7 +116,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .nodepool
             .as_deref()
             .is_some_and(|np| limits_exclusion_for(facts, np));
+        let whole_cores = clause_whole_core_request(clause).filter(|_| !failure.cpu_typo);
         let mut summary = String::new();
+        if let Some(cores) = whole_cores {
+            summary.push_str(&format!(
+                "{subject} requests {cores} CPU cores: far more than EC2 instance types have (c, m and r types top out at 192 vCPUs), almost surely a CPU request written without its `m` (`{cores}m` is {} cores). ",
+                cores_text(cores as f64 / 1000.0)
+            ));
+        }
         if failure.cpu_typo {
             summary.push_str(&format!(
                 "{} requests a million CPU cores or more: almost surely an `m`/`M` typo in its CPU request (`M` is mega, `m` is milli). ",
@@ -125,7 +132,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str(&format!(
             "{} does not fit {}: {}",
-            if failure.cpu_typo {
+            if failure.cpu_typo || whole_cores.is_some() {
                 "It".to_string()
             } else {
                 subject
@@ -213,6 +220,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 owner.as_ref(),
                 &pinned,
                 init_heavy.as_ref(),
+                whole_cores,
             ));
         if excluded_by_limits {
             diagnosis = diagnosis.with_related(&["KW205"]);
@@ -615,6 +623,33 @@ fn instance_type_contradiction(requirements: &str) -> Option<String> {
     ))
 }
 
+/// A pod CPU request that is a milli-CPU value written without its `m`: the clause's
+/// resources minus the daemonset overhead, when that is 1000 cores or more. Such a request fits
+/// no instance type a NodePool normally allows (the largest c, m and r types have 192 vCPUs;
+/// only a few high-memory types go beyond), and `cpu: 1500` for `1500m` is the classic slip.
+/// Karpenter marks only the million-core case itself (`m vs M typo?`).
+fn clause_whole_core_request(clause: &Clause) -> Option<u64> {
+    let total = clause
+        .resources
+        .as_deref()
+        .and_then(|r| resource_value(r, "cpu"))
+        .and_then(|q| cpu_cores(&q))?;
+    let overhead = clause
+        .daemonset_overhead
+        .as_deref()
+        .and_then(|o| resource_value(o, "cpu"))
+        .and_then(|q| cpu_cores(&q))
+        .unwrap_or(0.0);
+    let own = total - overhead;
+    (1000.0..1e6).contains(&own).then(|| own.round() as u64)
+}
+
+/// `1.5`, `2`: cores without trailing zeros.
+fn cores_text(cores: f64) -> String {
+    let text = format!("{cores:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A DEBUG `instance types were excluded because they would breach limits` line for `np`.
 pub fn limits_exclusion_for(facts: &Facts, np: &str) -> bool {
     facts
@@ -630,6 +665,7 @@ fn remediation(
     owner: Option<&ObjectRef>,
     pinned: &[String],
     init_heavy: Option<&InitHeavy>,
+    whole_cores: Option<u64>,
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut steps = Vec::new();
@@ -707,6 +743,15 @@ fn remediation(
             "On a release without NodeOverlay: run the pod on nodes Karpenter does not launch (a managed node group running the device plugin), or have a placeholder pod without the resource (same nodeSelector) make Karpenter launch the node; once the device plugin advertises the resource there, the scheduler places this pod. Dropping the request is no fix: the device plugin only hands devices to containers that request them.",
         ));
         // Wider requirements or smaller requests would not help: no type has the resource.
+        return steps;
+    }
+    if let Some(cores) = whole_cores {
+        steps.push(Remediation::command(
+            format!("Check the CPU requests of the pod's containers: `{cores}` is {cores} cores, `{cores}m` {} cores. Fix the workload's manifest.", cores_text(cores as f64 / 1000.0)),
+            format!("kubectl get {object} -o jsonpath='{{range {spec}.initContainers[*]}}init {{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
+        ));
+        // Widening the NodePool to a type with that many cores would find none (or the
+        // rarest, costliest one): the request is the fix.
         return steps;
     }
     if failure.cpu_typo {
@@ -1326,6 +1371,37 @@ mod tests {
             let text = format!("Failed to schedule pod, {phrase}, requirements=karpenter.sh/nodepool In [a], resources={{\"cpu\":\"1\"}}");
             assert_eq!(ids(&check_only("KW201", &text)), ["KW201"], "{phrase}");
         }
+    }
+
+    #[test]
+    fn whole_cores_for_millicores_lead() {
+        // v1.5+: `cpu: "2000"` meant for `2000m`, plus 350m of daemonset overhead (which v1.5
+        // folds into resources without printing it).
+        let report = check_only(
+            "KW201",
+            r#"  Warning  FailedScheduling  30s  karpenter  Failed to schedule pod, incompatible with nodepool "general", daemonset overhead={"cpu":"350m","memory":"512Mi","pods":"4"}, no instance type satisfied resources {"cpu":"2000350m","memory":"4608Mi","pods":"5"} and requirements karpenter.sh/nodepool In [general], karpenter.k8s.aws/instance-category In [c m] (no instance type has enough resources)"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("requests 2000 CPU cores"), "{}", d.summary);
+        assert!(d.summary.contains("`2000m` is 2 cores"), "{}", d.summary);
+        let steps = crate::testing::remediation_text(d);
+        assert!(steps.contains("`2000` is 2000 cores"), "{steps}");
+        // No `instance-cpu Gt 2000`: no NodePool widening finds such a type.
+        assert!(!steps.contains("Widen"), "{steps}");
+    }
+
+    #[test]
+    fn a_large_but_real_cpu_request_is_no_slip() {
+        // 190 cores fit the largest c/m/r sizes: widening is the advice, not a typo.
+        let report = check_only(
+            "KW201",
+            r#"Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], karpenter.k8s.aws/instance-size In [xlarge 2xlarge], resources={"cpu":"190","memory":"300Gi","pods":"5"}"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(!d.summary.contains("without its `m`"), "{}", d.summary);
+        assert!(crate::testing::remediation_text(d).contains("Widen"));
     }
 
     #[test]
