@@ -675,7 +675,8 @@ mod tests {
             r#"{"level":"ERROR","logger":"controller","message":"nodePool not ready","controller":"provisioner","NodePool":{"name":"default"},"error":null}"#,
             r#"{"level":"INFO","message":"no dynamic nodepools found","controller":"provisioner"}"#,
         ] {
-            let text = format!("{SCHEDULER}\n\n$ kubectl logs -n karpenter deploy/karpenter\n{line}");
+            let text =
+                format!("{SCHEDULER}\n\n$ kubectl logs -n karpenter deploy/karpenter\n{line}");
             assert!(ids(&check_only("KW200", &text)).is_empty(), "{line}");
         }
         // The same words outside Karpenter's logs (someone's note) are no answer.

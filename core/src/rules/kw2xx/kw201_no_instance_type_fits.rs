@@ -1383,7 +1383,11 @@ mod tests {
         );
         assert_eq!(ids(&report), ["KW201"]);
         let d = &report.diagnoses[0];
-        assert!(d.summary.contains("requests 2000 CPU cores"), "{}", d.summary);
+        assert!(
+            d.summary.contains("requests 2000 CPU cores"),
+            "{}",
+            d.summary
+        );
         assert!(d.summary.contains("`2000m` is 2 cores"), "{}", d.summary);
         let steps = crate::testing::remediation_text(d);
         assert!(steps.contains("`2000` is 2000 cores"), "{steps}");

@@ -1,12 +1,12 @@
 //! KW203 requirements-incompatible.
 
 use crate::document::Evidence;
-use crate::facts::{Facts, ObjectRef, Pod};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, Pod};
 use crate::rules::kw2xx::kw202_no_offering_in_zone::ZONE_KEYS;
 use crate::rules::kw2xx::kw208_no_ready_nodepool::{not_ready, NotReady};
 use crate::rules::kw2xx::scheduling::{
-    group_nearest_note, hit_messages_of, hit_pods, in_values, nodepool_label, pods_label,
-    pools_label, requirement_on, scheduling_errors, single_value, Cause, Clause, Hit,
+    group_nearest_note, hit_messages_of, hit_pods, in_values, message_nodepool, nodepool_label,
+    pods_label, pools_label, requirement_on, scheduling_errors, single_value, Cause, Clause, Hit,
     SchedulingError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -534,7 +534,21 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .collect();
     // `and <n> others`: Karpenter printed only the first five names of the pin.
     let truncated = incoming.contains(" others]");
+    // The one pinned NodePool was skipped for a reason the input states: its requirements (or
+    // minValues) leave no instance type (KW207). It exists and may well be Ready.
+    let filtered: Vec<&Message> = match wanted.as_slice() {
+        [one] if !provisioner => filtered_out_messages(facts, one),
+        _ => Vec::new(),
+    };
+    let min_values = filtered
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, "minvalues"));
     match existing.as_slice() {
+        _ if !filtered.is_empty() => summary.push_str(if min_values {
+            ": Karpenter skips it because it cannot meet its minValues with the instance types its requirements leave (KW207)."
+        } else {
+            ": Karpenter skips it because its requirements filter out every available instance type (KW207)."
+        }),
         _ if known.is_empty() && provisioner => summary.push_str(if several {
             ": they do not exist (renamed or deleted)."
         } else {
@@ -582,7 +596,13 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         "nodepool"
     };
     let mut steps = Vec::new();
-    if !existing.is_empty() && !provisioner {
+    if let (false, [np]) = (filtered.is_empty(), wanted.as_slice()) {
+        // The pin is right; the NodePool's own requirements are what to loosen.
+        steps.push(Remediation::command(
+            format!("Read NodePool {np}'s requirements (and minValues) and find the one that removes every instance type (KW207):"),
+            format!("kubectl get nodepool {np} -o jsonpath='{{range .spec.template.spec.requirements[*]}}{{.key}} {{.operator}} {{.values}} {{.minValues}}{{\"\\n\"}}{{end}}'"),
+        ));
+    } else if !existing.is_empty() && !provisioner {
         // The pinned NodePool is there: make it ready rather than loosen the pods.
         for (np, nr) in unready.iter().take(2) {
             let nc = nr
@@ -652,6 +672,9 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
     if provisioner {
         related.clear();
     }
+    if !filtered.is_empty() {
+        related = vec!["KW207"];
+    }
     let evidence: Vec<Evidence> = unready
         .iter()
         .filter_map(|(_, nr)| nr.as_ref())
@@ -662,8 +685,23 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .with_node_pool(concerned)
         .with_related(&related)
         .with_messages_of(hit_messages_of(hits))
+        .with_messages(filtered.iter().copied())
         .with_evidence(evidence)
         .with_remediation(steps)
+}
+
+/// Karpenter's lines saying NodePool `np`'s requirements (or minValues) leave no instance type:
+/// the NodePool event `NoCompatibleInstanceTypes` and the provisioner's `nodepool requirements
+/// filtered out all available instance types`, when they name `np`.
+fn filtered_out_messages<'a>(facts: &'a Facts, np: &str) -> Vec<&'a Message> {
+    facts
+        .messages_containing_any(&[
+            "filtered out all available instance types",
+            "filtered out all compatible available instance types",
+            "filtered out all instance types",
+        ])
+        .filter(|m| message_nodepool(facts, m).as_deref() == Some(np))
+        .collect()
 }
 
 /// The kind, kubectl resource and placeholder of the clause's pool: a v1alpha5 Provisioner
@@ -1234,6 +1272,30 @@ status:
         assert!(d.remediation[1].text.contains("(KW503)"));
         // No loosening of the pods' selector when the NodePool they want is there.
         assert!(!d.remediation.iter().any(|r| r.yaml.is_some()));
+    }
+
+    #[test]
+    fn a_pin_to_a_nodepool_whose_requirements_filter_out_every_type_names_kw207() {
+        let table = "LAST SEEN   TYPE      REASON                      OBJECT                 MESSAGE\n\
+2m          Warning   FailedScheduling            pod/trainer-0          Failed to schedule pod, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-train] not in karpenter.sh/nodepool In [default]\n";
+        let event = "2m          Warning   NoCompatibleInstanceTypes   nodepool/gpu-train     NodePool requirements filtered out all compatible available instance types due to minValues incompatibility\n";
+        let report = check_only("KW203", &format!("{table}{event}"));
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("cannot meet its minValues"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("does not exist"), "{}", d.summary);
+        assert_eq!(d.related, ["KW207"]);
+        // The pin is right: no step pointing the pod at another NodePool.
+        assert!(!d.remediation.iter().any(|r| r.yaml.is_some()));
+        // The same event about another NodePool says nothing of this pin.
+        let other = event.replace("nodepool/gpu-train ", "nodepool/batch     ");
+        let report = check_only("KW203", &format!("{table}{other}"));
+        assert!(report.diagnoses[0].summary.contains("does not exist"));
+        assert_eq!(report.diagnoses[0].related, ["KW208"]);
     }
 
     #[test]
