@@ -324,7 +324,14 @@ fn label_diagnosis(
                 },
                 None,
             ) if typo.is_none() => conflict_fix(facts, c, key, incoming, existing, pods.first()),
-            _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref(), pods.first()),
+            _ => unknown_label_fix(
+                facts,
+                c,
+                key,
+                typo.as_deref(),
+                value.as_deref(),
+                pods.first(),
+            ),
         }
     };
     let mut remediation: Vec<Remediation> = Vec::new();
@@ -727,6 +734,7 @@ fn requirement_yaml(clause: &Clause, key: &str, values: &str) -> String {
 }
 
 fn unknown_label_fix(
+    facts: &Facts,
     clause: &Clause,
     label: &str,
     typo_of: Option<&str>,
@@ -734,7 +742,30 @@ fn unknown_label_fix(
     pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
     let (kind, res, placeholder) = pool_words(clause);
-    let np = clause.nodepool.as_deref().unwrap_or(placeholder);
+    // From v1.5 the message names no NodePool: take the one the input lists whose name is the
+    // value the pod asks for (`workload-type=spark` and NodePool spark), or the only one listed;
+    // otherwise name the candidates.
+    let listed: Vec<&str> = facts
+        .nodepools
+        .iter()
+        .filter(|n| n.is_provisioner == clause.provisioner)
+        .map(|n| n.meta.name.as_str())
+        .collect();
+    let guessed = match (&clause.nodepool, listed.as_slice()) {
+        (Some(_), _) => None,
+        (None, [only]) => Some(*only),
+        (None, _) => value.and_then(|v| listed.iter().copied().find(|n| *n == v)),
+    };
+    let np = clause
+        .nodepool
+        .as_deref()
+        .or(guessed)
+        .unwrap_or(placeholder);
+    let candidates = if clause.nodepool.is_none() && guessed.is_none() && listed.len() > 1 {
+        format!(" (the one meant for these pods: {})", listed.join(", "))
+    } else {
+        String::new()
+    };
     let value = value.unwrap_or("<value>");
     let mut steps = Vec::new();
     if let Some(wk) = typo_of {
@@ -759,7 +790,7 @@ fn unknown_label_fix(
         return steps;
     }
     steps.push(Remediation::yaml(
-        format!("Or make {kind} {np} set the label on its nodes (`kubectl edit {res} {np}`):"),
+        format!("Or make {kind} {np}{candidates} set the label on its nodes (`kubectl edit {res} {np}`):"),
         if clause.provisioner {
             format!("spec:\n  labels:\n    {label}: \"{value}\"\n")
         } else {
@@ -1296,6 +1327,39 @@ status:
         let report = check_only("KW203", &format!("{table}{other}"));
         assert!(report.diagnoses[0].summary.contains("does not exist"));
         assert_eq!(report.diagnoses[0].related, ["KW208"]);
+    }
+
+    #[test]
+    fn an_unprefixed_unknown_label_names_the_nodepool_from_the_list() {
+        let event = r#"Name:             spark-driver-9f8e7
+Namespace:        analytics
+Node:             <none>
+Status:           Pending
+Node-Selectors:   workload-type=spark
+Events:
+  Type     Reason            Age   From       Message
+  ----     ------            ----  ----       -------
+  Warning  FailedScheduling  25s   karpenter  Failed to schedule pod, incompatible requirements, label "workload-type" does not have known values"#;
+        let list = |second: &str| {
+            format!("{event}\n\n$ kubectl get nodepools\nNAME       NODECLASS   NODES   READY   AGE\ndefault    default     3       True    41d\n{second}    {second}       0       True    2d\n")
+        };
+        let fix = |text: &str| {
+            let report = check_only("KW203", text);
+            assert_eq!(ids(&report), ["KW203"]);
+            crate::testing::remediation_text(&report.diagnoses[0])
+        };
+        // The NodePool whose name is the value the pod asks for (`workload-type: spark`).
+        let named = fix(&list("spark"));
+        assert!(
+            named.contains("Or make NodePool spark set the label"),
+            "{named}"
+        );
+        // No such name: the candidates, not a guess.
+        let listed = fix(&list("batch"));
+        assert!(
+            listed.contains("(the one meant for these pods: default, batch)"),
+            "{listed}"
+        );
     }
 
     #[test]
