@@ -462,7 +462,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     // No offering left: every requested type was unavailable, or Karpenter then reports that no
     // instance type has the required offering.
+    // The one NodePool hit allows a single offering (one type, one zone, one capacity type):
+    // whatever EC2 lacked, it was that offering, and nothing is left to retry with.
+    let single = (!reservation_hit && !reserved_ice)
+        .then(|| single_offering(facts, &nodepools, &shortages))
+        .flatten();
     let no_offering_left = all_unavailable
+        || single.is_some()
         || scheduling_errors(facts).iter().any(|e| {
             e.clauses
                 .iter()
@@ -671,7 +677,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             if reservation_hit && !other_capacity { "reservation" } else { "offering" }
         ));
     }
-    if no_offering_left {
+    if let Some((it, zone, capacity)) = &single {
+        summary.push_str(&format!(
+            " NodePool {} allows a single offering ({it}, {capacity}, {zone}): no other offering remains, so the pods stay Pending until EC2 has that capacity again.",
+            nodepools.first().map(String::as_str).unwrap_or_default()
+        ));
+    } else if no_offering_left {
         summary.push_str(" No other offering remains: every requested instance type was unavailable, so the pods stay Pending.");
     } else if reservation_hit && !other_capacity {
         summary.push_str(" Karpenter retries with the NodePool's other capacity types, if it allows any besides `reserved`.");
@@ -908,6 +919,32 @@ enum ZonesLeft {
 /// The zones the launch could still use, from the NodePool's zone requirement and the
 /// EC2NodeClass's resolved subnets, minus those a shortage names. `None` without a named
 /// shortage or without zones in the input.
+/// The single offering (instance type, zone, capacity type) of the only NodePool hit, when its
+/// requirements allow exactly one of each (`In` with one value) and no shortage EC2 names is of
+/// another type or zone (the NodePool shown would then not be the one that launched).
+fn single_offering(
+    facts: &Facts,
+    nodepools: &[String],
+    shortages: &[(String, String)],
+) -> Option<(String, String, String)> {
+    let [np] = nodepools else {
+        return None;
+    };
+    let pool = facts.nodepools.iter().find(|p| &p.meta.name == np)?;
+    let one = |key: &str| {
+        pool.allowed_values(key)
+            .filter(|v| v.len() == 1)
+            .and_then(|v| v.into_iter().next())
+    };
+    let it = one("node.kubernetes.io/instance-type")?;
+    let zone = one("topology.kubernetes.io/zone")?;
+    let capacity = one("karpenter.sh/capacity-type")?;
+    shortages
+        .iter()
+        .all(|(t, z)| *t == it && *z == zone)
+        .then_some((it, zone, capacity))
+}
+
 fn zones_left(
     facts: &Facts,
     nodepools: &[String],
@@ -1181,6 +1218,48 @@ spec:
         ] {
             assert_eq!(ids(&check_only("KW215", text)), ["KW215"], "{text}");
         }
+    }
+
+    #[test]
+    fn a_nodepool_with_a_single_offering_has_none_left() {
+        let pool = |types: &str| {
+            format!(
+                r#"{{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{{"name":"ci-spot-hq7vd"}},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: There is no Spot capacity available that matches your request."}}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: ci-spot
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["spot"]
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: [{types}]
+        - key: topology.kubernetes.io/zone
+          operator: In
+          values: ["eu-west-1a"]
+"#
+            )
+        };
+        let report = check_only("KW215", &pool(r#""c7i.4xlarge""#));
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(
+            d.summary
+                .contains("allows a single offering (c7i.4xlarge, spot, eu-west-1a)"),
+            "{}",
+            d.summary
+        );
+        // A second type is another offering to retry with.
+        let report = check_only("KW215", &pool(r#""c7i.4xlarge", "c6i.4xlarge""#));
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(!d.summary.contains("single offering"), "{}", d.summary);
     }
 
     #[test]
