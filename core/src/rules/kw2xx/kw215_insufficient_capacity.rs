@@ -759,16 +759,34 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some(ZonesLeft::NoneLeft(_)) => "more zones",
             _ => "every zone",
         };
-        let fallback = fallback_requirements(&shortages);
+        // A NodePool the input shows already allowing spot and on-demand needs no capacity-type
+        // advice: it already falls back.
+        let both_capacity_types = facts
+            .nodepools
+            .iter()
+            .find(|p| p.meta.name == np)
+            .and_then(|p| p.allowed_values("karpenter.sh/capacity-type"))
+            .is_some_and(|v| v.iter().any(|c| c == "spot") && v.iter().any(|c| c == "on-demand"));
+        let fallback = fallback_requirements(&shortages, !both_capacity_types);
+        let capacity_hint = if both_capacity_types {
+            ""
+        } else {
+            ", and on-demand next to spot"
+        };
+        let zones_and = if both_capacity_types {
+            format!(" and {zones_hint}")
+        } else {
+            format!(", {zones_hint}")
+        };
         if legacy {
             // v1alpha5: the requirements sit directly under the Provisioner's spec.
             steps.push(Remediation::yaml(
-                format!("Give Provisioner {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit provisioner {np}`):"),
+                format!("Give Provisioner {np} more to fall back to: more families and sizes{zones_and}{capacity_hint} (`kubectl edit provisioner {np}`):"),
                 format!("spec:\n  requirements:\n{}", indent(&fallback, 4)),
             ));
         } else {
             steps.push(Remediation::yaml(
-                format!("Give NodePool {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
+                format!("Give NodePool {np} more to fall back to: more families and sizes{zones_and}{capacity_hint} (`kubectl edit nodepool {np}`):"),
                 format!("spec:\n  template:\n    spec:\n      requirements:\n{}", indent(&fallback, 8)),
             ));
         }
@@ -1045,7 +1063,7 @@ const ACCELERATED_CATEGORIES: &[&str] = &["g", "gr", "p", "inf", "trn", "dl", "f
 /// The requirement list items of the fall-back step: more families of the short types'
 /// categories when those are all accelerated (no generation bound: inf1/inf2 and trn1 would
 /// fail one), else the current general-purpose generations.
-fn fallback_requirements(shortages: &[(String, String)]) -> String {
+fn fallback_requirements(shortages: &[(String, String)], with_capacity_types: bool) -> String {
     let category =
         |ty: &str| -> String { ty.chars().take_while(|c| c.is_ascii_lowercase()).collect() };
     let mut categories: Vec<String> = Vec::new();
@@ -1059,8 +1077,11 @@ fn fallback_requirements(shortages: &[(String, String)]) -> String {
         && categories
             .iter()
             .all(|c| ACCELERATED_CATEGORIES.contains(&c.as_str()));
-    let capacity =
-        "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n";
+    let capacity = if with_capacity_types {
+        "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n"
+    } else {
+        ""
+    };
     if accelerated {
         let values: Vec<String> = categories.iter().map(|c| format!("\"{c}\"")).collect();
         format!(
@@ -1123,14 +1144,17 @@ mod tests {
                 pair("g6.2xlarge", "us-east-1c")
             ]
         );
-        let gpu = fallback_requirements(&shortages);
+        let gpu = fallback_requirements(&shortages, true);
         assert!(
             gpu.contains("values: [\"g\"]") && !gpu.contains("generation"),
             "{gpu}"
         );
-        let mixed = fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")]);
+        let mixed = fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")], true);
         assert!(mixed.contains("[\"c\", \"m\", \"r\"]"), "{mixed}");
-        assert!(fallback_requirements(&[]).contains("instance-generation"));
+        assert!(fallback_requirements(&[], true).contains("instance-generation"));
+        // A NodePool already allowing both capacity types gets no capacity-type entry.
+        assert!(fallback_requirements(&[], true).contains("capacity-type"));
+        assert!(!fallback_requirements(&[], false).contains("capacity-type"));
         let same_zone = [
             pair("g5.2xlarge", "a"),
             pair("m5.large", "b"),
