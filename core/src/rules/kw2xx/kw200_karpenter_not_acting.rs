@@ -244,6 +244,17 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
             .iter()
             .any(|s| contains_ignore_ascii_case(&m.text, s)),
         });
+    // `found provisionable pod(s)` lists five pods, then `and <n> other(s)`: the pod may be
+    // one of the others, so the list is no proof Karpenter passed it over.
+    let in_truncated_list = pod.is_some()
+        && facts.logs.iter().any(|r| {
+            ["Pods", "pods"].iter().any(|k| {
+                r.fields
+                    .get(*k)
+                    .and_then(|v| v.as_str())
+                    .is_some_and(lists_others)
+            })
+        });
     // A NodeClaim still on its way (not Ready yet) is Karpenter at work.
     let launching = facts.nodeclaims.iter().any(|c| {
         !c.conditions
@@ -253,9 +264,23 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
     karpenter_event
         || karpenter_text
         || log_names_pod
+        || in_truncated_list
         || launching
         || (!names_any_pod(facts) && provisioning(facts))
         || no_nodepool_answer(facts)
+}
+
+/// A pod list Karpenter cut short: `ns/a, ns/b, ... and 4 other(s)`.
+fn lists_others(list: &str) -> bool {
+    let Some(i) = list.rfind(" and ") else {
+        return false;
+    };
+    let tail = &list[i + 5..];
+    tail.ends_with(" other(s)")
+        && tail
+            .trim_end_matches(" other(s)")
+            .chars()
+            .all(|c| c.is_ascii_digit())
 }
 
 /// The provisioner's own answer that it has no NodePool to launch from (`no nodepools found`,
@@ -666,6 +691,23 @@ mod tests {
         }
         let scheduled = format!("{SCHEDULER}\n  Normal   Scheduled  77s  default-scheduler  Successfully assigned shop/checkout-1 to ip-10-0-87-142.ec2.internal");
         assert!(ids(&check_only("KW200", &scheduled)).is_empty());
+    }
+
+    #[test]
+    fn a_truncated_provisionable_list_may_hold_the_pod() {
+        let describe = "Name:             batch-worker-7\nNamespace:        jobs\nPriority:         0\nNode:             <none>\nStatus:           Pending\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  48s   default-scheduler  0/5 nodes are available: 5 Insufficient cpu.\n";
+        let log = |pods: &str| {
+            format!(
+                "{describe}\n{{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\",\"controller\":\"provisioner\",\"Pods\":\"{pods}\"}}\n"
+            )
+        };
+        let cut = log("jobs/batch-worker-0, jobs/batch-worker-1, jobs/batch-worker-2, jobs/batch-worker-3, jobs/batch-worker-4 and 4 other(s)");
+        assert!(ids(&check_only("KW200", &cut)).is_empty());
+        // A complete list without the pod: Karpenter passed it over.
+        let full = log("jobs/batch-worker-0, jobs/batch-worker-1");
+        assert_eq!(ids(&check_only("KW200", &full)), ["KW200"]);
+        assert!(lists_others("a/b and 12 other(s)"));
+        assert!(!lists_others("a/b and c/d"));
     }
 
     #[test]
