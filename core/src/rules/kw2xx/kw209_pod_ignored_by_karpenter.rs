@@ -39,14 +39,18 @@ volumeClaimTemplates) is the pod's. A claim's own event (`ProvisioningFailed`) b
 pod that mounts it: it joins that pod's diagnosis rather than making a second one. A Pending
 pod a Fargate profile selected (label `eks.amazonaws.com/fargate-profile=<profile>`,
 `schedulerName: fargate-scheduler`, or a `FailedScheduling` event from `fargate-scheduler`)
-is Fargate's to place: no NodePool serves it.
+is Fargate's to place: no NodePool serves it. A Pending pod a DaemonSet owns (`Controlled By:
+DaemonSet/<name>`) is never provisioned for: Karpenter leaves DaemonSet pods out and only counts
+them as overhead on the nodes it launches.
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
 nodes it manages: they need managed-node-group or Fargate capacity, and stay Pending when there
 is none. `matchFields` (usually `metadata.name`) cannot be evaluated for a node that does not
 exist yet. A PVC without a storage class (and no default StorageClass), a PVC being deleted, or
-a StorageClass that does not exist leave Karpenter unable to compute the volume's zone.
+a StorageClass that does not exist leave Karpenter unable to compute the volume's zone. A
+DaemonSet pod is pinned to one existing node by its controller: a new node cannot host it, so a
+Pending DaemonSet pod means that node lacks room.
 
 ## How to fix
 Per cause: give Karpenter's pods non-Karpenter capacity (a managed node group or a Fargate
@@ -56,7 +60,9 @@ replace `matchFields` by `matchExpressions` on `kubernetes.io/hostname`; set
 For a claim being deleted: find what holds it (its finalizers, a running pod still using it),
 keep the volume (`persistentVolumeReclaimPolicy: Retain`) if the data matters, let the deletion
 finish (remove a finalizer whose controller is gone), then recreate the claim (for a StatefulSet,
-delete the Pending pod: the controller recreates claim and pod).
+delete the Pending pod: the controller recreates claim and pod). For a DaemonSet pod: a
+priorityClass that preempts ordinary pods (`system-node-critical` for node agents), smaller
+requests, or less work on that node.
 "#,
 };
 
@@ -80,6 +86,8 @@ pub(super) enum Reason {
     PvcInvalid,
     /// A Fargate profile selects the pod: `fargate-scheduler` places it, on Fargate capacity.
     Fargate,
+    /// A DaemonSet's pod: Karpenter leaves DaemonSet pods out of provisioning altogether.
+    DaemonSet,
 }
 
 fn reason_of(text: &str) -> Option<Reason> {
@@ -246,6 +254,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 d.summary.push_str(" (Read from the pod and the claim's objects: Karpenter logs why it ignores a pod only at debug level.)");
                 classless_claim_of(facts, pod).and_then(|c| c.meta.evidence.clone())
             }
+            // Karpenter logs nothing at all about DaemonSet pods; the scheduler's complaint
+            // says what the pod's node lacks.
+            Reason::DaemonSet => {
+                d = d.with_messages(
+                    facts
+                        .messages_containing("nodes are available")
+                        .filter(|m| m.object.as_ref().is_some_and(|o| o.name == pod_ref.name)),
+                );
+                None
+            }
             _ => {
                 d.summary.push_str(
                     " (Read from the pod's spec: Karpenter logs why it ignores a pod only at debug level.)",
@@ -279,6 +297,11 @@ fn fargate_profile(pod: &Pod) -> Option<String> {
 /// excludes Karpenter nodes (`karpenter.sh/nodepool DoesNotExist`, or the v1alpha5
 /// `karpenter.sh/provisioner-name`), or a term uses matchFields.
 pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
+    // Before any validation: the provisioner skips pods a DaemonSet owns (they carry a
+    // matchFields affinity too, but that is not why).
+    if daemonset_of(pod).is_some() {
+        return Some(Reason::DaemonSet);
+    }
     if pod.node_affinity_match_fields {
         return Some(Reason::MatchFields);
     }
@@ -292,6 +315,14 @@ pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
             })
         });
     opted_out.then_some(Reason::OptedOut)
+}
+
+/// The DaemonSet that owns the pod (`Controlled By: DaemonSet/<name>`, an ownerReference).
+fn daemonset_of(pod: &Pod) -> Option<&ObjectRef> {
+    pod.meta
+        .owners
+        .iter()
+        .find(|o| o.kind.eq_ignore_ascii_case("DaemonSet"))
 }
 
 fn fact_pod<'a>(facts: &'a Facts, pod: Option<&ObjectRef>) -> Option<&'a Pod> {
@@ -470,6 +501,29 @@ fn diagnose(
                     ),
                     Remediation::text(format!(
                         "If it belongs on Karpenter nodes: Fargate profiles cannot be edited, so create one whose selectors no longer match namespace {ns} (or this pod's labels), delete profile {name}, then delete the pod so that its controller recreates it for the default scheduler."
+                    )),
+                ],
+            )
+        }
+        Reason::DaemonSet => {
+            let ds = fact_pod(facts, pod)
+                .and_then(daemonset_of)
+                .map(|o| o.name.clone())
+                .unwrap_or_else(|| "<daemonset>".to_string());
+            let name = pod.map(|p| p.name.as_str()).unwrap_or("<pod>");
+            (
+                format!("{who} belongs to DaemonSet {ds}: Karpenter never provisions for DaemonSet pods, it only counts them as overhead on the nodes it launches. The DaemonSet controller pins each of its pods to one existing node (a matchFields node affinity), so a new node cannot help: the node this pod is pinned to lacks room for it (the scheduler's message says what is short)."),
+                vec![
+                    Remediation::command(
+                        "See the node the pod is pinned to (its matchFields affinity) and what that node has left:",
+                        format!("NODE=$(kubectl get pod {name} -n {ns} -o jsonpath='{{.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values[0]}}'); kubectl describe node \"$NODE\" | sed -n '/Allocated resources/,/Events/p'"),
+                    ),
+                    Remediation::command(
+                        format!("Unless it has one already, give DaemonSet {ds} a priority that preempts ordinary pods on the node (node agents usually run as system-node-critical):"),
+                        format!("kubectl patch daemonset {ds} -n {ns} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"priorityClassName\":\"system-node-critical\"}}}}}}}}'"),
+                    ),
+                    Remediation::text(format!(
+                        "Or lower DaemonSet {ds}'s requests, or move work off that node (nodes Karpenter launches from now on reserve room for the DaemonSet)."
                     )),
                 ],
             )
@@ -699,6 +753,36 @@ mod tests {
     use super::*;
     use crate::facts::Requirement;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_pending_daemonset_pod_is_not_karpenters_to_provision_for() {
+        let pod = |owner: &str| {
+            format!("Name:             fluent-bit-x7k2p\nNamespace:        logging\nPriority:         2000001000\nNode:             <none>\nStatus:           Pending\nControlled By:    {owner}\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/12 nodes are available: 1 Insufficient cpu, 11 node(s) didn't match Pod's node affinity/selector.\n")
+        };
+        let report = check_only("KW209", &pod("DaemonSet/fluent-bit"));
+        assert_eq!(ids(&report), ["KW209"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("belongs to DaemonSet fluent-bit"),
+            "{}",
+            d.summary
+        );
+        assert!(crate::testing::remediation_text(d)
+            .contains("kubectl patch daemonset fluent-bit -n logging"));
+        // The scheduler's complaint is the evidence, next to the pod.
+        assert!(d
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("Insufficient cpu")));
+        // KW200 does not blame Karpenter's silence: it is by design.
+        assert!(ids(&check_only("KW200", &pod("DaemonSet/fluent-bit"))).is_empty());
+        // A ReplicaSet's pod is no DaemonSet pod.
+        assert!(ids(&check_only("KW209", &pod("ReplicaSet/web-5d9c8b7f6"))).is_empty());
+        assert_eq!(
+            ids(&check_only("KW200", &pod("ReplicaSet/web-5d9c8b7f6"))),
+            ["KW200"]
+        );
+    }
 
     #[test]
     fn a_pod_a_fargate_profile_selected_is_fargates() {
