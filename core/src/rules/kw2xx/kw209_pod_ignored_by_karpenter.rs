@@ -27,8 +27,11 @@ Signals: `configured to not run on a Karpenter provisioned node` (the pod requir
 `unbound pvc must define a storage class` (before v1.1: `unbound pvc <name> must define a
 storage class`), `persistentvolumeclaim is being deleted` (Karpenter v1.1+, which names the
 claim only in a structured field) and the scheduler's `persistentvolumeclaim "<name>" is being
-deleted`, `failed to validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not
-found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
+deleted`, `failed to validate pvc` (newer releases add the reason: `pvc with immediate volume
+binding mode must be bound`, `storage class uses unsupported topology key`, `provisioner is not
+supported`), `persistentvolumeclaim bound to non-existent persistentvolume` (a Lost claim), `pvc
+is considered unbound because it does not contain annotation` (`pv.kubernetes.io/bind-completed`),
+and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
 `karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, or that
 mounts a claim being deleted (its object carries a `deletionTimestamp`; `kubectl get pvc`
 prints STATUS `Terminating`, `kubectl describe pvc` prints `Status: Terminating (lasts <age>)`),
@@ -72,6 +75,8 @@ const SIGNALS: &[&str] = &[
     "unbound pvc",
     "is being deleted",
     "failed to validate pvc",
+    "persistentvolumeclaim bound to non-existent persistentvolume",
+    "pvc is considered unbound because it does not contain annotation",
     "storageclass.storage.k8s.io",
     "storageclasses.storage.k8s.io",
 ];
@@ -104,7 +109,10 @@ fn reason_of(text: &str) -> Option<Reason> {
         && has("not found")
     {
         Some(Reason::StorageClassNotFound)
-    } else if has("failed to validate pvc") {
+    } else if has("failed to validate pvc")
+        || has("persistentvolumeclaim bound to non-existent persistentvolume")
+        || has("pvc is considered unbound because it does not contain annotation")
+    {
         Some(Reason::PvcInvalid)
     } else {
         None
@@ -612,18 +620,113 @@ fn diagnose(
                 ],
             )
         }
-        Reason::PvcInvalid => (
-            format!("{who}'s PersistentVolumeClaim failed Karpenter's validation: it ignores the pod."),
-            vec![Remediation::command(
-                "Look at the claims of the pod's namespace (storage class, phase, volume):",
-                format!("kubectl get pvc -n {ns} -o wide"),
-            )],
-        ),
+        Reason::PvcInvalid => pvc_invalid_steps(facts, &who, &ns, messages),
     };
     Diagnosis::new(&META, summary)
         .with_object(pod)
         .with_messages(messages.iter().copied())
         .with_remediation(steps)
+}
+
+/// The summary and steps for a claim that failed Karpenter's PVC validation, per the reason
+/// the message gives (v1.x names the claim, class, volume in structured fields).
+fn pvc_invalid_steps(
+    facts: &Facts,
+    who: &str,
+    ns: &str,
+    messages: &[&Message],
+) -> (String, Vec<Remediation>) {
+    let field = |key: &str| {
+        messages
+            .iter()
+            .filter_map(|m| record_of(facts, m))
+            .find_map(|r| r.field_name(key))
+    };
+    // `<namespace>/<name>`: the namespace is the pod's.
+    let claim =
+        field("PersistentVolumeClaim").map(|c| c.rsplit('/').next().unwrap_or(&c).to_string());
+    let class = field("StorageClass").filter(|c| !c.is_empty());
+    let volume = field("PersistentVolume").filter(|v| !v.is_empty());
+    let text = messages.first().map(|m| m.text.as_str()).unwrap_or("");
+    let has = |s: &str| contains_ignore_ascii_case(text, s);
+    let claim_label = claim
+        .as_deref()
+        .map(|c| format!("PersistentVolumeClaim {c}"))
+        .unwrap_or_else(|| "its PersistentVolumeClaim".to_string());
+    let claim_name = claim.as_deref().unwrap_or("<claim>");
+    let describe_claim = Remediation::command(
+        "See the claim and its events:",
+        format!("kubectl describe pvc {claim_name} -n {ns}"),
+    );
+    let class_label = class
+        .as_deref()
+        .map(|c| format!("StorageClass {c}"))
+        .unwrap_or_else(|| "its StorageClass".to_string());
+    if has("immediate volume binding mode must be bound") {
+        return (
+            format!("{who} mounts {claim_label}, which is not bound yet while {class_label} binds volumes immediately (`volumeBindingMode: Immediate`): Karpenter waits for the volume, whose zone decides the node's, and ignores the pod until then."),
+            vec![
+                Remediation::command(
+                    "See why the claim does not bind (the CSI provisioner's events on it):",
+                    format!("kubectl describe pvc {claim_name} -n {ns}"),
+                ),
+                Remediation::text(format!(
+                    "Or give the claim a StorageClass with `volumeBindingMode: WaitForFirstConsumer` (the mode of {} cannot be changed: create a new class and recreate the claim), so that the volume is created where the pod lands.",
+                    class.as_deref().unwrap_or("a class")
+                )),
+            ],
+        );
+    }
+    if has("bound to non-existent persistentvolume") {
+        return (
+            format!("{who} mounts {claim_label}, which is Lost: its PersistentVolume{} no longer exists, so Karpenter ignores the pod.", volume.as_deref().map(|v| format!(" {v}")).unwrap_or_default()),
+            vec![
+                describe_claim,
+                Remediation::text("Restore the volume (from a snapshot, as a PersistentVolume of the same name), or delete and recreate the claim (for a StatefulSet, delete the claim and the Pending pod); the data on the lost volume is gone."),
+            ],
+        );
+    }
+    if has("does not contain annotation") {
+        return (
+            format!("{who} mounts {claim_label}, which names volume {} but lacks the `pv.kubernetes.io/bind-completed` annotation: the scheduler and Karpenter treat it as unbound, and Karpenter ignores the pod.", volume.as_deref().unwrap_or("<volume>")),
+            vec![
+                Remediation::command(
+                    "A claim pre-bound by hand (`spec.volumeName`) waits for the PersistentVolume controller: check the volume exists, is Available or points back at the claim (`claimRef`):",
+                    format!("kubectl get pv {} -o jsonpath='{{.status.phase}} {{.spec.claimRef}}{{\"\\n\"}}'", volume.as_deref().unwrap_or("<volume>")),
+                ),
+                describe_claim,
+            ],
+        );
+    }
+    if has("unsupported topology key") {
+        let key = field("TopologyKey");
+        return (
+            format!("{who} mounts {claim_label}, whose {class_label} restricts `allowedTopologies` with a key{} that nodes Karpenter launches never carry: Karpenter ignores the pod.", key.as_deref().map(|k| format!(" ({k})")).unwrap_or_default()),
+            vec![Remediation::text(format!(
+                "Use `topology.kubernetes.io/zone` in the allowedTopologies of a new StorageClass (a class cannot be changed) and recreate claim {claim_name} with it."
+            ))],
+        );
+    }
+    if has("provisioner is not supported") {
+        let provisioner = field("Provisioner");
+        return (
+            format!("{who} mounts {claim_label}, whose volume provisioner{} Karpenter does not support: it ignores the pod.", provisioner.as_deref().map(|p| format!(" {p}")).unwrap_or_default()),
+            vec![
+                describe_claim,
+                Remediation::text("Move the claim to a StorageClass of a CSI driver (for EBS, `provisioner: ebs.csi.aws.com`; KW211 for the in-tree plugin)."),
+            ],
+        );
+    }
+    (
+        match &claim {
+            Some(c) => format!("{who} mounts PersistentVolumeClaim {c}, which failed Karpenter's validation: it ignores the pod."),
+            None => format!("{who}'s PersistentVolumeClaim failed Karpenter's validation: it ignores the pod."),
+        },
+        vec![Remediation::command(
+            "Look at the claims of the pod's namespace (storage class, phase, volume):",
+            format!("kubectl get pvc -n {ns} -o wide"),
+        )],
+    )
 }
 
 /// The summary and steps for a pod whose claim is being deleted, with the claim's name when
@@ -781,6 +884,39 @@ mod tests {
         assert_eq!(
             ids(&check_only("KW200", &pod("ReplicaSet/web-5d9c8b7f6"))),
             ["KW200"]
+        );
+    }
+
+    #[test]
+    fn a_claim_validation_failure_is_explained_per_reason() {
+        let line = |error: &str| {
+            format!(
+                r#"{{"level":"DEBUG","message":"ignoring pod, {error}","controller":"provisioner","Pod":{{"name":"pg-0","namespace":"db"}},"PersistentVolumeClaim":{{"name":"data-pg-0","namespace":"db"}},"PersistentVolume":{{"name":"pvc-0a1b"}},"StorageClass":{{"name":"io2"}}}}"#
+            )
+        };
+        let summary = |error: &str| {
+            let report = check_only("KW209", &line(error));
+            assert_eq!(ids(&report), ["KW209"], "{error}");
+            report.diagnoses[0].summary.clone()
+        };
+        assert!(summary(
+            "failed to validate pvc, pvc with immediate volume binding mode must be bound"
+        )
+        .contains("StorageClass io2 binds volumes immediately"));
+        assert!(
+            summary("persistentvolumeclaim bound to non-existent persistentvolume").contains(
+                "PersistentVolumeClaim data-pg-0, which is Lost: its PersistentVolume pvc-0a1b"
+            )
+        );
+        assert!(
+            summary("pvc is considered unbound because it does not contain annotation")
+                .contains("`pv.kubernetes.io/bind-completed`")
+        );
+        // Another validation failure keeps the general wording, with the claim named.
+        assert!(
+            summary("failed to validate pvc, persistentvolume is being deleted").contains(
+                "mounts PersistentVolumeClaim data-pg-0, which failed Karpenter's validation"
+            )
         );
     }
 
