@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
-use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::ignored_by_spec;
+use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
 use crate::rules::kw2xx::scheduling::{pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -25,7 +25,11 @@ Signal: the scheduler's `0/<n> nodes are available` (or, with no node at all, `n
 to schedule pods`) on a Pending pod, with none of the above. Another autoscaler's answer
 (Cluster Autoscaler's `TriggeredScaleUp`) also counts as an answer.
 The scheduler's own reasons (`Insufficient cpu`, `had untolerated taint`, `didn't match Pod's
-node affinity/selector`) are about existing nodes, not about what Karpenter could launch.
+node affinity/selector`) are about existing nodes, not about what Karpenter could launch. Not
+this rule: a pod Karpenter leaves alone by design (KW209): a DaemonSet's pod, a pod whose claim
+is unbound and binds immediately (`pod has unbound immediate PersistentVolumeClaims`), a pod
+requiring `karpenter.sh/nodepool DoesNotExist`; nor a pod when the provisioner logs that it has
+no (ready) NodePool (KW208).
 
 ## Why it happens
 In order of likelihood: Karpenter is not running or not the leader (its own pods Pending,
@@ -67,8 +71,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     {
         if is_karpenter_text(&m.text)
             || contains_ignore_ascii_case(&m.text, "vpc.amazonaws.com/pod-eni")
+            || contains_ignore_ascii_case(&m.text, UNBOUND_IMMEDIATE)
         {
-            // KW210 explains a pod-eni shortage on a node Karpenter did launch.
+            // KW210 explains a pod-eni shortage on a node Karpenter did launch; KW209 a pod
+            // waiting for its claim to bind, which Karpenter ignores until then.
             continue;
         }
         let pod = scheduler_pod(facts, m);

@@ -31,7 +31,10 @@ deleted`, `failed to validate pvc` (newer releases add the reason: `pvc with imm
 binding mode must be bound`, `storage class uses unsupported topology key`, `provisioner is not
 supported`), `persistentvolumeclaim bound to non-existent persistentvolume` (a Lost claim), `pvc
 is considered unbound because it does not contain annotation` (`pv.kubernetes.io/bind-completed`),
-and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
+and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`. The scheduler's `pod has
+unbound immediate PersistentVolumeClaims` with no Karpenter event or log line about the pod is
+the same case seen from outside (medium confidence): the claim binds immediately (or has no
+class) and has no volume yet, and recent releases ignore the pod until it has. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
 `karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, or that
 mounts a claim being deleted (its object carries a `deletionTimestamp`; `kubectl get pvc`
 prints STATUS `Terminating`, `kubectl describe pvc` prints `Status: Terminating (lasts <age>)`),
@@ -93,6 +96,9 @@ pub(super) enum Reason {
     Fargate,
     /// A DaemonSet's pod: Karpenter leaves DaemonSet pods out of provisioning altogether.
     DaemonSet,
+    /// The scheduler's `pod has unbound immediate PersistentVolumeClaims`, Karpenter silent:
+    /// the claim has no volume yet, and the pod waits for it whatever the nodes.
+    UnboundImmediateClaim,
 }
 
 fn reason_of(text: &str) -> Option<Reason> {
@@ -236,6 +242,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     // Karpenter says why it ignores a pod only at debug level (`ignoring pod`); the pod's own
     // spec says it too.
+    let mut from_spec: Vec<String> = Vec::new();
     for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
         let Some(reason) = fargate_profile(pod)
             .map(|_| Reason::Fargate)
@@ -252,6 +259,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if said {
             continue;
         }
+        from_spec.push(pod_ref.name.clone());
         let mut d = diagnose(facts, reason, Some(&pod_ref), &[]);
         let claim_evidence = match reason {
             Reason::PvcDeleting => {
@@ -285,7 +293,81 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .with_evidence(claim_evidence),
         );
     }
+    // Only the scheduler speaks: the pod's claim is unbound and binds immediately (or has no
+    // class). Recent Karpenter releases ignore such a pod until the claim is bound (at debug
+    // level, `pvc with immediate volume binding mode must be bound`); older ones nominate it
+    // (an answer, then not this). Either way no node helps before the volume exists.
+    let mut waiting: Vec<(ObjectRef, Vec<&Message>)> = Vec::new();
+    for m in facts.messages_containing(UNBOUND_IMMEDIATE) {
+        let Some(pod) = m
+            .object
+            .clone()
+            .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
+            .or_else(|| match facts.pods.as_slice() {
+                [only] => Some(only.object_ref()),
+                _ => None,
+            })
+        else {
+            continue;
+        };
+        let explained = from_spec.contains(&pod.name)
+            || groups
+                .iter()
+                .any(|(_, p, _)| p.as_ref().is_none_or(|p| p.name == pod.name));
+        if explained || karpenter_answered(facts, &pod) || placed(facts, &pod) {
+            continue;
+        }
+        match waiting.iter_mut().find(|(p, _)| p.name == pod.name) {
+            Some((_, ms)) => ms.push(m),
+            None => waiting.push((pod, vec![m])),
+        }
+    }
+    for (pod, messages) in &waiting {
+        out.push(
+            diagnose(facts, Reason::UnboundImmediateClaim, Some(pod), messages)
+                .with_confidence(Confidence::Medium),
+        );
+    }
     out
+}
+
+/// The scheduler's PreFilter refusal for a pod whose claim is unbound and binds immediately.
+pub(super) const UNBOUND_IMMEDIATE: &str = "unbound immediate persistentvolumeclaims";
+
+/// A Karpenter event (`Nominated`, `FailedScheduling` from karpenter) or log line about `pod`.
+fn karpenter_answered(facts: &Facts, pod: &ObjectRef) -> bool {
+    facts.events.iter().any(|e| {
+        e.source.eq_ignore_ascii_case("karpenter")
+            && e.object.as_ref().is_some_and(|o| o.name == pod.name)
+    }) || facts
+        .messages_containing_any(&["pod should schedule on", "failed to schedule pod"])
+        .any(|m| m.object.as_ref().is_none_or(|o| o.name == pod.name))
+        || facts
+            .messages
+            .iter()
+            .filter(|m| m.origin == crate::facts::MessageOrigin::KarpenterLog)
+            .any(|m| {
+                contains_ignore_ascii_case(&m.text, &pod.name)
+                    || record_of(facts, m).is_some_and(|r| {
+                        r.fields
+                            .values()
+                            .any(|v| contains_ignore_ascii_case(&v.to_string(), &pod.name))
+                    })
+            })
+}
+
+/// Whether the input shows `pod` on a node or past Pending.
+fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
+    facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.name == pod.name)
+        .any(|p| {
+            p.node_name
+                .as_deref()
+                .is_some_and(|n| !n.is_empty() && n != "<none>")
+                || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
+        })
 }
 
 const FARGATE_SCHEDULER: &str = "fargate-scheduler";
@@ -621,6 +703,36 @@ fn diagnose(
             )
         }
         Reason::PvcInvalid => pvc_invalid_steps(facts, &who, &ns, messages),
+        Reason::UnboundImmediateClaim => {
+            // The pod's volumes, else the listed claims named for it (`<template>-<pod>`).
+            let claims: Vec<String> = fact_pod(facts, pod)
+                .map(|p| {
+                    if p.pvc_names.is_empty() {
+                        claims_of(facts, p).map(|c| c.meta.name.clone()).collect()
+                    } else {
+                        p.pvc_names.clone()
+                    }
+                })
+                .unwrap_or_default();
+            let claim = match claims.as_slice() {
+                [one] => one.clone(),
+                _ => "<claim>".to_string(),
+            };
+            (
+                format!("{who} waits for its PersistentVolumeClaim{} to bind: the scheduler reports `pod has unbound immediate PersistentVolumeClaims` (a claim whose StorageClass binds immediately, or that has no class, and has no volume yet). Karpenter ignores such a pod until the claim is bound (it says why only at debug level): the volume's zone decides the node's, and no node helps before the volume exists.", match claims.as_slice() {
+                    [] => String::new(),
+                    [one] => format!(" {one}"),
+                    many => format!("s {}", many.join(", ")),
+                }),
+                vec![
+                    Remediation::command(
+                        "See the claims and why the volume is not created (the provisioner's events on the claim: CSI driver missing, its IAM permissions, an unknown StorageClass):",
+                        format!("kubectl get pvc -n {ns} -o wide; kubectl describe pvc {claim} -n {ns}"),
+                    ),
+                    Remediation::text("Prefer a StorageClass with `volumeBindingMode: WaitForFirstConsumer` (the EBS CSI driver's usual setting): the volume is then created in the zone of the node the pod lands on, and Karpenter provisions for the pod right away."),
+                ],
+            )
+        }
     };
     Diagnosis::new(&META, summary)
         .with_object(pod)
