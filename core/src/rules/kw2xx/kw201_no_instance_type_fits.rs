@@ -220,7 +220,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 owner.as_ref(),
                 &pinned,
                 init_heavy.as_ref(),
-                whole_cores,
             ));
         if excluded_by_limits {
             diagnosis = diagnosis.with_related(&["KW205"]);
@@ -665,7 +664,6 @@ fn remediation(
     owner: Option<&ObjectRef>,
     pinned: &[String],
     init_heavy: Option<&InitHeavy>,
-    whole_cores: Option<u64>,
 ) -> Vec<Remediation> {
     let np = clause.nodepool.as_deref().unwrap_or("<nodepool>");
     let mut steps = Vec::new();
@@ -745,7 +743,7 @@ fn remediation(
         // Wider requirements or smaller requests would not help: no type has the resource.
         return steps;
     }
-    if let Some(cores) = whole_cores {
+    if let Some(cores) = clause_whole_core_request(clause).filter(|_| !failure.cpu_typo) {
         steps.push(Remediation::command(
             format!("Check the CPU requests of the pod's containers: `{cores}` is {cores} cores, `{cores}m` {} cores. Fix the workload's manifest.", cores_text(cores as f64 / 1000.0)),
             format!("kubectl get {object} -o jsonpath='{{range {spec}.initContainers[*]}}init {{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
