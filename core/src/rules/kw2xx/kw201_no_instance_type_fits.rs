@@ -5,7 +5,7 @@ use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
     quantity_units, requirement_on, resource_bounds, resource_entries, resource_value,
-    scheduling_errors, Cause, Clause, InstanceTypeFailure,
+    scheduling_errors, single_value, Cause, Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -65,7 +65,11 @@ or trim the DaemonSets that run on every node. When the NodePool also excluded t
 they would breach its `spec.limits`, raise the limits (KW205). Make a device plugin's resource
 known with a NodeOverlay (alpha `NodeOverlay` feature gate) that adds it to the instance types
 carrying the device, or run those pods on nodes Karpenter does not launch; when a memory-heavy
-pod needs it, bound `karpenter.k8s.aws/instance-memory` (MiB) as well as the CPU.
+pod needs it, bound `karpenter.k8s.aws/instance-memory` (MiB) as well as the CPU. An
+`ephemeral-storage` need above the node's volume (Karpenter gives every instance type the
+ephemeral storage of the EC2NodeClass's kubelet volume, 20Gi unless `blockDeviceMappings` set
+more) fits no type however large: enlarge that volume, or use `instanceStorePolicy: RAID0` with
+NVMe instance types.
 "#,
 };
 
@@ -199,6 +203,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             summary.push_str(&format!(
                 " The offerings are narrowed to {}: a type big enough for the pod must also be offered there, which leaves fewer types.",
                 n.describe_with_sources(facts, pod, clause)
+            ));
+        }
+        if let Some(short) = storage_short(facts, clause) {
+            summary.push_str(&format!(
+                " The ephemeral storage is what no type has: the pod needs ephemeral-storage {}, and Karpenter gives every instance type, however large, the ephemeral storage of the EC2NodeClass's volume for the kubelet (the root volume; Bottlerocket's data volume): {}.",
+                short.need,
+                match (&short.volume, &short.nodeclass) {
+                    (Some(v), Some(nc)) => format!("{v} in EC2NodeClass {nc}"),
+                    (Some(v), None) => v.clone(),
+                    (None, _) => "20Gi unless its blockDeviceMappings set more".to_string(),
+                }
             ));
         }
         if excluded_by_limits {
@@ -643,6 +658,66 @@ fn clause_whole_core_request(clause: &Clause) -> Option<u64> {
     (1000.0..1e6).contains(&own).then(|| own.round() as u64)
 }
 
+/// A pod whose ephemeral-storage need is larger than the node's: Karpenter gives every
+/// instance type the ephemeral storage of the EC2NodeClass's root volume (20Gi unless its
+/// `blockDeviceMappings` say more), so no instance type, however large, fits it.
+struct StorageShort {
+    /// The need as Karpenter printed it (requests plus daemonset overhead).
+    need: String,
+    need_gib: f64,
+    /// The volume size the EC2NodeClass sets, `None` for the default.
+    volume: Option<String>,
+    nodeclass: Option<String>,
+    device: String,
+}
+
+const GIB_UNITS: f64 = 1000.0 * 1_073_741_824.0;
+
+fn storage_short(facts: &Facts, clause: &Clause) -> Option<StorageShort> {
+    let need = clause
+        .resources
+        .as_deref()
+        .and_then(|r| resource_value(r, "ephemeral-storage"))?;
+    let need_gib = quantity_units(&need)? as f64 / GIB_UNITS;
+    let nodeclass = clause
+        .requirements
+        .as_deref()
+        .and_then(|r| single_value(r, "karpenter.k8s.aws/ec2nodeclass"))
+        .or_else(|| {
+            clause
+                .nodepool
+                .as_deref()
+                .and_then(|np| facts.nodepool(np))
+                .and_then(|p| p.nodeclass_ref.clone())
+        });
+    // The largest volume stands for the one that holds the kubelet's data (the root volume on
+    // AL2/AL2023, the data volume on Bottlerocket).
+    let mapped = nodeclass
+        .as_deref()
+        .and_then(|n| facts.nodeclass(n))
+        .and_then(|c| {
+            c.block_device_mappings
+                .iter()
+                .filter_map(|m| {
+                    let size = m.volume_size.clone()?;
+                    let gib = quantity_units(&size)? as f64 / GIB_UNITS;
+                    Some((gib, size, m.device_name.clone()))
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+        });
+    let (volume_gib, volume, device) = match mapped {
+        Some((gib, size, device)) => (gib, Some(size), device),
+        None => (20.0, None, None),
+    };
+    (need_gib > volume_gib).then(|| StorageShort {
+        need,
+        need_gib,
+        volume,
+        nodeclass,
+        device: device.unwrap_or_else(|| "/dev/xvda".to_string()),
+    })
+}
+
 /// `1.5`, `2`: cores without trailing zeros.
 fn cores_text(cores: f64) -> String {
     let text = format!("{cores:.3}");
@@ -759,6 +834,29 @@ fn remediation(
         ));
         // A million cores fits no instance: widening the NodePool or trimming DaemonSets
         // would not help, the request is the fix.
+        return steps;
+    }
+    if let Some(short) = storage_short(facts, clause) {
+        // Room for the kubelet's reserve and eviction threshold, in round tens of GiB.
+        let size = ((short.need_gib * 1.25 + 5.0) / 10.0).ceil() as u64 * 10;
+        let nc = short.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+        steps.push(Remediation::yaml(
+            format!(
+                "Give EC2NodeClass {nc}'s nodes a larger volume (`kubectl edit ec2nodeclass {nc}`, keeping its other mappings; {} now; new nodes get it, existing ones keep theirs):",
+                short.volume.as_deref().map_or("the default 20Gi", |v| v)
+            ),
+            format!(
+                "spec:\n  blockDeviceMappings:\n    - deviceName: {}\n      ebs:\n        volumeSize: {size}Gi\n        volumeType: gp3\n        encrypted: true\n",
+                short.device
+            ),
+        ));
+        steps.push(Remediation::text(format!(
+            "Or use the instance store: `instanceStorePolicy: RAID0` on EC2NodeClass {nc} with NVMe instance types (`karpenter.k8s.aws/instance-local-nvme` Gt the need) makes the local disks the ephemeral storage."
+        )));
+        steps.push(Remediation::text(
+            "Or lower the pod's ephemeral-storage request, or give its scratch space a PersistentVolumeClaim (a generic ephemeral volume) instead of node storage.",
+        ));
+        // A larger type brings no more ephemeral storage: no NodePool widening.
         return steps;
     }
     let contradiction = clause
@@ -1391,6 +1489,40 @@ mod tests {
         assert!(steps.contains("`2000` is 2000 cores"), "{steps}");
         // No `instance-cpu Gt 2000`: no NodePool widening finds such a type.
         assert!(!steps.contains("Widen"), "{steps}");
+    }
+
+    #[test]
+    fn ephemeral_storage_beyond_the_node_volume_leads() {
+        let error = |storage: &str| {
+            format!(
+                r#"{{"level":"ERROR","message":"could not schedule pod","Pod":{{"name":"spark-exec-3","namespace":"etl"}},"error":"no instance type has enough resources, requirements=karpenter.k8s.aws/ec2nodeclass In [spark], karpenter.sh/nodepool In [spark], resources={{\"cpu\":\"4250m\",\"ephemeral-storage\":\"{storage}\",\"memory\":\"16684Mi\",\"pods\":\"6\"}}"}}"#
+            )
+        };
+        let nodeclass = "\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: spark\nspec:\n  blockDeviceMappings:\n  - deviceName: /dev/xvda\n    ebs:\n      volumeSize: 100Gi\n";
+        let report = check_only("KW201", &error("64Gi"));
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("ephemeral-storage 64Gi"),
+            "{}",
+            d.summary
+        );
+        let steps = crate::testing::remediation_text(d);
+        assert!(steps.contains("volumeSize: 90Gi"), "{steps}");
+        assert!(!steps.contains("Widen"), "{steps}");
+        // The EC2NodeClass gives 100Gi: not the storage, the usual widening.
+        let report = check_only("KW201", &format!("{}{nodeclass}", error("64Gi")));
+        let d = &report.diagnoses[0];
+        assert!(
+            !d.summary.contains("ephemeral storage is what"),
+            "{}",
+            d.summary
+        );
+        assert!(crate::testing::remediation_text(d).contains("Widen"));
+        // Within the default 20Gi: not the storage either.
+        let report = check_only("KW201", &error("10Gi"));
+        assert!(!report.diagnoses[0]
+            .summary
+            .contains("ephemeral storage is what"));
     }
 
     #[test]
