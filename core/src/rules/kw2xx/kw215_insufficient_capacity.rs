@@ -754,7 +754,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\", \"spot\"]\n",
         ));
     }
-    if other_capacity || !reservation_hit {
+    // Only the account's fleet-request quota refused the launch: more families, zones or
+    // capacity types would hit the same quota.
+    let fleet_quota_only = !other_capacity
+        && !reservation_hit
+        && !price_too_low
+        && !quota_codes.is_empty()
+        && quota_codes.iter().all(|c| *c == "MaxFleetCountExceeded");
+    if (other_capacity || !reservation_hit) && !fleet_quota_only {
         let zones_hint = match &zones {
             Some(ZonesLeft::NoneLeft(_)) => "more zones",
             _ => "every zone",
@@ -847,11 +854,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
-    for q in &quotas {
-        steps.push(Remediation::command(
+    // A quota alone is the cause: asking for more of it comes first.
+    let quota_first = !other_capacity && !reservation_hit && !price_too_low;
+    for (i, q) in quotas.iter().enumerate() {
+        let step = Remediation::command(
             format!("Ask for a Service Quotas increase: {q}."),
-            "aws service-quotas list-service-quotas --service-code ec2 --query \"Quotas[?contains(QuotaName, 'Spot') || contains(QuotaName, 'On-Demand')].[QuotaName,QuotaCode,Value]\" --output table",
-        ));
+            "aws service-quotas list-service-quotas --service-code ec2 --query \"Quotas[?contains(QuotaName, 'Spot') || contains(QuotaName, 'On-Demand') || contains(QuotaName, 'Fleet')].[QuotaName,QuotaCode,Value]\" --output table",
+        );
+        if quota_first {
+            steps.insert(i.min(steps.len()), step);
+        } else {
+            steps.push(step);
+        }
     }
     if codes.contains(&"SpotMaxPriceTooLow") {
         steps.push(Remediation::text(
