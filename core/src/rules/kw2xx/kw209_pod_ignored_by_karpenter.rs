@@ -668,8 +668,8 @@ fn diagnose(
                     String::new(),
                     vec![
                         Remediation::command("Check whether the cluster has a default StorageClass (listed with `(default)`): without one, a claim created without a class keeps none:", "kubectl get storageclass"),
-                        Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed), or, if no class is the default, mark one:")),
-                        Remediation::command("Mark a StorageClass as the default:", patch),
+                        Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed).")),
+                        Remediation::command("Or, if no class is the default, mark one as the default:", patch),
                     ],
                 ),
             };
