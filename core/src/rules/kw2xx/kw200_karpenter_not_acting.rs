@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
-use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::ignored_by_spec;
+use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
 use crate::rules::kw2xx::scheduling::{pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -25,7 +25,11 @@ Signal: the scheduler's `0/<n> nodes are available` (or, with no node at all, `n
 to schedule pods`) on a Pending pod, with none of the above. Another autoscaler's answer
 (Cluster Autoscaler's `TriggeredScaleUp`) also counts as an answer.
 The scheduler's own reasons (`Insufficient cpu`, `had untolerated taint`, `didn't match Pod's
-node affinity/selector`) are about existing nodes, not about what Karpenter could launch.
+node affinity/selector`) are about existing nodes, not about what Karpenter could launch. Not
+this rule: a pod Karpenter leaves alone by design (KW209): a DaemonSet's pod, a pod whose claim
+is unbound and binds immediately (`pod has unbound immediate PersistentVolumeClaims`), a pod
+requiring `karpenter.sh/nodepool DoesNotExist`; nor a pod when the provisioner logs that it has
+no (ready) NodePool (KW208).
 
 ## Why it happens
 In order of likelihood: Karpenter is not running or not the leader (its own pods Pending,
@@ -67,8 +71,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     {
         if is_karpenter_text(&m.text)
             || contains_ignore_ascii_case(&m.text, "vpc.amazonaws.com/pod-eni")
+            || contains_ignore_ascii_case(&m.text, UNBOUND_IMMEDIATE)
         {
-            // KW210 explains a pod-eni shortage on a node Karpenter did launch.
+            // KW210 explains a pod-eni shortage on a node Karpenter did launch; KW209 a pod
+            // waiting for its claim to bind, which Karpenter ignores until then.
             continue;
         }
         let pod = scheduler_pod(facts, m);
@@ -244,6 +250,17 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
             .iter()
             .any(|s| contains_ignore_ascii_case(&m.text, s)),
         });
+    // `found provisionable pod(s)` lists five pods, then `and <n> other(s)`: the pod may be
+    // one of the others, so the list is no proof Karpenter passed it over.
+    let in_truncated_list = pod.is_some()
+        && facts.logs.iter().any(|r| {
+            ["Pods", "pods"].iter().any(|k| {
+                r.fields
+                    .get(*k)
+                    .and_then(|v| v.as_str())
+                    .is_some_and(lists_others)
+            })
+        });
     // A NodeClaim still on its way (not Ready yet) is Karpenter at work.
     let launching = facts.nodeclaims.iter().any(|c| {
         !c.conditions
@@ -253,8 +270,46 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
     karpenter_event
         || karpenter_text
         || log_names_pod
+        || in_truncated_list
         || launching
         || (!names_any_pod(facts) && provisioning(facts))
+        || no_nodepool_answer(facts)
+}
+
+/// A pod list Karpenter cut short: `ns/a, ns/b, ... and 4 other(s)`.
+fn lists_others(list: &str) -> bool {
+    let Some(i) = list.rfind(" and ") else {
+        return false;
+    };
+    let tail = &list[i + 5..];
+    tail.ends_with(" other(s)")
+        && tail
+            .trim_end_matches(" other(s)")
+            .chars()
+            .all(|c| c.is_ascii_digit())
+}
+
+/// The provisioner's own answer that it has no NodePool to launch from (`no nodepools found`,
+/// v1.9+ `no dynamic nodepools found`, v1alpha5 `no provisioners found`) or that it skips a
+/// NodePool as not ready (`nodePool not ready`, `ignoring nodepool, not ready`). Karpenter logs
+/// these only while it runs a scheduling loop for Pending pods: it is running and acting, and
+/// the pod's silence is KW208's, not KW200's.
+fn no_nodepool_answer(facts: &Facts) -> bool {
+    facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::KarpenterLog)
+        .any(|m| {
+            [
+                "no nodepools found",
+                "no dynamic nodepools found",
+                "no provisioners found",
+                "nodepool not ready",
+                "ignoring nodepool, not ready",
+            ]
+            .iter()
+            .any(|s| contains_ignore_ascii_case(&m.text, s))
+        })
 }
 
 /// Whether any Karpenter event or log line in the input names a pod: then a pod it does not
@@ -642,6 +697,39 @@ mod tests {
         }
         let scheduled = format!("{SCHEDULER}\n  Normal   Scheduled  77s  default-scheduler  Successfully assigned shop/checkout-1 to ip-10-0-87-142.ec2.internal");
         assert!(ids(&check_only("KW200", &scheduled)).is_empty());
+    }
+
+    #[test]
+    fn a_truncated_provisionable_list_may_hold_the_pod() {
+        let describe = "Name:             batch-worker-7\nNamespace:        jobs\nPriority:         0\nNode:             <none>\nStatus:           Pending\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  48s   default-scheduler  0/5 nodes are available: 5 Insufficient cpu.\n";
+        let log = |pods: &str| {
+            format!(
+                "{describe}\n{{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\",\"controller\":\"provisioner\",\"Pods\":\"{pods}\"}}\n"
+            )
+        };
+        let cut = log("jobs/batch-worker-0, jobs/batch-worker-1, jobs/batch-worker-2, jobs/batch-worker-3, jobs/batch-worker-4 and 4 other(s)");
+        assert!(ids(&check_only("KW200", &cut)).is_empty());
+        // A complete list without the pod: Karpenter passed it over.
+        let full = log("jobs/batch-worker-0, jobs/batch-worker-1");
+        assert_eq!(ids(&check_only("KW200", &full)), ["KW200"]);
+        assert!(lists_others("a/b and 12 other(s)"));
+        assert!(!lists_others("a/b and c/d"));
+    }
+
+    #[test]
+    fn the_provisioner_saying_it_has_no_nodepool_is_an_answer() {
+        for line in [
+            r#"{"level":"INFO","logger":"controller","message":"no nodepools found","controller":"provisioner"}"#,
+            r#"{"level":"ERROR","logger":"controller","message":"nodePool not ready","controller":"provisioner","NodePool":{"name":"default"},"error":null}"#,
+            r#"{"level":"INFO","message":"no dynamic nodepools found","controller":"provisioner"}"#,
+        ] {
+            let text =
+                format!("{SCHEDULER}\n\n$ kubectl logs -n karpenter deploy/karpenter\n{line}");
+            assert!(ids(&check_only("KW200", &text)).is_empty(), "{line}");
+        }
+        // The same words outside Karpenter's logs (someone's note) are no answer.
+        let note = format!("{SCHEDULER}\n\n# no nodepools found?");
+        assert_eq!(ids(&check_only("KW200", &note)), ["KW200"]);
     }
 
     #[test]

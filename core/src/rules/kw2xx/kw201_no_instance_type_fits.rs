@@ -5,7 +5,7 @@ use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
     quantity_units, requirement_on, resource_bounds, resource_entries, resource_value,
-    scheduling_errors, Cause, Clause, InstanceTypeFailure,
+    scheduling_errors, single_value, Cause, Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -65,7 +65,11 @@ or trim the DaemonSets that run on every node. When the NodePool also excluded t
 they would breach its `spec.limits`, raise the limits (KW205). Make a device plugin's resource
 known with a NodeOverlay (alpha `NodeOverlay` feature gate) that adds it to the instance types
 carrying the device, or run those pods on nodes Karpenter does not launch; when a memory-heavy
-pod needs it, bound `karpenter.k8s.aws/instance-memory` (MiB) as well as the CPU.
+pod needs it, bound `karpenter.k8s.aws/instance-memory` (MiB) as well as the CPU. An
+`ephemeral-storage` need above the node's volume (Karpenter gives every instance type the
+ephemeral storage of the EC2NodeClass's kubelet volume, 20Gi unless `blockDeviceMappings` set
+more) fits no type however large: enlarge that volume, or use `instanceStorePolicy: RAID0` with
+NVMe instance types.
 "#,
 };
 
@@ -116,7 +120,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .nodepool
             .as_deref()
             .is_some_and(|np| limits_exclusion_for(facts, np));
+        let whole_cores = clause_whole_core_request(clause).filter(|_| !failure.cpu_typo);
         let mut summary = String::new();
+        if let Some(cores) = whole_cores {
+            summary.push_str(&format!(
+                "{subject} requests {cores} CPU cores: far more than EC2 instance types have (c, m and r types top out at 192 vCPUs), almost surely a CPU request written without its `m` (`{cores}m` is {} cores). ",
+                cores_text(cores as f64 / 1000.0)
+            ));
+        }
         if failure.cpu_typo {
             summary.push_str(&format!(
                 "{} requests a million CPU cores or more: almost surely an `m`/`M` typo in its CPU request (`M` is mega, `m` is milli). ",
@@ -125,7 +136,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str(&format!(
             "{} does not fit {}: {}",
-            if failure.cpu_typo {
+            if failure.cpu_typo || whole_cores.is_some() {
                 "It".to_string()
             } else {
                 subject
@@ -192,6 +203,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             summary.push_str(&format!(
                 " The offerings are narrowed to {}: a type big enough for the pod must also be offered there, which leaves fewer types.",
                 n.describe_with_sources(facts, pod, clause)
+            ));
+        }
+        if let Some(short) = storage_short(facts, clause) {
+            summary.push_str(&format!(
+                " The ephemeral storage is what no type has: the pod needs ephemeral-storage {}, and Karpenter gives every instance type, however large, the ephemeral storage of the EC2NodeClass's volume for the kubelet (the root volume; Bottlerocket's data volume): {}.",
+                short.need,
+                match (&short.volume, &short.nodeclass) {
+                    (Some(v), Some(nc)) => format!("{v} in EC2NodeClass {nc}"),
+                    (Some(v), None) => v.clone(),
+                    (None, _) => "20Gi unless its blockDeviceMappings set more".to_string(),
+                }
             ));
         }
         if excluded_by_limits {
@@ -615,6 +637,93 @@ fn instance_type_contradiction(requirements: &str) -> Option<String> {
     ))
 }
 
+/// A pod CPU request that is a milli-CPU value written without its `m`: the clause's
+/// resources minus the daemonset overhead, when that is 1000 cores or more. Such a request fits
+/// no instance type a NodePool normally allows (the largest c, m and r types have 192 vCPUs;
+/// only a few high-memory types go beyond), and `cpu: 1500` for `1500m` is the classic slip.
+/// Karpenter marks only the million-core case itself (`m vs M typo?`).
+fn clause_whole_core_request(clause: &Clause) -> Option<u64> {
+    let total = clause
+        .resources
+        .as_deref()
+        .and_then(|r| resource_value(r, "cpu"))
+        .and_then(|q| cpu_cores(&q))?;
+    let overhead = clause
+        .daemonset_overhead
+        .as_deref()
+        .and_then(|o| resource_value(o, "cpu"))
+        .and_then(|q| cpu_cores(&q))
+        .unwrap_or(0.0);
+    let own = total - overhead;
+    (1000.0..1e6).contains(&own).then(|| own.round() as u64)
+}
+
+/// A pod whose ephemeral-storage need is larger than the node's: Karpenter gives every
+/// instance type the ephemeral storage of the EC2NodeClass's root volume (20Gi unless its
+/// `blockDeviceMappings` say more), so no instance type, however large, fits it.
+struct StorageShort {
+    /// The need as Karpenter printed it (requests plus daemonset overhead).
+    need: String,
+    need_gib: f64,
+    /// The volume size the EC2NodeClass sets, `None` for the default.
+    volume: Option<String>,
+    nodeclass: Option<String>,
+    device: String,
+}
+
+const GIB_UNITS: f64 = 1000.0 * 1_073_741_824.0;
+
+fn storage_short(facts: &Facts, clause: &Clause) -> Option<StorageShort> {
+    let need = clause
+        .resources
+        .as_deref()
+        .and_then(|r| resource_value(r, "ephemeral-storage"))?;
+    let need_gib = quantity_units(&need)? as f64 / GIB_UNITS;
+    let nodeclass = clause
+        .requirements
+        .as_deref()
+        .and_then(|r| single_value(r, "karpenter.k8s.aws/ec2nodeclass"))
+        .or_else(|| {
+            clause
+                .nodepool
+                .as_deref()
+                .and_then(|np| facts.nodepool(np))
+                .and_then(|p| p.nodeclass_ref.clone())
+        });
+    // The largest volume stands for the one that holds the kubelet's data (the root volume on
+    // AL2/AL2023, the data volume on Bottlerocket).
+    let mapped = nodeclass
+        .as_deref()
+        .and_then(|n| facts.nodeclass(n))
+        .and_then(|c| {
+            c.block_device_mappings
+                .iter()
+                .filter_map(|m| {
+                    let size = m.volume_size.clone()?;
+                    let gib = quantity_units(&size)? as f64 / GIB_UNITS;
+                    Some((gib, size, m.device_name.clone()))
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+        });
+    let (volume_gib, volume, device) = match mapped {
+        Some((gib, size, device)) => (gib, Some(size), device),
+        None => (20.0, None, None),
+    };
+    (need_gib > volume_gib).then(|| StorageShort {
+        need,
+        need_gib,
+        volume,
+        nodeclass,
+        device: device.unwrap_or_else(|| "/dev/xvda".to_string()),
+    })
+}
+
+/// `1.5`, `2`: cores without trailing zeros.
+fn cores_text(cores: f64) -> String {
+    let text = format!("{cores:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A DEBUG `instance types were excluded because they would breach limits` line for `np`.
 pub fn limits_exclusion_for(facts: &Facts, np: &str) -> bool {
     facts
@@ -709,6 +818,15 @@ fn remediation(
         // Wider requirements or smaller requests would not help: no type has the resource.
         return steps;
     }
+    if let Some(cores) = clause_whole_core_request(clause).filter(|_| !failure.cpu_typo) {
+        steps.push(Remediation::command(
+            format!("Check the CPU requests of the pod's containers: `{cores}` is {cores} cores, `{cores}m` {} cores. Fix the workload's manifest.", cores_text(cores as f64 / 1000.0)),
+            format!("kubectl get {object} -o jsonpath='{{range {spec}.initContainers[*]}}init {{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
+        ));
+        // Widening the NodePool to a type with that many cores would find none (or the
+        // rarest, costliest one): the request is the fix.
+        return steps;
+    }
     if failure.cpu_typo {
         steps.push(Remediation::command(
             "Check the CPU requests of the pod's containers: `2000m` is two cores, `2000M` two billion. Fix the workload's manifest.",
@@ -716,6 +834,29 @@ fn remediation(
         ));
         // A million cores fits no instance: widening the NodePool or trimming DaemonSets
         // would not help, the request is the fix.
+        return steps;
+    }
+    if let Some(short) = storage_short(facts, clause) {
+        // Room for the kubelet's reserve and eviction threshold, in round tens of GiB.
+        let size = ((short.need_gib * 1.25 + 5.0) / 10.0).ceil() as u64 * 10;
+        let nc = short.nodeclass.as_deref().unwrap_or("<ec2nodeclass>");
+        steps.push(Remediation::yaml(
+            format!(
+                "Give EC2NodeClass {nc}'s nodes a larger volume (`kubectl edit ec2nodeclass {nc}`, keeping its other mappings; {} now; new nodes get it, existing ones keep theirs):",
+                short.volume.as_deref().map_or("the default 20Gi", |v| v)
+            ),
+            format!(
+                "spec:\n  blockDeviceMappings:\n    - deviceName: {}\n      ebs:\n        volumeSize: {size}Gi\n        volumeType: gp3\n        encrypted: true\n",
+                short.device
+            ),
+        ));
+        steps.push(Remediation::text(format!(
+            "Or use the instance store: `instanceStorePolicy: RAID0` on EC2NodeClass {nc} with NVMe instance types (`karpenter.k8s.aws/instance-local-nvme` Gt the need) makes the local disks the ephemeral storage."
+        )));
+        steps.push(Remediation::text(
+            "Or lower the pod's ephemeral-storage request, or give its scratch space a PersistentVolumeClaim (a generic ephemeral volume) instead of node storage.",
+        ));
+        // A larger type brings no more ephemeral storage: no NodePool widening.
         return steps;
     }
     let contradiction = clause
@@ -1326,6 +1467,75 @@ mod tests {
             let text = format!("Failed to schedule pod, {phrase}, requirements=karpenter.sh/nodepool In [a], resources={{\"cpu\":\"1\"}}");
             assert_eq!(ids(&check_only("KW201", &text)), ["KW201"], "{phrase}");
         }
+    }
+
+    #[test]
+    fn whole_cores_for_millicores_lead() {
+        // v1.5+: `cpu: "2000"` meant for `2000m`, plus 350m of daemonset overhead (which v1.5
+        // folds into resources without printing it).
+        let report = check_only(
+            "KW201",
+            r#"  Warning  FailedScheduling  30s  karpenter  Failed to schedule pod, incompatible with nodepool "general", daemonset overhead={"cpu":"350m","memory":"512Mi","pods":"4"}, no instance type satisfied resources {"cpu":"2000350m","memory":"4608Mi","pods":"5"} and requirements karpenter.sh/nodepool In [general], karpenter.k8s.aws/instance-category In [c m] (no instance type has enough resources)"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("requests 2000 CPU cores"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("`2000m` is 2 cores"), "{}", d.summary);
+        let steps = crate::testing::remediation_text(d);
+        assert!(steps.contains("`2000` is 2000 cores"), "{steps}");
+        // No `instance-cpu Gt 2000`: no NodePool widening finds such a type.
+        assert!(!steps.contains("Widen"), "{steps}");
+    }
+
+    #[test]
+    fn ephemeral_storage_beyond_the_node_volume_leads() {
+        let error = |storage: &str| {
+            format!(
+                r#"{{"level":"ERROR","message":"could not schedule pod","Pod":{{"name":"spark-exec-3","namespace":"etl"}},"error":"no instance type has enough resources, requirements=karpenter.k8s.aws/ec2nodeclass In [spark], karpenter.sh/nodepool In [spark], resources={{\"cpu\":\"4250m\",\"ephemeral-storage\":\"{storage}\",\"memory\":\"16684Mi\",\"pods\":\"6\"}}"}}"#
+            )
+        };
+        let nodeclass = "\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: spark\nspec:\n  blockDeviceMappings:\n  - deviceName: /dev/xvda\n    ebs:\n      volumeSize: 100Gi\n";
+        let report = check_only("KW201", &error("64Gi"));
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("ephemeral-storage 64Gi"),
+            "{}",
+            d.summary
+        );
+        let steps = crate::testing::remediation_text(d);
+        assert!(steps.contains("volumeSize: 90Gi"), "{steps}");
+        assert!(!steps.contains("Widen"), "{steps}");
+        // The EC2NodeClass gives 100Gi: not the storage, the usual widening.
+        let report = check_only("KW201", &format!("{}{nodeclass}", error("64Gi")));
+        let d = &report.diagnoses[0];
+        assert!(
+            !d.summary.contains("ephemeral storage is what"),
+            "{}",
+            d.summary
+        );
+        assert!(crate::testing::remediation_text(d).contains("Widen"));
+        // Within the default 20Gi: not the storage either.
+        let report = check_only("KW201", &error("10Gi"));
+        assert!(!report.diagnoses[0]
+            .summary
+            .contains("ephemeral storage is what"));
+    }
+
+    #[test]
+    fn a_large_but_real_cpu_request_is_no_slip() {
+        // 190 cores fit the largest c/m/r sizes: widening is the advice, not a typo.
+        let report = check_only(
+            "KW201",
+            r#"Failed to schedule pod, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], karpenter.k8s.aws/instance-size In [xlarge 2xlarge], resources={"cpu":"190","memory":"300Gi","pods":"5"}"#,
+        );
+        assert_eq!(ids(&report), ["KW201"]);
+        let d = &report.diagnoses[0];
+        assert!(!d.summary.contains("without its `m`"), "{}", d.summary);
+        assert!(crate::testing::remediation_text(d).contains("Widen"));
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! KW203 requirements-incompatible.
 
 use crate::document::Evidence;
-use crate::facts::{Facts, ObjectRef, Pod};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, Pod};
 use crate::rules::kw2xx::kw202_no_offering_in_zone::ZONE_KEYS;
 use crate::rules::kw2xx::kw208_no_ready_nodepool::{not_ready, NotReady};
 use crate::rules::kw2xx::scheduling::{
-    group_nearest_note, hit_messages_of, hit_pods, in_values, nodepool_label, pods_label,
-    pools_label, requirement_on, scheduling_errors, single_value, Cause, Clause, Hit,
+    group_nearest_note, hit_messages_of, hit_pods, in_values, message_nodepool, nodepool_label,
+    pods_label, pools_label, requirement_on, scheduling_errors, single_value, Cause, Clause, Hit,
     SchedulingError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -324,7 +324,14 @@ fn label_diagnosis(
                 },
                 None,
             ) if typo.is_none() => conflict_fix(facts, c, key, incoming, existing, pods.first()),
-            _ => unknown_label_fix(c, key, typo.as_deref(), value.as_deref(), pods.first()),
+            _ => unknown_label_fix(
+                facts,
+                c,
+                key,
+                typo.as_deref(),
+                value.as_deref(),
+                pods.first(),
+            ),
         }
     };
     let mut remediation: Vec<Remediation> = Vec::new();
@@ -534,7 +541,21 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .collect();
     // `and <n> others`: Karpenter printed only the first five names of the pin.
     let truncated = incoming.contains(" others]");
+    // The one pinned NodePool was skipped for a reason the input states: its requirements (or
+    // minValues) leave no instance type (KW207). It exists and may well be Ready.
+    let filtered: Vec<&Message> = match wanted.as_slice() {
+        [one] if !provisioner => filtered_out_messages(facts, one),
+        _ => Vec::new(),
+    };
+    let min_values = filtered
+        .iter()
+        .any(|m| contains_ignore_ascii_case(&m.text, "minvalues"));
     match existing.as_slice() {
+        _ if !filtered.is_empty() => summary.push_str(if min_values {
+            ": Karpenter skips it because it cannot meet its minValues with the instance types its requirements leave (KW207)."
+        } else {
+            ": Karpenter skips it because its requirements filter out every available instance type (KW207)."
+        }),
         _ if known.is_empty() && provisioner => summary.push_str(if several {
             ": they do not exist (renamed or deleted)."
         } else {
@@ -582,7 +603,13 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         "nodepool"
     };
     let mut steps = Vec::new();
-    if !existing.is_empty() && !provisioner {
+    if let (false, [np]) = (filtered.is_empty(), wanted.as_slice()) {
+        // The pin is right; the NodePool's own requirements are what to loosen.
+        steps.push(Remediation::command(
+            format!("Read NodePool {np}'s requirements (and minValues) and find the one that removes every instance type (KW207):"),
+            format!("kubectl get nodepool {np} -o jsonpath='{{range .spec.template.spec.requirements[*]}}{{.key}} {{.operator}} {{.values}} {{.minValues}}{{\"\\n\"}}{{end}}'"),
+        ));
+    } else if !existing.is_empty() && !provisioner {
         // The pinned NodePool is there: make it ready rather than loosen the pods.
         for (np, nr) in unready.iter().take(2) {
             let nc = nr
@@ -652,6 +679,9 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
     if provisioner {
         related.clear();
     }
+    if !filtered.is_empty() {
+        related = vec!["KW207"];
+    }
     let evidence: Vec<Evidence> = unready
         .iter()
         .filter_map(|(_, nr)| nr.as_ref())
@@ -662,8 +692,23 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .with_node_pool(concerned)
         .with_related(&related)
         .with_messages_of(hit_messages_of(hits))
+        .with_messages(filtered.iter().copied())
         .with_evidence(evidence)
         .with_remediation(steps)
+}
+
+/// Karpenter's lines saying NodePool `np`'s requirements (or minValues) leave no instance type:
+/// the NodePool event `NoCompatibleInstanceTypes` and the provisioner's `nodepool requirements
+/// filtered out all available instance types`, when they name `np`.
+fn filtered_out_messages<'a>(facts: &'a Facts, np: &str) -> Vec<&'a Message> {
+    facts
+        .messages_containing_any(&[
+            "filtered out all available instance types",
+            "filtered out all compatible available instance types",
+            "filtered out all instance types",
+        ])
+        .filter(|m| message_nodepool(facts, m).as_deref() == Some(np))
+        .collect()
 }
 
 /// The kind, kubectl resource and placeholder of the clause's pool: a v1alpha5 Provisioner
@@ -689,6 +734,7 @@ fn requirement_yaml(clause: &Clause, key: &str, values: &str) -> String {
 }
 
 fn unknown_label_fix(
+    facts: &Facts,
     clause: &Clause,
     label: &str,
     typo_of: Option<&str>,
@@ -696,7 +742,30 @@ fn unknown_label_fix(
     pod: Option<&ObjectRef>,
 ) -> Vec<Remediation> {
     let (kind, res, placeholder) = pool_words(clause);
-    let np = clause.nodepool.as_deref().unwrap_or(placeholder);
+    // From v1.5 the message names no NodePool: take the one the input lists whose name is the
+    // value the pod asks for (`workload-type=spark` and NodePool spark), or the only one listed;
+    // otherwise name the candidates.
+    let listed: Vec<&str> = facts
+        .nodepools
+        .iter()
+        .filter(|n| n.is_provisioner == clause.provisioner)
+        .map(|n| n.meta.name.as_str())
+        .collect();
+    let guessed = match (&clause.nodepool, listed.as_slice()) {
+        (Some(_), _) => None,
+        (None, [only]) => Some(*only),
+        (None, _) => value.and_then(|v| listed.iter().copied().find(|n| *n == v)),
+    };
+    let np = clause
+        .nodepool
+        .as_deref()
+        .or(guessed)
+        .unwrap_or(placeholder);
+    let candidates = if clause.nodepool.is_none() && guessed.is_none() && listed.len() > 1 {
+        format!(" (the one meant for these pods: {})", listed.join(", "))
+    } else {
+        String::new()
+    };
     let value = value.unwrap_or("<value>");
     let mut steps = Vec::new();
     if let Some(wk) = typo_of {
@@ -721,7 +790,7 @@ fn unknown_label_fix(
         return steps;
     }
     steps.push(Remediation::yaml(
-        format!("Or make {kind} {np} set the label on its nodes (`kubectl edit {res} {np}`):"),
+        format!("Or make {kind} {np}{candidates} set the label on its nodes (`kubectl edit {res} {np}`):"),
         if clause.provisioner {
             format!("spec:\n  labels:\n    {label}: \"{value}\"\n")
         } else {
@@ -1234,6 +1303,63 @@ status:
         assert!(d.remediation[1].text.contains("(KW503)"));
         // No loosening of the pods' selector when the NodePool they want is there.
         assert!(!d.remediation.iter().any(|r| r.yaml.is_some()));
+    }
+
+    #[test]
+    fn a_pin_to_a_nodepool_whose_requirements_filter_out_every_type_names_kw207() {
+        let table = "LAST SEEN   TYPE      REASON                      OBJECT                 MESSAGE\n\
+2m          Warning   FailedScheduling            pod/trainer-0          Failed to schedule pod, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [gpu-train] not in karpenter.sh/nodepool In [default]\n";
+        let event = "2m          Warning   NoCompatibleInstanceTypes   nodepool/gpu-train     NodePool requirements filtered out all compatible available instance types due to minValues incompatibility\n";
+        let report = check_only("KW203", &format!("{table}{event}"));
+        assert_eq!(ids(&report), ["KW203"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("cannot meet its minValues"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("does not exist"), "{}", d.summary);
+        assert_eq!(d.related, ["KW207"]);
+        // The pin is right: no step pointing the pod at another NodePool.
+        assert!(!d.remediation.iter().any(|r| r.yaml.is_some()));
+        // The same event about another NodePool says nothing of this pin.
+        let other = event.replace("nodepool/gpu-train ", "nodepool/batch     ");
+        let report = check_only("KW203", &format!("{table}{other}"));
+        assert!(report.diagnoses[0].summary.contains("does not exist"));
+        assert_eq!(report.diagnoses[0].related, ["KW208"]);
+    }
+
+    #[test]
+    fn an_unprefixed_unknown_label_names_the_nodepool_from_the_list() {
+        let event = r#"Name:             spark-driver-9f8e7
+Namespace:        analytics
+Node:             <none>
+Status:           Pending
+Node-Selectors:   workload-type=spark
+Events:
+  Type     Reason            Age   From       Message
+  ----     ------            ----  ----       -------
+  Warning  FailedScheduling  25s   karpenter  Failed to schedule pod, incompatible requirements, label "workload-type" does not have known values"#;
+        let list = |second: &str| {
+            format!("{event}\n\n$ kubectl get nodepools\nNAME       NODECLASS   NODES   READY   AGE\ndefault    default     3       True    41d\n{second}    {second}       0       True    2d\n")
+        };
+        let fix = |text: &str| {
+            let report = check_only("KW203", text);
+            assert_eq!(ids(&report), ["KW203"]);
+            crate::testing::remediation_text(&report.diagnoses[0])
+        };
+        // The NodePool whose name is the value the pod asks for (`workload-type: spark`).
+        let named = fix(&list("spark"));
+        assert!(
+            named.contains("Or make NodePool spark set the label"),
+            "{named}"
+        );
+        // No such name: the candidates, not a guess.
+        let listed = fix(&list("batch"));
+        assert!(
+            listed.contains("(the one meant for these pods: default, batch)"),
+            "{listed}"
+        );
     }
 
     #[test]

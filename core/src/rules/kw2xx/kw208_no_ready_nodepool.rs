@@ -399,10 +399,44 @@ fn add<'a>(
 
 fn nodeclass_of<'a>(facts: &'a Facts, np: Option<&'a NodePool>) -> Option<String> {
     np.and_then(|p| p.nodeclass_ref.clone())
+        .or_else(|| np.and_then(nodeclass_in_conditions))
         .or_else(|| match facts.nodeclasses.as_slice() {
             [only] => Some(only.meta.name.clone()),
             _ => None,
         })
+}
+
+/// The EC2NodeClass a NodePool's condition message names (`EC2NodeClass "default" not
+/// found`), for a NodePool pasted without its spec (`sed -n '/^status/,$p'`).
+fn nodeclass_in_conditions(np: &NodePool) -> Option<String> {
+    np.conditions
+        .iter()
+        .find_map(|c| nodeclass_named_in(c.message.as_deref()?))
+}
+
+/// `<name>` of `NodeClass "<name>"` / `EC2NodeClass "<name>"` in a text.
+fn nodeclass_named_in(text: &str) -> Option<String> {
+    let at = text.find("NodeClass \"")? + "NodeClass \"".len();
+    let name = text[at..].split('"').next()?;
+    (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
+}
+
+/// The one EC2NodeClass the input's messages name that way (a status slice pasted without the
+/// NodePool's spec is read as lines, not as an object).
+fn nodeclass_named_in_messages(facts: &Facts) -> Option<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in facts
+        .messages_containing("NodeClass \"")
+        .filter_map(|m| nodeclass_named_in(&m.text))
+    {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
 }
 
 /// The cause (refined from the EC2NodeClass object), the EC2NodeClass's name and the
@@ -410,7 +444,7 @@ fn nodeclass_of<'a>(facts: &'a Facts, np: Option<&'a NodePool>) -> Option<String
 fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
     let np_obj = g.nodepool.as_deref().and_then(|n| facts.nodepool(n));
     let reference = np_obj.and_then(|p| p.nodeclass_ref.clone());
-    let nc = nodeclass_of(facts, np_obj);
+    let nc = nodeclass_of(facts, np_obj).or_else(|| nodeclass_named_in_messages(facts));
     // Refine the cause from the EC2NodeClass object when the NodePool's texts did not say.
     let mut cause = g.cause.clone();
     let nc_obj = nc.as_deref().and_then(|n| facts.nodeclass(n));
@@ -555,11 +589,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("kubectl get ec2nodeclass {nc_name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
         ),
     ];
-    if matches!(
-        cause,
-        Cause::NodeClassMissing | Cause::NodeClassExistsNow(_)
-    ) && !facts.nodeclasses.is_empty()
-    {
+    if cause == Cause::NodeClassMissing {
+        // No conditions to read on an object that does not exist: the reference is the fix.
+        steps[1] = Remediation::command(
+            format!(
+                "{} does not exist: compare the reference with the EC2NodeClasses that exist, then create it or point the NodePool at one (KW503):",
+                nc.as_deref()
+                    .map(|n| format!("EC2NodeClass {n}"))
+                    .unwrap_or_else(|| "The EC2NodeClass".to_string())
+            ),
+            format!("kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.nodeClassRef}}{{\"\\n\"}}' && kubectl get ec2nodeclasses"),
+        );
+    } else if matches!(cause, Cause::NodeClassExistsNow(_)) && !facts.nodeclasses.is_empty() {
         steps.insert(
             1,
             Remediation::command(

@@ -27,8 +27,14 @@ Signals: `configured to not run on a Karpenter provisioned node` (the pod requir
 `unbound pvc must define a storage class` (before v1.1: `unbound pvc <name> must define a
 storage class`), `persistentvolumeclaim is being deleted` (Karpenter v1.1+, which names the
 claim only in a structured field) and the scheduler's `persistentvolumeclaim "<name>" is being
-deleted`, `failed to validate pvc`, and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not
-found`. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
+deleted`, `failed to validate pvc` (newer releases add the reason: `pvc with immediate volume
+binding mode must be bound`, `storage class uses unsupported topology key`, `provisioner is not
+supported`), `persistentvolumeclaim bound to non-existent persistentvolume` (a Lost claim), `pvc
+is considered unbound because it does not contain annotation` (`pv.kubernetes.io/bind-completed`),
+and `ignoring pod, StorageClass.storage.k8s.io "<sc>" not found`. The scheduler's `pod has
+unbound immediate PersistentVolumeClaims` with no Karpenter event or log line about the pod is
+the same case seen from outside (medium confidence): the claim binds immediately (or has no
+class) and has no volume yet, and recent releases ignore the pod until it has. Karpenter logs `ignoring pod` only at debug level, so a Pending pod whose spec requires
 `karpenter.sh/nodepool DoesNotExist` in every nodeSelectorTerm, or uses `matchFields`, or that
 mounts a claim being deleted (its object carries a `deletionTimestamp`; `kubectl get pvc`
 prints STATUS `Terminating`, `kubectl describe pvc` prints `Status: Terminating (lasts <age>)`),
@@ -39,14 +45,18 @@ volumeClaimTemplates) is the pod's. A claim's own event (`ProvisioningFailed`) b
 pod that mounts it: it joins that pod's diagnosis rather than making a second one. A Pending
 pod a Fargate profile selected (label `eks.amazonaws.com/fargate-profile=<profile>`,
 `schedulerName: fargate-scheduler`, or a `FailedScheduling` event from `fargate-scheduler`)
-is Fargate's to place: no NodePool serves it.
+is Fargate's to place: no NodePool serves it. A Pending pod a DaemonSet owns (`Controlled By:
+DaemonSet/<name>`) is never provisioned for: Karpenter leaves DaemonSet pods out and only counts
+them as overhead on the nodes it launches.
 
 ## Why it happens
 Karpenter's own pods carry `karpenter.sh/nodepool DoesNotExist` so that Karpenter never runs on
 nodes it manages: they need managed-node-group or Fargate capacity, and stay Pending when there
 is none. `matchFields` (usually `metadata.name`) cannot be evaluated for a node that does not
 exist yet. A PVC without a storage class (and no default StorageClass), a PVC being deleted, or
-a StorageClass that does not exist leave Karpenter unable to compute the volume's zone.
+a StorageClass that does not exist leave Karpenter unable to compute the volume's zone. A
+DaemonSet pod is pinned to one existing node by its controller: a new node cannot host it, so a
+Pending DaemonSet pod means that node lacks room.
 
 ## How to fix
 Per cause: give Karpenter's pods non-Karpenter capacity (a managed node group or a Fargate
@@ -56,7 +66,9 @@ replace `matchFields` by `matchExpressions` on `kubernetes.io/hostname`; set
 For a claim being deleted: find what holds it (its finalizers, a running pod still using it),
 keep the volume (`persistentVolumeReclaimPolicy: Retain`) if the data matters, let the deletion
 finish (remove a finalizer whose controller is gone), then recreate the claim (for a StatefulSet,
-delete the Pending pod: the controller recreates claim and pod).
+delete the Pending pod: the controller recreates claim and pod). For a DaemonSet pod: a
+priorityClass that preempts ordinary pods (`system-node-critical` for node agents), smaller
+requests, or less work on that node.
 "#,
 };
 
@@ -66,6 +78,8 @@ const SIGNALS: &[&str] = &[
     "unbound pvc",
     "is being deleted",
     "failed to validate pvc",
+    "persistentvolumeclaim bound to non-existent persistentvolume",
+    "pvc is considered unbound because it does not contain annotation",
     "storageclass.storage.k8s.io",
     "storageclasses.storage.k8s.io",
 ];
@@ -80,6 +94,11 @@ pub(super) enum Reason {
     PvcInvalid,
     /// A Fargate profile selects the pod: `fargate-scheduler` places it, on Fargate capacity.
     Fargate,
+    /// A DaemonSet's pod: Karpenter leaves DaemonSet pods out of provisioning altogether.
+    DaemonSet,
+    /// The scheduler's `pod has unbound immediate PersistentVolumeClaims`, Karpenter silent:
+    /// the claim has no volume yet, and the pod waits for it whatever the nodes.
+    UnboundImmediateClaim,
 }
 
 fn reason_of(text: &str) -> Option<Reason> {
@@ -96,7 +115,10 @@ fn reason_of(text: &str) -> Option<Reason> {
         && has("not found")
     {
         Some(Reason::StorageClassNotFound)
-    } else if has("failed to validate pvc") {
+    } else if has("failed to validate pvc")
+        || has("persistentvolumeclaim bound to non-existent persistentvolume")
+        || has("pvc is considered unbound because it does not contain annotation")
+    {
         Some(Reason::PvcInvalid)
     } else {
         None
@@ -220,6 +242,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     // Karpenter says why it ignores a pod only at debug level (`ignoring pod`); the pod's own
     // spec says it too.
+    let mut from_spec: Vec<String> = Vec::new();
     for pod in facts.pending_pods().filter(|p| p.node_name.is_none()) {
         let Some(reason) = fargate_profile(pod)
             .map(|_| Reason::Fargate)
@@ -236,6 +259,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if said {
             continue;
         }
+        from_spec.push(pod_ref.name.clone());
         let mut d = diagnose(facts, reason, Some(&pod_ref), &[]);
         let claim_evidence = match reason {
             Reason::PvcDeleting => {
@@ -245,6 +269,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Reason::NoStorageClass => {
                 d.summary.push_str(" (Read from the pod and the claim's objects: Karpenter logs why it ignores a pod only at debug level.)");
                 classless_claim_of(facts, pod).and_then(|c| c.meta.evidence.clone())
+            }
+            // Karpenter logs nothing at all about DaemonSet pods; the scheduler's complaint
+            // says what the pod's node lacks.
+            Reason::DaemonSet => {
+                d = d.with_messages(
+                    facts
+                        .messages_containing("nodes are available")
+                        .filter(|m| m.object.as_ref().is_some_and(|o| o.name == pod_ref.name)),
+                );
+                None
             }
             _ => {
                 d.summary.push_str(
@@ -259,7 +293,81 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .with_evidence(claim_evidence),
         );
     }
+    // Only the scheduler speaks: the pod's claim is unbound and binds immediately (or has no
+    // class). Recent Karpenter releases ignore such a pod until the claim is bound (at debug
+    // level, `pvc with immediate volume binding mode must be bound`); older ones nominate it
+    // (an answer, then not this). Either way no node helps before the volume exists.
+    let mut waiting: Vec<(ObjectRef, Vec<&Message>)> = Vec::new();
+    for m in facts.messages_containing(UNBOUND_IMMEDIATE) {
+        let Some(pod) = m
+            .object
+            .clone()
+            .filter(|o| o.kind.eq_ignore_ascii_case("pod"))
+            .or_else(|| match facts.pods.as_slice() {
+                [only] => Some(only.object_ref()),
+                _ => None,
+            })
+        else {
+            continue;
+        };
+        let explained = from_spec.contains(&pod.name)
+            || groups
+                .iter()
+                .any(|(_, p, _)| p.as_ref().is_none_or(|p| p.name == pod.name));
+        if explained || karpenter_answered(facts, &pod) || placed(facts, &pod) {
+            continue;
+        }
+        match waiting.iter_mut().find(|(p, _)| p.name == pod.name) {
+            Some((_, ms)) => ms.push(m),
+            None => waiting.push((pod, vec![m])),
+        }
+    }
+    for (pod, messages) in &waiting {
+        out.push(
+            diagnose(facts, Reason::UnboundImmediateClaim, Some(pod), messages)
+                .with_confidence(Confidence::Medium),
+        );
+    }
     out
+}
+
+/// The scheduler's PreFilter refusal for a pod whose claim is unbound and binds immediately.
+pub(super) const UNBOUND_IMMEDIATE: &str = "unbound immediate persistentvolumeclaims";
+
+/// A Karpenter event (`Nominated`, `FailedScheduling` from karpenter) or log line about `pod`.
+fn karpenter_answered(facts: &Facts, pod: &ObjectRef) -> bool {
+    facts.events.iter().any(|e| {
+        e.source.eq_ignore_ascii_case("karpenter")
+            && e.object.as_ref().is_some_and(|o| o.name == pod.name)
+    }) || facts
+        .messages_containing_any(&["pod should schedule on", "failed to schedule pod"])
+        .any(|m| m.object.as_ref().is_none_or(|o| o.name == pod.name))
+        || facts
+            .messages
+            .iter()
+            .filter(|m| m.origin == crate::facts::MessageOrigin::KarpenterLog)
+            .any(|m| {
+                contains_ignore_ascii_case(&m.text, &pod.name)
+                    || record_of(facts, m).is_some_and(|r| {
+                        r.fields
+                            .values()
+                            .any(|v| contains_ignore_ascii_case(&v.to_string(), &pod.name))
+                    })
+            })
+}
+
+/// Whether the input shows `pod` on a node or past Pending.
+fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
+    facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.name == pod.name)
+        .any(|p| {
+            p.node_name
+                .as_deref()
+                .is_some_and(|n| !n.is_empty() && n != "<none>")
+                || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
+        })
 }
 
 const FARGATE_SCHEDULER: &str = "fargate-scheduler";
@@ -279,6 +387,11 @@ fn fargate_profile(pod: &Pod) -> Option<String> {
 /// excludes Karpenter nodes (`karpenter.sh/nodepool DoesNotExist`, or the v1alpha5
 /// `karpenter.sh/provisioner-name`), or a term uses matchFields.
 pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
+    // Before any validation: the provisioner skips pods a DaemonSet owns (they carry a
+    // matchFields affinity too, but that is not why).
+    if daemonset_of(pod).is_some() {
+        return Some(Reason::DaemonSet);
+    }
     if pod.node_affinity_match_fields {
         return Some(Reason::MatchFields);
     }
@@ -292,6 +405,14 @@ pub(super) fn ignored_by_spec(pod: &Pod) -> Option<Reason> {
             })
         });
     opted_out.then_some(Reason::OptedOut)
+}
+
+/// The DaemonSet that owns the pod (`Controlled By: DaemonSet/<name>`, an ownerReference).
+fn daemonset_of(pod: &Pod) -> Option<&ObjectRef> {
+    pod.meta
+        .owners
+        .iter()
+        .find(|o| o.kind.eq_ignore_ascii_case("DaemonSet"))
 }
 
 fn fact_pod<'a>(facts: &'a Facts, pod: Option<&ObjectRef>) -> Option<&'a Pod> {
@@ -474,6 +595,29 @@ fn diagnose(
                 ],
             )
         }
+        Reason::DaemonSet => {
+            let ds = fact_pod(facts, pod)
+                .and_then(daemonset_of)
+                .map(|o| o.name.clone())
+                .unwrap_or_else(|| "<daemonset>".to_string());
+            let name = pod.map(|p| p.name.as_str()).unwrap_or("<pod>");
+            (
+                format!("{who} belongs to DaemonSet {ds}: Karpenter never provisions for DaemonSet pods, it only counts them as overhead on the nodes it launches. The DaemonSet controller pins each of its pods to one existing node (a matchFields node affinity), so a new node cannot help: the node this pod is pinned to lacks room for it (the scheduler's message says what is short)."),
+                vec![
+                    Remediation::command(
+                        "See the node the pod is pinned to (its matchFields affinity) and what that node has left:",
+                        format!("NODE=$(kubectl get pod {name} -n {ns} -o jsonpath='{{.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values[0]}}'); kubectl describe node \"$NODE\" | sed -n '/Allocated resources/,/Events/p'"),
+                    ),
+                    Remediation::command(
+                        format!("Unless it has one already, give DaemonSet {ds} a priority that preempts ordinary pods on the node (node agents usually run as system-node-critical):"),
+                        format!("kubectl patch daemonset {ds} -n {ns} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"priorityClassName\":\"system-node-critical\"}}}}}}}}'"),
+                    ),
+                    Remediation::text(format!(
+                        "Or lower DaemonSet {ds}'s requests, or move work off that node (nodes Karpenter launches from now on reserve room for the DaemonSet)."
+                    )),
+                ],
+            )
+        }
         Reason::MatchFields => (
             format!("{who} uses a nodeSelectorTerm with matchFields, which Karpenter cannot evaluate for a node that does not exist yet: it does not provision for the pod."),
             vec![Remediation::yaml(
@@ -524,8 +668,8 @@ fn diagnose(
                     String::new(),
                     vec![
                         Remediation::command("Check whether the cluster has a default StorageClass (listed with `(default)`): without one, a claim created without a class keeps none:", "kubectl get storageclass"),
-                        Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed), or, if no class is the default, mark one:")),
-                        Remediation::command("Mark a StorageClass as the default:", patch),
+                        Remediation::text(format!("Set `storageClassName` on {which} (e.g. an EBS CSI class; recreate the claim if it cannot be changed).")),
+                        Remediation::command("Or, if no class is the default, mark one as the default:", patch),
                     ],
                 ),
             };
@@ -558,18 +702,143 @@ fn diagnose(
                 ],
             )
         }
-        Reason::PvcInvalid => (
-            format!("{who}'s PersistentVolumeClaim failed Karpenter's validation: it ignores the pod."),
-            vec![Remediation::command(
-                "Look at the claims of the pod's namespace (storage class, phase, volume):",
-                format!("kubectl get pvc -n {ns} -o wide"),
-            )],
-        ),
+        Reason::PvcInvalid => pvc_invalid_steps(facts, &who, &ns, messages),
+        Reason::UnboundImmediateClaim => {
+            // The pod's volumes, else the listed claims named for it (`<template>-<pod>`).
+            let claims: Vec<String> = fact_pod(facts, pod)
+                .map(|p| {
+                    if p.pvc_names.is_empty() {
+                        claims_of(facts, p).map(|c| c.meta.name.clone()).collect()
+                    } else {
+                        p.pvc_names.clone()
+                    }
+                })
+                .unwrap_or_default();
+            let claim = match claims.as_slice() {
+                [one] => one.clone(),
+                _ => "<claim>".to_string(),
+            };
+            (
+                format!("{who} waits for its PersistentVolumeClaim{} to bind: the scheduler reports `pod has unbound immediate PersistentVolumeClaims` (a claim whose StorageClass binds immediately, or that has no class, and has no volume yet). Karpenter ignores such a pod until the claim is bound (it says why only at debug level): the volume's zone decides the node's, and no node helps before the volume exists.", match claims.as_slice() {
+                    [] => String::new(),
+                    [one] => format!(" {one}"),
+                    many => format!("s {}", many.join(", ")),
+                }),
+                vec![
+                    Remediation::command(
+                        "See the claims and why the volume is not created (the provisioner's events on the claim: CSI driver missing, its IAM permissions, an unknown StorageClass):",
+                        format!("kubectl get pvc -n {ns} -o wide; kubectl describe pvc {claim} -n {ns}"),
+                    ),
+                    Remediation::text("Prefer a StorageClass with `volumeBindingMode: WaitForFirstConsumer` (the EBS CSI driver's usual setting): the volume is then created in the zone of the node the pod lands on, and Karpenter provisions for the pod right away."),
+                ],
+            )
+        }
     };
     Diagnosis::new(&META, summary)
         .with_object(pod)
         .with_messages(messages.iter().copied())
         .with_remediation(steps)
+}
+
+/// The summary and steps for a claim that failed Karpenter's PVC validation, per the reason
+/// the message gives (v1.x names the claim, class, volume in structured fields).
+fn pvc_invalid_steps(
+    facts: &Facts,
+    who: &str,
+    ns: &str,
+    messages: &[&Message],
+) -> (String, Vec<Remediation>) {
+    let field = |key: &str| {
+        messages
+            .iter()
+            .filter_map(|m| record_of(facts, m))
+            .find_map(|r| r.field_name(key))
+    };
+    // `<namespace>/<name>`: the namespace is the pod's.
+    let claim =
+        field("PersistentVolumeClaim").map(|c| c.rsplit('/').next().unwrap_or(&c).to_string());
+    let class = field("StorageClass").filter(|c| !c.is_empty());
+    let volume = field("PersistentVolume").filter(|v| !v.is_empty());
+    let text = messages.first().map(|m| m.text.as_str()).unwrap_or("");
+    let has = |s: &str| contains_ignore_ascii_case(text, s);
+    let claim_label = claim
+        .as_deref()
+        .map(|c| format!("PersistentVolumeClaim {c}"))
+        .unwrap_or_else(|| "its PersistentVolumeClaim".to_string());
+    let claim_name = claim.as_deref().unwrap_or("<claim>");
+    let describe_claim = Remediation::command(
+        "See the claim and its events:",
+        format!("kubectl describe pvc {claim_name} -n {ns}"),
+    );
+    let class_label = class
+        .as_deref()
+        .map(|c| format!("StorageClass {c}"))
+        .unwrap_or_else(|| "its StorageClass".to_string());
+    if has("immediate volume binding mode must be bound") {
+        return (
+            format!("{who} mounts {claim_label}, which is not bound yet while {class_label} binds volumes immediately (`volumeBindingMode: Immediate`): Karpenter waits for the volume, whose zone decides the node's, and ignores the pod until then."),
+            vec![
+                Remediation::command(
+                    "See why the claim does not bind (the CSI provisioner's events on it):",
+                    format!("kubectl describe pvc {claim_name} -n {ns}"),
+                ),
+                Remediation::text(format!(
+                    "Or give the claim a StorageClass with `volumeBindingMode: WaitForFirstConsumer` (the mode of {} cannot be changed: create a new class and recreate the claim), so that the volume is created where the pod lands.",
+                    class.as_deref().unwrap_or("a class")
+                )),
+            ],
+        );
+    }
+    if has("bound to non-existent persistentvolume") {
+        return (
+            format!("{who} mounts {claim_label}, which is Lost: its PersistentVolume{} no longer exists, so Karpenter ignores the pod.", volume.as_deref().map(|v| format!(" {v}")).unwrap_or_default()),
+            vec![
+                describe_claim,
+                Remediation::text("Restore the volume (from a snapshot, as a PersistentVolume of the same name), or delete and recreate the claim (for a StatefulSet, delete the claim and the Pending pod); the data on the lost volume is gone."),
+            ],
+        );
+    }
+    if has("does not contain annotation") {
+        return (
+            format!("{who} mounts {claim_label}, which names volume {} but lacks the `pv.kubernetes.io/bind-completed` annotation: the scheduler and Karpenter treat it as unbound, and Karpenter ignores the pod.", volume.as_deref().unwrap_or("<volume>")),
+            vec![
+                Remediation::command(
+                    "A claim pre-bound by hand (`spec.volumeName`) waits for the PersistentVolume controller: check the volume exists, is Available or points back at the claim (`claimRef`):",
+                    format!("kubectl get pv {} -o jsonpath='{{.status.phase}} {{.spec.claimRef}}{{\"\\n\"}}'", volume.as_deref().unwrap_or("<volume>")),
+                ),
+                describe_claim,
+            ],
+        );
+    }
+    if has("unsupported topology key") {
+        let key = field("TopologyKey");
+        return (
+            format!("{who} mounts {claim_label}, whose {class_label} restricts `allowedTopologies` with a key{} that nodes Karpenter launches never carry: Karpenter ignores the pod.", key.as_deref().map(|k| format!(" ({k})")).unwrap_or_default()),
+            vec![Remediation::text(format!(
+                "Use `topology.kubernetes.io/zone` in the allowedTopologies of a new StorageClass (a class cannot be changed) and recreate claim {claim_name} with it."
+            ))],
+        );
+    }
+    if has("provisioner is not supported") {
+        let provisioner = field("Provisioner");
+        return (
+            format!("{who} mounts {claim_label}, whose volume provisioner{} Karpenter does not support: it ignores the pod.", provisioner.as_deref().map(|p| format!(" {p}")).unwrap_or_default()),
+            vec![
+                describe_claim,
+                Remediation::text("Move the claim to a StorageClass of a CSI driver (for EBS, `provisioner: ebs.csi.aws.com`; KW211 for the in-tree plugin)."),
+            ],
+        );
+    }
+    (
+        match &claim {
+            Some(c) => format!("{who} mounts PersistentVolumeClaim {c}, which failed Karpenter's validation: it ignores the pod."),
+            None => format!("{who}'s PersistentVolumeClaim failed Karpenter's validation: it ignores the pod."),
+        },
+        vec![Remediation::command(
+            "Look at the claims of the pod's namespace (storage class, phase, volume):",
+            format!("kubectl get pvc -n {ns} -o wide"),
+        )],
+    )
 }
 
 /// The summary and steps for a pod whose claim is being deleted, with the claim's name when
@@ -699,6 +968,69 @@ mod tests {
     use super::*;
     use crate::facts::Requirement;
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_pending_daemonset_pod_is_not_karpenters_to_provision_for() {
+        let pod = |owner: &str| {
+            format!("Name:             fluent-bit-x7k2p\nNamespace:        logging\nPriority:         2000001000\nNode:             <none>\nStatus:           Pending\nControlled By:    {owner}\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/12 nodes are available: 1 Insufficient cpu, 11 node(s) didn't match Pod's node affinity/selector.\n")
+        };
+        let report = check_only("KW209", &pod("DaemonSet/fluent-bit"));
+        assert_eq!(ids(&report), ["KW209"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("belongs to DaemonSet fluent-bit"),
+            "{}",
+            d.summary
+        );
+        assert!(crate::testing::remediation_text(d)
+            .contains("kubectl patch daemonset fluent-bit -n logging"));
+        // The scheduler's complaint is the evidence, next to the pod.
+        assert!(d
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("Insufficient cpu")));
+        // KW200 does not blame Karpenter's silence: it is by design.
+        assert!(ids(&check_only("KW200", &pod("DaemonSet/fluent-bit"))).is_empty());
+        // A ReplicaSet's pod is no DaemonSet pod.
+        assert!(ids(&check_only("KW209", &pod("ReplicaSet/web-5d9c8b7f6"))).is_empty());
+        assert_eq!(
+            ids(&check_only("KW200", &pod("ReplicaSet/web-5d9c8b7f6"))),
+            ["KW200"]
+        );
+    }
+
+    #[test]
+    fn a_claim_validation_failure_is_explained_per_reason() {
+        let line = |error: &str| {
+            format!(
+                r#"{{"level":"DEBUG","message":"ignoring pod, {error}","controller":"provisioner","Pod":{{"name":"pg-0","namespace":"db"}},"PersistentVolumeClaim":{{"name":"data-pg-0","namespace":"db"}},"PersistentVolume":{{"name":"pvc-0a1b"}},"StorageClass":{{"name":"io2"}}}}"#
+            )
+        };
+        let summary = |error: &str| {
+            let report = check_only("KW209", &line(error));
+            assert_eq!(ids(&report), ["KW209"], "{error}");
+            report.diagnoses[0].summary.clone()
+        };
+        assert!(summary(
+            "failed to validate pvc, pvc with immediate volume binding mode must be bound"
+        )
+        .contains("StorageClass io2 binds volumes immediately"));
+        assert!(
+            summary("persistentvolumeclaim bound to non-existent persistentvolume").contains(
+                "PersistentVolumeClaim data-pg-0, which is Lost: its PersistentVolume pvc-0a1b"
+            )
+        );
+        assert!(
+            summary("pvc is considered unbound because it does not contain annotation")
+                .contains("`pv.kubernetes.io/bind-completed`")
+        );
+        // Another validation failure keeps the general wording, with the claim named.
+        assert!(
+            summary("failed to validate pvc, persistentvolume is being deleted").contains(
+                "mounts PersistentVolumeClaim data-pg-0, which failed Karpenter's validation"
+            )
+        );
+    }
 
     #[test]
     fn a_pod_a_fargate_profile_selected_is_fargates() {

@@ -462,7 +462,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     // No offering left: every requested type was unavailable, or Karpenter then reports that no
     // instance type has the required offering.
+    // The one NodePool hit allows a single offering (one type, one zone, one capacity type):
+    // whatever EC2 lacked, it was that offering, and nothing is left to retry with.
+    let single = (!reservation_hit && !reserved_ice)
+        .then(|| single_offering(facts, &nodepools, &shortages))
+        .flatten();
     let no_offering_left = all_unavailable
+        || single.is_some()
         || scheduling_errors(facts).iter().any(|e| {
             e.clauses
                 .iter()
@@ -671,7 +677,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             if reservation_hit && !other_capacity { "reservation" } else { "offering" }
         ));
     }
-    if no_offering_left {
+    if let Some((it, zone, capacity)) = &single {
+        summary.push_str(&format!(
+            " NodePool {} allows a single offering ({it}, {capacity}, {zone}): no other offering remains, so the pods stay Pending until EC2 has that capacity again.",
+            nodepools.first().map(String::as_str).unwrap_or_default()
+        ));
+    } else if no_offering_left {
         summary.push_str(" No other offering remains: every requested instance type was unavailable, so the pods stay Pending.");
     } else if reservation_hit && !other_capacity {
         summary.push_str(" Karpenter retries with the NodePool's other capacity types, if it allows any besides `reserved`.");
@@ -743,21 +754,46 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"reserved\", \"on-demand\", \"spot\"]\n",
         ));
     }
-    if other_capacity || !reservation_hit {
+    // Only the account's fleet-request quota refused the launch: more families, zones or
+    // capacity types would hit the same quota.
+    let fleet_quota_only = !other_capacity
+        && !reservation_hit
+        && !price_too_low
+        && !quota_codes.is_empty()
+        && quota_codes.iter().all(|c| *c == "MaxFleetCountExceeded");
+    if (other_capacity || !reservation_hit) && !fleet_quota_only {
         let zones_hint = match &zones {
             Some(ZonesLeft::NoneLeft(_)) => "more zones",
             _ => "every zone",
         };
-        let fallback = fallback_requirements(&shortages);
+        // A NodePool the input shows already allowing spot and on-demand needs no capacity-type
+        // advice: it already falls back.
+        let both_capacity_types = facts
+            .nodepools
+            .iter()
+            .find(|p| p.meta.name == np)
+            .and_then(|p| p.allowed_values("karpenter.sh/capacity-type"))
+            .is_some_and(|v| v.iter().any(|c| c == "spot") && v.iter().any(|c| c == "on-demand"));
+        let fallback = fallback_requirements(&shortages, !both_capacity_types);
+        let capacity_hint = if both_capacity_types {
+            ""
+        } else {
+            ", and on-demand next to spot"
+        };
+        let zones_and = if both_capacity_types {
+            format!(" and {zones_hint}")
+        } else {
+            format!(", {zones_hint}")
+        };
         if legacy {
             // v1alpha5: the requirements sit directly under the Provisioner's spec.
             steps.push(Remediation::yaml(
-                format!("Give Provisioner {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit provisioner {np}`):"),
+                format!("Give Provisioner {np} more to fall back to: more families and sizes{zones_and}{capacity_hint} (`kubectl edit provisioner {np}`):"),
                 format!("spec:\n  requirements:\n{}", indent(&fallback, 4)),
             ));
         } else {
             steps.push(Remediation::yaml(
-                format!("Give NodePool {np} more to fall back to: more families and sizes, {zones_hint}, and on-demand next to spot (`kubectl edit nodepool {np}`):"),
+                format!("Give NodePool {np} more to fall back to: more families and sizes{zones_and}{capacity_hint} (`kubectl edit nodepool {np}`):"),
                 format!("spec:\n  template:\n    spec:\n      requirements:\n{}", indent(&fallback, 8)),
             ));
         }
@@ -818,11 +854,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
-    for q in &quotas {
-        steps.push(Remediation::command(
+    // A quota alone is the cause: asking for more of it comes first.
+    let quota_first = !other_capacity && !reservation_hit && !price_too_low;
+    for (i, q) in quotas.iter().enumerate() {
+        let step = Remediation::command(
             format!("Ask for a Service Quotas increase: {q}."),
-            "aws service-quotas list-service-quotas --service-code ec2 --query \"Quotas[?contains(QuotaName, 'Spot') || contains(QuotaName, 'On-Demand')].[QuotaName,QuotaCode,Value]\" --output table",
-        ));
+            "aws service-quotas list-service-quotas --service-code ec2 --query \"Quotas[?contains(QuotaName, 'Spot') || contains(QuotaName, 'On-Demand') || contains(QuotaName, 'Fleet')].[QuotaName,QuotaCode,Value]\" --output table",
+        );
+        if quota_first {
+            steps.insert(i.min(steps.len()), step);
+        } else {
+            steps.push(step);
+        }
     }
     if codes.contains(&"SpotMaxPriceTooLow") {
         steps.push(Remediation::text(
@@ -908,6 +951,32 @@ enum ZonesLeft {
 /// The zones the launch could still use, from the NodePool's zone requirement and the
 /// EC2NodeClass's resolved subnets, minus those a shortage names. `None` without a named
 /// shortage or without zones in the input.
+/// The single offering (instance type, zone, capacity type) of the only NodePool hit, when its
+/// requirements allow exactly one of each (`In` with one value) and no shortage EC2 names is of
+/// another type or zone (the NodePool shown would then not be the one that launched).
+fn single_offering(
+    facts: &Facts,
+    nodepools: &[String],
+    shortages: &[(String, String)],
+) -> Option<(String, String, String)> {
+    let [np] = nodepools else {
+        return None;
+    };
+    let pool = facts.nodepools.iter().find(|p| &p.meta.name == np)?;
+    let one = |key: &str| {
+        pool.allowed_values(key)
+            .filter(|v| v.len() == 1)
+            .and_then(|v| v.into_iter().next())
+    };
+    let it = one("node.kubernetes.io/instance-type")?;
+    let zone = one("topology.kubernetes.io/zone")?;
+    let capacity = one("karpenter.sh/capacity-type")?;
+    shortages
+        .iter()
+        .all(|(t, z)| *t == it && *z == zone)
+        .then_some((it, zone, capacity))
+}
+
 fn zones_left(
     facts: &Facts,
     nodepools: &[String],
@@ -1008,7 +1077,7 @@ const ACCELERATED_CATEGORIES: &[&str] = &["g", "gr", "p", "inf", "trn", "dl", "f
 /// The requirement list items of the fall-back step: more families of the short types'
 /// categories when those are all accelerated (no generation bound: inf1/inf2 and trn1 would
 /// fail one), else the current general-purpose generations.
-fn fallback_requirements(shortages: &[(String, String)]) -> String {
+fn fallback_requirements(shortages: &[(String, String)], with_capacity_types: bool) -> String {
     let category =
         |ty: &str| -> String { ty.chars().take_while(|c| c.is_ascii_lowercase()).collect() };
     let mut categories: Vec<String> = Vec::new();
@@ -1022,8 +1091,11 @@ fn fallback_requirements(shortages: &[(String, String)]) -> String {
         && categories
             .iter()
             .all(|c| ACCELERATED_CATEGORIES.contains(&c.as_str()));
-    let capacity =
-        "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n";
+    let capacity = if with_capacity_types {
+        "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n"
+    } else {
+        ""
+    };
     if accelerated {
         let values: Vec<String> = categories.iter().map(|c| format!("\"{c}\"")).collect();
         format!(
@@ -1086,14 +1158,17 @@ mod tests {
                 pair("g6.2xlarge", "us-east-1c")
             ]
         );
-        let gpu = fallback_requirements(&shortages);
+        let gpu = fallback_requirements(&shortages, true);
         assert!(
             gpu.contains("values: [\"g\"]") && !gpu.contains("generation"),
             "{gpu}"
         );
-        let mixed = fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")]);
+        let mixed = fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")], true);
         assert!(mixed.contains("[\"c\", \"m\", \"r\"]"), "{mixed}");
-        assert!(fallback_requirements(&[]).contains("instance-generation"));
+        assert!(fallback_requirements(&[], true).contains("instance-generation"));
+        // A NodePool already allowing both capacity types gets no capacity-type entry.
+        assert!(fallback_requirements(&[], true).contains("capacity-type"));
+        assert!(!fallback_requirements(&[], false).contains("capacity-type"));
         let same_zone = [
             pair("g5.2xlarge", "a"),
             pair("m5.large", "b"),
@@ -1181,6 +1256,48 @@ spec:
         ] {
             assert_eq!(ids(&check_only("KW215", text)), ["KW215"], "{text}");
         }
+    }
+
+    #[test]
+    fn a_nodepool_with_a_single_offering_has_none_left() {
+        let pool = |types: &str| {
+            format!(
+                r#"{{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{{"name":"ci-spot-hq7vd"}},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: There is no Spot capacity available that matches your request."}}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: ci-spot
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["spot"]
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: [{types}]
+        - key: topology.kubernetes.io/zone
+          operator: In
+          values: ["eu-west-1a"]
+"#
+            )
+        };
+        let report = check_only("KW215", &pool(r#""c7i.4xlarge""#));
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(
+            d.summary
+                .contains("allows a single offering (c7i.4xlarge, spot, eu-west-1a)"),
+            "{}",
+            d.summary
+        );
+        // A second type is another offering to retry with.
+        let report = check_only("KW215", &pool(r#""c7i.4xlarge", "c6i.4xlarge""#));
+        let d = &report.diagnoses[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(!d.summary.contains("single offering"), "{}", d.summary);
     }
 
     #[test]

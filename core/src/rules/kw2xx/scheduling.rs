@@ -419,6 +419,13 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         let Some((error, pod, field_nodepool)) = error_text(message, record) else {
             continue;
         };
+        // A pod the input shows on a node has left Pending since: Karpenter's earlier failure
+        // for it (a describe of a pod that waited, then was Nominated and Scheduled) is
+        // history, not why anything is Pending now. Only a pod the message itself names: the
+        // one-pod fallback below may be a guess.
+        if pod.as_ref().is_some_and(|p| placed(facts, p)) {
+            continue;
+        }
         let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
             if p.namespace.is_none() {
                 p.namespace = pod_namespace(facts, message, &p.name);
@@ -442,6 +449,26 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         });
     }
     out
+}
+
+/// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
+/// `spec.nodeName`) or past Pending (Running, Succeeded, Failed).
+fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
+    facts
+        .pods
+        .iter()
+        .filter(|p| {
+            p.meta.name == pod.name
+                && (pod.namespace.is_none()
+                    || p.meta.namespace.is_none()
+                    || p.meta.namespace == pod.namespace)
+        })
+        .any(|p| {
+            p.node_name
+                .as_deref()
+                .is_some_and(|n| !n.is_empty() && n != "<none>")
+                || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
+        })
 }
 
 /// The namespace of pod `name` when the message does not say it (an events table without a
@@ -1976,5 +2003,28 @@ mod tests {
         ] {
             let _ = parse_clauses(text);
         }
+    }
+
+    #[test]
+    fn a_pod_since_placed_has_no_scheduling_error_left() {
+        let describe = |node: &str, status: &str| {
+            format!("Name:             api-1\nNamespace:        shop\nPriority:         0\nNode:             {node}\nStatus:           {status}\nEvents:\n  Type     Reason            Age   From       Message\n  ----     ------            ----  ----       -------\n  Warning  FailedScheduling  25m   karpenter  Failed to schedule pod, incompatible with nodepool \"default\", daemonset overhead={{}}, did not tolerate dedicated=api:NoSchedule\n")
+        };
+        let count = |text: &str| {
+            scheduling_errors(&crate::ingest::ingest(&[crate::document::Document::new(
+                "t", text,
+            )]))
+            .len()
+        };
+        assert_eq!(count(&describe("<none>", "Pending")), 1);
+        assert_eq!(
+            count(&describe("ip-10-0-1-23.ec2.internal/10.0.1.23", "Running")),
+            0
+        );
+        // Bound but still creating its containers: scheduled all the same.
+        assert_eq!(
+            count(&describe("ip-10-0-1-23.ec2.internal/10.0.1.23", "Pending")),
+            0
+        );
     }
 }
