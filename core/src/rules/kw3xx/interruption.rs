@@ -300,6 +300,12 @@ pub fn spot_evidence(facts: &Facts) -> bool {
                 || contains_ignore_ascii_case(t, "Rebalance recommendation received")
                 || contains_ignore_ascii_case(t, "Spot ITN received")
                 || t.split_whitespace().any(|w| w == "spot")
+                // NTH's JSON lines (`jsonLogging: true`) carry the kind and the reason as fields.
+                || is_nth_rebalance_drain(facts, m)
+                || nth_json_field(facts, m, &["kind"])
+                    .is_some_and(|k| k.eq_ignore_ascii_case("SPOT_ITN"))
+                || nth_json_field(facts, m, &["reason"])
+                    .is_some_and(|r| contains_ignore_ascii_case(&r, "Spot ITN received"))
         })
 }
 
