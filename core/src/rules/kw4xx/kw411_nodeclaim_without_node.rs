@@ -396,9 +396,9 @@ mod tests {
         .diagnoses[0];
         assert_eq!(d.node_pool, None);
         assert!(
-            d.remediation[1]
-                .text
-                .contains("`kubectl get nodeclaim imported-a -L karpenter.sh/nodepool` names the NodePool"),
+            d.remediation[1].text.contains(
+                "`kubectl get nodeclaim imported-a -L karpenter.sh/nodepool` names the NodePool"
+            ),
             "{}",
             d.remediation[1].text
         );
