@@ -242,7 +242,8 @@ pub fn shown_initialized(facts: &Facts, nodeclaim: Option<&str>, node: Option<&s
 /// the kubelet's `node="<name>"`, or the host of a journal line (`Mon DD HH:MM:SS <host> kubelet[`).
 pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(o) = &m.object {
-        if o.kind.eq_ignore_ascii_case("node") {
+        // A describe section pasted without its `Name:` line leaves the object nameless.
+        if o.kind.eq_ignore_ascii_case("node") && !o.name.is_empty() {
             return Some(o.name.clone());
         }
     }

@@ -89,6 +89,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let node_conditions: Vec<(String, String)> = facts
         .nodes
         .iter()
+        // A Conditions table pasted without the describe's `Name:` line makes a nameless Node:
+        // its condition still counts, its empty name does not.
         .flat_map(|n| {
             n.conditions.iter().filter_map(move |c| {
                 let msg = c.message.as_deref().unwrap_or_default();
@@ -102,7 +104,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if hits.is_empty() && node_conditions.is_empty() {
         return Vec::new();
     }
-    let mut nodes: Vec<String> = node_conditions.iter().map(|(n, _)| n.clone()).collect();
+    let mut nodes: Vec<String> = node_conditions
+        .iter()
+        .map(|(n, _)| n.clone())
+        .filter(|n| !n.is_empty())
+        .collect();
     // A pod's `NetworkNotReady` event names the pod, not its node.
     let mut pods: Vec<String> = Vec::new();
     for m in &hits {
@@ -262,6 +268,26 @@ fn aws_node_role(facts: &Facts) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_conditions_section_without_its_name_line_names_no_empty_node() {
+        let text = "$ kubectl describe node ip-172-20-51-9.eu-central-1.compute.internal | sed -n '/Conditions/,/Addresses/p'
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  Ready            False   Sun, 06 Dec 2026 21:25:51 +0000   Sun, 06 Dec 2026 21:02:39 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized
+Addresses:
+
+Dec 06 21:25:43 ip-172-20-51-9.eu-central-1.compute.internal kubelet[2291]: E1206 21:25:43.552101    2291 kubelet.go:2912] \"Container runtime network not ready\" networkReady=\"NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized\"
+";
+        let d = &check_only("KW305", text).diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Node ip-172-20-51-9.eu-central-1.compute.internal is NotReady"),
+            "{}",
+            d.summary
+        );
+    }
 
     #[test]
     fn the_cni_of_a_node_ready_since_is_history() {
