@@ -334,14 +334,26 @@ pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
             .as_deref()
             .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
     });
-    crate::rules::age_of(facts, &is_it, &own, created).or_else(|| {
-        // A `kubectl get nodeclaims` row: the AGE kubectl printed.
-        let seconds = crate::rules::time::age_seconds(claim?.meta.table_age.as_deref()?)?;
-        Some(crate::rules::Age {
+    // A `kubectl get nodeclaims` row: the AGE kubectl printed.
+    let row = claim
+        .and_then(|c| c.meta.table_age.as_deref())
+        .and_then(crate::rules::time::age_seconds)
+        .map(|seconds| crate::rules::Age {
             seconds,
             base: crate::rules::AgeBase::Kubectl,
-        })
-    })
+        });
+    match (crate::rules::age_of(facts, &is_it, &own, created), row) {
+        // Its events only bound the age from below (the older ones expire after an hour, a
+        // recent DisruptionBlocked is all that may be left): an older row AGE is the better figure.
+        (Some(events), Some(row))
+            if events.base == crate::rules::AgeBase::EventsAtLeast
+                && row.seconds > events.seconds =>
+        {
+            Some(row)
+        }
+        (Some(age), _) => Some(age),
+        (None, row) => row,
+    }
 }
 
 /// The status of a NodeClaim's `Launched` condition when the input shows it (`True`,

@@ -1,7 +1,7 @@
 //! KW411 nodeclaim-without-node.
 
 use crate::facts::{Facts, Message, ObjectRef};
-use crate::rules::kw3xx::common::nodeclaim_of;
+use crate::rules::kw3xx::common::{claim_age, nodeclaim_of};
 use crate::rules::kw4xx::disruption::{
     hits, nodepool_lookup_command, push_unique, subject_nodepools, subject_of, subjects_label,
     unescaped, Hits,
@@ -137,7 +137,21 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         .messages
         .iter()
         .any(|m| contains_any(&m.text, NOT_REGISTERED));
-    let age = longest_age_minutes(facts, &found.messages);
+    // How long the NodeClaims have waited: the blocking events' ages, or the claims' own age
+    // (their events, creationTimestamp, `kubectl get nodeclaims` AGE) while no node is known.
+    let claims_age = claims
+        .iter()
+        .filter(|c| {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|n| &n.meta.name == *c)
+                .is_none_or(|n| n.node_name.is_none())
+        })
+        .filter_map(|c| claim_age(facts, c))
+        .map(|a| (a.seconds.max(0) / 60) as u64)
+        .max();
+    let age = longest_age_minutes(facts, &found.messages).max(claims_age);
     let long_wait = age.is_some_and(|a| a >= 5);
     let mut related: Vec<&'static str> = Vec::new();
     // Several subjects (nodes, or NodeClaims named by the texts) take plural words.
@@ -408,6 +422,27 @@ mod tests {
         )
         .diagnoses[0];
         assert_eq!(unmanaged.node_pool, None);
+    }
+
+    #[test]
+    fn the_claims_own_age_counts_not_only_the_blocking_events() {
+        let text = "$ kubectl get nodeclaims
+NAME             TYPE           CAPACITY    ZONE         NODE   READY     AGE
+gpu-a100-7rwzk   p4d.24xlarge   on-demand   us-east-1a          Unknown   13m
+$ kubectl get events -A --field-selector involvedObject.kind=NodeClaim
+NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                     MESSAGE
+default     2m          Normal   DisruptionBlocked   nodeclaim/gpu-a100-7rwzk   Nodeclaim does not have an associated node
+";
+        let d = &check_only("KW411", text).diagnoses[0];
+        assert!(d.summary.contains("about 13 minutes"), "{}", d.summary);
+        assert_eq!(d.related, ["KW303"]);
+        // Two minutes old: normal right after a launch.
+        let d = &check_only("KW411", &text.replace("Unknown   13m", "Unknown   2m")).diagnoses[0];
+        assert!(
+            d.summary.contains("normal for a minute or two"),
+            "{}",
+            d.summary
+        );
     }
 
     #[test]
