@@ -389,8 +389,12 @@ fn without_removed<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
                 .map(|c| &c.meta),
             _ => None,
         };
+        // No annotation at all means the paste left the Annotations section out (a Karpenter
+        // node always has some: karpenter.sh/nodepool-hash, node.alpha.kubernetes.io/ttl), not
+        // that the one the event names is gone.
         meta.is_some_and(|m| {
             !m.from_table
+                && !m.annotations.is_empty()
                 && !m.annotations.contains_key(ANNOTATION)
                 && !m.annotations.contains_key(LEGACY_ANNOTATION)
         })
@@ -592,6 +596,19 @@ Events:
             d.remediation.last().unwrap().command.as_deref(),
             Some("kubectl get nodepool etl -o jsonpath='{.spec.template.metadata.annotations}{\"\\n\"}'")
         );
+    }
+
+    #[test]
+    fn a_describe_cut_before_its_annotations_does_not_hide_the_event() {
+        let event = r#"Normal  DisruptionBlocked  4m  karpenter  Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation"#;
+        let cut = crate::testing::karpenter_node_describe("on-demand", event);
+        assert_eq!(ids(&check_only("KW403", &cut)), ["KW403"]);
+        // Its annotations shown, without this one: it was taken off since.
+        let removed = cut.replace(
+            "Taints:",
+            "Annotations:        karpenter.sh/nodepool-hash: 1\n                    node.alpha.kubernetes.io/ttl: 0\nTaints:",
+        );
+        assert!(ids(&check_only("KW403", &removed)).is_empty());
     }
 
     #[test]
