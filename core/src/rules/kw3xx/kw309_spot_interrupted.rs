@@ -2,7 +2,9 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique, Api};
+use crate::rules::kw3xx::common::{
+    claim_ref, join_names, named, node_of, nodeclaim_of, push_unique, Api,
+};
 use crate::rules::kw3xx::interruption::{
     action, is_rebalance_kind, message_kind, notice_objects, nth,
 };
@@ -247,6 +249,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             || k == "instance stopping"
             || k == "instance terminating"
     });
+    // The pools of the interrupted nodes: the NodeClaims' (object, log, generated name), the
+    // nodes' labels.
+    let pools = crate::rules::kw4xx::disruption::subject_nodepools(
+        facts,
+        &notice_objects(facts, &nodes, &nodeclaims)
+            .into_iter()
+            .chain(nodeclaims.iter().map(|n| claim_ref(facts, n)))
+            .collect::<Vec<_>>(),
+    );
+    let the_pool = match pools.as_slice() {
+        [] => format!("the {}", api.pool()),
+        [one] => format!(
+            "{} {one} (`kubectl edit {} {one}`)",
+            api.pool(),
+            api.pool().to_ascii_lowercase()
+        ),
+        several => format!("{}s {}", api.pool(), join_names(several)),
+    };
     let mut steps = Vec::new();
     if state_change {
         steps.push(Remediation::command(
@@ -275,7 +295,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp",
         ),
         Remediation::yaml(
-            format!("If interruptions are frequent, let the {} choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:", api.pool()),
+            format!("If interruptions are frequent, let {the_pool} choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:"),
             if api.legacy {
                 // A v1alpha5 Provisioner's requirements are top-level in its spec.
                 "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"5\"]\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"spot\", \"on-demand\"]\n"
@@ -292,6 +312,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let objects = notice_objects(facts, &nodes, &nodeclaims);
     vec![Diagnosis::new(&META, summary)
         .with_objects(&objects)
+        .with_node_pools(&pools)
         .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(if nth_present { &["KW308"] } else { &[] })
         .with_remediation(steps)]
@@ -300,6 +321,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn the_spot_advice_names_the_interrupted_nodes_nodepool() {
+        let log = r#"{"level":"INFO","time":"2026-12-06T21:12:30.575Z","logger":"controller","message":"initiating delete from interruption message","controller":"interruption","queue":"Karpenter-prod-eu","messageKind":"spot_interrupted","NodeClaim":{"name":"spot-batch-7lqht"},"action":"CordonAndDrain","Node":{"name":"ip-10-70-41-18.eu-west-3.compute.internal"}}"#;
+        let d = &check_only("KW309", log).diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("spot-batch"));
+        assert!(
+            d.remediation.iter().any(|r| r
+                .text
+                .contains("let NodePool spot-batch (`kubectl edit nodepool spot-batch`) choose")),
+            "{:?}",
+            d.remediation
+        );
+    }
 
     #[test]
     fn scheduled_maintenance_gets_no_spot_advice() {
