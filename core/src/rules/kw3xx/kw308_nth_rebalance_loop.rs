@@ -5,7 +5,8 @@ use crate::rules::kw3xx::common::{
     join_names, json_field_in_text, karpenter_namespace, name_after, node_of, push_unique,
 };
 use crate::rules::kw3xx::interruption::{
-    is_nth_rebalance_drain, nth, nth_json_field, nth_log_node, spot_evidence,
+    drain_cause, is_nth_rebalance_drain, nth, nth_json_field, nth_log_node, spot_evidence,
+    DrainCause,
 };
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -63,9 +64,24 @@ const SIGNALS: &[&str] = &[
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let Some(nth) = nth(facts) else {
+    let Some(mut nth) = nth(facts) else {
         return Vec::new();
     };
+    // NTH draining a managed node group's instance on an ASG lifecycle hook (queue mode) is not
+    // this loop: only its spot and rebalance drains, and drains whose cause is not known, count.
+    let other_cause = |m: &Message| drain_cause(facts, m) == DrainCause::Other;
+    let other_nodes: Vec<String> = nth
+        .drain_messages
+        .iter()
+        .filter(|m| other_cause(m))
+        .filter_map(|m| {
+            node_of(facts, m)
+                .or_else(|| nth_log_node(&m.text))
+                .or_else(|| nth_json_field(facts, m, &["node_name", "node-name"]))
+        })
+        .collect();
+    nth.drain_messages.retain(|m| !other_cause(m));
+    nth.drained_nodes.retain(|n| !other_nodes.contains(n));
     let drains = !nth.draining.is_empty() || !nth.drain_messages.is_empty();
     if nth.seen_as.is_empty() || !drains || !spot_evidence(facts) {
         return Vec::new();

@@ -6,7 +6,7 @@ use crate::rules::kw3xx::common::{
     claim_ref, join_names, named, node_of, nodeclaim_of, push_unique, Api,
 };
 use crate::rules::kw3xx::interruption::{
-    action, is_rebalance_kind, message_kind, notice_objects, nth,
+    action, is_rebalance_kind, message_kind, notice_objects, nth, nth_drains_spot,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -186,7 +186,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if kinds.is_empty() {
         kinds.push("interruption".into());
     }
-    let nth_present = nth(facts).is_some_and(|n| !n.seen_as.is_empty());
+    // NTH beside Karpenter handles the same notices, unless it is shown not to drain spot
+    // nodes (queue mode for a node group's ASG hooks, spot draining off).
+    let nth_present = nth(facts).is_some_and(|n| !n.seen_as.is_empty()) && nth_drains_spot(facts);
     // Before v0.32 a Machine of a Provisioner (and before v0.28 no Machine at all: Karpenter
     // deleted the node itself, `deleted node from interruption message`).
     let api = Api::of(facts, &nodeclaims);
@@ -321,6 +323,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn nth_with_spot_draining_off_handles_no_spot_notice() {
+        let events = "NAMESPACE   LAST SEEN   TYPE     REASON            OBJECT                                MESSAGE
+default     31m         Normal   SpotInterrupted   node/ip-10-9-120-33.ec2.internal      Spot interruption warning was triggered
+default     12m         Normal   CordonAndDrain    node/ip-10-9-8-14.ec2.internal        Node successfully cordoned and drained
+default     12m         Normal   ASGLifecycle      node/ip-10-9-8-14.ec2.internal        ASG Lifecycle Termination event received. Instance will be interrupted at 2026-12-06 21:40:11 +0000 UTC
+";
+        let values = "aws-node-termination-handler\tkube-system\t7\tdeployed\nenableSqsTerminationDraining: true\nenableSpotInterruptionDraining: false\n\n";
+        let d = &check_only("KW309", &format!("{values}{events}")).diagnoses[0];
+        assert!(d.related.is_empty(), "{:?}", d.related);
+        assert!(!d.summary.contains("KW308"), "{}", d.summary);
+        // Its default (IMDS mode drains on spot notices): it handles the same notices.
+        let d = &check_only(
+            "KW309",
+            &format!(
+                "aws-node-termination-handler\tkube-system\t7\tdeployed\n\n{}",
+                events.lines().take(2).collect::<Vec<_>>().join("\n")
+            ),
+        )
+        .diagnoses[0];
+        assert_eq!(d.related, ["KW308"]);
+    }
 
     #[test]
     fn the_spot_advice_names_the_interrupted_nodes_nodepool() {
