@@ -185,7 +185,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     });
     match (other_cni, aws_node_pod) {
         (None, Some(pod)) => {
-            let status = pod_status(facts, pod)
+            let status = crate::rules::kw3xx::common::pod_status(facts, pod)
                 .map(|s| format!(" ({s})"))
                 .unwrap_or_default();
             summary.push_str(&format!(
@@ -242,23 +242,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(&["KW306"])
         .with_remediation(steps)]
-}
-
-/// What a pod row or object says of the pod's state: a container's waiting reason, or the
-/// STATUS column of a `kubectl get pods` row.
-fn pod_status(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
-    if let Some(reason) = pod
-        .all_containers()
-        .find_map(|c| c.reason.clone().filter(|r| r != "Completed"))
-    {
-        return Some(reason);
-    }
-    let me = pod.object_ref();
-    facts.messages.iter().find_map(|m| {
-        (m.origin == crate::facts::MessageOrigin::ObjectField && m.object.as_ref() == Some(&me))
-            .then(|| m.reason.clone())
-            .flatten()
-    })
 }
 
 /// A CNI other than the VPC CNI that the input shows installed: its DaemonSet, one of its pods
