@@ -467,8 +467,9 @@ impl Api {
         }
     }
     /// A NodeClass name for commands when the input does not show it: a lookup through the
-    /// NodeClaim (a Machine's `machineTemplateRef`), else through its NodePool (a
-    /// Provisioner's `providerRef`), else a placeholder.
+    /// NodePool (a Provisioner's `providerRef`), else through the NodeClaim (a Machine's
+    /// `machineTemplateRef`), else a placeholder. The NodePool first: Karpenter deletes a
+    /// NodeClaim whose launch failed, so by the time the command runs it is often gone.
     pub fn nodeclass_cmd(
         self,
         nodeclass: Option<&str>,
@@ -487,13 +488,13 @@ impl Api {
             )
         };
         match (claim, pool) {
-            (Some(c), _) => format!(
-                "\"$(kubectl get {} {c} -o jsonpath='{{{claim_path}}}')\"",
-                self.claim_kubectl()
-            ),
-            (None, Some(p)) => format!(
+            (_, Some(p)) => format!(
                 "\"$(kubectl get {} {p} -o jsonpath='{{{pool_path}}}')\"",
                 self.pool_res()
+            ),
+            (Some(c), None) => format!(
+                "\"$(kubectl get {} {c} -o jsonpath='{{{claim_path}}}')\"",
+                self.claim_kubectl()
             ),
             (None, None) => format!("<{}>", self.class_res()),
         }
