@@ -547,6 +547,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             }
         }
     }
+    // A budget known only by name: the Warning events of its pods (named after it) tell which
+    // replica is unhealthy and keeps the allowed disruptions at 0.
+    if let ([pdb], true) = (g.pdbs.as_slice(), pdb_objects.is_empty() && !g.multiple) {
+        for (pod, e) in warned_pods_named_like(facts, pdb) {
+            if !unhealthy.iter().any(|(n, _)| *n == pod) {
+                // The message's head (`Readiness probe failed`), not a `:` inside an image tag.
+                let first = e.message.split(": ").next().unwrap_or_default().trim();
+                unhealthy.push((pod, format!("{}: {first}", e.reason)));
+                evidence.push(e.evidence.clone());
+            }
+        }
+    }
     if !unhealthy.is_empty() {
         let list: Vec<String> = unhealthy
             .iter()
@@ -1101,6 +1113,38 @@ fn workload_named_like(facts: &Facts, g: &Group<'_>, qualified_pdb: &str) -> Opt
     })
 }
 
+/// The pods of the PDB's namespace whose controller (by the pod's name) is named like the
+/// PDB, with their latest Warning event (`Unhealthy`, `BackOff`), in input order.
+fn warned_pods_named_like<'a>(
+    facts: &'a Facts,
+    qualified_pdb: &str,
+) -> Vec<(String, &'a crate::facts::Event)> {
+    let (Some(ns), pdb) = split_qualified(qualified_pdb) else {
+        return Vec::new();
+    };
+    let base = pdb
+        .strip_suffix("-pdb")
+        .or_else(|| pdb.strip_prefix("pdb-"))
+        .unwrap_or(pdb);
+    let mut out: Vec<(String, &crate::facts::Event)> = Vec::new();
+    for e in facts.events.iter().filter(|e| e.event_type == "Warning") {
+        let Some(o) = e.object.as_ref().filter(|o| o.kind == "Pod") else {
+            continue;
+        };
+        if o.namespace.as_deref() != Some(ns)
+            || controller_by_name(&o.name).is_none_or(|c| c.name != base)
+        {
+            continue;
+        }
+        let pod = o.qualified_name();
+        match out.iter_mut().find(|(p, _)| *p == pod) {
+            Some(slot) => slot.1 = e,
+            None => out.push((pod, e)),
+        }
+    }
+    out
+}
+
 /// The Deployment or StatefulSet a pod's name implies (`deployment_by_name`, or a
 /// StatefulSet's `<name>-<ordinal>`).
 fn controller_by_name(pod: &str) -> Option<ObjectRef> {
@@ -1151,6 +1195,14 @@ mod tests {
             scale(&text).as_deref(),
             Some("kubectl scale statefulset/opensearch-data -n search --replicas=3")
         );
+        // Its Warning event names the unhealthy replica.
+        let summary = check_only("KW401", &text).diagnoses[0].summary.clone();
+        assert!(
+            summary.contains(
+                "Not healthy: search/opensearch-data-2 (Unhealthy: Readiness probe failed)"
+            ),
+            "{summary}"
+        );
         // A `-pdb` suffix; a Deployment's pod.
         let text = table(
             "Pdb \"web/checkout-pdb\" prevents pod evictions",
@@ -1174,6 +1226,8 @@ mod tests {
                 Some("kubectl scale deployment/<workload> -n search --replicas=3"),
                 "{other}"
             );
+            let summary = check_only("KW401", &text).diagnoses[0].summary.clone();
+            assert!(!summary.contains("Not healthy"), "{summary}");
         }
     }
 
