@@ -242,7 +242,8 @@ pub fn shown_initialized(facts: &Facts, nodeclaim: Option<&str>, node: Option<&s
 /// the kubelet's `node="<name>"`, or the host of a journal line (`Mon DD HH:MM:SS <host> kubelet[`).
 pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(o) = &m.object {
-        if o.kind.eq_ignore_ascii_case("node") {
+        // A describe section pasted without its `Name:` line leaves the object nameless.
+        if o.kind.eq_ignore_ascii_case("node") && !o.name.is_empty() {
             return Some(o.name.clone());
         }
     }
@@ -333,14 +334,26 @@ pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
             .as_deref()
             .filter(|t| crate::rules::time::epoch_seconds(t).is_some())
     });
-    crate::rules::age_of(facts, &is_it, &own, created).or_else(|| {
-        // A `kubectl get nodeclaims` row: the AGE kubectl printed.
-        let seconds = crate::rules::time::age_seconds(claim?.meta.table_age.as_deref()?)?;
-        Some(crate::rules::Age {
+    // A `kubectl get nodeclaims` row: the AGE kubectl printed.
+    let row = claim
+        .and_then(|c| c.meta.table_age.as_deref())
+        .and_then(crate::rules::time::age_seconds)
+        .map(|seconds| crate::rules::Age {
             seconds,
             base: crate::rules::AgeBase::Kubectl,
-        })
-    })
+        });
+    match (crate::rules::age_of(facts, &is_it, &own, created), row) {
+        // Its events only bound the age from below (the older ones expire after an hour, a
+        // recent DisruptionBlocked is all that may be left): an older row AGE is the better figure.
+        (Some(events), Some(row))
+            if events.base == crate::rules::AgeBase::EventsAtLeast
+                && row.seconds > events.seconds =>
+        {
+            Some(row)
+        }
+        (Some(age), _) => Some(age),
+        (None, row) => row,
+    }
 }
 
 /// The status of a NodeClaim's `Launched` condition when the input shows it (`True`,
@@ -454,8 +467,9 @@ impl Api {
         }
     }
     /// A NodeClass name for commands when the input does not show it: a lookup through the
-    /// NodeClaim (a Machine's `machineTemplateRef`), else through its NodePool (a
-    /// Provisioner's `providerRef`), else a placeholder.
+    /// NodePool (a Provisioner's `providerRef`), else through the NodeClaim (a Machine's
+    /// `machineTemplateRef`), else a placeholder. The NodePool first: Karpenter deletes a
+    /// NodeClaim whose launch failed, so by the time the command runs it is often gone.
     pub fn nodeclass_cmd(
         self,
         nodeclass: Option<&str>,
@@ -474,13 +488,13 @@ impl Api {
             )
         };
         match (claim, pool) {
-            (Some(c), _) => format!(
-                "\"$(kubectl get {} {c} -o jsonpath='{{{claim_path}}}')\"",
-                self.claim_kubectl()
-            ),
-            (None, Some(p)) => format!(
+            (_, Some(p)) => format!(
                 "\"$(kubectl get {} {p} -o jsonpath='{{{pool_path}}}')\"",
                 self.pool_res()
+            ),
+            (Some(c), None) => format!(
+                "\"$(kubectl get {} {c} -o jsonpath='{{{claim_path}}}')\"",
+                self.claim_kubectl()
             ),
             (None, None) => format!("<{}>", self.class_res()),
         }
@@ -686,6 +700,9 @@ pub fn account_id(facts: &Facts) -> Option<String> {
 pub enum Presence {
     /// Seen: the name, and `ready/desired` when known.
     Present(String, Option<String>),
+    /// Only one of its pods is seen (a `kubectl get pods` row): the pod, and its STATUS
+    /// (`Init:CrashLoopBackOff`) when it is not plainly running.
+    Pod(String, Option<String>),
     /// The input lists DaemonSets (this many) and none matches.
     Absent(usize),
     /// The input has no DaemonSet list.
@@ -721,6 +738,27 @@ pub fn daemonset_presence(facts: &Facts, names: &[&str]) -> Presence {
                         && word[n.len()..].starts_with('-')
                         && !word.contains('/'))
             }) {
+                // A pod row names a pod, not the DaemonSet: a pod object, or a name with the
+                // five-character suffix the API server generates (`cilium-8r4tq`).
+                if let Some(pod) = facts.pods.iter().find(|p| p.meta.name == word) {
+                    return Presence::Pod(
+                        word.to_string(),
+                        pod_status(facts, pod).filter(|s| s != "Running"),
+                    );
+                }
+                if has_generated_suffix(word) {
+                    // `NAME READY STATUS ...` (a grepped `kubectl get pods` line).
+                    let words: Vec<&str> = m.text.split_whitespace().collect();
+                    let status = match words.as_slice() {
+                        [name, ready, status, ..]
+                            if name.trim_start_matches("pod/") == word && ready.contains('/') =>
+                        {
+                            Some(status.to_string()).filter(|s| s != "Running")
+                        }
+                        _ => None,
+                    };
+                    return Presence::Pod(word.to_string(), status);
+                }
                 return Presence::Present(word.to_string(), None);
             }
         }
@@ -736,6 +774,34 @@ pub fn daemonset_presence(facts: &Facts, names: &[&str]) -> Presence {
     } else {
         Presence::Unknown
     }
+}
+
+/// `<name>-<5 characters>` of the alphabet the API server draws generateName suffixes from
+/// (no vowels, no 0, 1 or 3): a DaemonSet's pod, not the DaemonSet.
+fn has_generated_suffix(name: &str) -> bool {
+    const SUFFIX_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
+    name.rsplit_once('-').is_some_and(|(prefix, suffix)| {
+        !prefix.is_empty()
+            && suffix.len() == 5
+            && suffix.chars().all(|c| SUFFIX_ALPHABET.contains(c))
+    })
+}
+
+/// What a pod row or object says of the pod's state: a container's waiting reason, or the
+/// STATUS column of a `kubectl get pods` row (`CrashLoopBackOff`, `Init:CrashLoopBackOff`).
+pub fn pod_status(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
+    if let Some(reason) = pod
+        .all_containers()
+        .find_map(|c| c.reason.clone().filter(|r| r != "Completed"))
+    {
+        return Some(reason);
+    }
+    let me = pod.object_ref();
+    facts.messages.iter().find_map(|m| {
+        (m.origin == crate::facts::MessageOrigin::ObjectField && m.object.as_ref() == Some(&me))
+            .then(|| m.reason.clone())
+            .flatten()
+    })
 }
 
 /// A launch error taken apart: which grammar (Karpenter version) wrote it, the EC2 error code
@@ -854,6 +920,22 @@ fn is_error_code(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grepped_pod_row_is_a_pod_not_the_daemonset() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let row = "cilium-8r4tq                       0/1     Init:CrashLoopBackOff   11 (3m ago)   39m   10.30.77.9   ip-10-30-77-9.us-west-2.compute.internal   <none>   <none>";
+        assert_eq!(
+            daemonset_presence(&facts(row), &["cilium"]),
+            Presence::Pod("cilium-8r4tq".into(), Some("Init:CrashLoopBackOff".into()))
+        );
+        assert_eq!(
+            daemonset_presence(&facts("daemonset.apps/ebs-csi-node   3   3   3   3   3   kubernetes.io/os=linux   90d"), &["ebs-csi-node"]),
+            Presence::Present("ebs-csi-node".into(), None)
+        );
+        assert!(!has_generated_suffix("cilium-operator"));
+        assert!(has_generated_suffix("aws-node-5sd7v"));
+    }
 
     #[test]
     fn launch_error_grammars() {

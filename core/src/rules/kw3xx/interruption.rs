@@ -47,6 +47,9 @@ pub struct Nth<'a> {
     pub seen_as: Vec<String>,
     /// Draining settings turned on (`enableRebalanceDraining: true`, `ENABLE_...=true`).
     pub draining: Vec<String>,
+    /// Spot draining settings the input shows turned off (`enableSpotInterruptionDraining:
+    /// false`, `enableRebalanceDraining: false`).
+    pub draining_off: Vec<String>,
     /// NTH's own events and log lines about draining.
     pub drain_messages: Vec<&'a Message>,
     /// Lines that show it is installed or configured.
@@ -75,6 +78,7 @@ const DRAIN_SETTINGS: &[(&str, &str)] = &[
 /// Its log lines (`INF Requesting instance drain ... kind=REBALANCE_RECOMMENDATION`) too.
 const NTH_DRAIN_TEXTS: &[&str] = &[
     "Rebalance recommendation received. Instance will be cordoned",
+    "Rebalance recommendation event received. Instance",
     "Node successfully cordoned and drained",
     "Spot ITN received. Instance will be interrupted",
     "Requesting instance drain",
@@ -110,10 +114,100 @@ pub fn nth_json_field(facts: &Facts, m: &Message, keys: &[&str]) -> Option<Strin
     })
 }
 
+/// NTH's descriptions of a rebalance recommendation: IMDS mode (`Rebalance recommendation
+/// received. Instance will be cordoned at ...`) and queue mode (`Rebalance recommendation event
+/// received. Instance <id> will be cordoned at ...`).
+const NTH_REBALANCE_TEXTS: &[&str] = &[
+    "Rebalance recommendation received",
+    "Rebalance recommendation event received",
+];
+
+/// NTH's descriptions of a spot interruption: IMDS mode (`Spot ITN received`) and queue mode
+/// (`Spot Interruption notice for instance <id> was sent at ...`).
+const NTH_SPOT_ITN_TEXTS: &[&str] = &["Spot ITN received", "Spot Interruption notice for instance"];
+
+/// NTH's descriptions and kinds of interruptions that have nothing to do with spot: an ASG
+/// scaling in (a managed node group's instance), an instance stopped or terminated by someone,
+/// a scheduled maintenance event.
+const NTH_OTHER_CAUSES: &[&str] = &[
+    "ASG Lifecycle Termination event received",
+    "EC2 State Change event received",
+    "ASG_LIFECYCLE",
+    "STATE_CHANGE",
+    "SCHEDULED_EVENT",
+];
+
+/// Why NTH drained a node, as far as its line (or another line about the same node) says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrainCause {
+    /// A spot interruption notice or a rebalance recommendation.
+    Spot,
+    /// An ASG lifecycle hook, an instance state change, scheduled maintenance.
+    Other,
+    /// The line does not say (a bare `Node successfully cordoned and drained` event).
+    Unknown,
+}
+
+/// The cause a single NTH line states: its text, or its JSON `reason` / `kind` fields.
+fn stated_cause(facts: &Facts, m: &Message) -> DrainCause {
+    let fields = [
+        Some(m.text.clone()),
+        nth_json_field(facts, m, &["reason"]),
+        nth_json_field(facts, m, &["kind"]),
+    ];
+    let says = |needles: &[&str]| {
+        fields
+            .iter()
+            .flatten()
+            .any(|t| needles.iter().any(|n| contains_ignore_ascii_case(t, n)))
+    };
+    if says(NTH_REBALANCE_TEXTS)
+        || says(NTH_SPOT_ITN_TEXTS)
+        || says(&["REBALANCE_RECOMMENDATION", "SPOT_ITN"])
+    {
+        DrainCause::Spot
+    } else if says(NTH_OTHER_CAUSES) {
+        DrainCause::Other
+    } else {
+        DrainCause::Unknown
+    }
+}
+
+/// Why NTH drained on this line: what the line states, else what NTH's other lines about the
+/// same node state (its `ASGLifecycle` event beside a bare `CordonAndDrain`), when they agree.
+pub fn drain_cause(facts: &Facts, m: &Message) -> DrainCause {
+    let stated = stated_cause(facts, m);
+    if stated != DrainCause::Unknown {
+        return stated;
+    }
+    let Some(node) = node_of(facts, m).or_else(|| nth_log_node(&m.text)) else {
+        return DrainCause::Unknown;
+    };
+    let about_node = facts.messages.iter().filter(|o| {
+        node_of(facts, o)
+            .or_else(|| nth_log_node(&o.text))
+            .or_else(|| nth_json_field(facts, o, &["node_name", "node-name"]))
+            .is_some_and(|n| n == node)
+    });
+    let mut seen = DrainCause::Unknown;
+    for cause in about_node.map(|o| stated_cause(facts, o)) {
+        match (seen, cause) {
+            (_, DrainCause::Unknown) => {}
+            (DrainCause::Unknown, c) => seen = c,
+            (a, b) if a != b => return DrainCause::Unknown,
+            _ => {}
+        }
+    }
+    seen
+}
+
 /// An NTH drain line caused by a rebalance recommendation: the text says so (console format,
 /// events), or the JSON line's `reason` / `kind` field does.
 pub fn is_nth_rebalance_drain(facts: &Facts, m: &Message) -> bool {
-    if contains_ignore_ascii_case(&m.text, "Rebalance recommendation received") {
+    if NTH_REBALANCE_TEXTS
+        .iter()
+        .any(|t| contains_ignore_ascii_case(&m.text, t))
+    {
         return true;
     }
     // Only NTH's own drain lines: another tool's `kind` field says nothing about NTH.
@@ -121,9 +215,11 @@ pub fn is_nth_rebalance_drain(facts: &Facts, m: &Message) -> bool {
         .iter()
         .any(|s| contains_ignore_ascii_case(&m.text, s));
     nth_drain_line
-        && (nth_json_field(facts, m, &["reason"])
-            .is_some_and(|r| contains_ignore_ascii_case(&r, "Rebalance recommendation received"))
-            || nth_json_field(facts, m, &["kind"]).is_some_and(|k| is_rebalance_kind(&k)))
+        && (nth_json_field(facts, m, &["reason"]).is_some_and(|r| {
+            NTH_REBALANCE_TEXTS
+                .iter()
+                .any(|t| contains_ignore_ascii_case(&r, t))
+        }) || nth_json_field(facts, m, &["kind"]).is_some_and(|k| is_rebalance_kind(&k)))
 }
 
 pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
@@ -179,6 +275,11 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
         for (value, env) in DRAIN_SETTINGS {
+            for key in [value, env] {
+                if setting_is(t, key, "false") {
+                    push_unique(&mut out.draining_off, key.to_string());
+                }
+            }
             let key = if setting_true(t, value) {
                 Some(value)
             } else if setting_true(t, env) || env_pair_true(facts, i, env) {
@@ -229,6 +330,11 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
 /// `key: true`, `key=true`, `key: "true"`, `--set key=true`, and the env JSON
 /// `{"name":"KEY","value":"true"}`.
 fn setting_true(text: &str, key: &str) -> bool {
+    setting_is(text, key, "true")
+}
+
+/// [`setting_true`] for any value (`false`).
+fn setting_is(text: &str, key: &str, value: &str) -> bool {
     let Some(at) = find_ignore_ascii_case(text, key) else {
         return false;
     };
@@ -249,7 +355,7 @@ fn setting_true(text: &str, key: &str) -> bool {
     rest.trim_start()
         .trim_start_matches(['"', '\''])
         .to_ascii_lowercase()
-        .starts_with("true")
+        .starts_with(value)
 }
 
 /// A YAML env entry split over two lines: `- name: KEY` then `value: "true"`.
@@ -269,6 +375,24 @@ fn env_pair_true(facts: &Facts, index: usize, key: &str) -> bool {
                         .eq_ignore_ascii_case("true")
                 })
         })
+}
+
+/// NTH runs and may drain spot nodes on its own: a draining setting is on, one of its drain
+/// lines is about a spot notice (or does not say why), or nothing shows its spot draining
+/// turned off (the chart's IMDS mode drains on spot interruptions by default).
+pub fn nth_drains_spot(facts: &Facts) -> bool {
+    let Some(n) = nth(facts) else {
+        return false;
+    };
+    let spot_off = n.draining_off.iter().any(|k| {
+        k.eq_ignore_ascii_case("enableSpotInterruptionDraining")
+            || k.eq_ignore_ascii_case("ENABLE_SPOT_INTERRUPTION_DRAINING")
+    });
+    !n.draining.is_empty()
+        || n.drain_messages
+            .iter()
+            .any(|m| drain_cause(facts, m) != DrainCause::Other)
+        || (!spot_off && n.drain_messages.is_empty())
 }
 
 /// The input shows spot capacity: spot nodes or NodeClaims, spot capacity-type labels, or
@@ -297,9 +421,17 @@ pub fn spot_evidence(facts: &Facts) -> bool {
                 // NTH's kinds and event texts: EC2 sends both only to spot instances.
                 || contains_ignore_ascii_case(t, "kind=REBALANCE_RECOMMENDATION")
                 || contains_ignore_ascii_case(t, "kind=SPOT_ITN")
-                || contains_ignore_ascii_case(t, "Rebalance recommendation received")
-                || contains_ignore_ascii_case(t, "Spot ITN received")
+                || NTH_REBALANCE_TEXTS
+                    .iter()
+                    .chain(NTH_SPOT_ITN_TEXTS)
+                    .any(|n| contains_ignore_ascii_case(t, n))
                 || t.split_whitespace().any(|w| w == "spot")
+                // NTH's JSON lines (`jsonLogging: true`) carry the kind and the reason as fields.
+                || is_nth_rebalance_drain(facts, m)
+                || nth_json_field(facts, m, &["kind"])
+                    .is_some_and(|k| k.eq_ignore_ascii_case("SPOT_ITN"))
+                || nth_json_field(facts, m, &["reason"])
+                    .is_some_and(|r| contains_ignore_ascii_case(&r, "Spot ITN received"))
         })
 }
 
@@ -319,6 +451,36 @@ pub fn notice_objects(facts: &Facts, nodes: &[String], nodeclaims: &[String]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn drain_causes_from_the_line_or_the_nodes_other_lines() {
+        let text = "NAMESPACE   LAST SEEN   TYPE     REASON           OBJECT                             MESSAGE
+default     12m         Normal   CordonAndDrain   node/ip-10-9-8-14.ec2.internal     Node successfully cordoned and drained
+default     12m         Normal   ASGLifecycle     node/ip-10-9-8-14.ec2.internal     ASG Lifecycle Termination event received. Instance will be interrupted at 2026-12-06 21:40:11 +0000 UTC
+default     5m          Normal   CordonAndDrain   node/ip-10-9-77-2.ec2.internal     Node successfully cordoned and drained
+
+2026/11/18 04:12:41 INF Node successfully cordoned and drained node_name=ip-10-44-19-201.ec2.internal reason=\"Rebalance recommendation event received. Instance i-0b7c6d5e4f3a29180 will be cordoned at 2026-11-18 04:12:07 +0000 UTC \\n\"
+";
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let cause = |needle: &str| {
+            let m = facts
+                .messages
+                .iter()
+                .find(|m| {
+                    m.text.contains("cordoned and drained") && m.evidence.text.contains(needle)
+                })
+                .unwrap();
+            drain_cause(&facts, m)
+        };
+        assert_eq!(cause("ip-10-9-8-14"), DrainCause::Other);
+        assert_eq!(cause("ip-10-9-77-2"), DrainCause::Unknown);
+        assert_eq!(cause("ip-10-44-19-201"), DrainCause::Spot);
+        assert!(setting_is(
+            "enableSpotInterruptionDraining: false",
+            "enableSpotInterruptionDraining",
+            "false"
+        ));
+    }
 
     #[test]
     fn fields_and_settings() {

@@ -197,10 +197,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )),
         _ => summary.push_str(" Every launch with these mappings fails."),
     }
+    let nodepool = nodeclaims
+        .first()
+        .and_then(|c| crate::rules::kw3xx::common::nodepool_of_nodeclaim(facts, c));
     let nodeclass_cmd = api.nodeclass_cmd(
         nodeclasses.first().map(String::as_str),
         nodeclaims.first().map(String::as_str),
-        None,
+        nodepool.as_deref(),
     );
     // `kubectl edit` the class by name, else through the NodeClaim that references it.
     let edit = format!("kubectl edit {class_res} {nodeclass_cmd}");
@@ -272,6 +275,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map(|n| crate::rules::kw3xx::common::nodeclass_ref(facts, n));
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
+        .with_node_pool(nodepool.as_deref())
         .with_messages(hits.iter().copied())
         .with_related(if validation { &["KW208"] } else { &[] })
         .with_remediation(steps)]
@@ -364,6 +368,22 @@ fn mappings_yaml(family: Option<&str>, min_gb: Option<u64>) -> String {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn the_nodeclass_is_looked_up_through_the_nodepool_the_failed_claim_is_deleted() {
+        let log = r#"{"level":"INFO","time":"2026-12-06T23:01:02.161Z","logger":"controller","message":"created nodeclaim","controller":"provisioner","NodePool":{"name":"etl"},"NodeClaim":{"name":"etl-r5tzq"}}
+{"level":"ERROR","time":"2026-12-06T23:01:03.377Z","logger":"controller","message":"failed launching nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"etl-r5tzq"},"error":"creating instance, with fleet error(s), InvalidBlockDeviceMapping: Volume of size 8GB is smaller than snapshot 'snap-0c1d2e3f4a5b6c7d8', expect size>= 20GB"}
+"#;
+        let d = &crate::testing::check_only("KW301", log).diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("etl"));
+        assert!(
+            d.remediation[0].text.contains(
+                "kubectl edit ec2nodeclass \"$(kubectl get nodepool etl -o jsonpath='{.spec.template.spec.nodeClassRef.name}')\""
+            ),
+            "{}",
+            d.remediation[0].text
+        );
+    }
 
     #[test]
     fn every_form() {

@@ -89,6 +89,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let node_conditions: Vec<(String, String)> = facts
         .nodes
         .iter()
+        // A Conditions table pasted without the describe's `Name:` line makes a nameless Node:
+        // its condition still counts, its empty name does not.
         .flat_map(|n| {
             n.conditions.iter().filter_map(move |c| {
                 let msg = c.message.as_deref().unwrap_or_default();
@@ -102,7 +104,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if hits.is_empty() && node_conditions.is_empty() {
         return Vec::new();
     }
-    let mut nodes: Vec<String> = node_conditions.iter().map(|(n, _)| n.clone()).collect();
+    let mut nodes: Vec<String> = node_conditions
+        .iter()
+        .map(|(n, _)| n.clone())
+        .filter(|n| !n.is_empty())
+        .collect();
     // A pod's `NetworkNotReady` event names the pod, not its node.
     let mut pods: Vec<String> = Vec::new();
     for m in &hits {
@@ -170,12 +176,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "The node is".to_string()
         }
     );
-    match other_cni {
-        Some(cni) => summary.push_str(&format!(
+    // The node's aws-node pod, when the input lists it (`kubectl get pods -o wide`): read its
+    // own logs and status rather than every aws-node pod's.
+    let aws_node_pod = facts.pods.iter().find(|p| {
+        p.meta.name.starts_with("aws-node-")
+            && !p.meta.name.starts_with("aws-node-termination-handler")
+            && p.node_name.as_deref() == Some(node.as_str())
+    });
+    match (other_cni, aws_node_pod) {
+        (None, Some(pod)) => {
+            let status = crate::rules::kw3xx::common::pod_status(facts, pod)
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            summary.push_str(&format!(
+                " Its Amazon VPC CNI pod, {}, is not up{status}, most often because its role lacks AmazonEKS_CNI_Policy.",
+                pod.meta.name
+            ));
+        }
+        (Some(cni), _) => summary.push_str(&format!(
             " The cluster runs {} as its CNI: its agent pod on the node is not up.",
             capitalised(cni)
         )),
-        None => summary.push_str(" With the Amazon VPC CNI, the aws-node pod on the node is not up, most often because its role lacks AmazonEKS_CNI_Policy."),
+        (None, None) => summary.push_str(" With the Amazon VPC CNI, the aws-node pod on the node is not up, most often because its role lacks AmazonEKS_CNI_Policy."),
     }
     let mut steps = vec![
         Remediation::command(
@@ -198,6 +220,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "If the pod is not scheduled on the node at all, the DaemonSet must tolerate the NodePool's taints (`kubectl -n kube-system get daemonset aws-node -o jsonpath='{.spec.template.spec.tolerations}'`); if its image pull fails, the subnet needs a route to ECR.",
         ),
     ];
+    if let (None, Some(pod)) = (other_cni, aws_node_pod) {
+        let name = &pod.meta.name;
+        steps[0] = Remediation::command(
+            format!("Read why {name} on {node} is not Ready (its aws-node container's log, then its events):"),
+            format!("kubectl -n kube-system logs {name} -c aws-node --tail=50; kubectl -n kube-system describe pod {name} | tail -20"),
+        );
+    }
     if let Some(cni) = other_cni {
         steps.insert(
             0,
@@ -262,6 +291,46 @@ fn aws_node_role(facts: &Facts) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_conditions_section_without_its_name_line_names_no_empty_node() {
+        let text = "$ kubectl describe node ip-172-20-51-9.eu-central-1.compute.internal | sed -n '/Conditions/,/Addresses/p'
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  Ready            False   Sun, 06 Dec 2026 21:25:51 +0000   Sun, 06 Dec 2026 21:02:39 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized
+Addresses:
+
+Dec 06 21:25:43 ip-172-20-51-9.eu-central-1.compute.internal kubelet[2291]: E1206 21:25:43.552101    2291 kubelet.go:2912] \"Container runtime network not ready\" networkReady=\"NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized\"
+";
+        let d = &check_only("KW305", text).diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Node ip-172-20-51-9.eu-central-1.compute.internal is NotReady"),
+            "{}",
+            d.summary
+        );
+    }
+
+    #[test]
+    fn the_nodes_own_aws_node_pod_is_named() {
+        let text = "Dec 06 21:25:43 ip-172-20-51-9.eu-central-1.compute.internal kubelet[2291]: E1206 21:25:43.552101    2291 kubelet.go:2912] \"Container runtime network not ready\" networkReady=\"NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized\"
+$ kubectl get pods -n kube-system -o wide
+NAME             READY   STATUS             RESTARTS       AGE   IP            NODE                                           NOMINATED NODE   READINESS GATES
+aws-node-5sd7v   1/2     CrashLoopBackOff   9 (2m ago)     23m   172.20.51.9   ip-172-20-51-9.eu-central-1.compute.internal   <none>           <none>
+aws-node-k2j9x   2/2     Running            0              9d    172.20.8.14   ip-172-20-8-14.eu-central-1.compute.internal   <none>           <none>
+";
+        let d = &check_only("KW305", text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("Its Amazon VPC CNI pod, aws-node-5sd7v, is not up (CrashLoopBackOff)"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0].command.as_deref().is_some_and(
+            |c| c.starts_with("kubectl -n kube-system logs aws-node-5sd7v -c aws-node")
+        ));
+    }
 
     #[test]
     fn the_cni_of_a_node_ready_since_is_history() {

@@ -584,6 +584,8 @@ fn presence_words(p: &Presence) -> String {
             format!("its DaemonSet {name} is in the input ({ready})")
         }
         Presence::Present(name, None) => format!("its DaemonSet {name} is in the input"),
+        Presence::Pod(pod, Some(status)) => format!("its pod {pod} is {status}"),
+        Presence::Pod(pod, None) => format!("its pod {pod} is in the input"),
         Presence::Absent(n) if *n > 0 => {
             format!("its DaemonSet is not among the {n} DaemonSets in the input")
         }
@@ -726,6 +728,10 @@ fn resource_not_registered(
     );
     let mut steps = Vec::new();
     match presence {
+        Presence::Pod(name, _) => steps.push(Remediation::command(
+            format!("Its pod {name} is in the input: check that it runs on {node}. Note: {note}."),
+            format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -E '{}'; kubectl get node {node} -o jsonpath='{{.status.allocatable}}{{\"\\n\"}}'", owner.daemonsets.join("|")),
+        )),
         Presence::Present(name, _) => steps.push(Remediation::command(
             format!("The DaemonSet {name} exists: check that its pod runs on {node}. Note: {note}."),
             format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -E '{}'; kubectl get node {node} -o jsonpath='{{.status.allocatable}}{{\"\\n\"}}'", owner.daemonsets.join("|")),

@@ -1,8 +1,13 @@
 //! KW308 nth-rebalance-loop.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw3xx::common::{join_names, karpenter_namespace, push_unique};
-use crate::rules::kw3xx::interruption::{is_nth_rebalance_drain, nth, spot_evidence};
+use crate::rules::kw3xx::common::{
+    join_names, json_field_in_text, karpenter_namespace, name_after, node_of, push_unique,
+};
+use crate::rules::kw3xx::interruption::{
+    drain_cause, is_nth_rebalance_drain, nth, nth_json_field, nth_log_node, spot_evidence,
+    DrainCause,
+};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -59,9 +64,24 @@ const SIGNALS: &[&str] = &[
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let Some(nth) = nth(facts) else {
+    let Some(mut nth) = nth(facts) else {
         return Vec::new();
     };
+    // NTH draining a managed node group's instance on an ASG lifecycle hook (queue mode) is not
+    // this loop: only its spot and rebalance drains, and drains whose cause is not known, count.
+    let other_cause = |m: &Message| drain_cause(facts, m) == DrainCause::Other;
+    let other_nodes: Vec<String> = nth
+        .drain_messages
+        .iter()
+        .filter(|m| other_cause(m))
+        .filter_map(|m| {
+            node_of(facts, m)
+                .or_else(|| nth_log_node(&m.text))
+                .or_else(|| nth_json_field(facts, m, &["node_name", "node-name"]))
+        })
+        .collect();
+    nth.drain_messages.retain(|m| !other_cause(m));
+    nth.drained_nodes.retain(|n| !other_nodes.contains(n));
     let drains = !nth.draining.is_empty() || !nth.drain_messages.is_empty();
     if nth.seen_as.is_empty() || !drains || !spot_evidence(facts) {
         return Vec::new();
@@ -71,9 +91,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .filter(|m| {
             contains_ignore_ascii_case(&m.text, "Spot rebalance recommendation was triggered")
+                || contains_ignore_ascii_case(&m.text, "kind=REBALANCE_RECOMMENDATION")
                 || is_nth_rebalance_drain(facts, m)
         })
         .collect();
+    let recommendations = recommendations(facts, &rebalance);
     // Karpenter relaunching: `created nodeclaim` lines, per NodePool.
     let mut created: Vec<String> = Vec::new();
     let mut nodepools: Vec<String> = Vec::new();
@@ -109,10 +131,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else if !nth.drain_messages.is_empty() {
         inferred_from.push("NTH drain events".to_string());
     }
-    if !rebalance.is_empty() {
+    if !recommendations.is_empty() {
+        let nodes: Vec<String> = recommendations.iter().flatten().cloned().collect();
+        // The drained nodes are already named just before: name them again only if they differ.
+        let nodes = if nodes.iter().all(|n| nth.drained_nodes.contains(n)) {
+            Vec::new()
+        } else {
+            nodes
+        };
+        let count = recommendations.len();
         inferred_from.push(format!(
-            "{} rebalance recommendation events",
-            rebalance.len()
+            "{count} rebalance recommendation{}{}",
+            if count > 1 { "s" } else { "" },
+            if nodes.is_empty() {
+                String::new()
+            } else {
+                format!(" (on {})", join_names(&nodes))
+            }
         ));
     }
     inferred_from.push("spot nodes".to_string());
@@ -186,6 +221,42 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+/// The rebalance recommendations behind the lines: one per node, whatever the number of lines.
+/// EC2 sends one recommendation to an instance, and each is printed several times: Karpenter's
+/// `SpotRebalanceRecommendation` event, NTH's `RebalanceRecommendation` event, and NTH's log lines
+/// `Adding new event to the event store`, `Requesting instance drain` and `Node successfully
+/// cordoned and drained`. A line that names no node (nor an NTH event id) counts on its own, as
+/// `None`; lines that share an event id but name no node count once.
+fn recommendations(facts: &Facts, lines: &[&Message]) -> Vec<Option<String>> {
+    let mut nodes: Vec<String> = Vec::new();
+    let mut event_ids: Vec<String> = Vec::new();
+    let mut unnamed = 0usize;
+    for m in lines {
+        let node = node_of(facts, m)
+            .or_else(|| nth_log_node(&m.text))
+            .or_else(|| nth_json_field(facts, m, &["node_name", "node-name"]))
+            .or_else(|| json_field_in_text(&m.text, "NodeName"))
+            .filter(|n| !n.is_empty());
+        if let Some(n) = node {
+            push_unique(&mut nodes, n);
+            continue;
+        }
+        let event_id = nth_json_field(facts, m, &["event-id"])
+            .or_else(|| name_after(&m.text, "event-id="))
+            .or_else(|| json_field_in_text(&m.text, "EventID"))
+            .filter(|id| !id.is_empty());
+        match event_id {
+            Some(id) => push_unique(&mut event_ids, id),
+            None => unnamed += 1,
+        }
+    }
+    nodes
+        .into_iter()
+        .map(Some)
+        .chain(std::iter::repeat_n(None, event_ids.len() + unnamed))
+        .collect()
+}
+
 /// Where Karpenter's interruption queue is configured, across versions: the controller's env
 /// and flag, helm values (v0.32+ and the older `aws.` form), the pre-v0.32 global settings
 /// ConfigMap.
@@ -249,6 +320,37 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("helm uninstall aws-node-termination-handler -n kube-system"));
+    }
+
+    #[test]
+    fn counts_recommendations_not_the_lines_that_print_them() {
+        // Per recommendation: Karpenter's event, NTH's event and its drain event (events), or
+        // NTH's three log lines (console or JSON). Two nodes, two recommendations.
+        let events = "enableRebalanceDraining: true\n\
+            default   27m   Normal   SpotRebalanceRecommendation   node/ip-10-1-1-1.ec2.internal   Spot rebalance recommendation was triggered\n\
+            default   27m   Normal   RebalanceRecommendation   node/ip-10-1-1-1.ec2.internal   Rebalance recommendation received. Instance will be cordoned at 2025-10-14T07:52:06Z\n\
+            default   26m   Normal   CordonAndDrain   node/ip-10-1-1-1.ec2.internal   Node successfully cordoned and drained\n\
+            default   6m   Normal   SpotRebalanceRecommendation   node/ip-10-1-2-2.ec2.internal   Spot rebalance recommendation was triggered\n\
+            default   6m   Normal   RebalanceRecommendation   node/ip-10-1-2-2.ec2.internal   Rebalance recommendation received. Instance will be cordoned at 2025-10-14T08:13:09Z\n";
+        let json = "aws-node-termination-handler-9zq7d   1/1   Running   0   2h\n\
+            ip-10-0-61-4.ec2.internal   Ready,SchedulingDisabled   <none>   41m   v1.30.4-eks-a737599   spot   batch\n\
+            {\"level\":\"info\",\"event-id\":\"rebalance-recommendation-62\",\"kind\":\"REBALANCE_RECOMMENDATION\",\"node-name\":\"ip-10-0-61-4.ec2.internal\",\"message\":\"Requesting instance drain\"}\n\
+            {\"level\":\"info\",\"node_name\":\"ip-10-0-61-4.ec2.internal\",\"reason\":\"Rebalance recommendation received. Instance will be cordoned at 2026-12-06T19:40:00Z \\n\",\"message\":\"Node successfully cordoned and drained\"}\n\
+            {\"level\":\"info\",\"event-id\":\"rebalance-recommendation-63\",\"kind\":\"REBALANCE_RECOMMENDATION\",\"node-name\":\"ip-10-0-70-9.ec2.internal\",\"message\":\"Requesting instance drain\"}\n\
+            {\"level\":\"info\",\"node_name\":\"ip-10-0-70-9.ec2.internal\",\"reason\":\"Rebalance recommendation received. Instance will be cordoned at 2026-12-06T20:10:00Z \\n\",\"message\":\"Node successfully cordoned and drained\"}\n";
+        for text in [events, json] {
+            let report = check_only("KW308", text);
+            assert_eq!(ids(&report), ["KW308"], "{text}");
+            let summary = &report.diagnoses[0].summary;
+            assert!(summary.contains("2 rebalance recommendations"), "{summary}");
+        }
+        // A recommendation seen only through Karpenter's event names its node.
+        let report = check_only("KW308", &events.replace("CordonAndDrain   node/ip-10-1-1-1.ec2.internal   Node successfully cordoned and drained", "Other   x   y"));
+        assert!(
+            report.diagnoses[0].summary.contains("2 rebalance recommendations (on ip-10-1-1-1.ec2.internal and ip-10-1-2-2.ec2.internal)"),
+            "{}",
+            report.diagnoses[0].summary
+        );
     }
 
     #[test]

@@ -2,9 +2,11 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message};
-use crate::rules::kw3xx::common::{join_names, named, node_of, nodeclaim_of, push_unique, Api};
+use crate::rules::kw3xx::common::{
+    claim_ref, join_names, named, node_of, nodeclaim_of, push_unique, Api,
+};
 use crate::rules::kw3xx::interruption::{
-    action, is_rebalance_kind, message_kind, notice_objects, nth,
+    action, is_rebalance_kind, message_kind, notice_objects, nth, nth_drains_spot,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -184,7 +186,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if kinds.is_empty() {
         kinds.push("interruption".into());
     }
-    let nth_present = nth(facts).is_some_and(|n| !n.seen_as.is_empty());
+    // NTH beside Karpenter handles the same notices, unless it is shown not to drain spot
+    // nodes (queue mode for a node group's ASG hooks, spot draining off).
+    let nth_present = nth(facts).is_some_and(|n| !n.seen_as.is_empty()) && nth_drains_spot(facts);
     // Before v0.32 a Machine of a Provisioner (and before v0.28 no Machine at all: Karpenter
     // deleted the node itself, `deleted node from interruption message`).
     let api = Api::of(facts, &nodeclaims);
@@ -247,6 +251,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             || k == "instance stopping"
             || k == "instance terminating"
     });
+    // The pools of the interrupted nodes: the NodeClaims' (object, log, generated name), the
+    // nodes' labels.
+    let pools = crate::rules::kw4xx::disruption::subject_nodepools(
+        facts,
+        &notice_objects(facts, &nodes, &nodeclaims)
+            .into_iter()
+            .chain(nodeclaims.iter().map(|n| claim_ref(facts, n)))
+            .collect::<Vec<_>>(),
+    );
+    let the_pool = match pools.as_slice() {
+        [] => format!("the {}", api.pool()),
+        [one] => format!(
+            "{} {one} (`kubectl edit {} {one}`)",
+            api.pool(),
+            api.pool().to_ascii_lowercase()
+        ),
+        several => format!("{}s {}", api.pool(), join_names(several)),
+    };
     let mut steps = Vec::new();
     if state_change {
         steps.push(Remediation::command(
@@ -275,7 +297,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp",
         ),
         Remediation::yaml(
-            format!("If interruptions are frequent, let the {} choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:", api.pool()),
+            format!("If interruptions are frequent, let {the_pool} choose from many families, sizes and zones (Karpenter then picks the least interrupted spot pools), and keep on-demand as a fallback:"),
             if api.legacy {
                 // A v1alpha5 Provisioner's requirements are top-level in its spec.
                 "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"5\"]\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [\"spot\", \"on-demand\"]\n"
@@ -292,6 +314,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let objects = notice_objects(facts, &nodes, &nodeclaims);
     vec![Diagnosis::new(&META, summary)
         .with_objects(&objects)
+        .with_node_pools(&pools)
         .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
         .with_related(if nth_present { &["KW308"] } else { &[] })
         .with_remediation(steps)]
@@ -300,6 +323,43 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn nth_with_spot_draining_off_handles_no_spot_notice() {
+        let events = "NAMESPACE   LAST SEEN   TYPE     REASON            OBJECT                                MESSAGE
+default     31m         Normal   SpotInterrupted   node/ip-10-9-120-33.ec2.internal      Spot interruption warning was triggered
+default     12m         Normal   CordonAndDrain    node/ip-10-9-8-14.ec2.internal        Node successfully cordoned and drained
+default     12m         Normal   ASGLifecycle      node/ip-10-9-8-14.ec2.internal        ASG Lifecycle Termination event received. Instance will be interrupted at 2026-12-06 21:40:11 +0000 UTC
+";
+        let values = "aws-node-termination-handler\tkube-system\t7\tdeployed\nenableSqsTerminationDraining: true\nenableSpotInterruptionDraining: false\n\n";
+        let d = &check_only("KW309", &format!("{values}{events}")).diagnoses[0];
+        assert!(d.related.is_empty(), "{:?}", d.related);
+        assert!(!d.summary.contains("KW308"), "{}", d.summary);
+        // Its default (IMDS mode drains on spot notices): it handles the same notices.
+        let d = &check_only(
+            "KW309",
+            &format!(
+                "aws-node-termination-handler\tkube-system\t7\tdeployed\n\n{}",
+                events.lines().take(2).collect::<Vec<_>>().join("\n")
+            ),
+        )
+        .diagnoses[0];
+        assert_eq!(d.related, ["KW308"]);
+    }
+
+    #[test]
+    fn the_spot_advice_names_the_interrupted_nodes_nodepool() {
+        let log = r#"{"level":"INFO","time":"2026-12-06T21:12:30.575Z","logger":"controller","message":"initiating delete from interruption message","controller":"interruption","queue":"Karpenter-prod-eu","messageKind":"spot_interrupted","NodeClaim":{"name":"spot-batch-7lqht"},"action":"CordonAndDrain","Node":{"name":"ip-10-70-41-18.eu-west-3.compute.internal"}}"#;
+        let d = &check_only("KW309", log).diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("spot-batch"));
+        assert!(
+            d.remediation.iter().any(|r| r
+                .text
+                .contains("let NodePool spot-batch (`kubectl edit nodepool spot-batch`) choose")),
+            "{:?}",
+            d.remediation
+        );
+    }
 
     #[test]
     fn scheduled_maintenance_gets_no_spot_advice() {

@@ -154,6 +154,100 @@ pub fn node_name(facts: &Facts, subjects: &[ObjectRef]) -> Option<String> {
         })
 }
 
+/// The NodePools (v1alpha5 Provisioners) of the nodes and NodeClaims a disruption text is
+/// about, in subject order, repeats dropped. For each subject the first source that knows:
+/// the Node's `karpenter.sh/nodepool` (`karpenter.sh/provisioner-name` before v0.32) label, the
+/// NodeClaim naming that node, the NodeClaim itself (its NodePool, labels, or a log line naming
+/// both), and last the NodeClaim's name, which Karpenter generates as `<nodepool>-<5 random
+/// characters>`.
+pub fn subject_nodepools(facts: &Facts, subjects: &[ObjectRef]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in subjects {
+        let found = match s.kind.as_str() {
+            "Node" => node_nodepool(facts, &s.name),
+            "NodeClaim" | "Machine" => nodeclaim_nodepool(facts, &s.name),
+            "NodePool" | "Provisioner" => Some(s.name.clone()),
+            _ => None,
+        };
+        if let Some(np) = found {
+            push_unique(&mut out, np);
+        }
+    }
+    out
+}
+
+/// The NodePool of Node `node`: its label, else the NodeClaim (Machine) naming it.
+fn node_nodepool(facts: &Facts, node: &str) -> Option<String> {
+    let labelled = facts
+        .nodes
+        .iter()
+        .find(|n| n.meta.name == node)
+        .and_then(|n| {
+            n.nodepool()
+                .or_else(|| n.meta.label("karpenter.sh/provisioner-name"))
+                .map(str::to_string)
+        });
+    labelled.or_else(|| {
+        facts
+            .nodeclaims
+            .iter()
+            .find(|c| c.node_name.as_deref() == Some(node))
+            .and_then(|c| nodeclaim_nodepool(facts, &c.meta.name))
+    })
+}
+
+/// The NodePool of NodeClaim (Machine) `claim`: the object or the logs, else its name.
+fn nodeclaim_nodepool(facts: &Facts, claim: &str) -> Option<String> {
+    crate::rules::kw3xx::common::nodepool_of_nodeclaim(facts, claim)
+        .or_else(|| nodepool_in_generated_name(facts, claim))
+}
+
+/// `web-general` from NodeClaim `web-general-4hq8d`: Karpenter names a NodeClaim with the
+/// NodePool's name as generateName, and the API server appends five characters of its
+/// random-suffix alphabet (no vowels, no 0, 1 or 3). When the input lists NodePools, the prefix
+/// must be one of them.
+fn nodepool_in_generated_name(facts: &Facts, claim: &str) -> Option<String> {
+    const SUFFIX_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
+    let (prefix, suffix) = claim.rsplit_once('-')?;
+    let generated = suffix.len() == 5 && suffix.chars().all(|c| SUFFIX_ALPHABET.contains(c));
+    if !generated || prefix.is_empty() {
+        return None;
+    }
+    if facts.nodepools.is_empty() || facts.nodepool(prefix).is_some() {
+        Some(prefix.to_string())
+    } else {
+        None
+    }
+}
+
+/// A command that prints the NodePool of the subjects when the input does not show it: the
+/// `karpenter.sh/nodepool` label of the node (or NodeClaim) named, else of every node.
+pub fn nodepool_lookup_command(facts: &Facts, subjects: &[ObjectRef]) -> String {
+    // Before v0.32 the label was the Provisioner's.
+    let label = if crate::rules::version::before_v0_32(facts)
+        || subjects.iter().any(|s| s.kind == "Machine")
+    {
+        "karpenter.sh/provisioner-name"
+    } else {
+        "karpenter.sh/nodepool"
+    };
+    match node_name(facts, subjects) {
+        Some(node) => format!("kubectl get node {node} -L {label}"),
+        None => match subjects
+            .iter()
+            .find(|s| s.kind == "NodeClaim" || s.kind == "Machine")
+        {
+            Some(c) if c.kind == "Machine" => format!(
+                "kubectl get {} {} -L karpenter.sh/provisioner-name",
+                crate::rules::version::MACHINES_RESOURCE,
+                c.name
+            ),
+            Some(c) => format!("kubectl get nodeclaim {} -L karpenter.sh/nodepool", c.name),
+            None => format!("kubectl get nodes -L {label}"),
+        },
+    }
+}
+
 /// The messages a rule matched and the objects they concern, in input order.
 #[derive(Debug, Default)]
 pub struct Hits<'a> {
@@ -388,6 +482,50 @@ pub fn lifted_after(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nodepools_from_labels_claims_and_generated_names() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let node = |n: &str| ObjectRef::new("Node", None, n);
+        let claim = |n: &str| ObjectRef::new("NodeClaim", None, n);
+        // The node's label.
+        let described = facts(&crate::testing::karpenter_node_describe(
+            "spot",
+            "Normal  Unconsolidatable  2m  karpenter  Can't replace with a cheaper node",
+        ));
+        assert_eq!(
+            subject_nodepools(
+                &described,
+                &[node("ip-10-0-12-34.eu-west-1.compute.internal")]
+            ),
+            ["general"]
+        );
+        // A generated NodeClaim name; a name Karpenter did not generate says nothing.
+        let none = facts("");
+        assert_eq!(
+            subject_nodepools(&none, &[claim("batch-spot-x7k2p"), claim("gpu-4hq8d")]),
+            ["batch-spot", "gpu"]
+        );
+        for not_generated in ["my-static-node", "web-general-abcde", "web-4hq8", "x7k2p"] {
+            assert!(
+                subject_nodepools(&none, &[claim(not_generated)]).is_empty(),
+                "{not_generated}"
+            );
+        }
+        // NodePools listed: the prefix must be one of them.
+        let listed = facts("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: default\n");
+        assert!(subject_nodepools(&listed, &[claim("batch-spot-x7k2p")]).is_empty());
+        assert_eq!(subject_nodepools(&listed, &[claim("web-x7k2p")]), ["web"]);
+        // Nothing known: a command that prints it.
+        assert_eq!(
+            nodepool_lookup_command(&none, &[node("ip-1")]),
+            "kubectl get node ip-1 -L karpenter.sh/nodepool"
+        );
+        assert_eq!(
+            nodepool_lookup_command(&none, &[claim("static-a")]),
+            "kubectl get nodeclaim static-a -L karpenter.sh/nodepool"
+        );
+    }
 
     #[test]
     fn annotate_commands_in_every_argument_order() {

@@ -547,6 +547,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             }
         }
     }
+    // A budget known only by name: the Warning events of its pods (named after it) tell which
+    // replica is unhealthy and keeps the allowed disruptions at 0.
+    if let ([pdb], true) = (g.pdbs.as_slice(), pdb_objects.is_empty() && !g.multiple) {
+        for (pod, e) in warned_pods_named_like(facts, pdb) {
+            if !unhealthy.iter().any(|(n, _)| *n == pod) {
+                // The message's head (`Readiness probe failed`), not a `:` inside an image tag.
+                let first = e.message.split(": ").next().unwrap_or_default().trim();
+                unhealthy.push((pod, format!("{}: {first}", e.reason)));
+                evidence.push(e.evidence.clone());
+            }
+        }
+    }
     if !unhealthy.is_empty() {
         let list: Vec<String> = unhealthy
             .iter()
@@ -935,6 +947,7 @@ fn remediation(
                     })
                 })
             })
+            .or_else(|| the_pdb.and_then(|q| workload_named_like(facts, g, q)))
             .unwrap_or_else(|| "deployment/<workload>".to_string());
         // An absolute `maxUnavailable` allows the same number however many replicas run:
         // more replicas only help a `minAvailable` budget or a percentage.
@@ -1073,6 +1086,65 @@ fn workload_of(facts: &Facts, pdb: &Pdb) -> Option<String> {
     })
 }
 
+/// The workload of a PDB the input shows only by name (the event's `ns/name`): a pod on the
+/// blocked node (its describe's pod list) or named by an event, in the PDB's namespace, whose
+/// controller (by the pod's name) is named like the PDB: `ledger-writer` for PDB
+/// `ledger-writer` or `ledger-writer-pdb`, and pod `ledger-writer-0`.
+fn workload_named_like(facts: &Facts, g: &Group<'_>, qualified_pdb: &str) -> Option<String> {
+    let (ns, pdb) = split_qualified(qualified_pdb);
+    let ns = ns?;
+    let base = pdb
+        .strip_suffix("-pdb")
+        .or_else(|| pdb.strip_prefix("pdb-"))
+        .unwrap_or(pdb);
+    let mut candidates = pods_on(facts, &g.subjects);
+    for m in &facts.messages {
+        if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
+            push_unique(&mut candidates, o.qualified_name());
+        }
+    }
+    candidates.iter().find_map(|p| {
+        let (pod_ns, pod) = split_qualified(p);
+        if pod_ns != Some(ns) {
+            return None;
+        }
+        let c = controller_by_name(pod)?;
+        (c.name == base).then(|| format!("{}/{}", c.kind.to_ascii_lowercase(), c.name))
+    })
+}
+
+/// The pods of the PDB's namespace whose controller (by the pod's name) is named like the
+/// PDB, with their latest Warning event (`Unhealthy`, `BackOff`), in input order.
+fn warned_pods_named_like<'a>(
+    facts: &'a Facts,
+    qualified_pdb: &str,
+) -> Vec<(String, &'a crate::facts::Event)> {
+    let (Some(ns), pdb) = split_qualified(qualified_pdb) else {
+        return Vec::new();
+    };
+    let base = pdb
+        .strip_suffix("-pdb")
+        .or_else(|| pdb.strip_prefix("pdb-"))
+        .unwrap_or(pdb);
+    let mut out: Vec<(String, &crate::facts::Event)> = Vec::new();
+    for e in facts.events.iter().filter(|e| e.event_type == "Warning") {
+        let Some(o) = e.object.as_ref().filter(|o| o.kind == "Pod") else {
+            continue;
+        };
+        if o.namespace.as_deref() != Some(ns)
+            || controller_by_name(&o.name).is_none_or(|c| c.name != base)
+        {
+            continue;
+        }
+        let pod = o.qualified_name();
+        match out.iter_mut().find(|(p, _)| *p == pod) {
+            Some(slot) => slot.1 = e,
+            None => out.push((pod, e)),
+        }
+    }
+    out
+}
+
 /// The Deployment or StatefulSet a pod's name implies (`deployment_by_name`, or a
 /// StatefulSet's `<name>-<ordinal>`).
 fn controller_by_name(pod: &str) -> Option<ObjectRef> {
@@ -1098,6 +1170,66 @@ mod tests {
     use crate::facts::{Container, LabelSelector, Meta};
     use crate::testing::{check_only, ids};
     use std::collections::BTreeMap;
+
+    #[test]
+    fn a_pdb_known_by_name_scales_the_workload_its_pods_are_named_after() {
+        let scale = |text: &str| {
+            check_only("KW401", text).diagnoses[0]
+                .remediation
+                .iter()
+                .find_map(|r| r.command.clone().filter(|c| c.starts_with("kubectl scale")))
+        };
+        let table = |pdb: &str, pod_row: &str| {
+            format!(
+                "NAMESPACE   LAST SEEN   TYPE      REASON              OBJECT                           MESSAGE\n\
+                 default     31m         Normal    DisruptionBlocked   node/ip-10-8-33-102.internal     {pdb}\n\
+                 {pod_row}\n"
+            )
+        };
+        // An event about one of its pods.
+        let text = table(
+            "Pdb prevents pod evictions (PodDisruptionBudget=[search/opensearch-data])",
+            "search      2m          Warning   Unhealthy           pod/opensearch-data-2            Readiness probe failed: HTTP probe failed with statuscode: 503",
+        );
+        assert_eq!(
+            scale(&text).as_deref(),
+            Some("kubectl scale statefulset/opensearch-data -n search --replicas=3")
+        );
+        // Its Warning event names the unhealthy replica.
+        let summary = check_only("KW401", &text).diagnoses[0].summary.clone();
+        assert!(
+            summary.contains(
+                "Not healthy: search/opensearch-data-2 (Unhealthy: Readiness probe failed)"
+            ),
+            "{summary}"
+        );
+        // A `-pdb` suffix; a Deployment's pod.
+        let text = table(
+            "Pdb \"web/checkout-pdb\" prevents pod evictions",
+            "web         2m          Warning   BackOff             pod/checkout-6d9f7b7c4-8kq2w     Back-off restarting failed container",
+        );
+        assert_eq!(
+            scale(&text).as_deref(),
+            Some("kubectl scale deployment/checkout -n web --replicas=3")
+        );
+        // A pod of another namespace or another workload says nothing.
+        for other in [
+            "other       2m          Warning   Unhealthy           pod/opensearch-data-2            Readiness probe failed",
+            "search      2m          Warning   Unhealthy           pod/opensearch-master-0          Readiness probe failed",
+        ] {
+            let text = table(
+                "Pdb prevents pod evictions (PodDisruptionBudget=[search/opensearch-data])",
+                other,
+            );
+            assert_eq!(
+                scale(&text).as_deref(),
+                Some("kubectl scale deployment/<workload> -n search --replicas=3"),
+                "{other}"
+            );
+            let summary = check_only("KW401", &text).diagnoses[0].summary.clone();
+            assert!(!summary.contains("Not healthy"), "{summary}");
+        }
+    }
 
     #[test]
     fn the_drain_event_of_a_pod_with_several_budgets_names_the_pod() {

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
-    annotated_by_command, hits, lifted_after, node_or_claim, push_unique, subject_of,
-    subjects_label, Hits,
+    annotated_by_command, hits, lifted_after, node_or_claim, push_unique, subject_nodepools,
+    subject_of, subjects_label, Hits,
 };
 use crate::rules::text::capitalised;
 use crate::rules::version;
@@ -308,11 +308,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     if pools.is_empty() {
-        steps.push(Remediation::text(if annotation == LEGACY_ANNOTATION {
-            format!("If the Provisioner's spec.annotations (NodePool: spec.template.metadata.annotations) sets {annotation}, remove it there, or every new node is protected again.")
-        } else {
-            format!("If the NodePool's spec.template.metadata.annotations sets {ANNOTATION}, remove it there, or every new node is protected again.")
-        }));
+        // The nodes' NodePool (label, NodeClaim, generated name), when known: show its template.
+        let own_pool = match subject_nodepools(facts, &found.subjects).as_slice() {
+            [one] if annotation != LEGACY_ANNOTATION => Some(one.clone()),
+            _ => None,
+        };
+        steps.push(match own_pool {
+            Some(pool) => Remediation::command(
+                format!("If NodePool {pool}'s template sets {ANNOTATION} (the output names it), remove it there, or every new node is protected again:"),
+                format!("kubectl get nodepool {pool} -o jsonpath='{{.spec.template.metadata.annotations}}{{\"\\n\"}}'"),
+            ),
+            None if annotation == LEGACY_ANNOTATION => Remediation::text(format!("If the Provisioner's spec.annotations (NodePool: spec.template.metadata.annotations) sets {annotation}, remove it there, or every new node is protected again.")),
+            None => Remediation::text(format!("If the NodePool's spec.template.metadata.annotations sets {ANNOTATION}, remove it there, or every new node is protected again.")),
+        });
     }
     let subject = found.subjects.first().cloned().or_else(|| {
         pools
@@ -331,8 +339,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             ),
         )];
     }
+    let pool_names: Vec<String> = if pools.is_empty() {
+        subject_nodepools(facts, &found.subjects)
+    } else {
+        pools.iter().map(|p| p.meta.name.clone()).collect()
+    };
     let d = Diagnosis::new(&META, summary)
         .with_object(subject.as_ref())
+        .with_node_pools(&pool_names)
         .with_confidence(if inferred {
             Confidence::Medium
         } else {
@@ -375,8 +389,12 @@ fn without_removed<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
                 .map(|c| &c.meta),
             _ => None,
         };
+        // No annotation at all means the paste left the Annotations section out (a Karpenter
+        // node always has some: karpenter.sh/nodepool-hash, node.alpha.kubernetes.io/ttl), not
+        // that the one the event names is gone.
         meta.is_some_and(|m| {
             !m.from_table
+                && !m.annotations.is_empty()
                 && !m.annotations.contains_key(ANNOTATION)
                 && !m.annotations.contains_key(LEGACY_ANNOTATION)
         })
@@ -558,6 +576,39 @@ Events:
         ] {
             assert!(check(&facts(text)).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn the_nodes_own_nodepool_template_is_the_one_to_check() {
+        let text = r#"Name:               ip-10-11-64-140.ap-south-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=etl
+Annotations:        karpenter.sh/do-not-disrupt: true
+Taints:             <none>
+Events:
+  Type    Reason             Age                  From       Message
+  ----    ------             ----                 ----       -------
+  Normal  DisruptionBlocked  4m31s (x26 over 2h)  karpenter  Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation
+"#;
+        let d = &check_only("KW403", text).diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("etl"));
+        assert_eq!(
+            d.remediation.last().unwrap().command.as_deref(),
+            Some("kubectl get nodepool etl -o jsonpath='{.spec.template.metadata.annotations}{\"\\n\"}'")
+        );
+    }
+
+    #[test]
+    fn a_describe_cut_before_its_annotations_does_not_hide_the_event() {
+        let event = r#"Normal  DisruptionBlocked  4m  karpenter  Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation"#;
+        let cut = crate::testing::karpenter_node_describe("on-demand", event);
+        assert_eq!(ids(&check_only("KW403", &cut)), ["KW403"]);
+        // Its annotations shown, without this one: it was taken off since.
+        let removed = cut.replace(
+            "Taints:",
+            "Annotations:        karpenter.sh/nodepool-hash: 1\n                    node.alpha.kubernetes.io/ttl: 0\nTaints:",
+        );
+        assert!(ids(&check_only("KW403", &removed)).is_empty());
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
-use crate::rules::kw4xx::disruption::{grouped_hits, subject_of, subjects_label};
+use crate::rules::kw4xx::disruption::{
+    grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of, subjects_label,
+};
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -69,7 +71,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     token_after(t, "provisioner ").filter(|w| !w.eq_ignore_ascii_case("has"))
                 })
             } else {
-                quoted_after(t, "nodepool ")
+                quoted_after(t, "nodepool ").or_else(|| unquoted_name_after(t, "nodepool "))
             };
             // `has consolidation disabled` (consolidateAfter: Never) versus the WhenEmpty forms.
             (
@@ -81,7 +83,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     })
     .into_iter()
     .map(|((nodepool, disabled, provisioner), hits)| Group {
-        nodepool,
+        // The text's name unreadable: the nodes' own NodePool label, the NodeClaim's pool.
+        nodepool: nodepool.or_else(
+            || match subject_nodepools(facts, &hits.subjects).as_slice() {
+                [one] => Some(one.clone()),
+                _ => None,
+            },
+        ),
         disabled,
         provisioner,
         subjects: hits.subjects,
@@ -121,11 +129,29 @@ fn spec_quote(np: &NodePool) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(", "))
 }
 
+/// A NodePool name written without ASCII double quotes: typographic quotes (a paste through a
+/// chat tool or a document), single quotes, or none.
+fn unquoted_name_after(text: &str, marker: &str) -> Option<String> {
+    let start = find_ignore_ascii_case(text, marker)? + marker.len();
+    let word = text[start..].split_whitespace().next()?;
+    let name = word.trim_matches([
+        '\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}', '\'', '"', ',',
+    ]);
+    let is_name = !name.is_empty()
+        && !name.eq_ignore_ascii_case("has")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+    is_name.then(|| name.to_string())
+}
+
 fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     if g.provisioner {
         return from_provisioner_message(facts, g);
     }
-    let np = g.nodepool.as_deref().unwrap_or("<nodepool>");
+    let Some(np) = g.nodepool.as_deref() else {
+        return unnamed_nodepool(facts, g);
+    };
     let mut summary = if g.disabled {
         format!(
             "NodePool {np} has consolidation disabled (consolidateAfter: Never), so Karpenter does not consolidate {}.",
@@ -179,6 +205,26 @@ fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
             .with_evidence(np.meta.evidence.clone())
             .with_remediation(fix(facts, name)),
     )
+}
+
+/// The text's NodePool name is unreadable and the input shows no label naming it: the fix
+/// starts with the command that prints it.
+fn unnamed_nodepool(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+    let on = subjects_label(&g.subjects);
+    let summary = if g.disabled {
+        format!("The node's NodePool has consolidation disabled (consolidateAfter: Never), so Karpenter does not consolidate {on}. This is the configuration working as written.")
+    } else {
+        format!("The node's NodePool only consolidates empty nodes (consolidationPolicy: WhenEmpty), and {on} still runs pods, so it stays however underused it is. This is the configuration working as written.")
+    };
+    let mut steps = vec![Remediation::command(
+        "Find the node's NodePool (the karpenter.sh/nodepool label):",
+        nodepool_lookup_command(facts, &g.subjects),
+    )];
+    steps.extend(fix(facts, "<nodepool>"));
+    Diagnosis::new(&META, summary)
+        .with_object(g.subjects.first())
+        .with_messages_per_object(g.messages.iter().copied(), &subject_of)
+        .with_remediation(steps)
 }
 
 /// The v1alpha5 form (before v0.32): consolidation was a Provisioner switch,
@@ -321,6 +367,49 @@ mod tests {
                 .as_deref()
                 .is_some_and(|y| y.contains("WhenEmptyOrUnderutilized")));
         }
+    }
+
+    #[test]
+    fn a_name_without_ascii_quotes_or_none_at_all() {
+        // Typographic quotes from a chat paste.
+        let d = &check_only(
+            "KW406",
+            "Normal  Unconsolidatable  4m  karpenter  NodePool \u{201c}stateful\u{201d} has consolidation policy WhenEmpty, but node is not empty",
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("stateful"));
+        assert!(
+            d.summary.starts_with("NodePool stateful only"),
+            "{}",
+            d.summary
+        );
+        // No name in the text: the node's label gives it.
+        let d = &check_only(
+            "KW406",
+            &crate::testing::karpenter_node_describe(
+                "on-demand",
+                "Normal  Unconsolidatable  4m  karpenter  NodePool has consolidation disabled",
+            ),
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("general"));
+        // Nowhere: the first step prints it.
+        let d = &check_only(
+            "KW406",
+            "default 4m Normal Unconsolidatable node/ip-10-9-9-9.ec2.internal NodePool has consolidation disabled",
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool, None);
+        assert!(
+            d.summary
+                .starts_with("The node's NodePool has consolidation disabled"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(
+            d.remediation[0].command.as_deref(),
+            Some("kubectl get node ip-10-9-9-9.ec2.internal -L karpenter.sh/nodepool")
+        );
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! KW408 no-cheaper-replacement.
 
 use crate::facts::{Facts, ObjectRef};
-use crate::rules::kw4xx::disruption::{hits, number_after, subject_of, subjects_label, unescaped};
+use crate::rules::kw4xx::disruption::{
+    hits, nodepool_lookup_command, number_after, subject_nodepools, subject_of, subjects_label,
+    unescaped,
+};
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -88,13 +91,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if legacy && !all_on_demand(facts, &found.subjects) {
         summary.push_str(" Before v0.32 (Provisioner and Machine) Karpenter never replaced a spot node with another spot node: spot-to-spot consolidation came in v0.34, behind the SpotToSpotConsolidation feature gate.");
     }
+    // The NodePool whose requirements to widen: the nodes' label, the NodeClaim's pool or name;
+    // else a command that prints it.
+    let nodepools = subject_nodepools(facts, &found.subjects);
+    let pool_kind = if legacy { "Provisioner" } else { "NodePool" };
+    let in_pool = match nodepools.as_slice() {
+        [] => format!(
+            "in the node's {pool_kind} (`{}` prints it; then `kubectl edit {} <name>`)",
+            nodepool_lookup_command(facts, &found.subjects),
+            pool_kind.to_ascii_lowercase()
+        ),
+        [one] => format!(
+            "in {pool_kind} {one} (`kubectl edit {} {one}`)",
+            pool_kind.to_ascii_lowercase()
+        ),
+        several => format!(
+            "in {pool_kind}s {} (`kubectl edit {} <name>`)",
+            several.join(", "),
+            pool_kind.to_ascii_lowercase()
+        ),
+    };
     let mut steps = Vec::new();
     if legacy {
         steps.push(Remediation::text(
             "To have spot nodes consolidated onto cheaper spot, upgrade to v0.34 or later (Provisioner becomes NodePool at v0.32, per the upgrade guide) and enable the SpotToSpotConsolidation feature gate.",
         ));
         steps.push(Remediation::yaml(
-            "Give consolidation cheaper options: allow many families, sizes and generations in the Provisioner:",
+            format!("Give consolidation cheaper options: allow many families, sizes and generations {in_pool}:"),
             "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"4\"]\n",
         ));
     } else if gate_off || (options.is_none() && !all_on_demand(facts, &found.subjects)) {
@@ -106,7 +129,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if !legacy {
         steps.push(Remediation::yaml(
-        "Give consolidation cheaper options: allow many families, sizes and generations in the NodePool:",
+        format!("Give consolidation cheaper options: allow many families, sizes and generations {in_pool}:"),
         "spec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-category\n          operator: In\n          values: [\"c\", \"m\", \"r\"]\n        - key: karpenter.k8s.aws/instance-generation\n          operator: Gt\n          values: [\"4\"]\n",
     ));
     }
@@ -115,6 +138,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     ));
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
+        .with_node_pools(&nodepools)
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_remediation(steps)]
 }
@@ -212,6 +236,41 @@ mod tests {
             "KW408",
             "Normal  Unconsolidatable  node/ip-10-0-1-2.ec2.internal  Can't replace with a cheaper node"
         )));
+    }
+
+    #[test]
+    fn the_fix_names_the_nodepool_or_how_to_find_it() {
+        let step = |text: &str| {
+            let d = check_only("KW408", text).diagnoses.remove(0);
+            let step = d
+                .remediation
+                .iter()
+                .find(|r| r.text.contains("cheaper options"))
+                .unwrap()
+                .text
+                .clone();
+            (d.node_pool, step)
+        };
+        // The NodeClaim's generated name.
+        let (pool, text) = step("default 14m Normal Unconsolidatable nodeclaim/batch-spot-x7k2p Can't replace with a cheaper node");
+        assert_eq!(pool.as_deref(), Some("batch-spot"));
+        assert!(
+            text.contains("in NodePool batch-spot (`kubectl edit nodepool batch-spot`)"),
+            "{text}"
+        );
+        // The node's label.
+        let (pool, _) = step(&karpenter_node_describe(
+            "spot",
+            "Normal  Unconsolidatable  12m (x15 over 3h)    karpenter  Can't replace with a cheaper node",
+        ));
+        assert_eq!(pool.as_deref(), Some("general"));
+        // Nothing names it: the command that prints it.
+        let (pool, text) = step("default 14m Normal Unconsolidatable node/ip-10-20-31-7.eu-west-1.compute.internal Can't replace with a cheaper node");
+        assert_eq!(pool, None);
+        assert!(
+            text.contains("`kubectl get node ip-10-20-31-7.eu-west-1.compute.internal -L karpenter.sh/nodepool` prints it"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! KW409 nominated-for-pending-pod.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, subject_of, subjects_label};
+use crate::rules::kw4xx::disruption::{hits, subject_nodepools, subject_of, subjects_label};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -44,22 +44,74 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if found.is_empty() {
         return Vec::new();
     }
+    let nodepools = subject_nodepools(facts, &found.subjects);
+    // Before v0.32 (a Machine) the pool was a v1alpha5 Provisioner.
+    let kind = if crate::rules::version::before_v0_32(facts)
+        || found.subjects.iter().any(|s| s.kind == "Machine")
+    {
+        "Provisioner"
+    } else {
+        "NodePool"
+    };
+    let pool = match nodepools.as_slice() {
+        [] => String::new(),
+        [one] => format!(" ({kind} {one})"),
+        several => format!(" ({kind}s {})", several.join(", ")),
+    };
     let summary = format!(
-        "Karpenter keeps {} for now: a pending pod was nominated to it, so it is not disrupted until the pod binds or the nomination expires. This is transient.",
+        "Karpenter keeps {}{pool} for now: a pending pod was nominated to it, so it is not disrupted until the pod binds or the nomination expires. This is transient.",
         subjects_label(&found.subjects)
     );
+    let mut steps = vec![Remediation::command(
+        "If it lasts, find the Pending pods and read why they do not bind (their events):",
+        "kubectl get pods -A --field-selector status.phase=Pending -o wide",
+    )];
+    // Karpenter's `Nominated` pod event names the node (or NodeClaim) it nominated the pod to.
+    let targets: Vec<String> = found
+        .subjects
+        .iter()
+        .filter(|s| matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine"))
+        .map(|s| s.name.clone())
+        .collect();
+    if !targets.is_empty() {
+        steps.push(Remediation::command(
+            "The pods Karpenter nominated there (its Nominated pod events name the node or NodeClaim):",
+            format!(
+                "kubectl get events -A --field-selector reason=Nominated | grep -E '{}'",
+                targets.join("|")
+            ),
+        ));
+    }
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
+        .with_node_pools(&nodepools)
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
-        .with_remediation([Remediation::command(
-            "If it lasts, find the Pending pods and read why they do not bind (their events):",
-            "kubectl get pods -A --field-selector status.phase=Pending -o wide",
-        )])]
+        .with_remediation(steps)]
 }
 
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn names_the_nodepool_and_where_the_nominations_are() {
+        let report = check_only(
+            "KW409",
+            "default 9m Normal DisruptionBlocked node/ip-10-20-44-90.eu-west-1.compute.internal Node is nominated for a pending pod\n\
+             default 9m Normal DisruptionBlocked nodeclaim/web-general-4hq8d Node is nominated for a pending pod",
+        );
+        let d = &report.diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("web-general"));
+        assert!(
+            d.summary.contains("(NodePool web-general)"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(
+            d.remediation[1].command.as_deref(),
+            Some("kubectl get events -A --field-selector reason=Nominated | grep -E 'ip-10-20-44-90.eu-west-1.compute.internal|web-general-4hq8d'")
+        );
+    }
 
     #[test]
     fn both_wordings_and_the_pod_event_is_not_one() {

@@ -2,7 +2,8 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw4xx::disruption::{
-    hits, node_name, number_after, subject_of, subjects_label, unescaped,
+    hits, node_name, nodepool_lookup_command, number_after, subject_nodepools, subject_of,
+    subjects_label, unescaped,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -89,9 +90,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 })
         })
         .unwrap_or_else(|| "<node>".to_string());
-    let pool = pool_of(facts, &found.subjects);
+    let pools = subject_nodepools(facts, &found.subjects);
+    let pool = match pools.as_slice() {
+        [] => format!(
+            " (`{}` names it)",
+            nodepool_lookup_command(facts, &found.subjects)
+        ),
+        several => format!(" {}", several.join(", ")),
+    };
     vec![Diagnosis::new(&META, summary)
         .with_object(found.subjects.first())
+        .with_node_pools(&pools)
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_remediation([
             Remediation::command(
@@ -110,30 +119,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 } else {
                     "NodePool"
                 },
-                pool.map(|p| format!(" {p}")).unwrap_or_default()
+                pool
             )),
         ])]
-}
-
-/// The pool of the kept node: its NodeClaim's, else the Node's `karpenter.sh/nodepool` (or
-/// pre-v0.32 `karpenter.sh/provisioner-name`) label.
-fn pool_of(facts: &Facts, subjects: &[crate::facts::ObjectRef]) -> Option<String> {
-    subjects.iter().find_map(|s| match s.kind.as_str() {
-        "NodeClaim" | "Machine" => {
-            crate::rules::kw3xx::common::nodepool_of_nodeclaim(facts, &s.name)
-        }
-        "Node" => facts
-            .nodes
-            .iter()
-            .find(|n| n.meta.name == s.name)
-            .and_then(|n| {
-                n.meta
-                    .label("karpenter.sh/nodepool")
-                    .or_else(|| n.meta.label("karpenter.sh/provisioner-name"))
-            })
-            .map(str::to_string),
-        _ => None,
-    })
 }
 
 #[cfg(test)]
@@ -142,6 +130,34 @@ mod tests {
 
     /// A pre-v0.32 `kubectl describe node`: its `Name:` is the subject, and its pool a
     /// Provisioner.
+    #[test]
+    fn names_the_nodepool_or_how_to_find_it() {
+        let d = &check_only(
+            "KW410",
+            "default 12m Normal Unconsolidatable nodeclaim/general-hh4vn Can't remove without creating 2 candidates",
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("general"));
+        assert!(
+            d.remediation[1]
+                .text
+                .contains("in the NodePool general big enough"),
+            "{}",
+            d.remediation[1].text
+        );
+        let d = &check_only(
+            "KW410",
+            "default 12m Normal Unconsolidatable node/ip-10-8-12-56.ec2.internal Can't remove without creating 2 candidates",
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool, None);
+        assert!(
+            d.remediation[1].text.contains("in the NodePool (`kubectl get node ip-10-8-12-56.ec2.internal -L karpenter.sh/nodepool` names it)"),
+            "{}",
+            d.remediation[1].text
+        );
+    }
+
     #[test]
     fn an_old_describe_names_its_node_and_provisioner() {
         let text = "Name:               ip-10-20-3-77.us-west-2.compute.internal\nLabels:             karpenter.sh/provisioner-name=default\nEvents:\n  Type    Reason            Age   From       Message\n  ----    ------            ----  ----       -------\n  Normal  Unconsolidatable  4m    karpenter  can't remove without creating 2 machines\n";

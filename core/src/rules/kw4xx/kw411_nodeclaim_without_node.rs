@@ -1,9 +1,10 @@
 //! KW411 nodeclaim-without-node.
 
 use crate::facts::{Facts, Message, ObjectRef};
-use crate::rules::kw3xx::common::nodeclaim_of;
+use crate::rules::kw3xx::common::{claim_age, nodeclaim_of};
 use crate::rules::kw4xx::disruption::{
-    hits, push_unique, subject_of, subjects_label, unescaped, Hits,
+    hits, nodepool_lookup_command, push_unique, subject_nodepools, subject_of, subjects_label,
+    unescaped, Hits,
 };
 use crate::rules::text::contains_any;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -136,7 +137,21 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
         .messages
         .iter()
         .any(|m| contains_any(&m.text, NOT_REGISTERED));
-    let age = longest_age_minutes(facts, &found.messages);
+    // How long the NodeClaims have waited: the blocking events' ages, or the claims' own age
+    // (their events, creationTimestamp, `kubectl get nodeclaims` AGE) while no node is known.
+    let claims_age = claims
+        .iter()
+        .filter(|c| {
+            facts
+                .nodeclaims
+                .iter()
+                .find(|n| &n.meta.name == *c)
+                .is_none_or(|n| n.node_name.is_none())
+        })
+        .filter_map(|c| claim_age(facts, c))
+        .map(|a| (a.seconds.max(0) / 60) as u64)
+        .max();
+    let age = longest_age_minutes(facts, &found.messages).max(claims_age);
     let long_wait = age.is_some_and(|a| a >= 5);
     let mut related: Vec<&'static str> = Vec::new();
     // Several subjects (nodes, or NodeClaims named by the texts) take plural words.
@@ -239,12 +254,40 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
                 ),
             )
         };
-        vec![
-            read,
+        // The bootstrap and the node role come from the NodePool's node class.
+        let nodepools = subject_nodepools(facts, &claim_refs(kind, &claims));
+        let class = if kind == "Machine" {
             Remediation::text(
                 "If the instance runs but never joins, follow KW303: the node's bootstrap, its IAM role's access entry (or aws-auth mapping), networking to the API server.",
-            ),
-        ]
+            )
+        } else {
+            let jsonpath = "-o jsonpath='{.spec.template.spec.nodeClassRef.name}{\"\\n\"}'";
+            let (which, command) = match nodepools.as_slice() {
+                [one] => (
+                    format!("NodePool {one}'s EC2NodeClass"),
+                    format!("kubectl get nodepool {one} {jsonpath}"),
+                ),
+                [] => (
+                    format!(
+                        "the NodePool's EC2NodeClass (`{}` names the NodePool)",
+                        nodepool_lookup_command(facts, &claim_refs(kind, &claims))
+                    ),
+                    format!("kubectl get nodepool <nodepool> {jsonpath}"),
+                ),
+                several => (
+                    format!("the EC2NodeClass of NodePools {}", several.join(", ")),
+                    format!(
+                        "for np in {}; do kubectl get nodepool \"$np\" {jsonpath}; done",
+                        several.join(" ")
+                    ),
+                ),
+            };
+            Remediation::command(
+                format!("If the instance runs but never joins, follow KW303: the bootstrap of {which}, its node role's access entry (or aws-auth mapping), networking to the API server. Which EC2NodeClass:"),
+                command,
+            )
+        };
+        vec![read, class]
     };
     let registration = facts
         .messages
@@ -260,14 +303,29 @@ fn diagnose(facts: &Facts, found: Hits<'_>, unmanaged_only: bool) -> Diagnosis {
             .map(|c| ObjectRef::new(kind, None, c))
             .collect()
     };
+    // A node Karpenter does not manage has no NodePool; a waiting NodeClaim has one.
+    let nodepools = if unmanaged_only {
+        Vec::new()
+    } else {
+        subject_nodepools(facts, &objects)
+    };
     Diagnosis::new(&META, summary)
         .with_objects(&objects)
+        .with_node_pools(&nodepools)
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_messages_per_object(registration, &|m| {
             subject_of(m).or_else(|| nodeclaim_of(facts, m).map(|n| ObjectRef::new(kind, None, &n)))
         })
         .with_related(&related)
         .with_remediation(steps)
+}
+
+/// The NodeClaims (Machines) `names` as objects.
+fn claim_refs(kind: &str, names: &[String]) -> Vec<ObjectRef> {
+    names
+        .iter()
+        .map(|c| ObjectRef::new(kind, None, c))
+        .collect()
 }
 
 /// `1 node`, `3 nodes`.
@@ -331,6 +389,61 @@ mod tests {
     use super::*;
     use crate::facts::{Condition, Event, Message, Meta, NodeClaim};
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_waiting_nodeclaim_names_its_nodepool_an_unmanaged_node_none() {
+        let d = &check_only(
+            "KW411",
+            "default 3m Normal DisruptionBlocked nodeclaim/web-general-r2mtn Nodeclaim does not have an associated node",
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool.as_deref(), Some("web-general"));
+        assert_eq!(
+            d.remediation[1].command.as_deref(),
+            Some("kubectl get nodepool web-general -o jsonpath='{.spec.template.spec.nodeClassRef.name}{\"\\n\"}'")
+        );
+        // A name Karpenter did not generate: the step says how to find the NodePool.
+        let d = &check_only(
+            "KW411",
+            "default 3m Normal DisruptionBlocked nodeclaim/imported-a Nodeclaim does not have an associated node",
+        )
+        .diagnoses[0];
+        assert_eq!(d.node_pool, None);
+        assert!(
+            d.remediation[1].text.contains(
+                "`kubectl get nodeclaim imported-a -L karpenter.sh/nodepool` names the NodePool"
+            ),
+            "{}",
+            d.remediation[1].text
+        );
+        let unmanaged = &check_only(
+            "KW411",
+            "1m Normal DisruptionBlocked node/ip-10-0-1-1.ec2.internal Node isn't managed by karpenter",
+        )
+        .diagnoses[0];
+        assert_eq!(unmanaged.node_pool, None);
+    }
+
+    #[test]
+    fn the_claims_own_age_counts_not_only_the_blocking_events() {
+        let text = "$ kubectl get nodeclaims
+NAME             TYPE           CAPACITY    ZONE         NODE   READY     AGE
+gpu-a100-7rwzk   p4d.24xlarge   on-demand   us-east-1a          Unknown   13m
+$ kubectl get events -A --field-selector involvedObject.kind=NodeClaim
+NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                     MESSAGE
+default     2m          Normal   DisruptionBlocked   nodeclaim/gpu-a100-7rwzk   Nodeclaim does not have an associated node
+";
+        let d = &check_only("KW411", text).diagnoses[0];
+        assert!(d.summary.contains("about 13 minutes"), "{}", d.summary);
+        assert_eq!(d.related, ["KW303"]);
+        // Two minutes old: normal right after a launch.
+        let d = &check_only("KW411", &text.replace("Unknown   13m", "Unknown   2m")).diagnoses[0];
+        assert!(
+            d.summary.contains("normal for a minute or two"),
+            "{}",
+            d.summary
+        );
+    }
 
     #[test]
     fn every_wording() {
