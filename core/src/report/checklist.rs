@@ -643,9 +643,10 @@ impl Ctx<'_> {
                 let from_logs = self.diagnoses.iter().find(|d| {
                     d.severity != crate::rules::Severity::Info
                         && d.id != "KW004"
-                        && d.evidence
-                            .iter()
-                            .any(|e| f.log_record_at(&e.source, e.line).is_some())
+                        && d.evidence.iter().any(|e| {
+                            f.log_record_at(&e.source, e.line)
+                                .is_some_and(|r| !foreign(r))
+                        })
                 });
                 match from_logs {
                     Some(d) => Seen::problem(format!(

@@ -2,6 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw3xx::cni_log::{cni_log_findings, CniLogCause};
 use crate::rules::kw3xx::common::{join_names, node_of, push_unique, sole_raw_value};
 use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -23,7 +24,13 @@ also blocks its disruption.
 Signals: node condition `Ready=False` reason `KubeletNotReady` with `container runtime network
 not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error:
 cni plugin not initialized`, the same in the kubelet journal (`"Container runtime network not
-ready"`), and `KubeletNotReady runtime network not ready`.
+ready"`), and `KubeletNotReady runtime network not ready`. The VPC CNI's own log (`kubectl logs
+aws-node-xxxxx -c aws-node`, or ipamd's `/var/log/aws-routed-eni/ipamd.log` in the EKS log
+collector's bundle) says why it cannot start, and is a signal alone: `Failed to call
+ec2:DescribeNetworkInterfaces ...: UnauthorizedOperation` (its role lacks the policy),
+`NoCredentialProviders` (IRSA not wired), `Unable to reach API Server` / `error communicating
+with apiserver` (kube-proxy down, or security groups without the control plane), `Retrying
+waiting for IPAM-D` (ipamd never started).
 
 ## Why it happens
 The CNI's DaemonSet pod has not come up on the node. With the Amazon VPC CNI (`aws-node`) this is
@@ -39,12 +46,22 @@ role it uses.
 "#,
 };
 
+/// The kubelet's and the node's words first, then the VPC CNI's own log (see `cni_log`).
 const SIGNALS: &[&str] = &[
     "networkpluginnotready",
     "cni plugin not initialized",
     "runtime network not ready",
     "network plugin returns error",
+    "unable to reach api server",
+    "error communicating with apiserver",
+    "failed to communicate with k8s server",
+    "retrying waiting for ipam-d",
+    "failed to call ec2:",
+    "nocredentialproviders",
 ];
+
+/// What the kubelet and the node's condition say when the network is not ready.
+const KUBELET_SIGNALS: &[&str] = SIGNALS.split_at(4).0;
 
 /// What the kubelet and the node's events say once the node is Ready.
 const READY_AGAIN: &[&str] = &["just became ready", "status is now: NodeReady"];
@@ -79,7 +96,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .messages
         .iter()
         .filter(|m| {
-            SIGNALS
+            KUBELET_SIGNALS
                 .iter()
                 .any(|s| contains_ignore_ascii_case(&m.text, s))
                 && !ready_since(facts, m)
@@ -96,12 +113,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 let msg = c.message.as_deref().unwrap_or_default();
                 (c.condition_type == "Ready"
                     && c.status != "True"
-                    && SIGNALS.iter().any(|s| contains_ignore_ascii_case(msg, s)))
+                    && KUBELET_SIGNALS
+                        .iter()
+                        .any(|s| contains_ignore_ascii_case(msg, s)))
                 .then(|| (n.meta.name.clone(), msg.to_string()))
             })
         })
         .collect();
-    if hits.is_empty() && node_conditions.is_empty() {
+    // The CNI's own log, which says why it is not up.
+    let cni_findings = cni_log_findings(facts);
+    if hits.is_empty() && node_conditions.is_empty() && cni_findings.is_empty() {
         return Vec::new();
     }
     let mut nodes: Vec<String> = node_conditions
@@ -139,6 +160,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
+    if nodes.is_empty() && !cni_findings.is_empty() {
+        // The node of the one aws-node pod the input lists (its log was pasted).
+        let aws_node_nodes: Vec<&str> = facts
+            .pods
+            .iter()
+            .filter(|p| is_aws_node_pod(&p.meta.name))
+            .filter_map(|p| p.node_name.as_deref())
+            .collect();
+        if let [n] = aws_node_nodes.as_slice() {
+            nodes.push(n.to_string());
+        }
+    }
     if nodes.is_empty() {
         // A describe node paste: its `Name:` is the node.
         if let Some(n) = sole_raw_value(facts, &["Name:"])
@@ -162,6 +195,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map(|d| d.trim_end_matches(['"', ' ', ']']).to_string())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(|| "cni plugin not initialized".to_string());
+    let only_logs = hits.is_empty() && node_conditions.is_empty();
     let mut summary = format!(
         "{} NotReady: the container network is not ready (NetworkPluginNotReady: {detail}), so no pod can start there.",
         if !nodes.is_empty() {
@@ -178,12 +212,36 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     );
     // The node's aws-node pod, when the input lists it (`kubectl get pods -o wide`): read its
     // own logs and status rather than every aws-node pod's.
-    let aws_node_pod = facts.pods.iter().find(|p| {
-        p.meta.name.starts_with("aws-node-")
-            && !p.meta.name.starts_with("aws-node-termination-handler")
-            && p.node_name.as_deref() == Some(node.as_str())
-    });
+    let aws_node_pod = facts
+        .pods
+        .iter()
+        .find(|p| is_aws_node_pod(&p.meta.name) && p.node_name.as_deref() == Some(node.as_str()));
+    let logged = cni_findings.first().map(|f| &f.cause);
     match (other_cni, aws_node_pod) {
+        (None, pod) if logged.is_some() => {
+            let who = match pod {
+                Some(pod) => {
+                    let status = crate::rules::kw3xx::common::pod_status(facts, pod)
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default();
+                    format!("the Amazon VPC CNI pod {}{status}", pod.meta.name)
+                }
+                None => "the Amazon VPC CNI (aws-node)".to_string(),
+            };
+            let who = capitalised(&who);
+            let cause = logged_cause(logged.unwrap_or(&CniLogCause::IpamdNotStarting));
+            summary = if only_logs {
+                // The log alone: the node's condition is not in the input, its consequence is.
+                let place = if nodes.is_empty() {
+                    "its node".to_string()
+                } else {
+                    node.clone()
+                };
+                format!("{who} cannot start on {place}, so the node's container network is not ready and no pod can start there: {cause}")
+            } else {
+                format!("{summary} {who} cannot start: {cause}")
+            };
+        }
         (None, Some(pod)) => {
             let status = crate::rules::kw3xx::common::pod_status(facts, pod)
                 .map(|s| format!(" ({s})"))
@@ -220,7 +278,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "If the pod is not scheduled on the node at all, the DaemonSet must tolerate the NodePool's taints (`kubectl -n kube-system get daemonset aws-node -o jsonpath='{.spec.template.spec.tolerations}'`); if its image pull fails, the subnet needs a route to ECR.",
         ),
     ];
-    if let (None, Some(pod)) = (other_cni, aws_node_pod) {
+    if let (None, Some(cause)) = (other_cni, logged) {
+        steps = logged_cause_steps(facts, cause, &node);
+    }
+    if let (None, Some(pod), None) = (other_cni, aws_node_pod, logged) {
         let name = &pod.meta.name;
         steps[0] = Remediation::command(
             format!("Read why {name} on {node} is not Ready (its aws-node container's log, then its events):"),
@@ -239,9 +300,72 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let object = nodes.first().map(|n| ObjectRef::new("Node", None, n));
     vec![Diagnosis::new(&META, summary)
         .with_object(object.as_ref())
-        .with_messages_per_object(hits.iter().copied(), &|m: &Message| m.object.clone())
+        .with_messages_per_object(
+            hits.iter()
+                .copied()
+                .chain(cni_findings.iter().map(|f| f.message)),
+            &|m: &Message| m.object.clone(),
+        )
         .with_related(&["KW306"])
         .with_remediation(steps)]
+}
+
+/// A pod of the VPC CNI's DaemonSet (not the termination handler's).
+fn is_aws_node_pod(name: &str) -> bool {
+    name.starts_with("aws-node-") && !name.starts_with("aws-node-termination-handler")
+}
+
+/// What the CNI's log says stops it, as the summary's last sentence.
+fn logged_cause(cause: &CniLogCause) -> String {
+    match cause {
+        CniLogCause::Denied { action } => format!(
+            "AWS denies ipamd {} (UnauthorizedOperation): the role aws-node uses (its IRSA role, else the node role) lacks AmazonEKS_CNI_Policy.",
+            action.as_deref().unwrap_or("an EC2 call")
+        ),
+        CniLogCause::NoCredentials => "ipamd finds no AWS credentials (NoCredentialProviders): the aws-node service account's IRSA role is not wired.".to_string(),
+        CniLogCause::ApiServerUnreachable => "ipamd cannot reach the Kubernetes API server: kube-proxy is not running on the node, or the node's security groups do not let it reach the control plane.".to_string(),
+        CniLogCause::IpamdNotStarting => "aws-node keeps waiting for ipamd (Retrying waiting for IPAM-D); ipamd's own log on the node says why.".to_string(),
+    }
+}
+
+/// The first steps for a cause the CNI's log names (they replace the generic two).
+fn logged_cause_steps(facts: &Facts, cause: &CniLogCause, node: &str) -> Vec<Remediation> {
+    let restart = "kubectl -n kube-system rollout restart daemonset aws-node";
+    match cause {
+        CniLogCause::Denied { .. } | CniLogCause::NoCredentials => {
+            let attach = match aws_node_role(facts) {
+                Some(role) => Remediation::command(
+                    format!("aws-node uses the IRSA role {role}: attach the CNI policy to it, then restart aws-node so it takes the role's new permissions:"),
+                    format!("aws iam attach-role-policy --role-name {role} --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy; {restart}"),
+                ),
+                None => Remediation::command(
+                    "Find the role aws-node uses (its IRSA annotation; empty means the node role: with Karpenter, the EC2NodeClass's spec.role), attach the CNI policy to it, then restart aws-node:",
+                    format!("kubectl -n kube-system get serviceaccount aws-node -o jsonpath='{{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}}{{\"\\n\"}}'; aws iam attach-role-policy --role-name <role-name> --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy; {restart}"),
+                ),
+            };
+            let mut steps = vec![attach];
+            if matches!(cause, CniLogCause::NoCredentials) {
+                steps.push(Remediation::text(
+                    "With IRSA, the role's trust policy must name the cluster's OIDC provider and `system:serviceaccount:kube-system:aws-node`; with EKS Pod Identity, the association must exist for that service account.",
+                ));
+            }
+            steps
+        }
+        CniLogCause::ApiServerUnreachable => vec![
+            Remediation::command(
+                format!("Check that kube-proxy runs on {node} (ipamd reaches the API server through the kubernetes Service):"),
+                format!("kubectl -n kube-system get pods -l k8s-app=kube-proxy -o wide --field-selector spec.nodeName={node}"),
+            ),
+            Remediation::command(
+                "Check that the EC2NodeClass's security groups include the cluster security group (or allow 443 to the control plane):",
+                "kubectl get ec2nodeclasses -o jsonpath='{range .items[*]}{.metadata.name}: {.spec.securityGroupSelectorTerms}{\"\\n\"}{end}'; aws eks describe-cluster --name <cluster-name> --query cluster.resourcesVpcConfig.clusterSecurityGroupId --output text",
+            ),
+        ],
+        CniLogCause::IpamdNotStarting => vec![Remediation::command(
+            format!("Read ipamd's own log on {node} (/var/log/aws-routed-eni/ipamd.log; the EKS log collector bundles it), from the aws-node container:"),
+            "kubectl -n kube-system exec <aws-node-pod> -c aws-node -- tail -50 /host/var/log/aws-routed-eni/ipamd.log",
+        )],
+    }
 }
 
 /// A CNI other than the VPC CNI that the input shows installed: its DaemonSet, one of its pods

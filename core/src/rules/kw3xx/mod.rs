@@ -3,6 +3,7 @@
 use super::Rule;
 
 pub(crate) mod agents;
+pub(crate) mod cni_log;
 pub(crate) mod common;
 pub(crate) mod interruption;
 mod kw301_invalid_block_device_mapping;
