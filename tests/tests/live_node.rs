@@ -64,6 +64,43 @@ fn node_blocked_by_a_pdb() {
     assert_diagnosed(&run, &["KW401"]);
 }
 
+/// A node NotReady because its CNI cannot start: the node's own aws-node pod is not ready, so
+/// its log is read, and it names the cause the node's condition does not.
+#[test]
+fn a_node_whose_cni_cannot_start_gets_its_aws_node_log_read() {
+    let run = run(
+        scenarios::cni_denied_node().in_rounds(QUIET),
+        node(scenarios::CNI_NODE),
+    );
+    run.assert_read_only_and_selective();
+    let log = run
+        .labels()
+        .into_iter()
+        .find(|l| l.contains(scenarios::CNI_POD) && l.ends_with(".log"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no aws-node log read: {:#?} {:#?}",
+                run.labels(),
+                run.collection().missing
+            )
+        });
+    assert_eq!(
+        log,
+        format!("kube-system/{}/aws-node.log", scenarios::CNI_POD)
+    );
+    assert!(run.document(&log).contains("UnauthorizedOperation"));
+    assert_diagnosed(&run, &["KW305"]);
+    let report = run.report();
+    let kw305 = report.diagnoses.iter().find(|d| d.id == "KW305").unwrap();
+    assert!(
+        kw305
+            .summary
+            .contains("AWS denies ipamd ec2:DescribeNetworkInterfaces"),
+        "{}",
+        kw305.summary
+    );
+}
+
 #[test]
 fn nodeclaim_not_initialized() {
     let run = run(

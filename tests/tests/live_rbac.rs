@@ -116,6 +116,12 @@ fn the_example_role_grants_exactly_what_collection_reads() {
             },
         ),
         run(
+            scenarios::cni_denied_node(),
+            Target::Node {
+                name: scenarios::CNI_NODE.into(),
+            },
+        ),
+        run(
             scenarios::nodeclaim_not_initialized(),
             Target::NodeClaim {
                 name: scenarios::UNINITIALIZED_CLAIM.into(),

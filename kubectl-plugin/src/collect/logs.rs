@@ -1,16 +1,30 @@
-//! Karpenter controller logs: every replica's containers, bounded by `--since` and a byte cap,
-//! streamed through core's log scanner, which keeps only the lines ingest would parse (so
-//! memory follows the interesting lines, not the log's size).
+//! Container logs: every Karpenter replica's containers, and the VPC CNI's on a node whose
+//! aws-node pod is not ready, bounded by `--since` and a byte cap, streamed through core's log
+//! scanner, which keeps only the lines ingest would parse (so memory follows the interesting
+//! lines, not the log's size).
 
 use karpenter_why_core::ingest::scan;
 
 use super::api::Call;
 use super::{Cx, MissingFact, LOG_RANK};
 
-/// Streams one container's log into a document labelled `namespace/pod/container.log`.
+/// Streams one Karpenter container's log into a document labelled `namespace/pod/container.log`.
 pub async fn collect_container_log(cx: &Cx, namespace: &str, pod: &str, container: &str) {
-    let call = Call::log(
+    collect_log(
+        cx,
         format!("Karpenter controller logs ({namespace}/{pod}, container {container})"),
+        namespace,
+        pod,
+        container,
+    )
+    .await;
+}
+
+/// Streams the log of a container `what` names into a document labelled
+/// `namespace/pod/container.log`.
+pub async fn collect_log(cx: &Cx, what: String, namespace: &str, pod: &str, container: &str) {
+    let call = Call::log(
+        what,
         namespace,
         pod,
         container,

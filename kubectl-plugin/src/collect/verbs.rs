@@ -52,12 +52,26 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
         let claims_call = Call::list("the NodeClaims", &NODECLAIMS, None);
         let pods_call =
             Call::list("the pods on the node", &PODS, None).fields(format!("spec.nodeName={name}"));
-        let (node, _, _, claims) = futures::join!(
+        let (node, _, pods, claims) = futures::join!(
             cx.read(&node_call),
             cx.read_owned(node_events(name)),
             cx.read_or_note(&pods_call),
             cx.read_or_note(&claims_call),
         );
+        // The VPC CNI's pod on the node, not ready: its log says why the network is not up
+        // (KW305), which the node's condition does not.
+        let cni_log = async {
+            if let Some((ns, pod)) = unready_cni_pod(&pods) {
+                super::logs::collect_log(
+                    cx,
+                    format!("the VPC CNI's log ({ns}/{pod}, container {CNI_CONTAINER})"),
+                    &ns,
+                    &pod,
+                    CNI_CONTAINER,
+                )
+                .await;
+            }
+        };
         let node = subject_object(cx, &node_call, node).await?;
         let provider_id = text(&node, "/spec/providerID");
         let own_claims: Vec<String> = claims
@@ -68,15 +82,47 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
             })
             .filter_map(|claim| text(claim, "/metadata/name"))
             .collect();
-        join_all(
-            own_claims
-                .iter()
-                .map(|claim| cx.read_owned(nodeclaim_events(claim))),
-        )
-        .await;
+        futures::join!(
+            join_all(
+                own_claims
+                    .iter()
+                    .map(|claim| cx.read_owned(nodeclaim_events(claim))),
+            ),
+            cni_log,
+        );
         Ok(())
     };
     alongside_karpenter(cx, false, subject).await
+}
+
+/// The VPC CNI's container in its `aws-node` DaemonSet pods.
+const CNI_CONTAINER: &str = "aws-node";
+
+/// (namespace, name) of an `aws-node` pod among `pods` whose `aws-node` container is not
+/// ready.
+fn unready_cni_pod(pods: &[Value]) -> Option<(String, String)> {
+    pods.iter().find_map(|pod| {
+        let name = text(pod, "/metadata/name")?;
+        if !name.starts_with("aws-node-") || name.starts_with("aws-node-termination-handler") {
+            return None;
+        }
+        let ready = pod
+            .pointer("/status/containerStatuses")
+            .and_then(Value::as_array)
+            .and_then(|statuses| {
+                statuses
+                    .iter()
+                    .find(|s| s.get("name").and_then(Value::as_str) == Some(CNI_CONTAINER))
+            })
+            .and_then(|s| s.get("ready"))
+            .and_then(Value::as_bool);
+        (ready != Some(true)).then(|| {
+            (
+                text(pod, "/metadata/namespace").unwrap_or_else(|| "kube-system".into()),
+                name,
+            )
+        })
+    })
 }
 
 /// `nodeclaim NAME`: the NodeClaim and its events, then its node and the node's events.

@@ -232,6 +232,47 @@ pub fn pdb_blocked_node() -> Scenario {
         .with(event(("NodeClaim", None, claim), "Normal", "DisruptionBlocked", "karpenter", message, 12))
 }
 
+pub const CNI_NODE: &str = "ip-10-8-14-201.us-west-2.compute.internal";
+pub const CNI_POD: &str = "aws-node-7hx2q";
+
+/// A fresh node NotReady (`cni plugin not initialized`): its aws-node pod crash-loops because
+/// ipamd is denied `ec2:DescribeNetworkInterfaces` (the node role lacks AmazonEKS_CNI_Policy,
+/// the Karpenter getting-started setup of aws/karpenter-provider-aws#1185).
+pub fn cni_denied_node() -> Scenario {
+    let mut node = objects::node(CNI_NODE, "default", "us-west-2a", "m6i.large", "on-demand");
+    node["status"]["conditions"][1] = json!({"type": "Ready", "status": "False", "reason": "KubeletNotReady",
+        "message": "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"});
+    node["spec"]["taints"] =
+        json!([{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]);
+    let mut cni = objects::running_pod(
+        "kube-system",
+        CNI_POD,
+        CNI_NODE,
+        json!({"k8s-app": "aws-node"}),
+    );
+    cni["metadata"]["ownerReferences"] = owner("apps/v1", "DaemonSet", "aws-node");
+    cni["spec"]["containers"][0]["name"] = json!("aws-node");
+    cni["spec"]["containers"][0]["image"] =
+        json!("602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.19.2-eksbuild.1");
+    cni["spec"]["serviceAccountName"] = json!("aws-node");
+    cni["status"]["conditions"][0]["status"] = json!("False");
+    cni["status"]["containerStatuses"] = json!([{"name": "aws-node", "ready": false, "restartCount": 6,
+        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 2m40s restarting failed container=aws-node"}}}]);
+    let ipamd = [
+        r#"{"level":"info","ts":"2025-09-16T13:40:01.123Z","caller":"entrypoint.sh","msg":"Validating env variables ..."}"#,
+        r#"{"level":"info","ts":"2025-09-16T13:40:01.160Z","caller":"entrypoint.sh","msg":"Starting IPAM daemon in the background ... "}"#,
+        r#"{"level":"info","ts":"2025-09-16T13:40:01.170Z","caller":"entrypoint.sh","msg":"Checking for IPAM connectivity ... "}"#,
+        r#"{"level":"error","ts":"2025-09-16T13:40:03.412Z","caller":"ipamd/ipamd.go:455","msg":"Failed to call ec2:DescribeNetworkInterfaces for [eni-0123456789abcdef0]: UnauthorizedOperation: You are not authorized to perform this operation.\n\tstatus code: 403, request id: 5c1d4e3f-2a1b-4c8d-9e0f-1a2b3c4d5e6f"}"#,
+    ]
+    .join("\n");
+    base(KARPENTER_NAMESPACE).with(node).with(cni).with_log(
+        "kube-system",
+        CNI_POD,
+        "aws-node",
+        log_lines(&ipamd, 30),
+    )
+}
+
 pub const UNINITIALIZED_CLAIM: &str = "gpu-7c2lq";
 
 /// A GPU NodeClaim registered but never initialized: `nvidia.com/gpu` requested but not
@@ -356,6 +397,7 @@ pub const NAMES: &[&str] = &[
     "pending-ice",
     "zone-offering",
     "pdb-blocked-node",
+    "cni-denied-node",
     "nodeclaim-not-initialized",
     "karpenter-elsewhere",
     "missing-crds",
@@ -369,6 +411,7 @@ pub fn by_name(name: &str) -> Option<Scenario> {
         "pending-ice" => pending_ice(),
         "zone-offering" => zone_offering(),
         "pdb-blocked-node" => pdb_blocked_node(),
+        "cni-denied-node" => cni_denied_node(),
         "nodeclaim-not-initialized" => nodeclaim_not_initialized(),
         "karpenter-elsewhere" => karpenter_elsewhere(),
         "missing-crds" => missing_crds(),
