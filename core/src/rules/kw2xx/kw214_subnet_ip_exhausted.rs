@@ -259,14 +259,25 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             (None, false) => format!(" for {claim_kind} {}", nodeclaims.join(", ")),
             (None, true) => String::new(),
         };
-        summary.push_str(&format!(
-            "EC2 cannot launch instances{whose}: {} out of free IP addresses (InsufficientFreeAddressesInSubnet).",
-            if names.is_empty() {
-                "the subnet is".to_string()
-            } else {
-                format!("subnet {} is", names.join(", "))
-            }
-        ));
+        let subnet = if names.is_empty() {
+            "the subnet is".to_string()
+        } else {
+            format!("subnet {} is", names.join(", "))
+        };
+        // ipamd's `Failed to increase pool size ... CreateNetworkInterface:
+        // InsufficientFreeAddressesInSubnet`: the node runs, its pods wait for an address.
+        let from_cni = ec2
+            .iter()
+            .all(|m| crate::rules::kw3xx::cni_log::is_cni_line(m));
+        if from_cni {
+            summary.push_str(&format!(
+                "The VPC CNI cannot create network interfaces for pod IPs: {subnet} out of free IP addresses (InsufficientFreeAddressesInSubnet), so new pods on the node wait for an address (`failed to assign an IP address to container`)."
+            ));
+        } else {
+            summary.push_str(&format!(
+                "EC2 cannot launch instances{whose}: {subnet} out of free IP addresses (InsufficientFreeAddressesInSubnet)."
+            ));
+        }
     }
     if !exhausted.is_empty() {
         let list: Vec<String> = exhausted

@@ -44,7 +44,7 @@ const CNI_CALLERS: &[&str] = &[
 
 /// Whether a message is a line of the VPC CNI's log: its caller is one of the CNI's packages,
 /// or its text is one only ipamd writes.
-fn is_cni_line(m: &Message) -> bool {
+pub fn is_cni_line(m: &Message) -> bool {
     let raw = &m.evidence.text;
     contains_any(raw, CNI_CALLERS)
         || contains_any(&m.text, &["L-IPAMD", "IPAM-D", "Failed to call ec2:"])
