@@ -76,6 +76,35 @@ fn pending_pod_with_insufficient_capacity() {
     assert_eq!(run.depth, 2);
 }
 
+/// A pod whose sandbox fails in the VPC CNI: the aws-node pod of its node (not another
+/// node's) is found by label and field selector, and its log names the cause.
+#[test]
+fn a_cni_sandbox_failure_reads_the_aws_node_log_of_the_pods_node() {
+    let (ns, name) = scenarios::SANDBOX_POD;
+    let run = run(
+        scenarios::sandbox_ip_exhausted().in_rounds(QUIET),
+        pod(ns, name),
+    );
+    run.assert_read_only_and_selective();
+    let label = format!(
+        "GET /api/v1/pods?labelSelector=k8s-app=aws-node&fieldSelector=spec.nodeName={}",
+        scenarios::SANDBOX_NODE
+    );
+    assert!(
+        run.has_document(&label),
+        "no {label} in {:#?}",
+        run.labels()
+    );
+    assert!(
+        run.has_document("kube-system/aws-node-4xk9z/aws-node.log"),
+        "{:#?}",
+        run.labels()
+    );
+    assert!(!run.labels().iter().any(|l| l.contains("aws-node-p8w2m")));
+    assert_diagnosed(&run, &["KW213", "KW214"]);
+    assert_not_diagnosed(&run, &["KW305"]);
+}
+
 #[test]
 fn zone_offering_mismatch_reads_the_volume_chain_in_three_round_trips() {
     let (ns, name) = scenarios::ZONE_POD;

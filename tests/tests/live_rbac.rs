@@ -116,6 +116,10 @@ fn the_example_role_grants_exactly_what_collection_reads() {
             },
         ),
         run(
+            scenarios::sandbox_ip_exhausted(),
+            pod(scenarios::SANDBOX_POD.0, scenarios::SANDBOX_POD.1),
+        ),
+        run(
             scenarios::cni_denied_node(),
             Target::Node {
                 name: scenarios::CNI_NODE.into(),

@@ -28,6 +28,14 @@ pub async fn pod(cx: &Cx, namespace: &str, name: &str) -> Result<(), CollectErro
                 nodes.insert(node);
             }
         }
+        // The pod's sandbox fails in the VPC CNI (`failed to assign an IP address`): the log of
+        // the aws-node pod on its node says why (subnet out of addresses, a denied ENI call).
+        let cni_log = async {
+            match text(&pod, "/spec/nodeName") {
+                Some(node) if cni_sandbox_failure(&events) => node_cni_log(cx, &node).await,
+                _ => {}
+            }
+        };
         futures::join!(
             join_all(nodes.iter().map(|node| node_and_events(cx, node))),
             join_all(
@@ -38,10 +46,45 @@ pub async fn pod(cx: &Cx, namespace: &str, name: &str) -> Result<(), CollectErro
             ),
             owner_chain(cx, namespace, &pod),
             volumes(cx, namespace, &pod),
+            cni_log,
         );
         Ok(())
     };
     alongside_karpenter(cx, true, subject).await
+}
+
+/// Whether the pod's events show its sandbox failing in the VPC CNI.
+fn cni_sandbox_failure(events: &[Value]) -> bool {
+    events.iter().any(|event| {
+        text(event, "/reason").as_deref() == Some("FailedCreatePodSandBox")
+            && text(event, "/message").is_some_and(|m| m.contains("aws-cni"))
+    })
+}
+
+/// The aws-node pod on `node` (label and field selector) and its aws-node container's log.
+async fn node_cni_log(cx: &Cx, node: &str) {
+    let call = Call::list("the VPC CNI pod on the node", &PODS, None)
+        .fields(format!("spec.nodeName={node}"))
+        .labels(CNI_SELECTOR);
+    let pods = cx.read_or_note(&call).await;
+    let found = pods.iter().find_map(|pod| {
+        let name = text(pod, "/metadata/name")?;
+        Some((text(pod, "/metadata/namespace")?, name))
+    });
+    if let Some((ns, pod)) = found {
+        cni_container_log(cx, &ns, &pod).await;
+    }
+}
+
+async fn cni_container_log(cx: &Cx, namespace: &str, pod: &str) {
+    super::logs::collect_log(
+        cx,
+        format!("the VPC CNI's log ({namespace}/{pod}, container {CNI_CONTAINER})"),
+        namespace,
+        pod,
+        CNI_CONTAINER,
+    )
+    .await;
 }
 
 /// `node NODE`: the node, its events, its pods (field selector) and the PDBs, then its
@@ -62,14 +105,7 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
         // (KW305), which the node's condition does not.
         let cni_log = async {
             if let Some((ns, pod)) = unready_cni_pod(&pods) {
-                super::logs::collect_log(
-                    cx,
-                    format!("the VPC CNI's log ({ns}/{pod}, container {CNI_CONTAINER})"),
-                    &ns,
-                    &pod,
-                    CNI_CONTAINER,
-                )
-                .await;
+                cni_container_log(cx, &ns, &pod).await;
             }
         };
         let node = subject_object(cx, &node_call, node).await?;
@@ -95,8 +131,9 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
     alongside_karpenter(cx, false, subject).await
 }
 
-/// The VPC CNI's container in its `aws-node` DaemonSet pods.
+/// The VPC CNI's container in its `aws-node` DaemonSet pods, and their label.
 const CNI_CONTAINER: &str = "aws-node";
+const CNI_SELECTOR: &str = "k8s-app=aws-node";
 
 /// (namespace, name) of an `aws-node` pod among `pods` whose `aws-node` container is not
 /// ready.

@@ -273,6 +273,49 @@ pub fn cni_denied_node() -> Scenario {
     )
 }
 
+pub const SANDBOX_POD: (&str, &str) = ("shop", "web-5d8f7c6b9-k2x4p");
+pub const SANDBOX_NODE: &str = "ip-10-0-36-12.us-west-2.compute.internal";
+
+/// A pod scheduled on a Ready node, stuck in ContainerCreating: its sandbox fails in the VPC
+/// CNI (`failed to assign an IP address to container`), and ipamd on the node cannot grow its
+/// ENI pool, the subnet being out of addresses (`InsufficientFreeAddressesInSubnet`).
+pub fn sandbox_ip_exhausted() -> Scenario {
+    let (ns, name) = SANDBOX_POD;
+    let mut pod = objects::running_pod(ns, name, SANDBOX_NODE, json!({"app": "web"}));
+    pod["status"] = json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "False"}],
+        "containerStatuses": [{"name": "main", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ContainerCreating"}}}]});
+    let mut cni = objects::running_pod(
+        "kube-system",
+        "aws-node-4xk9z",
+        SANDBOX_NODE,
+        json!({"k8s-app": "aws-node"}),
+    );
+    cni["spec"]["containers"][0]["name"] = json!("aws-node");
+    cni["spec"]["containers"][0]["image"] =
+        json!("602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.19.2-eksbuild.1");
+    cni["status"]["containerStatuses"][0]["name"] = json!("aws-node");
+    // Another node's aws-node pod: only the pod's own node's is read.
+    let other = objects::running_pod(
+        "kube-system",
+        "aws-node-p8w2m",
+        BASE_NODE,
+        json!({"k8s-app": "aws-node"}),
+    );
+    let ipamd = [
+        r#"{"level":"info","ts":"2025-09-16T13:58:36.220Z","caller":"ipamd/ipamd.go:1045","msg":"Trying to allocate 1 more ENI"}"#,
+        r#"{"level":"error","ts":"2025-09-16T13:58:41.220Z","caller":"ipamd/ipamd.go:864","msg":"Failed to increase pool size due to not able to allocate ENI AllocENI: error creating ENI: CreateNetworkInterface: InsufficientFreeAddressesInSubnet: insufficient free address in subnet subnet-0a1b2c3d4e5f67890\n\tstatus code: 400, request id: 1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"}"#,
+    ]
+    .join("\n");
+    base(KARPENTER_NAMESPACE)
+        .with(objects::node(SANDBOX_NODE, "default", "us-west-2b", "m6i.large", "on-demand"))
+        .with(pod)
+        .with(cni)
+        .with(other)
+        .with(event(("Pod", Some(ns), name), "Warning", "FailedCreatePodSandBox", "kubelet",
+            "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox \"5b7c2a9e1f\": plugin type=\"aws-cni\" name=\"aws-cni\" failed (add): add cmd: failed to assign an IP address to container", 14))
+        .with_log("kube-system", "aws-node-4xk9z", "aws-node", log_lines(&ipamd, 20))
+}
+
 pub const UNINITIALIZED_CLAIM: &str = "gpu-7c2lq";
 
 /// A GPU NodeClaim registered but never initialized: `nvidia.com/gpu` requested but not
@@ -398,6 +441,7 @@ pub const NAMES: &[&str] = &[
     "zone-offering",
     "pdb-blocked-node",
     "cni-denied-node",
+    "sandbox-ip-exhausted",
     "nodeclaim-not-initialized",
     "karpenter-elsewhere",
     "missing-crds",
@@ -412,6 +456,7 @@ pub fn by_name(name: &str) -> Option<Scenario> {
         "zone-offering" => zone_offering(),
         "pdb-blocked-node" => pdb_blocked_node(),
         "cni-denied-node" => cni_denied_node(),
+        "sandbox-ip-exhausted" => sandbox_ip_exhausted(),
         "nodeclaim-not-initialized" => nodeclaim_not_initialized(),
         "karpenter-elsewhere" => karpenter_elsewhere(),
         "missing-crds" => missing_crds(),
