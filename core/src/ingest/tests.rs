@@ -325,6 +325,61 @@ fn a_node_describe_cut_to_its_name_labels_and_events_is_a_node() {
 }
 
 #[test]
+fn a_pod_describe_cut_to_its_name_node_status_and_events_is_a_pod() {
+    let header = "Name:             api-5f6d7c8b9-abcde\nNamespace:        shop\n";
+    let events = "Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+  Normal   Scheduled         18m   default-scheduler  Successfully assigned shop/api-5f6d7c8b9-abcde to ip-10-0-1-23.ec2.internal
+";
+    let bound =
+        "Node:             ip-10-0-1-23.ec2.internal/10.0.1.23\nStatus:           Running\n";
+    let pending = "Node:             <none>\nStatus:           Pending\n";
+    let no_node = "Status:           Running\n";
+    // A pod's `Node:` value, or a pod's event, each tell it.
+    for (body, events, phase) in [
+        (bound, events, "Running"),
+        (pending, "", "Pending"),
+        (no_node, events, "Running"),
+    ] {
+        let text = format!("{header}{body}{events}");
+        let facts = facts_of(&text);
+        assert!(
+            facts.input_errors.is_empty(),
+            "{text}: {:?}",
+            facts.input_errors
+        );
+        assert_eq!(facts.pods.len(), 1, "{text}");
+        let pod = &facts.pods[0];
+        assert_eq!(pod.meta.name, "api-5f6d7c8b9-abcde");
+        assert_eq!(pod.meta.namespace.as_deref(), Some("shop"));
+        assert_eq!(pod.phase.as_deref(), Some(phase));
+        assert!(facts.nodes.is_empty(), "{text}");
+    }
+    let facts = facts_of(&format!("{header}{bound}{events}"));
+    assert_eq!(
+        facts.pods[0].node_name.as_deref(),
+        Some("ip-10-0-1-23.ec2.internal")
+    );
+    assert_eq!(facts.events[0].object, Some(facts.pods[0].object_ref()));
+    assert!(facts.has(Collected::PodEvents));
+    // Another namespaced kind cut the same way (a Deployment's events), a `Node:` that is no
+    // pod's, or no namespace: not a pod.
+    let deployment_events = "Events:
+  Type    Reason             Age   From                   Message
+  ----    ------             ----  ----                   -------
+  Normal  ScalingReplicaSet  3m    deployment-controller  Scaled up replica set web-7d9f to 3
+";
+    for text in [
+        format!("{header}Status:  Running\n{deployment_events}"),
+        format!("{header}Node:  worker-7\nStatus:  Running\n"),
+        "Name:  api-5f6d7c8b9-abcde\nNode:  <none>\nStatus:  Pending\n".to_string(),
+    ] {
+        assert!(facts_of(&text).pods.is_empty(), "{text}");
+    }
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
