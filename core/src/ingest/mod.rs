@@ -620,6 +620,11 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
         }
         return end;
     }
+    if let Some(described) = cx.command.as_ref().and_then(Command::described_object) {
+        if let Some(end) = events_table::ingest_headingless(part, i, &described, sink) {
+            return end;
+        }
+    }
     if let Some(table) = tables::Table::from_header(line) {
         return tables::ingest(part, i, table, cx, sink);
     }

@@ -380,6 +380,45 @@ fn a_pod_describe_cut_to_its_name_node_status_and_events_is_a_pod() {
 }
 
 #[test]
+fn a_describe_events_table_without_its_heading_is_the_described_objects() {
+    let table = "  Type     Reason            Age               From       Message
+  ----     ------            ----              ----       -------
+  Warning  FailedScheduling  19s (x4 over 3m)  karpenter  Failed to schedule pod, no instance type has enough resources
+";
+    let facts = facts_of(&format!(
+        "$ kubectl describe pod -n ml train-job-4-abcde | tail -3\n{table}"
+    ));
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.events.len(), 1);
+    let event = &facts.events[0];
+    assert_eq!(
+        event.object,
+        Some(ObjectRef::new("Pod", Some("ml"), "train-job-4-abcde"))
+    );
+    assert!(event.from_describe);
+    assert_eq!(event.count, 4);
+    assert!(facts.has(Collected::PodEvents));
+    let claim = facts_of(&format!(
+        "$ kubectl describe nodeclaim general-x7k2p | tail -3\n{}",
+        table.trim_start()
+    ));
+    assert_eq!(
+        claim.events[0].object,
+        Some(ObjectRef::new("NodeClaim", None, "general-x7k2p"))
+    );
+    // No describe command (or one naming no object): the rows name nothing.
+    for command in [
+        "$ kubectl get pods -n ml\n",
+        "$ kubectl describe pods -n ml\n",
+        "",
+    ] {
+        let facts = facts_of(&format!("{command}{table}"));
+        assert_eq!(facts.events.len(), 1, "{command}");
+        assert_eq!(facts.events[0].object, None, "{command}");
+    }
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
