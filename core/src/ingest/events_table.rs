@@ -113,11 +113,14 @@ pub fn ingest_headingless(
     object: &ObjectRef,
     sink: &mut Sink,
 ) -> Option<usize> {
-    let table = Table::from_any_header(part.lines[header])?;
     // Describe's own columns, in its mixed case: `kubectl get events` prints OBJECT and
-    // upper-case names, and is read as a `kubectl get` table.
-    let describe_columns = part.lines[header].trim_start().starts_with("Type ")
-        && table.columns.len() == 5
+    // upper-case names, and is read as a `kubectl get` table. (The cheap test first: this
+    // runs on every line after a describe command.)
+    if !part.lines[header].trim_start().starts_with("Type ") {
+        return None;
+    }
+    let table = Table::from_any_header(part.lines[header])?;
+    let describe_columns = table.columns.len() == 5
         && table.has("AGE")
         && table.has("FROM")
         && is_events_table(&table);
