@@ -419,6 +419,54 @@ fn a_describe_events_table_without_its_heading_is_the_described_objects() {
 }
 
 #[test]
+fn text_no_format_claims_is_about_the_one_object_the_command_prints() {
+    let slice = "status:
+  conditions:
+  - message: EC2NodeClass \"default\" not found
+    reason: NodeClassNotFound
+    status: \"False\"
+    type: NodeClassReady
+";
+    let about = |command: &str| -> Vec<(Option<ObjectRef>, Option<String>)> {
+        let facts = facts_of(&format!(
+            "{command}\n{slice}\nStill NodeClassNotFound after the fix\n"
+        ));
+        // A slice names the object; it never becomes one (its other fields are not absent).
+        assert!(facts.nodepools.is_empty(), "{command}");
+        facts
+            .messages
+            .iter()
+            .filter(|m| {
+                m.origin == MessageOrigin::Unrecognised && m.text.contains("NodeClassNotFound")
+            })
+            .map(|m| (m.object.clone(), m.nodepool.clone()))
+            .collect()
+    };
+    let nodepool = ObjectRef::new("NodePool", None, "default");
+    let found = about("$ kubectl get nodepool default -o yaml | sed -n '/^status/,$p'");
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0], (Some(nodepool), Some("default".to_string())));
+    // The text after the blank line is no longer the command's output.
+    assert_eq!(found[1], (None, None));
+    let pod = about("$ kubectl get pod -n shop web-0 -o yaml | yq .status");
+    assert_eq!(
+        pod[0],
+        (Some(ObjectRef::new("Pod", Some("shop"), "web-0")), None)
+    );
+    // Several objects, or a command that prints no object: about nothing.
+    for command in [
+        "$ kubectl get nodepools -o yaml | grep -A6 conditions",
+        "$ kubectl logs -n karpenter deploy/karpenter | grep NodeClassNotFound",
+        "",
+    ] {
+        assert!(
+            about(command).iter().all(|f| *f == (None, None)),
+            "{command}"
+        );
+    }
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
