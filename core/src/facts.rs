@@ -1256,6 +1256,28 @@ pub const NODE_EVENT_REASONS: &[&str] = &[
     "Rebooted",
 ];
 
+/// Event reasons only a Pod's events have: the scheduler's and Karpenter's scheduling events,
+/// the kubelet's image, container, probe and sandbox events, and volume attach/mount events
+/// (which Kubernetes records on the pod that waits for the volume).
+pub const POD_EVENT_REASONS: &[&str] = &[
+    "Scheduled",
+    "FailedScheduling",
+    "Nominated",
+    "Preempted",
+    "Pulling",
+    "Pulled",
+    "BackOff",
+    "Created",
+    "Started",
+    "Killing",
+    "Unhealthy",
+    "FailedMount",
+    "FailedAttachVolume",
+    "SuccessfulAttachVolume",
+    "FailedCreatePodSandBox",
+    "SandboxChanged",
+];
+
 /// A JSON log line written by another controller: Karpenter's zap encoder (every version,
 /// and the pre-v0.32 `config-logging` encoder config) writes `"message"` and `"time"`, while
 /// the AWS Load Balancer Controller, the VPC CNI and other controller-runtime defaults write

@@ -187,7 +187,10 @@ impl Candidate {
 /// holds several (a `kubectl get` list is
 /// context); each object then adds +1 when it is a Pending pod, +3 / +2 / +1 for every error
 /// / warning / info diagnosis naming it, +1 when events or log lines are about it. The kind
-/// with the highest total wins (ties: `SUBJECT_KINDS` order). Within it, the objects of
+/// with the highest total wins (ties: `SUBJECT_KINDS` order), except that a Pending pod the
+/// input describes (its describe, its YAML, or only its describe's events) makes the pods
+/// the subject outright: the NodePool or NodeClaim pasted next to it is there to explain
+/// it, and scores more only because diagnoses name it. Within the kind, the objects of
 /// interest (named by a diagnosis, or Pending) are the subject, preferring the one object
 /// the input holds when there is exactly one; several objects make a plural subject.
 pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> {
@@ -200,6 +203,10 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
     };
     for p in &facts.pods {
         typed(p.object_ref(), p.is_pending());
+    }
+    let events_only = pods_pending_by_their_describe_events(facts);
+    for r in &events_only {
+        typed(r.clone(), true);
     }
     for w in &facts.workloads {
         typed(
@@ -271,10 +278,16 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         };
         presence + of_kind().map(|(_, c)| c.score).sum::<u32>()
     };
+    // A Pending pod described in the input is what the user asks about, whatever the
+    // NodePool, NodeClaim or node pasted next to it to explain it scores.
+    let described_pending = candidates
+        .iter()
+        .any(|(r, c)| r.kind == "Pod" && c.typed && c.pending);
     let (kind, plural) = SUBJECT_KINDS
         .iter()
         .copied()
         .filter(|(k, _)| kind_score(k) > 0)
+        .filter(|(k, _)| !described_pending || *k == "Pod")
         .fold(None::<(&str, &str, u32)>, |best, (k, p)| {
             let s = kind_score(k);
             match best {
@@ -312,6 +325,29 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         }
     };
     Some(subject_of(kind, plural, &chosen))
+}
+
+/// Pods the input shows only by their describe's events (`kubectl describe pod x | sed -n
+/// '/Events/,$p'`), whose events say they are still Pending: Karpenter or the scheduler
+/// failed or nominated them and nothing shows them scheduled since (no `Scheduled` event,
+/// no kubelet event). A pod object in the input decides on its own.
+fn pods_pending_by_their_describe_events(facts: &Facts) -> Vec<ObjectRef> {
+    let mut waiting: std::collections::BTreeSet<&ObjectRef> = Default::default();
+    let mut placed: std::collections::BTreeSet<&ObjectRef> = Default::default();
+    for e in &facts.events {
+        let Some(pod) = e.object.as_ref().filter(|o| o.kind == "Pod") else {
+            continue;
+        };
+        if !e.from_describe || facts.pods.iter().any(|p| p.object_ref() == *pod) {
+            continue;
+        }
+        if e.reason == "Scheduled" || e.source == "kubelet" {
+            placed.insert(pod);
+        } else if matches!(e.reason.as_str(), "FailedScheduling" | "Nominated") {
+            waiting.insert(pod);
+        }
+    }
+    waiting.difference(&placed).map(|r| (*r).clone()).collect()
 }
 
 fn subject_of(kind: &str, plural: &str, objects: &[&ObjectRef]) -> Subject {
@@ -514,6 +550,83 @@ mod tests {
             .collect();
         let s = infer_subject(&facts, &d).unwrap();
         assert_eq!(s.describe(), "2 Pods in traefik: traefik-0, traefik-1");
+    }
+
+    fn describe_event(pod: &ObjectRef, reason: &str, source: &str) -> crate::facts::Event {
+        crate::facts::Event {
+            reason: reason.into(),
+            source: source.into(),
+            object: Some(pod.clone()),
+            from_describe: true,
+            ..Default::default()
+        }
+    }
+
+    /// A NodePool and a NodeClaim with their diagnoses, as pasted to explain a Pending pod.
+    fn context_of_a_pending_pod() -> (Facts, Vec<Diagnosis>) {
+        let mut facts = Facts::default();
+        let mut np = NodePool::default();
+        np.meta.name = "general".into();
+        facts.nodepools.push(np);
+        let mut claim = crate::facts::NodeClaim::default();
+        claim.meta.name = "general-zr2qk".into();
+        facts.nodeclaims.push(claim);
+        let d = vec![
+            diagnosis_on("NodePool", None, "general", "NodePool general x"),
+            diagnosis_on(
+                "NodeClaim",
+                None,
+                "general-zr2qk",
+                "NodeClaim general-zr2qk x",
+            )
+            .with_severity(Severity::Warning),
+        ];
+        (facts, d)
+    }
+
+    #[test]
+    fn a_described_pending_pod_beats_the_nodepool_and_nodeclaim_pasted_next_to_it() {
+        let (mut facts, d) = context_of_a_pending_pod();
+        assert_eq!(infer_subject(&facts, &d).unwrap().kind, "NodePool");
+        facts.pods.push(pod("payments", "ledger-0", "Pending"));
+        let s = infer_subject(&facts, &d).unwrap();
+        assert_eq!(s.describe(), "Pod payments/ledger-0");
+        // A Running pod is context: the NodePool stays the subject.
+        facts.pods[0].phase = Some("Running".into());
+        assert_eq!(infer_subject(&facts, &d).unwrap().kind, "NodePool");
+    }
+
+    #[test]
+    fn a_pod_known_by_its_describe_events_is_pending_until_they_show_it_scheduled() {
+        let (mut facts, d) = context_of_a_pending_pod();
+        let runner = ObjectRef::new("Pod", Some("ci"), "runner-7qk2m");
+        facts.events.push(describe_event(
+            &runner,
+            "FailedScheduling",
+            "default-scheduler",
+        ));
+        facts
+            .events
+            .push(describe_event(&runner, "Nominated", "karpenter"));
+        let s = infer_subject(&facts, &d).unwrap();
+        assert_eq!(s.describe(), "Pod ci/runner-7qk2m");
+        // Scheduled since (or the kubelet ran it): no longer Pending.
+        for (reason, source) in [("Scheduled", "default-scheduler"), ("Pulled", "kubelet")] {
+            let mut placed = facts.clone();
+            placed.events.push(describe_event(&runner, reason, source));
+            assert_eq!(
+                infer_subject(&placed, &d).unwrap().kind,
+                "NodePool",
+                "{reason}"
+            );
+        }
+        // The same events from `kubectl get events` (maybe filtered) prove nothing.
+        let mut listed = facts.clone();
+        listed
+            .events
+            .iter_mut()
+            .for_each(|e| e.from_describe = false);
+        assert_eq!(infer_subject(&listed, &d).unwrap().kind, "NodePool");
     }
 
     #[test]

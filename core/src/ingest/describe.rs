@@ -447,6 +447,7 @@ fn kind_of(part: &Part<'_>, sections: &[Section<'_>], command_kind: Option<&str>
             Some("Provisioner") => Described::Karpenter("Provisioner"),
             Some("AWSNodeTemplate") => Described::Karpenter("AWSNodeTemplate"),
             _ if cut_node_describe(part, sections) => Described::Node,
+            _ if cut_pod_describe(part, sections) => Described::Pod,
             _ => Described::Unknown,
         }
     }
@@ -479,6 +480,37 @@ fn cut_node_describe(part: &Part<'_>, sections: &[Section<'_>]) -> bool {
         })
     });
     !name.is_empty() && (hostname || node_label || node_event)
+}
+
+/// A `kubectl describe pod` cut down to its name, namespace, node, status and events (what
+/// people keep of a pod that "was Pending for 20 minutes"): too few pod-only keys for
+/// `POD_ONLY_KEYS`, but namespaced and named, and its `Node:` is a pod's (`<none>` while
+/// Pending, `<node>/<IP>` once bound) or its events are a pod's (Scheduled, FailedScheduling,
+/// Nominated, Pulling...). Other namespaced kinds (a Deployment, a PVC) print neither.
+fn cut_pod_describe(part: &Part<'_>, sections: &[Section<'_>]) -> bool {
+    let named = |key: &str| {
+        section(sections, key)
+            .map(Section::value)
+            .is_some_and(|v| !v.is_empty() && !matches!(v, "<none>" | "<unset>"))
+    };
+    if !named("Name") || !named("Namespace") {
+        return false;
+    }
+    let pod_node = section(sections, "Node").is_some_and(|node| {
+        let value = node.value();
+        value == "<none>"
+            || value.split_once('/').is_some_and(|(host, ip)| {
+                !host.is_empty() && ip.parse::<std::net::IpAddr>().is_ok()
+            })
+    });
+    let pod_event = section(sections, "Events").is_some_and(|events| {
+        part.lines[events.body.clone()].iter().any(|line| {
+            line.split_whitespace()
+                .nth(1)
+                .is_some_and(|reason| crate::facts::POD_EVENT_REASONS.contains(&reason))
+        })
+    });
+    pod_node || pod_event
 }
 
 /// A describe block `start..end`.

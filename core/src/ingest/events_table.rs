@@ -62,22 +62,7 @@ pub fn ingest_section(
         return;
     };
     match Table::from_any_header(part.lines[header]).filter(is_events_table) {
-        Some(table) => {
-            let namespace = object.and_then(|o| o.namespace.clone());
-            let first_event = sink.facts.events.len();
-            ingest_rows(
-                part,
-                header + 1,
-                end,
-                &table,
-                namespace.as_deref(),
-                object,
-                sink,
-            );
-            for event in sink.facts.events.iter_mut().skip(first_event) {
-                event.from_describe = true;
-            }
-        }
+        Some(table) => ingest_described_rows(part, header, end, &table, object, sink),
         None => {
             sink.error(
                 part,
@@ -91,6 +76,62 @@ pub fn ingest_section(
             }
         }
     }
+}
+
+/// The rows under a describe's events `header` (up to `end`), about `object`.
+fn ingest_described_rows(
+    part: &Part<'_>,
+    header: usize,
+    end: usize,
+    table: &Table,
+    object: Option<&ObjectRef>,
+    sink: &mut Sink,
+) {
+    let namespace = object.and_then(|o| o.namespace.clone());
+    let first_event = sink.facts.events.len();
+    ingest_rows(
+        part,
+        header + 1,
+        end,
+        table,
+        namespace.as_deref(),
+        object,
+        sink,
+    );
+    for event in sink.facts.events.iter_mut().skip(first_event) {
+        event.from_describe = true;
+    }
+}
+
+/// A describe's `Type  Reason  Age  From  Message` table at `header` that lost its `Events:`
+/// line (`kubectl describe pod x | tail -4`, or `grep -A5 Type`), right after the `kubectl
+/// describe` command that names `object`: its rows are that object's events. Returns the
+/// index after the table, which ends at a blank line or a prompt.
+pub fn ingest_headingless(
+    part: &Part<'_>,
+    header: usize,
+    object: &ObjectRef,
+    sink: &mut Sink,
+) -> Option<usize> {
+    // Describe's own columns, in its mixed case: `kubectl get events` prints OBJECT and
+    // upper-case names, and is read as a `kubectl get` table. (The cheap test first: this
+    // runs on every line after a describe command.)
+    if !part.lines[header].trim_start().starts_with("Type ") {
+        return None;
+    }
+    let table = Table::from_any_header(part.lines[header])?;
+    let describe_columns = table.columns.len() == 5
+        && table.has("AGE")
+        && table.has("FROM")
+        && is_events_table(&table);
+    if !describe_columns {
+        return None;
+    }
+    let end = (header + 1..part.lines.len())
+        .find(|&k| segment::is_blank(part.lines[k]) || segment::prompt(part.lines[k]).is_some())
+        .unwrap_or(part.lines.len());
+    ingest_described_rows(part, header, end, &table, Some(object), sink);
+    Some(end)
 }
 
 /// The rows of an events table (`start..end`, after the header). Rows that do not fill the

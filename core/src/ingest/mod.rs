@@ -26,7 +26,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::document::{Document, Evidence, InputError};
-use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin};
+use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef};
 
 mod describe;
 mod describe_misc;
@@ -87,6 +87,9 @@ pub fn ingest(documents: &[Document]) -> Facts {
 pub(crate) struct Sink {
     pub facts: Facts,
     pub deferred: tables::Deferred,
+    /// The one object the current command prints (`kubectl get nodepool x -o yaml | sed
+    /// -n '/^status/,$p'`): the text no format claims is about it.
+    pub printed_object: Option<ObjectRef>,
 }
 
 impl Sink {
@@ -128,6 +131,25 @@ impl Sink {
             evidence: part.evidence(index),
             ..Message::default()
         });
+        let last = self.facts.messages.len() - 1;
+        self.about_printed_object(last);
+    }
+
+    /// The text kept from messages `first..` that no format claimed is about the object the
+    /// command prints, when it prints one. Only its name: a slice of the object says nothing
+    /// of the fields it leaves out.
+    fn about_printed_object(&mut self, first: usize) {
+        let Some(object) = &self.printed_object else {
+            return;
+        };
+        let nodepool = (object.kind == "NodePool" || object.kind == "Provisioner")
+            .then(|| object.name.clone());
+        for m in self.facts.messages.iter_mut().skip(first) {
+            if m.origin == MessageOrigin::Unrecognised && m.object.is_none() {
+                m.object = Some(object.clone());
+                m.nodepool = m.nodepool.take().or_else(|| nodepool.clone());
+            }
+        }
     }
 
     pub fn error(&mut self, part: &Part<'_>, index: usize, message: impl Into<String>) {
@@ -345,6 +367,7 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
         command: None,
         headless_refused_until: 0,
     };
+    sink.printed_object = None;
     let mut garbage_from: Option<usize> = None;
     let mut i = 0;
     while i < part.lines.len() {
@@ -355,6 +378,7 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
             let next = (i..part.lines.len()).find(|&k| !part.lines[k].trim().is_empty());
             if next.is_none_or(|k| tables::Table::from_header(part.lines[k]).is_none()) {
                 cx.command = None;
+                sink.printed_object = None;
             }
             i = next.unwrap_or(part.lines.len());
             continue;
@@ -587,6 +611,7 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     if let Some(command) = segment::prompt(&continued_command(&part.lines, i)) {
         let record = segment::shell_command(&command, part.evidence(i));
         sink.facts.commands.push(record);
+        sink.printed_object = command.printed_object();
         cx.command = Some(command);
         return i + 1;
     }
@@ -620,14 +645,21 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
         }
         return end;
     }
+    if let Some(described) = cx.command.as_ref().and_then(Command::described_object) {
+        if let Some(end) = events_table::ingest_headingless(part, i, &described, sink) {
+            return end;
+        }
+    }
     if let Some(table) = tables::Table::from_header(line) {
         return tables::ingest(part, i, table, cx, sink);
     }
     if let Some((start, end)) = segment::yaml_block(part, i, cx) {
         if start > i || end > start {
+            let first = sink.facts.messages.len();
             part.with_segment(start, end, |s| {
                 objects::ingest_structured(s, &mut sink.facts)
             });
+            sink.about_printed_object(first);
         }
         return end.max(i + 1);
     }

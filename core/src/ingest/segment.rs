@@ -67,6 +67,19 @@ impl Command {
         if self.verb.as_deref() != Some("describe") {
             return None;
         }
+        self.named_object()
+    }
+
+    /// The one object a `kubectl get` or `kubectl describe <kind> <name>` command prints,
+    /// whatever it is piped through (`| yq .status`, `| sed -n '/^status/,$p'`).
+    pub fn printed_object(&self) -> Option<ObjectRef> {
+        if !matches!(self.verb.as_deref(), Some("get" | "describe")) {
+            return None;
+        }
+        self.named_object()
+    }
+
+    fn named_object(&self) -> Option<ObjectRef> {
         let resource = self.resource.as_deref()?;
         let (resource, name) = match resource.split_once('/') {
             Some((r, n)) => (r, Some(n.to_string())),

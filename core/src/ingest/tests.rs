@@ -325,6 +325,148 @@ fn a_node_describe_cut_to_its_name_labels_and_events_is_a_node() {
 }
 
 #[test]
+fn a_pod_describe_cut_to_its_name_node_status_and_events_is_a_pod() {
+    let header = "Name:             api-5f6d7c8b9-abcde\nNamespace:        shop\n";
+    let events = "Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+  Normal   Scheduled         18m   default-scheduler  Successfully assigned shop/api-5f6d7c8b9-abcde to ip-10-0-1-23.ec2.internal
+";
+    let bound =
+        "Node:             ip-10-0-1-23.ec2.internal/10.0.1.23\nStatus:           Running\n";
+    let pending = "Node:             <none>\nStatus:           Pending\n";
+    let no_node = "Status:           Running\n";
+    // A pod's `Node:` value, or a pod's event, each tell it.
+    for (body, events, phase) in [
+        (bound, events, "Running"),
+        (pending, "", "Pending"),
+        (no_node, events, "Running"),
+    ] {
+        let text = format!("{header}{body}{events}");
+        let facts = facts_of(&text);
+        assert!(
+            facts.input_errors.is_empty(),
+            "{text}: {:?}",
+            facts.input_errors
+        );
+        assert_eq!(facts.pods.len(), 1, "{text}");
+        let pod = &facts.pods[0];
+        assert_eq!(pod.meta.name, "api-5f6d7c8b9-abcde");
+        assert_eq!(pod.meta.namespace.as_deref(), Some("shop"));
+        assert_eq!(pod.phase.as_deref(), Some(phase));
+        assert!(facts.nodes.is_empty(), "{text}");
+    }
+    let facts = facts_of(&format!("{header}{bound}{events}"));
+    assert_eq!(
+        facts.pods[0].node_name.as_deref(),
+        Some("ip-10-0-1-23.ec2.internal")
+    );
+    assert_eq!(facts.events[0].object, Some(facts.pods[0].object_ref()));
+    assert!(facts.has(Collected::PodEvents));
+    // Another namespaced kind cut the same way (a Deployment's events), a `Node:` that is no
+    // pod's, or no namespace: not a pod.
+    let deployment_events = "Events:
+  Type    Reason             Age   From                   Message
+  ----    ------             ----  ----                   -------
+  Normal  ScalingReplicaSet  3m    deployment-controller  Scaled up replica set web-7d9f to 3
+";
+    for text in [
+        format!("{header}Status:  Running\n{deployment_events}"),
+        format!("{header}Node:  worker-7\nStatus:  Running\n"),
+        "Name:  api-5f6d7c8b9-abcde\nNode:  <none>\nStatus:  Pending\n".to_string(),
+    ] {
+        assert!(facts_of(&text).pods.is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn a_describe_events_table_without_its_heading_is_the_described_objects() {
+    let table = "  Type     Reason            Age               From       Message
+  ----     ------            ----              ----       -------
+  Warning  FailedScheduling  19s (x4 over 3m)  karpenter  Failed to schedule pod, no instance type has enough resources
+";
+    let facts = facts_of(&format!(
+        "$ kubectl describe pod -n ml train-job-4-abcde | tail -3\n{table}"
+    ));
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.events.len(), 1);
+    let event = &facts.events[0];
+    assert_eq!(
+        event.object,
+        Some(ObjectRef::new("Pod", Some("ml"), "train-job-4-abcde"))
+    );
+    assert!(event.from_describe);
+    assert_eq!(event.count, 4);
+    assert!(facts.has(Collected::PodEvents));
+    let claim = facts_of(&format!(
+        "$ kubectl describe nodeclaim general-x7k2p | tail -3\n{}",
+        table.trim_start()
+    ));
+    assert_eq!(
+        claim.events[0].object,
+        Some(ObjectRef::new("NodeClaim", None, "general-x7k2p"))
+    );
+    // No describe command (or one naming no object): the rows name nothing.
+    for command in [
+        "$ kubectl get pods -n ml\n",
+        "$ kubectl describe pods -n ml\n",
+        "",
+    ] {
+        let facts = facts_of(&format!("{command}{table}"));
+        assert_eq!(facts.events.len(), 1, "{command}");
+        assert_eq!(facts.events[0].object, None, "{command}");
+    }
+}
+
+#[test]
+fn text_no_format_claims_is_about_the_one_object_the_command_prints() {
+    let slice = "status:
+  conditions:
+  - message: EC2NodeClass \"default\" not found
+    reason: NodeClassNotFound
+    status: \"False\"
+    type: NodeClassReady
+";
+    let about = |command: &str| -> Vec<(Option<ObjectRef>, Option<String>)> {
+        let facts = facts_of(&format!(
+            "{command}\n{slice}\nStill NodeClassNotFound after the fix\n"
+        ));
+        // A slice names the object; it never becomes one (its other fields are not absent).
+        assert!(facts.nodepools.is_empty(), "{command}");
+        facts
+            .messages
+            .iter()
+            .filter(|m| {
+                m.origin == MessageOrigin::Unrecognised && m.text.contains("NodeClassNotFound")
+            })
+            .map(|m| (m.object.clone(), m.nodepool.clone()))
+            .collect()
+    };
+    let nodepool = ObjectRef::new("NodePool", None, "default");
+    let found = about("$ kubectl get nodepool default -o yaml | sed -n '/^status/,$p'");
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0], (Some(nodepool), Some("default".to_string())));
+    // The text after the blank line is no longer the command's output.
+    assert_eq!(found[1], (None, None));
+    let pod = about("$ kubectl get pod -n shop web-0 -o yaml | yq .status");
+    assert_eq!(
+        pod[0],
+        (Some(ObjectRef::new("Pod", Some("shop"), "web-0")), None)
+    );
+    // Several objects, or a command that prints no object: about nothing.
+    for command in [
+        "$ kubectl get nodepools -o yaml | grep -A6 conditions",
+        "$ kubectl logs -n karpenter deploy/karpenter | grep NodeClassNotFound",
+        "",
+    ] {
+        assert!(
+            about(command).iter().all(|f| *f == (None, None)),
+            "{command}"
+        );
+    }
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
