@@ -454,21 +454,33 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
 /// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
 /// `spec.nodeName`) or past Pending (Running, Succeeded, Failed).
 fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
-    facts
-        .pods
-        .iter()
-        .filter(|p| {
-            p.meta.name == pod.name
-                && (pod.namespace.is_none()
-                    || p.meta.namespace.is_none()
-                    || p.meta.namespace == pod.namespace)
-        })
-        .any(|p| {
-            p.node_name
-                .as_deref()
-                .is_some_and(|n| !n.is_empty() && n != "<none>")
-                || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
-        })
+    // The scheduler's `Scheduled` event (`Successfully assigned <ns>/<pod> to <node>`): a pod
+    // once bound never fails scheduling again, so every failure before it is history.
+    let assigned = match &pod.namespace {
+        Some(ns) => format!("Successfully assigned {ns}/{} to ", pod.name),
+        None => format!("/{} to ", pod.name),
+    };
+    let scheduled_event = facts.events.iter().any(|e| {
+        e.reason == "Scheduled"
+            && e.message.contains(&assigned)
+            && (pod.namespace.is_some() || e.message.starts_with("Successfully assigned "))
+    });
+    scheduled_event
+        || facts
+            .pods
+            .iter()
+            .filter(|p| {
+                p.meta.name == pod.name
+                    && (pod.namespace.is_none()
+                        || p.meta.namespace.is_none()
+                        || p.meta.namespace == pod.namespace)
+            })
+            .any(|p| {
+                p.node_name
+                    .as_deref()
+                    .is_some_and(|n| !n.is_empty() && n != "<none>")
+                    || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
+            })
 }
 
 /// The namespace of pod `name` when the message does not say it (an events table without a
