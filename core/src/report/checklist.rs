@@ -329,15 +329,15 @@ impl Ctx<'_> {
         let f = self.facts;
         let scheduling_events = f.events.iter().filter(|e| e.reason == "FailedScheduling");
         // Karpenter's own FailedScheduling says more than the scheduler's.
-        let from_events = scheduling_events
+        let failed = scheduling_events
             .clone()
             .find(|e| e.source == "karpenter")
-            .or_else(|| scheduling_events.clone().next())
-            .map(|e| match e.source.as_str() {
-                // `kubectl get events` prints no source column.
-                "" => format!("FailedScheduling: {}", e.message),
-                source => format!("FailedScheduling ({source}): {}", e.message),
-            });
+            .or_else(|| scheduling_events.clone().next());
+        let from_events = failed.map(|e| match e.source.as_str() {
+            // `kubectl get events` prints no source column.
+            "" => format!("FailedScheduling: {}", e.message),
+            source => format!("FailedScheduling ({source}): {}", e.message),
+        });
         let from_messages = || {
             let scheduling = f.messages.iter().filter(|m| {
                 m.reason.as_deref() == Some("FailedScheduling")
@@ -360,6 +360,33 @@ impl Ctx<'_> {
         let scheduling = from_events.or_else(from_messages);
         let Some((kind, names)) = other_subject else {
             if let Some(signal) = scheduling {
+                // The same pod scheduled since (`Successfully assigned <ns>/<pod> to <node>`):
+                // the failure is history.
+                let pod = failed
+                    .and_then(|e| e.object.as_ref())
+                    .filter(|o| o.kind == "Pod");
+                if let Some(scheduled) = f.events.iter().find(|e| {
+                    e.reason == "Scheduled"
+                        && pod.is_some_and(|p| {
+                            e.object.as_ref() == Some(p)
+                                || e.message.starts_with(&format!(
+                                    "Successfully assigned {}/{} to ",
+                                    p.namespace.as_deref().unwrap_or_default(),
+                                    p.name
+                                ))
+                        })
+                }) {
+                    let other_warning = f
+                        .events
+                        .iter()
+                        .any(|e| e.event_type == "Warning" && e.reason != "FailedScheduling");
+                    if !other_warning {
+                        return Seen::ok(format!(
+                            "scheduled since ({}); before: {signal}",
+                            scheduled.message
+                        ));
+                    }
+                }
                 return Seen::problem(signal);
             }
             if let Some(kind) = events_kind {
@@ -1817,6 +1844,45 @@ shop        1m          {pod_type}   BackOff             pod/web-0              
             r#""message":"creating nodeclaim, UnauthorizedOperation: You are not authorized to perform this operation""#,
         );
         assert_eq!(steps(&own).1 .0, "problem");
+    }
+
+    /// A pod that failed scheduling, then was scheduled: step 1 is ok, and says so; another
+    /// pod's Scheduled event does not make a Pending pod's failure history.
+    #[test]
+    fn a_pod_scheduled_since_its_failure_is_no_problem() {
+        let describe = |name: &str, scheduled: &str| -> String {
+            format!(
+                "Name:             {name}
+Namespace:        shop
+Priority:         0
+Node:             <none>
+Status:           Pending
+Events:
+  Type     Reason            Age                 From               Message
+  ----     ------            ----                ----               -------
+  Warning  FailedScheduling  25m (x3 over 31m)   default-scheduler  0/3 nodes are available: 3 Insufficient cpu.
+  Normal   Scheduled         18m                 default-scheduler  Successfully assigned shop/{scheduled} to ip-10-0-1-23.ec2.internal
+"
+            )
+        };
+        let step = |text: String| {
+            let report = crate::analyze_text("paste", &text, &Options::default());
+            (
+                report.checklist[0].status.as_str().to_string(),
+                report.checklist[0].signal.clone(),
+            )
+        };
+        let (status, signal) = step(describe("api-0", "api-0"));
+        assert_eq!(status, "ok");
+        assert!(
+            signal.starts_with("scheduled since (Successfully assigned shop/api-0 to "),
+            "{signal}"
+        );
+        let table = "LAST SEEN   TYPE      REASON             OBJECT        MESSAGE
+25m         Warning   FailedScheduling   pod/api-0     0/3 nodes are available: 3 Insufficient cpu.
+18m         Normal    Scheduled          pod/api-1     Successfully assigned shop/api-1 to ip-10-0-1-23.ec2.internal
+";
+        assert_eq!(step(table.to_string()).0, "problem");
     }
 
     /// A bare `Events:` block names no object: the step is named after what its events are
