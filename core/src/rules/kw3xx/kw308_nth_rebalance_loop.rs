@@ -1,6 +1,6 @@
 //! KW308 nth-rebalance-loop.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
     join_names, json_field_in_text, karpenter_namespace, name_after, node_of, push_unique,
 };
@@ -210,8 +210,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n        - matchExpressions:\n            - key: karpenter.sh/nodepool\n              operator: DoesNotExist\n",
         ),
     ]);
+    // The drained nodes are what the report is about (its headline names them).
+    let drained: Vec<ObjectRef> = nth
+        .drained_nodes
+        .iter()
+        .map(|n| ObjectRef::new("Node", None, n))
+        .collect();
     vec![Diagnosis::new(&META, summary)
         .with_confidence(Confidence::Medium)
+        .with_objects(drained.iter())
         .with_node_pool(nodepools.first().map(String::as_str))
         .with_evidence(nth.config_evidence.iter().cloned())
         .with_messages(nth.config_messages.iter().copied())
