@@ -128,7 +128,48 @@ impl Table {
             cells.resize(self.columns.len(), String::new());
             return Some(cells);
         }
-        self.cut_at_positions(row).or_else(|| self.cut_on_gaps(row))
+        self.cut_at_positions(row)
+            .or_else(|| self.cut_on_gaps(row))
+            .or_else(|| self.cut_near_positions(row))
+    }
+
+    /// The cells of a row whose cells start a little off the header's columns (a name
+    /// shortened or lengthened by hand to anonymise a paste shifts the rest of its row) and
+    /// that has empty cells (so the gaps do not tell them): each cell goes to the column that
+    /// starts within [`SHIFT`] characters of it. `None` when a cell is nowhere near one.
+    fn cut_near_positions(&self, row: &str) -> Option<Vec<String>> {
+        const SHIFT: usize = 3;
+        let mut cells = vec![String::new(); self.columns.len()];
+        let last = self.columns.len() - 1;
+        let mut offset = 0;
+        for part in split_gaps(row.trim_end()) {
+            // Character position of `part` in the row (parts are subslices, in order).
+            let byte = row[offset..].find(part)? + offset;
+            offset = byte + part.len();
+            let at = row[..byte].chars().count();
+            let (nearest, distance) = self
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i, c.start.abs_diff(at)))
+                .min_by_key(|(_, d)| *d)?;
+            let column = if distance <= SHIFT {
+                nearest
+            } else if at > self.columns[last].start {
+                last
+            } else {
+                return None;
+            };
+            if cells[column].is_empty() {
+                cells[column] = part.to_string();
+            } else if column == last {
+                cells[column].push_str("  ");
+                cells[column].push_str(part);
+            } else {
+                return None;
+            }
+        }
+        Some(cells)
     }
 
     /// The cells of a row cut at the header's column positions; `None` when the row does not

@@ -467,6 +467,33 @@ fn text_no_format_claims_is_about_the_one_object_the_command_prints() {
 }
 
 #[test]
+fn a_row_shifted_by_hand_still_reads_into_its_columns() {
+    // `team-a-8xk2m` was one character longer in the real output: the rest of the row moved
+    // left by one, and the empty NODE cell hides the gaps.
+    let facts = facts_of(
+        "$ kubectl get nodeclaims
+NAME            TYPE        CAPACITY    ZONE         NODE   READY     AGE
+team-a-8xk2m   m5.xlarge   on-demand   us-east-1b          Unknown   25m
+",
+    );
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.meta.name, "team-a-8xk2m");
+    assert_eq!(claim.instance_type.as_deref(), Some("m5.xlarge"));
+    assert_eq!(claim.node_name, None);
+    // A row far off every column is not forced into one.
+    let facts = facts_of(
+        "$ kubectl get nodeclaims
+NAME            TYPE        CAPACITY    ZONE         NODE   READY     AGE
+team-a-8xk2m                                   m5.xlarge                 Unknown   25m
+",
+    );
+    assert!(facts
+        .nodeclaims
+        .iter()
+        .all(|c| c.instance_type.as_deref() != Some("m5.xlarge")));
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
