@@ -374,6 +374,25 @@ fn starts_with_timestamp(s: &str) -> bool {
     timestamp_len(s).is_some()
 }
 
+/// Whether `line` starts with a log line's timestamp: ISO 8601, or Go's `log` package
+/// (`2026/11/18 04:12:41`, aws-node-termination-handler's console format).
+pub fn starts_with_log_time(line: &str) -> bool {
+    let b = line.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        b.get(range)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let go_log = digits(0..4)
+        && b.get(4) == Some(&b'/')
+        && digits(5..7)
+        && b.get(7) == Some(&b'/')
+        && digits(8..10)
+        && b.get(10) == Some(&b' ')
+        && digits(11..13)
+        && b.get(13) == Some(&b':');
+    go_log || starts_with_timestamp(line)
+}
+
 /// Length of an ISO 8601 timestamp at the start of `s` (`2023-04-05T23:56:53.363Z`, with
 /// optional fraction and zone).
 pub fn timestamp_len(s: &str) -> Option<usize> {

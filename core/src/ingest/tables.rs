@@ -288,10 +288,26 @@ pub fn ingest(part: &Part<'_>, i: usize, table: Table, cx: &Context, sink: &mut 
 }
 
 fn table_end(lines: &[&str], header: usize) -> usize {
+    // A log line pasted right under the table ends it, unless the table's rows themselves
+    // start with a time (`kubectl get events -o custom-columns=TIME:...`).
+    let rows_start_with_time = Table::from_header(lines[header]).is_some_and(|t| {
+        t.columns.first().is_some_and(|c| {
+            // `LAST SEEN` holds ages (`5m`); custom columns may hold times.
+            [
+                "TIME",
+                "LASTSEEN",
+                "TIMESTAMP",
+                "FIRSTSEEN",
+                "LASTTIMESTAMP",
+            ]
+            .contains(&c.name.as_str())
+        })
+    });
     let mut j = header + 1;
     while j < lines.len() {
         let line = lines[j];
         if segment::is_blank(line)
+            || (!rows_start_with_time && super::logs::starts_with_log_time(line))
             || segment::prompt(line).is_some()
             || super::scan::quick_level(line.as_bytes()).is_some()
             || super::scan::header_label(line.as_bytes()).is_some()

@@ -494,6 +494,32 @@ team-a-8xk2m                                   m5.xlarge                 Unknown
 }
 
 #[test]
+fn a_log_line_right_under_an_events_table_is_not_a_wrapped_message() {
+    for header_and_row in [
+        "NAMESPACE   LAST SEEN   TYPE     REASON           OBJECT                         MESSAGE\ndefault     5m          Normal   CordonAndDrain   node/ip-10-9-77-2.ec2.internal Node successfully cordoned and drained\n",
+        "LAST SEEN   TYPE     REASON           OBJECT                         MESSAGE\n5m          Normal   CordonAndDrain   node/ip-10-9-77-2.ec2.internal Node successfully cordoned and drained\n",
+    ] {
+        for log in [
+            "2026/11/18 04:12:41 INF Node successfully cordoned and drained node_name=ip-10-44-19-201.ec2.internal",
+            "2026-11-18T04:12:41.000Z\tINFO\tcontroller\tdeleted node\t{\"commit\": \"a1b2c3d\"}",
+        ] {
+            let facts = facts_of(&format!("{header_and_row}{log}\n"));
+            assert_eq!(facts.events.len(), 1, "{log}");
+            assert_eq!(
+                facts.events[0].message, "Node successfully cordoned and drained",
+                "{log}"
+            );
+        }
+    }
+    // A message wrapped by the terminal still continues its row.
+    let facts = facts_of("LAST SEEN   TYPE     REASON           OBJECT                         MESSAGE\n5m          Normal   CordonAndDrain   node/ip-10-9-77-2.ec2.internal Node successfully cordoned\n  and drained\n");
+    assert_eq!(
+        facts.events[0].message,
+        "Node successfully cordoned and drained"
+    );
+}
+
+#[test]
 fn get_events_tables() {
     let text = "$ kubectl get events -A
 NAMESPACE   LAST SEEN   TYPE      REASON                      OBJECT                    MESSAGE
