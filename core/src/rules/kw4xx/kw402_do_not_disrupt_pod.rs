@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use crate::facts::{Facts, Message, ObjectRef, Pod, Workload};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
-    annotated_by_command, era_before_v1, grouped_hits, lifted_after, push_unique, serrors_values, split_qualified,
-    subject_of, subjects_label,
+    annotated_by_command, era_before_v1, grouped_hits, lifted_after, push_unique, serrors_values,
+    split_qualified, subject_of, subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -693,7 +693,10 @@ LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
         assert!(advice(event).starts_with("From Karpenter v1.12"));
         let old = format!("2024-02-14T09:55:03.117Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.xlarge/spot\t{{\"commit\": \"2c8f2a5\"}}\n{event}");
         let text = advice(&old);
-        assert!(text.starts_with("This input is from a Karpenter before v1.0"), "{text}");
+        assert!(
+            text.starts_with("This input is from a Karpenter before v1.0"),
+            "{text}"
+        );
     }
 
     #[test]

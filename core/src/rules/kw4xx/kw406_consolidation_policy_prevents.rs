@@ -3,7 +3,8 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
-    era_before_v1, grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of, subjects_label,
+    era_before_v1, grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of,
+    subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
@@ -506,7 +507,11 @@ mod tests {
             step.yaml.as_deref(),
             Some("spec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n")
         );
-        assert!(step.text.contains("remove consolidateAfter"), "{}", step.text);
+        assert!(
+            step.text.contains("remove consolidateAfter"),
+            "{}",
+            step.text
+        );
         // The event alone does not date the input: the current API's fix.
         let d = &check_only("KW406", event).diagnoses[0];
         assert!(d.remediation[1]
