@@ -306,6 +306,34 @@ fn failed_admission_webhook(text: &str) -> Option<String> {
     .then_some(name)
 }
 
+/// The controller chart version the paste's last `helm upgrade|install ... karpenter
+/// <repo>/karpenter --version <v>` prompt line installs (not the `karpenter-crd` chart): the
+/// version the CRDs must be upgraded to when nothing else tells the controller's.
+fn helm_controller_chart_version(facts: &Facts) -> Option<String> {
+    facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.tool == "helm" && matches!(c.verb.as_deref(), Some("upgrade") | Some("install"))
+        })
+        .filter_map(|c| {
+            let words: Vec<&str> = c.evidence.text.split_whitespace().collect();
+            let controller_chart = words.iter().any(|w| {
+                w.trim_end_matches('/').ends_with("/karpenter") && !w.contains("karpenter-crd")
+            });
+            let version = words.iter().enumerate().find_map(|(i, w)| {
+                if *w == "--version" {
+                    words.get(i + 1).copied()
+                } else {
+                    w.strip_prefix("--version=")
+                }
+            })?;
+            let version = version.trim_matches(['"', '\'']).trim_start_matches('v');
+            (controller_chart && version::parse(version).is_some()).then(|| version.to_string())
+        })
+        .next_back()
+}
+
 /// kubectl's form for several causes: `The EC2NodeClass "x" is invalid: ` alone on its line,
 /// then one `* <field>: <cause>` line each. The header names the object, the causes say why:
 /// read together, the header and its cause lines are hits of the skew they show.
@@ -755,7 +783,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             webhook_ns = webhook_service_namespace(&m.text);
         }
     }
-    let version = facts.karpenter_version.clone();
+    let version = facts
+        .karpenter_version
+        .clone()
+        .or_else(|| helm_controller_chart_version(facts));
     // A webhook that was reached but failed (no endpoints, refused) names the namespace its
     // service really lives in; `service "karpenter" not found` names a wrong one.
     let reached_ns = webhook_ns.clone().filter(|_| !texts_with(&["not found"]));
@@ -1349,6 +1380,25 @@ fn typo_of(field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The controller chart's version from the paste's helm prompt fills the CRD upgrade; the
+    /// CRD chart's own prompt does not count.
+    #[test]
+    fn helm_prompt_gives_the_chart_version() {
+        let reject = "Error from server (BadRequest): error when creating \"gpu.yaml\": NodePool in version \"v1\" cannot be handled as a NodePool: strict decoding error: unknown field \"spec.template.spec.foo\"\n";
+        let upgrade = "$ helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.3.3 -n karpenter --reuse-values\nRelease \"karpenter\" has been upgraded. Happy Helming!\n";
+        let crd_step = |text: &str| {
+            check_only("KW104", text).diagnoses[0]
+                .remediation
+                .iter()
+                .filter_map(|r| r.command.clone())
+                .find(|c| c.starts_with("helm upgrade --install karpenter-crd"))
+                .unwrap_or_default()
+        };
+        assert!(crd_step(&format!("{upgrade}{reject}")).contains("--version 1.3.3 "));
+        let crd_only = upgrade.replace("karpenter/karpenter ", "karpenter/karpenter-crd ");
+        assert!(crd_step(&format!("{crd_only}{reject}")).contains("--version <controller version>"));
+    }
 
     /// kubectl's several-causes form: the header line names the object, the `* ` lines the
     /// causes; another kind's header is not Karpenter's.
