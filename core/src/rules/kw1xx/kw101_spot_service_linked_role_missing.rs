@@ -229,9 +229,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             m.evidence.line
         ));
     }
+    // The fix already tried and refused: the identity that ran it lacks the permission too.
+    let refused_creation = facts.messages.iter().find(|m| {
+        contains_any(&m.text, &["CreateServiceLinkedRole"])
+            && contains_any(&m.text, &["AccessDenied", "not authorized"])
+    });
+    if let (Some(m), None) = (refused_creation, resolved) {
+        summary.push_str(&format!(
+            " Creating the role was tried and refused too (line {}, AccessDenied on iam:CreateServiceLinkedRole): run the command below as an identity allowed iam:CreateServiceLinkedRole for spot.amazonaws.com (an account administrator).",
+            m.evidence.line
+        ));
+    }
     vec![Diagnosis::new(&META, summary)
         .with_messages(hits.iter().copied())
         .with_messages(resolved)
+        .with_messages(refused_creation.filter(|_| resolved.is_none()))
         .with_evidence(condition_evidence)
         .with_evidence(launched_spot.and_then(|(_, l)| l.evidence.clone()))
         .with_remediation(steps)
@@ -402,6 +414,11 @@ mod tests {
         let d = &check_only("KW101", &format!("{failure}\n{denied}")).diagnoses[0];
         assert_eq!(d.severity, Severity::Error);
         assert!(!d.summary.contains("this failure is past"), "{}", d.summary);
+        assert!(
+            d.summary.contains("tried and refused too (line 3"),
+            "{}",
+            d.summary
+        );
         let taken = "$ aws iam create-service-linked-role --aws-service-name spot.amazonaws.com\nAn error occurred (InvalidInput) when calling the CreateServiceLinkedRole operation: Service role name AWSServiceRoleForEC2Spot has been taken in this account, please try a different suffix.";
         let d = &check_only("KW101", &format!("{failure}\n{taken}")).diagnoses[0];
         assert_eq!(d.severity, Severity::Warning);
