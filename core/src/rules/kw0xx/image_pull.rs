@@ -961,11 +961,21 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
         crate::rules::sort_stable_by(&mut f.messages, |a, b| {
             (&a.evidence.source, a.evidence.line).cmp(&(&b.evidence.source, b.evidence.line))
         });
+        // Else the `-n <ns>` of the prompt whose output the failure is in
+        // (`kubectl get events -n jobs`: rows say `pod/<name>` only).
+        let prompt_ns = f.messages.first().and_then(|m| {
+            prompt_above(facts, &m.evidence.source, m.evidence.line)
+                .filter(|c| c.tool == "kubectl" && !c.all_namespaces)
+                .and_then(|c| c.namespace.clone())
+        });
         for p in &mut f.pods {
             if p.namespace.is_none() {
                 if let Some(obj) = facts.pods.iter().find(|o| o.meta.name == p.name) {
                     p.namespace = obj.meta.namespace.clone();
                 }
+            }
+            if p.namespace.is_none() {
+                p.namespace = prompt_ns.clone();
             }
         }
     }
@@ -1188,6 +1198,18 @@ $ kubectl describe pod worker-7c8d-p2x7m -n billing | tail -3
         assert_eq!(pods[1], ["billing/worker-7c8d-p2x7m"]);
         assert_eq!(failures[1].pods[0].namespace.as_deref(), Some("billing"));
         assert_eq!(failures[1].messages.len(), 2);
+    }
+
+    /// `pod/<name>` rows of `kubectl get events -n <ns>` take the namespace of that prompt.
+    #[test]
+    fn event_rows_take_the_prompt_namespace() {
+        let text = "$ kubectl get events -n jobs | grep -i pull\n12m   Warning   Failed    pod/etl-runner-5b7c9-xk2p4    Failed to pull image \"acme/etl:2.3.1\": rpc error: code = Unknown desc = pull access denied, repository does not exist or may require authorization\n";
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let failures = pull_failures(&facts);
+        assert_eq!(failures[0].pods[0].namespace.as_deref(), Some("jobs"));
+        let all = text.replace("-n jobs", "-A");
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", &all)]);
+        assert_eq!(pull_failures(&facts)[0].pods[0].namespace, None);
     }
 
     #[test]
