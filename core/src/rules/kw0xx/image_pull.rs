@@ -687,6 +687,32 @@ fn add_error(errors: &mut Vec<(ErrorClass, String)>, text: String) {
 
 /// Every image pull failure in the facts, one per image (plus at most one for pull failures
 /// that name no image).
+/// The prompt line (`$ kubectl ...`) whose output holds `line` of `source`: the nearest one
+/// above it. A paste of several `kubectl describe pod` outputs is cut into sections by them.
+fn prompt_above<'a>(
+    facts: &'a Facts,
+    source: &str,
+    line: usize,
+) -> Option<&'a crate::facts::ShellCommand> {
+    facts
+        .commands
+        .iter()
+        .filter(|c| c.evidence.source == source && c.evidence.line < line)
+        .max_by_key(|c| c.evidence.line)
+}
+
+/// The first line of the section `line` is in (after its prompt line; 0 without one).
+fn section_start(facts: &Facts, source: &str, line: usize) -> usize {
+    prompt_above(facts, source, line).map_or(0, |c| c.evidence.line)
+}
+
+/// The pod a `kubectl describe pod <name> [-n <ns>]` prompt names.
+fn described_pod(facts: &Facts, source: &str, line: usize) -> Option<ObjectRef> {
+    let c = prompt_above(facts, source, line).filter(|c| c.is("describe", "Pod"))?;
+    let name = c.name.as_deref().filter(|n| !n.is_empty())?;
+    Some(ObjectRef::new("Pod", c.namespace.as_deref(), name))
+}
+
 pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
     let mut failures: Vec<PullFailure> = Vec::new();
     let find = |failures: &mut Vec<PullFailure>, image: &ImageRef| -> usize {
@@ -785,9 +811,33 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
                     Some(find(&mut failures, &image))
                 })
         });
+        // `Error: ErrImagePull` follows the kubelet's `Failed to pull image "<image>"` in the
+        // same events table: the failure with the nearest message above it in its section.
+        let start = section_start(facts, &m.evidence.source, m.evidence.line);
+        let above = || {
+            failures
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| {
+                    let line = f
+                        .messages
+                        .iter()
+                        .filter(|o| {
+                            o.evidence.source == m.evidence.source
+                                && o.evidence.line > start
+                                && o.evidence.line < m.evidence.line
+                        })
+                        .map(|o| o.evidence.line)
+                        .max()?;
+                    Some((line, i))
+                })
+                .max()
+                .map(|(_, i)| i)
+        };
         let index = match by_pod {
             Some(i) => Some(i),
             None if failures.len() == 1 => Some(0),
+            None if pod.is_none() && above().is_some() => above(),
             None => {
                 // Only the explicit kubelet phrases start a failure of their own.
                 let explicit = is_state_row(m)
@@ -884,11 +934,21 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
         let Some(first) = f.messages.iter().min_by_key(|m| m.evidence.line) else {
             continue;
         };
+        // The `kubectl describe pod <name>` prompt the events are the output of names it.
+        if let Some(pod) = described_pod(facts, &first.evidence.source, first.evidence.line) {
+            f.pods.push(pod);
+            continue;
+        }
+        // Only within the same command's output: an earlier describe's `Scheduled` row is
+        // another pod's.
+        let start = section_start(facts, &first.evidence.source, first.evidence.line);
         let assigned = facts
             .messages
             .iter()
             .filter(|m| {
-                m.evidence.source == first.evidence.source && m.evidence.line < first.evidence.line
+                m.evidence.source == first.evidence.source
+                    && m.evidence.line > start
+                    && m.evidence.line < first.evidence.line
             })
             .filter_map(|m| Some((m.evidence.line, scheduled_pod(&m.text)?)))
             .max_by_key(|(l, _)| *l);
@@ -901,11 +961,21 @@ pub fn pull_failures(facts: &Facts) -> Vec<PullFailure<'_>> {
         crate::rules::sort_stable_by(&mut f.messages, |a, b| {
             (&a.evidence.source, a.evidence.line).cmp(&(&b.evidence.source, b.evidence.line))
         });
+        // Else the `-n <ns>` of the prompt whose output the failure is in
+        // (`kubectl get events -n jobs`: rows say `pod/<name>` only).
+        let prompt_ns = f.messages.first().and_then(|m| {
+            prompt_above(facts, &m.evidence.source, m.evidence.line)
+                .filter(|c| c.tool == "kubectl" && !c.all_namespaces)
+                .and_then(|c| c.namespace.clone())
+        });
         for p in &mut f.pods {
             if p.namespace.is_none() {
                 if let Some(obj) = facts.pods.iter().find(|o| o.meta.name == p.name) {
                     p.namespace = obj.meta.namespace.clone();
                 }
+            }
+            if p.namespace.is_none() {
+                p.namespace = prompt_ns.clone();
             }
         }
     }
@@ -1105,6 +1175,41 @@ mod tests {
             text: text.to_string(),
             ..Default::default()
         }
+    }
+
+    /// Two `kubectl describe pod` outputs in one paste: each failure belongs to the pod its
+    /// prompt names (not to the earlier describe's `Scheduled` row), and the second pod's
+    /// `Error: ErrImagePull` joins its own failure instead of starting an imageless one.
+    #[test]
+    fn each_describe_section_keeps_its_own_pod() {
+        let text = r#"$ kubectl describe pod web-6d5f-abcde -n shop | tail -4
+  Normal   Scheduled  7m  default-scheduler  Successfully assigned shop/web-6d5f-abcde to ip-10-0-1-2.ec2.internal
+  Warning  Failed     5m  kubelet            Failed to pull image "registry.k8s.io/pause:3.9": rpc error: code = DeadlineExceeded desc = dial tcp 10.1.1.1:443: i/o timeout
+  Warning  Failed     5m  kubelet            Error: ErrImagePull
+$ kubectl describe pod worker-7c8d-p2x7m -n billing | tail -3
+  Warning  Failed     3m  kubelet            Failed to pull image "111122223333.dkr.ecr.eu-central-1.amazonaws.com/billing/worker:2.14.0": rpc error: code = NotFound desc = not found
+  Warning  Failed     3m  kubelet            Error: ErrImagePull
+"#;
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let failures = pull_failures(&facts);
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        let pods: Vec<Vec<String>> = failures.iter().map(|f| f.pod_names()).collect();
+        assert_eq!(pods[0], ["shop/web-6d5f-abcde"]);
+        assert_eq!(pods[1], ["billing/worker-7c8d-p2x7m"]);
+        assert_eq!(failures[1].pods[0].namespace.as_deref(), Some("billing"));
+        assert_eq!(failures[1].messages.len(), 2);
+    }
+
+    /// `pod/<name>` rows of `kubectl get events -n <ns>` take the namespace of that prompt.
+    #[test]
+    fn event_rows_take_the_prompt_namespace() {
+        let text = "$ kubectl get events -n jobs | grep -i pull\n12m   Warning   Failed    pod/etl-runner-5b7c9-xk2p4    Failed to pull image \"acme/etl:2.3.1\": rpc error: code = Unknown desc = pull access denied, repository does not exist or may require authorization\n";
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let failures = pull_failures(&facts);
+        assert_eq!(failures[0].pods[0].namespace.as_deref(), Some("jobs"));
+        let all = text.replace("-n jobs", "-A");
+        let facts = crate::ingest::ingest(&[crate::Document::new("paste", &all)]);
+        assert_eq!(pull_failures(&facts)[0].pods[0].namespace, None);
     }
 
     #[test]

@@ -155,11 +155,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .iter()
             .any(|e| e.source == m.evidence.source && e.line == m.evidence.line)
     };
+    // The document mentions Karpenter, or the prompt line the text is the output of does
+    // (`$ kubectl get deploy karpenter -o yaml | grep -A1 LOG_LEVEL`): a grepped env fragment
+    // carries no other word of Karpenter, and the prompt line is a command, not a message.
     let about_karpenter = |m: &Message| {
         facts.messages.iter().any(|o| {
             o.evidence.source == m.evidence.source
                 && contains_ignore_ascii_case(&o.text, "karpenter")
-        })
+        }) || facts
+            .commands
+            .iter()
+            .filter(|c| c.evidence.source == m.evidence.source && c.evidence.line < m.evidence.line)
+            .max_by_key(|c| c.evidence.line)
+            .is_some_and(|c| contains_ignore_ascii_case(&c.evidence.text, "karpenter"))
     };
 
     // Settings as text the ingest did not model: describe output, helm values, env as YAML
@@ -684,6 +692,18 @@ mod tests {
             let text = format!("    image: public.ecr.aws/karpenter/controller:1.3.3\n{text}");
             assert_eq!(ids(&check_only("KW004", &text)), ["KW004"], "{text}");
         }
+    }
+
+    /// A grepped env fragment under the prompt that produced it: the prompt names the
+    /// Karpenter Deployment, the fragment alone does not; another Deployment's prompt does not
+    /// count.
+    #[test]
+    fn env_fragment_under_a_karpenter_prompt() {
+        let fragment = "        - name: LOG_LEVEL\n          value: debug\n";
+        let karpenter = format!("$ kubectl get deploy karpenter -n karpenter -o yaml | grep -B1 -A1 LOG_LEVEL\n{fragment}");
+        assert_eq!(ids(&check_only("KW004", &karpenter)), ["KW004"]);
+        let other = format!("$ kubectl get deploy payments-api -n shop -o yaml | grep -B1 -A1 LOG_LEVEL\n{fragment}");
+        assert!(ids(&check_only("KW004", &other)).is_empty());
     }
 
     #[test]

@@ -32,7 +32,9 @@ launched NodeClaims), not why it decided what it did.
 Signals: a Pending pod (its status, or `FailedScheduling` events) or a NodeClaim whose
 Launched, Registered or Initialized condition is not True; Karpenter log lines in the input,
 none at debug level (no `DEBUG` line, no `caller` field) and none at ERROR; and no other
-diagnosis explaining the problem.
+diagnosis explaining the problem. Not when the input shows the level already set to debug
+(KW004: the Deployment's env, helm values, a `kubectl set env` run): those logs predate the
+change or were filtered.
 
 Before v0.32 (and, deprecated, up to v0.36) the level is the `config-logging` ConfigMap's
 `loglevel.controller` (or its `zap-logger-config` `level`), which the controller watches: the
@@ -106,7 +108,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .log_lines_by_level
             .get("DEBUG")
             .is_some_and(|n| *n > 0);
-    if debug {
+    // The level is already debug (KW004: the Deployment's env, helm values, a `set env` the
+    // user ran): the pasted info-only logs predate the change or were filtered, and advising
+    // to raise the level would contradict KW004's "set it back to info".
+    let level_is_debug =
+        || !(super::kw004_karpenter_debug_logging_on::RULE.check)(facts).is_empty();
+    if debug || level_is_debug() {
         return Vec::new();
     }
     let failures_parsed = facts.logs.iter().filter(|r| is_failure(r)).count();
@@ -511,6 +518,19 @@ mod tests {
             "{}",
             d[0].summary
         );
+    }
+
+    /// Helm values (or the env) already at debug: no advice to raise the level.
+    #[test]
+    fn quiet_when_the_level_is_already_debug() {
+        let pending = "$ kubectl describe pod web-0 -n shop\nName: web-0\nNamespace: shop\nStatus: Pending\nEvents:\n  Type     Reason            Age  From               Message\n  ----     ------            ---- ----               -------\n  Warning  FailedScheduling  4m   default-scheduler  0/3 nodes are available: 3 Insufficient memory.\n$ kubectl logs -n karpenter deploy/karpenter --tail=1\n{\"level\":\"INFO\",\"time\":\"2025-09-11T02:44:10.552Z\",\"logger\":\"controller\",\"message\":\"Starting workers\",\"commit\":\"6e9e6b8\",\"controller\":\"nodepool.counter\",\"worker count\":10}\n";
+        let info = format!("$ helm get values karpenter -n karpenter\nUSER-SUPPLIED VALUES:\nlogLevel: info\n{pending}");
+        assert_eq!(
+            crate::testing::ids(&crate::testing::check_only("KW005", &info)),
+            ["KW005"]
+        );
+        let debug = info.replace("logLevel: info", "logLevel: debug");
+        assert!(crate::testing::ids(&crate::testing::check_only("KW005", &debug)).is_empty());
     }
 
     #[test]

@@ -229,9 +229,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             m.evidence.line
         ));
     }
+    // The fix already tried and refused: the identity that ran it lacks the permission too.
+    let refused_creation = facts.messages.iter().find(|m| {
+        contains_any(&m.text, &["CreateServiceLinkedRole"])
+            && contains_any(&m.text, &["AccessDenied", "not authorized"])
+    });
+    if let (Some(m), None) = (refused_creation, resolved) {
+        summary.push_str(&format!(
+            " Creating the role was tried and refused too (line {}, AccessDenied on iam:CreateServiceLinkedRole): run the command below as an identity allowed iam:CreateServiceLinkedRole for spot.amazonaws.com (an account administrator).",
+            m.evidence.line
+        ));
+    }
     vec![Diagnosis::new(&META, summary)
         .with_messages(hits.iter().copied())
         .with_messages(resolved)
+        .with_messages(refused_creation.filter(|_| resolved.is_none()))
         .with_evidence(condition_evidence)
         .with_evidence(launched_spot.and_then(|(_, l)| l.evidence.clone()))
         .with_remediation(steps)
@@ -262,11 +274,21 @@ fn resolved_after<'a>(facts: &'a Facts, hits: &[&Message]) -> Option<&'a Message
                     &m.text,
                     &["\"capacity-type\":\"spot\"", "\"capacity-type\": \"spot\""],
                 ));
+        // A refused creation names the role too (`An error occurred (AccessDenied) when
+        // calling the CreateServiceLinkedRole operation: ... is not authorized to perform:
+        // iam:CreateServiceLinkedRole on resource: arn:...:role/aws-service-role/
+        // spot.amazonaws.com/AWSServiceRoleForEC2Spot`): that is the failure going on, not its
+        // end. `has been taken` is an error too, but says the role exists.
+        let refused = contains_any(
+            &m.text,
+            &["AccessDenied", "not authorized", "UnauthorizedOperation"],
+        );
         let role = contains_any(&m.text, &["AWSServiceRoleForEC2Spot"])
             && contains_any(
                 &m.text,
                 &["\"RoleName\"", "has been taken", "ROLE\t", "Arn"],
-            );
+            )
+            && !refused;
         (spot_launch || role) && after_every_failure(m)
     })
 }
@@ -381,6 +403,25 @@ mod tests {
         ] {
             assert!(ids(&check_only("KW101", text)).is_empty(), "{text}");
         }
+    }
+
+    /// The operator's own `aws iam create-service-linked-role` refused (AccessDenied) names
+    /// the role and an ARN, yet resolves nothing; `has been taken` does (the role exists).
+    #[test]
+    fn a_refused_creation_is_not_the_end() {
+        let failure = r#"{"level":"ERROR","time":"2025-07-14T03:33:02.771Z","logger":"controller","message":"failed launching nodeclaim","NodeClaim":{"name":"spot-7hq2k"},"error":"creating instance, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances."}"#;
+        let denied = "$ aws iam create-service-linked-role --aws-service-name spot.amazonaws.com\nAn error occurred (AccessDenied) when calling the CreateServiceLinkedRole operation: User: arn:aws:sts::310987654321:assumed-role/AWSReservedSSO_Developer_1a2b/ops is not authorized to perform: iam:CreateServiceLinkedRole on resource: arn:aws:iam::310987654321:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot because no identity-based policy allows the iam:CreateServiceLinkedRole action";
+        let d = &check_only("KW101", &format!("{failure}\n{denied}")).diagnoses[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(!d.summary.contains("this failure is past"), "{}", d.summary);
+        assert!(
+            d.summary.contains("tried and refused too (line 3"),
+            "{}",
+            d.summary
+        );
+        let taken = "$ aws iam create-service-linked-role --aws-service-name spot.amazonaws.com\nAn error occurred (InvalidInput) when calling the CreateServiceLinkedRole operation: Service role name AWSServiceRoleForEC2Spot has been taken in this account, please try a different suffix.";
+        let d = &check_only("KW101", &format!("{failure}\n{taken}")).diagnoses[0];
+        assert_eq!(d.severity, Severity::Warning);
     }
 
     #[test]

@@ -40,8 +40,9 @@ stored in the dropped version (`status.storedVersions[0]: Invalid value: "v1beta
 in spec.versions`); `no matches for kind "NodePool" in version "karpenter.sh/v1"`; and schema
 rejections typical of an API-version migration (`EC2NodeClass.karpenter.k8s.aws "<name>" is
 invalid: spec.amiSelectorTerms: Invalid value: "array": expected at least one, got none`,
-`spec.disruption.consolidateAfter: Required value`, `Unsupported value: "WhenUnderutilized"`).
-With CRD objects in the input (`kubectl get crd nodepools.karpenter.sh -o yaml`), the served
+`spec.disruption.consolidateAfter: Required value`, `Unsupported value: "WhenUnderutilized"`),
+also in kubectl's several-causes form (`The EC2NodeClass "<name>" is invalid: ` then one
+`* <field>: <cause>` line each). With CRD objects in the input (`kubectl get crd nodepools.karpenter.sh -o yaml`), the served
 versions, conversion strategy and stored versions are compared with the manifests and the
 controller's version.
 
@@ -303,6 +304,65 @@ fn failed_admission_webhook(text: &str) -> Option<String> {
     (contains_any(&name, &["karpenter"])
         && (name.starts_with("validation.") || name.starts_with("defaulting.")))
     .then_some(name)
+}
+
+/// The controller chart version the paste's last `helm upgrade|install ... karpenter
+/// <repo>/karpenter --version <v>` prompt line installs (not the `karpenter-crd` chart): the
+/// version the CRDs must be upgraded to when nothing else tells the controller's.
+fn helm_controller_chart_version(facts: &Facts) -> Option<String> {
+    facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.tool == "helm" && matches!(c.verb.as_deref(), Some("upgrade") | Some("install"))
+        })
+        .filter_map(|c| {
+            let words: Vec<&str> = c.evidence.text.split_whitespace().collect();
+            let controller_chart = words.iter().any(|w| {
+                w.trim_end_matches('/').ends_with("/karpenter") && !w.contains("karpenter-crd")
+            });
+            let version = words.iter().enumerate().find_map(|(i, w)| {
+                if *w == "--version" {
+                    words.get(i + 1).copied()
+                } else {
+                    w.strip_prefix("--version=")
+                }
+            })?;
+            let version = version.trim_matches(['"', '\'']).trim_start_matches('v');
+            (controller_chart && version::parse(version).is_some()).then(|| version.to_string())
+        })
+        .next_back()
+}
+
+/// kubectl's form for several causes: `The EC2NodeClass "x" is invalid: ` alone on its line,
+/// then one `* <field>: <cause>` line each. The header names the object, the causes say why:
+/// read together, the header and its cause lines are hits of the skew they show.
+fn listed_causes_skew(facts: &Facts, i: usize) -> Vec<(&Message, Skew)> {
+    let header = &facts.messages[i];
+    if !header.text.trim_end().ends_with("is invalid:") {
+        return Vec::new();
+    }
+    let causes: Vec<&Message> = facts.messages[i + 1..]
+        .iter()
+        .enumerate()
+        .take_while(|(k, m)| {
+            m.evidence.source == header.evidence.source
+                && m.evidence.line == header.evidence.line + k + 1
+                && m.text.trim_start().starts_with("* ")
+        })
+        .map(|(_, m)| m)
+        .collect();
+    let joined = std::iter::once(header.text.trim_end())
+        .chain(causes.iter().map(|m| m.text.trim()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    match skew_in(&joined, false) {
+        Some(skew) if !causes.is_empty() => std::iter::once(header)
+            .chain(causes)
+            .map(|m| (m, skew))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The skew a message shows. A message about a Karpenter object, or logged by one of
@@ -669,7 +729,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<(&Message, Skew)> = facts
         .messages
         .iter()
-        .filter_map(|m| skew_of_message(m).map(|s| (m, s)))
+        .enumerate()
+        .flat_map(|(i, m)| match skew_of_message(m) {
+            Some(s) => vec![(m, s)],
+            None => listed_causes_skew(facts, i),
+        })
         // On a pre-v1 controller the webhooks are its own: one that does not answer means the
         // controller is down, unless its service is gone altogether.
         .filter(|(m, s)| {
@@ -719,7 +783,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             webhook_ns = webhook_service_namespace(&m.text);
         }
     }
-    let version = facts.karpenter_version.clone();
+    let version = facts
+        .karpenter_version
+        .clone()
+        .or_else(|| helm_controller_chart_version(facts));
     // A webhook that was reached but failed (no endpoints, refused) names the namespace its
     // service really lives in; `service "karpenter" not found` names a wrong one.
     let reached_ns = webhook_ns.clone().filter(|_| !texts_with(&["not found"]));
@@ -1313,6 +1380,47 @@ fn typo_of(field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The controller chart's version from the paste's helm prompt fills the CRD upgrade; the
+    /// CRD chart's own prompt does not count.
+    #[test]
+    fn helm_prompt_gives_the_chart_version() {
+        let reject = "Error from server (BadRequest): error when creating \"gpu.yaml\": NodePool in version \"v1\" cannot be handled as a NodePool: strict decoding error: unknown field \"spec.template.spec.foo\"\n";
+        let upgrade = "$ helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.3.3 -n karpenter --reuse-values\nRelease \"karpenter\" has been upgraded. Happy Helming!\n";
+        let crd_step = |text: &str| {
+            check_only("KW104", text).diagnoses[0]
+                .remediation
+                .iter()
+                .filter_map(|r| r.command.clone())
+                .find(|c| c.starts_with("helm upgrade --install karpenter-crd"))
+                .unwrap_or_default()
+        };
+        assert!(crd_step(&format!("{upgrade}{reject}")).contains("--version 1.3.3 "));
+        let crd_only = upgrade.replace("karpenter/karpenter ", "karpenter/karpenter-crd ");
+        assert!(crd_step(&format!("{crd_only}{reject}")).contains("--version <controller version>"));
+    }
+
+    /// kubectl's several-causes form: the header line names the object, the `* ` lines the
+    /// causes; another kind's header is not Karpenter's.
+    #[test]
+    fn a_header_with_listed_causes() {
+        let text = "$ kubectl apply -f ec2nodeclass.yaml\nThe EC2NodeClass \"gpu\" is invalid: \n* spec.amiSelectorTerms: Invalid value: \"array\": expected at least one, got none\n* spec.role: Invalid value: \"string\": role cannot be empty\n";
+        let report = check_only("KW104", text);
+        assert_eq!(ids(&report), ["KW104"]);
+        assert!(
+            report.diagnoses[0].summary.contains("EC2NodeClass gpu"),
+            "{}",
+            report.diagnoses[0].summary
+        );
+        let other = text.replace("The EC2NodeClass", "The Deployment");
+        assert!(ids(&check_only("KW104", &other)).is_empty());
+        // The header alone (the causes cut off) says nothing.
+        assert!(ids(&check_only(
+            "KW104",
+            "The EC2NodeClass \"gpu\" is invalid: \nError from server: something else\n"
+        ))
+        .is_empty());
+    }
 
     #[test]
     fn a_misspelt_field_is_a_typo_first() {

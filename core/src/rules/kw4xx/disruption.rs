@@ -21,6 +21,74 @@ use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, Meta, ObjectRef};
 use crate::rules::text::{contains_any, token_after};
 
+/// `Some(true)` when the input is from a Karpenter before v1.0 (the v1beta1 NodePool of v0.32 to
+/// v0.37, or the v1alpha5 Provisioner before it), `Some(false)` when it is from v1.0 or later,
+/// `None` when it does not say. Advice whose names changed at v1.0 (KW406's
+/// `WhenUnderutilized`, KW402's duration value) depends on it.
+///
+/// A known version decides. Then v1 proofs win over pre-v1 hints, because a paste may mix an
+/// old log with new events: the v1 API (`karpenter.sh/v1` objects), texts only v1 emits
+/// (`has non-empty consolidation disabled`, `WhenEmptyOrUnderutilized`), or a log record under
+/// the flat `controller` logger with a `controller` field. Pre-v1 hints: the v1beta1 or
+/// v1alpha5 API, the dotted loggers of v0.3x (`controller.disruption`,
+/// `controller.provisioner`: v1 logs `"logger":"controller"` and names the controller in a
+/// field), and the v0.32-v0.37 event wording `Cannot disrupt Node: Nominated for a pending
+/// pod` / `Cannot disrupt Node: Pod "<ns>/<pod>" has ...` (v1.0 wrote these in lower case).
+pub fn era_before_v1(facts: &Facts) -> Option<bool> {
+    if let Some(version) = crate::rules::version::karpenter_version(facts) {
+        return Some(version < (1, 0, 0));
+    }
+    let api = |suffix: &str| {
+        facts
+            .nodepools
+            .iter()
+            .filter_map(|p| p.meta.api_version.as_deref())
+            .chain(
+                facts
+                    .nodeclasses
+                    .iter()
+                    .filter_map(|c| c.meta.api_version.as_deref()),
+            )
+            .any(|a| a.ends_with(suffix))
+    };
+    let v1_logger = facts.logs.iter().any(|r| {
+        r.logger
+            .as_deref()
+            .is_some_and(|l| l.eq_ignore_ascii_case("controller"))
+            && r.controller.is_some()
+    });
+    let v1_text = facts
+        .messages_containing_any(&[
+            "has non-empty consolidation disabled",
+            "has consolidation policy WhenEmpty,",
+            "WhenEmptyOrUnderutilized",
+            "karpenter.sh/v1/",
+        ])
+        .next()
+        .is_some();
+    if api("/v1") || v1_logger || v1_text {
+        return Some(false);
+    }
+    if crate::rules::version::era_before_v0_32(facts) == Some(true) {
+        return Some(true);
+    }
+    let dotted_logger = facts.logs.iter().any(|r| {
+        r.logger.as_deref().is_some_and(|l| {
+            l.len() > "controller.".len()
+                && l.as_bytes()[.."controller.".len()].eq_ignore_ascii_case(b"controller.")
+        })
+    });
+    let old_text = facts.messages.iter().any(|m| {
+        let t = unescaped(&m.text);
+        // Case matters here: v1.0 and v1.1 wrote the same sentences in lower case.
+        t.contains("Cannot disrupt Node: Nominated for a pending pod")
+            || t.contains("Cannot disrupt Node: Pod \"")
+            || t.contains("karpenter.sh/v1beta1")
+            || t.contains("karpenter.k8s.aws/v1beta1")
+    });
+    (api("/v1beta1") || dotted_logger || old_text).then_some(true)
+}
+
 /// `[NAMESPACE] LAST SEEN TYPE REASON OBJECT ...`: the OBJECT column is at most the fifth word.
 const OBJECT_COLUMN_WITHIN: usize = 5;
 
@@ -482,6 +550,35 @@ pub fn lifted_after(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The era before v1.0 from the wording alone, and a v1-only text winning over an old hint
+    /// in a mixed paste.
+    #[test]
+    fn era_before_v1_from_wording() {
+        let era = |text: &str| {
+            era_before_v1(&crate::ingest::ingest(&[crate::Document::new(
+                "paste", text,
+            )]))
+        };
+        for text in [
+            "2024-05-02T03:11:40.118Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.large/on-demand\t{\"commit\": \"17dd42b\"}",
+            r#"{"level":"INFO","time":"2024-05-02T03:11:40.118Z","logger":"controller.provisioner","message":"found provisionable pod(s)","commit":"17dd42b"}"#,
+            "default  3m  Normal  DisruptionBlocked  node/ip-1  Cannot disrupt Node: Nominated for a pending pod",
+            "default  3m  Normal  DisruptionBlocked  node/ip-1  Cannot disrupt Node: Pod \"ns/p\" has \"karpenter.sh/do-not-disrupt\" annotation",
+        ] {
+            assert_eq!(era(text), Some(true), "{text}");
+        }
+        for text in [
+            r#"{"level":"INFO","time":"2025-05-02T03:11:40.118Z","logger":"controller","message":"found provisionable pod(s)","commit":"17dd42b","controller":"provisioner"}"#,
+            "default  3m  Normal  DisruptionBlocked  node/ip-1  Cannot disrupt Node: state node is nominated for a pending pod\ndefault  3m  Normal  Unconsolidatable  node/ip-1  NodePool \"a\" has non-empty consolidation disabled",
+        ] {
+            assert_ne!(era(text), Some(true), "{text}");
+        }
+        assert_eq!(
+            era("default 1m Normal DisruptionBlocked node/ip-1 Cannot disrupt Node: Nominated for a pending pod\ndefault 1m Normal Unconsolidatable node/ip-2 NodePool \"a\" has non-empty consolidation disabled"),
+            Some(false)
+        );
+    }
 
     #[test]
     fn nodepools_from_labels_claims_and_generated_names() {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use crate::facts::{Facts, Message, ObjectRef, Pod, Workload};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
-    annotated_by_command, grouped_hits, lifted_after, push_unique, serrors_values, split_qualified,
-    subject_of, subjects_label,
+    annotated_by_command, era_before_v1, grouped_hits, lifted_after, push_unique, serrors_values,
+    split_qualified, subject_of, subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -481,6 +481,8 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 "Karpenter {} only honours \"true\"; a duration value needs v1.12 or later (earlier versions ignore it).",
                 version_label(facts).unwrap_or_default()
             ),
+            // No version, but the wording dates the input before v1.0: say it for this input.
+            None if era_before_v1(facts) == Some(true) => "This input is from a Karpenter before v1.0, which honours only \"true\"; a duration value needs v1.12 or later (earlier versions ignore it).".to_string(),
             None => "From Karpenter v1.12 the value may be a duration instead of \"true\" (protected for that long after the pod starts); earlier versions honour only \"true\".".to_string(),
         };
         steps.push(Remediation::yaml(
@@ -674,6 +676,27 @@ LAST SEEN   TYPE     REASON              OBJECT                          MESSAGE
         ] {
             assert!(ids(&check_only("KW402", text)).is_empty(), "{text}");
         }
+    }
+
+    /// The duration advice follows the input's era when its wording dates it: a v0.3x console
+    /// log says the value must be "true" there, instead of the generic "from v1.12".
+    #[test]
+    fn duration_advice_for_a_pre_v1_input() {
+        let event = "default 3m Normal DisruptionBlocked node/ip-192-168-17-44.ec2.internal Cannot disrupt Node: pod \"default/batch-0\" has \"karpenter.sh/do-not-disrupt\" annotation";
+        let advice = |text: &str| {
+            check_only("KW402", text).diagnoses[0]
+                .remediation
+                .last()
+                .map(|r| r.text.clone())
+                .unwrap_or_default()
+        };
+        assert!(advice(event).starts_with("From Karpenter v1.12"));
+        let old = format!("2024-02-14T09:55:03.117Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.xlarge/spot\t{{\"commit\": \"2c8f2a5\"}}\n{event}");
+        let text = advice(&old);
+        assert!(
+            text.starts_with("This input is from a Karpenter before v1.0"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
-    grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of, subjects_label,
+    era_before_v1, grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of,
+    subjects_label,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
@@ -172,7 +173,7 @@ fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_node_pool(g.nodepool.as_deref())
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(facts.nodepool(np).and_then(|p| p.meta.evidence.clone()))
-        .with_remediation(fix(facts, np))
+        .with_remediation(fix(facts, np, g.disabled))
 }
 
 fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
@@ -203,7 +204,7 @@ fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
             .with_object(Some(&ObjectRef::new("NodePool", None, name)))
             .with_node_pool(Some(name))
             .with_evidence(np.meta.evidence.clone())
-            .with_remediation(fix(facts, name)),
+            .with_remediation(fix(facts, name, never)),
     )
 }
 
@@ -220,7 +221,7 @@ fn unnamed_nodepool(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         "Find the node's NodePool (the karpenter.sh/nodepool label):",
         nodepool_lookup_command(facts, &g.subjects),
     )];
-    steps.extend(fix(facts, "<nodepool>"));
+    steps.extend(fix(facts, "<nodepool>", g.disabled));
     Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
@@ -309,19 +310,27 @@ fn provisioner_fix(p: &str) -> Vec<Remediation> {
     ]
 }
 
-fn fix(facts: &Facts, np: &str) -> Vec<Remediation> {
+/// `disabled`: the text said `has consolidation disabled`, which a v1beta1 NodePool (v0.32 to
+/// v0.37) reports only for `consolidationPolicy: WhenUnderutilized` with `consolidateAfter:
+/// Never`, so there the fix is to drop consolidateAfter.
+fn fix(facts: &Facts, np: &str, disabled: bool) -> Vec<Remediation> {
     // v1beta1 (v0.32 to v0.37) named the policy WhenUnderutilized and allowed
     // consolidateAfter only with WhenEmpty.
-    // Unknown version: a NodePool read as karpenter.sh/v1beta1 dates the input.
+    // Unknown version: a NodePool read as karpenter.sh/v1beta1 dates the input, then the
+    // input's wording (v0.3x loggers, pre-v1 event texts; a v1-only text keeps v1).
     let pool = facts.nodepool(np);
     let v1beta1 = at_least(facts, 1, 0).map_or_else(
         || {
             pool.and_then(|p| p.meta.api_version.as_deref())
-                .is_some_and(|a| a.ends_with("/v1beta1"))
+                .map_or(era_before_v1(facts) == Some(true), |a| {
+                    a.ends_with("/v1beta1")
+                })
         },
         |v1| !v1,
     );
-    let drop_after = if v1beta1 && pool.is_some_and(|p| p.disruption.consolidate_after.is_some()) {
+    let drop_after = if v1beta1
+        && (disabled || pool.is_some_and(|p| p.disruption.consolidate_after.is_some()))
+    {
         "; remove consolidateAfter, which v1beta1 accepts only with WhenEmpty"
     } else {
         ""
@@ -483,6 +492,32 @@ mod tests {
             .yaml
             .as_deref()
             .is_some_and(|y| y.contains("WhenUnderutilized\n")));
+    }
+
+    /// v0.32-v0.37 report `has consolidation disabled` only for WhenUnderutilized with
+    /// `consolidateAfter: Never`; the v1 fix (WhenEmptyOrUnderutilized plus a consolidateAfter)
+    /// would not even validate there.
+    #[test]
+    fn v1beta1_wording_gets_the_v1beta1_fix() {
+        let event = "default 4m Normal Unconsolidatable node/ip-10-40-7-201.eu-west-1.compute.internal NodePool \"batch-spot\" has consolidation disabled";
+        let old = format!("2024-05-02T03:11:40.118Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete\t{{\"commit\": \"17dd42b\"}}\n{event}");
+        let d = &check_only("KW406", &old).diagnoses[0];
+        let step = &d.remediation[1];
+        assert_eq!(
+            step.yaml.as_deref(),
+            Some("spec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n")
+        );
+        assert!(
+            step.text.contains("remove consolidateAfter"),
+            "{}",
+            step.text
+        );
+        // The event alone does not date the input: the current API's fix.
+        let d = &check_only("KW406", event).diagnoses[0];
+        assert!(d.remediation[1]
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("WhenEmptyOrUnderutilized")));
     }
 
     #[test]

@@ -1018,6 +1018,27 @@ mod tests {
         assert!(d.summary.contains("Before v0.37"), "{}", d.summary);
     }
 
+    /// A console error names no template; the prompt line of a grepped spec does. Two prompts
+    /// naming different ones name none.
+    #[test]
+    fn the_prompt_line_names_an_unnamed_template() {
+        let error = "2023-09-27T02:41:55.412Z\tERROR\tcontroller.machine.lifecycle\tlaunching machine, creating cloud provider instance, getting launch template configs, getting launch templates, no subnets matched selector map[karpenter.sh/discovery:etl-old]\t{\"commit\": \"322822a\", \"machine\": \"jobs-2xk9p\", \"provisioner\": \"jobs\"}\n";
+        let grep = "$ kubectl get awsnodetemplate nightly -o yaml | grep -A1 subnetSelector\n  subnetSelector:\n    karpenter.sh/discovery: etl-old\n";
+        let d = &check_only("KW501", &format!("{error}{grep}")).diagnoses[0];
+        assert!(
+            d.summary.starts_with("AWSNodeTemplate nightly cannot"),
+            "{}",
+            d.summary
+        );
+        let other = "$ kubectl get awsnodetemplate default -o jsonpath='{.spec.subnetSelector}'\n{\"karpenter.sh/discovery\":\"etl-new\"}\n";
+        let d = &check_only("KW501", &format!("{error}{grep}{other}")).diagnoses[0];
+        assert!(
+            d.summary.starts_with("The AWSNodeTemplate cannot"),
+            "{}",
+            d.summary
+        );
+    }
+
     #[test]
     fn near_misses() {
         for text in [

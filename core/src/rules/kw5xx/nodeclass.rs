@@ -166,7 +166,7 @@ fn referenced_by_nodepool(facts: &Facts, message: &Message) -> Option<String> {
 }
 
 /// The EC2NodeClass to name when a message does not say: the only one in the facts, or the
-/// one every NodePool references.
+/// one every NodePool references, or, with no object at all, the one every prompt line names.
 pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
     if let [only] = facts.nodeclasses.as_slice() {
         return Some(only.meta.name.clone());
@@ -175,8 +175,24 @@ pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
         .nodepools
         .iter()
         .filter_map(|p| p.nodeclass_ref.clone());
-    let first = refs.next()?;
-    refs.all(|r| r == first).then_some(first)
+    if let Some(first) = refs.next() {
+        return refs.all(|r| r == first).then_some(first);
+    }
+    // No object names it: the prompt lines may (`$ kubectl get awsnodetemplate jobs -o yaml |
+    // grep -A3 subnetSelector`, `kubectl describe ec2nodeclass default`), when they all name
+    // the same one.
+    let mut named = facts.commands.iter().filter_map(|c| {
+        let kind = c
+            .kinds
+            .iter()
+            .any(|k| k == "EC2NodeClass" || k == "AWSNodeTemplate");
+        (kind && c.tool == "kubectl")
+            .then(|| c.name.clone())
+            .flatten()
+            .filter(|n| !n.is_empty())
+    });
+    let first = named.next().filter(|_| facts.nodeclasses.is_empty())?;
+    named.all(|n| n == first).then_some(first)
 }
 
 /// What a selector selects.
