@@ -17,7 +17,7 @@ const META: RuleMeta = RuleMeta {
     slug: "launch-failed",
     title: "Karpenter could not launch the NodeClaim's instance",
     severity: Severity::Error,
-    superseded_by: &["KW101", "KW105", "KW214", "KW215", "KW301", "KW310"],
+    superseded_by: &["KW101", "KW105", "KW214", "KW215", "KW301", "KW310", "KW501"],
     signals: SIGNALS,
     docs: r#"## What it means
 Karpenter created a NodeClaim but its CreateFleet call failed with an error that is not
@@ -26,7 +26,8 @@ Karpenter's error mapping, the controller logs `Reconciler error` with `launchin
 ...`, and after the 5-minute launch timeout the NodeClaim is deleted and a new one tries again.
 This is the fallback: when a more specific rule explains the failure (KW101 spot service-linked
 role, KW105 IAM, KW214 subnet exhausted, KW215 capacity, KW301 block device mappings, KW310 AMI
-architecture) only that one is reported.
+architecture, KW501 an EC2NodeClass whose subnets, security groups or AMIs resolve to nothing:
+`no subnets matched selector`) only that one is reported.
 
 Reasons (v1.2+): `LaunchTemplateNotFound`, `InvalidAMIID`, `AMINotFound`,
 `SecurityGroupSubnetVPCMismatch`, `InstanceProfileNameInvalid`, `UserDataSizeLimitExceeded`,
