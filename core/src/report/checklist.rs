@@ -1028,7 +1028,7 @@ impl Names {
         Names {
             pod,
             other_subject,
-            karpenter_namespace: facts.karpenter_namespace.clone(),
+            karpenter_namespace: crate::rules::text::karpenter_namespace(facts),
             nodepools,
             nodeclasses,
             legacy: before_v0_32(facts),

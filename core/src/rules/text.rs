@@ -96,10 +96,22 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
     {
         return Some(ns);
     }
+    // A prompt line about Karpenter itself (`$ helm list -n kube-system | grep karpenter`,
+    // `kubectl logs -n karpenter deploy/karpenter`), not one that only names its labels or
+    // annotations (`kubectl annotate pod x -n shop karpenter.sh/do-not-disrupt-`).
+    if let Some(ns) = facts
+        .commands
+        .iter()
+        .filter(|c| c.tool == "kubectl" || c.tool == "helm")
+        .filter(|c| names_karpenter_itself(&c.evidence.text))
+        .find_map(|c| c.namespace.clone())
+    {
+        return Some(ns);
+    }
     facts.messages.iter().find_map(|m| {
         let t = m.text.trim_start_matches(['$', ' ']);
         let command = t.starts_with("kubectl ") || t.starts_with("helm ");
-        if !command || !contains_ignore_ascii_case(t, "karpenter") {
+        if !command || !names_karpenter_itself(t) {
             return None;
         }
         let words: Vec<&str> = t.split_whitespace().collect();
@@ -113,6 +125,16 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
             }
         })
     })
+}
+
+/// Whether `text` names Karpenter itself (its Deployment, pods, release, label value): a
+/// `karpenter` not followed by `.` (`karpenter.sh/...`, `karpenter.k8s.aws/...` are API groups
+/// and label keys on anyone's objects).
+fn names_karpenter_itself(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower
+        .match_indices("karpenter")
+        .any(|(at, word)| !lower[at + word.len()..].starts_with('.'))
 }
 
 /// `karpenter_namespace`, or a placeholder that says where to look.
@@ -525,6 +547,28 @@ pub fn commanded_object(facts: &Facts, m: &Message, kind: &str) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_karpenter_namespace_comes_from_commands_about_karpenter_itself() {
+        let ns = |text: &str| {
+            karpenter_namespace(&crate::ingest::ingest(&[crate::Document::new(
+                "paste", text,
+            )]))
+        };
+        assert_eq!(
+            ns("$ helm list -n kube-system | grep karpenter\nkarpenter  kube-system  4  deployed  karpenter-1.1.1  1.1.1\n").as_deref(),
+            Some("kube-system")
+        );
+        assert_eq!(
+            ns("$ kubectl logs -n karpenter deploy/karpenter --tail=5\n").as_deref(),
+            Some("karpenter")
+        );
+        // Karpenter's annotation on someone else's pod says nothing of Karpenter's namespace.
+        assert_eq!(
+            ns("$ kubectl annotate pod web-0 -n shop karpenter.sh/do-not-disrupt-\npod/web-0 annotated\n"),
+            None
+        );
+    }
     use crate::facts::{Message, NodeClaim};
 
     #[test]

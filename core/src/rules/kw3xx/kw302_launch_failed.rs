@@ -17,7 +17,9 @@ const META: RuleMeta = RuleMeta {
     slug: "launch-failed",
     title: "Karpenter could not launch the NodeClaim's instance",
     severity: Severity::Error,
-    superseded_by: &["KW101", "KW105", "KW214", "KW215", "KW301", "KW310", "KW501"],
+    superseded_by: &[
+        "KW101", "KW105", "KW214", "KW215", "KW301", "KW310", "KW501",
+    ],
     signals: SIGNALS,
     docs: r#"## What it means
 Karpenter created a NodeClaim but its CreateFleet call failed with an error that is not
