@@ -303,7 +303,28 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         .filter(|(_, c)| c.typed && c.of_interest())
         .map(|(r, _)| *r)
         .collect();
-    let chosen: Vec<&ObjectRef> = if typed_of_interest.len() == 1 {
+    // Several objects of the kind the input describes (an object, or its describe's events)
+    // and diagnoses name (two pods described, each with its own failure): the report is about
+    // all of them, not the one the input happens to list in a table too.
+    let described = |r: &ObjectRef| {
+        facts
+            .events
+            .iter()
+            .any(|e| e.from_describe && e.object.as_ref() == Some(r))
+            || facts.commands.iter().any(|c| {
+                c.is("describe", &r.kind)
+                    && c.name.as_deref() == Some(r.name.as_str())
+                    && (r.namespace.is_none() || c.namespace == r.namespace)
+            })
+    };
+    let diagnosed: Vec<&ObjectRef> = of_kind
+        .iter()
+        .filter(|(r, c)| c.named_by_diagnosis && (c.typed || described(r)))
+        .map(|(r, _)| *r)
+        .collect();
+    let chosen: Vec<&ObjectRef> = if diagnosed.len() > 1 {
+        diagnosed
+    } else if typed_of_interest.len() == 1 {
         typed_of_interest
     } else {
         let interesting: Vec<&ObjectRef> = of_kind
@@ -478,6 +499,32 @@ mod tests {
         assert_eq!((s.kind.as_str(), s.name.as_str()), ("Pod", "web-0"));
         assert_eq!(s.namespace.as_deref(), Some("shop"));
         assert_eq!(s.describe(), "Pod shop/web-0");
+    }
+
+    /// Two pods in the input, each with its own failure (image pulls): both are the subject,
+    /// not the first one listed.
+    #[test]
+    fn two_described_pods_each_diagnosed_are_the_subject_together() {
+        // One pod is an object (a `get pods` row); the other only its describe's rows under
+        // `kubectl describe pod worker-0 -n billing | tail -4`.
+        let mut facts = Facts::default();
+        facts.pods.push(pod("ingress", "controller-0", "Pending"));
+        facts.commands.push(crate::facts::ShellCommand {
+            tool: "kubectl".into(),
+            verb: Some("describe".into()),
+            resource: Some("pod".into()),
+            kinds: vec!["Pod".into()],
+            name: Some("worker-0".into()),
+            namespace: Some("billing".into()),
+            ..Default::default()
+        });
+        let d = [
+            diagnosis_on("Pod", Some("ingress"), "controller-0", "x"),
+            diagnosis_on("Pod", Some("billing"), "worker-0", "y"),
+        ];
+        let s = infer_subject(&facts, &d).unwrap();
+        assert_eq!(s.kind, "Pods");
+        assert_eq!(s.objects.len(), 2);
     }
 
     #[test]
