@@ -531,19 +531,6 @@ pub fn quoting_prose(m: &Message) -> bool {
         && (t.ends_with('?') || words.iter().any(|w| PERSON.contains(&w.as_str())))
 }
 
-/// The object of `kind` (`NodePool`) the paste's command before `m` names: the output of
-/// `kubectl get nodepool default -o yaml | sed -n '/^status/,$p'` is that NodePool's, even
-/// when the slice kept no `metadata.name`.
-pub fn commanded_object(facts: &Facts, m: &Message, kind: &str) -> Option<String> {
-    facts
-        .commands
-        .iter()
-        .filter(|c| c.evidence.source == m.evidence.source && c.evidence.line < m.evidence.line)
-        .max_by_key(|c| c.evidence.line)
-        .filter(|c| c.tool == "kubectl" && c.kinds.len() == 1 && c.kinds[0] == kind)
-        .and_then(|c| c.name.clone())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::cni_log::{cni_log_findings, CniLogCause};
 use crate::rules::kw3xx::common::{join_names, node_of, push_unique, sole_raw_value};
-use crate::rules::text::{capitalised, commanded_object};
+use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -170,17 +170,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .collect();
         if let [n] = aws_node_nodes.as_slice() {
             nodes.push(n.to_string());
-        }
-    }
-    if nodes.is_empty() {
-        // A slice of `kubectl describe node X` (its Conditions, through `sed` or `grep`): the
-        // command names the node.
-        if let Some(n) = hits
-            .iter()
-            .chain(cni_findings.iter().map(|f| &f.message))
-            .find_map(|m| commanded_object(facts, m, "Node"))
-        {
-            nodes.push(n);
         }
     }
     if nodes.is_empty() {

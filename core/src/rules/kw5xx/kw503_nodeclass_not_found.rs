@@ -6,7 +6,7 @@ use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw4xx::disruption::{subject_of, unescaped};
 use crate::rules::kw5xx::nodeclass::{contains_word, undone_transition};
 use crate::rules::names::closest;
-use crate::rules::text::{cluster_name_or_placeholder, commanded_object};
+use crate::rules::text::cluster_name_or_placeholder;
 use crate::rules::text::{contains_any, quoted_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -91,8 +91,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if !is_signal(&t) || undone_transition(facts, m) {
             continue;
         }
-        let nodepool =
-            message_nodepool(facts, m).or_else(|| commanded_object(facts, m, "NodePool"));
+        let nodepool = message_nodepool(facts, m);
         let named = quoted_after(&t, "ec2nodeclasses.karpenter.k8s.aws")
             .or_else(|| quoted_after(&t, "EC2NodeClass.karpenter.k8s.aws"))
             .or_else(|| quoted_after(&t, "awsnodetemplates.karpenter.k8s.aws"));
