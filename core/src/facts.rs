@@ -230,6 +230,9 @@ pub struct Meta {
     pub namespace_assumed: bool,
     /// The AGE column of a `kubectl get` table row, as printed (`14m`, `2d3h`).
     pub table_age: Option<String>,
+    /// True when a `kubectl describe` was cut before its `Annotations:` line (`| head`, a
+    /// grep): the object's annotations are unknown, not none.
+    pub annotations_cut: bool,
 }
 
 /// Labels that differ per pod or per revision: never part of a selector meant to keep
@@ -255,6 +258,12 @@ impl Meta {
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations.get(key).map(String::as_str)
+    }
+
+    /// Whether the input shows all of the object's annotations, so a missing one is absent:
+    /// not a table row, not a describe cut before its `Annotations:`.
+    pub fn annotations_known(&self) -> bool {
+        !self.from_table && !self.annotations_cut
     }
 }
 

@@ -27,6 +27,7 @@ fn meta(part: &Part<'_>, sections: &[Section<'_>]) -> Meta {
         ),
         labels: describe::labels(section(sections, "Labels")),
         annotations: describe::annotations(section(sections, "Annotations")),
+        annotations_cut: section(sections, "Annotations").is_none(),
         evidence: section(sections, "Name").map(|s| part.evidence(s.line)),
         ..Meta::default()
     }

@@ -20,6 +20,7 @@ pub fn read(part: &Part<'_>, sections: &[Section<'_>], sink: &mut Sink) -> Node 
             name: name.clone(),
             labels: describe::labels(section(sections, "Labels")),
             annotations: describe::annotations(section(sections, "Annotations")),
+            annotations_cut: section(sections, "Annotations").is_none(),
             evidence: section(sections, "Name").map(|s| part.evidence(s.line)),
             ..Meta::default()
         },

@@ -25,6 +25,7 @@ pub fn read(part: &Part<'_>, sections: &[Section<'_>], sink: &mut Sink) -> Pod {
             namespace: Some(namespace.to_string()),
             labels: describe::labels(section(sections, "Labels")),
             annotations: describe::annotations(section(sections, "Annotations")),
+            annotations_cut: section(sections, "Annotations").is_none(),
             owners: value("Controlled By")
                 .and_then(|o| super::segment::object_ref(o, Some(namespace)))
                 .into_iter()

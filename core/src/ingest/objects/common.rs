@@ -67,6 +67,7 @@ pub fn meta(src: &Source<'_>, obj: &Node, api_version: Option<&str>) -> Meta {
         from_table: false,
         namespace_assumed: false,
         table_age: None,
+        annotations_cut: false,
     }
 }
 

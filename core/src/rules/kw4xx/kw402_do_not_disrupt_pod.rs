@@ -182,11 +182,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let Some(node) = &pod.node_name else {
             continue;
         };
-        // A pod listed in a table shows no annotations: a `kubectl annotate pod <pod>
-        // karpenter.sh/do-not-disrupt=true` in the input, not taken off later, does.
-        let command = pod
-            .meta
-            .from_table
+        // A pod listed in a table (or a describe cut before its annotations) shows no
+        // annotations: a `kubectl annotate pod <pod> karpenter.sh/do-not-disrupt=true` in the
+        // input, not taken off later, does.
+        let command = (!pod.meta.annotations_known())
             .then(|| annotated_by_command(facts, "Pod", ANNOTATION))
             .into_iter()
             .flatten()
@@ -287,13 +286,16 @@ fn finished(pod: &Pod) -> bool {
 }
 
 /// Whether the input shows the pod an event names no longer holding its node: its object
-/// (annotations in full) without the annotation now, or finished.
+/// (annotations shown) without the annotation now, or finished.
 fn released(facts: &Facts, name: &str) -> bool {
     facts
         .pods
         .iter()
         .find(|p| p.object_ref().qualified_name() == name)
-        .is_some_and(|p| !p.meta.from_table && (blocking_annotation(p).is_none() || finished(p)))
+        .is_some_and(|p| {
+            !p.meta.from_table
+                && (finished(p) || (p.meta.annotations_known() && blocking_annotation(p).is_none()))
+        })
 }
 
 /// The annotation that makes Karpenter keep the pod's node: karpenter.sh/do-not-disrupt

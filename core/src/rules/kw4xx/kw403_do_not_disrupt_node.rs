@@ -393,7 +393,7 @@ fn without_removed<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
         // node always has some: karpenter.sh/nodepool-hash, node.alpha.kubernetes.io/ttl), not
         // that the one the event names is gone.
         meta.is_some_and(|m| {
-            !m.from_table
+            m.annotations_known()
                 && !m.annotations.is_empty()
                 && !m.annotations.contains_key(ANNOTATION)
                 && !m.annotations.contains_key(LEGACY_ANNOTATION)
