@@ -306,7 +306,7 @@ struct Ctx<'a> {
     legacy: bool,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     /// Whether a diagnosis quotes the line of `evidence`.
     fn quoted(&self, evidence: &crate::document::Evidence) -> bool {
         self.diagnoses.iter().any(|d| {
@@ -360,22 +360,7 @@ impl Ctx<'_> {
         let scheduling = from_events.or_else(from_messages);
         let Some((kind, names)) = other_subject else {
             if let Some(signal) = scheduling {
-                // The same pod scheduled since (`Successfully assigned <ns>/<pod> to <node>`):
-                // the failure is history.
-                let pod = failed
-                    .and_then(|e| e.object.as_ref())
-                    .filter(|o| o.kind == "Pod");
-                if let Some(scheduled) = f.events.iter().find(|e| {
-                    e.reason == "Scheduled"
-                        && pod.is_some_and(|p| {
-                            e.object.as_ref() == Some(p)
-                                || e.message.starts_with(&format!(
-                                    "Successfully assigned {}/{} to ",
-                                    p.namespace.as_deref().unwrap_or_default(),
-                                    p.name
-                                ))
-                        })
-                }) {
+                if let Some(scheduled) = failed.and_then(|e| self.scheduled_since(e)) {
                     let other_warning = f
                         .events
                         .iter()
@@ -399,12 +384,29 @@ impl Ctx<'_> {
         // an event of unknown object (a table without its OBJECT column) may be its.
         let of_subject =
             |o: &ObjectRef| o.kind.eq_ignore_ascii_case(kind) && names.contains(&o.name);
+        let scheduling =
+            scheduling.filter(|_| failed.is_none_or(|e| self.scheduled_since(e).is_none()));
         self.events_of(
             &of_subject,
             kind,
             Some(&|o: &ObjectRef| o.kind == "Pod"),
             scheduling,
         )
+    }
+
+    /// The `Scheduled` event of the pod a `FailedScheduling` event is about (its object, or
+    /// `Successfully assigned <ns>/<pod> to <node>`): the failure is history.
+    fn scheduled_since(&self, failed: &Event) -> Option<&'a Event> {
+        let pod = failed.object.as_ref().filter(|o| o.kind == "Pod")?;
+        let assigned = format!(
+            "Successfully assigned {}/{} to ",
+            pod.namespace.as_deref().unwrap_or_default(),
+            pod.name
+        );
+        self.facts.events.iter().find(|e| {
+            e.reason == "Scheduled"
+                && (e.object.as_ref() == Some(pod) || e.message.starts_with(&assigned))
+        })
     }
 
     /// Step 1 over the events `of_subject` accepts (and those of unknown object), named
@@ -474,7 +476,10 @@ impl Ctx<'_> {
         if let Some(signal) = scheduling {
             return Seen::problem(signal);
         }
-        if let Some(w) = other_events.iter().find(|e| e.event_type == "Warning") {
+        if let Some(w) = other_events.iter().find(|e| {
+            e.event_type == "Warning"
+                && !(e.reason == "FailedScheduling" && self.scheduled_since(e).is_some())
+        }) {
             // Named: the step is about another object.
             let mut seen = warning(w);
             if let Some(o) = &w.object {
@@ -1883,6 +1888,42 @@ Events:
 18m         Normal    Scheduled          pod/api-1     Successfully assigned shop/api-1 to ip-10-0-1-23.ec2.internal
 ";
         assert_eq!(step(table.to_string()).0, "problem");
+    }
+
+    /// The report is about NodeClaims (a `kubectl get nodeclaims` beside a pod's events): a
+    /// pod's FailedScheduling followed by its Scheduled event is no problem there either.
+    #[test]
+    fn a_scheduled_pods_failure_is_no_problem_beside_nodeclaims() {
+        let text = |scheduled: &str| {
+            format!(
+                "$ kubectl get nodeclaims
+NAME            TYPE         CAPACITY   ZONE         NODE                          READY   AGE
+default-q8x2m   c6a.xlarge   spot       us-east-1b   ip-10-0-83-17.ec2.internal    True    77m
+default-kd8s2   m5.large     on-demand  us-east-1a   ip-10-0-12-201.ec2.internal   True    5d2h
+$ kubectl describe pod web-2xk4p -n shop | tail -5
+Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+  Warning  FailedScheduling  78m   default-scheduler  0/2 nodes are available: 2 Insufficient cpu.
+  Normal   Nominated         78m   karpenter          Pod should schedule on: nodeclaim/default-q8x2m
+{scheduled}"
+            )
+        };
+        let step = |text: String| {
+            let report = crate::analyze_text("paste", &text, &Options::default());
+            (
+                report.checklist[0].name,
+                report.checklist[0].status.as_str().to_string(),
+                report.checklist[0].signal.clone(),
+            )
+        };
+        let (name, status, signal) = step(text(
+            "  Normal   Scheduled         77m   default-scheduler  Successfully assigned shop/web-2xk4p to ip-10-0-83-17.ec2.internal\n",
+        ));
+        assert_eq!((name, status.as_str()), ("NodeClaim events", "ok"), "{signal}");
+        let (_, status, signal) = step(text(""));
+        assert_eq!(status, "problem");
+        assert!(signal.contains("Insufficient cpu"), "{signal}");
     }
 
     /// A bare `Events:` block names no object: the step is named after what its events are
