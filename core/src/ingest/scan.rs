@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 pub use karpenter_why_scan::*;
 
-/// The matcher for every registered rule's signals and the loggers that date a log
+/// The matcher for every registered rule's signals and the loggers and fields that date a log
 /// (`rules::version`), built once.
 pub fn rule_matcher() -> &'static SignalMatcher {
     static MATCHER: OnceLock<SignalMatcher> = OnceLock::new();
@@ -17,6 +17,7 @@ fn rule_signals() -> impl Iterator<Item = &'static str> {
         .into_iter()
         .flat_map(|r| r.meta.signals.iter().copied())
         .chain(crate::rules::version::PRE_V0_32_LOGGERS.iter().copied())
+        .chain(crate::rules::version::DATING_FIELDS.iter().copied())
 }
 
 /// A scanner using every registered rule's signals.

@@ -1920,7 +1920,11 @@ Events:
         let (name, status, signal) = step(text(
             "  Normal   Scheduled         77m   default-scheduler  Successfully assigned shop/web-2xk4p to ip-10-0-83-17.ec2.internal\n",
         ));
-        assert_eq!((name, status.as_str()), ("NodeClaim events", "ok"), "{signal}");
+        assert_eq!(
+            (name, status.as_str()),
+            ("NodeClaim events", "ok"),
+            "{signal}"
+        );
         let (_, status, signal) = step(text(""));
         assert_eq!(status, "problem");
         assert!(signal.contains("Insufficient cpu"), "{signal}");

@@ -62,6 +62,24 @@ pub(crate) const PRE_V0_32_LOGGERS: &[&str] = &[
     "controller.aws",
 ];
 
+/// Log fields that name the API generation's objects: `"provisioner"`/`"machine"` before
+/// v0.32, `"nodepool"`/`"nodeclaim"` from v0.32 (console `"nodepool": "default"`, JSON
+/// `"nodepool":"default"`, v1's `"NodePool":{"name":"default"}`; matched ASCII
+/// case-insensitively). The log scanner keeps the lines that hold them (the recent ones, like
+/// any signal's) although they are info level: a log whose only error is undated (a pricing
+/// timeout) is dated by its neighbours, so the fix names the setting of its version.
+pub(crate) const DATING_FIELDS: &[&str] = &[
+    "\"provisioner\": \"",
+    "\"provisioner\":\"",
+    "\"machine\": \"",
+    "\"machine\":\"",
+    "\"nodepool\": \"",
+    "\"nodepool\":\"",
+    "\"nodeclaim\": \"",
+    "\"nodeclaim\":\"",
+    "\"nodepool\":{\"name\":\"",
+];
+
 /// Whether a logger is one of `PRE_V0_32_LOGGERS` or a child of one
 /// (`controller.machine.lifecycle`), case-insensitively.
 fn pre_v0_32_logger(logger: &str) -> bool {
@@ -250,6 +268,25 @@ mod tests {
             era("2024-01-10T10:00:00.000Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.large/on-demand\t{\"commit\": \"1072d3b\", \"nodepool\": \"default\"}"),
             Some(false)
         );
+    }
+
+    /// The scanner drops INFO lines without a signal, but not those whose fields name the API
+    /// generation's objects: a pricing error (undated) among them takes its era from them.
+    #[test]
+    fn info_lines_naming_the_api_objects_date_a_log() {
+        let pricing = "2024-03-19T02:07:12.917Z\tERROR\tcontroller.pricing\tupdating on-demand pricing, RequestError: send request failed\t{\"commit\": \"8b2d1d7\"}";
+        let log = |info: &str| {
+            format!("2024-03-19T02:07:11.402Z\tINFO\tcontroller.provisioner\tfound provisionable pod(s)\t{{\"commit\": \"8b2d1d7\", \"pods\": \"etl/spark-0\"}}\n{pricing}\n{info}\n")
+        };
+        for (info, dated) in [
+            ("2024-03-19T02:07:13.004Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.large/on-demand\t{\"commit\": \"8b2d1d7\", \"nodepool\": \"etl\"}", Some(false)),
+            (r#"{"level":"INFO","time":"2024-03-19T02:07:13.004Z","logger":"controller.disruption","message":"disrupting via consolidation delete","commit":"8b2d1d7","nodepool":"etl"}"#, Some(false)),
+            (r#"{"level":"INFO","time":"2025-03-19T02:07:13.004Z","logger":"controller","message":"disrupting node(s)","commit":"1ef3c5b","NodePool":{"name":"etl"}}"#, Some(false)),
+            ("2023-03-19T02:07:13.004Z\tINFO\tcontroller.provisioner\tlaunching machine with 1 pods requesting {\"cpu\":\"155m\"} from types m5.large\t{\"commit\": \"5a2fe84\", \"provisioner\": \"etl\"}", Some(true)),
+            ("2024-03-19T02:07:13.004Z\tINFO\tcontroller.provisioner\twaiting on cluster sync\t{\"commit\": \"8b2d1d7\"}", None),
+        ] {
+            assert_eq!(era(&log(info)), dated, "{info}");
+        }
     }
 
     /// Only the v0.2x provisioner's own wording proves an input from before Machines; a
