@@ -62,12 +62,14 @@ pub(crate) const PRE_V0_32_LOGGERS: &[&str] = &[
     "controller.aws",
 ];
 
-/// Log fields that name the API generation's objects: `"provisioner"`/`"machine"` before
-/// v0.32, `"nodepool"`/`"nodeclaim"` from v0.32 (console `"nodepool": "default"`, JSON
-/// `"nodepool":"default"`, v1's `"NodePool":{"name":"default"}`; matched ASCII
-/// case-insensitively). The log scanner keeps the lines that hold them (the recent ones, like
-/// any signal's) although they are info level: a log whose only error is undated (a pricing
-/// timeout) is dated by its neighbours, so the fix names the setting of its version.
+/// Log fields that name the API generation's objects in v0.2x-v0.37 logs: `"provisioner"`/
+/// `"machine"` before v0.32, `"nodepool"`/`"nodeclaim"` from v0.32 (console `"nodepool":
+/// "default"`, JSON `"nodepool":"default"`). The log scanner keeps the lines that hold them
+/// (the recent ones, like any signal's) although they are info level: a log whose only error
+/// is undated (a pricing timeout) is dated by its neighbours, so the fix names the setting of
+/// its version. v1's `"NodePool":{"name":...}` is left out: nearly every v1 INFO line has it
+/// (every one would be copied into the scanner's recent-lines ring, a cost on the hot path),
+/// and v1 errors carry their own dating wording (AWS SDK v2's `operation error`).
 pub(crate) const DATING_FIELDS: &[&str] = &[
     "\"provisioner\": \"",
     "\"provisioner\":\"",
@@ -77,7 +79,6 @@ pub(crate) const DATING_FIELDS: &[&str] = &[
     "\"nodepool\":\"",
     "\"nodeclaim\": \"",
     "\"nodeclaim\":\"",
-    "\"nodepool\":{\"name\":\"",
 ];
 
 /// Whether a logger is one of `PRE_V0_32_LOGGERS` or a child of one
@@ -281,7 +282,6 @@ mod tests {
         for (info, dated) in [
             ("2024-03-19T02:07:13.004Z\tINFO\tcontroller.disruption\tdisrupting via consolidation delete, terminating 1 candidates ip-1/m5.large/on-demand\t{\"commit\": \"8b2d1d7\", \"nodepool\": \"etl\"}", Some(false)),
             (r#"{"level":"INFO","time":"2024-03-19T02:07:13.004Z","logger":"controller.disruption","message":"disrupting via consolidation delete","commit":"8b2d1d7","nodepool":"etl"}"#, Some(false)),
-            (r#"{"level":"INFO","time":"2025-03-19T02:07:13.004Z","logger":"controller","message":"disrupting node(s)","commit":"1ef3c5b","NodePool":{"name":"etl"}}"#, Some(false)),
             ("2023-03-19T02:07:13.004Z\tINFO\tcontroller.provisioner\tlaunching machine with 1 pods requesting {\"cpu\":\"155m\"} from types m5.large\t{\"commit\": \"5a2fe84\", \"provisioner\": \"etl\"}", Some(true)),
             ("2024-03-19T02:07:13.004Z\tINFO\tcontroller.provisioner\twaiting on cluster sync\t{\"commit\": \"8b2d1d7\"}", None),
         ] {
