@@ -125,7 +125,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if let Some(cores) = whole_cores {
             summary.push_str(&format!(
                 "{subject} requests {cores} CPU cores: far more than EC2 instance types have (c, m and r types top out at 192 vCPUs), almost surely a CPU request written without its `m` (`{cores}m` is {} cores). ",
-                cores_text(cores as f64 / 1000.0)
+                millicores_text(cores)
             ));
         }
         if failure.cpu_typo {
@@ -718,10 +718,15 @@ fn storage_short(facts: &Facts, clause: &Clause) -> Option<StorageShort> {
     })
 }
 
-/// `1.5`, `2`: cores without trailing zeros.
-fn cores_text(cores: f64) -> String {
-    let text = format!("{cores:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
+/// `1.5`, `2`, `0.064`: millicores as cores without trailing zeros. Integer arithmetic: a
+/// float's `{:.3}` would link the float printer (about 5 KB of the gzipped web module).
+fn millicores_text(millicores: u64) -> String {
+    let (whole, frac) = (millicores / 1000, millicores % 1000);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let frac = format!("{frac:03}");
+    format!("{whole}.{}", frac.trim_end_matches('0'))
 }
 
 /// A DEBUG `instance types were excluded because they would breach limits` line for `np`.
@@ -820,7 +825,7 @@ fn remediation(
     }
     if let Some(cores) = clause_whole_core_request(clause).filter(|_| !failure.cpu_typo) {
         steps.push(Remediation::command(
-            format!("Check the CPU requests of the pod's containers: `{cores}` is {cores} cores, `{cores}m` {} cores. Fix the workload's manifest.", cores_text(cores as f64 / 1000.0)),
+            format!("Check the CPU requests of the pod's containers: `{cores}` is {cores} cores, `{cores}m` {} cores. Fix the workload's manifest.", millicores_text(cores)),
             format!("kubectl get {object} -o jsonpath='{{range {spec}.initContainers[*]}}init {{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}{{range {spec}.containers[*]}}{{.name}}: {{.resources.requests.cpu}}{{\"\\n\"}}{{end}}'"),
         ));
         // Widening the NodePool to a type with that many cores would find none (or the
@@ -1183,6 +1188,20 @@ mod tests {
         cpu_cores, instance_scope, instance_type_contradiction, memory_bound, offering_narrowing,
         split_pod, unknown_resources,
     };
+
+    #[test]
+    fn millicores_print_as_cores_without_trailing_zeros() {
+        for (millicores, text) in [
+            (0, "0"),
+            (8, "0.008"),
+            (64, "0.064"),
+            (1500, "1.5"),
+            (2000, "2"),
+            (128_250, "128.25"),
+        ] {
+            assert_eq!(super::millicores_text(millicores), text);
+        }
+    }
     use crate::facts::{Facts, Meta, Pod};
 
     #[test]

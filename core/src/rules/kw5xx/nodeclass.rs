@@ -283,7 +283,7 @@ pub fn legacy_selector_yaml(selected: Selected, pairs: &[(String, String)]) -> O
             && v.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_./,@".contains(c))
             && !v.starts_with(['-', '.', '@'])
-            && v.parse::<f64>().is_err()
+            && !crate::ingest::objects::number::is_f64(v)
             && !matches!(
                 v.to_ascii_lowercase().as_str(),
                 "true" | "false" | "yes" | "no" | "on" | "off" | "null"
@@ -465,7 +465,7 @@ pub fn go_map_tags(text: &str) -> Vec<(String, String)> {
 fn yaml_string(s: &str) -> String {
     let plain = !s.is_empty()
         && s.trim() == s
-        && s.parse::<f64>().is_err()
+        && !crate::ingest::objects::number::is_f64(s)
         && !matches!(
             s.to_ascii_lowercase().as_str(),
             "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n" | "null" | "~"
