@@ -1,5 +1,6 @@
 // Reorders the functions of a wasm module by name, then drops the name and producers
 // sections:  node scripts/web.d/reorder.mjs in.wasm out.wasm
+// (It also refuses a module that links the standard float printer or parser: see below.)
 //
 // Why: gzip (DEFLATE) only finds repeats within 32 KB. The linker emits functions in LLVM's
 // order, so the dozens of near-identical copies of a generic function (every `Map::fold`,
@@ -148,6 +149,18 @@ if (nameSection) {
   }
 }
 if (names.size === 0) throw new Error(`${input} has no function names to sort by`);
+
+// The float printer (`flt2dec`: `{:.3}` or `{}` of an f64) and parser (`dec2flt`:
+// `str::parse::<f64>`) cost about 22 KB of the gzipped module between them; core has
+// integer and `number::is_f64` replacements. Fail the build rather than let one creep back.
+const floatCode = [...names.values()].filter((n) => /dec2flt|flt2dec/.test(n));
+if (floatCode.length > 0) {
+  console.error(
+    `reorder.mjs: the module links the standard float printer or parser (${floatCode.length} functions, e.g. ${floatCode[0]}): ` +
+      "format numbers with integers and test numbers with core's ingest::objects::number instead",
+  );
+  process.exit(1);
+}
 
 // The sort key: the name without its hash and crate disambiguators, so that instantiations of
 // one generic function sort together, then the original position for a stable order.
