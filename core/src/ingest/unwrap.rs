@@ -175,15 +175,22 @@ fn is_fence(line: &str) -> bool {
 }
 
 /// Output whose structure starts at column 0: Kubernetes YAML and `kubectl describe` (nested
-/// fields are read by their indentation under a column-0 `Name:`).
+/// fields are read by their indentation under a column-0 `Name:`), a `kubectl get` table
+/// (its upper-case header, whose column positions cut the rows; describe's own `Type
+/// Reason` tables sit indented under their heading), or a shell prompt (`$ kubectl ...`,
+/// which names what the output below it is).
 fn starts_column_document(line: &str) -> bool {
     line.starts_with("apiVersion:")
         || line.starts_with("kind:")
         || line.trim_end() == "---"
         || super::segment::starts_describe(line)
+        || (super::tables::Table::from_header(line).is_some()
+            && !line.bytes().any(|b| b.is_ascii_lowercase()))
+        || super::segment::prompt(line).is_some()
 }
 
-/// Indented code blocks holding Kubernetes YAML or `kubectl describe` output, moved back to column 0. A block starts after a
+/// Indented code blocks holding Kubernetes YAML, `kubectl describe` or `kubectl get` output or
+/// a shell prompt, moved back to column 0. A block starts after a
 /// blank line, a fence or the start of the text, holds lines indented at least as far as its
 /// first, and ends before a blank line, a fence or the end: an indented run that a less-indented
 /// line continues right after (a YAML mapping's children) is structure, not a wrapper.
@@ -291,6 +298,28 @@ mod tests {
         assert_eq!(
             unwrapped(text).unwrap(),
             "\n$ kubectl describe nodepool spot\nName:  spot\nSpec:\n  Limits:\n    Cpu:  10\n"
+        );
+    }
+
+    /// A `kubectl get` table's header gives the columns that cut its rows, and kubectl prints it
+    /// at column 0: an indented one (a Markdown code block, a mail) comes back there, with the
+    /// prompt above it.
+    #[test]
+    fn an_indented_table_or_prompt_moves_to_column_zero() {
+        let table = "Output:\n\n    $ kubectl get nodeclaims\n    NAME    TYPE        READY\n    d-k2x   c6a.large   True\n\nThanks\n";
+        assert_eq!(
+            unwrapped(table).unwrap(),
+            "Output:\n\n$ kubectl get nodeclaims\nNAME    TYPE        READY\nd-k2x   c6a.large   True\n\nThanks\n"
+        );
+        let headless = "  NAME        NODECLASS   READY\n  gpu-h100    gpu         False\n";
+        assert_eq!(
+            unwrapped(headless).unwrap(),
+            "NAME        NODECLASS   READY\ngpu-h100    gpu         False\n"
+        );
+        // describe's own tables are indented under their heading and not upper case.
+        assert_eq!(
+            unwrapped("Conditions:\n\n  Type    Status\n  Ready   True\n"),
+            None
         );
     }
 
