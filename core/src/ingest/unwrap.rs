@@ -1,8 +1,8 @@
 //! Wrappers a paste arrives in: terminal colour codes (`stern`, `script`, a log saved with
-//! `--color always`), a Markdown or e-mail quote (`> ` in a GitHub reply or a forwarded mail)
-//! and an indented Markdown code block. Kubernetes YAML only parses from column 0 and a table
-//! cell with a colour code in it reads as another word, so the wrapper comes off before the
-//! segmenter sees the text.
+//! `--color always`), no-break spaces from a chat or wiki copy, a Markdown or e-mail quote
+//! (`> ` in a GitHub reply or a forwarded mail) and an indented Markdown code block. Kubernetes
+//! YAML only parses from column 0 and a table cell with a colour code in it reads as another
+//! word, so the wrapper comes off before the segmenter sees the text.
 //!
 //! Lines are only shortened, never joined or split: line numbers in evidence stay those of the
 //! user's input.
@@ -12,7 +12,8 @@ use super::segment::is_blank;
 /// The text without its wrappers, or `None` when it has none (the common case costs a search
 /// for ESC and one look at each line start, no per-line work).
 pub fn unwrapped(text: &str) -> Option<String> {
-    let plain = without_terminal_codes(text);
+    let coloured = without_terminal_codes(text);
+    let plain = without_odd_spaces(coloured.as_deref().unwrap_or(text)).or(coloured);
     let base = plain.as_deref().unwrap_or(text);
     let (may_quote, may_indent) = wrapper_hints(base.as_bytes());
     if !may_quote && !may_indent {
@@ -122,6 +123,36 @@ fn without_terminal_codes(text: &str) -> Option<String> {
         }
     }
     out.push_str(&text[kept_from..]);
+    Some(out)
+}
+
+/// Spaces that chat and wiki tools put in a copied text made plain: a run of spaces comes out
+/// of Teams, Confluence or a web page as no-break spaces (U+00A0, also U+2007 and U+202F),
+/// which YAML indentation and table columns do not take for spaces; zero-width characters
+/// (U+200B, U+2060, U+FEFF) dropped. `None` when the text has none (one `memchr3` pass over
+/// the three lead bytes of their UTF-8 forms).
+fn without_odd_spaces(text: &str) -> Option<String> {
+    let odd = |c: char| -> Option<Option<char>> {
+        match c {
+            '\u{a0}' | '\u{2007}' | '\u{202f}' => Some(Some(' ')),
+            '\u{200b}' | '\u{2060}' | '\u{feff}' => Some(None),
+            _ => None,
+        }
+    };
+    let first = memchr::memchr3_iter(0xc2, 0xe2, 0xef, text.as_bytes()).find(|&at| {
+        text.get(at..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| odd(c).is_some())
+    })?;
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        match odd(c) {
+            Some(Some(space)) => out.push(space),
+            Some(None) => {}
+            None => out.push(c),
+        }
+    }
     Some(out)
 }
 
@@ -321,6 +352,17 @@ mod tests {
             unwrapped("Conditions:\n\n  Type    Status\n  Ready   True\n"),
             None
         );
+    }
+
+    #[test]
+    fn no_break_and_zero_width_spaces_become_plain() {
+        let teams = "spec:\n\u{a0} disruption:\n\u{a0}\u{a0}\u{a0} budgets:\u{200b}\nNAME\u{a0}\u{a0}\u{202f}READY\n";
+        assert_eq!(
+            unwrapped(teams).unwrap(),
+            "spec:\n  disruption:\n    budgets:\nNAME   READY\n"
+        );
+        // Other non-ASCII text (the lead bytes of no-break spaces) stays as written.
+        assert_eq!(unwrapped("café – “quoted” ’\n"), None);
     }
 
     #[test]
