@@ -203,6 +203,23 @@ pub struct Condition {
     pub evidence: Option<Evidence>,
 }
 
+/// Collections [`Pod::absorb`] fills when empty.
+trait IsEmpty {
+    fn is_empty(&self) -> bool;
+}
+
+impl<T> IsEmpty for Vec<T> {
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
+
+impl<K, V> IsEmpty for BTreeMap<K, V> {
+    fn is_empty(&self) -> bool {
+        BTreeMap::is_empty(self)
+    }
+}
+
 /// Common object metadata.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Meta {
@@ -382,6 +399,54 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// Takes in a second description of the same pod (its `kubectl describe` and its `-o
+    /// yaml`, or one paste twice): what this one leaves unset or empty comes from `other`, so
+    /// the input holds the pod once and rules that count pods (a workload's replicas) count
+    /// it once. This one's values win where both have one.
+    pub fn absorb(&mut self, other: Pod) {
+        fn fill<T>(mine: &mut Option<T>, theirs: Option<T>) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+        fn fill_empty<T: IsEmpty>(mine: &mut T, theirs: T) {
+            if mine.is_empty() {
+                *mine = theirs;
+            }
+        }
+        let m = &mut self.meta;
+        for (k, v) in other.meta.labels {
+            m.labels.entry(k).or_insert(v);
+        }
+        for (k, v) in other.meta.annotations {
+            m.annotations.entry(k).or_insert(v);
+        }
+        fill_empty(&mut m.owners, other.meta.owners);
+        fill(&mut m.api_version, other.meta.api_version);
+        fill(&mut m.evidence, other.meta.evidence);
+        fill(&mut m.creation_timestamp, other.meta.creation_timestamp);
+        m.annotations_cut &= other.meta.annotations_cut;
+        fill(&mut self.phase, other.phase);
+        fill(&mut self.node_name, other.node_name);
+        fill(&mut self.nominated_node, other.nominated_node);
+        fill_empty(&mut self.node_selector, other.node_selector);
+        fill_empty(&mut self.node_affinity, other.node_affinity);
+        self.node_affinity_match_fields |= other.node_affinity_match_fields;
+        fill_empty(&mut self.tolerations, other.tolerations);
+        fill_empty(&mut self.topology_spread, other.topology_spread);
+        self.has_pod_anti_affinity |= other.has_pod_anti_affinity;
+        self.has_pod_affinity |= other.has_pod_affinity;
+        fill_empty(&mut self.containers, other.containers);
+        fill_empty(&mut self.init_containers, other.init_containers);
+        fill_empty(&mut self.pvc_names, other.pvc_names);
+        fill_empty(&mut self.host_ports, other.host_ports);
+        fill(&mut self.dns_policy, other.dns_policy);
+        fill_empty(&mut self.conditions, other.conditions);
+        fill(&mut self.service_account, other.service_account);
+        fill(&mut self.qos_class, other.qos_class);
+        fill(&mut self.scheduler_name, other.scheduler_name);
+    }
+
     /// Whether its nodeSelector or node affinity names label `key`.
     pub fn selects_on(&self, key: &str) -> bool {
         self.node_selector.contains_key(key)

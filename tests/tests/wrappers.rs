@@ -1,7 +1,7 @@
 //! The wrappers a paste arrives in change nothing: every corpus case and cases/ case, pasted
 //! with Windows line ends, as a Markdown or e-mail quote, in a fenced or an indented Markdown
 //! code block, after a byte-order mark, between blank lines or with a chat tool's no-break
-//! spaces, gets the same diagnosis IDs as the plain paste. (A wrapper the ingest does not see through loses facts: the damage test
+//! spaces, or pasted twice, gets the same diagnosis IDs as the plain paste. (A wrapper the ingest does not see through loses facts: the damage test
 //! only checks that nothing panics.)
 
 use std::collections::BTreeSet;
@@ -57,6 +57,12 @@ fn between_blank_lines(text: &str) -> String {
     format!("\n\n{text}\n\n")
 }
 
+/// The same output pasted twice (a second try, the message quoted back): nothing is there
+/// twice, so nothing is counted twice (a pod is no second replica).
+fn twice(text: &str) -> String {
+    format!("{}\n\n{text}", text.trim_end_matches('\n'))
+}
+
 /// A copy out of Teams, Confluence or a web page: every other space of a run a no-break space.
 fn chat_spaces(text: &str) -> String {
     text.replace("  ", "\u{a0} ")
@@ -70,6 +76,7 @@ const WRAPPERS: &[(&str, fn(&str) -> String)] = &[
     ("BOM", with_bom),
     ("blank lines", between_blank_lines),
     ("no-break spaces", chat_spaces),
+    ("pasted twice", twice),
 ];
 
 fn ids(case: &Case, text: &str) -> BTreeSet<String> {

@@ -26,7 +26,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::document::{Document, Evidence, InputError};
-use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef};
+use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef, Pod};
 
 mod describe;
 mod describe_misc;
@@ -92,8 +92,28 @@ pub(crate) struct Sink {
     pub printed_object: Option<ObjectRef>,
 }
 
+/// One pod per namespace and name: a second full description of a pod (describe and YAML of
+/// it, one paste twice) joins the first ([`Pod::absorb`]), where the first was.
+fn merge_duplicate_pods(pods: Vec<Pod>) -> Vec<Pod> {
+    let mut out: Vec<Pod> = Vec::with_capacity(pods.len());
+    let mut seen: std::collections::HashMap<(Option<String>, String), usize> =
+        std::collections::HashMap::with_capacity(pods.len());
+    for pod in pods {
+        let key = (pod.meta.namespace.clone(), pod.meta.name.clone());
+        match seen.get(&key) {
+            Some(&i) => out[i].absorb(pod),
+            None => {
+                seen.insert(key, out.len());
+                out.push(pod);
+            }
+        }
+    }
+    out
+}
+
 impl Sink {
     fn finish(mut self) -> Facts {
+        self.facts.pods = merge_duplicate_pods(std::mem::take(&mut self.facts.pods));
         let deferred = std::mem::take(&mut self.deferred);
         deferred.apply(&mut self.facts);
         detect_version(&mut self.facts);

@@ -1937,3 +1937,50 @@ fn elasticsearch_search_responses_are_log_exports() {
     );
     assert_eq!(facts.karpenter_namespace.as_deref(), Some("karpenter"));
 }
+
+/// A pod described and also printed as YAML (or one paste twice) is one pod: counted once,
+/// with what each description shows (describe's phase, the YAML's affinity).
+#[test]
+fn a_pod_described_twice_is_one_pod() {
+    let describe = "Name:             web-6b8f9d7c5d-9w2xq
+Namespace:        shop
+Node:             <none>
+Labels:           app=web
+                  pod-template-hash=6b8f9d7c5d
+Annotations:      <none>
+Status:           Pending
+Controlled By:    ReplicaSet/web-6b8f9d7c5d
+";
+    let yaml = "apiVersion: v1
+kind: Pod
+metadata:
+  name: web-6b8f9d7c5d-9w2xq
+  namespace: shop
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - key: karpenter.sh/nodepool
+            operator: In
+            values: [batch]
+  containers:
+  - name: web
+    image: web:1
+";
+    let facts = facts_of(&format!("{describe}---\n{yaml}"));
+    assert_eq!(facts.pods.len(), 1, "{:#?}", facts.pods);
+    let pod = &facts.pods[0];
+    assert_eq!(pod.phase.as_deref(), Some("Pending"));
+    assert!(pod.selects_on("karpenter.sh/nodepool"));
+    assert_eq!(pod.meta.owners.len(), 1);
+    let twice = facts_of(&format!("{describe}\n{describe}"));
+    assert_eq!(twice.pods.len(), 1);
+    // The same name in another namespace is another pod.
+    let other = facts_of(&format!(
+        "{describe}\n{}",
+        describe.replace("Namespace:        shop", "Namespace:        web")
+    ));
+    assert_eq!(other.pods.len(), 2);
+}
