@@ -68,7 +68,10 @@ fn chat_spaces(text: &str) -> String {
     text.replace("  ", "\u{a0} ")
 }
 
-const WRAPPERS: &[(&str, fn(&str) -> String)] = &[
+/// A wrapper's name and what it does to a paste.
+type Wrapper = (&'static str, fn(&str) -> String);
+
+const WRAPPERS: &[Wrapper] = &[
     ("CRLF", crlf),
     ("quote", quoted),
     ("fence", fenced),
