@@ -2,7 +2,7 @@
 
 use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::eni_limits::{eni_limits, max_pods};
-use crate::rules::kw2xx::kw214_subnet_ip_exhausted::exhausted_subnets;
+use crate::rules::kw2xx::kw214_subnet_ip_exhausted::{exhausted_subnets, subnet_counts};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -74,6 +74,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         v
     };
     let exhausted = exhausted_subnets(facts);
+    // Subnets whose free addresses the input shows, when none is near exhausted: the subnet
+    // side is then already checked.
+    let roomy = if exhausted.is_empty() {
+        subnet_counts(facts)
+    } else {
+        Vec::new()
+    };
     let density = density_problem(facts, &pods);
     let mut summary = match pods.as_slice() {
         [] => "The VPC CNI cannot assign an IP address to the pod's sandbox (FailedCreatePodSandBox), so it stays in ContainerCreating.".to_string(),
@@ -108,6 +115,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         related.push("KW214");
     } else if let Some(d) = &density {
         summary.push_str(&format!(" Cause: {d}"));
+    } else if !roomy.is_empty() {
+        summary.push_str(&format!(
+            " The subnets in the input have free addresses ({}), so a subnet out of addresses is unlikely: maxPods above what the node's ENIs can address is the likely cause.",
+            roomy
+                .iter()
+                .map(|s| format!(
+                    "{}{}: {} free",
+                    s.id.as_deref().unwrap_or("a subnet"),
+                    s.zone.as_deref().map(|z| format!(" in {z}")).unwrap_or_default(),
+                    s.available
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        confidence = Confidence::Medium;
     } else {
         summary.push_str(" The facts do not say which cause: maxPods above what the node's ENIs can address, or a subnet out of addresses (check `AvailableIpAddressCount`).");
         confidence = Confidence::Medium;
@@ -128,16 +150,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .clone()
         .unwrap_or_else(|| "<karpenter-namespace>".to_string());
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
-    let mut steps = vec![
-        Remediation::command(
+    let mut steps = Vec::new();
+    if roomy.is_empty() {
+        steps.push(Remediation::command(
             "Check the subnets' free addresses first (the other cause):",
             format!("aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values={cluster} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table"),
-        ),
-        Remediation::command(
-            "Turn on VPC CNI prefix delegation (each ENI slot then carries 16 addresses; Nitro instances only):",
-            "kubectl set env daemonset aws-node -n kube-system ENABLE_PREFIX_DELEGATION=true WARM_PREFIX_TARGET=1",
-        ),
-    ];
+        ));
+    }
+    steps.push(Remediation::command(
+        "Turn on VPC CNI prefix delegation (each ENI slot then carries 16 addresses; Nitro instances only):",
+        "kubectl set env daemonset aws-node -n kube-system ENABLE_PREFIX_DELEGATION=true WARM_PREFIX_TARGET=1",
+    ));
     if facts.nodeclasses.iter().all(|c| c.max_pods().is_none()) {
         if let Some((node, _, _, _, _, limit)) = node_over_eni_limit(facts, &pods) {
             // The node's NodePool names its EC2NodeClass when the input holds the NodePool.
@@ -167,6 +190,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "spec:\n  kubelet:\n    maxPods: {}\n",
                 density_limit(facts, &pods).unwrap_or(58)
             ),
+        ));
+    }
+    let max_pods_step = facts.nodeclasses.iter().any(|c| c.max_pods().is_some())
+        || node_over_eni_limit(facts, &pods).is_some();
+    if !max_pods_step {
+        // Neither the EC2NodeClass nor the node is in the input: the numbers to compare.
+        steps.push(Remediation::command(
+            "Compare each node's pod limit with what its instance type's ENIs can address (ENIs x (IPv4 per ENI - 1) + 2); where it is higher, lower maxPods in the EC2NodeClass (spec.kubelet.maxPods):",
+            "kubectl get nodes -l karpenter.sh/nodepool -o custom-columns='NAME:.metadata.name,TYPE:.metadata.labels.node\\.kubernetes\\.io/instance-type,MAXPODS:.status.allocatable.pods'\naws ec2 describe-instance-types --instance-types <type> --query 'InstanceTypes[].[InstanceType,NetworkInfo.MaximumNetworkInterfaces,NetworkInfo.Ipv4AddressesPerInterface]' --output table",
         ));
     }
     steps.push(Remediation::command(
@@ -383,6 +415,27 @@ mod tests {
                 report.diagnoses[0].summary
             );
         }
+    }
+
+    /// Subnet counts in the input, none near zero: the subnet side is checked, so the report
+    /// leans to maxPods and does not ask to check the subnets again.
+    #[test]
+    fn roomy_subnets_point_at_max_pods() {
+        let text = format!("{EVENT}\n|  subnet-0a1b2c3d4e5f60718 |  us-east-1a |  3870  |\n|  subnet-0b2c3d4e5f6071829 |  us-east-1b |  4012  |\n");
+        let report = check_only("KW213", &text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("subnet-0a1b2c3d4e5f60718 in us-east-1a: 3870 free")
+                && d.summary
+                    .contains("maxPods above what the node's ENIs can address is the likely cause"),
+            "{}",
+            d.summary
+        );
+        assert!(d.related.is_empty());
+        let fix = crate::testing::remediation_text(d);
+        assert!(!fix.contains("Check the subnets' free addresses"), "{fix}");
+        assert!(fix.contains("allocatable.pods"), "{fix}");
     }
 
     #[test]
