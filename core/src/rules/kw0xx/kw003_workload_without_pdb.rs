@@ -1204,8 +1204,7 @@ mod tests {
                  {pdb}   N/A             1                 1                     91d\n"
             )
         };
-        let facts =
-            crate::ingest::ingest(&[crate::Document::new("t", &text("ebs-csi-controller"))]);
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("ebs-csi-controller"))]);
         let d = check(&facts);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].severity, Severity::Info);
@@ -1216,7 +1215,7 @@ mod tests {
             "{}",
             d[0].summary
         );
-        let facts = crate::ingest::ingest(&[crate::Document::new("t", &text("coredns"))]);
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("coredns"))]);
         assert!(check(&facts).is_empty());
     }
 
