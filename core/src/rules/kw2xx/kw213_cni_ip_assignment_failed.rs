@@ -340,7 +340,7 @@ fn density_problem(facts: &Facts, pods: &[ObjectRef]) -> Option<String> {
         // accepts.
         let (node, t, accepted, enis, ips, limit) = node_over_eni_limit(facts, pods)?;
         return Some(format!(
-            "node {node} ({t}) accepts {accepted} pods (its kubelet maxPods), but {t} has {enis} ENIs x ({ips} IPv4 addresses - 1) + 2 = {limit} pod addresses: pods beyond {limit} get no IP."
+            "node {node} ({t}) accepts {accepted} pods (its kubelet maxPods), but {t} has {enis} ENIs x ({ips} IPv4 addresses - 1) + 2 = {limit} pod addresses: pods beyond {limit} get no IP (unless VPC CNI prefix delegation is on, which the input does not show)."
         ));
     };
     for t in instance_types(facts, pods) {
