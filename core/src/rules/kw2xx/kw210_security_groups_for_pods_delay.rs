@@ -24,8 +24,10 @@ Signals: NodeClaim `Initialized=Unknown ResourceNotRegistered` with `Resource
 "vpc.amazonaws.com/pod-eni" was requested but not registered`, the pre-v0.32 `Expected resource
 "vpc.amazonaws.com/pod-eni" didn't register on the node`, the scheduler's `Insufficient
 vpc.amazonaws.com/pod-eni`, and a pod requesting `vpc.amazonaws.com/pod-eni` stuck in
-`ContainerCreating`. The VPC resource controller's `The instance type <type> is not supported
-yet by the vpc resource controller` corroborates (that type gets no trunk ENI at all).
+`ContainerCreating` (or, when the paste cuts its requests, a pod the resource controller
+announced security groups for, `SecurityGroupRequested`, that sits on its node without a branch
+ENI allocated and not running). The VPC resource controller's `The instance type <type> is not
+supported yet by the vpc resource controller` corroborates (that type gets no trunk ENI at all).
 
 Not this rule: the same signals when aws-node shows `ENABLE_POD_ENI=false` (Security Groups for
 Pods is off, no trunk ENI is ever attached: KW306 says to turn it on).
