@@ -25,7 +25,8 @@ This is an inference from objects, not a message: the workload's replica count, 
 PDBs of the namespace (`matchLabels` and `matchExpressions` evaluated against the pod labels).
 When the input holds no PDB list for the namespace, or lists its PDBs only as a `kubectl get pdb`
 table (no selectors) and none is named after the workload, the report says so (info) instead of
-claiming none selects it.
+claiming none selects it. Replicas that are all Pending on no node have nothing to drain yet:
+the report is then about why they stay Pending, not this.
 
 ## Why it happens
 Karpenter disrupts nodes on its own schedule: consolidation (`WhenEmptyOrUnderutilized`),
@@ -406,6 +407,19 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         ),
     };
     if replicas < 2 {
+        return None;
+    }
+    // Replicas that do not run yet have nothing to be drained: every pod the input shows is
+    // Pending on no node (or the workload reports none ready), and the report is about why
+    // they stay Pending, not about disrupting them.
+    let none_running = if u.pods.is_empty() {
+        u.workload.and_then(|w| w.ready_replicas) == Some(0)
+    } else {
+        u.pods
+            .iter()
+            .all(|p| p.is_pending() && p.node_name.is_none())
+    };
+    if none_running {
         return None;
     }
     // Karpenter-managed: a pod's node, a Karpenter-only selector, or Karpenter in the input.
@@ -1217,6 +1231,24 @@ mod tests {
         );
         let facts = crate::ingest::ingest(&[crate::Document::new("t", text("coredns"))]);
         assert!(check(&facts).is_empty());
+    }
+
+    /// Replicas that are all Pending on no node (the paste is about why they do not start)
+    /// have nothing to drain yet: no KW003 beside the scheduling diagnosis.
+    #[test]
+    fn pending_replicas_are_not_at_risk_yet() {
+        let text = |status: &str, node: &str| {
+            format!(
+                "$ kubectl get deploy checkout -n shop -o yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: checkout\n  template:\n    metadata:\n      labels:\n        app: checkout\n    spec:\n      nodeSelector:\n        karpenter.sh/nodepool: default\n---\n$ kubectl get pods -n shop -o wide\n\
+                 NAME                        READY   STATUS    RESTARTS   AGE   IP       NODE     NOMINATED NODE   READINESS GATES\n\
+                 checkout-6d8f7c9b5d-2kq7x   0/1     {status}   0          12m   <none>   {node}   <none>           <none>\n\
+                 checkout-6d8f7c9b5d-9wz4m   0/1     {status}   0          12m   <none>   {node}   <none>           <none>\n"
+            )
+        };
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("Pending", "<none>"))]);
+        assert!(check(&facts).is_empty());
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("Running", "ip-a"))]);
+        assert_eq!(check(&facts).len(), 1);
     }
 
     #[test]
