@@ -25,7 +25,8 @@ This is an inference from objects, not a message: the workload's replica count, 
 PDBs of the namespace (`matchLabels` and `matchExpressions` evaluated against the pod labels).
 When the input holds no PDB list for the namespace, or lists its PDBs only as a `kubectl get pdb`
 table (no selectors) and none is named after the workload, the report says so (info) instead of
-claiming none selects it.
+claiming none selects it. Replicas that are all Pending on no node have nothing to drain yet:
+the report is then about why they stay Pending, not this.
 
 ## Why it happens
 Karpenter disrupts nodes on its own schedule: consolidation (`WhenEmptyOrUnderutilized`),
@@ -408,6 +409,19 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
     if replicas < 2 {
         return None;
     }
+    // Replicas that do not run yet have nothing to be drained: every pod the input shows is
+    // Pending on no node (or the workload reports none ready), and the report is about why
+    // they stay Pending, not about disrupting them.
+    let none_running = if u.pods.is_empty() {
+        u.workload.and_then(|w| w.ready_replicas) == Some(0)
+    } else {
+        u.pods
+            .iter()
+            .all(|p| p.is_pending() && p.node_name.is_none())
+    };
+    if none_running {
+        return None;
+    }
     // Karpenter-managed: a pod's node, a Karpenter-only selector, or Karpenter in the input.
     let mut karpenter_nodes: Vec<String> = Vec::new();
     let mut other_nodes = 0;
@@ -464,10 +478,12 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
     if let PdbList::Known { pdbs, .. } = &list {
         // Pods known only from a table, with no workload template: their labels are unknown,
         // so a PDB of their namespace may well select them.
+        // PDBs that are themselves only table rows leave it unknown either way: that is the
+        // info below (`listed without selectors`), not silence.
         let labels_unknown = samples
             .iter()
             .all(|p| pod_labels(u, *p).is_empty() && p.is_none_or(|p| p.meta.from_table));
-        if labels_unknown && !pdbs.is_empty() {
+        if labels_unknown && pdbs.iter().any(|pdb| !pdb.meta.from_table) {
             return None;
         }
         let selected = samples.iter().any(|p| {
@@ -496,16 +512,18 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         "{who} runs {replicas} replicas on Karpenter-managed nodes and no PodDisruptionBudget selects its pods ({}): consolidation, drift or expiry can drain every replica at once.",
         format_labels(&labels)
     );
-    if let Some((node, n)) = &shared {
-        summary.push_str(&format!(
-            " {n} of them share node {node}: one disruption takes them down together."
-        ));
-    }
+    let shared_sentence = shared
+        .as_ref()
+        .map(|(node, n)| {
+            format!(" {n} of them share node {node}: one disruption takes them down together.")
+        })
+        .unwrap_or_default();
+    summary.push_str(&shared_sentence);
     let (severity, confidence, pdb_from) = match &list {
         PdbList::Known { how, .. } if !unlisted.is_empty() => {
             let names: Vec<&str> = unlisted.iter().map(|p| p.meta.name.as_str()).collect();
             summary = format!(
-                "{who} runs {replicas} replicas on Karpenter-managed nodes, and namespace {ns_name} has PDB {} listed without selectors: whether one protects it from being drained all at once is unknown (`kubectl get pdb -n {ns_name} -o yaml`).",
+                "{who} runs {replicas} replicas on Karpenter-managed nodes, and namespace {ns_name} has PDB {} listed without selectors: whether one protects it from being drained all at once is unknown (`kubectl get pdb -n {ns_name} -o yaml`).{shared_sentence}",
                 names.join(", ")
             );
             (Severity::Info, Confidence::Low, how.clone())
@@ -513,7 +531,7 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
         PdbList::Known { how, .. } => (Severity::Warning, Confidence::Medium, how.clone()),
         PdbList::NotCollected => {
             summary = format!(
-                "{who} runs {replicas} replicas on Karpenter-managed nodes, and the PDBs of namespace {ns_name} were not collected: whether one protects it from being drained all at once is unknown (`kubectl get pdb -n {ns_name}`)."
+                "{who} runs {replicas} replicas on Karpenter-managed nodes, and the PDBs of namespace {ns_name} were not collected: whether one protects it from being drained all at once is unknown (`kubectl get pdb -n {ns_name}`).{shared_sentence}"
             );
             (
                 Severity::Info,
@@ -1179,6 +1197,58 @@ mod tests {
             "{}",
             d.summary
         );
+    }
+
+    /// Pods and PDBs both known only from tables: whether a PDB of the namespace selects the
+    /// pods is unknown, which is said (info, low confidence), not kept silent; a PDB named after
+    /// the workload still most likely selects it.
+    #[test]
+    fn table_pods_and_table_pdbs_leave_it_unknown() {
+        let text = |pdb: &str| {
+            format!(
+                "$ kubectl get pods -n kube-system -o wide\n\
+                 NAME                       READY   STATUS    RESTARTS   AGE   IP          NODE     NOMINATED NODE   READINESS GATES\n\
+                 coredns-5b8cc885bc-9xq2w   1/1   Running   0   2d   10.0.0.4   ip-a   <none>   <none>\n\
+                 coredns-5b8cc885bc-tl7mv   1/1   Running   0   2d   10.0.0.5   ip-a   <none>   <none>\n\n\
+                 $ kubectl get nodes -L karpenter.sh/nodepool\n\
+                 NAME   STATUS   ROLES    AGE   VERSION   NODEPOOL\n\
+                 ip-a   Ready    <none>   3d    v1.31.4   default\n\n\
+                 $ kubectl get pdb -n kube-system\n\
+                 NAME    MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE\n\
+                 {pdb}   N/A             1                 1                     91d\n"
+            )
+        };
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("ebs-csi-controller"))]);
+        let d = check(&facts);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Info);
+        assert!(
+            d[0].summary
+                .contains("has PDB ebs-csi-controller listed without selectors")
+                && d[0].summary.contains("2 of them share node ip-a"),
+            "{}",
+            d[0].summary
+        );
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("coredns"))]);
+        assert!(check(&facts).is_empty());
+    }
+
+    /// Replicas that are all Pending on no node (the paste is about why they do not start)
+    /// have nothing to drain yet: no KW003 beside the scheduling diagnosis.
+    #[test]
+    fn pending_replicas_are_not_at_risk_yet() {
+        let text = |status: &str, node: &str| {
+            format!(
+                "$ kubectl get deploy checkout -n shop -o yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: checkout\n  template:\n    metadata:\n      labels:\n        app: checkout\n    spec:\n      nodeSelector:\n        karpenter.sh/nodepool: default\n---\n$ kubectl get pods -n shop -o wide\n\
+                 NAME                        READY   STATUS    RESTARTS   AGE   IP       NODE     NOMINATED NODE   READINESS GATES\n\
+                 checkout-6d8f7c9b5d-2kq7x   0/1     {status}   0          12m   <none>   {node}   <none>           <none>\n\
+                 checkout-6d8f7c9b5d-9wz4m   0/1     {status}   0          12m   <none>   {node}   <none>           <none>\n"
+            )
+        };
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("Pending", "<none>"))]);
+        assert!(check(&facts).is_empty());
+        let facts = crate::ingest::ingest(&[crate::Document::new("t", text("Running", "ip-a"))]);
+        assert_eq!(check(&facts).len(), 1);
     }
 
     #[test]

@@ -174,6 +174,9 @@ struct ZoneFacts {
     zone_does_not_exist: bool,
     nodepool: Option<String>,
     nodepool_zones: Option<Vec<String>>,
+    /// The NodePool's requirements are in the input and none is on a zone key: it allows
+    /// every zone (a requirement list cut from the paste says nothing, hence non-empty).
+    nodepool_every_zone: bool,
     nodeclass: Option<String>,
     subnet_zones: Option<Vec<String>>,
     subnet_tag: Option<(String, String)>,
@@ -288,6 +291,12 @@ impl ZoneFacts {
                     .iter()
                     .find_map(|k| np.allowed_values(k))
                     .or(z.nodepool_zones.take());
+                z.nodepool_every_zone = z.nodepool_zones.is_none()
+                    && !np.requirements.is_empty()
+                    && !np
+                        .requirements
+                        .iter()
+                        .any(|r| ZONE_KEYS.contains(&r.key.as_str()));
             }
             if z.capacity_types.is_none() && !np.meta.from_table {
                 z.capacity_types = np.allowed_values("karpenter.sh/capacity-type");
@@ -347,7 +356,8 @@ impl ZoneFacts {
     /// missing, a volume's zone, a zone requirement no offering meets, or a zone the pod
     /// needs (or is left) that the facts do not show both the NodePool and the subnets cover.
     fn zone_suspect(&self) -> bool {
-        let covered = self.nodepool_zones.is_some() && self.subnet_zones.is_some();
+        let covered = (self.nodepool_zones.is_some() || self.nodepool_every_zone)
+            && self.subnet_zones.is_some();
         self.zone_missing_known()
             || self.volume_conflict
             || (!covered && (!self.wanted().is_empty() || self.volume_conflict_seen))
@@ -447,10 +457,17 @@ impl ZoneFacts {
                     s.push_str(&format!(
                         " {np} already allows {zones}, so the subnets are what is missing."
                     ));
+                } else if self.nodepool_every_zone {
+                    s.push_str(&format!(
+                        " {np} has no zone requirement, so it allows {zones}: the subnets are what is missing."
+                    ));
                 }
                 s
             }
-            (true, true) if self.nodepool_zones.is_some() && self.subnet_zones.is_some() => {
+            (true, true)
+                if (self.nodepool_zones.is_some() || self.nodepool_every_zone)
+                    && self.subnet_zones.is_some() =>
+            {
                 format!(
                     "{np} and {nc} both cover {zones}, so no zone is missing: the offerings there are unavailable ({}).",
                     if self.single_capacity_type().is_some() {
@@ -496,6 +513,14 @@ impl ZoneFacts {
             ));
         }
         if self.gap().is_none() {
+            if self.nodepool_every_zone && !self.wanted().is_empty() {
+                s.push_str(&format!(
+                    " {} has no zone requirement, so it allows {}: check the subnets of {}.",
+                    capitalised(&self.pool_named()),
+                    self.wanted().join(", "),
+                    self.class_named()
+                ));
+            }
             let missing_np = self.missing_in_nodepool();
             if !missing_np.is_empty() {
                 s.push_str(&format!(
@@ -554,7 +579,10 @@ impl ZoneFacts {
         let missing_np = self.missing_in_nodepool();
         let missing_sub = self.missing_in_subnets();
         // Unknown facts (no NodePool or EC2NodeClass in the input) leave both pieces to check.
-        let nodepool_step = self.nodepool_zones.is_none() || !missing_np.is_empty();
+        // A NodePool without a zone requirement already allows the zone: a step adding one with
+        // only the pod's zone would shut every other zone out.
+        let nodepool_step =
+            (self.nodepool_zones.is_none() && !self.nodepool_every_zone) || !missing_np.is_empty();
         let subnet_step = self.subnet_zones.is_none() || !missing_sub.is_empty();
         let mut zone_steps = Vec::new();
         if nodepool_step {
@@ -577,7 +605,9 @@ impl ZoneFacts {
                     .join(", ")
             };
             let text = if missing_np.is_empty() {
-                format!("Make sure {pool} {np} allows the zone (`kubectl edit {pool_res} {np}`):")
+                // The NodePool is not in the input: the requirement shown is what to merge into
+                // one it has, not a list to replace its zones with.
+                format!("Make sure {pool} {np} allows the zone: if it has a zone requirement, add {} to its values (`kubectl edit {pool_res} {np}`); without one it allows every zone:", if wanted.is_empty() { "the zone".to_string() } else { wanted.join(", ") })
             } else {
                 format!(
                     "Allow {} in {pool} {np} (`kubectl edit {pool_res} {np}`):",
@@ -834,6 +864,58 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("\"us-east-1a\""));
+    }
+
+    /// A NodePool whose requirements have no zone key allows every zone: no step may add a
+    /// zone requirement (with only the pod's zone it would shut the others out), and the
+    /// subnets are what to look at.
+    #[test]
+    fn a_nodepool_without_zone_requirement_gets_no_zone_step() {
+        let capacity = Requirement {
+            key: "karpenter.sh/capacity-type".into(),
+            operator: "In".into(),
+            values: vec!["on-demand".into()],
+            min_values: None,
+        };
+        let mut facts = facts_with(&[], &["us-east-1b", "us-east-1c"]);
+        facts.nodepools[0].requirements = vec![capacity.clone()];
+        let d = &check(&facts)[0];
+        assert!(
+            d.summary.contains("EC2NodeClass default has no subnet in us-east-1a")
+                && d.summary.contains(
+                    "NodePool default has no zone requirement, so it allows us-east-1a: the subnets are what is missing"
+                ),
+            "{}",
+            d.summary
+        );
+        let no_zone_yaml = |d: &Diagnosis| {
+            !d.remediation.iter().any(|r| {
+                r.yaml
+                    .as_deref()
+                    .is_some_and(|y| y.contains("topology.kubernetes.io/zone"))
+            })
+        };
+        assert!(no_zone_yaml(d), "{:?}", d.remediation);
+        // Subnets not in the input: still no zone step, and the summary says where to look.
+        facts.nodeclasses.clear();
+        let d = &check(&facts)[0];
+        assert!(no_zone_yaml(d), "{:?}", d.remediation);
+        assert!(
+            d.summary.contains("NodePool default has no zone requirement, so it allows us-east-1a: check the subnets"),
+            "{}",
+            d.summary
+        );
+        // Without the NodePool's requirements the step stays, worded as a merge.
+        facts.nodepools[0].requirements.clear();
+        let d = &check(&facts)[0];
+        assert!(!no_zone_yaml(d), "{:?}", d.remediation);
+        assert!(
+            d.remediation[0]
+                .text
+                .contains("add us-east-1a to its values"),
+            "{}",
+            d.remediation[0].text
+        );
     }
 
     #[test]

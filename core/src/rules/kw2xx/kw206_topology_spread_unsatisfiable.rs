@@ -386,7 +386,10 @@ fn one_constraint(
     }
     summary.push('.');
     if let Some(c) = counts {
-        summary.push_str(&format!(" Matching pods per domain: {c}."));
+        summary.push_str(&format!(
+            " Matching pods per domain: {}.",
+            readable_counts(c)
+        ));
     }
     if let Some(d) = pod_domains {
         summary.push_str(&format!(" The pod allows `{d}`"));
@@ -621,6 +624,33 @@ fn domains_of_counts(counts: &str) -> Vec<String> {
     out
 }
 
+/// Go's map form of the counts (`map[us-east-1a:1 us-east-1b:0]`, before v0.32) in the
+/// `domain: count, ...` form later releases print; other forms as they are.
+fn readable_counts(counts: &str) -> String {
+    let Some(inner) = counts
+        .trim()
+        .strip_prefix("map[")
+        .and_then(|c| c.strip_suffix(']'))
+    else {
+        return counts.to_string();
+    };
+    if inner.trim().is_empty() {
+        return "none".to_string();
+    }
+    let pairs: Option<Vec<String>> = inner
+        .split_whitespace()
+        .map(|pair| {
+            let (domain, n) = pair.rsplit_once(':')?;
+            n.parse::<u64>().ok()?;
+            Some(format!("{domain}: {n}"))
+        })
+        .collect();
+    match pairs {
+        Some(p) if !p.is_empty() => p.join(", "),
+        _ => counts.to_string(),
+    }
+}
+
 /// The count of the empty-named domain in `counts = : 0, us-east-1a: 2, ...` (or Go's
 /// `map[:0 us-east-1a:2]`), when the counts have one.
 fn empty_domain_count(counts: &str) -> Option<u64> {
@@ -752,6 +782,23 @@ mod tests {
         ] {
             assert_eq!(super::domains_of_counts(counts), want, "{counts}");
         }
+    }
+
+    #[test]
+    fn go_map_counts_read_like_the_later_form() {
+        assert_eq!(
+            super::readable_counts("map[us-east-1a:1 us-east-1b:1 us-east-1c:0]"),
+            "us-east-1a: 1, us-east-1b: 1, us-east-1c: 0"
+        );
+        assert_eq!(
+            super::readable_counts("map[:0 us-west-2a:2]"),
+            ": 0, us-west-2a: 2"
+        );
+        assert_eq!(super::readable_counts("map[]"), "none");
+        assert_eq!(
+            super::readable_counts("us-east-1a: 2, us-east-1b: 1"),
+            "us-east-1a: 2, us-east-1b: 1"
+        );
     }
 
     #[test]

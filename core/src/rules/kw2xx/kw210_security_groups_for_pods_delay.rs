@@ -24,8 +24,10 @@ Signals: NodeClaim `Initialized=Unknown ResourceNotRegistered` with `Resource
 "vpc.amazonaws.com/pod-eni" was requested but not registered`, the pre-v0.32 `Expected resource
 "vpc.amazonaws.com/pod-eni" didn't register on the node`, the scheduler's `Insufficient
 vpc.amazonaws.com/pod-eni`, and a pod requesting `vpc.amazonaws.com/pod-eni` stuck in
-`ContainerCreating`. The VPC resource controller's `The instance type <type> is not supported
-yet by the vpc resource controller` corroborates (that type gets no trunk ENI at all).
+`ContainerCreating` (or, when the paste cuts its requests, a pod the resource controller
+announced security groups for, `SecurityGroupRequested`, that sits on its node without a branch
+ENI allocated and not running). The VPC resource controller's `The instance type <type> is not
+supported yet by the vpc resource controller` corroborates (that type gets no trunk ENI at all).
 
 Not this rule: the same signals when aws-node shows `ENABLE_POD_ENI=false` (Security Groups for
 Pods is off, no trunk ENI is ever attached: KW306 says to turn it on).
@@ -83,16 +85,54 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .contains(&e.reason.as_str())
         })
     };
+    // The VPC resource controller's `SecurityGroupRequested` event ("Pod will get the following
+    // Security Groups [...]") says the pod is a Security Groups for Pods pod even when the paste
+    // cuts the describe before its requests; a `BranchAllocationFailed` beside it is a resource
+    // controller failure, not the wait for a trunk ENI.
+    let vpc_rc_event = |p: &crate::facts::Pod, reason: &str| {
+        facts.events.iter().any(|e| {
+            let about_pod = match &e.object {
+                Some(o) => o.kind.eq_ignore_ascii_case("pod") && o.name == p.meta.name,
+                None => facts.pods.len() == 1,
+            };
+            about_pod && e.reason == reason
+        })
+    };
+    let sgp_by_event = |p: &crate::facts::Pod| {
+        vpc_rc_event(p, "SecurityGroupRequested") && !vpc_rc_event(p, "BranchAllocationFailed")
+    };
     let waiting: Vec<ObjectRef> = facts
         .pods
         .iter()
         .filter(|p| {
-            p.containers.iter().any(|c| {
-                c.requests.contains_key("vpc.amazonaws.com/pod-eni")
-                    && c.reason.as_deref() == Some("ContainerCreating")
-            }) && !sandbox_ready(p)
+            let creating = p
+                .containers
+                .iter()
+                .any(|c| c.reason.as_deref() == Some("ContainerCreating"));
+            let requests_eni = p
+                .containers
+                .iter()
+                .any(|c| c.requests.contains_key("vpc.amazonaws.com/pod-eni"));
+            // Scheduled to a node and not running: its sandbox is still being created (a
+            // `kubectl get pods` table keeps only the phase of `ContainerCreating`).
+            let scheduled_pending = p.node_name.is_some()
+                && p.is_pending()
+                && p.containers.iter().all(|c| c.reason.is_none());
+            let sgp_waiting =
+                (requests_eni && creating) || (sgp_by_event(p) && (creating || scheduled_pending));
+            sgp_waiting && !sandbox_ready(p)
         })
         .map(|p| p.object_ref())
+        .collect();
+    let requested: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| {
+            m.reason.as_deref() == Some("SecurityGroupRequested")
+                && m.object.as_ref().map_or(waiting.len() == 1, |o| {
+                    waiting.iter().any(|w| w.kind == o.kind && w.name == o.name)
+                })
+        })
         .collect();
     // aws-node shown with ENABLE_POD_ENI=false: Security Groups for Pods is off, no trunk ENI
     // is ever attached, and there is no race to label around (KW306 says to turn it on).
@@ -185,6 +225,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_object(pod.as_ref().or(nodeclaim.as_ref()))
         .with_node_pool(nodepool.as_deref())
         .with_messages(strong.iter().copied())
+        .with_messages(requested.iter().copied())
         .with_messages(unsupported.iter().copied())
         .with_remediation(steps)]
 }
@@ -241,6 +282,32 @@ mod tests {
         assert!(ids(&check_only("KW210", text)).is_empty());
         let waiting = text.split("  Normal  ResourceAllocated").next().unwrap();
         assert_eq!(ids(&check_only("KW210", waiting)), ["KW210"]);
+    }
+
+    /// A describe cut before the requests: the resource controller's `SecurityGroupRequested`
+    /// event says the pod uses Security Groups for Pods; scheduled and not running, with no
+    /// branch ENI allocated, it waits for the trunk ENI. A branch allocation failure or an
+    /// image pull problem is something else.
+    #[test]
+    fn security_group_requested_pod_waiting_on_its_node() {
+        let text = "Name:             ledger-0\nNamespace:        payments\nNode:             ip-10-0-1-2.ec2.internal/10.0.1.2\nStatus:           Pending\nEvents:\n  Type    Reason                  Age   From                     Message\n  ----    ------                  ----  ----                     -------\n  Normal  Scheduled               12m   default-scheduler        Successfully assigned payments/ledger-0 to ip-10-0-1-2.ec2.internal\n  Normal  SecurityGroupRequested  12m   vpc-resource-controller  Pod will get the following Security Groups [sg-0a1b]\n";
+        let report = check_only("KW210", text);
+        assert_eq!(ids(&report), ["KW210"]);
+        assert!(report.diagnoses[0]
+            .summary
+            .contains("pod payments/ledger-0"));
+        let branch_failed = format!("{text}  Warning BranchAllocationFailed  11m   vpc-resource-controller  failed to allocate branch ENI to pod: cannot create new eni entry already exist\n");
+        assert!(ids(&check_only("KW210", &branch_failed)).is_empty());
+        let unscheduled = text.replace(
+            "Node:             ip-10-0-1-2.ec2.internal/10.0.1.2",
+            "Node:             <none>",
+        );
+        assert!(ids(&check_only("KW210", &unscheduled)).is_empty());
+        let pulling = text.replace(
+            "Status:           Pending\n",
+            "Status:           Pending\nContainers:\n  api:\n    Image:          nginx\n    State:          Waiting\n      Reason:       ImagePullBackOff\n",
+        );
+        assert!(ids(&check_only("KW210", &pulling)).is_empty());
     }
 
     #[test]

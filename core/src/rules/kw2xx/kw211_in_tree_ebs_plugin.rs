@@ -23,7 +23,9 @@ than the node can attach, and scale-ups fail.
 Signals: `StorageClass .spec.provisioner uses an in-tree storage plugin which is unsupported by
 Karpenter ...` and `PersistentVolume source 'AWSElasticBlockStore' uses an in-tree storage plugin
 which is unsupported by Karpenter ...` (Karpenter v0.28 to v0.29), a StorageClass with
-`provisioner: kubernetes.io/aws-ebs`, a PersistentVolume with `awsElasticBlockStore:`.
+`provisioner: kubernetes.io/aws-ebs`, a PersistentVolume with `awsElasticBlockStore:`. Not
+this rule: an in-tree class that is not the default and that none of the claims or volumes the
+input shows uses (the leftover `gp2` of an older EKS cluster beside the CSI class in use).
 
 ## Why it happens
 Clusters created before the EBS CSI driver keep the old `gp2` StorageClass (in-tree) and the PVs
@@ -67,6 +69,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     if messages.is_empty() && classes.is_empty() && volumes.is_empty() {
         return Vec::new();
+    }
+    // An in-tree class that is not the default and that no claim or volume of the input uses,
+    // while the input shows which classes they do use: the leftover `gp2` of an older EKS
+    // cluster, listed beside the CSI class the workloads are on. Nothing scales up with it.
+    if messages.is_empty() && volumes.is_empty() {
+        let used: Vec<&str> = facts
+            .pvcs
+            .iter()
+            .filter_map(|c| c.storage_class.as_deref())
+            .chain(
+                facts
+                    .persistent_volumes
+                    .iter()
+                    .filter_map(|v| v.storage_class.as_deref()),
+            )
+            .collect();
+        let unused_leftover = |name: &str| {
+            !used.contains(&name)
+                && !facts
+                    .storage_classes
+                    .iter()
+                    .any(|sc| sc.meta.name == name && sc.is_default)
+        };
+        if !used.is_empty() && classes.iter().all(|c| unused_leftover(c)) {
+            return Vec::new();
+        }
     }
     // The log lines name the objects in their fields (`storage-class`, `persistent-volume`).
     let mut named_classes: Vec<String> = classes.iter().map(|s| s.to_string()).collect();
@@ -295,6 +323,32 @@ mod tests {
                 .contains("StorageClass gp2 and PersistentVolume pvc-1"),
             "{}",
             d.summary
+        );
+    }
+
+    /// The leftover in-tree `gp2` beside the CSI default, with the claims of the input all on
+    /// the CSI class, is not a problem; the same class as the default, or used by a claim, is.
+    #[test]
+    fn an_unused_leftover_in_tree_class_is_not_kw211() {
+        let text = |gp2: &str, claim_class: &str| {
+            format!(
+                "$ kubectl get sc\n\
+                 NAME            PROVISIONER             RECLAIMPOLICY   VOLUMEBINDINGMODE      ALLOWVOLUMEEXPANSION   AGE\n\
+                 {gp2}   kubernetes.io/aws-ebs   Delete          WaitForFirstConsumer   false                  412d\n\
+                 gp3             ebs.csi.aws.com         Delete          WaitForFirstConsumer   true                   98d\n\
+                 $ kubectl get pvc -n monitoring\n\
+                 NAME                             STATUS    VOLUME                                     CAPACITY   ACCESS MODES   STORAGECLASS   AGE\n\
+                 prometheus-db-prometheus-k8s-0   Bound     pvc-0b6e2f4a-1c3d-4e5f-8a9b-0c1d2e3f4a5b   50Gi       RWO            {claim_class}            14m\n"
+            )
+        };
+        assert!(ids(&check_only("KW211", &text("gp2          ", "gp3"))).is_empty());
+        assert_eq!(
+            ids(&check_only("KW211", &text("gp2 (default)", "gp3"))),
+            ["KW211"]
+        );
+        assert_eq!(
+            ids(&check_only("KW211", &text("gp2          ", "gp2"))),
+            ["KW211"]
         );
     }
 

@@ -2,7 +2,7 @@
 
 use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::eni_limits::{eni_limits, max_pods};
-use crate::rules::kw2xx::kw214_subnet_ip_exhausted::exhausted_subnets;
+use crate::rules::kw2xx::kw214_subnet_ip_exhausted::{exhausted_subnets, subnet_counts};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -26,8 +26,10 @@ pod ... network: add cmd: failed to assign an IP address to container`).
 ## Why it happens
 Two causes, told apart by the facts:
 - `maxPods` above what the node's ENIs can address: the EC2NodeClass's `spec.kubelet.maxPods`
-  lets more pods onto the node than ENIs x (IPv4 addresses per ENI - 1) + 2. Security Groups for
-  Pods take one ENI for the trunk, which Karpenter does not subtract unless told.
+  lets more pods onto the node than ENIs x (IPv4 addresses per ENI - 1) + 2 (without the
+  EC2NodeClass, the node's allocatable `pods` against its instance type's ENIs says the same,
+  unless aws-node shows prefix delegation on). Security Groups for Pods take one ENI for the
+  trunk, which Karpenter does not subtract unless told.
 - the subnet is out of addresses (KW214): the subnets' `AvailableIpAddressCount` is near zero.
 
 ## How to fix
@@ -72,6 +74,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         v
     };
     let exhausted = exhausted_subnets(facts);
+    // Subnets whose free addresses the input shows, when none is near exhausted: the subnet
+    // side is then already checked.
+    let roomy = if exhausted.is_empty() {
+        subnet_counts(facts)
+    } else {
+        Vec::new()
+    };
     let density = density_problem(facts, &pods);
     let mut summary = match pods.as_slice() {
         [] => "The VPC CNI cannot assign an IP address to the pod's sandbox (FailedCreatePodSandBox), so it stays in ContainerCreating.".to_string(),
@@ -106,6 +115,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         related.push("KW214");
     } else if let Some(d) = &density {
         summary.push_str(&format!(" Cause: {d}"));
+    } else if !roomy.is_empty() {
+        summary.push_str(&format!(
+            " The subnets in the input have free addresses ({}), so a subnet out of addresses is unlikely: maxPods above what the node's ENIs can address is the likely cause.",
+            roomy
+                .iter()
+                .map(|s| format!(
+                    "{}{}: {} free",
+                    s.id.as_deref().unwrap_or("a subnet"),
+                    s.zone.as_deref().map(|z| format!(" in {z}")).unwrap_or_default(),
+                    s.available
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        confidence = Confidence::Medium;
     } else {
         summary.push_str(" The facts do not say which cause: maxPods above what the node's ENIs can address, or a subnet out of addresses (check `AvailableIpAddressCount`).");
         confidence = Confidence::Medium;
@@ -126,16 +150,36 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .clone()
         .unwrap_or_else(|| "<karpenter-namespace>".to_string());
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
-    let mut steps = vec![
-        Remediation::command(
+    let mut steps = Vec::new();
+    if roomy.is_empty() {
+        steps.push(Remediation::command(
             "Check the subnets' free addresses first (the other cause):",
             format!("aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values={cluster} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table"),
-        ),
-        Remediation::command(
-            "Turn on VPC CNI prefix delegation (each ENI slot then carries 16 addresses; Nitro instances only):",
-            "kubectl set env daemonset aws-node -n kube-system ENABLE_PREFIX_DELEGATION=true WARM_PREFIX_TARGET=1",
-        ),
-    ];
+        ));
+    }
+    steps.push(Remediation::command(
+        "Turn on VPC CNI prefix delegation (each ENI slot then carries 16 addresses; Nitro instances only):",
+        "kubectl set env daemonset aws-node -n kube-system ENABLE_PREFIX_DELEGATION=true WARM_PREFIX_TARGET=1",
+    ));
+    if facts.nodeclasses.iter().all(|c| c.max_pods().is_none()) {
+        if let Some((node, _, _, _, _, limit)) = node_over_eni_limit(facts, &pods) {
+            // The node's NodePool names its EC2NodeClass when the input holds the NodePool.
+            let nodeclass = facts
+                .nodes
+                .iter()
+                .find(|n| n.meta.name == node)
+                .and_then(|n| n.nodepool())
+                .and_then(|np| facts.nodepool(np))
+                .and_then(|np| np.nodeclass_ref.clone())
+                .unwrap_or_else(|| "<ec2nodeclass>".to_string());
+            steps.push(Remediation::yaml(
+                format!(
+                    "Or set maxPods on the node's EC2NodeClass {nodeclass} to what its instance types can address (`kubectl edit ec2nodeclass {nodeclass}`; a custom user data or AMI may be what sets the kubelet's --max-pods):"
+                ),
+                format!("spec:\n  kubelet:\n    maxPods: {limit}\n"),
+            ));
+        }
+    }
     if let Some(nc) = facts.nodeclasses.iter().find(|c| c.max_pods().is_some()) {
         steps.push(Remediation::yaml(
             format!(
@@ -146,6 +190,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "spec:\n  kubelet:\n    maxPods: {}\n",
                 density_limit(facts, &pods).unwrap_or(58)
             ),
+        ));
+    }
+    let max_pods_step = facts.nodeclasses.iter().any(|c| c.max_pods().is_some())
+        || node_over_eni_limit(facts, &pods).is_some();
+    if !max_pods_step {
+        // Neither the EC2NodeClass nor the node is in the input: the numbers to compare.
+        steps.push(Remediation::command(
+            "Compare each node's pod limit with what its instance type's ENIs can address (ENIs x (IPv4 per ENI - 1) + 2); where it is higher, lower maxPods in the EC2NodeClass (spec.kubelet.maxPods):",
+            "kubectl get nodes -l karpenter.sh/nodepool -o custom-columns='NAME:.metadata.name,TYPE:.metadata.labels.node\\.kubernetes\\.io/instance-type,MAXPODS:.status.allocatable.pods'\naws ec2 describe-instance-types --instance-types <type> --query 'InstanceTypes[].[InstanceType,NetworkInfo.MaximumNetworkInterfaces,NetworkInfo.Ipv4AddressesPerInterface]' --output table",
         ));
     }
     steps.push(Remediation::command(
@@ -203,12 +256,93 @@ fn density_limit(facts: &Facts, pods: &[ObjectRef]) -> Option<u32> {
         .min()
 }
 
+/// The nodes the failing pods run on: their `Node:`, or the only node of the input when the
+/// pods' nodes are not known.
+fn failing_nodes<'a>(facts: &'a Facts, pods: &[ObjectRef]) -> Vec<&'a crate::facts::Node> {
+    let node_names: Vec<&str> = facts
+        .pods
+        .iter()
+        .filter(|p| pods.iter().any(|r| r.name == p.meta.name))
+        .filter_map(|p| p.node_name.as_deref())
+        .collect();
+    if node_names.is_empty() {
+        return match facts.nodes.as_slice() {
+            [only] => vec![only],
+            _ => Vec::new(),
+        };
+    }
+    facts
+        .nodes
+        .iter()
+        .filter(|n| node_names.contains(&n.meta.name.as_str()))
+        .collect()
+}
+
+/// Whether the input shows VPC CNI prefix delegation on (aws-node's
+/// `ENABLE_PREFIX_DELEGATION=true`): each ENI slot then holds a /28, and a node's pod count is
+/// no longer bound by ENIs x IPs.
+fn prefix_delegation_on(facts: &Facts) -> bool {
+    let typed = facts
+        .workloads
+        .iter()
+        .filter(|w| w.meta.name == "aws-node")
+        .flat_map(|w| w.containers.iter())
+        .find_map(|c| c.env.get("ENABLE_PREFIX_DELEGATION").cloned());
+    typed.is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        || facts.messages.iter().any(|m| {
+            tail_after(&m.text, "ENABLE_PREFIX_DELEGATION").is_some_and(|rest| {
+                rest.trim_start_matches(['=', ':', ' ', '"', '\t'])
+                    .to_ascii_lowercase()
+                    .starts_with("true")
+            })
+        })
+}
+
+/// A failing pod's node that accepts more pods (its `pods` allocatable, the kubelet's maxPods)
+/// than its instance type's ENIs can address: `(node, type, pods, enis, ips, limit)`.
+fn node_over_eni_limit<'a>(
+    facts: &'a Facts,
+    pods: &[ObjectRef],
+) -> Option<(&'a str, &'a str, u64, u32, u32, u32)> {
+    if prefix_delegation_on(facts) {
+        return None;
+    }
+    failing_nodes(facts, pods).into_iter().find_map(|n| {
+        let t = n.instance_type()?;
+        let (enis, ips) = eni_limits(t)?;
+        let limit = max_pods(enis, ips);
+        let accepted: u64 = n
+            .allocatable
+            .get("pods")
+            .or_else(|| n.capacity.get("pods"))?
+            .trim()
+            .parse()
+            .ok()?;
+        (accepted > u64::from(limit)).then_some((
+            n.meta.name.as_str(),
+            t,
+            accepted,
+            enis,
+            ips,
+            limit,
+        ))
+    })
+}
+
 /// The maxPods-above-ENI-capacity explanation, when the facts show it.
 fn density_problem(facts: &Facts, pods: &[ObjectRef]) -> Option<String> {
-    let (nc, configured) = facts
+    let Some((nc, configured)) = facts
         .nodeclasses
         .iter()
-        .find_map(|c| c.max_pods().map(|m| (c, m)))?;
+        .find_map(|c| c.max_pods().map(|m| (c, m)))
+    else {
+        // No EC2NodeClass maxPods in the input: the node itself says how many pods its kubelet
+        // accepts.
+        let (node, t, accepted, enis, ips, limit) = node_over_eni_limit(facts, pods)?;
+        return Some(format!(
+            "node {node} ({t}) accepts {accepted} pods (its kubelet maxPods), but {t} has {enis} ENIs x ({ips} IPv4 addresses - 1) + 2 = {limit} pod addresses: pods beyond {limit} get no IP (unless VPC CNI prefix delegation is on, which the input does not show)."
+        ));
+    };
     for t in instance_types(facts, pods) {
         let Some((enis, ips)) = eni_limits(t) else {
             continue;
@@ -244,6 +378,64 @@ mod tests {
         ] {
             assert_eq!(ids(&check_only("KW213", text)), ["KW213"], "{text}");
         }
+    }
+
+    /// Without an EC2NodeClass maxPods, the failing pod's node says how many pods its kubelet
+    /// accepts: above the ENI limit of its type, that is the cause; at the limit, or with
+    /// prefix delegation on, it is not.
+    #[test]
+    fn node_allocatable_pods_above_the_eni_limit() {
+        let paste = |pods: &str, extra: &str| {
+            format!("Name:               ip-10-4-7-19.eu-west-1.compute.internal\nRoles:              <none>\nLabels:             karpenter.sh/nodepool=apps\n                    node.kubernetes.io/instance-type=t3.medium\nCapacity:\n  cpu:                2\n  pods:               {pods}\nAllocatable:\n  cpu:                1930m\n  pods:               {pods}\n{extra}---\nName:             queue-1\nNamespace:        apps\nNode:             ip-10-4-7-19.eu-west-1.compute.internal/10.4.7.19\nStatus:           Pending\nEvents:\n  Type     Reason                  Age   From     Message\n  ----     ------                  ----  ----     -------\n  {EVENT}\n")
+        };
+        let report = check_only("KW213", &paste("110", ""));
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("node ip-10-4-7-19.eu-west-1.compute.internal (t3.medium) accepts 110 pods (its kubelet maxPods), but t3.medium has 3 ENIs x (6 IPv4 addresses - 1) + 2 = 17 pod addresses"),
+            "{}",
+            d.summary
+        );
+        assert!(d
+            .remediation
+            .iter()
+            .any(|r| r.yaml.as_deref() == Some("spec:\n  kubelet:\n    maxPods: 17\n")));
+        for unexplained in [
+            paste("17", ""),
+            paste(
+                "110",
+                "$ kubectl set env ds aws-node -n kube-system --list | grep PREFIX\nENABLE_PREFIX_DELEGATION=true\n",
+            ),
+        ] {
+            let report = check_only("KW213", &unexplained);
+            assert!(
+                report.diagnoses[0]
+                    .summary
+                    .contains("The facts do not say which cause"),
+                "{}",
+                report.diagnoses[0].summary
+            );
+        }
+    }
+
+    /// Subnet counts in the input, none near zero: the subnet side is checked, so the report
+    /// leans to maxPods and does not ask to check the subnets again.
+    #[test]
+    fn roomy_subnets_point_at_max_pods() {
+        let text = format!("{EVENT}\n|  subnet-0a1b2c3d4e5f60718 |  us-east-1a |  3870  |\n|  subnet-0b2c3d4e5f6071829 |  us-east-1b |  4012  |\n");
+        let report = check_only("KW213", &text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .contains("subnet-0a1b2c3d4e5f60718 in us-east-1a: 3870 free")
+                && d.summary
+                    .contains("maxPods above what the node's ENIs can address is the likely cause"),
+            "{}",
+            d.summary
+        );
+        assert!(d.related.is_empty());
+        let fix = crate::testing::remediation_text(d);
+        assert!(!fix.contains("Check the subnets' free addresses"), "{fix}");
+        assert!(fix.contains("allocatable.pods"), "{fix}");
     }
 
     #[test]

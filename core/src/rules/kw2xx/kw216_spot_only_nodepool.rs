@@ -208,7 +208,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             // it names a NodeClaim that is not that NodePool's (`<nodepool>-<suffix>`).
             None if cases.len() == 1 => {
                 let foreign = match (failure_claim(facts, m), &cases[0].nodepool) {
-                    (Some(claim), Some(pool)) => !claim.starts_with(&format!("{pool}-")),
+                    (Some(claim), Some(pool)) => {
+                        !masked_name(&claim) && !claim.starts_with(&format!("{pool}-"))
+                    }
                     _ => false,
                 };
                 (!foreign).then_some(0)
@@ -266,6 +268,16 @@ fn failure_claim(facts: &Facts, m: &Message) -> Option<String> {
                     .or_else(|| r.field_name("nodeclaim"))
             })
         })
+}
+
+/// A name an anonymiser replaced (`<redacted>`, `<nodeclaim-1>`, `***`, `xxxxx`,
+/// `REDACTED-1`): it tells nothing about which NodePool the NodeClaim belongs to, so it is not
+/// evidence of another NodePool's NodeClaim.
+fn masked_name(name: &str) -> bool {
+    let n = name.trim();
+    (n.starts_with('<') && n.ends_with('>'))
+        || (!n.is_empty() && n.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '-')))
+        || n.to_ascii_lowercase().contains("redacted")
 }
 
 /// A failure that says it was an on-demand launch (`"capacity-type":"on-demand"` on the
@@ -496,6 +508,13 @@ mod tests {
         assert!(ids(&check_only("KW216", &on_demand)).is_empty());
         let own = foreign.replace("general-5kx2p", "spot-batch-5kx2p");
         assert_eq!(ids(&check_only("KW216", &own)), ["KW216"]);
+        // An anonymised NodeClaim name is no evidence of another NodePool.
+        for masked in ["<redacted>", "***", "REDACTED", "<nodeclaim-1>"] {
+            let text = foreign.replace("general-5kx2p", masked);
+            assert_eq!(ids(&check_only("KW216", &text)), ["KW216"], "{masked}");
+        }
+        assert!(!masked_name("general-5kx2p"));
+        assert!(!masked_name("x-large-pool-abcde"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{scheduling_errors, Cause};
+use crate::rules::kw2xx::scheduling::{record_of, scheduling_errors, Cause};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -119,6 +119,38 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .filter(|o| o.kind.eq_ignore_ascii_case("pod"));
         add(&mut conflicts, pod, m.nodepool.clone(), &m.text, m);
     }
+    // v1.5+ JSON logs carry the port as a structured field of the record
+    // (`"pod-hostport-port":9100`), not in the error text; else the pod's own hostPort, when
+    // it has exactly one.
+    for c in conflicts.iter_mut().filter(|c| c.port.is_none()) {
+        c.port = c
+            .messages
+            .iter()
+            .find_map(|m| {
+                let value = record_of(facts, m)?
+                    .fields
+                    .get("pod-hostport-port")?
+                    .clone();
+                match value {
+                    serde_json::Value::Number(n) => Some(n.to_string()),
+                    serde_json::Value::String(s) if s.chars().all(|c| c.is_ascii_digit()) => {
+                        Some(s)
+                    }
+                    _ => None,
+                }
+            })
+            .or_else(|| {
+                let pod = c.pod.as_ref()?;
+                let fact_pod = facts.pods.iter().find(|fp| {
+                    fp.meta.name == pod.name
+                        && (pod.namespace.is_none() || fp.meta.namespace == pod.namespace)
+                })?;
+                match fact_pod.host_ports.as_slice() {
+                    [one] => Some(one.to_string()),
+                    _ => None,
+                }
+            });
+    }
     conflicts.into_iter().map(|c| diagnose(facts, c)).collect()
 }
 
@@ -203,6 +235,23 @@ fn diagnose(facts: &Facts, c: Conflict<'_>) -> Diagnosis {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    /// v1.5+ JSON: the port is a structured field of the log record, not in the error text.
+    #[test]
+    fn v1_5_json_port_from_the_record_fields() {
+        let report = check_only(
+            "KW217",
+            r#"{"level":"ERROR","message":"could not schedule pod","controller":"provisioner","Pod":{"name":"haproxy-1","namespace":"lb"},"error":"checking host port usage, pod hostport conflicts with existing hostport configuration","pod-hostport-ip":"0.0.0.0","pod-hostport-port":8443,"pod-hostport-protocol":"TCP","existing-hostport-port":8443}"#,
+        );
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary
+                .starts_with("Pod lb/haproxy-1 needs hostPort 8443"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0].text.contains("binds port 8443"));
+    }
 
     #[test]
     fn v1_4_form_names_pools_and_port() {
