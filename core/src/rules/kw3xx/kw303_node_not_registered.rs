@@ -5,7 +5,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
     claim_age, claim_kind, claim_ref, conditions, instance_id, launched_status, name_after, named,
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
-    sole_raw_value, Api,
+    registered_after, sole_raw_value, Api,
 };
 use crate::rules::text::contains_any;
 use crate::rules::time::age_seconds;
@@ -136,6 +136,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let covered: Vec<Evidence> = hits.iter().flat_map(|h| h.evidence.clone()).collect();
     for m in &facts.messages {
         if covered.contains(&m.evidence) || !is_signal(facts, m) {
+            continue;
+        }
+        // The kubelet registered on a later try: its earlier refusal is not why a node is missing.
+        if kubelet_refused(m) && registered_after(facts, m) {
             continue;
         }
         let nodeclaim = nodeclaim_of(facts, m);
