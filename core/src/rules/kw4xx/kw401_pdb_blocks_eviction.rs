@@ -198,9 +198,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // not a block.
     groups.retain(|g| {
         let anonymous = g.pdbs.is_empty() && g.pods.is_empty() && g.likely.is_empty();
-        !(anonymous
-            && !g.subjects.is_empty()
-            && g.subjects.iter().all(|s| interrupted(facts, s)))
+        !(anonymous && !g.subjects.is_empty() && g.subjects.iter().all(|s| interrupted(facts, s)))
     });
     // A PDB allowing no disruption that covers a scheduled pod blocks that pod's node even
     // when no event says so yet.
