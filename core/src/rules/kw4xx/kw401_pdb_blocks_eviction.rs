@@ -5,8 +5,8 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, serrors_values,
-    split_qualified, subject_of, subjects_label, unescaped,
+    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, same_subject,
+    serrors_values, split_qualified, subject_of, subjects_label, unescaped,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -198,7 +198,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // not a block.
     groups.retain(|g| {
         let anonymous = g.pdbs.is_empty() && g.pods.is_empty() && g.likely.is_empty();
-        !(anonymous && !g.subjects.is_empty() && g.subjects.iter().all(|s| interrupted(facts, s)))
+        !(anonymous
+            && !g.subjects.is_empty()
+            && g.subjects.iter().all(|s| interrupted(facts, g, s)))
     });
     // A PDB allowing no disruption that covers a scheduled pod blocks that pod's node even
     // when no event says so yet.
@@ -245,14 +247,17 @@ const INTERRUPTION_REASONS: &[&str] = &[
     "CapacityReservationInstanceInterrupted",
 ];
 
-/// Whether the input shows an interruption event for `subject` (the Node, or its NodeClaim,
-/// which carries the same name on neither: so only the object itself counts).
-fn interrupted(facts: &Facts, subject: &ObjectRef) -> bool {
+/// Whether the input shows an interruption event for `subject` of the drain `g` (the object
+/// itself: a Node and its NodeClaim carry different names).
+fn interrupted(facts: &Facts, g: &Group<'_>, subject: &ObjectRef) -> bool {
     facts.messages.iter().any(|m| {
         m.reason
             .as_deref()
             .is_some_and(|r| INTERRUPTION_REASONS.contains(&r))
             && subject_of(m).is_some_and(|o| o.kind == subject.kind && o.name == subject.name)
+            && g.messages
+                .iter()
+                .all(|d| same_subject(facts, d, m, subject))
     })
 }
 
