@@ -162,6 +162,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .as_ref()
             .is_none_or(|n| !registered_later(facts, n))
     });
+    // An instance EC2 terminated at launch (KW307: its volumes' KMS key) has no kubelet that
+    // could register: its NodeClaim's missing Node is that termination, not a join failure.
+    let (kms_evidence, kms_claims) = kms_terminated(facts);
+    hits.retain(|h| {
+        h.nodeclaim.as_ref().is_none_or(|n| {
+            !kms_claims.contains(n)
+                && instance_of(facts, Some(n)).is_none_or(|i| !kms_evidence.contains(&i))
+        })
+    });
     if hits.is_empty() {
         return Vec::new();
     }
@@ -456,6 +465,21 @@ fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
             crate::facts::condition_type_is(&c.condition_type, "Registered") && c.status == "True"
         });
     logged || condition
+}
+
+/// What KW307 explains: the text of its evidence (which names the terminated instances) and
+/// the NodeClaims it names.
+fn kms_terminated(facts: &Facts) -> (String, Vec<String>) {
+    let mut text = String::new();
+    let mut claims = Vec::new();
+    for d in (super::kw307_kms_key_denies_ebs::RULE.check)(facts) {
+        for e in &d.evidence {
+            text.push_str(&e.text);
+            text.push('\n');
+        }
+        claims.extend(d.object.into_iter().chain(d.objects).map(|o| o.name));
+    }
+    (text, claims)
 }
 
 /// The instance behind a NodeClaim: its provider ID, the `launched nodeclaim` log line, or the
