@@ -5,6 +5,7 @@ use crate::facts::{
 };
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{account_id, join_names, node_of, push_unique, registered_after};
+use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -126,15 +127,6 @@ fn from_kubelet(m: &Message) -> bool {
         && m.component
             .as_deref()
             .is_some_and(|c| c.eq_ignore_ascii_case("kubelet"))
-}
-
-/// `text` with its first letter in upper case, to start a sentence.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// `Unable to register node "<name>" with API server` (before Kubernetes 1.20) names the node.

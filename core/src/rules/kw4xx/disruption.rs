@@ -202,12 +202,20 @@ pub fn is_masked_name(name: &str) -> bool {
 
 /// Whether two messages about `subject` are about one object. By name, except for a masked
 /// name: then only events of one `kubectl describe` Events section (which lists its own
-/// object's events) are known to share it.
+/// object's events), or of a `kubectl get events` that selects one object by name
+/// (`--field-selector involvedObject.name=...`), are known to share it.
 pub fn same_subject(facts: &Facts, a: &Message, b: &Message, subject: &ObjectRef) -> bool {
     if !is_masked_name(&subject.name) {
         return true;
     }
-    a.evidence.source == b.evidence.source && described_event(facts, a) && described_event(facts, b)
+    if a.evidence.source != b.evidence.source {
+        return false;
+    }
+    let one_object_listed = facts.commands.iter().any(|c| {
+        c.evidence.source == a.evidence.source
+            && find_ignore_ascii_case(&c.evidence.text, "involvedObject.name=").is_some()
+    });
+    one_object_listed || (described_event(facts, a) && described_event(facts, b))
 }
 
 /// Whether `m` is an event listed in a `kubectl describe` Events section: about the object
