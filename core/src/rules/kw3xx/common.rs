@@ -270,6 +270,20 @@ pub fn node_of(facts: &Facts, m: &Message) -> Option<String> {
         .or_else(|| json_field_in_text(&m.text, "node"))
 }
 
+/// Whether the kubelet of the node `m` is about registered its Node after `m`: a later line of
+/// the same paste says `Successfully registered node` for that node (or names no node). A
+/// refusal or a timeout the kubelet got over on its next try is boot history, not why the node
+/// is missing now.
+pub fn registered_after(facts: &Facts, m: &Message) -> bool {
+    let node = node_of(facts, m);
+    facts.messages.iter().any(|later| {
+        later.evidence.source == m.evidence.source
+            && later.evidence.line > m.evidence.line
+            && contains_ignore_ascii_case(&later.text, "Successfully registered node")
+            && node_of(facts, later).is_none_or(|n| node.as_deref().is_none_or(|o| o == n))
+    })
+}
+
 /// The host of a journal line: `Apr 16 22:26:30 <host> kubelet[10125]: ...`.
 pub fn journal_host(text: &str) -> Option<String> {
     let mut words = text.split_whitespace();

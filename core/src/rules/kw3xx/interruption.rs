@@ -7,6 +7,26 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::record_of;
 use crate::rules::kw3xx::common::{claim_ref, json_field_in_text, node_of, push_unique};
 
+/// A `description` setting that quotes an interruption text: the EventBridge rules of an
+/// infrastructure module (`description = "Karpenter Interrupt - A spot rebalance recommendation
+/// was triggered for the node"` in Terraform, `Description:` in CloudFormation) describe what
+/// the rule forwards; they are configuration, not a notice that something happened.
+pub fn is_rule_description(m: &Message) -> bool {
+    let line = m
+        .evidence
+        .text
+        .trim_start()
+        .trim_start_matches(['+', '-', '~', ' ', '"']);
+    let Some(head) = line.get(..11) else {
+        return false;
+    };
+    head.eq_ignore_ascii_case("description")
+        && line[11..]
+            .trim_start_matches('"')
+            .trim_start()
+            .starts_with(['=', ':'])
+}
+
 /// The interruption `messageKind` of a Karpenter log line (structured field, or the JSON tail of
 /// a console line).
 pub fn message_kind(facts: &Facts, m: &Message) -> Option<String> {

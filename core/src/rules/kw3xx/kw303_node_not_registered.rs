@@ -5,7 +5,7 @@ use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{
     claim_age, claim_kind, claim_ref, conditions, instance_id, launched_status, name_after, named,
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
-    sole_raw_value, Api,
+    registered_after, sole_raw_value, Api,
 };
 use crate::rules::text::contains_any;
 use crate::rules::time::age_seconds;
@@ -138,6 +138,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if covered.contains(&m.evidence) || !is_signal(facts, m) {
             continue;
         }
+        // The kubelet registered on a later try: its earlier refusal is not why a node is missing.
+        if kubelet_refused(m) && registered_after(facts, m) {
+            continue;
+        }
         let nodeclaim = nodeclaim_of(facts, m);
         hits.push(Hit {
             nodepool: m
@@ -157,6 +161,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         h.nodeclaim
             .as_ref()
             .is_none_or(|n| !registered_later(facts, n))
+    });
+    // An instance EC2 terminated at launch (KW307: its volumes' KMS key) has no kubelet that
+    // could register: its NodeClaim's missing Node is that termination, not a join failure.
+    let (kms_evidence, kms_claims) = kms_terminated(facts);
+    hits.retain(|h| {
+        h.nodeclaim.as_ref().is_none_or(|n| {
+            !kms_claims.contains(n)
+                && instance_of(facts, Some(n)).is_none_or(|i| !kms_evidence.contains(&i))
+        })
     });
     if hits.is_empty() {
         return Vec::new();
@@ -433,6 +446,11 @@ fn is_signal(facts: &Facts, m: &Message) -> bool {
 /// The input shows the NodeClaim registered after all (log `registered nodeclaim`, or its
 /// `Registered` condition True).
 fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
+    // An anonymiser's `<redacted>` stands for every NodeClaim alike: another one registering
+    // says nothing about this one.
+    if crate::rules::kw4xx::disruption::is_masked_name(nodeclaim) {
+        return false;
+    }
     let logged = facts.logs.iter().any(|r| {
         (r.message.eq_ignore_ascii_case("registered nodeclaim")
             || r.message.eq_ignore_ascii_case("registered machine"))
@@ -447,6 +465,21 @@ fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
             crate::facts::condition_type_is(&c.condition_type, "Registered") && c.status == "True"
         });
     logged || condition
+}
+
+/// What KW307 explains: the text of its evidence (which names the terminated instances) and
+/// the NodeClaims it names.
+fn kms_terminated(facts: &Facts) -> (String, Vec<String>) {
+    let mut text = String::new();
+    let mut claims = Vec::new();
+    for d in (super::kw307_kms_key_denies_ebs::RULE.check)(facts) {
+        for e in &d.evidence {
+            text.push_str(&e.text);
+            text.push('\n');
+        }
+        claims.extend(d.object.into_iter().chain(d.objects).map(|o| o.name));
+    }
+    (text, claims)
 }
 
 /// The instance behind a NodeClaim: its provider ID, the `launched nodeclaim` log line, or the

@@ -4,7 +4,8 @@ use crate::facts::{
     contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef,
 };
 use crate::rules::kw2xx::scheduling::tail_after;
-use crate::rules::kw3xx::common::{account_id, join_names, node_of, push_unique};
+use crate::rules::kw3xx::common::{account_id, join_names, node_of, push_unique, registered_after};
+use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -136,7 +137,13 @@ fn registered_name(text: &str) -> Option<String> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let hits: Vec<&Message> = facts.messages.iter().filter(|m| is_signal(m)).collect();
+    // A refusal the kubelet got over (it registered on a later try: the access entry or the
+    // aws-auth edit took effect) is boot history; one after the registration still counts.
+    let hits: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| is_signal(m) && !registered_after(facts, m))
+        .collect();
     if hits.is_empty() {
         return Vec::new();
     }
@@ -176,16 +183,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         format!("node {}", join_names(&nodes))
     };
+    // The kubelet registered earlier in this paste and is refused since: the mapping was
+    // removed or changed after the join, so the Node stops reporting and goes NotReady.
+    let registered_before = hits.iter().any(|m| {
+        facts.messages.iter().any(|earlier| {
+            earlier.evidence.source == m.evidence.source
+                && earlier.evidence.line < m.evidence.line
+                && contains_ignore_ascii_case(&earlier.text, "Successfully registered node")
+        })
+    });
+    let consequence = if registered_before {
+        "so the node, registered earlier in this log, fails its status updates and lease renewals and goes NotReady"
+    } else {
+        "so the node never registers"
+    };
     let mut summary = match (&mismatch, &refused_role) {
         (Some((identity, node)), _) => format!(
             "The kubelet of {node_list} authenticates as node \"{identity}\" but registers Node \"{node}\": the API server's node authorizer refuses it (is not allowed to modify node). The node role's username mapping does not match the node's hostname."
         ),
         (None, Some(r)) => format!(
-            "The API server answers forbidden to the kubelet of {node_list}: it knows the credentials as the IAM role {} (User \"{}\"), not as a node. The role is mapped, but without the node identity: an EKS access entry of type STANDARD instead of EC2_LINUX, or an aws-auth mapRoles entry whose username is not system:node:{{{{EC2PrivateDNSName}}}} (or without the system:nodes group). So the node never registers.",
-            r.role, r.user
+            "The API server answers forbidden to the kubelet of {node_list}: it knows the credentials as the IAM role {} (User \"{}\"), not as a node. The role is mapped, but without the node identity: an EKS access entry of type STANDARD instead of EC2_LINUX, or an aws-auth mapRoles entry whose username is not system:node:{{{{EC2PrivateDNSName}}}} (or without the system:nodes group). {}.",
+            r.role,
+            r.user,
+            capitalised(consequence)
         ),
         (None, None) => format!(
-            "The API server answers Unauthorized to the kubelet of {node_list}: the node's IAM role{} is not mapped to a Kubernetes identity (no EKS access entry, no aws-auth mapRoles entry), so the node never registers.",
+            "The API server answers Unauthorized to the kubelet of {node_list}: the node's IAM role{} is not mapped to a Kubernetes identity (no EKS access entry, no aws-auth mapRoles entry), {consequence}.",
             role.as_deref().map(|r| format!(" {r}")).unwrap_or_default()
         ),
     };

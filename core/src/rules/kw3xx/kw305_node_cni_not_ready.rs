@@ -3,7 +3,9 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::cni_log::{cni_log_findings, CniLogCause};
-use crate::rules::kw3xx::common::{join_names, node_of, push_unique, sole_raw_value};
+use crate::rules::kw3xx::common::{
+    join_names, node_of, push_unique, registered_after, sole_raw_value,
+};
 use crate::rules::text::capitalised;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -30,7 +32,10 @@ collector's bundle) says why it cannot start, and is a signal alone: `Failed to 
 ec2:DescribeNetworkInterfaces ...: UnauthorizedOperation` (its role lacks the policy),
 `NoCredentialProviders` (IRSA not wired), `Unable to reach API Server` / `error communicating
 with apiserver` (kube-proxy down, or security groups without the control plane), `Retrying
-waiting for IPAM-D` (ipamd never started).
+waiting for IPAM-D` (ipamd never started). Not a kubelet that cannot register its Node (`Unable
+to register node with API server`, never followed by `Successfully registered node`): every
+kubelet reports its network not initialized until aws-node runs, and aws-node cannot run on a
+Node that does not exist, so the registration failure is the problem (KW303, KW304).
 
 ## Why it happens
 The CNI's DaemonSet pod has not come up on the node. With the Amazon VPC CNI (`aws-node`) this is
@@ -91,6 +96,20 @@ fn ready_since(facts: &Facts, m: &Message) -> bool {
         })
 }
 
+/// Whether the kubelet of the node `m` is about fails to register it (`Unable to register node
+/// with API server`, for any cause) and the input never shows it registered: there is no Node
+/// for aws-node to run on, so its network stays "not initialized" as a consequence. The
+/// registration failure is the problem (KW303, or KW304 when refused as Unauthorized).
+fn never_registered(facts: &Facts, m: &Message) -> bool {
+    let node = node_of(facts, m);
+    facts.messages.iter().any(|r| {
+        r.evidence.source == m.evidence.source
+            && contains_ignore_ascii_case(&r.text, "Unable to register node")
+            && node_of(facts, r).is_none_or(|n| node.as_deref().is_none_or(|o| o == n))
+            && !registered_after(facts, r)
+    })
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
         .messages
@@ -100,6 +119,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .any(|s| contains_ignore_ascii_case(&m.text, s))
                 && !ready_since(facts, m)
+                && !never_registered(facts, m)
         })
         .collect();
     // A typed Node whose Ready condition says so, when the messages do not carry it.

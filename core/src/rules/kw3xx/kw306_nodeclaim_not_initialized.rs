@@ -1,7 +1,7 @@
 //! KW306 nodeclaim-not-initialized.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, MessageOrigin, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
@@ -188,6 +188,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref()) {
             continue;
         }
+        // Karpenter's bare `isn't initialized` is said in every node's first minute; a node it
+        // weighed for disruption since (consolidation verdicts, nominations) had initialized.
+        if matches!(cause, Cause::Unstated)
+            && node
+                .as_deref()
+                .is_some_and(|n| weighed_for_disruption(facts, n, Some(m)))
+        {
+            continue;
+        }
         hits.push(Hit {
             cause,
             nodeclaim,
@@ -214,7 +223,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // label there is unknown, not absent.
         let labels_known =
             !n.meta.from_table || n.meta.labels.contains_key("karpenter.sh/initialized");
-        if !karpenter || initialized || !labels_known || weighed_for_disruption(facts, &n.meta.name)
+        if !karpenter
+            || initialized
+            || !labels_known
+            || weighed_for_disruption(facts, &n.meta.name, None)
         {
             continue;
         }
@@ -887,7 +899,10 @@ pub fn aws_node_pod_eni(facts: &Facts) -> Option<String> {
 /// or `DisruptionBlocked` for a nomination, a PDB, an annotation): it only gets there for an
 /// initialized node, so a missing `karpenter.sh/initialized` label is the paste's, not the
 /// node's (a describe trimmed by hand).
-fn weighed_for_disruption(facts: &Facts, node: &str) -> bool {
+///
+/// With `said`, the message that reports the node not initialized: under a masked name
+/// (`<redacted>`) only a message known to be about that same node counts.
+fn weighed_for_disruption(facts: &Facts, node: &str, said: Option<&Message>) -> bool {
     // The checks Karpenter makes before the initialized one, and that one itself.
     const BEFORE_INITIALIZED: &[&str] = &[
         "initialized",
@@ -899,7 +914,15 @@ fn weighed_for_disruption(facts: &Facts, node: &str) -> bool {
         let about_node = m
             .object
             .as_ref()
-            .is_some_and(|o| o.kind.eq_ignore_ascii_case("Node") && o.name == node);
+            .is_some_and(|o| o.kind.eq_ignore_ascii_case("Node") && o.name == node)
+            && said.is_none_or(|s| {
+                crate::rules::kw4xx::disruption::same_subject(
+                    facts,
+                    s,
+                    m,
+                    &ObjectRef::new("Node", None, node),
+                )
+            });
         let reason = m.reason.as_deref().unwrap_or("");
         // Karpenter disrupting the node (`Disrupting Node: Drift`, a log line naming it in
         // `disrupting via consolidation delete, terminating 1 nodes (... ip-10-0-1-2 ...)`)

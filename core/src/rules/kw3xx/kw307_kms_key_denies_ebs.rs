@@ -164,6 +164,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
+    // A NodeClaim the input shows (its provider ID) on one of those instances is the one lost.
+    for c in &facts.nodeclaims {
+        if c.provider_id
+            .as_deref()
+            .and_then(instance_id)
+            .is_some_and(|i| instances.contains(&i))
+        {
+            push_unique(&mut nodeclaims, c.meta.name.clone());
+        }
+    }
     // A pasted `aws ec2 describe-instances` names the Karpenter objects in the instance's tags.
     let tagged = |key: &str| {
         strong
@@ -175,7 +185,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             nodeclaims.push(n);
         }
     }
-    let tagged_nodeclass = tagged("karpenter.k8s.aws/ec2nodeclass");
+    // The instance's tag, else the nodeClassRef of its NodeClaim.
+    let tagged_nodeclass = tagged("karpenter.k8s.aws/ec2nodeclass").or_else(|| {
+        nodeclaims
+            .iter()
+            .find_map(|n| crate::rules::kw3xx::common::nodeclass_of_nodeclaim(facts, n))
+    });
     let nodepool = nodeclaims
         .iter()
         .find_map(|n| nodepool_of_nodeclaim(facts, n))
@@ -877,11 +892,26 @@ fn region_of(facts: &Facts, key: Option<&str>) -> Option<String> {
     {
         return Some(r.to_string());
     }
-    facts.logs.iter().find_map(|r| {
-        let zone = r.fields.get("zone")?.as_str()?;
+    let region_of_zone = |zone: &str| {
         let region = zone.trim_end_matches(|c: char| c.is_ascii_lowercase());
-        (region.len() < zone.len()).then(|| region.to_string())
-    })
+        (!region.is_empty() && region.len() < zone.len()).then(|| region.to_string())
+    };
+    facts
+        .logs
+        .iter()
+        .find_map(|r| region_of_zone(r.fields.get("zone")?.as_str()?))
+        // A NodeClaim's provider ID: `aws:///<zone>/<instance>`.
+        .or_else(|| {
+            facts.nodeclaims.iter().find_map(|c| {
+                let zone = c
+                    .provider_id
+                    .as_deref()?
+                    .strip_prefix("aws:///")?
+                    .split('/')
+                    .next()?;
+                region_of_zone(zone)
+            })
+        })
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use crate::rules::kw3xx::common::{
     claim_ref, join_names, named, node_of, nodeclaim_of, push_unique, Api,
 };
 use crate::rules::kw3xx::interruption::{
-    action, is_rebalance_kind, message_kind, notice_objects, nth, nth_drains_spot,
+    action, is_rebalance_kind, is_rule_description, message_kind, notice_objects, nth,
+    nth_drains_spot,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -90,6 +91,9 @@ const EVENT_TEXTS: &[(&str, &str)] = &[
 
 /// What kind of interruption a message reports, if it reports one.
 fn kind_of(facts: &Facts, m: &Message) -> Option<String> {
+    if is_rule_description(m) {
+        return None;
+    }
     let t = &m.text;
     if contains_ignore_ascii_case(t, "initiating delete from interruption message")
         || contains_ignore_ascii_case(t, "deleted node from interruption message")

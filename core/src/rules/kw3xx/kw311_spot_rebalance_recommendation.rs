@@ -5,7 +5,7 @@ use crate::rules::kw3xx::common::{
     join_names, json_field_in_text, named, node_of, nodeclaim_of, push_unique,
 };
 use crate::rules::kw3xx::interruption::{
-    is_rebalance_kind, message_kind, notice_objects, nth, nth_log_node,
+    is_rebalance_kind, is_rule_description, message_kind, notice_objects, nth, nth_log_node,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -50,6 +50,9 @@ const SIGNALS: &[&str] = &[
 ];
 
 fn is_hit(facts: &Facts, m: &Message) -> bool {
+    if is_rule_description(m) {
+        return false;
+    }
     let t = &m.text;
     if m.reason.as_deref().is_some_and(|r| {
         r == "SpotRebalanceRecommendation" || r == "InstanceSpotRebalanceRecommendation"

@@ -183,6 +183,50 @@ pub fn node_or_claim<'a>(facts: &'a Facts, s: &ObjectRef) -> Option<(&'a Meta, O
     }
 }
 
+/// An anonymiser's mask standing for a name (`<redacted>`, `[REDACTED]`, `***`): every
+/// object masked so carries the same text, so it says nothing about which object it is. A
+/// numbered mask (`<node-1>`, as `karpenter-why` itself writes) still tells objects apart.
+pub fn is_masked_name(name: &str) -> bool {
+    let n = name.trim();
+    let inner = n
+        .strip_prefix('<')
+        .and_then(|r| r.strip_suffix('>'))
+        .or_else(|| n.strip_prefix('[').and_then(|r| r.strip_suffix(']')));
+    match inner {
+        Some(i) => !i.is_empty() && !i.chars().any(|c| c.is_ascii_digit()),
+        None => {
+            (!n.is_empty() && n.chars().all(|c| c == '*')) || n.eq_ignore_ascii_case("redacted")
+        }
+    }
+}
+
+/// Whether two messages about `subject` are about one object. By name, except for a masked
+/// name: then only events of one `kubectl describe` Events section (which lists its own
+/// object's events), or of a `kubectl get events` that selects one object by name
+/// (`--field-selector involvedObject.name=...`), are known to share it.
+pub fn same_subject(facts: &Facts, a: &Message, b: &Message, subject: &ObjectRef) -> bool {
+    if !is_masked_name(&subject.name) {
+        return true;
+    }
+    if a.evidence.source != b.evidence.source {
+        return false;
+    }
+    let one_object_listed = facts.commands.iter().any(|c| {
+        c.evidence.source == a.evidence.source
+            && find_ignore_ascii_case(&c.evidence.text, "involvedObject.name=").is_some()
+    });
+    one_object_listed || (described_event(facts, a) && described_event(facts, b))
+}
+
+/// Whether `m` is an event listed in a `kubectl describe` Events section: about the object
+/// that describe shows.
+pub fn described_event(facts: &Facts, m: &Message) -> bool {
+    facts
+        .events
+        .iter()
+        .any(|e| e.from_describe && e.evidence == m.evidence)
+}
+
 /// Adds `item` to `list` unless it is already there (keeps first-appearance order).
 pub fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
     if !list.contains(&item) {

@@ -5,8 +5,8 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, serrors_values,
-    split_qualified, subject_of, subjects_label, unescaped,
+    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, same_subject,
+    serrors_values, split_qualified, subject_of, subjects_label, unescaped,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -41,7 +41,9 @@ prints (`Cannot evict pod as it would violate the pod's disruption budget.`); an
 
 A drain that names no budget (`<n> pods are waiting to be evicted`) is joined with the input's
 PDBs at 0 allowed disruptions that cover a pod on the node (`kubectl get pdb -A` rows too), named
-in the summary. When the input later shows the budget (or the pod) deleted, or the
+in the summary. On a node EC2 is reclaiming (`SpotInterrupted`, `TerminatingOnInterruption`,
+`InstanceTerminating`) such a drain is the interruption's (KW309), not a block, unless such a
+budget covers one of its pods. When the input later shows the budget (or the pod) deleted, or the
 do-not-disrupt annotation that held the drain taken off, the block is past: said so, severity
 info.
 
@@ -190,6 +192,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     {
         g.likely = likely_pdbs(facts, &g.subjects);
     }
+    // A drain that names no budget, on a node EC2 is taking back (spot interruption, instance
+    // terminating): Karpenter is evicting its pods within the notice and the instance goes
+    // regardless, so with no budget at 0 in the input it is the interruption's drain (KW309),
+    // not a block.
+    groups.retain(|g| {
+        let anonymous = g.pdbs.is_empty() && g.pods.is_empty() && g.likely.is_empty();
+        !(anonymous
+            && !g.subjects.is_empty()
+            && g.subjects.iter().all(|s| interrupted(facts, g, s)))
+    });
     // A PDB allowing no disruption that covers a scheduled pod blocks that pod's node even
     // when no event says so yet.
     for pdb in &facts.pdbs {
@@ -224,6 +236,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         groups.push(g);
     }
     groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+/// Karpenter's interruption events: EC2 reclaims the instance whatever its pods' budgets say.
+const INTERRUPTION_REASONS: &[&str] = &[
+    "SpotInterrupted",
+    "TerminatingOnInterruption",
+    "InstanceTerminating",
+    "InstanceStopping",
+    "CapacityReservationInstanceInterrupted",
+];
+
+/// Whether the input shows an interruption event for `subject` of the drain `g` (the object
+/// itself: a Node and its NodeClaim carry different names).
+fn interrupted(facts: &Facts, g: &Group<'_>, subject: &ObjectRef) -> bool {
+    facts.messages.iter().any(|m| {
+        m.reason
+            .as_deref()
+            .is_some_and(|r| INTERRUPTION_REASONS.contains(&r))
+            && subject_of(m).is_some_and(|o| o.kind == subject.kind && o.name == subject.name)
+            && g.messages
+                .iter()
+                .all(|d| same_subject(facts, d, m, subject))
+    })
 }
 
 /// `<ns>/<pod>` of a `kubectl drain` refusal: `evicting pods/"<pod>" -n "<ns>"` (kubectl

@@ -1,9 +1,10 @@
 //! KW404 not-initialized-blocks-disruption.
 
-use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::shown_initialized;
 use crate::rules::kw4xx::disruption::{
-    hits, node_name, push_unique, subject_of, subjects_label, unescaped, Hits,
+    described_event, hits, is_masked_name, node_name, push_unique, same_subject, subject_of,
+    subjects_label, unescaped, Hits,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -105,10 +106,14 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
                 .filter(|s| s.kind == kind)
                 .map(|s| s.name.as_str())
         };
-        if shown_initialized(facts, name_of("NodeClaim"), name_of("Node"))
+        // A masked name (`<redacted>`) names no object in particular: the initialized state of
+        // an object so masked is its own only in that object's describe.
+        let named =
+            subject.as_ref().is_some_and(|s| !is_masked_name(&s.name)) || described_event(facts, m);
+        if (named && shown_initialized(facts, name_of("NodeClaim"), name_of("Node")))
             || subject
                 .as_ref()
-                .is_some_and(|s| initialized_since(facts, s))
+                .is_some_and(|s| initialized_since(facts, m, s))
         {
             continue;
         }
@@ -141,9 +146,9 @@ const AFTER_INITIALIZATION: &[&str] = &[
     "disrupting nodeclaim:",
 ];
 
-fn initialized_since(facts: &Facts, subject: &ObjectRef) -> bool {
+fn initialized_since(facts: &Facts, blocked: &Message, subject: &ObjectRef) -> bool {
     facts.messages.iter().any(|m| {
-        if subject_of(m).as_ref() != Some(subject) {
+        if subject_of(m).as_ref() != Some(subject) || !same_subject(facts, blocked, m, subject) {
             return false;
         }
         let t = unescaped(&m.text);

@@ -27,7 +27,9 @@ Signals: NodePool condition `NodeClassReady=False` with reason `NodeClassNotFoun
 not found on cluster`) or `NodeClassTerminating` (`NodeClass is Terminating`), the warning
 event `Failed resolving NodeClass` (`Failed resolving AWSNodeTemplate` before v0.32), the API
 error `ec2nodeclasses.karpenter.k8s.aws "<name>" not found` in the logs, and a NodePool whose
-`nodeClassRef` names an EC2NodeClass absent from input that lists the EC2NodeClasses.
+`nodeClassRef` names an EC2NodeClass absent from input that lists the EC2NodeClasses (not
+`kubectl get ec2nodeclass <name>` of another one, and not when the NodePool's own status shows
+the reference resolving: `NodeClassReady` with another reason, or `Ready=True`).
 
 ## Why it happens
 A typo in `nodeClassRef.name`, the EC2NodeClass not applied yet (or applied to another
@@ -123,13 +125,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         groups[i].messages.push(m);
     }
     // Typed NodePools: the condition itself, or a reference the listed EC2NodeClasses lack.
-    let classes_listed = !facts.nodeclasses.is_empty()
-        || facts.has(Collected::NodeClasses)
-        || facts.empty_lists.iter().any(|e| {
-            e.resource
-                .as_deref()
-                .is_some_and(|r| r.starts_with("ec2nodeclass"))
-        });
+    let listed_empty = facts.empty_lists.iter().any(|e| {
+        e.resource
+            .as_deref()
+            .is_some_and(|r| r.starts_with("ec2nodeclass"))
+    });
+    // `kubectl get ec2nodeclass <name>` shows that one, not every EC2NodeClass: a reference to
+    // another one is not missing because the paste lacks it.
+    let class_commands: Vec<_> = facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.tool == "kubectl"
+                && c.kinds
+                    .iter()
+                    .any(|k| k == "EC2NodeClass" || k == "AWSNodeTemplate")
+        })
+        .collect();
+    let only_named_fetches =
+        !class_commands.is_empty() && class_commands.iter().all(|c| c.name.is_some());
+    let classes_listed = listed_empty
+        || ((!facts.nodeclasses.is_empty() || facts.has(Collected::NodeClasses))
+            && !only_named_fetches);
     for np in &facts.nodepools {
         let cond = np.conditions.iter().find(|c| {
             c.condition_type == "NodeClassReady"
@@ -139,7 +156,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     Some("NodeClassNotFound") | Some("NodeClassTerminating")
                 )
         });
+        // The NodePool's own status says its reference resolves: NodeClassReady copies the
+        // EC2NodeClass's readiness (any reason but NotFound / Terminating means it exists),
+        // and a Ready NodePool has a ready EC2NodeClass.
+        let resolves = np.conditions.iter().any(|c| {
+            (c.condition_type == "NodeClassReady"
+                && !matches!(
+                    c.reason.as_deref(),
+                    Some("NodeClassNotFound") | Some("NodeClassTerminating")
+                )
+                && (c.status == "True" || c.status == "False"))
+                || (c.condition_type == "Ready" && c.status == "True")
+        });
         let missing = classes_listed
+            && !resolves
             && np
                 .nodeclass_ref
                 .as_deref()
