@@ -152,6 +152,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .find(|r| r.key == CAPACITY_TYPE)
             .map(|r| format!("{CAPACITY_TYPE} {} [{}]", r.operator, r.values.join(" ")))
             .unwrap_or_default();
+        // The same NodePool shown twice (its describe and its YAML, one paste twice) is one.
+        if cases
+            .iter()
+            .any(|c| c.nodepool.as_deref() == Some(np.meta.name.as_str()))
+        {
+            continue;
+        }
         cases.push(Case {
             nodepool: Some(np.meta.name.clone()),
             requirement,
