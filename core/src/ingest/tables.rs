@@ -191,7 +191,14 @@ impl Table {
                 return None;
             }
             let cell: String = chars[start..end.max(start)].iter().collect();
-            cells.push(cell.trim().to_string());
+            let cell = cell.trim();
+            // kubectl pads columns with at least three spaces and no value but the last has a
+            // run of two: one here means the row's cells moved (an anonymiser shortened a
+            // name), so the gaps cut it rather than the header's positions.
+            if n + 1 < self.columns.len() && cell.contains("  ") {
+                return None;
+            }
+            cells.push(cell.to_string());
         }
         Some(cells)
     }

@@ -493,6 +493,24 @@ team-a-8xk2m                                   m5.xlarge                 Unknown
         .all(|c| c.instance_type.as_deref() != Some("m5.xlarge")));
 }
 
+/// An anonymiser shortened the OBJECT cell so much that the header's MESSAGE position falls
+/// on a space inside the gap: cut at the positions, OBJECT would hold the message's first
+/// words. A run of two spaces inside a cell other than the last gives the shift away.
+#[test]
+fn a_row_whose_cell_holds_a_gap_is_cut_at_its_gaps() {
+    let facts = facts_of(
+        "NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                              MESSAGE
+default     3m          Normal   DisruptionBlocked   node/<redacted>     Node is drifted but cannot be disrupted
+",
+    );
+    let event = &facts.events[0];
+    assert_eq!(event.message, "Node is drifted but cannot be disrupted");
+    assert_eq!(
+        event.object.as_ref().map(|o| o.name.as_str()),
+        Some("<redacted>")
+    );
+}
+
 #[test]
 fn a_log_line_right_under_an_events_table_is_not_a_wrapped_message() {
     for header_and_row in [
