@@ -279,10 +279,18 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         presence + of_kind().map(|(_, c)| c.score).sum::<u32>()
     };
     // A Pending pod described in the input is what the user asks about, whatever the
-    // NodePool, NodeClaim or node pasted next to it to explain it scores.
-    let described_pending = candidates
-        .iter()
-        .any(|(r, c)| r.kind == "Pod" && c.typed && c.pending);
+    // NodePool, NodeClaim or node pasted next to it to explain it scores. A table row of one
+    // counts only when a diagnosis names it: a DaemonSet's pod stuck in Init on the node a
+    // NodeClaim diagnosis is about is evidence, not the question.
+    let listed_only = |r: &ObjectRef| {
+        facts
+            .pods
+            .iter()
+            .any(|p| p.meta.from_table && p.object_ref() == *r)
+    };
+    let described_pending = candidates.iter().any(|(r, c)| {
+        r.kind == "Pod" && c.typed && c.pending && (c.named_by_diagnosis || !listed_only(r))
+    });
     let (kind, plural) = SUBJECT_KINDS
         .iter()
         .copied()

@@ -673,6 +673,9 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     if let Some(table) = tables::Table::from_header(line) {
         return tables::ingest(part, i, table, cx, sink);
     }
+    if let Some(end) = tables::headerless(part, i, cx, sink) {
+        return end;
+    }
     if let Some((start, end)) = segment::yaml_block(part, i, cx) {
         if start > i || end > start {
             let first = sink.facts.messages.len();

@@ -59,6 +59,13 @@ pub struct Command {
     pub tool_namespace: Option<String>,
     /// Positional words after the tool (helm's verb and release, stern's query).
     pub positional: Vec<String>,
+    /// `-o` / `--output` as typed (`wide`, `yaml`, `jsonpath=...`).
+    pub output: Option<String>,
+    /// `--show-labels` (a LABELS column last).
+    pub show_labels: bool,
+    /// Piped through a line filter (`| grep Pending`, `| head -5`, `| tail`): the table's
+    /// header may be gone.
+    pub filtered: bool,
 }
 
 impl Command {
@@ -160,7 +167,14 @@ pub fn prompt(line: &str) -> Option<Command> {
             let (path, cmd) = rest.split_once("> ")?;
             (!path.is_empty() && !path.contains(char::is_whitespace)).then_some(cmd)
         })?;
-    let command_line = after.split('|').next().unwrap_or(after);
+    let mut stages = after.split('|');
+    let command_line = stages.next().unwrap_or(after);
+    let filtered = stages.any(|stage| {
+        matches!(
+            stage.split_whitespace().next(),
+            Some("grep" | "egrep" | "fgrep" | "rg" | "head" | "tail" | "awk" | "sed" | "findstr")
+        )
+    });
     let mut tokens = command_line.split_whitespace().peekable();
     let tool = tokens.next()?;
     let known_tools = [
@@ -187,6 +201,7 @@ pub fn prompt(line: &str) -> Option<Command> {
     let kubectl = matches!(tool, "kubectl" | "k" | "oc");
     let mut command = Command {
         tool: if kubectl { "kubectl" } else { tool }.to_string(),
+        filtered,
         ..Command::default()
     };
     if !kubectl {
@@ -230,9 +245,22 @@ pub fn prompt(line: &str) -> Option<Command> {
             command.selector = Some(selector);
             continue;
         }
+        if let Some(output) = flag_value("-o", "--output") {
+            if token == "-o" || token == "--output" {
+                tokens.next();
+            }
+            command.output = Some(output);
+            continue;
+        }
+        if let Some(output) = token.strip_prefix("-o").filter(|o| !o.is_empty()) {
+            command.output = Some(output.to_string());
+            continue;
+        }
+        if token == "--show-labels" {
+            command.show_labels = true;
+            continue;
+        }
         let takes_value = [
-            "-o",
-            "--output",
             "--context",
             "--kubeconfig",
             "-c",

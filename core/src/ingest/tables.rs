@@ -294,6 +294,95 @@ pub fn ingest(part: &Part<'_>, i: usize, table: Table, cx: &Context, sink: &mut 
     end
 }
 
+/// Rows of a `kubectl get pods|nodes|nodeclaims` whose header a filter dropped (`kubectl get
+/// pods -A | grep Pending`, `kubectl get nodes --show-labels | grep ip-10-0-1-2`): right under
+/// the prompt, read with the columns kubectl prints for that resource and those flags
+/// (`-A`, `-o wide`, `--show-labels`, `-L`), cut at their gaps. A row with fewer cells than
+/// the columns (an empty cell) stays unrecognised.
+pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
+    let command = cx.command.as_ref().filter(|c| c.filtered)?;
+    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() {
+        return None;
+    }
+    let wide = match command.output.as_deref() {
+        None => false,
+        Some("wide") => true,
+        Some(_) => return None,
+    };
+    let mut columns: Vec<&str> = Vec::new();
+    let namespaced = match command.listed_kind()? {
+        "Pod" => {
+            columns.extend(["NAME", "READY", "STATUS", "RESTARTS", "AGE"]);
+            if wide {
+                columns.extend(["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]);
+            }
+            true
+        }
+        "Node" => {
+            columns.extend(["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
+            if wide {
+                columns.extend([
+                    "INTERNAL-IP",
+                    "EXTERNAL-IP",
+                    "OS-IMAGE",
+                    "KERNEL-VERSION",
+                    "CONTAINER-RUNTIME",
+                ]);
+            }
+            false
+        }
+        "NodeClaim" => {
+            columns.extend(["NAME", "TYPE", "CAPACITY", "ZONE", "NODE", "READY", "AGE"]);
+            if wide {
+                columns.extend(["ID", "NODEPOOL", "NODECLASS"]);
+            }
+            false
+        }
+        _ => return None,
+    };
+    if namespaced && command.all_namespaces {
+        columns.insert(0, "NAMESPACE");
+    }
+    let labels: Vec<String> = command
+        .label_columns
+        .iter()
+        .map(|l| l.rsplit('/').next().unwrap_or(l).to_ascii_uppercase())
+        .collect();
+    columns.extend(labels.iter().map(String::as_str));
+    if command.show_labels {
+        columns.push("LABELS");
+    }
+    let line = part.lines[i];
+    if Table::from_header(line).is_some() || split_gaps(line.trim()).len() < columns.len() {
+        return None;
+    }
+    let table = Table {
+        columns: columns
+            .iter()
+            .map(|name| Column {
+                name: name.to_string(),
+                start: usize::MAX,
+            })
+            .collect(),
+        tabs: false,
+    };
+    let end = table_end(&part.lines, i - 1);
+    for j in i..end {
+        let cells = table.cut_on_gaps(part.lines[j]);
+        let row = cells.as_ref().map(|cells| Row {
+            table: &table,
+            cells,
+            part,
+            index: j,
+            command: Some(command),
+        });
+        if !row.is_some_and(|row| row.ingest(command.listed_kind(), sink)) {
+            sink.unrecognised(part, j);
+        }
+    }
+    Some(end)
+}
+
 fn table_end(lines: &[&str], header: usize) -> usize {
     // A log line pasted right under the table ends it, unless the table's rows themselves
     // start with a time (`kubectl get events -o custom-columns=TIME:...`).

@@ -2002,3 +2002,52 @@ spec:
     ));
     assert_eq!(other.pods.len(), 2);
 }
+
+/// `kubectl get pods -A | grep Pending`: the filter dropped the header; the rows right under
+/// the prompt are read with the columns kubectl prints for the resource and its flags.
+#[test]
+fn rows_a_filter_left_without_their_header_are_read() {
+    let facts = facts_of(
+        "$ kubectl get pods -A | grep Pending
+ml          trainer-0                         0/1     Pending   0          14m
+shop        web-6c9d8b7f5-2xk4p               0/1     Pending   0          14m
+$ kubectl get nodes --show-labels | grep ip-10-8-44-201
+ip-10-8-44-201.eu-west-2.compute.internal   Ready    <none>   2d    v1.31.2-eks-94953ac   karpenter.sh/nodepool=default,topology.kubernetes.io/zone=eu-west-2a
+$ kubectl get nodeclaims -o wide | grep gpu
+gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a   ip-10-0-1-2.ec2.internal   False   14m   aws:///us-east-1a/i-0abc   gpu   default
+",
+    );
+    let pods: Vec<(Option<&str>, &str, Option<&str>)> = facts
+        .pods
+        .iter()
+        .map(|p| {
+            (
+                p.meta.namespace.as_deref(),
+                p.meta.name.as_str(),
+                p.phase.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pods,
+        [
+            (Some("ml"), "trainer-0", Some("Pending")),
+            (Some("shop"), "web-6c9d8b7f5-2xk4p", Some("Pending"))
+        ]
+    );
+    assert_eq!(
+        facts.nodes[0].meta.label("karpenter.sh/nodepool"),
+        Some("default")
+    );
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.meta.name, "gpu-x8k2l");
+    assert_eq!(claim.nodepool.as_deref(), Some("gpu"));
+    // Not right under the prompt, another output format, or no filter: not a headerless row.
+    for text in [
+        "$ kubectl get pods -A | grep Pending\n\nml   trainer-0   0/1   Pending   0   14m\n",
+        "$ kubectl get pods -A -o yaml | grep Pending\nml   trainer-0   0/1   Pending   0   14m\n",
+        "$ kubectl get pods -A\nml   trainer-0   0/1   Pending   0   14m\n",
+    ] {
+        assert!(facts_of(text).pods.is_empty(), "{text}");
+    }
+}

@@ -739,6 +739,21 @@ pub fn daemonset_presence(facts: &Facts, names: &[&str]) -> Presence {
         };
         return Presence::Present(w.meta.name.clone(), ready);
     }
+    // A pod of it among the input's pods (a `kubectl get pods -o wide | grep cilium` row).
+    if let Some(pod) = facts.pods.iter().find(|p| {
+        names.iter().any(|n| {
+            p.meta
+                .name
+                .strip_prefix(n)
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|suffix| !suffix.contains('-') && has_generated_suffix(&p.meta.name))
+        })
+    }) {
+        return Presence::Pod(
+            pod.meta.name.clone(),
+            pod_status(facts, pod).filter(|s| s != "Running"),
+        );
+    }
     // A `kubectl get ds` / `get pods` line naming it.
     for m in &facts.messages {
         for word in m.text.split_whitespace() {

@@ -262,6 +262,14 @@ pub fn nth(facts: &Facts) -> Option<Nth<'_>> {
             }
         }
     }
+    // Its pods, listed (`kubectl get pods -n kube-system -o wide | grep termination`).
+    for p in facts.pods.iter().filter(|p| p.meta.name.starts_with(NTH)) {
+        push_unique(
+            &mut out.seen_as,
+            "aws-node-termination-handler in the input".to_string(),
+        );
+        out.config_evidence.extend(p.meta.evidence.clone());
+    }
     for (value, env) in DRAIN_SETTINGS {
         for s in facts.settings_named(&[value, env]) {
             let owned_by_nth = s.owner.as_ref().is_none_or(|o| o.name.contains(NTH));
