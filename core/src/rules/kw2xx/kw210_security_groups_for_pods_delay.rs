@@ -273,7 +273,7 @@ fn nominated_nodeclaim(facts: &Facts, pod: &ObjectRef) -> Option<String> {
                 .filter(|n| !n.is_empty())
                 .map(str::to_string)
         })
-        .last()
+        .next_back()
 }
 
 #[cfg(test)]

@@ -732,8 +732,7 @@ pub fn assigned_node(facts: &Facts, pod: &ObjectRef) -> Option<String> {
         .filter(|m| contains_ignore_ascii_case(&m.text, "Successfully assigned "))
         .filter_map(|m| tail_after(&m.text, &marker))
         .filter_map(|rest| rest.split_whitespace().next().map(str::to_string))
-        .filter(|n| !n.is_empty())
-        .last()
+        .rfind(|n| !n.is_empty())
 }
 
 /// The text after the first case-insensitive occurrence of `marker`, if any.
