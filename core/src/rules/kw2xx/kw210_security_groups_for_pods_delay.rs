@@ -1,7 +1,8 @@
 //! KW210 security-groups-for-pods-delay.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw2xx::scheduling::{assigned_node, nodepool_of_node, tail_after};
+use crate::rules::kw3xx::common::has_generated_suffix;
 use crate::rules::kw3xx::kw306_nodeclaim_not_initialized::aws_node_pod_eni;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -168,11 +169,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         ("NodePool", "nodepool")
     };
+    // The NodeClaim Karpenter nominated the waiting pod for (`Pod should schedule on:
+    // nodeclaim/<name>`), and the pod's node.
+    let nominated = pod.as_ref().and_then(|p| nominated_nodeclaim(facts, p));
+    let pod_node = pod.as_ref().and_then(|p| assigned_node(facts, p));
     let nodepool = nodeclaim
         .as_ref()
         .and_then(|nc| facts.nodeclaims.iter().find(|c| c.meta.name == nc.name))
         .and_then(|c| c.nodepool.clone())
-        .or_else(|| strong.iter().find_map(|m| m.nodepool.clone()));
+        .or_else(|| strong.iter().find_map(|m| m.nodepool.clone()))
+        .or_else(|| {
+            nominated
+                .as_ref()
+                .and_then(|n| facts.nodeclaims.iter().find(|c| &c.meta.name == n))
+                .and_then(|c| c.nodepool.clone())
+        })
+        .or_else(|| pod_node.as_deref().and_then(|n| nodepool_of_node(facts, n)));
+    // Without a NodeClaim or Node saying it, a generated NodeClaim name (`<nodepool>-<suffix>`)
+    // hints at its NodePool: a guess, said as one.
+    let guessed = nominated
+        .as_deref()
+        .filter(|_| nodepool.is_none())
+        .filter(|n| has_generated_suffix(n))
+        .and_then(|n| n.rsplit_once('-').map(|(prefix, _)| (n, prefix)));
     let mut summary = String::from("Security Groups for Pods: ");
     match (&pod, &nodeclaim) {
         (Some(p), _) => summary.push_str(&format!(
@@ -201,8 +220,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         "spec:\n  template:\n    metadata:\n      labels:\n        vpc.amazonaws.com/has-trunk-attached: \"false\"\n"
     };
+    let guess = match guessed {
+        Some((claim, prefix)) if !legacy => format!(
+            " (probably {prefix}: the pod was nominated for NodeClaim {claim}, named after its NodePool; `kubectl get nodeclaim {claim} -L karpenter.sh/nodepool` says)"
+        ),
+        _ => String::new(),
+    };
     let mut steps = vec![Remediation::yaml(
-        format!("Label the nodes of {pool} {np} so the resource controller attaches the trunk ENI at once (`kubectl edit {pool_res} {np}`):"),
+        format!("Label the nodes of {pool} {np}{guess} so the resource controller attaches the trunk ENI at once (`kubectl edit {pool_res} {np}`):"),
         labels.to_string(),
     )];
     match &unsupported_type {
@@ -230,6 +255,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_remediation(steps)]
 }
 
+/// The NodeClaim of the pod's `Nominated` event (`Pod should schedule on: nodeclaim/<name>`,
+/// v1 adds `, node/<node>` once it has one).
+fn nominated_nodeclaim(facts: &Facts, pod: &ObjectRef) -> Option<String> {
+    facts
+        .messages
+        .iter()
+        .filter(|m| {
+            m.object.as_ref().map_or(facts.pods.len() <= 1, |o| {
+                o.kind.eq_ignore_ascii_case("pod") && o.name == pod.name
+            })
+        })
+        .filter_map(|m| tail_after(&m.text, "should schedule on: nodeclaim/"))
+        .filter_map(|rest| {
+            rest.split([',', ' '])
+                .next()
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+        })
+        .next_back()
+}
+
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
@@ -249,6 +295,37 @@ mod tests {
         assert_eq!(
             d.remediation[0].yaml.as_deref(),
             Some("spec:\n  labels:\n    vpc.amazonaws.com/has-trunk-attached: \"false\"\n")
+        );
+    }
+
+    /// The pod's `Nominated` event names its NodeClaim: the NodeClaim's own nodepool label
+    /// when the input has it, else its generated name's prefix, said as a guess; a name
+    /// without a generated suffix says nothing.
+    #[test]
+    fn the_nominated_nodeclaim_names_the_nodepool() {
+        let text = |claim: &str| {
+            format!("Name:             ledger-0\nNamespace:        payments\nNode:             ip-10-0-1-2.ec2.internal/10.0.1.2\nStatus:           Pending\nEvents:\n  Type    Reason                  Age   From                     Message\n  ----    ------                  ----  ----                     -------\n  Normal  Nominated               13m   karpenter                Pod should schedule on: nodeclaim/{claim}, node/ip-10-0-1-2.ec2.internal\n  Normal  Scheduled               12m   default-scheduler        Successfully assigned payments/ledger-0 to ip-10-0-1-2.ec2.internal\n  Normal  SecurityGroupRequested  12m   vpc-resource-controller  Pod will get the following Security Groups [sg-0a1b]\n")
+        };
+        let step = |text: &str| {
+            check_only("KW210", text).diagnoses[0].remediation[0]
+                .text
+                .clone()
+        };
+        let guessed = step(&text("sgp-x7k2p"));
+        assert!(
+            guessed.starts_with("Label the nodes of NodePool <nodepool> (probably sgp: the pod was nominated for NodeClaim sgp-x7k2p"),
+            "{guessed}"
+        );
+        let labelled = format!("{}---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: sgp-x7k2p\n  labels:\n    karpenter.sh/nodepool: sgp\n", text("sgp-x7k2p"));
+        assert!(
+            step(&labelled).starts_with("Label the nodes of NodePool sgp so"),
+            "{}",
+            step(&labelled)
+        );
+        let plain = step(&text("imported-a"));
+        assert!(
+            plain.starts_with("Label the nodes of NodePool <nodepool> so"),
+            "{plain}"
         );
     }
 

@@ -3,7 +3,7 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{
-    message_nodepool, node_of_instance, nodepool_of_node, tail_after,
+    assigned_node, message_nodepool, node_of_instance, nodepool_of_node, tail_after,
 };
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -120,6 +120,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         ));
     }
+    // The node the failing pods were placed on (`Node:`, or their `Scheduled` event): the
+    // attach error names only the EC2 instance ID, the operator knows the node by its name.
+    let pods_node = attaching
+        .iter()
+        .chain(&unmounted)
+        .filter_map(|m| m.object.as_ref().filter(|o| o.kind == "Pod"))
+        .find_map(|o| assigned_node(facts, o));
     if !attaching.is_empty() {
         let node = attaching
             .iter()
@@ -130,11 +137,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         summary.push_str(&format!(
             "A volume stays attaching on {}: the node has more volumes than it can attach, usually because several PVC pods landed on it before its CSI driver published the limit.",
-            node.map(|n| match node_of_instance(facts, &n) {
-                Some(name) => format!("node {name} (instance {n})"),
-                None => format!("node {n}"),
-            })
-            .unwrap_or_else(|| "the node".to_string())
+            match (node, &pods_node) {
+                (Some(n), _) if !n.starts_with("i-") => format!("node {n}"),
+                (Some(n), pods_node) => match node_of_instance(facts, &n).or(pods_node.clone()) {
+                    Some(name) => format!("node {name} (instance {n})"),
+                    None => format!("node {n}"),
+                },
+                (None, Some(name)) => format!("node {name}"),
+                (None, None) => "the node".to_string(),
+            }
         ));
     }
     if !unmounted.is_empty() && attaching.is_empty() && limit.is_empty() && max_count.is_empty() {
@@ -165,9 +176,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 })
                 .filter_map(|p| p.node_name.clone()),
         )
+        .chain(pods_node.clone())
         .find_map(|n| nodepool_of_node(facts, &n).map(|np| (n, np)));
     if let Some((n, np)) = &node {
-        let name = node_of_instance(facts, n).unwrap_or_else(|| n.clone());
+        let name = node_of_instance(facts, n)
+            .or_else(|| n.starts_with("i-").then(|| pods_node.clone()).flatten())
+            .unwrap_or_else(|| n.clone());
         summary.push_str(&format!(" Node {name} was launched by NodePool {np}."));
     }
     let nodepool = node.map(|(_, np)| np).or_else(|| {

@@ -21,7 +21,9 @@ address to give it, so the pod stays in `ContainerCreating`.
 
 Signal: the kubelet event `FailedCreatePodSandBox` with `plugin type="aws-cni" ... failed (add):
 add cmd: failed to assign an IP address to container` (or `networkPlugin cni failed to set up
-pod ... network: add cmd: failed to assign an IP address to container`).
+pod ... network: add cmd: failed to assign an IP address to container`). Not this rule: `add cmd:
+Error received from AddNetwork gRPC call: ... dial tcp 127.0.0.1:50051: connect: connection
+refused`, where no address was asked for because ipamd is not running on the node (KW305).
 
 ## Why it happens
 Two causes, told apart by the facts:

@@ -711,6 +711,30 @@ pub fn pod_ref(qualified: &str) -> ObjectRef {
     }
 }
 
+/// The node pod `pod` runs on: its `Node:` / `spec.nodeName`, else the scheduler's `Scheduled`
+/// event (`Successfully assigned <ns>/<pod> to <node>`; the last one, as a recreated pod of
+/// the same name is assigned again). None when the input shows neither.
+pub fn assigned_node(facts: &Facts, pod: &ObjectRef) -> Option<String> {
+    let bound = facts
+        .pod(pod)
+        .and_then(|p| p.node_name.clone())
+        .filter(|n| !n.is_empty() && n != "<none>");
+    if bound.is_some() {
+        return bound;
+    }
+    let marker = match &pod.namespace {
+        Some(ns) => format!("Successfully assigned {ns}/{} to ", pod.name),
+        None => format!("/{} to ", pod.name),
+    };
+    facts
+        .messages
+        .iter()
+        .filter(|m| contains_ignore_ascii_case(&m.text, "Successfully assigned "))
+        .filter_map(|m| tail_after(&m.text, &marker))
+        .filter_map(|rest| rest.split_whitespace().next().map(str::to_string))
+        .rfind(|n| !n.is_empty())
+}
+
 /// The text after the first case-insensitive occurrence of `marker`, if any.
 pub fn tail_after(text: &str, marker: &str) -> Option<String> {
     let start = find_ignore_ascii_case(text, marker)? + marker.len();

@@ -807,7 +807,7 @@ pub fn daemonset_presence(facts: &Facts, names: &[&str]) -> Presence {
 
 /// `<name>-<5 characters>` of the alphabet the API server draws generateName suffixes from
 /// (no vowels, no 0, 1 or 3): a DaemonSet's pod, not the DaemonSet.
-fn has_generated_suffix(name: &str) -> bool {
+pub fn has_generated_suffix(name: &str) -> bool {
     const SUFFIX_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
     name.rsplit_once('-').is_some_and(|(prefix, suffix)| {
         !prefix.is_empty()

@@ -1,7 +1,7 @@
 //! KW305 node-cni-not-ready.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::tail_after;
+use crate::rules::kw2xx::scheduling::{assigned_node, tail_after};
 use crate::rules::kw3xx::cni_log::{cni_log_findings, CniLogCause};
 use crate::rules::kw3xx::common::{
     join_names, node_of, push_unique, registered_after, sole_raw_value,
@@ -32,9 +32,15 @@ collector's bundle) says why it cannot start, and is a signal alone: `Failed to 
 ec2:DescribeNetworkInterfaces ...: UnauthorizedOperation` (its role lacks the policy),
 `NoCredentialProviders` (IRSA not wired), `Unable to reach API Server` / `error communicating
 with apiserver` (kube-proxy down, or security groups without the control plane), `Retrying
-waiting for IPAM-D` (ipamd never started). Not a kubelet that cannot register its Node (`Unable
-to register node with API server`, never followed by `Successfully registered node`): every
-kubelet reports its network not initialized until aws-node runs, and aws-node cannot run on a
+waiting for IPAM-D` (ipamd never started). A pod's `FailedCreatePodSandBox` whose CNI plugin
+cannot reach ipamd on the node (`plugin type="aws-cni" ... add cmd: Error received from
+AddNetwork gRPC call: rpc error: code = Unavailable desc = connection error: ... dial tcp
+127.0.0.1:50051: connect: connection refused`) says the same from the pod's side, even while the
+node still reports Ready: aws-node is not running there. On a node that joined seconds ago this
+is aws-node still starting, and the pod gets its sandbox on a retry: once the pod's containers
+are created or started, that failure is history. Not a kubelet that cannot register its Node
+(`Unable to register node with API server`, never followed by `Successfully registered node`):
+every kubelet reports its network not initialized until aws-node runs, and aws-node cannot run on a
 Node that does not exist, so the registration failure is the problem (KW303, KW304).
 
 ## Why it happens
@@ -63,6 +69,7 @@ const SIGNALS: &[&str] = &[
     "retrying waiting for ipam-d",
     "failed to call ec2:",
     "nocredentialproviders",
+    "error received from addnetwork grpc call",
 ];
 
 /// What the kubelet and the node's condition say when the network is not ready.
@@ -110,6 +117,44 @@ fn never_registered(facts: &Facts, m: &Message) -> bool {
     })
 }
 
+/// Whether `text` is the VPC CNI plugin failing a pod's sandbox because ipamd, the aws-node
+/// daemon on the node, does not answer its gRPC port (`add cmd: Error received from AddNetwork
+/// gRPC call: rpc error: code = Unavailable desc = connection error: ... dial tcp
+/// 127.0.0.1:50051: connect: connection refused`; the plugin's own log says `... grpc call for
+/// containerID <id>: ...`). aws-node is not running on that node: its CNI is not ready, even
+/// when the kubelet still reports the node Ready. Not KW213's `failed to assign an IP address
+/// to container`, which ipamd answers.
+fn ipamd_unreachable(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "Error received from AddNetwork gRPC call")
+        && [
+            "code = Unavailable",
+            "connection refused",
+            "127.0.0.1:50051",
+        ]
+        .iter()
+        .any(|s| contains_ignore_ascii_case(text, s))
+}
+
+/// The kubelet's event reasons of the steps after a pod's sandbox exists.
+const SANDBOX_CREATED: &[&str] = &["Pulling", "Pulled", "Created", "Started"];
+
+/// Whether pod `pod` got its sandbox after all: an event of its sandbox's next steps (image
+/// pulled, container created or started) or the pod Running. On a node that joined seconds
+/// ago the plugin is refused until aws-node starts, and the kubelet retries: that is history.
+fn sandbox_created_since(facts: &Facts, pod: &ObjectRef) -> bool {
+    let running = facts
+        .pod(pod)
+        .is_some_and(|p| p.phase.as_deref() == Some("Running"));
+    running
+        || facts.events.iter().any(|e| {
+            let about_pod = match &e.object {
+                Some(o) => o.kind.eq_ignore_ascii_case("pod") && o.name == pod.name,
+                None => facts.pods.len() <= 1,
+            };
+            about_pod && SANDBOX_CREATED.contains(&e.reason.as_str())
+        })
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
         .messages
@@ -140,9 +185,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             })
         })
         .collect();
+    // Pod sandboxes the CNI plugin could not set up because ipamd refuses connections.
+    let sandbox: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|m| ipamd_unreachable(&m.text))
+        .filter(|m| match m.object.as_ref().filter(|o| o.kind == "Pod") {
+            Some(o) => !sandbox_created_since(facts, o),
+            // An Events section pasted without its pod: the rows below it in the same paste.
+            None => !facts.events.iter().any(|e| {
+                e.evidence.source == m.evidence.source
+                    && e.evidence.line > m.evidence.line
+                    && SANDBOX_CREATED.contains(&e.reason.as_str())
+            }),
+        })
+        .collect();
     // The CNI's own log, which says why it is not up.
     let cni_findings = cni_log_findings(facts);
-    if hits.is_empty() && node_conditions.is_empty() && cni_findings.is_empty() {
+    if hits.is_empty()
+        && node_conditions.is_empty()
+        && cni_findings.is_empty()
+        && sandbox.is_empty()
+    {
         return Vec::new();
     }
     let mut nodes: Vec<String> = node_conditions
@@ -152,31 +216,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     // A pod's `NetworkNotReady` event names the pod, not its node.
     let mut pods: Vec<String> = Vec::new();
-    for m in &hits {
+    // The pods whose sandbox ipamd refused, named in the summary.
+    let mut refused_pods: Vec<String> = Vec::new();
+    for m in hits.iter().chain(&sandbox) {
+        let pod = m.object.as_ref().filter(|o| o.kind == "Pod");
+        let qualified = pod.map(|o| match &o.namespace {
+            Some(ns) => format!("{ns}/{}", o.name),
+            None => o.name.clone(),
+        });
+        if let (Some(q), true) = (&qualified, ipamd_unreachable(&m.text)) {
+            push_unique(&mut refused_pods, q.clone());
+        }
         if let Some(n) = node_of(facts, m) {
             push_unique(&mut nodes, n);
-        } else if let Some(o) = m.object.as_ref().filter(|o| o.kind == "Pod") {
-            let pod = facts.pod(o);
-            // Its `Scheduled` event: `Successfully assigned <ns>/<pod> to <node>`.
-            let assigned = || {
-                let marker = match &o.namespace {
-                    Some(ns) => format!("Successfully assigned {ns}/{} to ", o.name),
-                    None => format!("/{} to ", o.name),
-                };
-                facts.messages.iter().find_map(|a| {
-                    let rest = tail_after(&a.text, &marker)?;
-                    rest.split_whitespace().next().map(str::to_string)
-                })
-            };
-            match pod.and_then(|p| p.node_name.clone()).or_else(assigned) {
+        } else if let Some(o) = pod {
+            // Its `Node:`, or its `Scheduled` event (`Successfully assigned <ns>/<pod> to <node>`).
+            match assigned_node(facts, o) {
                 Some(n) => push_unique(&mut nodes, n),
-                None => push_unique(
-                    &mut pods,
-                    match &o.namespace {
-                        Some(ns) => format!("{ns}/{}", o.name),
-                        None => o.name.clone(),
-                    },
-                ),
+                None => push_unique(&mut pods, qualified.unwrap_or_default()),
             }
         }
     }
@@ -204,7 +261,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .first()
         .cloned()
         .unwrap_or_else(|| "<node-name>".to_string());
-    let other_cni = other_cni(facts);
+    // The sandbox error names the plugin, `aws-cni`: the VPC CNI is the pod network even when
+    // another CNI's name shows (Calico for network policy beside it).
+    let other_cni = if sandbox.is_empty() {
+        other_cni(facts)
+    } else {
+        None
+    };
     // What the runtime says: `Network plugin returns error: cni plugin not initialized`
     // (containerd), `docker: network plugin is not ready: cni config uninitialized` (dockershim).
     let detail = hits
@@ -215,7 +278,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map(|d| d.trim_end_matches(['"', ' ', ']']).to_string())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(|| "cni plugin not initialized".to_string());
-    let only_logs = hits.is_empty() && node_conditions.is_empty();
+    let only_logs = hits.is_empty() && node_conditions.is_empty() && sandbox.is_empty();
     let mut summary = format!(
         "{} NotReady: the container network is not ready (NetworkPluginNotReady: {detail}), so no pod can start there.",
         if !nodes.is_empty() {
@@ -230,6 +293,24 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "The node is".to_string()
         }
     );
+    if hits.is_empty() && node_conditions.is_empty() && !sandbox.is_empty() {
+        // Only pods' sandbox failures: the kubelet may still report the node Ready (the CNI's
+        // config stays on disk when ipamd stops), the pods on it cannot start all the same.
+        let place = if !nodes.is_empty() {
+            format!("node {}", join_names(&nodes))
+        } else {
+            "its node".to_string()
+        };
+        summary = format!(
+            "ipamd, the Amazon VPC CNI's daemon (aws-node), does not answer on {place} (AddNetwork gRPC to 127.0.0.1:50051 refused), so the sandbox of {} cannot get its network (FailedCreatePodSandBox) and stays in ContainerCreating: the node's CNI is not ready.",
+            pods_phrase(&refused_pods)
+        );
+    } else if !sandbox.is_empty() {
+        summary.push_str(&format!(
+            " The sandbox of {} fails for the same reason: ipamd (127.0.0.1:50051) refuses the CNI plugin's connection.",
+            pods_phrase(&refused_pods)
+        ));
+    }
     // The node's aws-node pod, when the input lists it (`kubectl get pods -o wide`): read its
     // own logs and status rather than every aws-node pod's.
     let aws_node_pod = facts
@@ -275,6 +356,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " The cluster runs {} as its CNI: its agent pod on the node is not up.",
             capitalised(cni)
         )),
+        (None, None) if !sandbox.is_empty() => summary.push_str(" The aws-node pod on that node is not running or not serving (starting, crash-looping, or not scheduled there); when it crash-loops, most often its role lacks AmazonEKS_CNI_Policy."),
         (None, None) => summary.push_str(" With the Amazon VPC CNI, the aws-node pod on the node is not up, most often because its role lacks AmazonEKS_CNI_Policy."),
     }
     let mut steps = vec![
@@ -301,6 +383,30 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if let (None, Some(cause)) = (other_cni, logged) {
         steps = logged_cause_steps(facts, cause, &node);
     }
+    if let (false, None, None) = (sandbox.is_empty(), aws_node_pod, logged) {
+        // Without the node's name, the failing pod's spec says it.
+        let (node_ref, lookup) = match (nodes.is_empty(), refused_pods.as_slice()) {
+            (true, [one]) => {
+                let (ns, name) = one.split_once('/').unwrap_or(("<namespace>", one));
+                (
+                    "$NODE".to_string(),
+                    format!(
+                        "NODE=$(kubectl -n {ns} get pod {name} -o jsonpath='{{.spec.nodeName}}'); "
+                    ),
+                )
+            }
+            _ => (node.clone(), String::new()),
+        };
+        let place = if lookup.is_empty() {
+            node.clone()
+        } else {
+            format!("the node of pod {}", refused_pods.join(", "))
+        };
+        steps[0] = Remediation::command(
+            format!("Find the aws-node pod on {place} and read why ipamd is not serving (its aws-node container's log; add --previous if the pod restarted):"),
+            format!("{lookup}kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node_ref}; kubectl -n kube-system logs $(kubectl -n kube-system get pods -l k8s-app=aws-node --field-selector spec.nodeName={node_ref} -o name) -c aws-node --tail=50"),
+        );
+    }
     if let (None, Some(pod), None) = (other_cni, aws_node_pod, logged) {
         let name = &pod.meta.name;
         steps[0] = Remediation::command(
@@ -323,11 +429,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages_per_object(
             hits.iter()
                 .copied()
+                .chain(sandbox.iter().copied())
                 .chain(cni_findings.iter().map(|f| f.message)),
             &|m: &Message| m.object.clone(),
         )
         .with_related(&["KW306"])
         .with_remediation(steps)]
+}
+
+/// `pod ns/a`, `pods ns/a and ns/b`, or `the pod` when none is known.
+fn pods_phrase(pods: &[String]) -> String {
+    match pods {
+        [] => "the pod".to_string(),
+        [one] => format!("pod {one}"),
+        many => format!("pods {}", join_names(many)),
+    }
 }
 
 /// A pod of the VPC CNI's DaemonSet (not the termination handler's).
@@ -559,6 +675,39 @@ Events:
         assert!(d[0].remediation[1].command.as_deref().unwrap().contains(
             "--role-name prod-vpc-cni --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
         ));
+    }
+
+    /// The CNI plugin refused by ipamd on the node: the pod's sandbox event, its dockershim
+    /// form, and the plugin's own log line; not ipamd answering "no address" (KW213), nor a
+    /// pod whose containers started after the refusal (aws-node was still starting).
+    #[test]
+    fn sandbox_refused_by_ipamd() {
+        let event = r#"LAST SEEN   TYPE      REASON                   OBJECT      MESSAGE
+2m          Warning   FailedCreatePodSandBox   pod/web-0   Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "9a3e": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: Error received from AddNetwork gRPC call: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:50051: connect: connection refused""#;
+        for text in [
+            event,
+            r#"networkPlugin cni failed to set up pod "web-0_default" network: add cmd: Error received from AddNetwork gRPC call: rpc error: code = Unavailable desc = all SubConns are in TransientFailure, latest connection error: connection error: desc = "transport: Error while dialing dial tcp 127.0.0.1:50051: connect: connection refused""#,
+            r#"{"level":"error","ts":"2026-12-07T02:41:10.118Z","caller":"routed-eni-cni-plugin/cni.go:283","msg":"Error received from AddNetwork grpc call for containerID 9a3e0c1d7b5f: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial tcp 127.0.0.1:50051: connect: connection refused\""}"#,
+        ] {
+            assert_eq!(ids(&check_only("KW305", text)), ["KW305"], "{text}");
+        }
+        let d = &check_only("KW305", event).diagnoses[0];
+        assert!(d.summary.contains("pod web-0"), "{}", d.summary);
+        assert!(d.remediation[0]
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with(
+                "NODE=$(kubectl -n <namespace> get pod web-0 -o jsonpath='{.spec.nodeName}');"
+            )));
+        let started = format!(
+            "{event}\n1m          Normal    Started                  pod/web-0   Started container web\n"
+        );
+        assert!(ids(&check_only("KW305", &started)).is_empty());
+        let answered = event.replace(
+            "Error received from AddNetwork gRPC call: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial tcp 127.0.0.1:50051: connect: connection refused\"",
+            "failed to assign an IP address to container",
+        );
+        assert!(ids(&check_only("KW305", &answered)).is_empty());
     }
 
     #[test]
