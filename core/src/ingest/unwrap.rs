@@ -208,8 +208,8 @@ fn is_fence(line: &str) -> bool {
 /// Output whose structure starts at column 0: Kubernetes YAML and `kubectl describe` (nested
 /// fields are read by their indentation under a column-0 `Name:`), a `kubectl get` table
 /// (its upper-case header, whose column positions cut the rows; describe's own `Type
-/// Reason` tables sit indented under their heading), or a shell prompt (`$ kubectl ...`,
-/// which names what the output below it is).
+/// Reason` tables sit indented under their heading), a shell prompt (`$ kubectl ...`,
+/// which names what the output below it is), or a log.
 fn starts_column_document(line: &str) -> bool {
     line.starts_with("apiVersion:")
         || line.starts_with("kind:")
@@ -218,6 +218,10 @@ fn starts_column_document(line: &str) -> bool {
         || (super::tables::Table::from_header(line).is_some()
             && !line.bytes().any(|b| b.is_ascii_lowercase()))
         || super::segment::prompt(line).is_some()
+        // A log line (console or JSON, a `--prefix`/stern prefix before it): log readers
+        // take a line's leading spaces for a continuation of the line above.
+        || super::scan::quick_level(line.as_bytes()).is_some()
+        || super::scan::header_label(line.as_bytes()).is_some()
 }
 
 /// Indented code blocks holding Kubernetes YAML, `kubectl describe` or `kubectl get` output or
@@ -336,7 +340,7 @@ mod tests {
     /// at column 0: an indented one (a Markdown code block, a mail) comes back there, with the
     /// prompt above it.
     #[test]
-    fn an_indented_table_or_prompt_moves_to_column_zero() {
+    fn an_indented_table_prompt_or_log_moves_to_column_zero() {
         let table = "Output:\n\n    $ kubectl get nodeclaims\n    NAME    TYPE        READY\n    d-k2x   c6a.large   True\n\nThanks\n";
         assert_eq!(
             unwrapped(table).unwrap(),
@@ -346,6 +350,12 @@ mod tests {
         assert_eq!(
             unwrapped(headless).unwrap(),
             "NAME        NODECLASS   READY\ngpu-h100    gpu         False\n"
+        );
+        // A console log in a code block (Stack Overflow's four spaces), a stern prefix before it.
+        let log = "Logs:\n\n    karpenter-5f7b9 controller 2023-06-02T11:04:51.880Z\tINFO\tcontroller.provisioner\tno provisioners found\n";
+        assert_eq!(
+            unwrapped(log).unwrap(),
+            "Logs:\n\nkarpenter-5f7b9 controller 2023-06-02T11:04:51.880Z\tINFO\tcontroller.provisioner\tno provisioners found\n"
         );
         // describe's own tables are indented under their heading and not upper case.
         assert_eq!(
