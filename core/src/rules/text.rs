@@ -11,6 +11,26 @@ pub fn contains_any(text: &str, needles: &[&str]) -> bool {
     needles.iter().any(|n| contains_ignore_ascii_case(text, n))
 }
 
+/// An anonymiser's mask standing for a name: `<redacted>`, `[REDACTED]`, `<nodeclaim-1>`,
+/// `REDACTED-1`, `***`, `xxxxx`. It says nothing of what the name was (which NodePool a
+/// NodeClaim's name starts with).
+pub fn is_mask(name: &str) -> bool {
+    let n = name.trim();
+    let bracketed = n
+        .strip_prefix('<')
+        .and_then(|r| r.strip_suffix('>'))
+        .or_else(|| n.strip_prefix('[').and_then(|r| r.strip_suffix(']')));
+    bracketed.is_some_and(|inner| !inner.is_empty())
+        || (!n.is_empty() && n.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '-')))
+        || contains_ignore_ascii_case(n, "redacted")
+}
+
+/// A mask that every masked object shares ([`is_mask`] without a number): it cannot tell
+/// objects apart. A numbered mask (`<node-1>`, as `karpenter-why --redact` writes) can.
+pub fn is_unnumbered_mask(name: &str) -> bool {
+    is_mask(name) && !name.chars().any(|c| c.is_ascii_digit())
+}
+
 /// `s` with its first letter upper-cased. ASCII only: the texts it starts (subject labels,
 /// agent names) begin with a word of ours or a Kubernetes kind, and leaving out Unicode case
 /// mapping keeps its tables (12 KB gzipped) out of the web page's module.
@@ -534,6 +554,25 @@ pub fn quoting_prose(m: &Message) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn masks_and_which_of_them_tell_objects_apart() {
+        for mask in [
+            "<redacted>",
+            "[REDACTED]",
+            "***",
+            "xxxxx",
+            "REDACTED-1",
+            "<nodeclaim-1>",
+        ] {
+            assert!(is_mask(mask), "{mask}");
+        }
+        for name in ["general-5kx2p", "x-large-pool-abcde", "<>", ""] {
+            assert!(!is_mask(name), "{name}");
+        }
+        assert!(is_unnumbered_mask("<redacted>") && is_unnumbered_mask("***"));
+        assert!(!is_unnumbered_mask("<node-1>") && !is_unnumbered_mask("REDACTED-1"));
+    }
 
     #[test]
     fn the_karpenter_namespace_comes_from_commands_about_karpenter_itself() {

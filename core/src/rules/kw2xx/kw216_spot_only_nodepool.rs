@@ -6,7 +6,7 @@ use crate::rules::kw2xx::scheduling::{
     in_values, message_nodepool, record_of, scheduling_errors, single_value, Cause, Clause,
 };
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
-use crate::rules::text::contains_any;
+use crate::rules::text::{contains_any, is_mask};
 use crate::rules::version::before_v0_32;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -216,7 +216,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             None if cases.len() == 1 => {
                 let foreign = match (failure_claim(facts, m), &cases[0].nodepool) {
                     (Some(claim), Some(pool)) => {
-                        !masked_name(&claim) && !claim.starts_with(&format!("{pool}-"))
+                        !is_mask(&claim) && !claim.starts_with(&format!("{pool}-"))
                     }
                     _ => false,
                 };
@@ -275,16 +275,6 @@ fn failure_claim(facts: &Facts, m: &Message) -> Option<String> {
                     .or_else(|| r.field_name("nodeclaim"))
             })
         })
-}
-
-/// A name an anonymiser replaced (`<redacted>`, `<nodeclaim-1>`, `***`, `xxxxx`,
-/// `REDACTED-1`): it tells nothing about which NodePool the NodeClaim belongs to, so it is not
-/// evidence of another NodePool's NodeClaim.
-fn masked_name(name: &str) -> bool {
-    let n = name.trim();
-    (n.starts_with('<') && n.ends_with('>'))
-        || (!n.is_empty() && n.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '-')))
-        || n.to_ascii_lowercase().contains("redacted")
 }
 
 /// A failure that says it was an on-demand launch (`"capacity-type":"on-demand"` on the
@@ -520,8 +510,8 @@ mod tests {
             let text = foreign.replace("general-5kx2p", masked);
             assert_eq!(ids(&check_only("KW216", &text)), ["KW216"], "{masked}");
         }
-        assert!(!masked_name("general-5kx2p"));
-        assert!(!masked_name("x-large-pool-abcde"));
+        assert!(!is_mask("general-5kx2p"));
+        assert!(!is_mask("x-large-pool-abcde"));
     }
 
     #[test]

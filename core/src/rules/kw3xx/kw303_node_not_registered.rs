@@ -448,7 +448,7 @@ fn is_signal(facts: &Facts, m: &Message) -> bool {
 fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
     // An anonymiser's `<redacted>` stands for every NodeClaim alike: another one registering
     // says nothing about this one.
-    if crate::rules::kw4xx::disruption::is_masked_name(nodeclaim) {
+    if crate::rules::text::is_unnumbered_mask(nodeclaim) {
         return false;
     }
     let logged = facts.logs.iter().any(|r| {

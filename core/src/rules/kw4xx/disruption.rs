@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, Meta, ObjectRef};
-use crate::rules::text::{contains_any, token_after};
+use crate::rules::text::{contains_any, is_unnumbered_mask, token_after};
 
 /// `Some(true)` when the input is from a Karpenter before v1.0 (the v1beta1 NodePool of v0.32 to
 /// v0.37, or the v1alpha5 Provisioner before it), `Some(false)` when it is from v1.0 or later,
@@ -183,29 +183,12 @@ pub fn node_or_claim<'a>(facts: &'a Facts, s: &ObjectRef) -> Option<(&'a Meta, O
     }
 }
 
-/// An anonymiser's mask standing for a name (`<redacted>`, `[REDACTED]`, `***`): every
-/// object masked so carries the same text, so it says nothing about which object it is. A
-/// numbered mask (`<node-1>`, as `karpenter-why` itself writes) still tells objects apart.
-pub fn is_masked_name(name: &str) -> bool {
-    let n = name.trim();
-    let inner = n
-        .strip_prefix('<')
-        .and_then(|r| r.strip_suffix('>'))
-        .or_else(|| n.strip_prefix('[').and_then(|r| r.strip_suffix(']')));
-    match inner {
-        Some(i) => !i.is_empty() && !i.chars().any(|c| c.is_ascii_digit()),
-        None => {
-            (!n.is_empty() && n.chars().all(|c| c == '*')) || n.eq_ignore_ascii_case("redacted")
-        }
-    }
-}
-
 /// Whether two messages about `subject` are about one object. By name, except for a masked
 /// name: then only events of one `kubectl describe` Events section (which lists its own
 /// object's events), or of a `kubectl get events` that selects one object by name
 /// (`--field-selector involvedObject.name=...`), are known to share it.
 pub fn same_subject(facts: &Facts, a: &Message, b: &Message, subject: &ObjectRef) -> bool {
-    if !is_masked_name(&subject.name) {
+    if !is_unnumbered_mask(&subject.name) {
         return true;
     }
     if a.evidence.source != b.evidence.source {

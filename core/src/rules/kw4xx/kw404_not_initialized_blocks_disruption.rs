@@ -3,8 +3,8 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::shown_initialized;
 use crate::rules::kw4xx::disruption::{
-    described_event, hits, is_masked_name, node_name, push_unique, same_subject, subject_of,
-    subjects_label, unescaped, Hits,
+    described_event, hits, node_name, push_unique, same_subject, subject_of, subjects_label,
+    unescaped, Hits,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -108,8 +108,10 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
         };
         // A masked name (`<redacted>`) names no object in particular: the initialized state of
         // an object so masked is its own only in that object's describe.
-        let named =
-            subject.as_ref().is_some_and(|s| !is_masked_name(&s.name)) || described_event(facts, m);
+        let named = subject
+            .as_ref()
+            .is_some_and(|s| !crate::rules::text::is_unnumbered_mask(&s.name))
+            || described_event(facts, m);
         if (named && shown_initialized(facts, name_of("NodeClaim"), name_of("Node")))
             || subject
                 .as_ref()
