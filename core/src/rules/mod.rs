@@ -650,14 +650,90 @@ pub fn run(facts: &Facts, rules: &[&'static Rule]) -> Vec<Diagnosis> {
             d.node_pool_kind = Some(NodePoolKind::of(facts, &names, d.object.as_ref()));
         }
     }
-    let fired: Vec<&'static str> = diagnoses.iter().map(|d| d.id).collect();
-    diagnoses.retain(|d| {
-        find(d.id).is_none_or(|r| !r.meta.superseded_by.iter().any(|s| fired.contains(s)))
-    });
+    let superseded: Vec<bool> = diagnoses
+        .iter()
+        .map(|d| {
+            find(d.id).is_some_and(|r| {
+                diagnoses.iter().any(|by| {
+                    r.meta.superseded_by.contains(&by.id) && may_concern_same(facts, by, d)
+                })
+            })
+        })
+        .collect();
+    let mut superseded = superseded.into_iter();
+    diagnoses.retain(|_| !superseded.next().unwrap_or(false));
     sort_stable_by(&mut diagnoses, |a, b| {
         (a.severity, a.confidence, a.id).cmp(&(b.severity, b.confidence, b.id))
     });
     diagnoses
+}
+
+/// Whether `by` may be about what `d` is about, so that it can supersede `d`. Only objects the
+/// input proves apart keep both: two different nodes or NodeClaims, or a node that belongs to
+/// another NodeClaim than `d`'s (the kubelet evidence of one node says nothing about another
+/// NodeClaim that never got a node). Without an object on either side, or with masked names,
+/// they may be the same.
+fn may_concern_same(facts: &Facts, by: &Diagnosis, d: &Diagnosis) -> bool {
+    let (Some(by_object), Some(d_object)) = (&by.object, &d.object) else {
+        return true;
+    };
+    let by_objects = std::iter::once(by_object).chain(&by.objects);
+    let d_objects: Vec<&SerializedRef> = std::iter::once(d_object).chain(&d.objects).collect();
+    by_objects
+        .into_iter()
+        .any(|a| d_objects.iter().any(|b| !provably_apart(facts, a, b)))
+}
+
+/// Whether `a` and `b` are certainly different machines (node or NodeClaim).
+fn provably_apart(facts: &Facts, a: &SerializedRef, b: &SerializedRef) -> bool {
+    let machine = |r: &SerializedRef| match r.kind.to_ascii_lowercase().as_str() {
+        "node" => Some(true),
+        "nodeclaim" | "machine" => Some(false),
+        _ => None,
+    };
+    let (Some(a_is_node), Some(b_is_node)) = (machine(a), machine(b)) else {
+        return false;
+    };
+    if text::is_mask(&a.name) || text::is_mask(&b.name) {
+        return false;
+    }
+    match (a_is_node, b_is_node) {
+        (true, true) | (false, false) => a.name != b.name,
+        (true, false) => node_apart_from_claim(facts, &a.name, &b.name),
+        (false, true) => node_apart_from_claim(facts, &b.name, &a.name),
+    }
+}
+
+/// Whether the input shows that `node` is not NodeClaim `claim`'s node: the NodeClaim names
+/// another node, another NodeClaim names this one, or the two run different instances.
+fn node_apart_from_claim(facts: &Facts, node: &str, claim: &str) -> bool {
+    let instance = |provider_id: &Option<String>| {
+        provider_id
+            .as_deref()
+            .and_then(|p| p.rsplit('/').next())
+            .filter(|id| id.starts_with("i-"))
+            .map(str::to_string)
+    };
+    let claim_fact = facts.nodeclaims.iter().find(|c| c.meta.name == claim);
+    if let Some(named) = claim_fact.and_then(|c| c.node_name.as_deref()) {
+        if !named.is_empty() && named != node {
+            return true;
+        }
+    }
+    let owned_by_other = facts
+        .nodeclaims
+        .iter()
+        .any(|c| c.meta.name != claim && c.node_name.as_deref() == Some(node));
+    if owned_by_other {
+        return true;
+    }
+    let node_instance = facts
+        .nodes
+        .iter()
+        .find(|n| n.meta.name == node)
+        .and_then(|n| instance(&n.provider_id));
+    let claim_instance = claim_fact.and_then(|c| instance(&c.provider_id));
+    matches!((node_instance, claim_instance), (Some(n), Some(c)) if n != c)
 }
 
 /// Registry meta-tests over every group: the catalogue's conventions, checked on each rule's
