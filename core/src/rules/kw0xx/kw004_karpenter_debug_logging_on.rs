@@ -519,11 +519,12 @@ fn setting_in_text(text: &str) -> Option<String> {
                 .starts_with(['=', ':']);
             if whole
                 && sep_ok
-                && value.len() >= 5
-                && value[..5].eq_ignore_ascii_case("debug")
-                && value[5..]
-                    .chars()
-                    .next()
+                && value
+                    .as_bytes()
+                    .get(..5)
+                    .is_some_and(|v| v.eq_ignore_ascii_case(b"debug"))
+                && value.as_bytes()[5..]
+                    .first()
                     .is_none_or(|c| !c.is_ascii_alphanumeric())
             {
                 return Some(what.to_string());
@@ -617,6 +618,18 @@ mod tests {
     use super::*;
     use crate::facts::{Container, Meta, Workload};
     use crate::testing::{check_only, ids};
+
+    /// A damaged paste can put a multi-byte character inside the value (found by the mutation
+    /// search: `LOG_LEVEL=debu\u{fffd}g`): no panic, and no debug setting either.
+    #[test]
+    fn a_value_cut_by_a_multibyte_character_is_not_debug() {
+        assert_eq!(setting_in_text("LOG_LEVEL=debu\u{fffd}g"), None);
+        assert_eq!(setting_in_text("logLevel: d\u{e9}bug"), None);
+        assert_eq!(
+            setting_in_text("LOG_LEVEL=debug\u{fffd}").as_deref(),
+            Some("LOG_LEVEL=debug")
+        );
+    }
 
     /// Debug lines of a v0.2x-v0.31 controller: no LOG_LEVEL env to set back, the ConfigMap.
     #[test]
