@@ -115,6 +115,48 @@ fn missing_facts_reach_the_report_with_their_reason() {
     );
 }
 
+/// A replica restarted, but the kubelet lost its previous instance (a node reboot): the 400 is
+/// a missing fact naming `kubectl logs --previous` and how the instance ended, and the rest is
+/// still diagnosed.
+#[test]
+fn a_lost_previous_log_is_a_missing_fact_with_the_kubectl_command() {
+    let cluster = cluster(scenarios::karpenter_previous_log_gone());
+    let report = json(&cluster.run(&["-o", "json", "trino-worker-0", "-n", "analytics"]));
+    assert!(ids(&report).contains(&"KW215".to_string()));
+    let missing = report["missing"].as_array().unwrap();
+    let lost = missing
+        .iter()
+        .find(|m| {
+            m["what"]
+                .as_str()
+                .is_some_and(|w| w.contains("previous instance"))
+        })
+        .unwrap_or_else(|| panic!("{missing:#?}"));
+    let leader = scenarios::LEADER;
+    assert_eq!(
+        lost["command"],
+        format!("kubectl logs {leader} -n kube-system -c controller --previous")
+    );
+    let reason = lost["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "400: previous terminated container \"controller\" in pod \"{leader}\" not found"
+        )),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("ContainerStatusUnknown, exit code 137"),
+        "{reason}"
+    );
+    let text_out = text(&cluster.run(&["trino-worker-0", "-n", "analytics"]).stdout);
+    assert!(
+        text_out.contains(&format!(
+            "      kubectl logs {leader} -n kube-system -c controller --previous\n"
+        )),
+        "{text_out}"
+    );
+}
+
 #[test]
 fn node_nodeclaim_and_pending_verbs() {
     let cluster = cluster(scenarios::pdb_blocked_node());

@@ -169,6 +169,22 @@ fn kubectl_gets_pods_and_nodeclaims_through_discovery_tables_and_paging() {
         .iter()
         .any(|r| r.param("limitBytes") == Some("20")));
 
+    // `--previous` of a container that never restarted: the kubelet's 400, relayed.
+    let no_previous = kubectl_at(
+        &kubectl,
+        &server,
+        &home.0,
+        &[&leader[..], &["--previous"]].concat(),
+    );
+    assert!(!no_previous.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&no_previous.stderr).trim(),
+        format!(
+            "Error from server (BadRequest): previous terminated container \"controller\" in pod \"{}\" not found",
+            scenarios::LEADER
+        )
+    );
+
     // The fake's errors are Status bodies kubectl prints as the API server's own.
     let missing = kubectl_at(
         &kubectl,
@@ -181,6 +197,34 @@ fn kubectl_gets_pods_and_nodeclaims_through_discovery_tables_and_paging() {
         String::from_utf8_lossy(&missing.stderr).trim(),
         "Error from server (NotFound): pods \"nope\" not found"
     );
+}
+
+/// `kubectl logs --previous` of a restarted replica reads the instance that ended; the plain
+/// read, the one running now.
+#[test]
+fn kubectl_reads_the_previous_instance_of_a_restarted_container() {
+    let Some(kubectl) = require_kubectl() else {
+        return;
+    };
+    let server = FakeApi::start(scenarios::karpenter_restarted());
+    let home = TempDir::new("kubectl");
+    let leader = ["logs", "-n", "kube-system", scenarios::LEADER];
+    let previous = stdout(&kubectl_at(
+        &kubectl,
+        &server,
+        &home.0,
+        &[&leader[..], &["--previous"]].concat(),
+    ));
+    assert!(
+        previous.contains("ec2 api connectivity check failed"),
+        "{previous}"
+    );
+    let current = stdout(&kubectl_at(&kubectl, &server, &home.0, &leader));
+    assert!(!current.contains("connectivity check failed"), "{current}");
+    assert!(server
+        .requests()
+        .iter()
+        .any(|r| r.param("previous") == Some("true")));
 }
 
 #[test]

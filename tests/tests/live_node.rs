@@ -89,6 +89,13 @@ fn a_node_whose_cni_cannot_start_gets_its_aws_node_log_read() {
         format!("kube-system/{}/aws-node.log", scenarios::CNI_POD)
     );
     assert!(run.document(&log).contains("UnauthorizedOperation"));
+    // Waiting in CrashLoopBackOff, the plain read already returns the instance that ended: no
+    // second read of the same lines.
+    assert!(
+        !run.requests.iter().any(|r| r.param("previous").is_some()),
+        "{:#?}",
+        run.requests
+    );
     assert_diagnosed(&run, &["KW305"]);
     let report = run.report();
     let kw305 = report.diagnoses.iter().find(|d| d.id == "KW305").unwrap();
@@ -98,6 +105,51 @@ fn a_node_whose_cni_cannot_start_gets_its_aws_node_log_read() {
             .contains("AWS denies ipamd ec2:DescribeNetworkInterfaces"),
         "{}",
         kw305.summary
+    );
+}
+
+/// aws-node caught running again between two crashes: its current log holds only start-up
+/// lines, the denied EC2 call is in the previous instance's log, which is read beside it.
+#[test]
+fn an_aws_node_started_again_has_its_previous_log_read() {
+    let run = run(
+        scenarios::cni_restarted_node().in_rounds(QUIET),
+        node(scenarios::CNI_NODE),
+    );
+    run.assert_read_only_and_selective();
+    let current = run.document(&format!("kube-system/{}/aws-node.log", scenarios::CNI_POD));
+    assert!(!current.contains("UnauthorizedOperation"), "{current}");
+    let previous = run.document(&format!(
+        "kube-system/{}/aws-node.previous.log",
+        scenarios::CNI_POD
+    ));
+    assert!(previous.contains("UnauthorizedOperation"), "{previous}");
+    assert_diagnosed(&run, &["KW305"]);
+    let report = run.report();
+    let kw305 = report.diagnoses.iter().find(|d| d.id == "KW305").unwrap();
+    assert!(
+        kw305
+            .summary
+            .contains("AWS denies ipamd ec2:DescribeNetworkInterfaces"),
+        "{}",
+        kw305.summary
+    );
+    assert!(
+        kw305
+            .evidence
+            .iter()
+            .any(|e| e.source.ends_with("aws-node.previous.log")),
+        "{:#?}",
+        kw305.evidence
+    );
+    assert!(
+        run.collection().missing.is_empty(),
+        "{:#?}",
+        run.collection().missing
+    );
+    assert_eq!(
+        run.depth, 2,
+        "the previous log is read beside the current one"
     );
 }
 

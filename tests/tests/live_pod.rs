@@ -105,6 +105,71 @@ fn a_cni_sandbox_failure_reads_the_aws_node_log_of_the_pods_node() {
     assert_not_diagnosed(&run, &["KW305"]);
 }
 
+/// Both Karpenter replicas crash at start-up (STS unreachable) and are caught running again:
+/// only their previous instances' logs say why, and they are read in the same wave as the
+/// current logs, from the end and without the `--since` window.
+#[test]
+fn a_restarted_karpenter_replica_has_its_previous_log_read() {
+    let (ns, name) = scenarios::RESTARTED_POD;
+    let run = run(
+        scenarios::karpenter_restarted().in_rounds(QUIET),
+        pod(ns, name),
+    );
+    run.assert_read_only_and_selective();
+    assert_diagnosed(&run, &["KW102"]);
+    for replica in [scenarios::LEADER, scenarios::FOLLOWER] {
+        let current = run.document(&format!("kube-system/{replica}/controller.log"));
+        assert!(!current.contains("connectivity check failed"), "{current}");
+        let previous = run.document(&format!("kube-system/{replica}/controller.previous.log"));
+        assert!(
+            previous.contains("ec2 api connectivity check failed"),
+            "{previous}"
+        );
+        let request = run
+            .requests
+            .iter()
+            .find(|r| {
+                r.path.ends_with(&format!("{replica}/log")) && r.param("previous") == Some("true")
+            })
+            .unwrap_or_else(|| panic!("no previous=true read of {replica}"));
+        assert_eq!(request.param("container"), Some("controller"));
+        assert_eq!(request.param("tailLines"), Some("10000"));
+        assert_eq!(request.param("sinceSeconds"), None);
+        assert!(request.param("limitBytes").is_some());
+    }
+    let report = run.report();
+    let kw102 = report.diagnoses.iter().find(|d| d.id == "KW102").unwrap();
+    assert!(
+        kw102
+            .evidence
+            .iter()
+            .all(|e| e.source.ends_with("controller.previous.log")),
+        "{:#?}",
+        kw102.evidence
+    );
+    assert!(
+        run.collection().missing.is_empty(),
+        "{:#?}",
+        run.collection().missing
+    );
+    // Two more reads than without restarts, and no more round trips.
+    assert_eq!(run.requests.len(), 17);
+    assert_eq!(run.depth, 2);
+}
+
+/// Replicas that never restarted get no `previous=true` read (it could only answer 400).
+#[test]
+fn replicas_that_never_restarted_get_no_previous_read() {
+    let (ns, name) = scenarios::ICE_POD;
+    let run = run(scenarios::pending_ice(), pod(ns, name));
+    assert!(
+        !run.requests.iter().any(|r| r.param("previous").is_some()),
+        "{:#?}",
+        run.requests
+    );
+    assert!(!run.labels().iter().any(|l| l.ends_with(".previous.log")));
+}
+
 #[test]
 fn zone_offering_mismatch_reads_the_volume_chain_in_three_round_trips() {
     let (ns, name) = scenarios::ZONE_POD;

@@ -177,6 +177,10 @@ pub struct Call {
     pub container: Option<String>,
     pub since: Option<Duration>,
     pub limit_bytes: Option<u64>,
+    /// Log calls only: the log of the container's previous (last terminated) instance.
+    pub previous: bool,
+    /// Log calls only: read only the last lines.
+    pub tail_lines: Option<u64>,
 }
 
 /// Page size of list calls: large enough that clusters of a few thousand objects need few
@@ -201,6 +205,8 @@ impl Call {
             container: None,
             since: None,
             limit_bytes: None,
+            previous: false,
+            tail_lines: None,
         }
     }
 
@@ -245,6 +251,29 @@ impl Call {
         }
     }
 
+    /// The log of the container's previous instance (`kubectl logs --previous`): its last
+    /// `tail_lines` lines, at most `limit_bytes`. No `sinceSeconds`: the instance ended at some
+    /// time before now, its last lines say why, and a window counted back from now would drop
+    /// them when it ended longer ago than `--since` (kubectl too applies `--since` only when
+    /// asked).
+    pub fn previous_log(
+        what: impl Into<String>,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        tail_lines: u64,
+        limit_bytes: u64,
+    ) -> Call {
+        Call {
+            verb: Verb::Log,
+            container: Some(container.to_string()),
+            previous: true,
+            tail_lines: Some(tail_lines),
+            limit_bytes: Some(limit_bytes),
+            ..Call::get(what, &PODS, Some(namespace), pod)
+        }
+    }
+
     pub fn path(&self) -> String {
         let mut path = self.resource.group_version_path();
         if let Some(ns) = &self.namespace {
@@ -280,6 +309,12 @@ impl Call {
         }
         if let Some(container) = &self.container {
             query.push(("container", container.clone()));
+        }
+        if self.previous {
+            query.push(("previous", "true".to_string()));
+        }
+        if let Some(tail) = self.tail_lines {
+            query.push(("tailLines", tail.to_string()));
         }
         if let Some(since) = self.since {
             query.push(("sinceSeconds", since.as_secs().max(1).to_string()));
@@ -352,6 +387,11 @@ impl Call {
         if let Some(container) = &self.container {
             parts.push("-c".into());
             parts.push(container.clone());
+        }
+        // `--previous` without `--tail`: by hand, the whole log of the instance that ended is
+        // worth reading (the tail, like the byte cap, only bounds what is streamed here).
+        if self.previous {
+            parts.push("--previous".into());
         }
         if let Some(since) = self.since {
             parts.push(format!("--since={}", format_duration(since)));
@@ -525,6 +565,30 @@ mod tests {
         assert_eq!(
             log.kubectl_command(),
             "kubectl logs karpenter-abc -n karpenter -c controller --since=1h"
+        );
+        assert_eq!(
+            log.rbac_rule(),
+            r#"{apiGroups: [""], resources: ["pods/log"], verbs: ["get"]}"#
+        );
+    }
+
+    #[test]
+    fn previous_log_calls_read_the_tail_of_the_ended_instance_without_a_window() {
+        let log = Call::previous_log(
+            "logs",
+            "kube-system",
+            "aws-node-7hx2q",
+            "aws-node",
+            10_000,
+            1024,
+        );
+        assert_eq!(
+            log.uri(None),
+            "/api/v1/namespaces/kube-system/pods/aws-node-7hx2q/log?container=aws-node&previous=true&tailLines=10000&limitBytes=1024"
+        );
+        assert_eq!(
+            log.kubectl_command(),
+            "kubectl logs aws-node-7hx2q -n kube-system -c aws-node --previous"
         );
         assert_eq!(
             log.rbac_rule(),

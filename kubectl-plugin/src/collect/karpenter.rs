@@ -32,9 +32,21 @@ pub async fn collect(cx: &Cx) {
         async {
             let found = cx.read(&pods).await;
             if let Ok(items) = &found {
-                join_all(containers(items).iter().map(|(ns, pod, container)| {
-                    logs::collect_container_log(cx, ns, pod, container)
-                }))
+                join_all(containers(items).into_iter().map(
+                    |(ns, pod, container, previous)| async move {
+                        logs::collect(
+                            cx,
+                            logs::ContainerLog {
+                                source: "Karpenter controller logs",
+                                namespace: &ns,
+                                pod: &pod,
+                                container: &container,
+                                previous,
+                            },
+                        )
+                        .await
+                    },
+                ))
                 .await;
             }
             found
@@ -89,8 +101,9 @@ fn namespace_flag(namespace: Option<&str>) -> String {
     }
 }
 
-/// (namespace, pod, container) for every container of every Karpenter pod.
-fn containers(pods: &[Value]) -> Vec<(String, String, String)> {
+/// (namespace, pod, container, previous instance if it restarted) for every container of
+/// every Karpenter pod.
+fn containers(pods: &[Value]) -> Vec<(String, String, String, Option<logs::Termination>)> {
     let mut out = Vec::new();
     for pod in pods {
         let text = |pointer: &str| {
@@ -108,7 +121,12 @@ fn containers(pods: &[Value]) -> Vec<(String, String, String)> {
             .flatten()
         {
             if let Some(container) = container.get("name").and_then(|v| v.as_str()) {
-                out.push((ns.clone(), name.clone(), container.to_string()));
+                out.push((
+                    ns.clone(),
+                    name.clone(),
+                    container.to_string(),
+                    logs::previous_instance(pod, container),
+                ));
             }
         }
     }
@@ -122,19 +140,23 @@ mod tests {
     #[test]
     fn every_container_of_every_replica() {
         let pods: Vec<serde_json::Value> = serde_json::from_str(
-            r#"[{"metadata":{"namespace":"karpenter","name":"k-1"},"spec":{"containers":[{"name":"controller"}]}},
+            r#"[{"metadata":{"namespace":"karpenter","name":"k-1"},"spec":{"containers":[{"name":"controller"}]},
+                 "status":{"containerStatuses":[{"name":"controller","restartCount":1,"state":{"running":{}},"lastState":{"terminated":{"reason":"Error","exitCode":1}}}]}},
                 {"metadata":{"namespace":"karpenter","name":"k-2"},"spec":{"containers":[{"name":"controller"},{"name":"webhook"}]}},
                 {"metadata":{"name":"broken"}}]"#,
         )
         .unwrap();
         let names: Vec<String> = containers(&pods)
             .into_iter()
-            .map(|(ns, p, c)| format!("{ns}/{p}/{c}"))
+            .map(|(ns, p, c, previous)| {
+                let ended = previous.map(|t| format!(" (restarted: {})", t.describe()));
+                format!("{ns}/{p}/{c}{}", ended.unwrap_or_default())
+            })
             .collect();
         assert_eq!(
             names,
             [
-                "karpenter/k-1/controller",
+                "karpenter/k-1/controller (restarted: Error, exit code 1)",
                 "karpenter/k-2/controller",
                 "karpenter/k-2/webhook"
             ]

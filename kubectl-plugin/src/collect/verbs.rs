@@ -67,22 +67,27 @@ async fn node_cni_log(cx: &Cx, node: &str) {
         .fields(format!("spec.nodeName={node}"))
         .labels(CNI_SELECTOR);
     let pods = cx.read_or_note(&call).await;
-    let found = pods.iter().find_map(|pod| {
-        let name = text(pod, "/metadata/name")?;
-        Some((text(pod, "/metadata/namespace")?, name))
-    });
-    if let Some((ns, pod)) = found {
-        cni_container_log(cx, &ns, &pod).await;
+    if let Some(pod) = pods.first() {
+        cni_container_log(cx, pod).await;
     }
 }
 
-async fn cni_container_log(cx: &Cx, namespace: &str, pod: &str) {
-    super::logs::collect_log(
+/// The `aws-node` container's log of the aws-node `pod`, and its previous instance's when
+/// it restarted: ipamd that cannot reach the EC2 API exits, and says why before it does.
+async fn cni_container_log(cx: &Cx, pod: &Value) {
+    let Some(name) = text(pod, "/metadata/name") else {
+        return;
+    };
+    let namespace = text(pod, "/metadata/namespace").unwrap_or_else(|| "kube-system".into());
+    super::logs::collect(
         cx,
-        format!("the VPC CNI's log ({namespace}/{pod}, container {CNI_CONTAINER})"),
-        namespace,
-        pod,
-        CNI_CONTAINER,
+        super::logs::ContainerLog {
+            source: "the VPC CNI's log",
+            namespace: &namespace,
+            pod: &name,
+            container: CNI_CONTAINER,
+            previous: super::logs::previous_instance(pod, CNI_CONTAINER),
+        },
     )
     .await;
 }
@@ -104,8 +109,8 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
         // The VPC CNI's pod on the node, not ready: its log says why the network is not up
         // (KW305), which the node's condition does not.
         let cni_log = async {
-            if let Some((ns, pod)) = unready_cni_pod(&pods) {
-                cni_container_log(cx, &ns, &pod).await;
+            if let Some(pod) = unready_cni_pod(&pods) {
+                cni_container_log(cx, pod).await;
             }
         };
         let node = subject_object(cx, &node_call, node).await?;
@@ -135,13 +140,14 @@ pub async fn node(cx: &Cx, name: &str) -> Result<(), CollectError> {
 const CNI_CONTAINER: &str = "aws-node";
 const CNI_SELECTOR: &str = "k8s-app=aws-node";
 
-/// (namespace, name) of an `aws-node` pod among `pods` whose `aws-node` container is not
-/// ready.
-fn unready_cni_pod(pods: &[Value]) -> Option<(String, String)> {
-    pods.iter().find_map(|pod| {
-        let name = text(pod, "/metadata/name")?;
+/// The `aws-node` pod among `pods` whose `aws-node` container is not ready.
+fn unready_cni_pod(pods: &[Value]) -> Option<&Value> {
+    pods.iter().find(|pod| {
+        let Some(name) = text(pod, "/metadata/name") else {
+            return false;
+        };
         if !name.starts_with("aws-node-") || name.starts_with("aws-node-termination-handler") {
-            return None;
+            return false;
         }
         let ready = pod
             .pointer("/status/containerStatuses")
@@ -153,12 +159,7 @@ fn unready_cni_pod(pods: &[Value]) -> Option<(String, String)> {
             })
             .and_then(|s| s.get("ready"))
             .and_then(Value::as_bool);
-        (ready != Some(true)).then(|| {
-            (
-                text(pod, "/metadata/namespace").unwrap_or_else(|| "kube-system".into()),
-                name,
-            )
-        })
+        ready != Some(true)
     })
 }
 

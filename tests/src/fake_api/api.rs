@@ -1,6 +1,6 @@
 //! What the fake serves: discovery, get and list (label and field selectors, `limit` /
-//! `continue` paging, `Table` for kubectl), pod logs (`container`, `sinceSeconds`, `tailLines`,
-//! `limitBytes`) and `Status` error bodies, the way the Kubernetes API server writes them.
+//! `continue` paging, `Table` for kubectl), pod logs (`container`, `previous`, `sinceSeconds`,
+//! `tailLines`, `limitBytes`) and `Status` error bodies, the way the Kubernetes API server writes them.
 
 use serde_json::{json, Map, Value};
 
@@ -489,6 +489,86 @@ fn table(resource: &ServedResource, objects: &[&Value]) -> Value {
     json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": "4711"}, "columnDefinitions": columns, "rows": rows})
 }
 
+/// Which instance of a container a log read returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Instance {
+    Current,
+    Previous,
+}
+
+/// The kubelet's choice of instance (`validateContainerLogStatus`), from the container's
+/// status: `previous` needs a `lastState.terminated` with a `containerID`; otherwise a running
+/// (or terminated) container's own log, else the last terminated one's (a crash loop waiting
+/// to restart), else the kubelet's error sentence. A container without a status is served its
+/// current log (the fake's pods that never restart carry no more than they need).
+fn log_instance(
+    pod: &Value,
+    name: &str,
+    container: &str,
+    previous: bool,
+) -> Result<Instance, String> {
+    let status = pod
+        .pointer("/status/containerStatuses")
+        .and_then(Value::as_array)
+        .and_then(|statuses| {
+            statuses
+                .iter()
+                .find(|s| text(s, "/name") == Some(container))
+        });
+    let Some(status) = status else {
+        return if previous {
+            Err(format!(
+                "previous terminated container \"{container}\" in pod \"{name}\" not found"
+            ))
+        } else {
+            Ok(Instance::Current)
+        };
+    };
+    let last_id = text(status, "/lastState/terminated/containerID").filter(|id| !id.is_empty());
+    if previous {
+        return match last_id {
+            Some(_) => Ok(Instance::Previous),
+            None => Err(format!(
+                "previous terminated container \"{container}\" in pod \"{name}\" not found"
+            )),
+        };
+    }
+    if status.pointer("/state/running").is_some() || status.pointer("/state/terminated").is_some() {
+        return Ok(Instance::Current);
+    }
+    if status.pointer("/lastState/terminated").is_some() {
+        return match last_id {
+            Some(_) => Ok(Instance::Previous),
+            None => Err(format!(
+                "container \"{container}\" in pod \"{name}\" is terminated"
+            )),
+        };
+    }
+    match text(status, "/state/waiting/reason") {
+        Some("ErrImagePull") => Err(format!("container \"{container}\" in pod \"{name}\" is waiting to start: image can't be pulled")),
+        Some("ImagePullBackOff") => Err(format!("container \"{container}\" in pod \"{name}\" is waiting to start: trying and failing to pull image")),
+        Some(reason) => Err(format!("container \"{container}\" in pod \"{name}\" is waiting to start: {reason}")),
+        None => Ok(Instance::Current),
+    }
+}
+
+/// The API server's answer when the kubelet refuses a log read: the kubelet's sentence as a
+/// `BadRequest` Status (`errors.NewBadRequest`, which sets no `details`).
+fn bad_request(message: &str) -> Reply {
+    Reply::json(
+        400,
+        &json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": "BadRequest",
+            "code": 400,
+        }),
+    )
+}
+
 fn pod_log(scenario: &Scenario, namespace: &str, name: &str, query: &[(String, String)]) -> Reply {
     let pod = scenario.objects.iter().find(|o| {
         text(o, "/kind") == Some("Pod")
@@ -526,15 +606,25 @@ fn pod_log(scenario: &Scenario, namespace: &str, name: &str, query: &[(String, S
             )
         }
     };
-    let lines = scenario
-        .logs
-        .get(&(
-            namespace.to_string(),
-            name.to_string(),
-            container.to_string(),
-        ))
-        .cloned()
-        .unwrap_or_default();
+    let key = (
+        namespace.to_string(),
+        name.to_string(),
+        container.to_string(),
+    );
+    let instance = match log_instance(
+        pod,
+        name,
+        container,
+        param(query, "previous") == Some("true"),
+    ) {
+        Ok(instance) => instance,
+        Err(message) => return bad_request(&message),
+    };
+    let logs = match instance {
+        Instance::Current => &scenario.logs,
+        Instance::Previous => &scenario.previous_logs,
+    };
+    let lines = logs.get(&key).cloned().unwrap_or_default();
     let since = param(query, "sinceSeconds").and_then(|s| s.parse::<u64>().ok());
     let mut lines: Vec<&super::LogLine> = lines
         .iter()
@@ -611,6 +701,70 @@ mod tests {
         let wrong = log(&[("container", "webhook")]);
         assert_eq!(wrong.status, 400);
         assert!(String::from_utf8_lossy(&wrong.body).contains("container webhook is not valid"));
+    }
+
+    #[test]
+    fn previous_logs_follow_the_kubelets_choice_of_instance() {
+        let read = |scenario: &Scenario, pod: &str, container: &str, previous: bool| {
+            let mut query = vec![("container".to_string(), container.to_string())];
+            if previous {
+                query.push(("previous".into(), "true".into()));
+            }
+            handle(
+                scenario,
+                &format!("/api/v1/namespaces/kube-system/pods/{pod}/log"),
+                &query,
+                "*/*",
+            )
+        };
+        let body = |reply: Reply| String::from_utf8(reply.body).unwrap();
+        // Running again after a crash: the plain read is the new instance, previous the old.
+        let restarted = crate::fake_api::scenarios::karpenter_restarted();
+        let leader = crate::fake_api::scenarios::LEADER;
+        let current = body(read(&restarted, leader, "controller", false));
+        assert!(current.contains("Starting workers") && !current.contains("ERROR"));
+        let previous = body(read(&restarted, leader, "controller", true));
+        assert!(previous.contains("ec2 api connectivity check failed"));
+        // Waiting in CrashLoopBackOff: the plain read already returns the instance that ended.
+        let looping = crate::fake_api::scenarios::cni_denied_node();
+        let cni = crate::fake_api::scenarios::CNI_POD;
+        assert_eq!(
+            body(read(&looping, cni, "aws-node", false)),
+            body(read(&looping, cni, "aws-node", true))
+        );
+        // Never restarted, or restarted without a containerID: the kubelet's 400 as a Status
+        // without details, the way the API server relays it.
+        for (scenario, pod, container) in [
+            (scenario(), leader, "controller"),
+            (
+                crate::fake_api::scenarios::karpenter_previous_log_gone(),
+                leader,
+                "controller",
+            ),
+        ] {
+            let refused = read(&scenario, pod, container, true);
+            assert_eq!(refused.status, 400);
+            let status: Value = serde_json::from_slice(&refused.body).unwrap();
+            assert_eq!(
+                status,
+                json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                       "message": format!("previous terminated container \"{container}\" in pod \"{pod}\" not found"),
+                       "reason": "BadRequest", "code": 400})
+            );
+        }
+        // Waiting without a previous instance: the kubelet says why there is no log.
+        let mut pulling = scenario();
+        pulling.objects[2]["status"]["containerStatuses"][0]["state"] =
+            json!({"waiting": {"reason": "ImagePullBackOff"}});
+        let name = pulling.objects[2]["metadata"]["name"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let refused = read(&pulling, &name, "controller", false);
+        assert_eq!(refused.status, 400);
+        assert!(body(refused).contains(&format!(
+            "container \\\"controller\\\" in pod \\\"{name}\\\" is waiting to start: trying and failing to pull image"
+        )));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! An in-process fake Kubernetes API server speaking the real wire format, for testing live
 //! collection without a cluster: discovery (`/version`, `/api`, `/apis`, group versions), get
 //! and list with label and field selectors, `limit`/`continue` paging, `Table` output for
-//! kubectl, pod logs (`container`, `sinceSeconds`, `tailLines`, `limitBytes`), `Status` error
+//! kubectl, pod logs (`container`, `previous`, `sinceSeconds`, `tailLines`, `limitBytes`), `Status` error
 //! bodies, and per-endpoint injected latency and faults. It records every request so tests can
 //! assert the methods, the counts and the critical-path depth.
 
@@ -95,8 +95,13 @@ impl Fault {
 pub struct Scenario {
     /// API objects, each with `apiVersion`, `kind` and `metadata`.
     pub objects: Vec<Value>,
-    /// Logs by (namespace, pod, container).
+    /// Logs by (namespace, pod, container): the container's current instance.
     pub logs: BTreeMap<(String, String, String), Vec<LogLine>>,
+    /// The log of the container's previous (last terminated) instance, served for
+    /// `previous=true` when the pod's status has a `lastState.terminated` with a `containerID`,
+    /// and for the plain read while the container waits to restart (CrashLoopBackOff), as the
+    /// kubelet does.
+    pub previous_logs: BTreeMap<(String, String, String), Vec<LogLine>>,
     pub faults: Vec<Fault>,
     /// Added to every request.
     pub latency: Duration,
@@ -116,6 +121,7 @@ impl Default for Scenario {
         Scenario {
             objects: Vec::new(),
             logs: BTreeMap::new(),
+            previous_logs: BTreeMap::new(),
             faults: Vec::new(),
             latency: Duration::ZERO,
             round_quiet: None,
@@ -140,6 +146,21 @@ impl Scenario {
         lines: Vec<LogLine>,
     ) -> Scenario {
         self.logs
+            .entry((namespace.into(), pod.into(), container.into()))
+            .or_default()
+            .extend(lines);
+        self
+    }
+
+    /// The log of the previous instance of a container (see `previous_logs`).
+    pub fn with_previous_log(
+        mut self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        lines: Vec<LogLine>,
+    ) -> Scenario {
+        self.previous_logs
             .entry((namespace.into(), pod.into(), container.into()))
             .or_default()
             .extend(lines);

@@ -256,8 +256,12 @@ pub fn cni_denied_node() -> Scenario {
         json!("602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.19.2-eksbuild.1");
     cni["spec"]["serviceAccountName"] = json!("aws-node");
     cni["status"]["conditions"][0]["status"] = json!("False");
+    // Waiting to restart: the kubelet answers the plain log read with the instance that
+    // ended, so its log is recorded as the previous instance's.
     cni["status"]["containerStatuses"] = json!([{"name": "aws-node", "ready": false, "restartCount": 6,
-        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 2m40s restarting failed container=aws-node"}}}]);
+        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 2m40s restarting failed container=aws-node"}},
+        "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": "2025-09-16T13:40:01Z", "finishedAt": "2025-09-16T13:40:34Z",
+                      "containerID": "containerd://4b9e1c7a2d3f5e6081a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708"}}}]);
     let ipamd = [
         r#"{"level":"info","ts":"2025-09-16T13:40:01.123Z","caller":"entrypoint.sh","msg":"Validating env variables ..."}"#,
         r#"{"level":"info","ts":"2025-09-16T13:40:01.160Z","caller":"entrypoint.sh","msg":"Starting IPAM daemon in the background ... "}"#,
@@ -265,12 +269,45 @@ pub fn cni_denied_node() -> Scenario {
         r#"{"level":"error","ts":"2025-09-16T13:40:03.412Z","caller":"ipamd/ipamd.go:455","msg":"Failed to call ec2:DescribeNetworkInterfaces for [eni-0123456789abcdef0]: UnauthorizedOperation: You are not authorized to perform this operation.\n\tstatus code: 403, request id: 5c1d4e3f-2a1b-4c8d-9e0f-1a2b3c4d5e6f"}"#,
     ]
     .join("\n");
-    base(KARPENTER_NAMESPACE).with(node).with(cni).with_log(
-        "kube-system",
-        CNI_POD,
-        "aws-node",
-        log_lines(&ipamd, 30),
-    )
+    base(KARPENTER_NAMESPACE)
+        .with(node)
+        .with(cni)
+        .with_previous_log("kube-system", CNI_POD, "aws-node", log_lines(&ipamd, 30))
+}
+
+/// `cni_denied_node` caught between two crashes: aws-node has been started again (running, not
+/// ready while ipamd retries), so its current log holds only the start-up lines and the denied
+/// `ec2:DescribeNetworkInterfaces` is in the previous instance's log alone.
+pub fn cni_restarted_node() -> Scenario {
+    let mut scenario = cni_denied_node();
+    let key = (
+        "kube-system".to_string(),
+        CNI_POD.to_string(),
+        "aws-node".to_string(),
+    );
+    let ended = scenario
+        .previous_logs
+        .get(&key)
+        .cloned()
+        .unwrap_or_default();
+    let cni = scenario
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == CNI_POD)
+        .expect("cni_denied_node has the aws-node pod");
+    let status = &mut cni["status"]["containerStatuses"][0];
+    status["restartCount"] = json!(7);
+    status["state"] = json!({"running": {"startedAt": "2025-09-16T13:43:15Z"}});
+    // The start-up lines the new instance has logged so far, before ipamd's EC2 call fails.
+    let started: Vec<super::LogLine> = ended
+        .iter()
+        .filter(|line| !line.text.contains("\"level\":\"error\""))
+        .map(|line| super::LogLine {
+            age_seconds: line.age_seconds.saturating_sub(25),
+            text: line.text.replace("13:40:", "13:43:"),
+        })
+        .collect();
+    scenario.with_log("kube-system", CNI_POD, "aws-node", started)
 }
 
 pub const SANDBOX_POD: (&str, &str) = ("shop", "web-5d8f7c6b9-k2x4p");
@@ -342,6 +379,104 @@ pub fn nodeclaim_not_initialized() -> Scenario {
         .with(objects::ec2nodeclass("gpu", "prod", &["us-east-1a"]))
         .with(event(("NodeClaim", None, UNINITIALIZED_CLAIM), "Normal", "Registered", "karpenter",
             "Status condition transitioned, Type: Registered, Status: Unknown -> True, Reason: Registered", 1))
+}
+
+pub const RESTARTED_POD: (&str, &str) = ("orders", "api-0");
+
+/// A Pending pod nothing launches for, while both Karpenter replicas restart: each instance
+/// runs the EC2 connectivity check at start-up, its STS call times out (cluster DNS not up yet,
+/// the chicken-and-egg of `dnsPolicy: ClusterFirst`), and it exits. Caught between two crashes
+/// the replicas are running again, their current logs hold only start-up lines, and the cause
+/// (KW102, v1.1+ SDK v2 wording) is in the previous instances' logs alone.
+pub fn karpenter_restarted() -> Scenario {
+    let (ns, pod) = RESTARTED_POD;
+    let started = |at: &str| {
+        format!(
+            "{{\"level\":\"INFO\",\"time\":\"2025-09-16T{at}.002Z\",\"logger\":\"controller\",\"message\":\"Starting workers\",\"commit\":\"a2b5c6e\",\"controller\":\"nodeclaim.podevents\",\"controllerGroup\":\"\",\"controllerKind\":\"Pod\",\"worker count\":1}}"
+        )
+    };
+    let failed = |at: &str| {
+        format!(
+            "{}\n{{\"level\":\"ERROR\",\"time\":\"2025-09-16T{at}.021Z\",\"logger\":\"controller\",\"message\":\"ec2 api connectivity check failed\",\"commit\":\"a2b5c6e\",\"error\":\"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \\\"https://sts.eu-west-1.amazonaws.com/\\\": dial tcp: lookup sts.eu-west-1.amazonaws.com on 172.20.0.10:53: read udp 10.0.3.21:41873->172.20.0.10:53: i/o timeout\"}}",
+            started("13:58:02")
+        )
+    };
+    let mut scenario = base(KARPENTER_NAMESPACE)
+        .with(statefulset(ns, "api", 2))
+        .with(owned_pending_pod(ns, pod, "StatefulSet", "api", "2"))
+        .with(event(("Pod", Some(ns), pod), "Warning", "FailedScheduling", "default-scheduler",
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.", 11));
+    // The replicas' current instances: the base cluster's logs give way to a fresh start.
+    for replica in [LEADER, FOLLOWER] {
+        scenario.logs.remove(&(
+            KARPENTER_NAMESPACE.to_string(),
+            replica.to_string(),
+            "controller".to_string(),
+        ));
+        restart(
+            &mut scenario,
+            replica,
+            "Error",
+            1,
+            Some("2025-09-16T13:58:32Z"),
+        );
+        scenario = scenario
+            .with_log(
+                KARPENTER_NAMESPACE,
+                replica,
+                "controller",
+                log_lines(&started("13:58:40"), 12),
+            )
+            .with_previous_log(
+                KARPENTER_NAMESPACE,
+                replica,
+                "controller",
+                log_lines(&failed("13:58:32"), 20),
+            );
+    }
+    scenario
+}
+
+/// `pending_ice` after the leader's node rebooted: its controller was started again and its
+/// last instance is only known as `ContainerStatusUnknown` (no `containerID`), so the API
+/// answers `previous=true` with the kubelet's 400.
+pub fn karpenter_previous_log_gone() -> Scenario {
+    let mut scenario = pending_ice();
+    restart(&mut scenario, LEADER, "ContainerStatusUnknown", 137, None);
+    scenario
+}
+
+/// Marks Karpenter replica `pod`'s controller as started again after an instance that ended
+/// with `reason` and `exit_code`; `ended_at` with a `containerID` (its log kept), `None`
+/// without one (the kubelet has lost it).
+fn restart(
+    scenario: &mut Scenario,
+    pod: &str,
+    reason: &str,
+    exit_code: i64,
+    ended_at: Option<&str>,
+) {
+    let replica = scenario
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == pod)
+        .expect("a Karpenter replica");
+    let mut terminated = json!({"exitCode": exit_code, "reason": reason,
+        "startedAt": "2025-09-16T08:00:00Z", "finishedAt": ended_at.unwrap_or("2025-09-16T13:20:00Z")});
+    match ended_at {
+        Some(_) => {
+            terminated["containerID"] = json!(format!(
+                "containerd://{}",
+                objects::uid("Container", pod).replace('-', "")
+            ));
+        }
+        None => {
+            terminated["message"] =
+                json!("The container could not be located when the pod was terminated");
+        }
+    }
+    replica["status"]["containerStatuses"][0] = json!({"name": "controller", "ready": false, "restartCount": 1,
+        "state": {"running": {"startedAt": "2025-09-16T13:58:38Z"}}, "lastState": {"terminated": terminated}});
 }
 
 pub const ELSEWHERE_NAMESPACE: &str = "platform-karpenter";
@@ -441,6 +576,7 @@ pub const NAMES: &[&str] = &[
     "zone-offering",
     "pdb-blocked-node",
     "cni-denied-node",
+    "cni-restarted-node",
     "sandbox-ip-exhausted",
     "nodeclaim-not-initialized",
     "karpenter-elsewhere",
@@ -448,6 +584,8 @@ pub const NAMES: &[&str] = &[
     "v1beta1-only",
     "logs-forbidden",
     "pending-mix",
+    "karpenter-restarted",
+    "karpenter-previous-log-gone",
 ];
 
 pub fn by_name(name: &str) -> Option<Scenario> {
@@ -456,6 +594,7 @@ pub fn by_name(name: &str) -> Option<Scenario> {
         "zone-offering" => zone_offering(),
         "pdb-blocked-node" => pdb_blocked_node(),
         "cni-denied-node" => cni_denied_node(),
+        "cni-restarted-node" => cni_restarted_node(),
         "sandbox-ip-exhausted" => sandbox_ip_exhausted(),
         "nodeclaim-not-initialized" => nodeclaim_not_initialized(),
         "karpenter-elsewhere" => karpenter_elsewhere(),
@@ -463,6 +602,8 @@ pub fn by_name(name: &str) -> Option<Scenario> {
         "v1beta1-only" => v1beta1_only(),
         "logs-forbidden" => logs_forbidden(),
         "pending-mix" => pending_mix(),
+        "karpenter-restarted" => karpenter_restarted(),
+        "karpenter-previous-log-gone" => karpenter_previous_log_gone(),
         _ => return None,
     })
 }

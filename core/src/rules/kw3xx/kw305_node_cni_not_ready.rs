@@ -27,8 +27,9 @@ Signals: node condition `Ready=False` reason `KubeletNotReady` with `container r
 not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error:
 cni plugin not initialized`, the same in the kubelet journal (`"Container runtime network not
 ready"`), and `KubeletNotReady runtime network not ready`. The VPC CNI's own log (`kubectl logs
-aws-node-xxxxx -c aws-node`, or ipamd's `/var/log/aws-routed-eni/ipamd.log` in the EKS log
-collector's bundle) says why it cannot start, and is a signal alone: `Failed to call
+-n kube-system aws-node-xxxxx -c aws-node`, with `--previous` once the container restarted, or
+ipamd's `/var/log/aws-routed-eni/ipamd.log` in the EKS log collector's bundle) says why it
+cannot start, and is a signal alone: `Failed to call
 ec2:DescribeNetworkInterfaces ...: UnauthorizedOperation` (its role lacks the policy),
 `NoCredentialProviders` (IRSA not wired), `Unable to reach API Server` / `error communicating
 with apiserver` (kube-proxy down, or security groups without the control plane), `Retrying
@@ -51,9 +52,10 @@ DaemonSet does not tolerate the NodePool's taints, its image cannot be pulled (n
 or the add-on version does not know the instance type.
 
 ## How to fix
-Look at the `aws-node` pod on that node and its logs (`kubectl -n kube-system get pods -l
-k8s-app=aws-node -o wide`), then attach `arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy` to the
-role it uses.
+Look at the `aws-node` pod on that node (`kubectl -n kube-system get pods -l k8s-app=aws-node -o
+wide`) and its logs (`kubectl logs -n kube-system <aws-node pod> -c aws-node --previous` once it
+has restarted: a crash's cause is in the instance that ended), then attach
+`arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy` to the role it uses.
 "#,
 };
 
@@ -361,9 +363,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let mut steps = vec![
         Remediation::command(
-            format!("Find the CNI pod on {node} and read why it is not Ready:"),
+            format!("Find the CNI pod on {node} and read why it is not Ready (its aws-node container's log, and the one from before its last restart if it restarted):"),
             format!(
-                "kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node}; kubectl -n kube-system logs -l k8s-app=aws-node -c aws-node --tail=50 --prefix | grep -i -E 'error|denied|unauthorized'"
+                "kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node}; {}",
+                aws_node_logs_on(&node)
             ),
         ),
         match aws_node_role(facts) {
@@ -403,15 +406,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("the node of pod {}", refused_pods.join(", "))
         };
         steps[0] = Remediation::command(
-            format!("Find the aws-node pod on {place} and read why ipamd is not serving (its aws-node container's log; add --previous if the pod restarted):"),
-            format!("{lookup}kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node_ref}; kubectl -n kube-system logs $(kubectl -n kube-system get pods -l k8s-app=aws-node --field-selector spec.nodeName={node_ref} -o name) -c aws-node --tail=50"),
+            format!("Find the aws-node pod on {place} and read why ipamd is not serving (its aws-node container's log, and the one from before its last restart if it restarted):"),
+            format!(
+                "{lookup}kubectl -n kube-system get pods -l k8s-app=aws-node -o wide --field-selector spec.nodeName={node_ref}; {}",
+                aws_node_logs_on(&node_ref)
+            ),
         );
     }
     if let (None, Some(pod), None) = (other_cni, aws_node_pod, logged) {
         let name = &pod.meta.name;
+        let restarted = aws_node_restarted(facts, pod);
+        let which = match restarted {
+            Some(true) => "its aws-node container's log from before its last restart",
+            Some(false) => "its aws-node container's log",
+            None => "its aws-node container's log, and the one from before its last restart if it restarted",
+        };
         steps[0] = Remediation::command(
-            format!("Read why {name} on {node} is not Ready (its aws-node container's log, then its events):"),
-            format!("kubectl -n kube-system logs {name} -c aws-node --tail=50; kubectl -n kube-system describe pod {name} | tail -20"),
+            format!("Read why {name} on {node} is not Ready ({which}, then its events):"),
+            format!(
+                "{}; kubectl -n kube-system describe pod {name} | tail -20",
+                aws_node_logs(name, restarted)
+            ),
         );
     }
     if let Some(cni) = other_cni {
@@ -435,6 +450,44 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         )
         .with_related(&["KW306"])
         .with_remediation(steps)]
+}
+
+/// Whether the aws-node container of `pod` restarted: its status shows restarts or a previous
+/// termination, or the pod is in CrashLoopBackOff; `Some(false)` when its status shows none;
+/// `None` when the input does not say (a `kubectl get pods` table's row keeps no counts).
+fn aws_node_restarted(facts: &Facts, pod: &crate::facts::Pod) -> Option<bool> {
+    let container = pod.containers.iter().find(|c| c.name == "aws-node");
+    if container.is_some_and(|c| {
+        c.last_termination_reason.is_some() || c.restart_count.is_some_and(|n| n > 0)
+    }) || crate::rules::kw3xx::common::pod_status(facts, pod).as_deref()
+        == Some("CrashLoopBackOff")
+    {
+        return Some(true);
+    }
+    container.and_then(|c| c.restart_count).map(|_| false)
+}
+
+/// The commands that read the aws-node container's log of `pod` (a name, or a `$(...)` that
+/// finds it): the instance that ended (`--previous`, where a crash's cause is once the
+/// container runs again) when it restarted, the current one when it did not, both when the
+/// restarts are not known.
+fn aws_node_logs(pod: &str, restarted: Option<bool>) -> String {
+    let current = format!("kubectl logs -n kube-system {pod} -c aws-node --tail=50");
+    let previous = format!("kubectl logs -n kube-system {pod} -c aws-node --previous --tail=50");
+    match restarted {
+        Some(true) => previous,
+        Some(false) => current,
+        None => format!("{current}; {previous}"),
+    }
+}
+
+/// `aws_node_logs` of the aws-node pod on `node` (a name or `$NODE`), found by label and field
+/// selector; whether it restarted is not known.
+fn aws_node_logs_on(node: &str) -> String {
+    format!(
+        "AWS_NODE=$(kubectl -n kube-system get pods -l k8s-app=aws-node --field-selector spec.nodeName={node} -o name); {}",
+        aws_node_logs("$AWS_NODE", None)
+    )
 }
 
 /// `pod ns/a`, `pods ns/a and ns/b`, or `the pod` when none is known.
@@ -587,9 +640,66 @@ aws-node-k2j9x   2/2     Running            0              9d    172.20.8.14   i
             "{}",
             d.summary
         );
-        assert!(d.remediation[0].command.as_deref().is_some_and(
-            |c| c.starts_with("kubectl -n kube-system logs aws-node-5sd7v -c aws-node")
+        // CrashLoopBackOff: the cause is in the instance that ended.
+        assert!(
+            d.remediation[0]
+                .command
+                .as_deref()
+                .is_some_and(|c| c.starts_with(
+                    "kubectl logs -n kube-system aws-node-5sd7v -c aws-node --previous --tail=50; "
+                )),
+            "{:?}",
+            d.remediation[0].command
+        );
+    }
+
+    #[test]
+    fn the_aws_node_log_read_follows_what_the_input_says_of_restarts() {
+        let journal = "Dec 06 21:25:43 ip-172-20-51-9.eu-central-1.compute.internal kubelet[2291]: E1206 21:25:43.552101    2291 kubelet.go:2912] \"Container runtime network not ready\" networkReady=\"NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized\"\n";
+        let pod = |restarts: u32, last_state: &str| {
+            format!(
+                r#"{{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "aws-node-5sd7v", "namespace": "kube-system"}},
+  "spec": {{"nodeName": "ip-172-20-51-9.eu-central-1.compute.internal", "containers": [{{"name": "aws-node"}}]}},
+  "status": {{"phase": "Running", "containerStatuses": [{{"name": "aws-node", "ready": false, "restartCount": {restarts},
+    "state": {{"running": {{"startedAt": "2026-12-06T21:20:00Z"}}}}, "lastState": {{{last_state}}}}}]}}}}
+"#
+            )
+        };
+        let first_step = |text: String| {
+            check_only("KW305", &text).diagnoses[0].remediation[0]
+                .command
+                .clone()
+                .unwrap_or_default()
+        };
+        // Running again after a crash: the previous instance's log says why.
+        let restarted = first_step(format!(
+            "{journal}{}",
+            pod(3, r#""terminated": {"exitCode": 1, "reason": "Error"}"#)
         ));
+        assert!(
+            restarted.starts_with(
+                "kubectl logs -n kube-system aws-node-5sd7v -c aws-node --previous --tail=50; "
+            ),
+            "{restarted}"
+        );
+        // Never restarted: there is no previous instance to read.
+        let fresh = first_step(format!("{journal}{}", pod(0, "")));
+        assert!(
+            fresh.starts_with("kubectl logs -n kube-system aws-node-5sd7v -c aws-node --tail=50; ")
+                && !fresh.contains("--previous"),
+            "{fresh}"
+        );
+        // A table row keeps no restart count: both reads.
+        let table = first_step(format!(
+            "{journal}$ kubectl get pods -n kube-system -o wide
+NAME             READY   STATUS    RESTARTS   AGE   IP            NODE                                           NOMINATED NODE   READINESS GATES
+aws-node-5sd7v   1/2     Running   4          23m   172.20.51.9   ip-172-20-51-9.eu-central-1.compute.internal   <none>           <none>
+"
+        ));
+        assert!(
+            table.starts_with("kubectl logs -n kube-system aws-node-5sd7v -c aws-node --tail=50; kubectl logs -n kube-system aws-node-5sd7v -c aws-node --previous --tail=50; "),
+            "{table}"
+        );
     }
 
     #[test]
