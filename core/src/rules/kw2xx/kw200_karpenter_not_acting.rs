@@ -400,7 +400,7 @@ fn not_running(facts: &Facts) -> Option<String> {
     if !own.is_empty() && down.len() == own.len() {
         return Some(format!(
             "Karpenter's own pods are not running ({})",
-            down.join(", ")
+            down.join("; ")
         ));
     }
     // `kubectl get deploy,pods` rows: `deployment.apps/karpenter   0/2 ...`,
@@ -440,7 +440,12 @@ fn pod_down(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
                 .filter(|_| c.state.as_deref() == Some("waiting"))
         })
         .or_else(|| {
-            // A `kubectl get pods` row's STATUS (`CrashLoopBackOff`, `Error`).
+            // A `kubectl get pods` row's STATUS (`CrashLoopBackOff`, `Error`). Only for a pod
+            // without container states: a status's `lastState.terminated` also leaves an
+            // `Error` message, about the run before the one now running.
+            if pod.containers.iter().any(|c| c.state.is_some()) {
+                return None;
+            }
             let me = pod.object_ref();
             facts
                 .messages
@@ -453,12 +458,30 @@ fn pod_down(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
     let not_ready = pod
         .conditions
         .iter()
-        .any(|c| c.condition_type == "Ready" && c.status == "False");
+        .any(|c| c.condition_type == "Ready" && c.status == "False")
+        || pod.containers.iter().any(|c| c.ready == Some(false));
     let state = match (pod.phase.as_deref(), waiting) {
-        (_, Some(reason)) => reason,
-        (Some("Running"), None) if not_ready => "Running but not ready",
+        (_, Some(reason)) => reason.to_string(),
+        (Some("Running"), None) if not_ready => {
+            let restarted = pod
+                .containers
+                .iter()
+                .find(|c| c.restart_count.is_some_and(|n| n > 0));
+            match restarted {
+                Some(c) => format!(
+                    "Running but not ready, restarted {} time{}{}",
+                    c.restart_count.unwrap_or(0),
+                    if c.restart_count == Some(1) { "" } else { "s" },
+                    c.last_termination_reason
+                        .as_deref()
+                        .map(|r| format!(", the last run ended with {r}"))
+                        .unwrap_or_default()
+                ),
+                None => "Running but not ready".to_string(),
+            }
+        }
         (Some("Running"), None) => return None,
-        (phase, None) => phase.unwrap_or("?"),
+        (phase, None) => phase.unwrap_or("?").to_string(),
     };
     Some(format!("{} {state}", pod.meta.name))
 }
@@ -648,7 +671,7 @@ mod tests {
         let report = check_only("KW200", &text);
         let d = &report.diagnoses[0];
         assert!(
-            d.summary.contains("karpenter-7d4b9c8f5d-2xk9p CrashLoopBackOff, karpenter-7d4b9c8f5d-8qz4m Running but not ready"),
+            d.summary.contains("karpenter-7d4b9c8f5d-2xk9p CrashLoopBackOff; karpenter-7d4b9c8f5d-8qz4m Running but not ready"),
             "{}",
             d.summary
         );
@@ -660,6 +683,31 @@ mod tests {
             "{:?}",
             d.remediation[0]
         );
+    }
+
+    /// A container that crashed and runs again: its `lastState.terminated` (`Error`) is the run
+    /// before, not the pod's state now.
+    #[test]
+    fn a_restarted_controller_is_described_by_its_current_run() {
+        let pod = |ready: bool| {
+            format!(
+                r#"{{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "karpenter-6d8b7c9f4-2xk7p", "namespace": "kube-system"}},
+  "spec": {{"containers": [{{"name": "controller", "image": "public.ecr.aws/karpenter/controller:1.4.0"}}]}},
+  "status": {{"phase": "Running", "containerStatuses": [{{"name": "controller", "ready": {ready}, "restartCount": 3,
+    "state": {{"running": {{"startedAt": "2025-09-16T13:58:38Z"}}}},
+    "lastState": {{"terminated": {{"exitCode": 1, "reason": "Error", "finishedAt": "2025-09-16T13:58:32Z"}}}}}}]}}}}"#
+            )
+        };
+        const PENDING: &str = "2m  Warning  FailedScheduling  pod/frontend-1  0/3 nodes are available: 3 Insufficient cpu.";
+        let report = check_only("KW200", &format!("{PENDING}\n\n{}\n", pod(false)));
+        let s = &report.diagnoses[0].summary;
+        assert!(
+            s.contains("karpenter-6d8b7c9f4-2xk7p Running but not ready, restarted 3 times, the last run ended with Error"),
+            "{s}"
+        );
+        let report = check_only("KW200", &format!("{PENDING}\n\n{}\n", pod(true)));
+        let s = &report.diagnoses[0].summary;
+        assert!(!s.contains("not running"), "it serves again: {s}");
     }
 
     #[test]
