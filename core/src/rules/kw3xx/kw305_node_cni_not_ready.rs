@@ -430,11 +430,28 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         );
     }
     if let Some(cni) = other_cni {
+        // Cilium and others replace the VPC CNI, or chain to it (Cilium's chaining mode,
+        // Calico for network policy only): the aws-node steps apply only when aws-node runs.
+        if !aws_node_seen(facts) && logged.is_none() {
+            for step in &mut steps {
+                step.text = format!(
+                    "If the Amazon VPC CNI (aws-node) runs beside {} (chaining mode, or policy only): {}",
+                    capitalised(cni),
+                    lower_first(&step.text)
+                );
+            }
+        }
+        let (label, container) = cni_agent(cni);
         steps.insert(
             0,
             Remediation::command(
-                format!("The cluster runs {}: check its agent on {node}:", capitalised(cni)),
-                format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i {cni}"),
+                format!(
+                    "The cluster runs {}: find its agent on {node} and read why it is not ready (the log from before its last restart too):",
+                    capitalised(cni)
+                ),
+                format!(
+                    "kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i {cni}; read -r NS AGENT <<< \"$(kubectl get pods -A -l {label} --field-selector spec.nodeName={node} -o jsonpath='{{.items[0].metadata.namespace}} {{.items[0].metadata.name}}')\"; kubectl logs -n $NS $AGENT -c {container} --tail=50; kubectl logs -n $NS $AGENT -c {container} --previous --tail=50"
+                ),
             ),
         );
     }
@@ -590,6 +607,39 @@ fn other_cni(facts: &Facts) -> Option<&'static str> {
         .find(|cni| names.iter().any(|n| n.contains(cni)))
 }
 
+/// The pod label and agent container of another CNI's node agent, as their charts install it.
+fn cni_agent(cni: &str) -> (&'static str, &'static str) {
+    match cni {
+        "calico" => ("k8s-app=calico-node", "calico-node"),
+        "antrea" => ("component=antrea-agent", "antrea-agent"),
+        "weave" => ("name=weave-net", "weave"),
+        _ => ("k8s-app=cilium", "cilium-agent"),
+    }
+}
+
+/// Whether the input shows the VPC CNI installed: an aws-node pod or DaemonSet.
+fn aws_node_seen(facts: &Facts) -> bool {
+    facts.pods.iter().any(|p| is_aws_node_pod(&p.meta.name))
+        || facts
+            .nodes
+            .iter()
+            .flat_map(|n| &n.pods)
+            .any(|p| is_aws_node_pod(&p.name))
+        || facts
+            .workloads
+            .iter()
+            .any(|w| w.kind == "DaemonSet" && w.meta.name == "aws-node")
+}
+
+/// `text` with its first letter lower-cased (the step texts start with a verb of ours).
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
 /// The role name of the `aws-node` service account's IRSA annotation, when the input has it.
 fn aws_node_role(facts: &Facts) -> Option<String> {
     facts
@@ -622,6 +672,37 @@ Dec 06 21:25:43 ip-172-20-51-9.eu-central-1.compute.internal kubelet[2291]: E120
                 .starts_with("Node ip-172-20-51-9.eu-central-1.compute.internal is NotReady"),
             "{}",
             d.summary
+        );
+    }
+
+    /// Cilium's taint and no aws-node anywhere: Cilium's agent first, the VPC CNI steps only
+    /// as the chaining case; with aws-node's pod in the input they stand as they are.
+    #[test]
+    fn another_cni_without_aws_node_gets_its_agent_steps() {
+        let node = "Name:               ip-10-0-3-77.ec2.internal
+Taints:             node.cilium.io/agent-not-ready:NoExecute
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  Ready            False   Tue, 03 Dec 2024 10:10:00 +0000   Tue, 03 Dec 2024 10:01:00 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized
+";
+        let d = &check_only("KW305", node).diagnoses[0];
+        assert!(d.remediation[0].text.starts_with("The cluster runs Cilium"));
+        assert!(d.remediation[0].command.as_deref().is_some_and(|c| c
+            .contains("-l k8s-app=cilium")
+            && c.contains("-c cilium-agent --previous")));
+        assert!(d.remediation[1..].iter().all(|r| r
+            .text
+            .starts_with("If the Amazon VPC CNI (aws-node) runs beside Cilium")));
+        let with_aws_node = format!("{node}\n$ kubectl get pods -n kube-system -o wide\nNAME             READY   STATUS             RESTARTS       AGE   IP          NODE                        NOMINATED NODE   READINESS GATES\naws-node-5sd7v   1/2     CrashLoopBackOff   9 (2m ago)     23m   10.0.3.77   ip-10-0-3-77.ec2.internal   <none>           <none>\n");
+        let d = &check_only("KW305", &with_aws_node).diagnoses[0];
+        assert!(d.remediation[0].text.starts_with("The cluster runs Cilium"));
+        assert!(
+            d.remediation[1..]
+                .iter()
+                .all(|r| !r.text.starts_with("If the Amazon VPC CNI")),
+            "{:#?}",
+            d.remediation
         );
     }
 
