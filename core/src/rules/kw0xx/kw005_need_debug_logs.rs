@@ -116,6 +116,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if debug || level_is_debug() {
         return Vec::new();
     }
+    // A standby replica's log (KW200 says so): the leader's info log is the one to read first,
+    // debug lines from a replica that does nothing would not explain more.
+    if crate::rules::kw2xx::standby_lease(facts).is_some() {
+        return Vec::new();
+    }
     let failures_parsed = facts.logs.iter().filter(|r| is_failure(r)).count();
     let failures_counted: usize = facts
         .log_lines_by_level

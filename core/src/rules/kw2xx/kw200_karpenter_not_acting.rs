@@ -41,7 +41,10 @@ pod`); there is no NodePool, or none is ready (KW208).
 Walk the checklist: `kubectl get pods -n <karpenter-ns> -l app.kubernetes.io/name=karpenter`
 (running? ready?), `kubectl logs -n <karpenter-ns> -l app.kubernetes.io/name=karpenter` (errors,
 the pod's name), `kubectl get nodepools` (any, Ready?), `kubectl get nodeclaims`. Karpenter's own
-pods need capacity Karpenter does not manage (a managed node group or Fargate).
+pods need capacity Karpenter does not manage (a managed node group or Fargate). A log with
+`attempting to acquire leader lease` and no `successfully acquired lease` is a standby replica's
+(`kubectl logs deploy/karpenter` picks any replica): the Lease's `holderIdentity` names the
+leader, whose log is the one to read.
 "#,
 };
 
@@ -56,7 +59,45 @@ const SIGNALS: &[&str] = &[
     "launched nodeclaim",
     "created machine",
     "launched machine",
+    // client-go's leader election: `attempting to acquire leader lease <ns>/<name>...` (newer:
+    // `Attempting to acquire leader lease...` with a `lock` field), then `successfully acquired
+    // lease <ns>/<name>` on the replica that leads.
+    "acquire leader lease",
+    "acquired lease",
 ];
+
+/// The lease a replica waits for, when the Karpenter logs in the input come from a standby:
+/// it tried for the leader lease and no line says it (or any replica shown) got it.
+/// `Some(None)` when the line does not name the lease.
+pub(crate) fn standby_lease(facts: &Facts) -> Option<Option<String>> {
+    let attempt = facts
+        .logs
+        .iter()
+        .find(|r| contains_ignore_ascii_case(&r.message, "acquire leader lease"))?;
+    if facts
+        .logs
+        .iter()
+        .any(|r| contains_ignore_ascii_case(&r.message, "acquired lease"))
+    {
+        return None;
+    }
+    let from_text = find_ignore_ascii_case(&attempt.message, "leader lease").and_then(|at| {
+        let lock = attempt.message[at + "leader lease".len()..]
+            .trim()
+            .trim_end_matches('.')
+            .trim();
+        (lock.contains('/') && !lock.contains(' ')).then(|| lock.to_string())
+    });
+    let from_field = || {
+        attempt
+            .fields
+            .get("lock")
+            .and_then(|v| v.as_str())
+            .filter(|l| l.contains('/'))
+            .map(str::to_string)
+    };
+    Some(from_text.or_else(from_field))
+}
 
 /// A pod the scheduler could not place, with the messages saying so.
 struct Candidate<'a> {
@@ -505,6 +546,7 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         .unwrap_or_else(|| "<karpenter-namespace>".to_string());
     let mut related: Vec<&'static str> = Vec::new();
     let stopped = not_running(facts);
+    let standby = standby_lease(facts);
     if let Some(reason) = &stopped {
         summary.push_str(&format!(" Karpenter is not running: {reason}."));
         if silent.iter().any(|c| {
@@ -519,6 +561,12 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         // Karpenter runs: it passed over this pod only.
         summary.push_str(&format!(
             " Karpenter is running (it answered {answered} in the same input) but passed over this pod: check that the pod is not ignored by Karpenter (KW209) and that a ready NodePool could serve it (KW208)."
+        ));
+        related.extend(["KW209", "KW208"]);
+    } else if let Some(lease) = &standby {
+        summary.push_str(&format!(
+            " The Karpenter log in the input comes from a replica waiting for the leader lease{} (`attempting to acquire leader lease`, and no `successfully acquired lease`): a standby neither acts nor logs decisions, so read the leader's log before concluding; then check that the pod is not ignored by Karpenter (KW209) and that a ready NodePool could serve it (KW208).",
+            lease.as_deref().map(|l| format!(" {l}")).unwrap_or_default()
         ));
         related.extend(["KW209", "KW208"]);
     } else {
@@ -598,6 +646,24 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
             "kubectl get nodepools,nodeclaims",
         ),
     ];
+    if let (None, Some(lease)) = (&stopped, &standby) {
+        let (lease_ns, lease_name) = lease
+            .as_deref()
+            .and_then(|l| l.split_once('/'))
+            .unwrap_or((ns.as_str(), "karpenter-leader-election"));
+        steps.insert(
+            0,
+            Remediation::command(
+                "Find the leader (the Lease's holder, `<pod>_<id>`) and read its log:",
+                format!(
+                    "LEADER=$(kubectl get lease -n {lease_ns} {lease_name} -o jsonpath='{{.spec.holderIdentity}}' | cut -d_ -f1); kubectl logs -n {ns} $LEADER --since=1h{}",
+                    first_pod
+                        .map(|p| format!(" | grep -E '{}|ERROR'", p.name))
+                        .unwrap_or_default()
+                ),
+            ),
+        );
+    }
     if let Some(reason) = &stopped {
         steps.insert(
             0,
@@ -634,6 +700,17 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         .with_confidence(confidence)
         .with_object(first_pod)
         .with_messages(silent.iter().flat_map(|c| c.messages.iter().copied()))
+        .with_evidence(
+            facts
+                .logs
+                .iter()
+                .filter(|r| {
+                    stopped.is_none()
+                        && standby.is_some()
+                        && contains_ignore_ascii_case(&r.message, "acquire leader lease")
+                })
+                .map(|r| r.evidence.clone()),
+        )
         .with_related(&related)
         .with_remediation(steps)
 }
@@ -708,6 +785,43 @@ mod tests {
         let report = check_only("KW200", &format!("{PENDING}\n\n{}\n", pod(true)));
         let s = &report.diagnoses[0].summary;
         assert!(!s.contains("not running"), "it serves again: {s}");
+    }
+
+    /// `kubectl logs deploy/karpenter` picks one replica: a standby's log (it waits for the
+    /// lease) says nothing about pods, and is no reason for debug logs (KW005).
+    #[test]
+    fn a_standby_replicas_log_points_to_the_leader() {
+        let events = "LAST SEEN   TYPE      REASON             OBJECT                        MESSAGE\n4m2s        Warning   FailedScheduling   pod/cart-7f9c6d5b8d-q2w8x     0/4 nodes are available: 4 Insufficient memory.\n";
+        let standby = r#"{"level":"INFO","time":"2025-10-02T08:11:03.221Z","logger":"controller","message":"attempting to acquire leader lease karpenter/karpenter-leader-election...","commit":"1c5a5f3"}"#;
+        let newer = r#"{"level":"INFO","time":"2025-10-02T08:11:03.221Z","logger":"controller","message":"Attempting to acquire leader lease...","lock":"kube-system/karpenter-leader-election","commit":"1c5a5f3"}"#;
+        let leader = r#"{"level":"INFO","time":"2025-10-02T08:11:04.001Z","logger":"controller","message":"successfully acquired lease karpenter/karpenter-leader-election","commit":"1c5a5f3"}"#;
+        for (log, lease) in [
+            (standby, "karpenter/karpenter-leader-election"),
+            (newer, "kube-system/karpenter-leader-election"),
+        ] {
+            let report = crate::analyze(
+                &[crate::Document::new("paste", format!("{events}\n{log}\n"))],
+                &crate::Options::default(),
+            );
+            assert_eq!(ids(&report), ["KW200"], "no KW005 for a standby's log");
+            let d = &report.diagnoses[0];
+            assert!(
+                d.summary
+                    .contains(&format!("waiting for the leader lease {lease}")),
+                "{}",
+                d.summary
+            );
+            let (ns, name) = lease.split_once('/').unwrap();
+            assert!(d.remediation[0]
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains(&format!("get lease -n {ns} {name}"))));
+            assert!(d.evidence.iter().any(|e| e.text.contains("leader lease")));
+        }
+        let report = check_only("KW200", &format!("{events}\n{standby}\n{leader}\n"));
+        assert!(!report.diagnoses[0]
+            .summary
+            .contains("waiting for the leader lease"));
     }
 
     #[test]

@@ -4,6 +4,7 @@ use super::Rule;
 
 pub(crate) mod eni_limits;
 mod kw200_karpenter_not_acting;
+pub(crate) use kw200_karpenter_not_acting::standby_lease;
 mod kw201_no_instance_type_fits;
 mod kw202_no_offering_in_zone;
 mod kw203_requirements_incompatible;
