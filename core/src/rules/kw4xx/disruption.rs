@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 
 use crate::document::Evidence;
-use crate::facts::find_ignore_ascii_case;
+use crate::facts::{contains_ignore_ascii_case, find_ignore_ascii_case};
 use crate::facts::{Facts, Message, Meta, ObjectRef};
 use crate::rules::text::{contains_any, is_unnumbered_mask, token_after};
 
@@ -392,6 +392,128 @@ pub fn grouped_hits<'a, K: PartialEq>(
     out
 }
 
+/// `found` without the messages about a node or NodeClaim the input shows Karpenter disrupting
+/// or removing afterwards: a verdict that kept the node (`Can't replace with a cheaper node`,
+/// `Node is nominated for a pending pod`, `Not all pods would schedule, ...`) is history once
+/// the node went, and does not answer "why is it still here". Messages without a subject stay.
+pub fn without_later_removal<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
+    let mut out = Hits::default();
+    for m in found.messages {
+        let subject = subject_of(m);
+        if subject
+            .as_ref()
+            .is_some_and(|s| removed_after(facts, m, s).is_some())
+        {
+            continue;
+        }
+        if let Some(s) = subject {
+            push_unique(&mut out.subjects, s);
+        }
+        out.messages.push(m);
+    }
+    out
+}
+
+/// A message saying Karpenter disrupted `subject` (or its Node / NodeClaim counterpart), or
+/// that the Node went away, later than `before`: the `DisruptionTerminating` event (`Disrupting
+/// Node: Underutilized/Delete`, `Disrupting NodeClaim: Drifted/Replace`), the node lifecycle
+/// controller's `RemovingNode`, a controller log line disrupting it (`disrupting node(s)` of
+/// v1 naming it in `disrupted-nodes`; `disrupting via ...` of v0.32 to v0.37; `deprovisioning
+/// via ...` before) or `deleted node`. Disruption can be rolled back (the replacement never
+/// initializes), so the removal must come after `before`, by time when both say when, else by
+/// line in the same source.
+pub fn removed_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+) -> Option<&'a Message> {
+    if is_unnumbered_mask(&subject.name) {
+        return None;
+    }
+    let mut names = vec![subject.name.clone()];
+    match subject.kind.as_str() {
+        "Node" => names.extend(facts.claim_of_node(&subject.name)),
+        "NodeClaim" | "Machine" => names.extend(
+            facts
+                .nodeclaims
+                .iter()
+                .filter(|c| c.meta.name == subject.name)
+                .filter_map(|c| c.node_name.clone()),
+        ),
+        _ => return None,
+    }
+    facts.messages.iter().find(|d| {
+        if d.evidence == before.evidence {
+            return false;
+        }
+        let text = unescaped(&d.text);
+        let about = |d: &Message| {
+            subject_of(d).is_some_and(|s| {
+                matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine")
+                    && names.contains(&s.name)
+            })
+        };
+        let event_says = (d.reason.as_deref() == Some("DisruptionTerminating")
+            || d.reason.as_deref() == Some("RemovingNode")
+            || contains_any(
+                &text,
+                &[
+                    "disrupting node:",
+                    "disrupting nodeclaim:",
+                    "event: removing node ",
+                ],
+            ))
+            && about(d);
+        let log_says = d.origin == crate::facts::MessageOrigin::KarpenterLog
+            && (contains_any(
+                &text,
+                &[
+                    "disrupting node(s)",
+                    "disrupting via ",
+                    "deprovisioning via ",
+                ],
+            ) && names.iter().any(|n| names_word(&d.evidence.text, n))
+                || (contains_ignore_ascii_case(&text, "deleted node") && about(d)));
+        (event_says || log_says) && later(d, before)
+    })
+}
+
+/// Whether `text` holds `name` as a whole name: not inside a longer name (`ip-10-0-1-1` in
+/// `ip-10-0-1-12`, or in `ip-10-0-1-1.ec2.internal` when the name is the short form).
+fn names_word(text: &str, name: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    !name.is_empty()
+        && text.match_indices(name).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let rest = &text[i + name.len()..];
+            let mut after = rest.chars();
+            let continues = match after.next() {
+                Some('.') => after.next().is_some_and(|c| c.is_ascii_alphanumeric()),
+                Some(c) => part(c),
+                None => false,
+            };
+            !before.is_some_and(|c| part(c) || c == '.') && !continues
+        })
+}
+
+/// Whether `a` happened after `b`: their latest occurrences when both say when in one way
+/// (timestamps, or kubectl ages: `6m ago` is after `41m ago`), else `a` below `b` in the same
+/// source.
+fn later(a: &Message, b: &Message) -> bool {
+    fn moment(m: &Message) -> Option<(bool, i64)> {
+        let value = m.evidence.last_seen.as_deref().or(m.time.as_deref())?;
+        if let Some(t) = crate::rules::time::epoch_seconds(value) {
+            return Some((true, t));
+        }
+        let age = value.trim().strip_suffix(" ago")?;
+        crate::rules::time::age_seconds(age).map(|s| (false, -s))
+    }
+    match (moment(a), moment(b)) {
+        (Some((ka, ta)), Some((kb, tb))) if ka == kb => ta > tb,
+        _ => a.evidence.source == b.evidence.source && a.evidence.line > b.evidence.line,
+    }
+}
+
 /// The reason of a `ConsolidationRejected` event (kubernetes-sigs/karpenter PR #2786,
 /// `Consolidation rejected: <command>, reason: <reason> (savings: $<x>)`): the category
 /// Karpenter's re-validation just before acting gave, one of `budget` (a pod was nominated to
@@ -745,6 +867,33 @@ mod tests {
         );
         assert_eq!(command_nodepool("nodepools=[a,b]: [x]"), None);
         assert_eq!(command_nodepool("delete: [x]"), None);
+    }
+
+    #[test]
+    fn a_verdict_before_the_node_went_is_history() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let verdict = |f: &Facts| {
+            f.messages
+                .iter()
+                .find(|m| m.text.contains("cheaper"))
+                .cloned()
+                .unwrap()
+        };
+        let node = ObjectRef::new("Node", None, "ip-10-0-1-1.ec2.internal");
+        // Disrupted after the verdict: history. Before it (rolled back), or another node: not.
+        let after = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n30m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n5m   Normal   DisruptionTerminating   node/ip-10-0-1-1.ec2.internal   Disrupting Node: Underutilized/Delete\n");
+        assert!(removed_after(&after, &verdict(&after), &node).is_some());
+        let before = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n5m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n30m   Normal   DisruptionTerminating   node/ip-10-0-1-1.ec2.internal   Disrupting Node: Drifted/Replace\n");
+        assert!(removed_after(&before, &verdict(&before), &node).is_none());
+        let other = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n30m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n5m   Normal   DisruptionTerminating   node/ip-10-0-1-12.ec2.internal   Disrupting Node: Underutilized/Delete\n");
+        assert!(removed_after(&other, &verdict(&other), &node).is_none());
+        assert!(names_word("[{\"Node\":{\"name\":\"ip-1-2\"}}]", "ip-1-2"));
+        assert!(!names_word("ip-1-23 ip-1-2x", "ip-1-2"));
+        assert!(!names_word("ip-1-2.ec2.internal", "ip-1-2"));
+        assert!(names_word(
+            "terminating 1 candidates ip-1-2/m5.large",
+            "ip-1-2"
+        ));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{parse_clause, Cause};
-use crate::rules::kw4xx::disruption::{grouped_hits, subject_of, subjects_label};
+use crate::rules::kw4xx::disruption::{
+    grouped_hits, subject_of, subjects_label, without_later_removal,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -56,6 +58,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Some((pod_errors(&rest), others))
     })
     .into_iter()
+    .map(|(key, hits)| (key, without_later_removal(facts, hits)))
+    .filter(|(_, hits)| !hits.is_empty())
     .map(|((pods, others), hits)| {
         diagnose(&Blocked {
             pods,

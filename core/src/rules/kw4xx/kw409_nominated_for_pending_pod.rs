@@ -1,7 +1,9 @@
 //! KW409 nominated-for-pending-pod.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, subject_nodepools, subject_of, subjects_label};
+use crate::rules::kw4xx::disruption::{
+    hits, subject_nodepools, subject_of, subjects_label, without_later_removal,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -41,6 +43,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
         contains_ignore_ascii_case(t, "nominated for a pending pod")
     });
+    let found = without_later_removal(facts, found);
     if found.is_empty() {
         return Vec::new();
     }
