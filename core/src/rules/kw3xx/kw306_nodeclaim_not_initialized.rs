@@ -236,7 +236,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             cause,
             nodeclaim,
             node,
-            evidence: vec![evidence_of(m)],
+            // An Event object's repeats carry their own first and last times (firstTimestamp,
+            // lastTimestamp); the message's one time would overwrite the first.
+            evidence: vec![if m.evidence.first_seen.is_some() {
+                m.evidence.clone()
+            } else {
+                evidence_of(m)
+            }],
             inferred: false,
         });
     }
