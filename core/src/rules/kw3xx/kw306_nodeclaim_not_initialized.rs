@@ -226,9 +226,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // Karpenter's bare `isn't initialized` is said in every node's first minute; a node it
         // weighed for disruption since (consolidation verdicts, nominations) had initialized.
         if matches!(cause, Cause::Unstated)
-            && node
-                .as_deref()
-                .is_some_and(|n| weighed_for_disruption(facts, n, Some(m)))
+            && node.as_deref().is_some_and(|n| {
+                weighed_for_disruption(facts, n, Some(m))
+                    || crate::rules::kw4xx::disruption::launch_time_only(facts, m, n)
+            })
         {
             continue;
         }

@@ -478,6 +478,39 @@ pub fn removed_after<'a>(
     })
 }
 
+/// Whether `said` (Karpenter's `isn't initialized` about Node `node`) is only the node's first
+/// minutes: Karpenter says it on every pass while a new node boots. Seen once, at most three
+/// minutes before the paste, and the node turned Ready after it (`NodeReady`, `Type: Ready,
+/// Status: False -> True`): nothing shows initialization stuck yet.
+pub fn launch_time_only(facts: &Facts, said: &Message, node: &str) -> bool {
+    const YOUNG_SECONDS: i64 = 180;
+    let e = &said.evidence;
+    let once = e.count <= 1 && (e.first_seen.is_none() || e.first_seen == e.last_seen);
+    let age = e.last_seen.as_deref().and_then(|v| {
+        if let Some(ago) = v.trim().strip_suffix(" ago") {
+            return crate::rules::time::age_seconds(ago);
+        }
+        let at = crate::rules::time::epoch_seconds(v)?;
+        let now = crate::rules::time::now_seconds(facts, |_| false)?;
+        Some(now - at)
+    });
+    let young = age.is_some_and(|a| (0..=YOUNG_SECONDS).contains(&a));
+    if !once || !young {
+        return false;
+    }
+    let subject = ObjectRef::new("Node", None, node);
+    facts.messages.iter().any(|m| {
+        let about = subject_of(m).is_some_and(|s| s.kind == "Node" && s.name == node)
+            && same_subject(facts, said, m, &subject);
+        let text = unescaped(&m.text);
+        let ready = m.reason.as_deref() == Some("NodeReady")
+            || contains_ignore_ascii_case(&text, "status is now: NodeReady")
+            || (contains_ignore_ascii_case(&text, "Type: Ready,")
+                && contains_ignore_ascii_case(&text, "-> True"));
+        about && ready && later(m, said)
+    })
+}
+
 /// Whether `text` holds `name` as a whole name: not inside a longer name (`ip-10-0-1-1` in
 /// `ip-10-0-1-12`, or in `ip-10-0-1-1.ec2.internal` when the name is the short form).
 fn names_word(text: &str, name: &str) -> bool {
@@ -894,6 +927,29 @@ mod tests {
             "terminating 1 candidates ip-1-2/m5.large",
             "ip-1-2"
         ));
+    }
+
+    #[test]
+    fn first_minute_not_initialized_then_ready() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let node = "ip-10-1-2-3.ec2.internal";
+        let said = |f: &Facts| {
+            f.messages
+                .iter()
+                .find(|m| m.text.contains("isn't initialized"))
+                .cloned()
+                .unwrap()
+        };
+        let table = |blocked: &str, ready: &str| {
+            format!("LAST SEEN   TYPE     REASON              OBJECT                         MESSAGE\n{blocked}   Normal   DisruptionBlocked   node/{node}   Node isn't initialized\n{ready}   Normal   NodeReady   node/{node}   Node {node} status is now: NodeReady\n")
+        };
+        let young = facts(&table("50s", "31s"));
+        assert!(launch_time_only(&young, &said(&young), node));
+        // Older than the first minutes, or Ready before the block: not only launch time.
+        let old = facts(&table("12m", "11m"));
+        assert!(!launch_time_only(&old, &said(&old), node));
+        let ready_before = facts(&table("50s", "55s"));
+        assert!(!launch_time_only(&ready_before, &said(&ready_before), node));
     }
 
     #[test]
