@@ -420,8 +420,8 @@ pub fn without_later_removal<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
 /// controller's `RemovingNode`, a controller log line disrupting it (`disrupting node(s)` of
 /// v1 naming it in `disrupted-nodes`; `disrupting via ...` of v0.32 to v0.37; `deprovisioning
 /// via ...` before) or `deleted node`. Disruption can be rolled back (the replacement never
-/// initializes), so the removal must come after `before`, by time when both say when, else by
-/// line in the same source.
+/// initializes), so the removal must come after every occurrence of `before`, by time when
+/// both say when, else by line in the same source.
 pub fn removed_after<'a>(
     facts: &'a Facts,
     before: &Message,
@@ -474,7 +474,7 @@ pub fn removed_after<'a>(
                 ],
             ) && names.iter().any(|n| names_word(&d.evidence.text, n))
                 || (contains_ignore_ascii_case(&text, "deleted node") && about(d)));
-        (event_says || log_says) && later(d, before)
+        (event_says || log_says) && wholly_after(d, before)
     })
 }
 
@@ -532,16 +532,29 @@ fn names_word(text: &str, name: &str) -> bool {
 /// Whether `a` happened after `b`: their latest occurrences when both say when in one way
 /// (timestamps, or kubectl ages: `6m ago` is after `41m ago`), else `a` below `b` in the same
 /// source.
-fn later(a: &Message, b: &Message) -> bool {
-    fn moment(m: &Message) -> Option<(bool, i64)> {
-        let value = m.evidence.last_seen.as_deref().or(m.time.as_deref())?;
+pub fn later(a: &Message, b: &Message) -> bool {
+    compare(a, a.evidence.last_seen.as_deref(), b)
+}
+
+/// Whether every occurrence of `a` came after every occurrence of `b`: `a`'s first after `b`'s
+/// last (`2m (x12 over 3h)` is not wholly after `4m (x27 over 57m)`).
+pub fn wholly_after(a: &Message, b: &Message) -> bool {
+    compare(a, a.evidence.first_seen.as_deref(), b)
+}
+
+fn compare(a: &Message, a_seen: Option<&str>, b: &Message) -> bool {
+    fn moment(value: Option<&str>, m: &Message) -> Option<(bool, i64)> {
+        let value = value.or(m.time.as_deref())?;
         if let Some(t) = crate::rules::time::epoch_seconds(value) {
             return Some((true, t));
         }
         let age = value.trim().strip_suffix(" ago")?;
         crate::rules::time::age_seconds(age).map(|s| (false, -s))
     }
-    match (moment(a), moment(b)) {
+    match (
+        moment(a_seen, a),
+        moment(b.evidence.last_seen.as_deref(), b),
+    ) {
         (Some((ka, ta)), Some((kb, tb))) if ka == kb => ta > tb,
         _ => a.evidence.source == b.evidence.source && a.evidence.line > b.evidence.line,
     }
