@@ -448,6 +448,12 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                     "karpenter.sh/provisioner-name=",
                 ],
             )
+        })
+        // Karpenter names a NodeClaim `<nodepool>-<5 characters>`.
+        .or_else(|| {
+            nodeclaims
+                .iter()
+                .find_map(|n| crate::rules::kw4xx::disruption::nodepool_in_generated_name(facts, n))
         });
     // Before v0.32: a Machine of a Provisioner, whose startup taints sit in its spec.
     let api = Api::of(facts, &nodeclaims);

@@ -301,7 +301,7 @@ fn nodeclaim_nodepool(facts: &Facts, claim: &str) -> Option<String> {
 /// NodePool's name as generateName, and the API server appends five characters of its
 /// random-suffix alphabet (no vowels, no 0, 1 or 3). When the input lists NodePools, the prefix
 /// must be one of them.
-fn nodepool_in_generated_name(facts: &Facts, claim: &str) -> Option<String> {
+pub fn nodepool_in_generated_name(facts: &Facts, claim: &str) -> Option<String> {
     const SUFFIX_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
     let (prefix, suffix) = claim.rsplit_once('-')?;
     let generated = suffix.len() == 5 && suffix.chars().all(|c| SUFFIX_ALPHABET.contains(c));
