@@ -427,6 +427,26 @@ pub fn removed_after<'a>(
     before: &Message,
     subject: &ObjectRef,
 ) -> Option<&'a Message> {
+    ended_after(facts, before, subject, false)
+}
+
+/// Like [`removed_after`], but only the Node gone (`RemovingNode`, a `deleted node` log line),
+/// not a disruption under way: a drain blocked by a budget is the story of a disruption
+/// started, and stays worth telling until the node is gone.
+pub fn gone_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+) -> Option<&'a Message> {
+    ended_after(facts, before, subject, true)
+}
+
+fn ended_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+    gone_only: bool,
+) -> Option<&'a Message> {
     if is_unnumbered_mask(&subject.name) {
         return None;
     }
@@ -453,18 +473,16 @@ pub fn removed_after<'a>(
                     && names.contains(&s.name)
             })
         };
-        let event_says = (d.reason.as_deref() == Some("DisruptionTerminating")
-            || d.reason.as_deref() == Some("RemovingNode")
-            || contains_any(
-                &text,
-                &[
-                    "disrupting node:",
-                    "disrupting nodeclaim:",
-                    "event: removing node ",
-                ],
-            ))
+        let gone = (d.reason.as_deref() == Some("RemovingNode")
+            || contains_ignore_ascii_case(&text, "event: removing node "))
             && about(d);
-        let log_says = d.origin == crate::facts::MessageOrigin::KarpenterLog
+        let disrupted = (d.reason.as_deref() == Some("DisruptionTerminating")
+            || contains_any(&text, &["disrupting node:", "disrupting nodeclaim:"]))
+            && about(d);
+        let deleted_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
+            && contains_ignore_ascii_case(&text, "deleted node")
+            && about(d);
+        let disrupting_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
             && (contains_any(
                 &text,
                 &[
@@ -472,9 +490,13 @@ pub fn removed_after<'a>(
                     "disrupting via ",
                     "deprovisioning via ",
                 ],
-            ) && names.iter().any(|n| names_word(&d.evidence.text, n))
-                || (contains_ignore_ascii_case(&text, "deleted node") && about(d)));
-        (event_says || log_says) && wholly_after(d, before)
+            ) && names.iter().any(|n| names_word(&d.evidence.text, n)));
+        let ended = if gone_only {
+            gone || deleted_log
+        } else {
+            gone || deleted_log || disrupted || disrupting_log
+        };
+        ended && wholly_after(d, before)
     })
 }
 

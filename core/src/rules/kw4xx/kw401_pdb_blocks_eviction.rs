@@ -5,7 +5,7 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, removed_after,
+    gone_after, lifted_after, messages_with, node_name, ns_flag, number_after, push_unique,
     same_subject, serrors_values, split_qualified, subject_of, subjects_label, unescaped,
     wholly_after,
 };
@@ -118,8 +118,8 @@ impl Group<'_> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for m in messages_with(facts, SIGNALS) {
-        // A node Karpenter removed afterwards was drained after all: the block is history.
-        if subject_of(m).is_some_and(|s| removed_after(facts, m, &s).is_some()) {
+        // A node gone afterwards was drained after all: the block is history.
+        if subject_of(m).is_some_and(|s| gone_after(facts, m, &s).is_some()) {
             continue;
         }
         let t = unescaped(&m.text);
@@ -666,7 +666,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             " Karpenter weighed the node for consolidation after that, which it does only once no budget blocks its pods' eviction: that block has passed.",
         );
         d = d
-            .with_evidence(vec![crate::rules::evidence_of(verdict)])
+            .with_evidence(vec![if verdict.evidence.first_seen.is_some() {
+                verdict.evidence.clone()
+            } else {
+                crate::rules::evidence_of(verdict)
+            }])
             .with_severity(Severity::Info);
     } else if block_passed(g, &pdb_objects) {
         d.summary.push_str(
