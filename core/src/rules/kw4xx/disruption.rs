@@ -430,9 +430,9 @@ pub fn removed_after<'a>(
     ended_after(facts, before, subject, false)
 }
 
-/// Like [`removed_after`], but only the Node gone (`RemovingNode`, a `deleted node` log line),
-/// not a disruption under way: a drain blocked by a budget is the story of a disruption
-/// started, and stays worth telling until the node is gone.
+/// Like [`removed_after`], but only the Node gone (`RemovingNode`, `InstanceTerminating`, a
+/// `deleted node` log line), not a disruption under way: a drain blocked by a budget is the
+/// story of a disruption started, and stays worth telling until the node is gone.
 pub fn gone_after<'a>(
     facts: &'a Facts,
     before: &Message,
@@ -473,8 +473,11 @@ fn ended_after<'a>(
                     && names.contains(&s.name)
             })
         };
+        // The instance terminating (Karpenter's `InstanceTerminating` from the EC2 state-change
+        // notice) ends the node as surely as the node lifecycle controller's `RemovingNode`.
         let gone = (d.reason.as_deref() == Some("RemovingNode")
-            || contains_ignore_ascii_case(&text, "event: removing node "))
+            || d.reason.as_deref() == Some("InstanceTerminating")
+            || contains_any(&text, &["event: removing node ", "instance is terminating"]))
             && about(d);
         let disrupted = (d.reason.as_deref() == Some("DisruptionTerminating")
             || contains_any(&text, &["disrupting node:", "disrupting nodeclaim:"]))
