@@ -37,7 +37,10 @@ requested but not registered`), `DRADriverPoolsNotPublished`; the pre-v0.32 `Exp
 Karpenter's without `karpenter.sh/initialized=true` that is NotReady or still carries a startup
 taint or a known ephemeral taint (`node.kubernetes.io/not-ready`, `.../unreachable`,
 `node.cloudprovider.kubernetes.io/uninitialized`). The missing label alone on a Ready, untainted
-Node is no evidence: a trimmed `kubectl get node -o yaml` often drops labels.
+Node is no evidence: a trimmed `kubectl get node -o yaml` often drops labels. When Karpenter says
+only `isn't initialized`, a Ready node of an NVIDIA GPU type (`g5`, `p4d`...) or an
+Inferentia/Trainium type whose shown allocatable lacks `nvidia.com/gpu` /
+`aws.amazon.com/neuron` names the missing resource (medium confidence).
 
 ## Why it happens
 Whatever should finish the node's setup is not running there: the CNI (node NotReady), the agent
@@ -146,6 +149,38 @@ const KNOWN_EPHEMERAL: &[&str] = &[
     "node.cloudprovider.kubernetes.io/uninitialized",
 ];
 
+/// Instance families whose accelerators Karpenter counts in the NodeClaim's capacity, and the
+/// extended resource their device plugin registers (EC2 DescribeInstanceTypes: NVIDIA GPUs,
+/// Inferentia and Trainium).
+const ACCELERATOR_FAMILIES: &[(&str, &[&str])] = &[
+    (
+        "nvidia.com/gpu",
+        &[
+            "p2", "p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "g3", "g3s", "g4dn", "g5",
+            "g5g", "g6", "g6e", "gr6",
+        ],
+    ),
+    (
+        "aws.amazon.com/neuron",
+        &["inf1", "inf2", "trn1", "trn1n", "trn2"],
+    ),
+];
+
+/// The accelerator resource Node `n`'s instance type has and its shown allocatable lacks (or
+/// holds as 0): only when the allocatable is shown at all.
+fn accelerator_missing(n: &crate::facts::Node) -> Option<&'static str> {
+    let family = n.instance_type()?.split('.').next()?;
+    let (resource, _) = ACCELERATOR_FAMILIES
+        .iter()
+        .find(|(_, families)| families.contains(&family))?;
+    let shown = n.allocatable.contains_key("cpu") || n.allocatable.contains_key("pods");
+    let registered = n
+        .allocatable
+        .iter()
+        .any(|(k, v)| k.starts_with(resource) && v.trim() != "0");
+    (shown && !registered).then_some(*resource)
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut hits: Vec<Hit> = Vec::new();
     for c in conditions(facts) {
@@ -191,9 +226,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // Karpenter's bare `isn't initialized` is said in every node's first minute; a node it
         // weighed for disruption since (consolidation verdicts, nominations) had initialized.
         if matches!(cause, Cause::Unstated)
-            && node
-                .as_deref()
-                .is_some_and(|n| weighed_for_disruption(facts, n, Some(m)))
+            && node.as_deref().is_some_and(|n| {
+                weighed_for_disruption(facts, n, Some(m))
+                    || crate::rules::kw4xx::disruption::launch_time_only(facts, m, n)
+            })
         {
             continue;
         }
@@ -201,7 +237,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             cause,
             nodeclaim,
             node,
-            evidence: vec![evidence_of(m)],
+            // An Event object's repeats carry their own first and last times (firstTimestamp,
+            // lastTimestamp); the message's one time would overwrite the first.
+            evidence: vec![if m.evidence.first_seen.is_some() {
+                m.evidence.clone()
+            } else {
+                evidence_of(m)
+            }],
             inferred: false,
         });
     }
@@ -276,6 +318,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .collect(),
             inferred: true,
         });
+    }
+    // Karpenter said only `isn't initialized`; a node whose instance type carries an accelerator
+    // the shown allocatable lacks says which resource it waits for.
+    // A node NotReady or still tainted has that cause first: its device plugin cannot run yet.
+    let explained: Vec<String> = hits
+        .iter()
+        .filter(|h| h.cause != Cause::Unstated)
+        .filter_map(|h| h.node.clone())
+        .collect();
+    for h in hits.iter_mut().filter(|h| h.cause == Cause::Unstated) {
+        if let Some(resource) = h
+            .node
+            .as_deref()
+            .filter(|n| !explained.iter().any(|e| e == n))
+            .and_then(|n| facts.nodes.iter().find(|x| x.meta.name == n))
+            .filter(|x| x.condition("Ready").is_none_or(|c| c.status == "True"))
+            .and_then(accelerator_missing)
+        {
+            h.cause = Cause::Resource(resource.to_string());
+            h.inferred = true;
+        }
     }
     if hits.is_empty() {
         return Vec::new();
@@ -385,6 +448,12 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                     "karpenter.sh/provisioner-name=",
                 ],
             )
+        })
+        // Karpenter names a NodeClaim `<nodepool>-<5 characters>`.
+        .or_else(|| {
+            nodeclaims
+                .iter()
+                .find_map(|n| crate::rules::kw4xx::disruption::nodepool_in_generated_name(facts, n))
         });
     // Before v0.32: a Machine of a Provisioner, whose startup taints sit in its spec.
     let api = Api::of(facts, &nodeclaims);
@@ -450,7 +519,24 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
             {
                 related.push("KW210");
             }
-            resource_not_registered(facts, api, &subject, resource, &node, &np_name)
+            let (mut summary, steps) =
+                resource_not_registered(facts, api, &subject, resource, &node, &np_name);
+            if group.iter().all(|h| h.inferred) {
+                // Karpenter did not name the resource: the instance type and the allocatable did.
+                confidence = Confidence::Medium;
+                let instance_type = facts
+                    .nodes
+                    .iter()
+                    .find(|n| n.meta.name == node)
+                    .and_then(|n| n.instance_type())
+                    .unwrap_or("accelerated instance");
+                summary = summary.replacen(
+                    &format!("resource {resource} was requested but the node never advertised it in its allocatable"),
+                    &format!("Karpenter says only that it isn't initialized, but the node is a {instance_type}, whose accelerators register as {resource}, and its allocatable has no {resource}"),
+                    1,
+                );
+            }
+            (summary, steps)
         }
         Cause::DraDriver(driver) => (
             format!("{subject} is not initialized: DRA driver \"{driver}\" has not published a complete ResourceSlice pool for the node."),
@@ -1409,6 +1495,41 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
             on[0].contains("already on") && on[0].contains("has-trunk-attached"),
             "{on:?}"
         );
+    }
+
+    #[test]
+    fn an_accelerated_type_without_its_resource_names_it() {
+        let node = |itype: &str, extra: &str| {
+            format!(
+                "Name:               ip-10-0-1-1.ec2.internal
+Labels:             karpenter.sh/nodepool=gpu
+                    karpenter.sh/registered=true
+                    node.kubernetes.io/instance-type={itype}
+Taints:             <none>
+Allocatable:
+  cpu:                3920m
+{extra}  pods:               58
+Events:
+  Type    Reason             Age   From       Message
+  ----    ------             ----  ----       -------
+  Normal  DisruptionBlocked  2m    karpenter  Node isn't initialized
+"
+            )
+        };
+        let summary = |text: &str| check_only("KW306", text).diagnoses[0].summary.clone();
+        assert!(summary(&node("g5.xlarge", "")).contains("has no nvidia.com/gpu"));
+        assert!(summary(&node("inf2.xlarge", "")).contains("has no aws.amazon.com/neuron"));
+        for (itype, extra) in [
+            ("g5.xlarge", "  nvidia.com/gpu:     1\n"),
+            ("inf2.xlarge", "  aws.amazon.com/neuron: 1\n"),
+            ("m5.xlarge", ""),
+        ] {
+            let s = summary(&node(itype, extra));
+            assert!(
+                s.contains("does not say which one is missing"),
+                "{itype}: {s}"
+            );
+        }
     }
 
     #[test]

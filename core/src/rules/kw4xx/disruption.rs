@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 
 use crate::document::Evidence;
-use crate::facts::find_ignore_ascii_case;
+use crate::facts::{contains_ignore_ascii_case, find_ignore_ascii_case};
 use crate::facts::{Facts, Message, Meta, ObjectRef};
 use crate::rules::text::{contains_any, is_unnumbered_mask, token_after};
 
@@ -301,7 +301,7 @@ fn nodeclaim_nodepool(facts: &Facts, claim: &str) -> Option<String> {
 /// NodePool's name as generateName, and the API server appends five characters of its
 /// random-suffix alphabet (no vowels, no 0, 1 or 3). When the input lists NodePools, the prefix
 /// must be one of them.
-fn nodepool_in_generated_name(facts: &Facts, claim: &str) -> Option<String> {
+pub fn nodepool_in_generated_name(facts: &Facts, claim: &str) -> Option<String> {
     const SUFFIX_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
     let (prefix, suffix) = claim.rsplit_once('-')?;
     let generated = suffix.len() == 5 && suffix.chars().all(|c| SUFFIX_ALPHABET.contains(c));
@@ -390,6 +390,199 @@ pub fn grouped_hits<'a, K: PartialEq>(
         group.messages.push(m);
     }
     out
+}
+
+/// `found` without the messages about a node or NodeClaim the input shows Karpenter disrupting
+/// or removing afterwards: a verdict that kept the node (`Can't replace with a cheaper node`,
+/// `Node is nominated for a pending pod`, `Not all pods would schedule, ...`) is history once
+/// the node went, and does not answer "why is it still here". Messages without a subject stay.
+pub fn without_later_removal<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
+    let mut out = Hits::default();
+    for m in found.messages {
+        let subject = subject_of(m);
+        if subject
+            .as_ref()
+            .is_some_and(|s| removed_after(facts, m, s).is_some())
+        {
+            continue;
+        }
+        if let Some(s) = subject {
+            push_unique(&mut out.subjects, s);
+        }
+        out.messages.push(m);
+    }
+    out
+}
+
+/// A message saying Karpenter disrupted `subject` (or its Node / NodeClaim counterpart), or
+/// that the Node went away, later than `before`: the `DisruptionTerminating` event (`Disrupting
+/// Node: Underutilized/Delete`, `Disrupting NodeClaim: Drifted/Replace`), the node lifecycle
+/// controller's `RemovingNode`, a controller log line disrupting it (`disrupting node(s)` of
+/// v1 naming it in `disrupted-nodes`; `disrupting via ...` of v0.32 to v0.37; `deprovisioning
+/// via ...` before) or `deleted node`. Disruption can be rolled back (the replacement never
+/// initializes), so the removal must come after every occurrence of `before`, by time when
+/// both say when, else by line in the same source.
+pub fn removed_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+) -> Option<&'a Message> {
+    ended_after(facts, before, subject, false)
+}
+
+/// Like [`removed_after`], but only the Node gone (`RemovingNode`, `InstanceTerminating`, a
+/// `deleted node` log line), not a disruption under way: a drain blocked by a budget is the
+/// story of a disruption started, and stays worth telling until the node is gone.
+pub fn gone_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+) -> Option<&'a Message> {
+    ended_after(facts, before, subject, true)
+}
+
+fn ended_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+    gone_only: bool,
+) -> Option<&'a Message> {
+    if is_unnumbered_mask(&subject.name) {
+        return None;
+    }
+    let mut names = vec![subject.name.clone()];
+    match subject.kind.as_str() {
+        "Node" => names.extend(facts.claim_of_node(&subject.name)),
+        "NodeClaim" | "Machine" => names.extend(
+            facts
+                .nodeclaims
+                .iter()
+                .filter(|c| c.meta.name == subject.name)
+                .filter_map(|c| c.node_name.clone()),
+        ),
+        _ => return None,
+    }
+    facts.messages.iter().find(|d| {
+        if d.evidence == before.evidence {
+            return false;
+        }
+        let text = unescaped(&d.text);
+        let about = |d: &Message| {
+            subject_of(d).is_some_and(|s| {
+                matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine")
+                    && names.contains(&s.name)
+            })
+        };
+        // The instance terminating (Karpenter's `InstanceTerminating` from the EC2 state-change
+        // notice) ends the node as surely as the node lifecycle controller's `RemovingNode`.
+        let gone = (d.reason.as_deref() == Some("RemovingNode")
+            || d.reason.as_deref() == Some("InstanceTerminating")
+            || contains_any(&text, &["event: removing node ", "instance is terminating"]))
+            && about(d);
+        let disrupted = (d.reason.as_deref() == Some("DisruptionTerminating")
+            || contains_any(&text, &["disrupting node:", "disrupting nodeclaim:"]))
+            && about(d);
+        let deleted_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
+            && contains_ignore_ascii_case(&text, "deleted node")
+            && about(d);
+        let disrupting_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
+            && (contains_any(
+                &text,
+                &[
+                    "disrupting node(s)",
+                    "disrupting via ",
+                    "deprovisioning via ",
+                ],
+            ) && names.iter().any(|n| names_word(&d.evidence.text, n)));
+        let ended = if gone_only {
+            gone || deleted_log
+        } else {
+            gone || deleted_log || disrupted || disrupting_log
+        };
+        ended && wholly_after(d, before)
+    })
+}
+
+/// Whether `said` (Karpenter's `isn't initialized` about Node `node`) is only the node's first
+/// minutes: Karpenter says it on every pass while a new node boots. Seen once, at most three
+/// minutes before the paste, and the node turned Ready after it (`NodeReady`, `Type: Ready,
+/// Status: False -> True`): nothing shows initialization stuck yet.
+pub fn launch_time_only(facts: &Facts, said: &Message, node: &str) -> bool {
+    const YOUNG_SECONDS: i64 = 180;
+    let e = &said.evidence;
+    let once = e.count <= 1 && (e.first_seen.is_none() || e.first_seen == e.last_seen);
+    let age = e.last_seen.as_deref().and_then(|v| {
+        if let Some(ago) = v.trim().strip_suffix(" ago") {
+            return crate::rules::time::age_seconds(ago);
+        }
+        let at = crate::rules::time::epoch_seconds(v)?;
+        let now = crate::rules::time::now_seconds(facts, |_| false)?;
+        Some(now - at)
+    });
+    let young = age.is_some_and(|a| (0..=YOUNG_SECONDS).contains(&a));
+    if !once || !young {
+        return false;
+    }
+    let subject = ObjectRef::new("Node", None, node);
+    facts.messages.iter().any(|m| {
+        let about = subject_of(m).is_some_and(|s| s.kind == "Node" && s.name == node)
+            && same_subject(facts, said, m, &subject);
+        let text = unescaped(&m.text);
+        let ready = m.reason.as_deref() == Some("NodeReady")
+            || contains_ignore_ascii_case(&text, "status is now: NodeReady")
+            || (contains_ignore_ascii_case(&text, "Type: Ready,")
+                && contains_ignore_ascii_case(&text, "-> True"));
+        about && ready && later(m, said)
+    })
+}
+
+/// Whether `text` holds `name` as a whole name: not inside a longer name (`ip-10-0-1-1` in
+/// `ip-10-0-1-12`, or in `ip-10-0-1-1.ec2.internal` when the name is the short form).
+fn names_word(text: &str, name: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    !name.is_empty()
+        && text.match_indices(name).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let rest = &text[i + name.len()..];
+            let mut after = rest.chars();
+            let continues = match after.next() {
+                Some('.') => after.next().is_some_and(|c| c.is_ascii_alphanumeric()),
+                Some(c) => part(c),
+                None => false,
+            };
+            !before.is_some_and(|c| part(c) || c == '.') && !continues
+        })
+}
+
+/// Whether `a` happened after `b`: their latest occurrences when both say when in one way
+/// (timestamps, or kubectl ages: `6m ago` is after `41m ago`), else `a` below `b` in the same
+/// source.
+pub fn later(a: &Message, b: &Message) -> bool {
+    compare(a, a.evidence.last_seen.as_deref(), b)
+}
+
+/// Whether every occurrence of `a` came after every occurrence of `b`: `a`'s first after `b`'s
+/// last (`2m (x12 over 3h)` is not wholly after `4m (x27 over 57m)`).
+pub fn wholly_after(a: &Message, b: &Message) -> bool {
+    compare(a, a.evidence.first_seen.as_deref(), b)
+}
+
+fn compare(a: &Message, a_seen: Option<&str>, b: &Message) -> bool {
+    fn moment(value: Option<&str>, m: &Message) -> Option<(bool, i64)> {
+        let value = value.or(m.time.as_deref())?;
+        if let Some(t) = crate::rules::time::epoch_seconds(value) {
+            return Some((true, t));
+        }
+        let age = value.trim().strip_suffix(" ago")?;
+        crate::rules::time::age_seconds(age).map(|s| (false, -s))
+    }
+    match (
+        moment(a_seen, a),
+        moment(b.evidence.last_seen.as_deref(), b),
+    ) {
+        (Some((ka, ta)), Some((kb, tb))) if ka == kb => ta > tb,
+        _ => a.evidence.source == b.evidence.source && a.evidence.line > b.evidence.line,
+    }
 }
 
 /// The reason of a `ConsolidationRejected` event (kubernetes-sigs/karpenter PR #2786,
@@ -745,6 +938,56 @@ mod tests {
         );
         assert_eq!(command_nodepool("nodepools=[a,b]: [x]"), None);
         assert_eq!(command_nodepool("delete: [x]"), None);
+    }
+
+    #[test]
+    fn a_verdict_before_the_node_went_is_history() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let verdict = |f: &Facts| {
+            f.messages
+                .iter()
+                .find(|m| m.text.contains("cheaper"))
+                .cloned()
+                .unwrap()
+        };
+        let node = ObjectRef::new("Node", None, "ip-10-0-1-1.ec2.internal");
+        // Disrupted after the verdict: history. Before it (rolled back), or another node: not.
+        let after = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n30m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n5m   Normal   DisruptionTerminating   node/ip-10-0-1-1.ec2.internal   Disrupting Node: Underutilized/Delete\n");
+        assert!(removed_after(&after, &verdict(&after), &node).is_some());
+        let before = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n5m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n30m   Normal   DisruptionTerminating   node/ip-10-0-1-1.ec2.internal   Disrupting Node: Drifted/Replace\n");
+        assert!(removed_after(&before, &verdict(&before), &node).is_none());
+        let other = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n30m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n5m   Normal   DisruptionTerminating   node/ip-10-0-1-12.ec2.internal   Disrupting Node: Underutilized/Delete\n");
+        assert!(removed_after(&other, &verdict(&other), &node).is_none());
+        assert!(names_word("[{\"Node\":{\"name\":\"ip-1-2\"}}]", "ip-1-2"));
+        assert!(!names_word("ip-1-23 ip-1-2x", "ip-1-2"));
+        assert!(!names_word("ip-1-2.ec2.internal", "ip-1-2"));
+        assert!(names_word(
+            "terminating 1 candidates ip-1-2/m5.large",
+            "ip-1-2"
+        ));
+    }
+
+    #[test]
+    fn first_minute_not_initialized_then_ready() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let node = "ip-10-1-2-3.ec2.internal";
+        let said = |f: &Facts| {
+            f.messages
+                .iter()
+                .find(|m| m.text.contains("isn't initialized"))
+                .cloned()
+                .unwrap()
+        };
+        let table = |blocked: &str, ready: &str| {
+            format!("LAST SEEN   TYPE     REASON              OBJECT                         MESSAGE\n{blocked}   Normal   DisruptionBlocked   node/{node}   Node isn't initialized\n{ready}   Normal   NodeReady   node/{node}   Node {node} status is now: NodeReady\n")
+        };
+        let young = facts(&table("50s", "31s"));
+        assert!(launch_time_only(&young, &said(&young), node));
+        // Older than the first minutes, or Ready before the block: not only launch time.
+        let old = facts(&table("12m", "11m"));
+        assert!(!launch_time_only(&old, &said(&old), node));
+        let ready_before = facts(&table("50s", "55s"));
+        assert!(!launch_time_only(&ready_before, &said(&ready_before), node));
     }
 
     #[test]

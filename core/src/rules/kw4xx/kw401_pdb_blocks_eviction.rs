@@ -5,8 +5,9 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, same_subject,
-    serrors_values, split_qualified, subject_of, subjects_label, unescaped,
+    gone_after, lifted_after, messages_with, node_name, ns_flag, number_after, push_unique,
+    same_subject, serrors_values, split_qualified, subject_of, subjects_label, unescaped,
+    wholly_after,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -117,6 +118,10 @@ impl Group<'_> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for m in messages_with(facts, SIGNALS) {
+        // A node gone afterwards was drained after all: the block is history.
+        if subject_of(m).is_some_and(|s| gone_after(facts, m, &s).is_some()) {
+            continue;
+        }
         let t = unescaped(&m.text);
         let mut g = Group::default();
         if contains_ignore_ascii_case(&t, "does not support multiple pdbs") {
@@ -650,6 +655,23 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d
             .with_severity(Severity::Warning)
             .with_confidence(Confidence::Medium);
+    } else if let Some(verdict) = weighed_after(facts, g) {
+        for (now, then) in [
+            ("prevents pod evictions", "prevented pod evictions"),
+            ("Karpenter cannot", "Karpenter could not"),
+        ] {
+            d.summary = d.summary.replace(now, then);
+        }
+        d.summary.push_str(
+            " Karpenter weighed the node for consolidation after that, which it does only once no budget blocks its pods' eviction: that block has passed.",
+        );
+        d = d
+            .with_evidence(vec![if verdict.evidence.first_seen.is_some() {
+                verdict.evidence.clone()
+            } else {
+                crate::rules::evidence_of(verdict)
+            }])
+            .with_severity(Severity::Info);
     } else if block_passed(g, &pdb_objects) {
         d.summary.push_str(
             " Every budget it names allows a disruption now, so that block has passed: the events are older than the budget's status, and Karpenter goes on at its next pass.",
@@ -660,6 +682,42 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d.with_confidence(Confidence::Medium);
     }
     d
+}
+
+/// A consolidation verdict (`Unconsolidatable`) about every node or NodeClaim of a group of
+/// `prevents pod evictions` blocks, later than each block about it: Karpenter checks the
+/// budgets before it weighs a candidate for consolidation, so the budget no longer blocked
+/// then. `None` for drain failures (a draining node is weighed for nothing) and for blocks
+/// without a named subject.
+fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<&'a Message> {
+    if g.pdbs.is_empty() || g.subjects.is_empty() || g.waiting.is_some() || !g.pods.is_empty() {
+        return None;
+    }
+    let mut first = None;
+    for s in &g.subjects {
+        if crate::rules::text::is_unnumbered_mask(&s.name) {
+            return None;
+        }
+        let blocks: Vec<&Message> = g
+            .messages
+            .iter()
+            .copied()
+            .filter(|m| subject_of(m).as_ref() == Some(s))
+            .collect();
+        if blocks
+            .iter()
+            .any(|m| !contains_ignore_ascii_case(&unescaped(&m.text), "prevents pod evictions"))
+        {
+            return None;
+        }
+        let verdict = facts.messages.iter().find(|v| {
+            v.reason.as_deref() == Some("Unconsolidatable")
+                && subject_of(v).as_ref() == Some(s)
+                && blocks.iter().all(|b| wholly_after(v, b))
+        })?;
+        first.get_or_insert(verdict);
+    }
+    first
 }
 
 /// Where the input shows, after the group's last message, every budget it names (or, for a

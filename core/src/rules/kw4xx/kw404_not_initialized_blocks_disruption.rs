@@ -3,8 +3,8 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::shown_initialized;
 use crate::rules::kw4xx::disruption::{
-    described_event, hits, node_name, push_unique, same_subject, subject_of, subjects_label,
-    unescaped, Hits,
+    described_event, hits, launch_time_only, node_name, push_unique, same_subject, subject_of,
+    subjects_label, unescaped, Hits,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -116,6 +116,9 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
             || subject
                 .as_ref()
                 .is_some_and(|s| initialized_since(facts, m, s))
+            || subject
+                .as_ref()
+                .is_some_and(|s| s.kind == "Node" && launch_time_only(facts, m, &s.name))
         {
             continue;
         }

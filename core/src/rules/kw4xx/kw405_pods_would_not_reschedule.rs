@@ -3,7 +3,9 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{parse_clause, Cause};
-use crate::rules::kw4xx::disruption::{grouped_hits, subject_of, subjects_label};
+use crate::rules::kw4xx::disruption::{
+    grouped_hits, subject_of, subjects_label, without_later_removal,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -56,6 +58,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Some((pod_errors(&rest), others))
     })
     .into_iter()
+    .map(|(key, hits)| (key, without_later_removal(facts, hits)))
+    .filter(|(_, hits)| !hits.is_empty())
     .map(|((pods, others), hits)| {
         diagnose(&Blocked {
             pods,
@@ -141,6 +145,36 @@ fn split_others(error: &str) -> (String, Option<String>) {
 }
 
 /// What the inner error means and what to relax, plus the KW2xx rule that explains it.
+/// The explanation of the most telling clause of an inner error. Karpenter joins the reasons
+/// each NodePool refused the pod with `; ` (`incompatible with nodepool "general", ... zone
+/// ...; incompatible with nodepool "spot", ... did not tolerate taint ...`): a dedicated pool's
+/// taint is usually meant, so a requirement, topology or size clause explains more.
+fn explain_clauses(error: &str) -> (String, &'static str, Option<&'static str>) {
+    // Lower ranks explain more.
+    let rank = |related: Option<&str>| match related {
+        Some("KW306") => 0,
+        Some("KW206") => 1,
+        Some("KW203") => 2,
+        Some("KW201") => 3,
+        Some("KW217") => 4,
+        Some("KW204") => 5,
+        _ => 6,
+    };
+    let clauses: Vec<&str> = error
+        .split("; ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    if clauses.len() < 2 {
+        return explain(error);
+    }
+    clauses
+        .iter()
+        .map(|c| explain(c))
+        .min_by_key(|(_, _, related)| rank(*related))
+        .unwrap_or_else(|| explain(error))
+}
+
 fn explain(error: &str) -> (String, &'static str, Option<&'static str>) {
     if contains_ignore_ascii_case(error, "would schedule against uninitialized nodeclaim")
         || contains_ignore_ascii_case(error, "would schedule against a non-initialized node")
@@ -162,7 +196,15 @@ fn explain(error: &str) -> (String, &'static str, Option<&'static str>) {
             },
             Some("KW206"),
         ),
-        Cause::RequirementConflict { key, .. } | Cause::VolumeConflict { key: Some(key), .. } => (
+        Cause::RequirementConflict { key, incoming, .. } => (
+            format!(
+                "it requires a {key} value no other capacity offers{} (a node selector, an affinity, or a volume bound to one zone)",
+                if incoming.is_empty() { String::new() } else { format!(": {incoming}") }
+            ),
+            "Let a NodePool offer that value (add the zone or label to its requirements), or relax the pod's selector.",
+            Some("KW203"),
+        ),
+        Cause::VolumeConflict { key: Some(key), .. } => (
             format!("it requires a {key} value no other capacity offers (a node selector, an affinity, or a volume bound to one zone)"),
             "Let a NodePool offer that value (add the zone or label to its requirements), or relax the pod's selector.",
             Some("KW203"),
@@ -201,7 +243,7 @@ fn diagnose(g: &Blocked<'_>) -> Diagnosis {
         .first()
         .map(|(p, e)| (p.as_deref(), e.as_str()))
         .unwrap_or((None, ""));
-    let (why, fix, related) = explain(first_error);
+    let (why, fix, related) = explain_clauses(first_error);
     let others = g
         .others
         .as_deref()
@@ -308,6 +350,16 @@ mod tests {
         );
         assert!(super::nodepools_named("no instance type satisfied resources").is_empty());
         assert!(super::nodepools_named(r#"incompatible with nodepool "unterminated"#).is_empty());
+    }
+
+    #[test]
+    fn a_requirement_clause_explains_more_than_a_dedicated_pools_taint() {
+        let (s, related) = summary(
+            r#"Normal  Unconsolidatable  3m  karpenter  Not all pods would schedule, kafka/kafka-broker-2 => incompatible with nodepool "general", daemonset overhead={"cpu":"480m"}, incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1b] not in topology.kubernetes.io/zone In [eu-west-1a eu-west-1c]; incompatible with nodepool "spot", daemonset overhead={"cpu":"480m"}, did not tolerate taint workload=spot:NoSchedule"#,
+        );
+        assert!(s.contains("In [eu-west-1b]"), "{s}");
+        assert!(!s.contains("because it does not tolerate"), "{s}");
+        assert_eq!(related, ["KW203"]);
     }
 
     #[test]

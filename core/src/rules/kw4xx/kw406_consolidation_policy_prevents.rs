@@ -4,7 +4,7 @@ use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
     era_before_v1, grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of,
-    subjects_label,
+    subjects_label, without_later_removal,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
@@ -83,6 +83,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
     })
     .into_iter()
+    .map(|(key, hits)| (key, without_later_removal(facts, hits)))
+    .filter(|(_, hits)| !hits.is_empty())
     .map(|((nodepool, disabled, provisioner), hits)| Group {
         // The text's name unreadable: the nodes' own NodePool label, the NodeClaim's pool.
         nodepool: nodepool.or_else(
@@ -153,6 +155,7 @@ fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let Some(np) = g.nodepool.as_deref() else {
         return unnamed_nodepool(facts, g);
     };
+    let several = several_nodes(&g.subjects);
     let mut summary = if g.disabled {
         format!(
             "NodePool {np} has consolidation disabled (consolidateAfter: Never), so Karpenter does not consolidate {}.",
@@ -160,8 +163,11 @@ fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         )
     } else {
         format!(
-            "NodePool {np} only consolidates empty nodes (consolidationPolicy: WhenEmpty), and {} still runs pods, so it stays however underused it is.",
-            subjects_label(&g.subjects)
+            "NodePool {np} only consolidates empty nodes (consolidationPolicy: WhenEmpty), and {} {}, so {} however underused {}.",
+            subjects_label(&g.subjects),
+            if several { "still run pods" } else { "still runs pods" },
+            if several { "they stay" } else { "it stays" },
+            if several { "they are" } else { "it is" },
         )
     };
     if let Some(quote) = facts.nodepool(np).and_then(spec_quote) {
@@ -174,6 +180,17 @@ fn from_messages(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(facts.nodepool(np).and_then(|p| p.meta.evidence.clone()))
         .with_remediation(fix(facts, np, g.disabled))
+}
+
+/// Whether the subjects are several machines: several Nodes, or several NodeClaims when no
+/// Node is named (a node and its NodeClaim are one).
+fn several_nodes(subjects: &[ObjectRef]) -> bool {
+    let nodes = subjects.iter().filter(|s| s.kind == "Node").count();
+    if nodes > 0 {
+        nodes > 1
+    } else {
+        subjects.len() > 1
+    }
 }
 
 fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
@@ -215,7 +232,14 @@ fn unnamed_nodepool(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     let summary = if g.disabled {
         format!("The node's NodePool has consolidation disabled (consolidateAfter: Never), so Karpenter does not consolidate {on}. This is the configuration working as written.")
     } else {
-        format!("The node's NodePool only consolidates empty nodes (consolidationPolicy: WhenEmpty), and {on} still runs pods, so it stays however underused it is. This is the configuration working as written.")
+        format!(
+            "The node's NodePool only consolidates empty nodes (consolidationPolicy: WhenEmpty), and {on} {}. This is the configuration working as written.",
+            if several_nodes(&g.subjects) {
+                "still run pods, so they stay however underused they are"
+            } else {
+                "still runs pods, so it stays however underused it is"
+            }
+        )
     };
     let mut steps = vec![Remediation::command(
         "Find the node's NodePool (the karpenter.sh/nodepool label):",

@@ -3,7 +3,7 @@
 use crate::facts::{Facts, ObjectRef};
 use crate::rules::kw4xx::disruption::{
     hits, nodepool_lookup_command, number_after, subject_nodepools, subject_of, subjects_label,
-    unescaped,
+    unescaped, without_later_removal,
 };
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
@@ -55,7 +55,7 @@ const SIGNALS: &[&str] = &[
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let found = hits(facts, |t| contains_any(t, SIGNALS));
+    let found = without_later_removal(facts, hits(facts, |t| contains_any(t, SIGNALS)));
     if found.is_empty() {
         return Vec::new();
     }

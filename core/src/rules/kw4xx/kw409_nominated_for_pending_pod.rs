@@ -1,7 +1,10 @@
 //! KW409 nominated-for-pending-pod.
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
-use crate::rules::kw4xx::disruption::{hits, subject_nodepools, subject_of, subjects_label};
+use crate::rules::kw4xx::disruption::{
+    hits, push_unique, subject_nodepools, subject_of, subjects_label, wholly_after,
+    without_later_removal, Hits,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -41,6 +44,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
         contains_ignore_ascii_case(t, "nominated for a pending pod")
     });
+    let found = without_later_removal(facts, found);
+    let found = without_later_verdict(facts, found);
     if found.is_empty() {
         return Vec::new();
     }
@@ -87,6 +92,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_node_pools(&nodepools)
         .with_messages_per_object(found.messages.iter().copied(), &subject_of)
         .with_remediation(steps)]
+}
+
+/// `found` without the nominations a later consolidation verdict about the same node or
+/// NodeClaim ended: Karpenter weighs a node for consolidation (`Unconsolidatable`: `Can't
+/// replace with a cheaper node`, `SpotToSpotConsolidation is disabled...`) only once no pod is
+/// nominated to it, so that verdict is the current reason and the nomination is over.
+fn without_later_verdict<'a>(facts: &'a Facts, found: Hits<'a>) -> Hits<'a> {
+    let mut out = Hits::default();
+    for m in found.messages {
+        let subject = subject_of(m);
+        let ended = subject.as_ref().is_some_and(|s| {
+            !crate::rules::text::is_unnumbered_mask(&s.name)
+                && facts.messages.iter().any(|v| {
+                    v.reason.as_deref() == Some("Unconsolidatable")
+                        && subject_of(v).as_ref() == Some(s)
+                        && wholly_after(v, m)
+                })
+        });
+        if ended {
+            continue;
+        }
+        if let Some(s) = subject {
+            push_unique(&mut out.subjects, s);
+        }
+        out.messages.push(m);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw4xx::disruption::{
     hits, node_name, nodepool_lookup_command, number_after, subject_nodepools, subject_of,
-    subjects_label, unescaped,
+    subjects_label, unescaped, without_later_removal,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -45,6 +45,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
         SIGNALS.iter().any(|s| contains_ignore_ascii_case(t, s))
     });
+    let found = without_later_removal(facts, found);
     if found.is_empty() {
         return Vec::new();
     }
@@ -58,13 +59,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             found.subjects.push(o);
         }
     }
-    let count = found.messages.iter().find_map(|m| {
-        let t = unescaped(&m.text);
-        number_after(&t, "without creating")
-    });
-    let how_many = count
-        .map(|n| format!("{n} new nodes"))
-        .unwrap_or_else(|| "several new nodes".to_string());
+    // Several nodes can each need a different number (`2 candidates` on one, `3` on another).
+    let mut counts: Vec<u64> = found
+        .messages
+        .iter()
+        .filter_map(|m| number_after(&unescaped(&m.text), "without creating"))
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let how_many = match counts.as_slice() {
+        [] => "several new nodes".to_string(),
+        [n] => format!("{n} new nodes"),
+        [low, .., high] => format!("{low} to {high} new nodes"),
+    };
     let mut kept = subjects_label(&found.subjects);
     if !found.subjects.iter().any(|s| s.kind == "Node") {
         if let Some(n) = node_name(facts, &found.subjects) {

@@ -340,7 +340,18 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// The longest age of the events behind `messages` (`14m`, `2m (x31 over 3h)` counts 3h), in
 /// minutes.
 fn longest_age_minutes(facts: &Facts, messages: &[&Message]) -> Option<u64> {
-    facts
+    // The span the repeats cover: an Event object's firstTimestamp to lastTimestamp, or the
+    // FIRST SEEN age of `kubectl get events -o wide` (`58m ago`).
+    let spans = messages.iter().filter_map(|m| {
+        let first = m.evidence.first_seen.as_deref()?;
+        if let Some(ago) = first.trim().strip_suffix(" ago") {
+            return age_minutes(ago);
+        }
+        let first = crate::rules::time::epoch_seconds(first)?;
+        let last = crate::rules::time::epoch_seconds(m.evidence.last_seen.as_deref()?)?;
+        u64::try_from((last - first) / 60).ok()
+    });
+    let ages = facts
         .events
         .iter()
         .filter(|e| {
@@ -351,8 +362,8 @@ fn longest_age_minutes(facts: &Facts, messages: &[&Message]) -> Option<u64> {
             })
         })
         .filter_map(|e| e.age.as_deref())
-        .filter_map(age_minutes)
-        .max()
+        .filter_map(age_minutes);
+    ages.chain(spans).max()
 }
 
 /// Minutes in a kubectl age: `14m`, `4m59s`, `3h`, `2d`, `2m (x31 over 3h)` (the `over` span).
