@@ -23,10 +23,11 @@
 //! | anything else                                | `Unrecognised` message          | here            |
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::document::{Document, Evidence, InputError};
-use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef, Pod};
+use crate::facts::{Absorb, Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef};
+use crate::rules::text::is_unnumbered_mask;
 
 mod describe;
 mod describe_misc;
@@ -92,28 +93,66 @@ pub(crate) struct Sink {
     pub printed_object: Option<ObjectRef>,
 }
 
-/// One pod per namespace and name: a second full description of a pod (describe and YAML of
-/// it, one paste twice) joins the first ([`Pod::absorb`]), where the first was.
-fn merge_duplicate_pods(pods: Vec<Pod>) -> Vec<Pod> {
-    let mut out: Vec<Pod> = Vec::with_capacity(pods.len());
-    let mut seen: std::collections::HashMap<(Option<String>, String), usize> =
-        std::collections::HashMap::with_capacity(pods.len());
-    for pod in pods {
-        let key = (pod.meta.namespace.clone(), pod.meta.name.clone());
+/// One fact per object: a second full description of an object (describe and YAML of it, one
+/// paste twice) joins the first ([`Absorb::absorb`]), where the first was. Same kind (for
+/// workloads), namespace and name make the same object; a name an anonymiser masked without
+/// a number (`<redacted>`, `<nodeclaim>` for a header-less describe) cannot tell objects
+/// apart, so such objects stay apart.
+fn merge_duplicates<T: Absorb>(objects: &mut Vec<T>) {
+    let mut out: Vec<T> = Vec::with_capacity(objects.len());
+    let mut seen: HashMap<(String, Option<String>, String), usize> =
+        HashMap::with_capacity(objects.len());
+    for object in objects.drain(..) {
+        let meta = object.meta();
+        if meta.name.is_empty() || is_unnumbered_mask(&meta.name) {
+            out.push(object);
+            continue;
+        }
+        let key = (
+            object.kind().to_string(),
+            meta.namespace.clone(),
+            meta.name.clone(),
+        );
         match seen.get(&key) {
-            Some(&i) => out[i].absorb(pod),
+            Some(&i) => out[i].absorb(object),
             None => {
                 seen.insert(key, out.len());
-                out.push(pod);
+                out.push(object);
             }
         }
     }
-    out
+    *objects = out;
+}
+
+/// One message per condition of an object: an object described twice (describe and YAML,
+/// one paste twice) wrote each of its conditions twice, and the report would show the
+/// condition "seen 2 times" when it was seen once. The first, as read first, stays. Objects
+/// masked alike (`<redacted>`) cannot be told apart, so their conditions all stay.
+fn drop_repeated_conditions(messages: &mut Vec<Message>) {
+    let mut seen: std::collections::HashSet<(ObjectRef, String, Option<String>)> =
+        std::collections::HashSet::new();
+    messages.retain(|m| {
+        let Some(object) = &m.object else {
+            return true;
+        };
+        if m.origin != MessageOrigin::Condition || is_unnumbered_mask(&object.name) {
+            return true;
+        }
+        seen.insert((object.clone(), m.text.clone(), m.reason.clone()))
+    });
 }
 
 impl Sink {
     fn finish(mut self) -> Facts {
-        self.facts.pods = merge_duplicate_pods(std::mem::take(&mut self.facts.pods));
+        // Before the table rows join them: a row joins the one object of its name.
+        merge_duplicates(&mut self.facts.pods);
+        merge_duplicates(&mut self.facts.nodes);
+        merge_duplicates(&mut self.facts.nodeclaims);
+        merge_duplicates(&mut self.facts.nodepools);
+        merge_duplicates(&mut self.facts.nodeclasses);
+        merge_duplicates(&mut self.facts.pdbs);
+        merge_duplicates(&mut self.facts.workloads);
+        drop_repeated_conditions(&mut self.facts.messages);
         let deferred = std::mem::take(&mut self.deferred);
         deferred.apply(&mut self.facts);
         detect_version(&mut self.facts);

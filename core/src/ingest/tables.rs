@@ -942,15 +942,18 @@ impl Deferred {
             &mut s.meta
         });
         merge(&mut facts.pvcs, self.pvcs, |p| &mut p.meta);
-        let mut workloads = self.workloads;
-        workloads.retain(|w| {
-            !facts.workloads.iter().any(|f| {
+        // A row of a workload known already (its object, or a row of the same table pasted
+        // twice) adds nothing.
+        for w in self.workloads {
+            let known = facts.workloads.iter().any(|f| {
                 f.kind == w.kind
                     && f.meta.name == w.meta.name
                     && f.meta.namespace == w.meta.namespace
-            })
-        });
-        facts.workloads.extend(workloads);
+            });
+            if !known {
+                facts.workloads.push(w);
+            }
+        }
     }
 }
 

@@ -2051,3 +2051,188 @@ gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a   ip-10-0-1-2.ec2.internal   F
         assert!(facts_of(text).pods.is_empty(), "{text}");
     }
 }
+
+/// A NodeClaim described and printed as YAML is one NodeClaim with what each shows: the
+/// describe's Registered condition and provider ID, the YAML's instance-type label and
+/// Launched condition. Each condition keeps the line it was read from.
+#[test]
+fn a_nodeclaim_described_and_printed_as_yaml_is_one_nodeclaim() {
+    let describe = "$ kubectl describe nodeclaim default-z9x2k
+Name:         default-z9x2k
+Labels:       karpenter.sh/nodepool=default
+API Version:  karpenter.sh/v1
+Kind:         NodeClaim
+Status:
+  Conditions:
+    Last Transition Time:  2025-03-18T14:22:09Z
+    Message:               Node not registered with cluster
+    Reason:                NodeNotFound
+    Status:                Unknown
+    Type:                  Registered
+  Provider ID:  aws:///us-east-1a/i-0abc123def4567890
+";
+    let yaml = "$ kubectl get nodeclaim default-z9x2k -o yaml
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  labels:
+    karpenter.sh/nodepool: default
+    node.kubernetes.io/instance-type: m5.large
+  name: default-z9x2k
+status:
+  conditions:
+  - message: Node not registered with cluster
+    reason: NodeNotFound
+    status: Unknown
+    type: Registered
+  - reason: Launched
+    status: \"True\"
+    type: Launched
+";
+    let text = format!("{describe}\n{yaml}");
+    let facts = facts_of(&text);
+    assert_eq!(facts.nodeclaims.len(), 1, "{:#?}", facts.nodeclaims);
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.instance_type.as_deref(), Some("m5.large"));
+    assert_eq!(
+        claim.provider_id.as_deref(),
+        Some("aws:///us-east-1a/i-0abc123def4567890")
+    );
+    assert_eq!(
+        claim.meta.label("node.kubernetes.io/instance-type"),
+        Some("m5.large")
+    );
+    let types: Vec<&str> = claim
+        .conditions
+        .iter()
+        .map(|c| c.condition_type.as_str())
+        .collect();
+    assert_eq!(types, ["Registered", "Launched"]);
+    let lines: Vec<&str> = text.lines().collect();
+    for c in &claim.conditions {
+        let e = c.evidence.as_ref().expect("condition evidence");
+        assert!(lines[e.line - 1].contains(e.text.trim()), "{e:?}");
+    }
+    // The first description names the claim.
+    assert_eq!(claim.meta.evidence.as_ref().map(|e| e.line), Some(2));
+    // Each condition is one message, read where it was read first.
+    let conditions: Vec<(&str, usize)> = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Condition)
+        .map(|m| (m.text.as_str(), m.evidence.line))
+        .collect();
+    assert_eq!(
+        conditions,
+        [
+            (
+                "Registered=Unknown NodeNotFound: Node not registered with cluster",
+                9
+            ),
+            ("Launched=True Launched", 29)
+        ]
+    );
+}
+
+/// Nodes, NodePools, EC2NodeClasses, PDBs and workloads shown twice are one object each; the
+/// same name in another namespace, or another kind of workload, is another object.
+#[test]
+fn objects_shown_twice_are_one_object_each() {
+    let node = "Name:               ip-10-12-40-7.eu-west-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=batch
+Taints:             node.kubernetes.io/not-ready:NoSchedule
+Unschedulable:      false
+";
+    let facts = facts_of(&format!("{node}\n{node}"));
+    assert_eq!(facts.nodes.len(), 1, "{:#?}", facts.nodes);
+    assert_eq!(facts.nodes[0].taints.len(), 1);
+    let objects = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: spot-batch
+spec:
+  template:
+    spec:
+      requirements:
+      - key: karpenter.sh/capacity-type
+        operator: In
+        values: [spot]
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  subnetSelectorTerms:
+  - tags:
+      karpenter.sh/discovery: prod
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: cart
+  namespace: shop
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels:
+      app: cart
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cart
+  namespace: shop
+spec:
+  replicas: 2
+";
+    let facts = facts_of(&format!("{objects}---\n{objects}"));
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    assert_eq!(facts.nodepools[0].requirements.len(), 1);
+    assert_eq!(facts.nodeclasses.len(), 1);
+    assert_eq!(facts.pdbs.len(), 1);
+    assert_eq!(facts.workloads.len(), 1);
+    let elsewhere = objects
+        .replace("namespace: shop", "namespace: web")
+        .replace("kind: Deployment", "kind: StatefulSet");
+    let facts = facts_of(&format!("{objects}---\n{elsewhere}"));
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(facts.pdbs.len(), 2);
+    // A Provisioner and the NodePool migrated from it often share a name.
+    let provisioner =
+        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: spot-batch\n";
+    assert_eq!(facts.workloads.len(), 2);
+    let facts = facts_of(&format!("{objects}---\n{provisioner}"));
+    assert_eq!(facts.nodepools.len(), 2);
+}
+
+/// Objects whose names an anonymiser replaced by one mask cannot be told apart: they stay
+/// apart. A numbered mask (`<nodepool-1>`) still names one object.
+#[test]
+fn objects_masked_alike_stay_apart() {
+    let pool = |name: &str| {
+        format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n---\n")
+    };
+    let facts = facts_of(&format!("{}{}", pool("<redacted>"), pool("<redacted>")));
+    assert_eq!(facts.nodepools.len(), 2);
+    let facts = facts_of(&format!("{}{}", pool("<nodepool-1>"), pool("<nodepool-1>")));
+    assert_eq!(facts.nodepools.len(), 1);
+}
+
+/// One `kubectl get ds -A` pasted twice lists each DaemonSet once.
+#[test]
+fn workload_rows_pasted_twice_are_one_workload_each() {
+    let table = "$ kubectl get ds -A
+NAMESPACE     NAME         DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE
+kube-system   aws-node     6         6         6       6            6           <none>          210d
+kube-system   kube-proxy   6         6         6       6            6           <none>          210d
+";
+    let facts = facts_of(&format!("{table}\n{table}"));
+    let names: Vec<&str> = facts
+        .workloads
+        .iter()
+        .map(|w| w.meta.name.as_str())
+        .collect();
+    assert_eq!(names, ["aws-node", "kube-proxy"]);
+}
