@@ -2236,3 +2236,82 @@ kube-system   kube-proxy   6         6         6       6            6           
         .collect();
     assert_eq!(names, ["aws-node", "kube-proxy"]);
 }
+
+/// `kubectl get nodeclaims | grep default` where a claim has no node yet: its blank NODE
+/// (and READY, TYPE...) cells leave no gap to count, and each cell goes to the one column
+/// whose values it looks like. A row that fits no assignment stays unrecognised.
+#[test]
+fn headerless_nodeclaim_rows_with_blank_cells_are_read() {
+    let facts = facts_of(
+        "$ kubectl get nodeclaims | grep default
+default-x8d2k   m5.large    on-demand   us-east-1a                                Unknown   21m
+default-q7w4n   m5.xlarge   spot        us-east-1b   ip-10-0-77-21.ec2.internal   True      2d
+default-b2c3d                                                                               8s
+",
+    );
+    /// Name, TYPE, ZONE, NODE, READY.
+    type ClaimRow<'a> = (
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+    let claims: Vec<ClaimRow> = facts
+        .nodeclaims
+        .iter()
+        .map(|c| {
+            (
+                c.meta.name.as_str(),
+                c.instance_type.as_deref(),
+                c.zone.as_deref(),
+                c.node_name.as_deref(),
+                c.condition("Ready").map(|r| r.status.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            (
+                "default-x8d2k",
+                Some("m5.large"),
+                Some("us-east-1a"),
+                None,
+                Some("Unknown")
+            ),
+            (
+                "default-q7w4n",
+                Some("m5.xlarge"),
+                Some("us-east-1b"),
+                Some("ip-10-0-77-21.ec2.internal"),
+                Some("True")
+            ),
+            ("default-b2c3d", None, None, None, None),
+        ]
+    );
+    assert_eq!(facts.nodeclaims[0].meta.table_age.as_deref(), Some("21m"));
+    // `-o wide`: no provider ID yet, the NodePool and NodeClass still printed.
+    let wide = facts_of(
+        "$ kubectl get nodeclaims -o wide | grep gpu
+gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a      Unknown   3m12s      gpu   default
+",
+    );
+    let claim = &wide.nodeclaims[0];
+    assert_eq!(claim.nodepool.as_deref(), Some("gpu"));
+    assert_eq!(claim.nodeclass_ref.as_deref(), Some("default"));
+    assert_eq!(claim.provider_id, None);
+    // Cells out of column order, no age, or another kind's columns: not read.
+    for text in [
+        "$ kubectl get nodeclaims | grep default\ndefault-x8d2k   21m   m5.large\n",
+        "$ kubectl get nodeclaims | grep default\ndefault-x8d2k   m5.large   us-east-1a\n",
+        "$ kubectl get nodeclaims | grep default\ndefault-x8d2k   node-a   node-b   21m\n",
+        "$ kubectl get pods | grep web\nweb-0   0/1   14m\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(
+            facts.nodeclaims.is_empty() && facts.pods.is_empty(),
+            "{text}"
+        );
+    }
+}
