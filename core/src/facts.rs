@@ -294,7 +294,8 @@ pub struct Meta {
     pub evidence: Option<Evidence>,
     /// `metadata.creationTimestamp` as written (`Creation Timestamp:` of a describe).
     pub creation_timestamp: Option<String>,
-    /// True when the object is known only from a `kubectl get` table row: its spec (selectors,
+    /// True when the object is known only from a `kubectl get` table row, or from one field a
+    /// jsonpath printed (`{.spec.disruption}` of a NodePool): its spec (selectors,
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
     pub from_table: bool,

@@ -715,6 +715,9 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     if let Some(end) = tables::headerless(part, i, cx, sink) {
         return end;
     }
+    if let Some(end) = printed_fragment(part, i, cx, sink) {
+        return end;
+    }
     if let Some((start, end)) = segment::yaml_block(part, i, cx) {
         if start > i || end > start {
             let first = sink.facts.messages.len();
@@ -733,6 +736,63 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     }
     sink.unrecognised(part, i);
     i + 1
+}
+
+/// The path of a jsonpath output of one field (`{.spec.disruption}` -> `spec`,
+/// `disruption`); `None` for a template that prints more (ranges, several fields, filters,
+/// text around the braces).
+fn single_jsonpath(output: &str) -> Option<Vec<String>> {
+    let template = output
+        .strip_prefix("jsonpath=")
+        .or_else(|| output.strip_prefix("jsonpath:"))?
+        .trim_matches(['\'', '"']);
+    let inner = template.strip_prefix("{.")?.strip_suffix('}')?;
+    let keys: Vec<String> = inner.split('.').map(str::to_string).collect();
+    let plain = |k: &String| {
+        !k.is_empty()
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    keys.iter().all(plain).then_some(keys)
+}
+
+/// `kubectl get nodepool <name> -o jsonpath='{.spec.disruption}'`: the value printed right
+/// under the prompt is that field of that NodePool, read into it. The NodePool holds only the
+/// fields the value shows: its labels and annotations are unknown, and so are its
+/// requirements unless the value shows them (`from_table`, which rules read as "its
+/// requirements are not shown"). A full description of the NodePool elsewhere in the input
+/// joins it. Other kinds are left as text: rules read their empty fields as "none".
+fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
+    let command = cx.command.as_ref()?;
+    // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
+    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() || part.lines[i - 1].contains('|') {
+        return None;
+    }
+    let object = command.printed_object().filter(|o| o.kind == "NodePool")?;
+    let path = single_jsonpath(command.output.as_deref()?)?;
+    if !matches!(path.first().map(String::as_str), Some("spec" | "status")) {
+        return None;
+    }
+    let segment = objects::Segment {
+        doc: part.doc,
+        first_index: part.index[i],
+        text: part.lines[i],
+    };
+    let before = sink.facts.nodepools.len();
+    if !objects::ingest_fragment(segment, &object.kind, &object.name, &path, &mut sink.facts) {
+        return None;
+    }
+    let requirements = ["spec", "template", "spec", "requirements"];
+    let shows_requirements = path.len() <= requirements.len()
+        && requirements
+            .iter()
+            .zip(&path)
+            .all(|(want, key)| want == key);
+    for pool in sink.facts.nodepools.iter_mut().skip(before) {
+        pool.meta.from_table = !shows_requirements;
+        pool.meta.annotations_cut = true;
+    }
+    Some(i + 1)
 }
 
 /// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then

@@ -2315,3 +2315,80 @@ gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a      Unknown   3m12s      gpu 
         );
     }
 }
+
+/// `kubectl get nodepool <name> -o jsonpath='{.spec.disruption}'` prints one field: it is read
+/// into that NodePool, whose other fields stay unknown (its requirements are not shown).
+#[test]
+fn a_jsonpath_field_of_a_nodepool_is_read_into_it() {
+    let facts = facts_of(
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}'
+{\"budgets\":[{\"nodes\":\"0\"}],\"consolidateAfter\":\"30s\",\"consolidationPolicy\":\"WhenEmpty\"}
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    let pool = &facts.nodepools[0];
+    assert_eq!(pool.meta.name, "general");
+    assert_eq!(
+        pool.disruption.consolidation_policy.as_deref(),
+        Some("WhenEmpty")
+    );
+    assert_eq!(pool.disruption.consolidate_after.as_deref(), Some("30s"));
+    assert_eq!(pool.disruption.budgets.len(), 1);
+    assert_eq!(pool.disruption.evidence.as_ref().map(|e| e.line), Some(2));
+    assert!(pool.meta.from_table && !pool.meta.annotations_known());
+    // One scalar field.
+    let facts = facts_of(
+        "$ kubectl get nodepool general -o jsonpath={.spec.disruption.consolidateAfter}\nNever\n",
+    );
+    assert_eq!(
+        facts.nodepools[0].disruption.consolidate_after.as_deref(),
+        Some("Never")
+    );
+    // The requirements themselves: known.
+    let facts = facts_of(
+        "$ kubectl get nodepool spot -o jsonpath='{.spec.template.spec.requirements}'
+[{\"key\":\"karpenter.sh/capacity-type\",\"operator\":\"In\",\"values\":[\"spot\"]}]
+",
+    );
+    assert!(!facts.nodepools[0].meta.from_table);
+    assert_eq!(facts.nodepools[0].requirements.len(), 1);
+    // With the NodePool's YAML too: one NodePool, from_table no more.
+    let facts = facts_of(
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}'
+{\"consolidationPolicy\":\"WhenEmpty\"}
+$ kubectl get nodepool general -o yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      requirements: []
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1);
+    assert!(!facts.nodepools[0].meta.from_table);
+    assert_eq!(
+        facts.nodepools[0]
+            .disruption
+            .consolidation_policy
+            .as_deref(),
+        Some("WhenEmpty")
+    );
+    // Several fields, a range, a filter, another kind: not one field of a NodePool.
+    for text in [
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}{.spec.limits}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}' | jq .\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
+        "$ kubectl get nodepools -o jsonpath='{.items[*].spec.disruption}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
+        "$ kubectl get ec2nodeclass default -o jsonpath='{.spec.role}'\nKarpenterNodeRole\n",
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption.consolidationPolicy}'\nnot found\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(
+            facts.nodepools.iter().all(|p| p.disruption.consolidation_policy.is_none())
+                && facts.nodeclasses.is_empty(),
+            "{text}"
+        );
+    }
+}
