@@ -142,6 +142,41 @@ fn drop_repeated_conditions(messages: &mut Vec<Message>) {
     });
 }
 
+/// One event per row of an object's Events: a describe pasted twice wrote each of its rows
+/// twice, and the report would show `(x19 over 40m)` "seen 38 times". A row is a repeat when
+/// it reads the same (the same line, count and last time, about the same object): two Event
+/// objects of one message differ in their times. Its message goes with it.
+/// Objects masked alike cannot be told apart, so their rows all stay.
+fn drop_repeated_events(facts: &mut Facts) {
+    type Row = (ObjectRef, String, usize, Option<String>);
+    let mut seen: std::collections::HashSet<Row> = std::collections::HashSet::new();
+    let mut dropped: std::collections::HashSet<(String, usize)> = std::collections::HashSet::new();
+    facts.events.retain(|e| {
+        let Some(object) = &e.object else {
+            return true;
+        };
+        if is_unnumbered_mask(&object.name)
+            || seen.insert((
+                object.clone(),
+                e.evidence.text.clone(),
+                e.count,
+                e.age.clone(),
+            ))
+        {
+            return true;
+        }
+        dropped.insert((e.evidence.source.clone(), e.evidence.line));
+        false
+    });
+    if dropped.is_empty() {
+        return;
+    }
+    facts.messages.retain(|m| {
+        m.origin != MessageOrigin::Event
+            || !dropped.contains(&(m.evidence.source.clone(), m.evidence.line))
+    });
+}
+
 impl Sink {
     fn finish(mut self) -> Facts {
         // Before the table rows join them: a row joins the one object of its name.
@@ -152,9 +187,11 @@ impl Sink {
         merge_duplicates(&mut self.facts.nodeclasses);
         merge_duplicates(&mut self.facts.pdbs);
         merge_duplicates(&mut self.facts.workloads);
-        drop_repeated_conditions(&mut self.facts.messages);
         let deferred = std::mem::take(&mut self.deferred);
         deferred.apply(&mut self.facts);
+        // After the header-less claims got their names: their repeats are then one object's.
+        drop_repeated_conditions(&mut self.facts.messages);
+        drop_repeated_events(&mut self.facts);
         detect_version(&mut self.facts);
         if self.facts.karpenter_namespace.is_none() {
             self.facts.karpenter_namespace = segment::karpenter_namespace(&self.facts.commands);

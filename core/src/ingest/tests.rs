@@ -2392,3 +2392,62 @@ spec:
         );
     }
 }
+
+/// `kubectl describe nodeclaim | sed -n '/^Status:/,$p'` pasted twice: both header-less
+/// printouts show one instance, so they are one claim, and the launch log still names it.
+/// Printouts of two instances stay two unnamed claims.
+#[test]
+fn header_less_claims_of_one_instance_are_one_claim() {
+    let status = |instance: &str| {
+        format!(
+            "$ kubectl describe nodeclaim | sed -n '/^Status:/,$p'
+Status:
+  Conditions:
+    Last Transition Time:  2025-04-07T10:01:58Z
+    Message:               Node not registered with cluster
+    Reason:                NodeNotFound
+    Status:                Unknown
+    Type:                  Registered
+  Provider ID:  aws:///eu-west-1b/{instance}
+"
+        )
+    };
+    let log = r#"{"level":"INFO","time":"2025-04-07T10:02:13.482Z","logger":"controller","message":"launched nodeclaim","NodeClaim":{"name":"batch-r8v2n"},"provider-id":"aws:///eu-west-1b/i-07c4e2a9b1d3f5e86"}"#;
+    let one = status("i-07c4e2a9b1d3f5e86");
+    let facts = facts_of(&format!("{one}\n{one}\n{log}\n"));
+    let names: Vec<&str> = facts
+        .nodeclaims
+        .iter()
+        .map(|c| c.meta.name.as_str())
+        .collect();
+    assert_eq!(names, ["batch-r8v2n"]);
+    let facts = facts_of(&format!("{one}\n{}\n", status("i-0ffffffffffffffff")));
+    assert_eq!(facts.nodeclaims.len(), 2);
+}
+
+/// A describe pasted twice: each Events row and each condition is one event, one message.
+#[test]
+fn a_describe_pasted_twice_lists_each_event_once() {
+    let describe = "$ kubectl describe nodeclaim default-z9x2k
+Name:         default-z9x2k
+Labels:       karpenter.sh/nodepool=default
+API Version:  karpenter.sh/v1
+Kind:         NodeClaim
+Status:
+  Conditions:
+    Last Transition Time:  2025-03-18T14:22:09Z
+    Message:               Node not registered with cluster
+    Reason:                NodeNotFound
+    Status:                Unknown
+    Type:                  Registered
+Events:
+  Type     Reason            Age                  From       Message
+  ----     ------            ----                 ----       -------
+  Warning  FailedDraining    2m (x19 over 40m)    karpenter  Failed to drain node, 3 pods are waiting to be evicted
+";
+    let facts = facts_of(&format!("{describe}\n{describe}"));
+    assert_eq!(facts.events.len(), 1, "{:#?}", facts.events);
+    assert_eq!(facts.events[0].evidence.line, 16);
+    let origins: Vec<MessageOrigin> = facts.messages.iter().map(|m| m.origin).collect();
+    assert_eq!(origins, [MessageOrigin::Condition, MessageOrigin::Event]);
+}
