@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use crate::document::{Evidence, InputError};
 
 /// What an object is, as far as the input says.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectRef {
     /// `Pod`, `Node`, `NodeClaim`, `NodePool`, `EC2NodeClass`, `Deployment`, ...
     pub kind: String,
@@ -203,7 +203,7 @@ pub struct Condition {
     pub evidence: Option<Evidence>,
 }
 
-/// Collections [`Pod::absorb`] fills when empty.
+/// Collections [`Absorb::absorb`] fills when empty.
 trait IsEmpty {
     fn is_empty(&self) -> bool;
 }
@@ -217,6 +217,64 @@ impl<T> IsEmpty for Vec<T> {
 impl<K, V> IsEmpty for BTreeMap<K, V> {
     fn is_empty(&self) -> bool {
         BTreeMap::is_empty(self)
+    }
+}
+
+impl IsEmpty for LabelSelector {
+    fn is_empty(&self) -> bool {
+        self.match_labels.is_empty() && self.match_expressions.is_empty()
+    }
+}
+
+/// An object the input may describe more than once: its `kubectl describe` and its `-o yaml`,
+/// one paste twice, a list and a single get. Ingest keeps one fact per object
+/// ([`Absorb::absorb`] takes the later descriptions into the first), so rules that count or
+/// list objects count and list each once.
+pub trait Absorb: Sized {
+    fn meta(&self) -> &Meta;
+
+    /// The kind, when one fact type holds several (a Workload, a NodePool or v1alpha5
+    /// Provisioner); `""` otherwise. Objects of different kinds are different objects.
+    fn kind(&self) -> &str {
+        ""
+    }
+
+    /// Takes in a second description of the same object: what this one leaves unset or empty
+    /// comes from `other`; labels, annotations and conditions are unioned. This one's values
+    /// win where both have one. Each value keeps the evidence it was read with, so every
+    /// evidence line still points at the line the value was written on.
+    fn absorb(&mut self, other: Self);
+}
+
+/// `mine` when set, else `theirs`.
+fn fill<T>(mine: &mut Option<T>, theirs: Option<T>) {
+    if mine.is_none() {
+        *mine = theirs;
+    }
+}
+
+/// `mine` when not empty, else `theirs`: a list is shown whole or not at all (requirements,
+/// taints, containers), so the two descriptions' lists are not mixed.
+fn fill_empty<T: IsEmpty>(mine: &mut T, theirs: T) {
+    if mine.is_empty() {
+        *mine = theirs;
+    }
+}
+
+/// Every key of both, this one's value where both have the key.
+fn union_map<K: Ord, V>(mine: &mut BTreeMap<K, V>, theirs: BTreeMap<K, V>) {
+    for (k, v) in theirs {
+        mine.entry(k).or_insert(v);
+    }
+}
+
+/// Every condition type of both, this one's condition where both have the type (a describe
+/// cut after the first conditions, a YAML trimmed to one).
+fn union_conditions(mine: &mut Vec<Condition>, theirs: Vec<Condition>) {
+    for c in theirs {
+        if !mine.iter().any(|m| m.condition_type == c.condition_type) {
+            mine.push(c);
+        }
     }
 }
 
@@ -236,7 +294,8 @@ pub struct Meta {
     pub evidence: Option<Evidence>,
     /// `metadata.creationTimestamp` as written (`Creation Timestamp:` of a describe).
     pub creation_timestamp: Option<String>,
-    /// True when the object is known only from a `kubectl get` table row: its spec (selectors,
+    /// True when the object is known only from a `kubectl get` table row, or from one field a
+    /// jsonpath printed (`{.spec.disruption}` of a NodePool): its spec (selectors,
     /// requirements, taints...) is unknown, not empty, so rules must not read its empty
     /// collections as "none".
     pub from_table: bool,
@@ -262,6 +321,22 @@ pub const VOLATILE_LABELS: &[&str] = &[
 ];
 
 impl Meta {
+    /// [`Absorb::absorb`] for the metadata. A description that shows all of something (a full
+    /// object rather than a table row, annotations not cut) makes the merged one show it.
+    fn absorb(&mut self, other: Meta) {
+        union_map(&mut self.labels, other.labels);
+        union_map(&mut self.annotations, other.annotations);
+        fill_empty(&mut self.owners, other.owners);
+        fill(&mut self.namespace, other.namespace);
+        fill(&mut self.api_version, other.api_version);
+        fill(&mut self.evidence, other.evidence);
+        fill(&mut self.creation_timestamp, other.creation_timestamp);
+        fill(&mut self.table_age, other.table_age);
+        self.from_table &= other.from_table;
+        self.namespace_assumed &= other.namespace_assumed;
+        self.annotations_cut &= other.annotations_cut;
+    }
+
     /// The labels without the per-pod and per-revision ones ([`VOLATILE_LABELS`]).
     pub fn stable_labels(&self) -> BTreeMap<String, String> {
         let mut labels = self.labels.clone();
@@ -398,34 +473,13 @@ pub struct Pod {
     pub scheduler_name: Option<String>,
 }
 
-impl Pod {
-    /// Takes in a second description of the same pod (its `kubectl describe` and its `-o
-    /// yaml`, or one paste twice): what this one leaves unset or empty comes from `other`, so
-    /// the input holds the pod once and rules that count pods (a workload's replicas) count
-    /// it once. This one's values win where both have one.
-    pub fn absorb(&mut self, other: Pod) {
-        fn fill<T>(mine: &mut Option<T>, theirs: Option<T>) {
-            if mine.is_none() {
-                *mine = theirs;
-            }
-        }
-        fn fill_empty<T: IsEmpty>(mine: &mut T, theirs: T) {
-            if mine.is_empty() {
-                *mine = theirs;
-            }
-        }
-        let m = &mut self.meta;
-        for (k, v) in other.meta.labels {
-            m.labels.entry(k).or_insert(v);
-        }
-        for (k, v) in other.meta.annotations {
-            m.annotations.entry(k).or_insert(v);
-        }
-        fill_empty(&mut m.owners, other.meta.owners);
-        fill(&mut m.api_version, other.meta.api_version);
-        fill(&mut m.evidence, other.meta.evidence);
-        fill(&mut m.creation_timestamp, other.meta.creation_timestamp);
-        m.annotations_cut &= other.meta.annotations_cut;
+impl Absorb for Pod {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn absorb(&mut self, other: Pod) {
+        self.meta.absorb(other.meta);
         fill(&mut self.phase, other.phase);
         fill(&mut self.node_name, other.node_name);
         fill(&mut self.nominated_node, other.nominated_node);
@@ -441,12 +495,14 @@ impl Pod {
         fill_empty(&mut self.pvc_names, other.pvc_names);
         fill_empty(&mut self.host_ports, other.host_ports);
         fill(&mut self.dns_policy, other.dns_policy);
-        fill_empty(&mut self.conditions, other.conditions);
+        union_conditions(&mut self.conditions, other.conditions);
         fill(&mut self.service_account, other.service_account);
         fill(&mut self.qos_class, other.qos_class);
         fill(&mut self.scheduler_name, other.scheduler_name);
     }
+}
 
+impl Pod {
     /// Whether its nodeSelector or node affinity names label `key`.
     pub fn selects_on(&self, key: &str) -> bool {
         self.node_selector.contains_key(key)
@@ -508,6 +564,43 @@ pub struct NodePool {
     pub conditions: Vec<Condition>,
     /// v1alpha5 Provisioner (pre-v0.32) rather than a NodePool.
     pub is_provisioner: bool,
+}
+
+impl Absorb for NodePool {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn kind(&self) -> &str {
+        // A Provisioner and the NodePool migrated from it often share a name (v0.32 to v0.33).
+        if self.is_provisioner {
+            "Provisioner"
+        } else {
+            "NodePool"
+        }
+    }
+
+    fn absorb(&mut self, other: NodePool) {
+        self.meta.absorb(other.meta);
+        fill(&mut self.nodeclass_ref, other.nodeclass_ref);
+        fill_empty(&mut self.requirements, other.requirements);
+        fill_empty(&mut self.taints, other.taints);
+        fill_empty(&mut self.startup_taints, other.startup_taints);
+        fill_empty(&mut self.template_labels, other.template_labels);
+        fill_empty(&mut self.template_annotations, other.template_annotations);
+        fill_empty(&mut self.limits, other.limits);
+        union_map(&mut self.usage, other.usage);
+        let (d, theirs) = (&mut self.disruption, other.disruption);
+        fill(&mut d.consolidation_policy, theirs.consolidation_policy);
+        fill(&mut d.consolidate_after, theirs.consolidate_after);
+        fill(&mut d.consolidation_enabled, theirs.consolidation_enabled);
+        fill_empty(&mut d.budgets, theirs.budgets);
+        fill(&mut d.evidence, theirs.evidence);
+        fill(&mut self.expire_after, other.expire_after);
+        fill(&mut self.kubelet, other.kubelet);
+        fill(&mut self.weight, other.weight);
+        union_conditions(&mut self.conditions, other.conditions);
+    }
 }
 
 impl NodePool {
@@ -605,6 +698,51 @@ pub struct NodeClass {
     pub launch_template: Option<String>,
 }
 
+impl Absorb for NodeClass {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn kind(&self) -> &str {
+        if self.is_aws_node_template {
+            "AWSNodeTemplate"
+        } else {
+            "EC2NodeClass"
+        }
+    }
+
+    fn absorb(&mut self, other: NodeClass) {
+        self.meta.absorb(other.meta);
+        fill(&mut self.ami_family, other.ami_family);
+        fill_empty(&mut self.subnet_selector_terms, other.subnet_selector_terms);
+        fill_empty(
+            &mut self.security_group_selector_terms,
+            other.security_group_selector_terms,
+        );
+        fill_empty(&mut self.ami_selector_terms, other.ami_selector_terms);
+        fill(&mut self.role, other.role);
+        fill(&mut self.instance_profile, other.instance_profile);
+        fill(&mut self.kubelet, other.kubelet);
+        fill_empty(&mut self.block_device_mappings, other.block_device_mappings);
+        fill_empty(&mut self.status_subnets, other.status_subnets);
+        fill_empty(&mut self.status_amis, other.status_amis);
+        fill(
+            &mut self.status_instance_profile,
+            other.status_instance_profile,
+        );
+        fill_empty(
+            &mut self.capacity_reservation_selector_terms,
+            other.capacity_reservation_selector_terms,
+        );
+        fill_empty(
+            &mut self.status_capacity_reservations,
+            other.status_capacity_reservations,
+        );
+        union_conditions(&mut self.conditions, other.conditions);
+        fill(&mut self.launch_template, other.launch_template);
+    }
+}
+
 impl NodeClass {
     /// `spec.kubelet.maxPods`.
     pub fn max_pods(&self) -> Option<u64> {
@@ -658,6 +796,41 @@ pub struct NodeClaim {
     pub is_machine: bool,
 }
 
+impl Absorb for NodeClaim {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn kind(&self) -> &str {
+        if self.is_machine {
+            "Machine"
+        } else {
+            "NodeClaim"
+        }
+    }
+
+    fn absorb(&mut self, other: NodeClaim) {
+        self.meta.absorb(other.meta);
+        fill(&mut self.nodepool, other.nodepool);
+        fill(&mut self.nodeclass_ref, other.nodeclass_ref);
+        fill_empty(&mut self.requirements, other.requirements);
+        fill_empty(&mut self.taints, other.taints);
+        fill_empty(&mut self.startup_taints, other.startup_taints);
+        fill(&mut self.node_name, other.node_name);
+        fill(&mut self.provider_id, other.provider_id);
+        fill(&mut self.image_id, other.image_id);
+        fill(&mut self.instance_type, other.instance_type);
+        fill(&mut self.zone, other.zone);
+        fill(&mut self.capacity_type, other.capacity_type);
+        fill_empty(&mut self.requests, other.requests);
+        fill_empty(&mut self.capacity, other.capacity);
+        fill_empty(&mut self.allocatable, other.allocatable);
+        fill(&mut self.expire_after, other.expire_after);
+        fill(&mut self.kubelet, other.kubelet);
+        union_conditions(&mut self.conditions, other.conditions);
+    }
+}
+
 impl NodeClaim {
     /// The condition of that type; a v1alpha5 Machine's `MachineLaunched` is `Launched`.
     pub fn condition(&self, condition_type: &str) -> Option<&Condition> {
@@ -688,6 +861,23 @@ pub struct Node {
     pub provider_id: Option<String>,
     /// The pods running on the node (`kubectl describe node`'s Non-terminated Pods table).
     pub pods: Vec<ObjectRef>,
+}
+
+impl Absorb for Node {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn absorb(&mut self, other: Node) {
+        self.meta.absorb(other.meta);
+        fill_empty(&mut self.taints, other.taints);
+        self.unschedulable |= other.unschedulable;
+        union_conditions(&mut self.conditions, other.conditions);
+        fill_empty(&mut self.allocatable, other.allocatable);
+        fill_empty(&mut self.capacity, other.capacity);
+        fill(&mut self.provider_id, other.provider_id);
+        fill_empty(&mut self.pods, other.pods);
+    }
 }
 
 impl Node {
@@ -781,6 +971,55 @@ pub struct Workload {
     pub dns_policy: Option<String>,
     pub service_account: Option<String>,
     pub conditions: Vec<Condition>,
+}
+
+impl Absorb for Pdb {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn absorb(&mut self, other: Pdb) {
+        self.meta.absorb(other.meta);
+        fill_empty(&mut self.selector, other.selector);
+        fill(&mut self.min_available, other.min_available);
+        fill(&mut self.max_unavailable, other.max_unavailable);
+        fill(
+            &mut self.unhealthy_pod_eviction_policy,
+            other.unhealthy_pod_eviction_policy,
+        );
+        fill(&mut self.disruptions_allowed, other.disruptions_allowed);
+        fill(&mut self.current_healthy, other.current_healthy);
+        fill(&mut self.desired_healthy, other.desired_healthy);
+        fill(&mut self.expected_pods, other.expected_pods);
+        union_conditions(&mut self.conditions, other.conditions);
+    }
+}
+
+impl Absorb for Workload {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    fn absorb(&mut self, other: Workload) {
+        self.meta.absorb(other.meta);
+        fill(&mut self.replicas, other.replicas);
+        fill(&mut self.ready_replicas, other.ready_replicas);
+        fill_empty(&mut self.selector, other.selector);
+        fill_empty(&mut self.template_labels, other.template_labels);
+        fill_empty(&mut self.template_annotations, other.template_annotations);
+        fill_empty(&mut self.containers, other.containers);
+        fill_empty(&mut self.init_containers, other.init_containers);
+        fill_empty(&mut self.node_selector, other.node_selector);
+        fill_empty(&mut self.node_affinity, other.node_affinity);
+        fill_empty(&mut self.tolerations, other.tolerations);
+        fill(&mut self.dns_policy, other.dns_policy);
+        fill(&mut self.service_account, other.service_account);
+        union_conditions(&mut self.conditions, other.conditions);
+    }
 }
 
 impl Workload {

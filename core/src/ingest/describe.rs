@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::facts::{
-    Collected, Condition, Facts, Message, MessageOrigin, NodeClaim, ObjectRef, Taint,
+    Absorb, Collected, Condition, Facts, Message, MessageOrigin, NodeClaim, ObjectRef, Taint,
 };
 
 use super::segment::{self, is_blank};
@@ -915,6 +915,7 @@ pub fn conditions(part: &Part<'_>, s: &Section<'_>) -> Vec<Condition> {
 /// Karpenter's `launched` / `registered` / `initialized nodeclaim` log lines show them. Only
 /// one such claim, and only a name all that evidence agrees on: else the placeholder stays.
 pub fn name_unnamed_claim(facts: &mut Facts, rows: &[NodeClaim]) {
+    merge_unnamed_claims_of_one_instance(facts);
     let mut unnamed = facts
         .nodeclaims
         .iter()
@@ -979,12 +980,7 @@ pub fn name_unnamed_claim(facts: &mut Facts, rows: &[NodeClaim]) {
         // The same claim as an object too: one claim, the object's fields first.
         let described = facts.nodeclaims.remove(index);
         let known = &mut facts.nodeclaims[if known > index { known - 1 } else { known }];
-        if known.conditions.is_empty() {
-            known.conditions = described.conditions;
-        }
-        known.provider_id = known.provider_id.take().or(described.provider_id);
-        known.node_name = known.node_name.take().or(described.node_name);
-        known.zone = known.zone.take().or(described.zone);
+        known.absorb(described);
     } else {
         facts.nodeclaims[index].meta.name = name.clone();
     }
@@ -1001,6 +997,40 @@ pub fn name_unnamed_claim(facts: &mut Facts, rows: &[NodeClaim]) {
         .messages
         .iter_mut()
         .for_each(|m| renamed(&mut m.object));
+}
+
+/// Header-less describes of claims on one instance (one paste twice, the status printed
+/// again) are one claim: an instance is launched for one NodeClaim. Claims without an
+/// instance ID, or on different instances, stay apart.
+fn merge_unnamed_claims_of_one_instance(facts: &mut Facts) {
+    let placeholder = |c: &NodeClaim| matches!(c.meta.name.as_str(), "<nodeclaim>" | "<machine>");
+    let mut i = 0;
+    while i < facts.nodeclaims.len() {
+        let claim = &facts.nodeclaims[i];
+        let instance = claim
+            .provider_id
+            .as_deref()
+            .and_then(instance_id)
+            .map(str::to_string);
+        let Some(instance) = instance.filter(|_| placeholder(claim)) else {
+            i += 1;
+            continue;
+        };
+        let name = claim.meta.name.clone();
+        let mut j = i + 1;
+        while j < facts.nodeclaims.len() {
+            let other = &facts.nodeclaims[j];
+            let same = other.meta.name == name
+                && other.provider_id.as_deref().and_then(instance_id) == Some(instance.as_str());
+            if same {
+                let other = facts.nodeclaims.remove(j);
+                facts.nodeclaims[i].absorb(other);
+            } else {
+                j += 1;
+            }
+        }
+        i += 1;
+    }
 }
 
 /// `i-0abc` of `aws:///us-east-1a/i-0abc` (or of the bare instance ID a table shows).

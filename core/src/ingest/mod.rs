@@ -23,10 +23,11 @@
 //! | anything else                                | `Unrecognised` message          | here            |
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::document::{Document, Evidence, InputError};
-use crate::facts::{Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef, Pod};
+use crate::facts::{Absorb, Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef};
+use crate::rules::text::is_unnumbered_mask;
 
 mod describe;
 mod describe_misc;
@@ -92,30 +93,105 @@ pub(crate) struct Sink {
     pub printed_object: Option<ObjectRef>,
 }
 
-/// One pod per namespace and name: a second full description of a pod (describe and YAML of
-/// it, one paste twice) joins the first ([`Pod::absorb`]), where the first was.
-fn merge_duplicate_pods(pods: Vec<Pod>) -> Vec<Pod> {
-    let mut out: Vec<Pod> = Vec::with_capacity(pods.len());
-    let mut seen: std::collections::HashMap<(Option<String>, String), usize> =
-        std::collections::HashMap::with_capacity(pods.len());
-    for pod in pods {
-        let key = (pod.meta.namespace.clone(), pod.meta.name.clone());
+/// One fact per object: a second full description of an object (describe and YAML of it, one
+/// paste twice) joins the first ([`Absorb::absorb`]), where the first was. Same kind (for
+/// workloads), namespace and name make the same object; a name an anonymiser masked without
+/// a number (`<redacted>`, `<nodeclaim>` for a header-less describe) cannot tell objects
+/// apart, so such objects stay apart.
+fn merge_duplicates<T: Absorb>(objects: &mut Vec<T>) {
+    let mut out: Vec<T> = Vec::with_capacity(objects.len());
+    let mut seen: HashMap<(String, Option<String>, String), usize> =
+        HashMap::with_capacity(objects.len());
+    for object in objects.drain(..) {
+        let meta = object.meta();
+        if meta.name.is_empty() || is_unnumbered_mask(&meta.name) {
+            out.push(object);
+            continue;
+        }
+        let key = (
+            object.kind().to_string(),
+            meta.namespace.clone(),
+            meta.name.clone(),
+        );
         match seen.get(&key) {
-            Some(&i) => out[i].absorb(pod),
+            Some(&i) => out[i].absorb(object),
             None => {
                 seen.insert(key, out.len());
-                out.push(pod);
+                out.push(object);
             }
         }
     }
-    out
+    *objects = out;
+}
+
+/// One message per condition of an object: an object described twice (describe and YAML,
+/// one paste twice) wrote each of its conditions twice, and the report would show the
+/// condition "seen 2 times" when it was seen once. The first, as read first, stays. Objects
+/// masked alike (`<redacted>`) cannot be told apart, so their conditions all stay.
+fn drop_repeated_conditions(messages: &mut Vec<Message>) {
+    let mut seen: std::collections::HashSet<(ObjectRef, String, Option<String>)> =
+        std::collections::HashSet::new();
+    messages.retain(|m| {
+        let Some(object) = &m.object else {
+            return true;
+        };
+        if m.origin != MessageOrigin::Condition || is_unnumbered_mask(&object.name) {
+            return true;
+        }
+        seen.insert((object.clone(), m.text.clone(), m.reason.clone()))
+    });
+}
+
+/// One event per row of an object's Events: a describe pasted twice wrote each of its rows
+/// twice, and the report would show `(x19 over 40m)` "seen 38 times". A row is a repeat when
+/// it reads the same (the same line, count and last time, about the same object): two Event
+/// objects of one message differ in their times. Its message goes with it.
+/// Objects masked alike cannot be told apart, so their rows all stay.
+fn drop_repeated_events(facts: &mut Facts) {
+    type Row = (ObjectRef, String, usize, Option<String>);
+    let mut seen: std::collections::HashSet<Row> = std::collections::HashSet::new();
+    let mut dropped: std::collections::HashSet<(String, usize)> = std::collections::HashSet::new();
+    facts.events.retain(|e| {
+        let Some(object) = &e.object else {
+            return true;
+        };
+        if is_unnumbered_mask(&object.name)
+            || seen.insert((
+                object.clone(),
+                e.evidence.text.clone(),
+                e.count,
+                e.age.clone(),
+            ))
+        {
+            return true;
+        }
+        dropped.insert((e.evidence.source.clone(), e.evidence.line));
+        false
+    });
+    if dropped.is_empty() {
+        return;
+    }
+    facts.messages.retain(|m| {
+        m.origin != MessageOrigin::Event
+            || !dropped.contains(&(m.evidence.source.clone(), m.evidence.line))
+    });
 }
 
 impl Sink {
     fn finish(mut self) -> Facts {
-        self.facts.pods = merge_duplicate_pods(std::mem::take(&mut self.facts.pods));
+        // Before the table rows join them: a row joins the one object of its name.
+        merge_duplicates(&mut self.facts.pods);
+        merge_duplicates(&mut self.facts.nodes);
+        merge_duplicates(&mut self.facts.nodeclaims);
+        merge_duplicates(&mut self.facts.nodepools);
+        merge_duplicates(&mut self.facts.nodeclasses);
+        merge_duplicates(&mut self.facts.pdbs);
+        merge_duplicates(&mut self.facts.workloads);
         let deferred = std::mem::take(&mut self.deferred);
         deferred.apply(&mut self.facts);
+        // After the header-less claims got their names: their repeats are then one object's.
+        drop_repeated_conditions(&mut self.facts.messages);
+        drop_repeated_events(&mut self.facts);
         detect_version(&mut self.facts);
         if self.facts.karpenter_namespace.is_none() {
             self.facts.karpenter_namespace = segment::karpenter_namespace(&self.facts.commands);
@@ -676,6 +752,9 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     if let Some(end) = tables::headerless(part, i, cx, sink) {
         return end;
     }
+    if let Some(end) = printed_fragment(part, i, cx, sink) {
+        return end;
+    }
     if let Some((start, end)) = segment::yaml_block(part, i, cx) {
         if start > i || end > start {
             let first = sink.facts.messages.len();
@@ -694,6 +773,63 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
     }
     sink.unrecognised(part, i);
     i + 1
+}
+
+/// The path of a jsonpath output of one field (`{.spec.disruption}` -> `spec`,
+/// `disruption`); `None` for a template that prints more (ranges, several fields, filters,
+/// text around the braces).
+fn single_jsonpath(output: &str) -> Option<Vec<String>> {
+    let template = output
+        .strip_prefix("jsonpath=")
+        .or_else(|| output.strip_prefix("jsonpath:"))?
+        .trim_matches(['\'', '"']);
+    let inner = template.strip_prefix("{.")?.strip_suffix('}')?;
+    let keys: Vec<String> = inner.split('.').map(str::to_string).collect();
+    let plain = |k: &String| {
+        !k.is_empty()
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    keys.iter().all(plain).then_some(keys)
+}
+
+/// `kubectl get nodepool <name> -o jsonpath='{.spec.disruption}'`: the value printed right
+/// under the prompt is that field of that NodePool, read into it. The NodePool holds only the
+/// fields the value shows: its labels and annotations are unknown, and so are its
+/// requirements unless the value shows them (`from_table`, which rules read as "its
+/// requirements are not shown"). A full description of the NodePool elsewhere in the input
+/// joins it. Other kinds are left as text: rules read their empty fields as "none".
+fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
+    let command = cx.command.as_ref()?;
+    // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
+    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() || part.lines[i - 1].contains('|') {
+        return None;
+    }
+    let object = command.printed_object().filter(|o| o.kind == "NodePool")?;
+    let path = single_jsonpath(command.output.as_deref()?)?;
+    if !matches!(path.first().map(String::as_str), Some("spec" | "status")) {
+        return None;
+    }
+    let segment = objects::Segment {
+        doc: part.doc,
+        first_index: part.index[i],
+        text: part.lines[i],
+    };
+    let before = sink.facts.nodepools.len();
+    if !objects::ingest_fragment(segment, &object.kind, &object.name, &path, &mut sink.facts) {
+        return None;
+    }
+    let requirements = ["spec", "template", "spec", "requirements"];
+    let shows_requirements = path.len() <= requirements.len()
+        && requirements
+            .iter()
+            .zip(&path)
+            .all(|(want, key)| want == key);
+    for pool in sink.facts.nodepools.iter_mut().skip(before) {
+        pool.meta.from_table = !shows_requirements;
+        pool.meta.annotations_cut = true;
+    }
+    Some(i + 1)
 }
 
 /// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then

@@ -91,6 +91,41 @@ fn ingest_describe(segment: Segment<'_>, assumed: Option<(&str, &str)>, facts: &
     }
 }
 
+/// The value a `kubectl get <kind> <name> -o jsonpath='{.spec.disruption}'` printed: one
+/// JSON value (a map or a list) or one bare scalar, read as the object `kind`/`name` holding
+/// it at `path` and nothing else. False when it is not one value.
+pub fn ingest_fragment(
+    segment: Segment<'_>,
+    kind: &str,
+    name: &str,
+    path: &[String],
+    facts: &mut Facts,
+) -> bool {
+    let src = Source::new(segment);
+    let text = segment.text.trim();
+    let value = if text.starts_with(['{', '[']) {
+        match json::parse_stream(segment.text).as_slice() {
+            [json::Item::Value(node)] => node.clone(),
+            _ => return false,
+        }
+    } else if !text.is_empty() && !text.contains(char::is_whitespace) {
+        Node::plain(text, 0)
+    } else {
+        return false;
+    };
+    let mut root = value;
+    for key in path.iter().rev() {
+        root = Node::new(Value::Map(vec![(key.clone(), root)]), 0);
+    }
+    let Value::Map(entries) = &mut root.value else {
+        return false;
+    };
+    entries.push(("kind".into(), Node::new(Value::Str(kind.into()), 0)));
+    let metadata = vec![("name".into(), Node::new(Value::Str(name.into()), 0))];
+    entries.push(("metadata".into(), Node::new(Value::Map(metadata), 0)));
+    map_object(&src, &root, kind, None, facts)
+}
+
 /// Fill in the `kind` and `metadata.name` a header-less printout does not show.
 fn assume_kind_and_name(root: &mut Vec<(String, Node)>, kind: &str, name: &str, line: usize) {
     // Copied from `Conditions:` on: they are the status's.

@@ -353,7 +353,19 @@ pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> O
         columns.push("LABELS");
     }
     let line = part.lines[i];
-    if Table::from_header(line).is_some() || split_gaps(line.trim()).len() < columns.len() {
+    // Blank cells leave no gap to count: only NodeClaim rows, whose cells each look like
+    // what their column holds, are read with fewer cells than columns.
+    let blank_cells = labels.is_empty() && !command.show_labels && columns[0] == "NAME";
+    let cells_of = |row: &str| -> Option<Vec<String>> {
+        let parts = split_gaps(row.trim());
+        if parts.len() >= columns.len() {
+            return None;
+        }
+        blank_cells.then(|| claim_row_with_blanks(&columns, &parts))?
+    };
+    if Table::from_header(line).is_some()
+        || (split_gaps(line.trim()).len() < columns.len() && cells_of(line).is_none())
+    {
         return None;
     }
     let table = Table {
@@ -368,7 +380,9 @@ pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> O
     };
     let end = table_end(&part.lines, i - 1);
     for j in i..end {
-        let cells = table.cut_on_gaps(part.lines[j]);
+        let cells = table
+            .cut_on_gaps(part.lines[j])
+            .or_else(|| cells_of(part.lines[j]));
         let row = cells.as_ref().map(|cells| Row {
             table: &table,
             cells,
@@ -381,6 +395,128 @@ pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> O
         }
     }
     Some(end)
+}
+
+/// The cells of a `kubectl get nodeclaims` row that a filter left without its header and
+/// whose blank cells (no node yet, no Ready condition yet, a claim not launched yet) left no
+/// gap to count: each cell goes to the column whose values it looks like, blanks where a
+/// column may be blank. `None` unless exactly one assignment fits, and only for NodeClaim
+/// columns (`NAME TYPE CAPACITY ZONE NODE READY AGE`, `-o wide`: `ID NODEPOOL NODECLASS`).
+fn claim_row_with_blanks(columns: &[&str], parts: &[&str]) -> Option<Vec<String>> {
+    const CLAIM_COLUMNS: &[&str] = &[
+        "NAME",
+        "TYPE",
+        "CAPACITY",
+        "ZONE",
+        "NODE",
+        "READY",
+        "AGE",
+        "ID",
+        "NODEPOOL",
+        "NODECLASS",
+    ];
+    if columns.len() < 7 || columns != &CLAIM_COLUMNS[..columns.len()] {
+        return None;
+    }
+    let capacity = |c: &str| matches!(c, "spot" | "on-demand" | "reserved");
+    let ready = |c: &str| matches!(c, "True" | "False" | "Unknown");
+    // `m5.large`, `p4d.24xlarge`, `u-6tb1.metal`: one dot.
+    let instance_type = |c: &str| {
+        c.split_once('.').is_some_and(|(family, size)| {
+            !family.is_empty()
+                && !size.is_empty()
+                && !size.contains('.')
+                && c.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        })
+    };
+    // `us-east-1a`, `us-gov-west-1b`, a Local Zone `us-west-2-lax-1a`.
+    let zone = |c: &str| {
+        let mut words = c.split('-');
+        words
+            .next()
+            .is_some_and(|w| w.len() == 2 && w.bytes().all(|b| b.is_ascii_lowercase()))
+            && c.ends_with(|ch: char| ch.is_ascii_lowercase())
+            && c.bytes().any(|b| b.is_ascii_digit())
+            && c.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && words.count() >= 2
+    };
+    let typed = |c: &str| capacity(c) || ready(c) || instance_type(c) || zone(c) || age(c);
+    let fits = |column: &str, c: &str| match column {
+        "TYPE" => instance_type(c),
+        "CAPACITY" => capacity(c),
+        "ZONE" => zone(c),
+        "READY" => ready(c),
+        "AGE" => age(c),
+        "ID" => c.contains("://"),
+        // A node, NodePool or NodeClass name: anything no typed column would take.
+        _ => !typed(c),
+    };
+    // Blank until the claim launches, registers, or reports Ready; the name, age, NodePool
+    // label and NodeClass reference are always set.
+    let may_be_blank = |column: &str| !matches!(column, "NAME" | "AGE" | "NODEPOOL" | "NODECLASS");
+    /// Every assignment of `parts` to `columns` in order, up to two.
+    fn assign(
+        columns: &[&str],
+        parts: &[&str],
+        fits: &dyn Fn(&str, &str) -> bool,
+        may_be_blank: &dyn Fn(&str) -> bool,
+        cells: &mut Vec<String>,
+        found: &mut Vec<Vec<String>>,
+    ) {
+        if found.len() > 1 {
+            return;
+        }
+        let Some((column, rest)) = columns.split_first() else {
+            if parts.is_empty() {
+                found.push(cells.clone());
+            }
+            return;
+        };
+        if let Some((part, more)) = parts.split_first() {
+            if fits(column, part) {
+                cells.push(part.to_string());
+                assign(rest, more, fits, may_be_blank, cells, found);
+                cells.pop();
+            }
+        }
+        if may_be_blank(column) && parts.len() < columns.len() {
+            cells.push(String::new());
+            assign(rest, parts, fits, may_be_blank, cells, found);
+            cells.pop();
+        }
+    }
+    let mut found = Vec::new();
+    assign(
+        columns,
+        parts,
+        &fits,
+        &may_be_blank,
+        &mut Vec::with_capacity(columns.len()),
+        &mut found,
+    );
+    match found.len() {
+        1 => found.pop(),
+        _ => None,
+    }
+}
+
+/// A kubectl age: `8s`, `21m`, `2d3h`, `3m12s`, `110d`.
+fn age(c: &str) -> bool {
+    let mut digits = false;
+    let mut units = 0;
+    for b in c.bytes() {
+        if b.is_ascii_digit() {
+            digits = true;
+        } else if digits && matches!(b, b's' | b'm' | b'h' | b'd' | b'y') {
+            digits = false;
+            units += 1;
+        } else {
+            return false;
+        }
+    }
+    units > 0 && !digits
 }
 
 fn table_end(lines: &[&str], header: usize) -> usize {
@@ -942,15 +1078,18 @@ impl Deferred {
             &mut s.meta
         });
         merge(&mut facts.pvcs, self.pvcs, |p| &mut p.meta);
-        let mut workloads = self.workloads;
-        workloads.retain(|w| {
-            !facts.workloads.iter().any(|f| {
+        // A row of a workload known already (its object, or a row of the same table pasted
+        // twice) adds nothing.
+        for w in self.workloads {
+            let known = facts.workloads.iter().any(|f| {
                 f.kind == w.kind
                     && f.meta.name == w.meta.name
                     && f.meta.namespace == w.meta.namespace
-            })
-        });
-        facts.workloads.extend(workloads);
+            });
+            if !known {
+                facts.workloads.push(w);
+            }
+        }
     }
 }
 

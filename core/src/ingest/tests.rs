@@ -2051,3 +2051,403 @@ gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a   ip-10-0-1-2.ec2.internal   F
         assert!(facts_of(text).pods.is_empty(), "{text}");
     }
 }
+
+/// A NodeClaim described and printed as YAML is one NodeClaim with what each shows: the
+/// describe's Registered condition and provider ID, the YAML's instance-type label and
+/// Launched condition. Each condition keeps the line it was read from.
+#[test]
+fn a_nodeclaim_described_and_printed_as_yaml_is_one_nodeclaim() {
+    let describe = "$ kubectl describe nodeclaim default-z9x2k
+Name:         default-z9x2k
+Labels:       karpenter.sh/nodepool=default
+API Version:  karpenter.sh/v1
+Kind:         NodeClaim
+Status:
+  Conditions:
+    Last Transition Time:  2025-03-18T14:22:09Z
+    Message:               Node not registered with cluster
+    Reason:                NodeNotFound
+    Status:                Unknown
+    Type:                  Registered
+  Provider ID:  aws:///us-east-1a/i-0abc123def4567890
+";
+    let yaml = "$ kubectl get nodeclaim default-z9x2k -o yaml
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  labels:
+    karpenter.sh/nodepool: default
+    node.kubernetes.io/instance-type: m5.large
+  name: default-z9x2k
+status:
+  conditions:
+  - message: Node not registered with cluster
+    reason: NodeNotFound
+    status: Unknown
+    type: Registered
+  - reason: Launched
+    status: \"True\"
+    type: Launched
+";
+    let text = format!("{describe}\n{yaml}");
+    let facts = facts_of(&text);
+    assert_eq!(facts.nodeclaims.len(), 1, "{:#?}", facts.nodeclaims);
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.instance_type.as_deref(), Some("m5.large"));
+    assert_eq!(
+        claim.provider_id.as_deref(),
+        Some("aws:///us-east-1a/i-0abc123def4567890")
+    );
+    assert_eq!(
+        claim.meta.label("node.kubernetes.io/instance-type"),
+        Some("m5.large")
+    );
+    let types: Vec<&str> = claim
+        .conditions
+        .iter()
+        .map(|c| c.condition_type.as_str())
+        .collect();
+    assert_eq!(types, ["Registered", "Launched"]);
+    let lines: Vec<&str> = text.lines().collect();
+    for c in &claim.conditions {
+        let e = c.evidence.as_ref().expect("condition evidence");
+        assert!(lines[e.line - 1].contains(e.text.trim()), "{e:?}");
+    }
+    // The first description names the claim.
+    assert_eq!(claim.meta.evidence.as_ref().map(|e| e.line), Some(2));
+    // Each condition is one message, read where it was read first.
+    let conditions: Vec<(&str, usize)> = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Condition)
+        .map(|m| (m.text.as_str(), m.evidence.line))
+        .collect();
+    assert_eq!(
+        conditions,
+        [
+            (
+                "Registered=Unknown NodeNotFound: Node not registered with cluster",
+                9
+            ),
+            ("Launched=True Launched", 29)
+        ]
+    );
+}
+
+/// Nodes, NodePools, EC2NodeClasses, PDBs and workloads shown twice are one object each; the
+/// same name in another namespace, or another kind of workload, is another object.
+#[test]
+fn objects_shown_twice_are_one_object_each() {
+    let node = "Name:               ip-10-12-40-7.eu-west-1.compute.internal
+Roles:              <none>
+Labels:             karpenter.sh/nodepool=batch
+Taints:             node.kubernetes.io/not-ready:NoSchedule
+Unschedulable:      false
+";
+    let facts = facts_of(&format!("{node}\n{node}"));
+    assert_eq!(facts.nodes.len(), 1, "{:#?}", facts.nodes);
+    assert_eq!(facts.nodes[0].taints.len(), 1);
+    let objects = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: spot-batch
+spec:
+  template:
+    spec:
+      requirements:
+      - key: karpenter.sh/capacity-type
+        operator: In
+        values: [spot]
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  subnetSelectorTerms:
+  - tags:
+      karpenter.sh/discovery: prod
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: cart
+  namespace: shop
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels:
+      app: cart
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cart
+  namespace: shop
+spec:
+  replicas: 2
+";
+    let facts = facts_of(&format!("{objects}---\n{objects}"));
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    assert_eq!(facts.nodepools[0].requirements.len(), 1);
+    assert_eq!(facts.nodeclasses.len(), 1);
+    assert_eq!(facts.pdbs.len(), 1);
+    assert_eq!(facts.workloads.len(), 1);
+    let elsewhere = objects
+        .replace("namespace: shop", "namespace: web")
+        .replace("kind: Deployment", "kind: StatefulSet");
+    let facts = facts_of(&format!("{objects}---\n{elsewhere}"));
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(facts.pdbs.len(), 2);
+    // A Provisioner and the NodePool migrated from it often share a name.
+    let provisioner =
+        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: spot-batch\n";
+    assert_eq!(facts.workloads.len(), 2);
+    let facts = facts_of(&format!("{objects}---\n{provisioner}"));
+    assert_eq!(facts.nodepools.len(), 2);
+}
+
+/// Objects whose names an anonymiser replaced by one mask cannot be told apart: they stay
+/// apart. A numbered mask (`<nodepool-1>`) still names one object.
+#[test]
+fn objects_masked_alike_stay_apart() {
+    let pool = |name: &str| {
+        format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n---\n")
+    };
+    let facts = facts_of(&format!("{}{}", pool("<redacted>"), pool("<redacted>")));
+    assert_eq!(facts.nodepools.len(), 2);
+    let facts = facts_of(&format!("{}{}", pool("<nodepool-1>"), pool("<nodepool-1>")));
+    assert_eq!(facts.nodepools.len(), 1);
+}
+
+/// One `kubectl get ds -A` pasted twice lists each DaemonSet once.
+#[test]
+fn workload_rows_pasted_twice_are_one_workload_each() {
+    let table = "$ kubectl get ds -A
+NAMESPACE     NAME         DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE
+kube-system   aws-node     6         6         6       6            6           <none>          210d
+kube-system   kube-proxy   6         6         6       6            6           <none>          210d
+";
+    let facts = facts_of(&format!("{table}\n{table}"));
+    let names: Vec<&str> = facts
+        .workloads
+        .iter()
+        .map(|w| w.meta.name.as_str())
+        .collect();
+    assert_eq!(names, ["aws-node", "kube-proxy"]);
+}
+
+/// `kubectl get nodeclaims | grep default` where a claim has no node yet: its blank NODE
+/// (and READY, TYPE...) cells leave no gap to count, and each cell goes to the one column
+/// whose values it looks like. A row that fits no assignment stays unrecognised.
+#[test]
+fn headerless_nodeclaim_rows_with_blank_cells_are_read() {
+    let facts = facts_of(
+        "$ kubectl get nodeclaims | grep default
+default-x8d2k   m5.large    on-demand   us-east-1a                                Unknown   21m
+default-q7w4n   m5.xlarge   spot        us-east-1b   ip-10-0-77-21.ec2.internal   True      2d
+default-b2c3d                                                                               8s
+",
+    );
+    /// Name, TYPE, ZONE, NODE, READY.
+    type ClaimRow<'a> = (
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+    let claims: Vec<ClaimRow> = facts
+        .nodeclaims
+        .iter()
+        .map(|c| {
+            (
+                c.meta.name.as_str(),
+                c.instance_type.as_deref(),
+                c.zone.as_deref(),
+                c.node_name.as_deref(),
+                c.condition("Ready").map(|r| r.status.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            (
+                "default-x8d2k",
+                Some("m5.large"),
+                Some("us-east-1a"),
+                None,
+                Some("Unknown")
+            ),
+            (
+                "default-q7w4n",
+                Some("m5.xlarge"),
+                Some("us-east-1b"),
+                Some("ip-10-0-77-21.ec2.internal"),
+                Some("True")
+            ),
+            ("default-b2c3d", None, None, None, None),
+        ]
+    );
+    assert_eq!(facts.nodeclaims[0].meta.table_age.as_deref(), Some("21m"));
+    // `-o wide`: no provider ID yet, the NodePool and NodeClass still printed.
+    let wide = facts_of(
+        "$ kubectl get nodeclaims -o wide | grep gpu
+gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a      Unknown   3m12s      gpu   default
+",
+    );
+    let claim = &wide.nodeclaims[0];
+    assert_eq!(claim.nodepool.as_deref(), Some("gpu"));
+    assert_eq!(claim.nodeclass_ref.as_deref(), Some("default"));
+    assert_eq!(claim.provider_id, None);
+    // Cells out of column order, no age, or another kind's columns: not read.
+    for text in [
+        "$ kubectl get nodeclaims | grep default\ndefault-x8d2k   21m   m5.large\n",
+        "$ kubectl get nodeclaims | grep default\ndefault-x8d2k   m5.large   us-east-1a\n",
+        "$ kubectl get nodeclaims | grep default\ndefault-x8d2k   node-a   node-b   21m\n",
+        "$ kubectl get pods | grep web\nweb-0   0/1   14m\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(
+            facts.nodeclaims.is_empty() && facts.pods.is_empty(),
+            "{text}"
+        );
+    }
+}
+
+/// `kubectl get nodepool <name> -o jsonpath='{.spec.disruption}'` prints one field: it is read
+/// into that NodePool, whose other fields stay unknown (its requirements are not shown).
+#[test]
+fn a_jsonpath_field_of_a_nodepool_is_read_into_it() {
+    let facts = facts_of(
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}'
+{\"budgets\":[{\"nodes\":\"0\"}],\"consolidateAfter\":\"30s\",\"consolidationPolicy\":\"WhenEmpty\"}
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    let pool = &facts.nodepools[0];
+    assert_eq!(pool.meta.name, "general");
+    assert_eq!(
+        pool.disruption.consolidation_policy.as_deref(),
+        Some("WhenEmpty")
+    );
+    assert_eq!(pool.disruption.consolidate_after.as_deref(), Some("30s"));
+    assert_eq!(pool.disruption.budgets.len(), 1);
+    assert_eq!(pool.disruption.evidence.as_ref().map(|e| e.line), Some(2));
+    assert!(pool.meta.from_table && !pool.meta.annotations_known());
+    // One scalar field.
+    let facts = facts_of(
+        "$ kubectl get nodepool general -o jsonpath={.spec.disruption.consolidateAfter}\nNever\n",
+    );
+    assert_eq!(
+        facts.nodepools[0].disruption.consolidate_after.as_deref(),
+        Some("Never")
+    );
+    // The requirements themselves: known.
+    let facts = facts_of(
+        "$ kubectl get nodepool spot -o jsonpath='{.spec.template.spec.requirements}'
+[{\"key\":\"karpenter.sh/capacity-type\",\"operator\":\"In\",\"values\":[\"spot\"]}]
+",
+    );
+    assert!(!facts.nodepools[0].meta.from_table);
+    assert_eq!(facts.nodepools[0].requirements.len(), 1);
+    // With the NodePool's YAML too: one NodePool, from_table no more.
+    let facts = facts_of(
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}'
+{\"consolidationPolicy\":\"WhenEmpty\"}
+$ kubectl get nodepool general -o yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      requirements: []
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1);
+    assert!(!facts.nodepools[0].meta.from_table);
+    assert_eq!(
+        facts.nodepools[0]
+            .disruption
+            .consolidation_policy
+            .as_deref(),
+        Some("WhenEmpty")
+    );
+    // Several fields, a range, a filter, another kind: not one field of a NodePool.
+    for text in [
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}{.spec.limits}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}' | jq .\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
+        "$ kubectl get nodepools -o jsonpath='{.items[*].spec.disruption}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
+        "$ kubectl get ec2nodeclass default -o jsonpath='{.spec.role}'\nKarpenterNodeRole\n",
+        "$ kubectl get nodepool general -o jsonpath='{.spec.disruption.consolidationPolicy}'\nnot found\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(
+            facts.nodepools.iter().all(|p| p.disruption.consolidation_policy.is_none())
+                && facts.nodeclasses.is_empty(),
+            "{text}"
+        );
+    }
+}
+
+/// `kubectl describe nodeclaim | sed -n '/^Status:/,$p'` pasted twice: both header-less
+/// printouts show one instance, so they are one claim, and the launch log still names it.
+/// Printouts of two instances stay two unnamed claims.
+#[test]
+fn header_less_claims_of_one_instance_are_one_claim() {
+    let status = |instance: &str| {
+        format!(
+            "$ kubectl describe nodeclaim | sed -n '/^Status:/,$p'
+Status:
+  Conditions:
+    Last Transition Time:  2025-04-07T10:01:58Z
+    Message:               Node not registered with cluster
+    Reason:                NodeNotFound
+    Status:                Unknown
+    Type:                  Registered
+  Provider ID:  aws:///eu-west-1b/{instance}
+"
+        )
+    };
+    let log = r#"{"level":"INFO","time":"2025-04-07T10:02:13.482Z","logger":"controller","message":"launched nodeclaim","NodeClaim":{"name":"batch-r8v2n"},"provider-id":"aws:///eu-west-1b/i-07c4e2a9b1d3f5e86"}"#;
+    let one = status("i-07c4e2a9b1d3f5e86");
+    let facts = facts_of(&format!("{one}\n{one}\n{log}\n"));
+    let names: Vec<&str> = facts
+        .nodeclaims
+        .iter()
+        .map(|c| c.meta.name.as_str())
+        .collect();
+    assert_eq!(names, ["batch-r8v2n"]);
+    let facts = facts_of(&format!("{one}\n{}\n", status("i-0ffffffffffffffff")));
+    assert_eq!(facts.nodeclaims.len(), 2);
+}
+
+/// A describe pasted twice: each Events row and each condition is one event, one message.
+#[test]
+fn a_describe_pasted_twice_lists_each_event_once() {
+    let describe = "$ kubectl describe nodeclaim default-z9x2k
+Name:         default-z9x2k
+Labels:       karpenter.sh/nodepool=default
+API Version:  karpenter.sh/v1
+Kind:         NodeClaim
+Status:
+  Conditions:
+    Last Transition Time:  2025-03-18T14:22:09Z
+    Message:               Node not registered with cluster
+    Reason:                NodeNotFound
+    Status:                Unknown
+    Type:                  Registered
+Events:
+  Type     Reason            Age                  From       Message
+  ----     ------            ----                 ----       -------
+  Warning  FailedDraining    2m (x19 over 40m)    karpenter  Failed to drain node, 3 pods are waiting to be evicted
+";
+    let facts = facts_of(&format!("{describe}\n{describe}"));
+    assert_eq!(facts.events.len(), 1, "{:#?}", facts.events);
+    assert_eq!(facts.events[0].evidence.line, 16);
+    let origins: Vec<MessageOrigin> = facts.messages.iter().map(|m| m.origin).collect();
+    assert_eq!(origins, [MessageOrigin::Condition, MessageOrigin::Event]);
+}
