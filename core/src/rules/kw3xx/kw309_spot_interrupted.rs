@@ -35,7 +35,10 @@ interruption message` with its `messageKind` (`spot_interrupted`, `instance_term
 node from interruption message` (`messageKind` `SpotInterruptionKind`, `StateChangeKind`,
 `ScheduledChangeKind`).
 Not an instance EC2 terminated at launch because of its volumes' KMS key: KW307 explains that
-termination, and this rule leaves its lines (and its NodeClaims' state changes) to it.
+termination, and this rule leaves its lines (and its NodeClaims' state changes) to it. Nor an
+`InstanceTerminating` / `InstanceStopping` after Karpenter itself started disrupting that node
+(`DisruptionTerminating`, `Disrupting Node: Empty/Delete`, a `disrupting node(s)` log line): the
+state-change notice of Karpenter's own termination comes back through the same queue.
 
 ## Why it happens
 Spot capacity is reclaimed when EC2 needs it back; pools of one instance type in one zone are
@@ -149,6 +152,17 @@ fn kms_explained(facts: &Facts) -> (Vec<Evidence>, Vec<String>) {
     (lines, claims)
 }
 
+/// Whether Karpenter was itself disrupting the node or NodeClaim `m` is about, before `m`.
+fn disrupted_by_karpenter(facts: &Facts, m: &Message) -> bool {
+    let subject = node_of(facts, m)
+        .map(|n| crate::facts::ObjectRef::new("Node", None, &n))
+        .or_else(|| {
+            nodeclaim_of(facts, m).map(|c| crate::facts::ObjectRef::new("NodeClaim", None, &c))
+        });
+    subject
+        .is_some_and(|s| crate::rules::kw4xx::disruption::disrupted_before(facts, m, &s).is_some())
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let (kms_lines, kms_claims) = kms_explained(facts);
     let mut hits: Vec<&Message> = Vec::new();
@@ -168,6 +182,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .any(|e| e.source == m.evidence.source && e.line == m.evidence.line)
             || (state_change && nodeclaim_of(facts, m).is_some_and(|n| kms_claims.contains(&n)))
         {
+            continue;
+        }
+        // Karpenter's own termination (it was disrupting the node: Empty/Delete, Drifted)
+        // comes back as an EC2 state-change notice: nothing outside Karpenter took it.
+        let echo = matches!(kind.as_str(), "instance terminating" | "instance stopping")
+            || kind.starts_with("instance state change");
+        if echo && disrupted_by_karpenter(facts, m) {
             continue;
         }
         hits.push(m);

@@ -441,12 +441,26 @@ pub fn gone_after<'a>(
     ended_after(facts, before, subject, true)
 }
 
-fn ended_after<'a>(
+/// A message before `after` (or at the same moment) saying Karpenter itself was disrupting
+/// `subject` (or its Node / NodeClaim counterpart): the `DisruptionTerminating` event or a
+/// controller log line disrupting it. An `InstanceTerminating` after it is the echo of
+/// Karpenter's own termination, not EC2 taking the instance.
+pub fn disrupted_before<'a>(
     facts: &'a Facts,
-    before: &Message,
+    after: &Message,
     subject: &ObjectRef,
-    gone_only: bool,
 ) -> Option<&'a Message> {
+    let names = machine_names(facts, subject)?;
+    facts.messages.iter().find(|d| {
+        d.evidence != after.evidence
+            && disrupting(d, &unescaped(&d.text), &names)
+            && !later(d, after)
+    })
+}
+
+/// The names `subject` goes by: itself, and its NodeClaim or Node. `None` for other kinds and
+/// for masks that cannot tell objects apart.
+fn machine_names(facts: &Facts, subject: &ObjectRef) -> Option<Vec<String>> {
     if is_unnumbered_mask(&subject.name) {
         return None;
     }
@@ -462,42 +476,62 @@ fn ended_after<'a>(
         ),
         _ => return None,
     }
+    Some(names)
+}
+
+/// Whether `d` (its text unescaped: `text`) is about one of `names`.
+fn about_names(d: &Message, names: &[String]) -> bool {
+    subject_of(d).is_some_and(|s| {
+        matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine") && names.contains(&s.name)
+    })
+}
+
+/// Whether `d` says Karpenter is disrupting one of `names`: the `DisruptionTerminating` event
+/// (`Disrupting Node: Underutilized/Delete`), or a controller log line naming it (`disrupting
+/// node(s)` of v1, `disrupting via ...` of v0.32 to v0.37, `deprovisioning via ...` before).
+fn disrupting(d: &Message, text: &str, names: &[String]) -> bool {
+    let event = (d.reason.as_deref() == Some("DisruptionTerminating")
+        || contains_any(text, &["disrupting node:", "disrupting nodeclaim:"]))
+        && about_names(d, names);
+    let log = d.origin == crate::facts::MessageOrigin::KarpenterLog
+        && contains_any(
+            text,
+            &[
+                "disrupting node(s)",
+                "disrupting via ",
+                "deprovisioning via ",
+            ],
+        )
+        && names.iter().any(|n| names_word(&d.evidence.text, n));
+    event || log
+}
+
+fn ended_after<'a>(
+    facts: &'a Facts,
+    before: &Message,
+    subject: &ObjectRef,
+    gone_only: bool,
+) -> Option<&'a Message> {
+    let names = machine_names(facts, subject)?;
     facts.messages.iter().find(|d| {
         if d.evidence == before.evidence {
             return false;
         }
         let text = unescaped(&d.text);
-        let about = |d: &Message| {
-            subject_of(d).is_some_and(|s| {
-                matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine")
-                    && names.contains(&s.name)
-            })
-        };
+        let about = |d: &Message| about_names(d, &names);
         // The instance terminating (Karpenter's `InstanceTerminating` from the EC2 state-change
         // notice) ends the node as surely as the node lifecycle controller's `RemovingNode`.
         let gone = (d.reason.as_deref() == Some("RemovingNode")
             || d.reason.as_deref() == Some("InstanceTerminating")
             || contains_any(&text, &["event: removing node ", "instance is terminating"]))
             && about(d);
-        let disrupted = (d.reason.as_deref() == Some("DisruptionTerminating")
-            || contains_any(&text, &["disrupting node:", "disrupting nodeclaim:"]))
-            && about(d);
         let deleted_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
             && contains_ignore_ascii_case(&text, "deleted node")
             && about(d);
-        let disrupting_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
-            && (contains_any(
-                &text,
-                &[
-                    "disrupting node(s)",
-                    "disrupting via ",
-                    "deprovisioning via ",
-                ],
-            ) && names.iter().any(|n| names_word(&d.evidence.text, n)));
         let ended = if gone_only {
             gone || deleted_log
         } else {
-            gone || deleted_log || disrupted || disrupting_log
+            gone || deleted_log || disrupting(d, &text, &names)
         };
         ended && wholly_after(d, before)
     })
