@@ -849,9 +849,10 @@ impl<'a> Ctx<'a> {
             return Seen::problem(format!("{}: {}", d.id, d.summary));
         }
         match f.nodepools.as_slice() {
-            // A `kubectl get` row shows no requirements: "zones [any]" would be a guess.
+            // A `kubectl get` row or one jsonpath field shows no requirements: "zones [any]"
+            // would be a guess.
             [np] if np.meta.from_table => Seen::ok(format!(
-                "{} {} listed (a table row: its requirements are not shown)",
+                "{} {} seen without its requirements (a table row or one printed field)",
                 pool_kind(np),
                 np.meta.name
             )),
