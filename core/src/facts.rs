@@ -471,6 +471,9 @@ pub struct Pod {
     /// `Guaranteed` / `Burstable` / `BestEffort`, when the input states it.
     pub qos_class: Option<String>,
     pub scheduler_name: Option<String>,
+    /// The RESTARTS cell of a `kubectl get pods` row (`9 (2m ago)` -> 9): the restarts of all
+    /// its containers, where the row does not say which container restarted.
+    pub restarts: Option<i64>,
 }
 
 impl Absorb for Pod {
@@ -499,6 +502,7 @@ impl Absorb for Pod {
         fill(&mut self.service_account, other.service_account);
         fill(&mut self.qos_class, other.qos_class);
         fill(&mut self.scheduler_name, other.scheduler_name);
+        fill(&mut self.restarts, other.restarts);
     }
 }
 

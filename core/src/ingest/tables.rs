@@ -686,6 +686,11 @@ impl Row<'_, '_> {
             meta: self.meta(name, true),
             node_name: self.cell("NODE").map(str::to_string),
             nominated_node: self.cell("NOMINATED NODE").map(str::to_string),
+            // `12 (2m ago)`: the count, then when the last restart was.
+            restarts: self
+                .cell("RESTARTS")
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|n| n.parse().ok()),
             ..Pod::default()
         };
         // READY `1/2`: a container is not ready, so the pod does not count as healthy (for a

@@ -143,6 +143,8 @@ pub fn pod(src: &Source<'_>, obj: &Node, api_version: Option<&str>, facts: &mut 
         service_account: template.service_account,
         scheduler_name: text_of(field("schedulerName")),
         qos_class: text_of(status.and_then(|s| s.get("qosClass"))),
+        // Each container's `restartCount` is on the container.
+        restarts: None,
         meta,
     });
 }

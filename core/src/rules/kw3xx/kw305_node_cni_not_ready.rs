@@ -481,7 +481,12 @@ fn aws_node_restarted(facts: &Facts, pod: &crate::facts::Pod) -> Option<bool> {
     {
         return Some(true);
     }
-    container.and_then(|c| c.restart_count).map(|_| false)
+    if let Some(n) = container.and_then(|c| c.restart_count) {
+        return Some(n > 0);
+    }
+    // A `kubectl get pods` row counts the restarts of all the pod's containers (aws-node and
+    // aws-eks-nodeagent): none says the current log is the only one; some do not say whose.
+    pod.restarts.filter(|n| *n == 0).map(|_| false)
 }
 
 /// The commands that read the aws-node container's log of `pod` (a name, or a `$(...)` that
@@ -703,6 +708,35 @@ Conditions:
                 .all(|r| !r.text.starts_with("If the Amazon VPC CNI")),
             "{:#?}",
             d.remediation
+        );
+    }
+
+    /// A `kubectl get pods` row's RESTARTS: `0` means there is no previous log to read; a count
+    /// does not say which of the pod's two containers restarted, so both reads stay.
+    #[test]
+    fn a_rows_restart_count_decides_the_previous_log_read() {
+        let row = |restarts: &str| {
+            format!("Dec 06 21:25:43 ip-172-20-51-9.eu-central-1.compute.internal kubelet[2291]: E1206 21:25:43.552101    2291 kubelet.go:2912] \"Container runtime network not ready\" networkReady=\"NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized\"
+$ kubectl get pods -n kube-system -o wide
+NAME             READY   STATUS    RESTARTS     AGE   IP            NODE                                           NOMINATED NODE   READINESS GATES
+aws-node-5sd7v   1/2     Running   {restarts}   23m   172.20.51.9   ip-172-20-51-9.eu-central-1.compute.internal   <none>           <none>
+")
+        };
+        let command = |restarts: &str| {
+            check_only("KW305", &row(restarts)).diagnoses[0].remediation[0]
+                .command
+                .clone()
+                .unwrap_or_default()
+        };
+        let never = command("0         ");
+        assert!(
+            never.contains("-c aws-node --tail=50") && !never.contains("--previous"),
+            "{never}"
+        );
+        let some = command("4 (1m ago)");
+        assert!(
+            some.contains("-c aws-node --tail=50") && some.contains("--previous"),
+            "{some}"
         );
     }
 
