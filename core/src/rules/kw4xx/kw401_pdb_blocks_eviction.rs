@@ -672,11 +672,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 crate::rules::evidence_of(verdict)
             }])
             .with_severity(Severity::Info);
+        d.remediation = passed_remediation(g);
     } else if block_passed(g, &pdb_objects) {
         d.summary.push_str(
             " Every budget it names allows a disruption now, so that block has passed: the events are older than the budget's status, and Karpenter goes on at its next pass.",
         );
         d = d.with_severity(Severity::Info);
+        d.remediation = passed_remediation(g);
     } else if g.pdbs.is_empty() && g.pods.is_empty() {
         // Pods waiting to be evicted: a PDB is the usual reason, not the only one.
         d = d.with_confidence(Confidence::Medium);
@@ -922,6 +924,26 @@ fn budget_sentence(pdb: &Pdb) -> String {
     }
     s.push('.');
     s
+}
+
+/// The steps for a block that has passed: nothing to loosen now; only a block that keeps
+/// coming back says the budget's pods keep becoming unavailable.
+fn passed_remediation(g: &Group<'_>) -> Vec<Remediation> {
+    let mut steps = Vec::new();
+    for pdb in &g.pdbs {
+        let (ns, name) = split_qualified(pdb);
+        steps.push(Remediation::command(
+            format!("Nothing to change now: the block by {name} has passed. If it keeps coming back, look at the pods the budget counts, then watch its ALLOWED DISRUPTIONS:"),
+            format!(
+                "kubectl get pods{ns_flag} -o wide; kubectl get pdb {name}{ns_flag} --watch",
+                ns_flag = ns_flag(ns)
+            ),
+        ));
+    }
+    steps.push(Remediation::text(
+        "A budget that falls to 0 again and again means its pods keep becoming unavailable (restarts, failing readiness probes, a replica that never becomes Ready): fix those pods rather than the budget.",
+    ));
+    steps
 }
 
 fn remediation(
