@@ -88,6 +88,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // Before v0.32 (Provisioner, Machine): no feature gate to turn on; spot-to-spot replacement
     // came with v0.34.
     let legacy = crate::rules::version::before_v0_32(facts);
+    if !gate_off && options.is_none() && !legacy && !all_on_demand(facts, &found.subjects) {
+        summary.push_str(" For a spot node this also says the SpotToSpotConsolidation feature gate is on: with it off, Karpenter says `SpotToSpotConsolidation is disabled` instead.");
+    }
     if legacy && !all_on_demand(facts, &found.subjects) {
         summary.push_str(" Before v0.32 (Provisioner and Machine) Karpenter never replaced a spot node with another spot node: spot-to-spot consolidation came in v0.34, behind the SpotToSpotConsolidation feature gate.");
     }
@@ -120,7 +123,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             format!("Give consolidation cheaper options: allow many families, sizes and generations {in_pool}:"),
             "spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-category\n      operator: In\n      values: [\"c\", \"m\", \"r\"]\n    - key: karpenter.k8s.aws/instance-generation\n      operator: Gt\n      values: [\"4\"]\n",
         ));
-    } else if gate_off || (options.is_none() && !all_on_demand(facts, &found.subjects)) {
+    } else if gate_off {
+        // Only this text says the gate is off: with the gate off, a spot candidate gets
+        // `SpotToSpotConsolidation is disabled` (kubernetes-sigs/karpenter, consolidation.go),
+        // so a bare `Can't replace with a cheaper node` is an on-demand node, or a spot node
+        // with the gate on and no cheaper spot type.
         let ns = karpenter_namespace_or_placeholder(facts);
         steps.push(Remediation::command(
             "To let spot nodes consolidate onto cheaper spot, enable the SpotToSpotConsolidation feature gate (helm; or the controller's env FEATURE_GATES=SpotToSpotConsolidation=true):",
@@ -215,7 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn the_spot_gate_only_for_nodes_that_may_be_spot() {
+    fn the_spot_gate_only_when_karpenter_says_it_is_off() {
         let describe = |capacity_type: &str| {
             karpenter_node_describe(
                 capacity_type,
@@ -229,12 +236,17 @@ mod tests {
                     .is_some_and(|c| c.contains("spotToSpotConsolidation"))
             })
         };
+        // With the gate off a spot node gets `SpotToSpotConsolidation is disabled`: the bare
+        // text says the gate is on already (spot) or beside the point (on-demand).
         assert!(!gate(&check_only("KW408", &describe("on-demand"))));
-        assert!(gate(&check_only("KW408", &describe("spot"))));
-        // Capacity type unknown: still worth mentioning.
-        assert!(gate(&check_only(
+        assert!(!gate(&check_only("KW408", &describe("spot"))));
+        assert!(!gate(&check_only(
             "KW408",
             "Normal  Unconsolidatable  node/ip-10-0-1-2.ec2.internal  Can't replace with a cheaper node"
+        )));
+        assert!(gate(&check_only(
+            "KW408",
+            "Normal  Unconsolidatable  node/ip-10-0-1-2.ec2.internal  SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
         )));
     }
 
