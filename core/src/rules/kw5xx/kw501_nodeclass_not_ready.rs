@@ -803,7 +803,21 @@ fn fix(
             };
             steps.push(Remediation::yaml(how, yaml));
         }
-        if sel != Selected::Amis {
+        // Terms that select by id only: tags play no part, so tagging resources cannot help;
+        // the ids themselves are wrong (deleted, another region or account).
+        let ids_only = nodeclass.is_some_and(|nc| {
+            let terms = sel.terms(nc);
+            !terms.is_empty()
+                && terms.iter().all(|t| {
+                    t.as_object()
+                        .is_some_and(|o| o.len() == 1 && o.contains_key("id"))
+                })
+        });
+        if sel != Selected::Amis && ids_only {
+            steps.push(Remediation::text(format!(
+                "The terms select {what} by id, so tags do not matter: each id must exist in the cluster's account and region (describe fails with `Invalid...ID.NotFound` for one that does not). Replace the ids that are gone, or select by tag instead."
+            )));
+        } else if sel != Selected::Amis {
             let (k, v) = first_tag(sel, nodeclass, tags).unwrap_or((
                 "karpenter.sh/discovery".to_string(),
                 "<cluster-name>".to_string(),
@@ -1118,6 +1132,21 @@ mod tests {
             .remediation
             .iter()
             .any(|r| r.command.as_deref() == Some("aws ec2 create-tags --resources <subnet-id> --tags Key=karpenter.sh/discovery,Value=my-clusterr")));
+    }
+
+    #[test]
+    fn id_terms_get_no_tagging_advice() {
+        let text = r#"{"apiVersion":"karpenter.k8s.aws/v1","kind":"EC2NodeClass","metadata":{"name":"windows"},"spec":{"subnetSelectorTerms":[{"id":"subnet-0123456789abcdef0"}]},"status":{"conditions":[{"message":"SubnetSelector did not match any Subnets","reason":"SubnetsNotFound","status":"False","type":"SubnetsReady"}]}}"#;
+        let d = &crate::testing::check_only("KW501", text).diagnoses[0];
+        assert!(
+            !d.remediation.iter().any(|r| r
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("create-tags"))),
+            "{:?}",
+            d.remediation
+        );
+        assert!(d.remediation.iter().any(|r| r.text.contains("by id")));
     }
 
     #[test]
