@@ -483,7 +483,8 @@ fn push_new(list: &mut Vec<String>, value: Option<String>) {
 
 /// What an EC2NodeClass's reconciler resolves through a denied action: `ssm:GetParameter` (AMI
 /// aliases are SSM parameters) and `ec2:DescribeImages` the AMIs, the instance-profile calls
-/// the instance profile, the subnet and security-group lookups those.
+/// the instance profile, the subnet and security-group lookups those, `eks:DescribeCluster`
+/// the cluster CIDR.
 fn nodeclass_dependency(action: &str) -> Option<&'static str> {
     let a = action.to_ascii_lowercase();
     if a == "ssm:getparameter" || a == "ec2:describeimages" {
@@ -494,6 +495,9 @@ fn nodeclass_dependency(action: &str) -> Option<&'static str> {
         Some("subnets")
     } else if a == "ec2:describesecuritygroups" {
         Some("security groups")
+    } else if a == "eks:describecluster" {
+        // AL2023 nodes need the service CIDR (ClusterCIDRResolutionFailed).
+        Some("cluster CIDR")
     } else {
         None
     }
