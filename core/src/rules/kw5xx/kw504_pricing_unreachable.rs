@@ -156,6 +156,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     };
     if govcloud {
         summary.push_str(" The partition has no Price List endpoint (GovCloud answers UnrecognizedClientException).");
+    } else if texts.iter().any(|t| contains_any(t, &["no such host"])) {
+        // NXDOMAIN: a resolver answered that the name does not exist; that is DNS policy in
+        // the VPC, not a missing route.
+        summary.push_str(" Its name does not resolve (no such host): DNS in the VPC (a Route 53 private hosted zone or Resolver rule, a DNS Firewall, or a CoreDNS forward) does not answer for it, as in an isolated VPC, where the Price List API has no VPC endpoint in most regions.");
     } else {
         summary.push_str(" The VPC has no route to it (an isolated VPC: no internet egress, and the Price List API has no VPC endpoint in most regions).");
     }
@@ -365,6 +369,18 @@ mod tests {
             .remediation
             .iter()
             .any(|r| r.text.starts_with("Only before v0.32")));
+    }
+
+    #[test]
+    fn no_such_host_is_dns_not_a_route() {
+        let text = r#"{"level":"ERROR","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp: lookup api.pricing.us-east-1.amazonaws.com on 172.20.0.10:53: no such host"}"#;
+        let d = &check_only("KW504", text).diagnoses[0];
+        assert!(
+            d.summary.contains("does not resolve (no such host)"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("no route"), "{}", d.summary);
     }
 
     /// Before v1 the spot half is a line of its own: still named, and quoted.
