@@ -136,6 +136,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .or_else(|| aws_region(facts))
         .unwrap_or_else(|| "<region>".to_string());
     let ns = karpenter_namespace_or_placeholder(facts);
+    // `https://sts.amazonaws.com/`: the SDK called the global endpoint (aws-sdk-go v1's legacy
+    // default when AWS_STS_REGIONAL_ENDPOINTS is unset). An STS interface VPC endpoint with
+    // private DNS answers only the regional name, so it does not help until the controller
+    // uses the regional endpoint.
+    let global_sts = sts
+        && hits
+            .iter()
+            .any(|m| endpoint_host(&m.text).as_deref() == Some("sts.amazonaws.com"));
 
     let dns_policy = karpenter_dns_policy(facts);
     let cluster_first = dns_policy.as_deref().is_none_or(|p| p == "ClusterFirst");
@@ -153,8 +161,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
 
     let mut summary = if sts {
+        let host = if global_sts {
+            "sts.amazonaws.com, the global endpoint".to_string()
+        } else {
+            format!("sts.{region}.amazonaws.com")
+        };
         format!(
-            "The Karpenter controller cannot reach AWS STS (sts.{region}.amazonaws.com) to exchange its service-account token for credentials"
+            "The Karpenter controller cannot reach AWS STS ({host}) to exchange its service-account token for credentials"
         )
     } else {
         let host = hits
@@ -280,6 +293,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             "kubectl get pods -n kube-system -l k8s-app=kube-dns -o wide",
         ));
     }
+    if global_sts {
+        summary.push_str(&format!(" The controller calls the global STS endpoint sts.amazonaws.com, not sts.{region}.amazonaws.com: an STS VPC endpoint only answers the regional name, and the global one is reached over the internet."));
+        steps.push(Remediation::command(
+            format!("Make the controller use the regional STS endpoint (helm values `controller.env`: AWS_STS_REGIONAL_ENDPOINTS=regional, AWS_REGION={region}; `kubectl set env` lasts until the next helm upgrade):"),
+            format!(
+                "kubectl set env deployment/karpenter -n {ns} AWS_STS_REGIONAL_ENDPOINTS=regional AWS_REGION={region}"
+            ),
+        ));
+    }
     steps.push(Remediation::command(
         format!("Without internet egress from the controller's subnets, create the {endpoint} interface endpoint (private DNS on) in the cluster VPC:"),
         format!(
@@ -390,6 +412,33 @@ mod tests {
     const V1_FATAL: &str = r#"karpenter-6d9f7c8b5-zjlwr controller {"level":"FATAL","time":"2024-03-01T16:09:11.828Z","logger":"controller","message":"Checking EC2 API connectivity, WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout","commit":"596ea97"}"#;
     const V2: &str = r#"{"level":"ERROR","time":"2025-05-14T07:01:33.412Z","logger":"controller","message":"ec2 api connectivity check failed","commit":"ad71530","error":"operation error EC2: DescribeInstanceTypes, get identity: get credentials: failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://sts.us-east-1.amazonaws.com/\": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout"}"#;
     const CONSOLE: &str = "2022-02-10T10:33:35.421Z\tERROR\tcontroller.controller.provisioning\tReconciler error\t{\"commit\": \"2346ed5\", \"error\": \"fetching instance types using ec2.DescribeInstanceTypes, WebIdentityErr: failed to retrieve credentials\\ncaused by: RequestError: send request failed\\ncaused by: Post \\\"https://sts.eu-west-1.amazonaws.com/\\\": dial tcp: i/o timeout\"}";
+
+    #[test]
+    fn the_global_sts_endpoint_is_named_and_the_regional_switch_offered() {
+        let text = r#"{"level":"ERROR","time":"2023-11-20T14:02:11.220Z","logger":"controller","message":"Checking EC2 API connectivity, WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: Post \"https://sts.amazonaws.com/\": dial tcp 54.239.29.25:443: i/o timeout","commit":"e9ed8d9"}"#;
+        let report = check_only("KW102", text);
+        let d = &report.diagnoses[0];
+        assert!(d.summary.contains("global endpoint"), "{}", d.summary);
+        assert!(
+            !d.summary.contains("sts.<region>.amazonaws.com)"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.remediation.iter().any(|r| r
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("AWS_STS_REGIONAL_ENDPOINTS=regional"))),
+            "{:?}",
+            d.remediation
+        );
+        // A regional endpoint gets no such step.
+        let regional = check_only("KW102", V2);
+        assert!(!regional.diagnoses[0].remediation.iter().any(|r| r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.contains("AWS_STS_REGIONAL_ENDPOINTS"))));
+    }
 
     #[test]
     fn a_proxy_that_does_not_answer_is_named_instead_of_dns() {

@@ -27,7 +27,9 @@ applied.
 Signals: `strict decoding error: unknown field "<field>"` (e.g. `NodePool in version "v1"
 cannot be handled as a NodePool: strict decoding error: unknown field
 "spec.template.spec.nodeClassRef.foo"`), kubectl's client-side `ValidationError(NodePool...):
-unknown field "<field>"` and the `unknown field "<field>"` warnings of kubectl and helm, the
+unknown field "<field>"`, server-side apply's `failed to create typed patch object (...,
+Kind=NodePool): .spec.template.spec.kubelet: field not declared in schema`, and the `unknown
+field "<field>"` warnings of kubectl and helm, the
 controller's `unknown field "status.nodeClassObservedGeneration"` and `unknown field
 "status.conditions[0].observedGeneration"` (a v0.37+ controller on v0.36 CRDs), status writes
 rejected by the schema (`NodeClaim.karpenter.sh "<name>" is invalid:
@@ -76,6 +78,7 @@ objects to v1 and check `status.storedVersions` lists only `v1`.
 const SIGNALS: &[&str] = &[
     "strict decoding error",
     "unknown field",
+    "field not declared in schema",
     "isn't configured for webhook conversion",
     "conversion webhook for",
     "request to convert cr from",
@@ -439,6 +442,18 @@ fn skew_in(text: &str, about_karpenter: bool) -> Option<Skew> {
     if rejected && names_karpenter_object(text) && has(MIGRATION_MARKERS) {
         return Some(Skew::SchemaRejected);
     }
+    if has(&["field not declared in schema"]) {
+        // Server-side apply: `failed to create typed patch object (/default; karpenter.sh/v1,
+        // Kind=NodePool): .spec.template.spec.kubelet: field not declared in schema`.
+        if let Some(kind) = kind_of(text) {
+            return is_karpenter_kind(&kind).then_some(Skew::UnknownField);
+        }
+        return (karpenter
+            || undeclared_fields(text)
+                .iter()
+                .any(|f| is_karpenter_field(f)))
+        .then_some(Skew::UnknownField);
+    }
     if has(&["unknown field"]) {
         // A rejection naming its kind (`<Kind> in version "v1" cannot be handled as a
         // <Kind>`, `ValidationError(<Kind>...)`) is decided by the kind: another kind's is not
@@ -483,9 +498,10 @@ fn names_karpenter_object(text: &str) -> bool {
 }
 
 /// The kind a rejection names: `NodePool in version "v1" cannot be handled as a NodePool`,
-/// `ValidationError(NodePool.spec.disruption)`.
+/// `ValidationError(NodePool.spec.disruption)`, server-side apply's `(/default; karpenter.sh/v1,
+/// Kind=NodePool)`.
 fn kind_of(text: &str) -> Option<String> {
-    for marker in ["cannot be handled as a ", "ValidationError("] {
+    for marker in ["cannot be handled as a ", "ValidationError(", "Kind="] {
         if let Some(i) = text.find(marker) {
             let kind: String = text[i + marker.len()..]
                 .chars()
@@ -497,6 +513,42 @@ fn kind_of(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The fields server-side apply refuses: `.spec.template.spec.kubelet: field not declared in
+/// schema` (one per line or `; `-separated when several), without the leading dot.
+fn undeclared_fields(text: &str) -> Vec<String> {
+    const MARKER: &str = ": field not declared in schema";
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(MARKER) {
+        let path: String = rest[..i]
+            .chars()
+            .rev()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ':' | '(' | ')' | ','))
+            .collect::<Vec<char>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let path = path.trim_start_matches('.');
+        if !path.is_empty() && !out.iter().any(|f: &String| f == path) {
+            out.push(path.to_string());
+        }
+        rest = &rest[i + MARKER.len()..];
+    }
+    out
+}
+
+/// The object path of kubectl's client-side `ValidationError(NodePool.spec.disruption)`:
+/// `spec.disruption` (none for the object's root).
+fn validation_error_path(text: &str) -> Option<String> {
+    let i = text.find("ValidationError(")?;
+    let inner: String = text[i + "ValidationError(".len()..]
+        .chars()
+        .take_while(|c| *c != ')')
+        .collect();
+    let (_, path) = inner.split_once('.')?;
+    (!path.is_empty()).then(|| path.to_string())
 }
 
 /// Every Karpenter kind a text mentions (by kind name or CRD name).
@@ -759,7 +811,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut webhook_ns: Option<String> = None;
     for (m, skew) in &hits {
         if matches!(skew, Skew::UnknownField | Skew::SchemaRejected) {
+            let parent = validation_error_path(&m.text);
             for f in all_quoted_after(&m.text, "unknown field ") {
+                // kubectl's client-side `ValidationError(NodePool.spec.disruption): unknown
+                // field "expireAfter"` names the parent apart: join them, so the field reads
+                // (and matches MOVED_FIELDS) as the path the other forms print.
+                let f = match &parent {
+                    Some(p) if !f.contains('.') => format!("{p}.{f}"),
+                    _ => f,
+                };
+                push_new(&mut fields, f);
+            }
+            for f in undeclared_fields(&m.text) {
                 push_new(&mut fields, f);
             }
         }
@@ -767,7 +830,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             push_new(&mut kinds, k);
         }
         for (field, note) in MOVED_FIELDS {
-            if m.text.contains(field) {
+            if m.text.contains(field) || fields.iter().any(|f| f == field) {
                 push_new(&mut notes, *note);
             }
         }
@@ -1448,6 +1511,51 @@ mod tests {
         );
     }
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn server_side_apply_undeclared_field() {
+        let text = "$ kubectl apply --server-side -f nodepool.yaml\nError from server: failed to create typed patch object (/default; karpenter.sh/v1, Kind=NodePool): .spec.template.spec.kubelet: field not declared in schema\n";
+        let report = check_only("KW104", text);
+        assert_eq!(ids(&report), ["KW104"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("\"spec.template.spec.kubelet\""),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("EC2NodeClass's `spec.kubelet`"),
+            "{}",
+            d.summary
+        );
+        // Another kind's undeclared field is not Karpenter's business.
+        let other = "Error from server: failed to create typed patch object (/web; apps/v1, Kind=Deployment): .spec.template.spec.containers[name=\"web\"].resource: field not declared in schema";
+        assert!(ids(&check_only("KW104", other)).is_empty());
+        assert_eq!(
+            undeclared_fields("errors:\n  .spec.a: field not declared in schema\n  .spec.b.c: field not declared in schema"),
+            ["spec.a", "spec.b.c"]
+        );
+    }
+
+    #[test]
+    fn client_side_validation_error_joins_the_parent_path() {
+        let text = r#"error validating data: ValidationError(NodePool.spec.disruption): unknown field "expireAfter" in sh.karpenter.v1.NodePool.spec.disruption"#;
+        let d = &check_only("KW104", text).diagnoses[0];
+        assert!(
+            d.summary.contains("\"spec.disruption.expireAfter\""),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("`spec.template.spec.expireAfter`"),
+            "{}",
+            d.summary
+        );
+        assert_eq!(
+            validation_error_path("ValidationError(EC2NodeClass): unknown field"),
+            None
+        );
+    }
 
     #[test]
     fn every_variant() {

@@ -278,6 +278,26 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " {which} fails its authorization dry-run (ValidationSucceeded=False), so it is not Ready and its NodePools launch nothing."
         ));
     }
+    if !validation && !node_role_auth && nodeclaims.is_empty() && !nodeclasses.is_empty() {
+        // A denial in the EC2NodeClass's own reconciler (not its auth dry-run): the status
+        // field the call resolves stays empty, so the class never turns Ready.
+        let resolving: Vec<&str> = actions.iter().filter_map(|a| nodeclass_dependency(a)).fold(
+            Vec::new(),
+            |mut acc, d| {
+                if !acc.contains(&d) {
+                    acc.push(d);
+                }
+                acc
+            },
+        );
+        if !resolving.is_empty() {
+            summary.push_str(&format!(
+                " EC2NodeClass {} cannot resolve its {} without it, so it does not turn Ready and its NodePools launch nothing.",
+                nodeclasses.join(", "),
+                resolving.join(" and ")
+            ));
+        }
+    }
     if let Some((_, session)) = &instance_role {
         summary.push_str(&format!(
             " The caller is an EC2 instance role (session {session}): the controller is running on the node's instance profile credentials from IMDS instead of its own IAM role, so its IRSA annotation or EKS Pod Identity association is missing or not taking effect."
@@ -461,6 +481,28 @@ fn push_new(list: &mut Vec<String>, value: Option<String>) {
     }
 }
 
+/// What an EC2NodeClass's reconciler resolves through a denied action: `ssm:GetParameter` (AMI
+/// aliases are SSM parameters) and `ec2:DescribeImages` the AMIs, the instance-profile calls
+/// the instance profile, the subnet and security-group lookups those, `eks:DescribeCluster`
+/// the cluster CIDR.
+fn nodeclass_dependency(action: &str) -> Option<&'static str> {
+    let a = action.to_ascii_lowercase();
+    if a == "ssm:getparameter" || a == "ec2:describeimages" {
+        Some("AMIs")
+    } else if a.starts_with("iam:") && (a.contains("instanceprofile") || a == "iam:passrole") {
+        Some("instance profile")
+    } else if a == "ec2:describesubnets" {
+        Some("subnets")
+    } else if a == "ec2:describesecuritygroups" {
+        Some("security groups")
+    } else if a == "eks:describecluster" {
+        // AL2023 nodes need the service CIDR (ClusterCIDRResolutionFailed).
+        Some("cluster CIDR")
+    } else {
+        None
+    }
+}
+
 /// The EC2NodeClass a message is about: the event's or log's object, or a JSON field.
 fn nodeclass_of(facts: &Facts, m: &Message) -> Option<String> {
     if let Some(o) = m
@@ -479,6 +521,18 @@ fn nodeclass_of(facts: &Facts, m: &Message) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    #[test]
+    fn a_denial_in_the_nodeclass_reconciler_names_what_it_cannot_resolve() {
+        let text = r#"{"level":"ERROR","time":"2025-02-10T10:00:00.000Z","logger":"controller","message":"Reconciler error","controller":"nodeclass","controllerGroup":"karpenter.k8s.aws","controllerKind":"EC2NodeClass","EC2NodeClass":{"name":"default"},"namespace":"","name":"default","error":"getting amis, resolving ssm parameter, operation error SSM: GetParameter, https response error StatusCode: 400, RequestID: 3c1b, api error AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterController-blue/1739181600 is not authorized to perform: ssm:GetParameter on resource: arn:aws:ssm:eu-west-1::parameter/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id because no identity-based policy allows the ssm:GetParameter action"}"#;
+        let d = &check_only("KW105", text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("EC2NodeClass default cannot resolve its AMIs without it"),
+            "{}",
+            d.summary
+        );
+    }
 
     #[test]
     fn every_variant() {

@@ -10,6 +10,7 @@ use crate::rules::kw5xx::nodeclass::{
     pairs_label, reports_condition, sole_nodeclass, term_label, terms_yaml, transition,
     undone_transition, Selected,
 };
+use crate::rules::names::near_match;
 use crate::rules::text::cluster_name;
 use crate::rules::text::contains_any;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -587,6 +588,16 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             Some(terms) if !terms.is_empty() => {
                 let labels: Vec<String> = terms.iter().map(term_label).collect();
                 summary.push_str(&format!(" Its {}: {}.", sel.field(), labels.join("; ")));
+                if let Some(t) = nodeclass.and_then(|nc| sibling_typo(nc, sel, &g.dependents)) {
+                    summary.push_str(&format!(
+                        " Its {} select by {}: {}, and they resolve: {} is probably a typo for {}.",
+                        t.sibling.field(),
+                        t.key,
+                        t.good,
+                        t.bad,
+                        t.good
+                    ));
+                }
             }
             _ if !fallback_tags.is_empty() && sel == Selected::Subnets && legacy => {
                 summary.push_str(&format!(
@@ -667,6 +678,21 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             on: legacy,
             from_log: !fallback_tags.is_empty(),
         };
+        if let (Some(sel), Some(nc), false) = (d.selected(), nodeclass, legacy) {
+            if let Some(t) = sibling_typo(nc, sel, &g.dependents) {
+                steps.push(Remediation::yaml(
+                    format!(
+                        "Correct the {} value in {} from {} to {} (`kubectl edit {} {name}`):",
+                        t.key,
+                        sel.field(),
+                        t.bad,
+                        t.good,
+                        kind.to_ascii_lowercase()
+                    ),
+                    t.corrected,
+                ));
+            }
+        }
         steps.extend(fix(*d, nodeclass, name, tags, unsupported_alias, lx));
     }
     if legacy {
@@ -708,6 +734,73 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d.with_confidence(Confidence::Medium);
     }
     d
+}
+
+/// A tag value in the failing subnet (security-group) selector that is a near miss of the value
+/// the same tag key has in the security-group (subnet) selector, which resolves: the usual
+/// `karpenter.sh/discovery: my-clusterr` beside `my-cluster`.
+struct SiblingTypo {
+    sibling: Selected,
+    key: String,
+    bad: String,
+    good: String,
+    /// The failing selector's terms with the value corrected, as YAML.
+    corrected: String,
+}
+
+fn sibling_typo(nc: &NodeClass, sel: Selected, failing: &[Dependent]) -> Option<SiblingTypo> {
+    let (sibling, sibling_dep) = match sel {
+        Selected::Subnets => (Selected::SecurityGroups, Dependent::SecurityGroups),
+        Selected::SecurityGroups => (Selected::Subnets, Dependent::Subnets),
+        Selected::Amis => return None,
+    };
+    if failing.contains(&sibling_dep) {
+        return None;
+    }
+    let tags_of = |term: &serde_json::Value| -> Vec<(String, String)> {
+        term.get("tags")
+            .and_then(|t| t.as_object())
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let good_tags: Vec<(String, String)> = sibling.terms(nc).iter().flat_map(tags_of).collect();
+    for (i, term) in sel.terms(nc).iter().enumerate() {
+        // A `Name` differs between a subnet and a security group by nature: no typo to infer.
+        for (key, bad) in tags_of(term)
+            .into_iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("name"))
+        {
+            let good = good_tags.iter().find(|(k, v)| {
+                *k == key
+                    && *v != bad
+                    && !v.contains('*')
+                    && !bad.contains('*')
+                    && near_match(&bad, v)
+            });
+            if let Some((_, good)) = good {
+                let mut fixed = nc.clone();
+                let terms = match sel {
+                    Selected::Subnets => &mut fixed.subnet_selector_terms,
+                    _ => &mut fixed.security_group_selector_terms,
+                };
+                if let Some(v) = terms[i].get_mut("tags").and_then(|t| t.get_mut(&key)) {
+                    *v = serde_json::Value::String(good.clone());
+                }
+                return Some(SiblingTypo {
+                    sibling,
+                    key,
+                    bad,
+                    good: good.clone(),
+                    corrected: terms_yaml(sel, &fixed)?,
+                });
+            }
+        }
+    }
+    None
 }
 
 /// How to word a fix for a pre-v0.32 AWSNodeTemplate.
@@ -803,7 +896,21 @@ fn fix(
             };
             steps.push(Remediation::yaml(how, yaml));
         }
-        if sel != Selected::Amis {
+        // Terms that select by id only: tags play no part, so tagging resources cannot help;
+        // the ids themselves are wrong (deleted, another region or account).
+        let ids_only = nodeclass.is_some_and(|nc| {
+            let terms = sel.terms(nc);
+            !terms.is_empty()
+                && terms.iter().all(|t| {
+                    t.as_object()
+                        .is_some_and(|o| o.len() == 1 && o.contains_key("id"))
+                })
+        });
+        if sel != Selected::Amis && ids_only {
+            steps.push(Remediation::text(format!(
+                "The terms select {what} by id, so tags do not matter: each id must exist in the cluster's account and region (describe fails with `Invalid...ID.NotFound` for one that does not). Replace the ids that are gone, or select by tag instead."
+            )));
+        } else if sel != Selected::Amis {
             let (k, v) = first_tag(sel, nodeclass, tags).unwrap_or((
                 "karpenter.sh/discovery".to_string(),
                 "<cluster-name>".to_string(),
@@ -1110,14 +1217,73 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("NodePool general uses it"), "{s}");
+        // The security groups resolve with karpenter.sh/discovery: my-cluster, so the
+        // correction comes first, then the check of what the term matches now.
+        assert!(
+            s.contains("my-clusterr is probably a typo for my-cluster"),
+            "{s}"
+        );
         assert_eq!(
-            d[0].remediation[0].command.as_deref(),
+            d[0].remediation[1].command.as_deref(),
             Some("aws ec2 describe-subnets --filters \"Name=tag:karpenter.sh/discovery,Values=my-clusterr\" --query 'Subnets[].[SubnetId,AvailabilityZone,VpcId,AvailableIpAddressCount]' --output table")
         );
         assert!(d[0]
             .remediation
             .iter()
             .any(|r| r.command.as_deref() == Some("aws ec2 create-tags --resources <subnet-id> --tags Key=karpenter.sh/discovery,Value=my-clusterr")));
+    }
+
+    #[test]
+    fn a_near_miss_of_the_sibling_selector_value_is_called_a_typo() {
+        let yaml = |subnet_key: &str, subnet: &str, sg_key: &str, sg: &str| {
+            format!("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: shop\nspec:\n  subnetSelectorTerms:\n  - tags:\n      {subnet_key}: {subnet}\n  securityGroupSelectorTerms:\n  - tags:\n      {sg_key}: {sg}\nstatus:\n  conditions:\n  - type: SubnetsReady\n    status: \"False\"\n    reason: SubnetsNotFound\n    message: SubnetSelector did not match any Subnets\n  - type: SecurityGroupsReady\n    status: \"True\"\n    reason: SecurityGroupsReady\n    message: \"\"\n")
+        };
+        let text = yaml(
+            "karpenter.sh/discovery",
+            "shop-prd",
+            "karpenter.sh/discovery",
+            "shop-prod",
+        );
+        let d = &check_only("KW501", &text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("shop-prd is probably a typo for shop-prod"),
+            "{}",
+            d.summary
+        );
+        assert!(d.remediation[0]
+            .yaml
+            .as_deref()
+            .is_some_and(|y| y.contains("karpenter.sh/discovery: shop-prod")));
+        // Names differ by nature; unrelated values and other keys are no typo.
+        for text in [
+            yaml("Name", "shop-private-a", "Name", "shop-private-b"),
+            yaml(
+                "karpenter.sh/discovery",
+                "payments",
+                "karpenter.sh/discovery",
+                "shop-prod",
+            ),
+            yaml("team", "shop-prd", "karpenter.sh/discovery", "shop-prod"),
+        ] {
+            let d = &check_only("KW501", &text).diagnoses[0];
+            assert!(!d.summary.contains("typo"), "{}", d.summary);
+        }
+    }
+
+    #[test]
+    fn id_terms_get_no_tagging_advice() {
+        let text = r#"{"apiVersion":"karpenter.k8s.aws/v1","kind":"EC2NodeClass","metadata":{"name":"windows"},"spec":{"subnetSelectorTerms":[{"id":"subnet-0123456789abcdef0"}]},"status":{"conditions":[{"message":"SubnetSelector did not match any Subnets","reason":"SubnetsNotFound","status":"False","type":"SubnetsReady"}]}}"#;
+        let d = &crate::testing::check_only("KW501", text).diagnoses[0];
+        assert!(
+            !d.remediation.iter().any(|r| r
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains("create-tags"))),
+            "{:?}",
+            d.remediation
+        );
+        assert!(d.remediation.iter().any(|r| r.text.contains("by id")));
     }
 
     #[test]

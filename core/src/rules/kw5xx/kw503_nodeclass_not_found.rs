@@ -370,12 +370,21 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
     } else {
         format!("Or create EC2NodeClass {nc_name} (fill in the node role and the discovery tag of your subnets and security groups):")
     };
-    steps.push(Remediation::yaml(
-        create,
-        format!(
-            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: {nc_name}\nspec:\n  role: <node-role-name>\n  amiSelectorTerms:\n    - alias: al2023@latest\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n"
-        ),
-    ));
+    if g.terminating {
+        // The object still exists (its finalizer holds it), so a skeleton to create it would
+        // be refused; and a deletion cannot be cancelled. What the operator can do is restore
+        // it from its source once it is gone.
+        steps.push(Remediation::text(format!(
+            "A deletion cannot be cancelled. If EC2NodeClass {nc_name} was deleted by mistake, re-apply it from its source (git, helm chart, Terraform) once the deletion completes; the NodePool becomes ready again by itself. Until then only another EC2NodeClass (above) lets the NodePool launch."
+        )));
+    } else {
+        steps.push(Remediation::yaml(
+            create,
+            format!(
+                "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: {nc_name}\nspec:\n  role: <node-role-name>\n  amiSelectorTerms:\n    - alias: al2023@latest\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: {cluster}\n"
+            ),
+        ));
+    }
     if g.terminating {
         steps.push(Remediation::command(
             "A terminating EC2NodeClass waits for its NodeClaims to go (WaitingOnNodeClaimTermination); see which remain:",
@@ -503,6 +512,16 @@ mod tests {
         )
         .diagnoses[0];
         assert!(t.summary.contains("being deleted"));
+        // It still exists: no skeleton to create it, the restore-from-source step instead.
+        assert!(
+            t.remediation.iter().all(|r| r.yaml.is_none()),
+            "{:?}",
+            t.remediation
+        );
+        assert!(t
+            .remediation
+            .iter()
+            .any(|r| r.text.contains("cannot be cancelled")));
     }
 
     #[test]

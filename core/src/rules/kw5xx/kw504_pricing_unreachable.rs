@@ -156,20 +156,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     };
     if govcloud {
         summary.push_str(" The partition has no Price List endpoint (GovCloud answers UnrecognizedClientException).");
+    } else if texts.iter().any(|t| contains_any(t, &["no such host"])) {
+        // NXDOMAIN: a resolver answered that the name does not exist; that is DNS policy in
+        // the VPC, not a missing route.
+        summary.push_str(" Its name does not resolve (no such host): DNS in the VPC (a Route 53 private hosted zone or Resolver rule, a DNS Firewall, or a CoreDNS forward) does not answer for it, as in an isolated VPC, where the Price List API has no VPC endpoint in most regions.");
     } else {
         summary.push_str(" The VPC has no route to it (an isolated VPC: no internet egress, and the Price List API has no VPC endpoint in most regions).");
     }
     summary.push_str(" Karpenter falls back to the prices built into its binary, refreshed only by upgrades, so its cost decisions drift; it retries every 12 hours.");
     // The same error's spot half timing out on the EC2 endpoint: EC2 itself is unreachable,
     // which ISOLATED_VPC does not fix.
-    if let Some(ec2) = texts.iter().find_map(|t| unreachable_ec2(t)) {
+    // Before v1 the spot half is its own line (`updating spot pricing, RequestError: ...
+    // Post "https://ec2.<region>.amazonaws.com/": ... i/o timeout, using existing pricing
+    // data`), so look at every message, and quote that line too.
+    let spot = facts
+        .messages
+        .iter()
+        .find_map(|m| unreachable_ec2(&unescaped(&m.text)).map(|host| (host, m)));
+    if let Some((ec2, _)) = &spot {
         let region = ec2
             .strip_prefix("ec2.")
             .and_then(|r| r.split('.').next())
             .filter(|r| !r.is_empty())
             .unwrap_or("<region>");
         summary.push_str(&format!(
-            " The same error shows the EC2 API ({ec2}) unreachable too (the spot price call): Karpenter cannot launch anything without it, so the VPC needs an EC2 interface endpoint (com.amazonaws.{region}.ec2) or egress; the isolated-VPC setting does not change that."
+            " The spot price call shows the EC2 API ({ec2}) unreachable too: Karpenter cannot launch anything without it, so the VPC needs an EC2 interface endpoint (com.amazonaws.{region}.ec2) or egress; the isolated-VPC setting does not change that."
         ));
     }
     if let Some(s) = facts
@@ -274,14 +285,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     steps.push(Remediation::text(
         "Upgrade Karpenter regularly: in an isolated VPC each release brings the only price refresh.",
     ));
+    let mut quoted = hits.clone();
+    if let Some((_, m)) = spot {
+        if !quoted.iter().any(|h| std::ptr::eq(*h, m)) {
+            quoted.push(m);
+        }
+    }
     vec![Diagnosis::new(&META, summary)
-        .with_messages(hits.iter().copied())
+        .with_messages(quoted.into_iter())
         .with_remediation(steps)]
 }
 
 /// `ec2.<region>.amazonaws.com` when the spot price call failed on the network.
 fn unreachable_ec2(text: &str) -> Option<String> {
-    let at = text.find("spot pricing data")?;
+    // v1 `retrieving spot pricing data, ...`; before v1 `updating spot pricing, ...`.
+    let at = text.find("spot pricing")?;
     let rest = &text[at..];
     if !contains_any(rest, NETWORK_MARKERS) {
         return None;
@@ -351,6 +369,35 @@ mod tests {
             .remediation
             .iter()
             .any(|r| r.text.starts_with("Only before v0.32")));
+    }
+
+    #[test]
+    fn no_such_host_is_dns_not_a_route() {
+        let text = r#"{"level":"ERROR","message":"Reconciler error","controller":"providers.pricing","error":"updating pricing, retreiving on-demand pricing data, operation error Pricing: GetProducts, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp: lookup api.pricing.us-east-1.amazonaws.com on 172.20.0.10:53: no such host"}"#;
+        let d = &check_only("KW504", text).diagnoses[0];
+        assert!(
+            d.summary.contains("does not resolve (no such host)"),
+            "{}",
+            d.summary
+        );
+        assert!(!d.summary.contains("no route"), "{}", d.summary);
+    }
+
+    /// Before v1 the spot half is a line of its own: still named, and quoted.
+    #[test]
+    fn pre_v1_spot_line_of_its_own_names_ec2_too() {
+        let text = "2023-09-12T10:15:01.511Z\tERROR\tcontroller.pricing\tupdating spot pricing, RequestError: send request failed\ncaused by: Post \"https://ec2.ap-south-1.amazonaws.com/\": dial tcp 52.95.0.1:443: i/o timeout, using existing pricing data from 2023-08-30T13:51:16Z\t{\"commit\": \"61b3e1e\"}\n2023-09-12T10:15:02.511Z\tERROR\tcontroller.pricing\tupdating on-demand pricing, RequestError: send request failed\ncaused by: Post \"https://api.pricing.us-east-1.amazonaws.com/\": dial tcp 54.239.1.2:443: i/o timeout, using existing pricing data from 2023-08-30T13:51:16Z\t{\"commit\": \"61b3e1e\"}\n";
+        let d = &check_only("KW504", text).diagnoses[0];
+        assert!(
+            d.summary
+                .contains("EC2 API (ec2.ap-south-1.amazonaws.com) unreachable too"),
+            "{}",
+            d.summary
+        );
+        assert!(d.evidence.iter().any(|e| e.line == 1), "{:?}", d.evidence);
+        // The spot line alone is not a Price List failure.
+        let spot_only = text.lines().next().unwrap();
+        assert!(ids(&check_only("KW504", spot_only)).is_empty());
     }
 
     /// Both halves failing on the network: the EC2 endpoint is named, since the isolated-VPC
