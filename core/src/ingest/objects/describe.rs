@@ -235,7 +235,16 @@ impl BlockParser<'_> {
         match next_deeper {
             Some(child) if depth < MAX_DEPTH => {
                 let child_indent = child.indent;
-                let mut node = self.block(child_indent, LIST_FIELDS.contains(&key), depth + 1);
+                // AWS tag keys are case-sensitive and mostly PascalCase (`Name`, `Tier`): kubectl
+                // prints `Name` for both `Name` and `name`, and the printed case is the better
+                // guess for a filter than describe's lower-cased field names.
+                let keys_as_printed = key == "tags";
+                let mut node = self.block(
+                    child_indent,
+                    LIST_FIELDS.contains(&key),
+                    keys_as_printed,
+                    depth + 1,
+                );
                 node.line = at;
                 node
             }
@@ -250,7 +259,13 @@ impl BlockParser<'_> {
     }
 
     /// The lines at `indent` (and their children): a map, a list of maps, or a list of scalars.
-    fn block(&mut self, indent: usize, list_field: bool, depth: usize) -> Node {
+    fn block(
+        &mut self,
+        indent: usize,
+        list_field: bool,
+        keys_as_printed: bool,
+        depth: usize,
+    ) -> Node {
         let first = self.lines.get(self.pos).map_or(0, |l| l.index);
         let mut maps: Vec<(usize, Vec<(String, Node)>)> = vec![(first, Vec::new())];
         let mut scalars: Vec<Node> = Vec::new();
@@ -265,7 +280,11 @@ impl BlockParser<'_> {
             }
             match key_line(&line.content) {
                 Some((label, value)) => {
-                    let key = field_name(label);
+                    let key = if keys_as_printed {
+                        label.to_string()
+                    } else {
+                        field_name(label)
+                    };
                     let (_, current) = maps.last().expect("maps is never empty");
                     let starts_element = current.iter().any(|(k, _)| *k == key)
                         || (list_field
@@ -563,6 +582,35 @@ Status:
     Type:                  Registered
 Events:                    <none>
 ";
+
+    /// Selector tags keep their printed keys (`Name`, a filter on `tag:Name`), while the
+    /// fields around them map back to field names.
+    #[test]
+    fn tag_keys_keep_their_printed_case() {
+        let text = "Name:         gpu-workers
+Kind:         EC2NodeClass
+Spec:
+  Subnet Selector Terms:
+    Tags:
+      Name:                    prod-eks-private-*
+      karpenter.sh/discovery:  prod-eks
+";
+        let objects = parse(text);
+        let terms = objects[0]
+            .root
+            .path(&["spec", "subnetSelectorTerms"])
+            .unwrap();
+        let tags = terms.items()[0].get("tags").unwrap();
+        assert_eq!(
+            tags.get("Name").and_then(Node::text),
+            Some("prod-eks-private-*")
+        );
+        assert_eq!(
+            tags.get("karpenter.sh/discovery").and_then(Node::text),
+            Some("prod-eks")
+        );
+        assert!(tags.get("name").is_none());
+    }
 
     #[test]
     fn nodeclaim_printout_becomes_the_yaml_tree() {
