@@ -51,7 +51,9 @@ Something in the launch request is wrong or refused: a launch template deleted b
 Karpenter's back, an AMI that is malformed, deregistered or not shared, security groups and
 subnets from different VPCs, an instance profile that no longer exists, user data over EC2's
 16 KB limit, a Free Tier or not yet verified account, EC2 API throttling or an internal EC2
-error.
+error. A launch can also stop before EC2: `operation error SSM: GetParameter ... i/o timeout`
+(the AMI alias lookup) says the controller cannot reach an AWS API, as in a VPC without
+internet egress and without that service's interface endpoint.
 
 ## How to fix
 Follow the step for the reason shown; the full EC2 error is in the Karpenter log (`kubectl logs
@@ -499,7 +501,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .collect();
     summary.push_str(&format!(": {}.", reason_words.join(", ")));
-    if !details.is_empty() {
+    let unreachable = hits.iter().find_map(|h| unreachable_api(&h.text));
+    if let Some(api) = &unreachable {
+        summary.push_str(&format!(
+            " Karpenter could not reach the AWS {} API at {} ({}), so the launch could not go on.",
+            api.service, api.host, api.failure
+        ));
+    } else if !details.is_empty() {
         summary.push_str(&format!(" EC2 said: \"{}\"", details.join("\"; \"")));
         if !grammars.is_empty() {
             summary.push_str(&format!(" (Karpenter {} wording)", grammars.join(", ")));
@@ -538,7 +546,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ids: hits.iter().flat_map(|h| aws_ids(&h.text)).collect(),
         profile: hits.iter().find_map(|h| instance_profile(&h.text)),
     };
-    let mut steps: Vec<Remediation> = reasons.iter().flat_map(|r| steps_for(r, &ctx)).collect();
+    let mut steps: Vec<Remediation> = match &unreachable {
+        Some(api) => unreachable_steps(api),
+        None => reasons.iter().flat_map(|r| steps_for(r, &ctx)).collect(),
+    };
     if no_machine {
         steps.push(Remediation::command(
             "Read the whole error in the controller log:",
@@ -637,6 +648,90 @@ struct Ctx {
     ids: Vec<String>,
     /// The instance profile EC2 rejected, as its error names it.
     profile: Option<String>,
+}
+
+/// An AWS API the controller could not reach during the launch: `operation error SSM:
+/// GetParameter, ... Post "https://ssm.us-east-1.amazonaws.com/": dial tcp 10.0.0.5:443: i/o
+/// timeout` (the AMI alias lookup of an isolated VPC without the SSM endpoint).
+struct UnreachableApi {
+    /// The SDK's service name (`SSM`, `EC2`, `IAM`).
+    service: String,
+    host: String,
+    /// `com.amazonaws.<region>.<service>` when the host names a region.
+    endpoint_service: Option<String>,
+    region: Option<String>,
+    failure: &'static str,
+}
+
+fn unreachable_api(text: &str) -> Option<UnreachableApi> {
+    const FAILURES: [(&str, &str); 6] = [
+        ("i/o timeout", "i/o timeout"),
+        ("no such host", "no such host: DNS"),
+        ("connection refused", "connection refused"),
+        ("connection reset", "connection reset"),
+        ("tls handshake timeout", "TLS handshake timeout"),
+        ("context deadline exceeded", "timed out"),
+    ];
+    let failure = FAILURES
+        .iter()
+        .find(|(needle, _)| contains_ignore_ascii_case(text, needle))
+        .map(|(_, said)| *said)?;
+    let at = crate::facts::find_ignore_ascii_case(text, "operation error ")?;
+    let rest = &text[at + "operation error ".len()..];
+    let service = rest.split(':').next()?.trim();
+    if service.is_empty() || service.contains(' ') {
+        return None;
+    }
+    let url = crate::facts::find_ignore_ascii_case(text, "https://")?;
+    let host: String = text[url + "https://".len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    if !host.ends_with(".amazonaws.com") && !host.ends_with(".amazonaws.com.cn") {
+        return None;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let region = labels
+        .get(1)
+        .filter(|r| r.matches('-').count() >= 2 && r.ends_with(|c: char| c.is_ascii_digit()))
+        .map(|r| r.to_string());
+    let endpoint_service = region
+        .as_ref()
+        .map(|r| format!("com.amazonaws.{r}.{}", labels[0]));
+    Some(UnreachableApi {
+        service: service.to_string(),
+        host,
+        endpoint_service,
+        region,
+        failure,
+    })
+}
+
+fn unreachable_steps(api: &UnreachableApi) -> Vec<Remediation> {
+    let mut steps = Vec::new();
+    match (&api.endpoint_service, &api.region) {
+        (Some(service), Some(region)) => {
+            steps.push(Remediation::command(
+                format!("Without internet egress from the controller's subnets, the VPC needs an interface endpoint for {} ({service}, private DNS on) whose security group allows 443 from the controller; check whether one exists:", api.service),
+                format!("aws ec2 describe-vpc-endpoints --region {region} --filters Name=service-name,Values={service} --query 'VpcEndpoints[].[VpcEndpointId,VpcId,State,PrivateDnsEnabled]' --output table"),
+            ));
+            steps.push(Remediation::command(
+                "Create it in the cluster's VPC, in the subnets the controller runs in:",
+                format!("aws ec2 create-vpc-endpoint --region {region} --vpc-id <vpc-id> --vpc-endpoint-type Interface --service-name {service} --subnet-ids <subnet-ids> --security-group-ids <sg-allowing-443-from-nodes> --private-dns-enabled"),
+            ));
+        }
+        _ => steps.push(Remediation::text(format!(
+            "Give the controller a network path to {}: internet egress (a NAT gateway), or a proxy (HTTPS_PROXY and NO_PROXY on the Karpenter Deployment).",
+            api.host
+        ))),
+    }
+    if api.failure.starts_with("no such host") {
+        steps.push(Remediation::text(format!(
+            "`no such host` is a DNS answer: an endpoint without private DNS, or a resolver that cannot answer for {}, fails this way even where the route exists.",
+            api.host
+        )));
+    }
+    steps
 }
 
 impl Ctx {
@@ -818,6 +913,24 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreachable_aws_api_is_named_with_its_endpoint() {
+        let api = unreachable_api("launching nodeclaim, creating instance, getting launch template configs, operation error SSM: GetParameter, https response error StatusCode: 0, RequestID: , request send failed, Post \"https://ssm.eu-west-1.amazonaws.com/\": dial tcp 10.0.0.5:443: i/o timeout").unwrap();
+        assert_eq!(api.service, "SSM");
+        assert_eq!(api.host, "ssm.eu-west-1.amazonaws.com");
+        assert_eq!(
+            api.endpoint_service.as_deref(),
+            Some("com.amazonaws.eu-west-1.ssm")
+        );
+        assert_eq!(api.failure, "i/o timeout");
+        // An API error that is not the network: not this.
+        assert!(unreachable_api("operation error EC2: CreateFleet, https response error StatusCode: 400, api error InvalidParameterValue").is_none());
+        // IAM has no regional endpoint: no VPC endpoint to propose.
+        let iam = unreachable_api("operation error IAM: GetInstanceProfile, exceeded maximum number of attempts, Post \"https://iam.amazonaws.com/\": dial tcp: lookup iam.amazonaws.com: no such host").unwrap();
+        assert!(iam.endpoint_service.is_none());
+        assert!(unreachable_steps(&iam)[0].text.contains("NAT gateway"));
+    }
 
     #[test]
     fn the_rejected_instance_profile_is_named() {
