@@ -359,7 +359,12 @@ impl Diagnosis {
 }
 
 /// A message as evidence, its own time (a log line's, an event's) kept as when it was seen.
+/// Evidence that already says when it was first and last seen (an Event object's
+/// `firstTimestamp` and `lastTimestamp`, a repeat count's span) keeps that span.
 pub fn evidence_of(m: &Message) -> Evidence {
+    if m.evidence.first_seen.is_some() && m.evidence.last_seen.is_some() {
+        return m.evidence.clone();
+    }
     m.evidence.clone().at(m.time.as_deref())
 }
 
@@ -973,6 +978,34 @@ mod registry_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An Event object says when it was first and last seen: `evidence_of` keeps that span
+    /// instead of collapsing it to the message's one time; a log line gets its time.
+    #[test]
+    fn evidence_of_keeps_an_events_span() {
+        let mut e = Evidence::new("events.json", 12, "NodeClaim default-x event: ...");
+        (e.first_seen, e.last_seen, e.count) = (
+            Some("2025-03-10T02:00:00Z".into()),
+            Some("2025-03-10T02:13:00Z".into()),
+            7,
+        );
+        let event = Message {
+            time: Some("2025-03-10T02:13:00Z".into()),
+            evidence: e,
+            ..Message::default()
+        };
+        let kept = evidence_of(&event);
+        assert_eq!(kept.first_seen.as_deref(), Some("2025-03-10T02:00:00Z"));
+        assert_eq!(kept.last_seen.as_deref(), Some("2025-03-10T02:13:00Z"));
+        let line = Message {
+            time: Some("2025-03-10T02:11:31Z".into()),
+            evidence: Evidence::new("karpenter.log", 3, "{...}"),
+            ..Message::default()
+        };
+        let timed = evidence_of(&line);
+        assert_eq!(timed.first_seen.as_deref(), Some("2025-03-10T02:11:31Z"));
+        assert_eq!(timed.last_seen.as_deref(), Some("2025-03-10T02:11:31Z"));
+    }
 
     #[test]
     fn collapse_keeps_the_earliest_first_and_latest_last_whatever_the_input_order() {
