@@ -12,7 +12,7 @@ use crate::rules::kw5xx::nodeclass::{
 };
 use crate::rules::names::near_match;
 use crate::rules::text::cluster_name;
-use crate::rules::text::contains_any;
+use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -660,6 +660,16 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             " (InstanceProfileReady stays Unknown while the other dependents resolved: inferred.)",
         );
     }
+    let node_role = node_role_in(&g.messages);
+    if let Some(NodeRole {
+        name: role,
+        missing: true,
+    }) = &node_role
+    {
+        summary.push_str(&format!(
+            " IAM has no role {role} (NoSuchEntity): spec.role names a role that does not exist in this account."
+        ));
+    }
     let mut steps = Vec::new();
     if legacy && g.nodeclass.is_none() {
         let provisioner = uses.first().copied().unwrap_or("<provisioner>");
@@ -693,7 +703,15 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 ));
             }
         }
-        steps.extend(fix(*d, nodeclass, name, tags, unsupported_alias, lx));
+        steps.extend(fix(
+            *d,
+            nodeclass,
+            name,
+            tags,
+            unsupported_alias,
+            lx,
+            node_role.as_ref(),
+        ));
     }
     if legacy {
         steps.push(Remediation::command(
@@ -818,6 +836,7 @@ fn fix(
     fallback_tags: &[(String, String)],
     unsupported_alias: bool,
     legacy: Legacy,
+    logged_role: Option<&NodeRole>,
 ) -> Vec<Remediation> {
     let mut steps = Vec::new();
     let resource = if legacy.on {
@@ -943,8 +962,16 @@ fn fix(
             ));
         }
         Dependent::InstanceProfile => {
-            let role = nodeclass.and_then(|nc| nc.role.clone());
+            let role = nodeclass
+                .and_then(|nc| nc.role.clone())
+                .or_else(|| logged_role.map(|r| r.name.clone()));
             let profile = nodeclass.and_then(|nc| nc.instance_profile.clone());
+            if let (Some(r), Some(NodeRole { missing: true, .. })) = (&role, logged_role) {
+                steps.push(Remediation::command(
+                    format!("Role {r} does not exist: create the node role (trusting ec2.amazonaws.com, with AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly and AmazonSSMManagedInstanceCore) and let its nodes join (an EKS access entry of type EC2_LINUX, or the aws-auth mapping), or set spec.role to the node role that exists. List the candidates:"),
+                    "aws iam list-roles --query 'Roles[?contains(RoleName, `Node`)].[RoleName,Arn]' --output table",
+                ));
+            }
             let cmd = match (&profile, &role) {
                 (Some(p), _) => format!("aws iam get-instance-profile --instance-profile-name {p}"),
                 (None, Some(r)) => format!("aws iam get-role --role-name {r}"),
@@ -954,9 +981,10 @@ fn fix(
                 "Check that the role (spec.role) or instance profile (spec.instanceProfile) exists:",
                 cmd,
             ));
-            steps.push(Remediation::text(
+            let role_missing = logged_role.is_some_and(|r| r.missing);
+            steps.extend((!role_missing).then(|| Remediation::text(
                 "With spec.role, Karpenter creates the instance profile itself: its controller role needs iam:CreateInstanceProfile, iam:TagInstanceProfile, iam:AddRoleToInstanceProfile, iam:GetInstanceProfile and iam:PassRole on the node role. The Reconciler error of the nodeclass controller names the refused call (KW105).",
-            ));
+            )));
         }
         Dependent::PlacementGroup => steps.push(Remediation::command(
             "Check that the placement group named in spec.placementGroup exists in the region:",
@@ -969,6 +997,26 @@ fn fix(
         _ => {}
     }
     steps
+}
+
+/// The node role a nodeclass reconciler error names: `adding role "<role>" to instance profile
+/// "<profile>", ...`, and whether IAM answered that it does not exist (`NoSuchEntity: The role
+/// with name <role> cannot be found.`).
+struct NodeRole {
+    name: String,
+    missing: bool,
+}
+
+fn node_role_in(messages: &[&Message]) -> Option<NodeRole> {
+    messages.iter().find_map(|m| {
+        let t = unescaped(&m.text);
+        let missing = token_after(&t, "The role with name ");
+        let name = quoted_after(&t, "adding role ").or_else(|| missing.clone())?;
+        Some(NodeRole {
+            missing: missing.is_some_and(|n| n == name),
+            name,
+        })
+    })
 }
 
 /// The first tag key and value of a selector's terms (or of a pre-v1 log's map) that can be
