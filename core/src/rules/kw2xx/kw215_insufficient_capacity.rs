@@ -602,10 +602,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             free.join(", ")
         )),
         Some(ZonesLeft::NoneLeft(allowed)) => summary.push_str(&format!(
-            " {} {} allows only {}, and every one of them reports the shortage.",
+            " {} {} allows only {}, and {} the shortage.",
             if legacy { "Provisioner" } else { "NodePool" },
             nodepools.first().map(String::as_str).unwrap_or_default(),
-            allowed.join(", ")
+            allowed.join(", "),
+            if allowed.len() == 1 {
+                "that zone reports"
+            } else {
+                "every one of them reports"
+            }
         )),
         None => {}
     }
@@ -687,7 +692,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else if reservation_hit && !other_capacity {
         summary.push_str(" Karpenter retries with the NodePool's other capacity types, if it allows any besides `reserved`.");
     } else {
-        summary.push_str(" Karpenter retries with the other allowed types and zones.");
+        // With every allowed zone short, only other instance types are left to try.
+        summary.push_str(if matches!(zones, Some(ZonesLeft::NoneLeft(_))) {
+            " Karpenter retries with the other allowed instance types."
+        } else {
+            " Karpenter retries with the other allowed types and zones."
+        });
     }
     let np = nodepools
         .first()
@@ -1503,7 +1513,7 @@ spec:
         let d = &report.diagnoses[0];
         assert!(
             d.summary
-                .contains("Provisioner batch allows only us-east-1a, and every one of them reports the shortage"),
+                .contains("Provisioner batch allows only us-east-1a, and that zone reports the shortage"),
             "{}",
             d.summary
         );
