@@ -123,7 +123,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let spot_only = spot_only_nodepools(facts, &nodeclaims);
     if treated_as_ice {
         summary.push_str(" Since v1.5 Karpenter treats this as insufficient capacity: it marks spot unavailable and falls back to on-demand, so spot is being skipped silently");
-        if spot_only.is_empty() {
+        // A NodeClaim's requirements are the NodePool's narrowed by the pods: one that allows
+        // only spot has nothing to fall back to, whatever the NodePool allows.
+        let spot_only_claims: Vec<&str> = facts
+            .nodeclaims
+            .iter()
+            .filter(|c| nodeclaims.contains(&c.meta.name))
+            .filter(|c| {
+                c.requirements.iter().any(|r| {
+                    r.key == "karpenter.sh/capacity-type"
+                        && r.operator == "In"
+                        && !r.values.is_empty()
+                        && r.values.iter().all(|v| v == "spot")
+                })
+            })
+            .map(|c| c.meta.name.as_str())
+            .collect();
+        if spot_only.is_empty() && !spot_only_claims.is_empty() {
+            summary.push_str(&format!(
+                "; but NodeClaim{} {} allow{} only spot (karpenter.sh/capacity-type In [spot]), so {} nothing to fall back to and launch{} nothing.",
+                if spot_only_claims.len() > 1 { "s" } else { "" },
+                spot_only_claims.join(", "),
+                if spot_only_claims.len() > 1 { "" } else { "s" },
+                if spot_only_claims.len() > 1 { "they have" } else { "it has" },
+                if spot_only_claims.len() > 1 { "" } else { "es" },
+            ));
+        } else if spot_only.is_empty() {
             summary.push('.');
         } else {
             summary.push_str(&format!(
