@@ -510,9 +510,23 @@ fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
         ),
         Cause::Validation { auth: false } => format!("{nc_label} failed validation (KW502)"),
         Cause::OwnValidation => "its own spec failed validation (NodePoolValidationFailed)".to_string(),
+        // Its EC2NodeClass shown Ready rules out NodeClassReady: the NodePool's own
+        // ValidationSucceeded (a requirement or label the controller rejects) is what is left.
+        Cause::Unknown if shown_ready(facts, nc.as_deref()) => format!(
+            "the reason is not in the input; {nc_label} shows Ready=True, so its NodeClassReady is not it: read the NodePool's own conditions (ValidationSucceeded=False names a requirement, label or taint the controller rejects), or the two were read at different times"
+        ),
         Cause::Unknown => "the reason is not in the input".to_string(),
     };
     (cause, nc, because)
+}
+
+/// Whether the input shows this EC2NodeClass Ready (a condition, or READY True in a table row).
+fn shown_ready(facts: &Facts, nc: Option<&str>) -> bool {
+    nc.and_then(|n| facts.nodeclass(n)).is_some_and(|o| {
+        o.conditions
+            .iter()
+            .any(|c| c.condition_type == "Ready" && c.status == "True")
+    })
 }
 
 /// `EC2NodeClass <n> does not exist (KW503)`, with what the input has instead: an
@@ -589,6 +603,9 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("kubectl get ec2nodeclass {nc_name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
         ),
     ];
+    if cause == Cause::Unknown && shown_ready(facts, nc.as_deref()) {
+        steps.truncate(1);
+    }
     if cause == Cause::NodeClassMissing {
         // No conditions to read on an object that does not exist: the reference is the fix.
         steps[1] = Remediation::command(

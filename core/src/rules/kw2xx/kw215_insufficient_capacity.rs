@@ -1512,8 +1512,9 @@ spec:
         assert_eq!(ids(&report), ["KW215"]);
         let d = &report.diagnoses[0];
         assert!(
-            d.summary
-                .contains("Provisioner batch allows only us-east-1a, and that zone reports the shortage"),
+            d.summary.contains(
+                "Provisioner batch allows only us-east-1a, and that zone reports the shortage"
+            ),
             "{}",
             d.summary
         );
