@@ -44,6 +44,11 @@ pub struct GlobalArgs {
     /// When to colour text output; `auto` colours a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Mask AWS account IDs, ARNs, IPs, instance and ENI IDs and EC2 hostnames in what is
+    /// printed (or, with `collect`, saved), for a ticket or a chat: the same value gets the
+    /// same mask throughout, as the web page's redaction toggle does.
+    #[arg(long, global = true)]
+    pub redact: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -212,7 +217,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, UsageError> {
             &cli.cluster,
             global,
         ),
-        Command::Collect(args) => crate::live::save(args, &cli.cluster),
+        Command::Collect(args) => crate::live::save(args, &cli.cluster, global.redact),
         Command::Completion(args) => Ok(success(crate::completion::script(args.shell))),
     }
 }
@@ -264,7 +269,19 @@ fn run_analyze(args: AnalyzeArgs, global: &GlobalArgs) -> Result<Outcome, UsageE
     })
 }
 
+/// The report in the chosen format; with `--redact`, masked after rendering, so the analysis
+/// still saw the real values (an account ID fills the commands) and every format is covered.
+/// Masks hold no quotes, backslashes or newlines: the JSON stays valid.
 pub fn render_report(report: &Report, global: &GlobalArgs) -> String {
+    let rendered = render_unredacted(report, global);
+    if global.redact {
+        karpenter_why_core::redact::redact(&rendered)
+    } else {
+        rendered
+    }
+}
+
+fn render_unredacted(report: &Report, global: &GlobalArgs) -> String {
     match global.output {
         Output::Text => render::text::report(report, &global.text_options()),
         Output::Markdown => render::markdown::report(report),
@@ -363,7 +380,8 @@ mod tests {
         ))
         .unwrap();
         assert!(
-            matches!(&cli.command, Some(Command::Collect(a)) if a.pod == "web-0" && a.redact && a.file.as_os_str() == "out.txt")
+            matches!(&cli.command, Some(Command::Collect(a)) if a.pod == "web-0" && a.file.as_os_str() == "out.txt")
+                && cli.global.redact
         );
         assert!(Cli::try_parse_from(["k", "web-0", "--since", "soon"]).is_err());
     }

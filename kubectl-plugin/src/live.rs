@@ -71,10 +71,6 @@ pub struct CollectArgs {
     /// File to write (`-o FILE` works too); `analyze` and the web page read it back.
     #[arg(long = "output-file", value_name = "FILE", required = true)]
     pub file: PathBuf,
-    /// Mask account IDs, ARNs, IPs, instance and ENI IDs and hostnames (the same value gets the
-    /// same mask throughout the file).
-    #[arg(long)]
-    pub redact: bool,
 }
 
 fn duration(text: &str) -> Result<Duration, String> {
@@ -213,7 +209,7 @@ pub fn diagnose(
 }
 
 /// `collect POD -o FILE [--redact]`.
-pub fn save(args: CollectArgs, cluster: &ClusterArgs) -> Result<Outcome, UsageError> {
+pub fn save(args: CollectArgs, cluster: &ClusterArgs, redact: bool) -> Result<Outcome, UsageError> {
     let target = Target::Pod {
         namespace: cluster.namespace.clone(),
         name: args.pod.clone(),
@@ -222,7 +218,7 @@ pub fn save(args: CollectArgs, cluster: &ClusterArgs) -> Result<Outcome, UsageEr
         Ok(collection) => collection,
         Err(error) => return Ok(failed(&error)),
     };
-    let text = if args.redact {
+    let text = if redact {
         let mut redactor = Redactor::new();
         bundle::render(
             &collection.documents,

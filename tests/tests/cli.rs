@@ -510,3 +510,25 @@ fn input_errors_are_reported_and_the_rest_is_analysed() {
     assert!(md.stdout.contains("\n## Input errors"), "{}", md.stdout);
     assert!(md.stdout.contains("- `stdin:2`: "), "{}", md.stdout);
 }
+
+/// `--redact` masks the printed report in every format (the same value, the same mask), the
+/// JSON stays JSON, and the diagnosis is the one the unmasked input gives.
+#[test]
+fn redact_masks_the_report_in_every_format() {
+    let input = "{\"level\":\"ERROR\",\"time\":\"2025-11-20T14:02:11.512Z\",\"logger\":\"controller\",\"message\":\"failed launching nodeclaim\",\"NodeClaim\":{\"name\":\"batch-7kq2m\"},\"error\":\"creating instance, with fleet error(s), UnauthorizedOperation: You are not authorized to perform this operation. User: arn:aws:sts::111122223333:assumed-role/KarpenterControllerRole-prod/1732111331 is not authorized to perform: ec2:RunInstances on resource: arn:aws:ec2:us-east-1:111122223333:instance/i-0abc1234def567890 with an explicit deny in a service control policy\"}\n";
+    let secrets = ["111122223333", "i-0abc1234def567890"];
+    let plain = run_with(&["analyze", "-o", "json"], Some(input), &[]);
+    assert!(secrets.iter().all(|s| plain.stdout.contains(s)));
+    for format in ["text", "markdown", "json"] {
+        let r = run_with(&["analyze", "--redact", "-o", format], Some(input), &[]);
+        assert_eq!(r.code, 1, "{format}: {}", r.stdout);
+        for s in secrets {
+            assert!(!r.stdout.contains(s), "{format} shows {s}:\n{}", r.stdout);
+        }
+        assert!(r.stdout.contains("<account-1>"), "{format}:\n{}", r.stdout);
+    }
+    // The flag is global: before the verb too, and the verdict does not change.
+    let masked = json(&run_with(&["--redact", "-o", "json", "analyze"], Some(input), &[]));
+    assert_eq!(ids(&masked), ids(&json(&plain)));
+    assert_eq!(ids(&masked), ["KW105"]);
+}
