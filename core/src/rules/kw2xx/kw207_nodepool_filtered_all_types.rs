@@ -1,7 +1,9 @@
 //! KW207 nodepool-filtered-all-types.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef, Requirement};
-use crate::rules::kw2xx::scheduling::{message_nodepool, scheduling_errors, Cause};
+use crate::rules::kw2xx::scheduling::{
+    about_placed_pod, message_nodepool, scheduling_errors, Cause,
+};
 use crate::rules::text::quoting_prose;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -92,7 +94,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     for m in &facts.messages {
-        if errors.iter().any(|e| std::ptr::eq(e.message, m)) || quoting_prose(m) {
+        if errors.iter().any(|e| std::ptr::eq(e.message, m))
+            || quoting_prose(m)
+            || about_placed_pod(facts, m)
+        {
             continue;
         }
         let phrase = phrase_of(&m.text);

@@ -451,6 +451,15 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
     out
 }
 
+/// Whether message `m` is about a pod the input shows placed since (a describe's Events of a
+/// pod that waited, then was Scheduled): the rules that also read raw messages, beside
+/// `scheduling_errors`, skip those as history too.
+pub fn about_placed_pod(facts: &Facts, m: &Message) -> bool {
+    m.object
+        .as_ref()
+        .is_some_and(|o| o.kind.eq_ignore_ascii_case("pod") && placed(facts, o))
+}
+
 /// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
 /// `spec.nodeName`) or past Pending (Running, Succeeded, Failed).
 fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
