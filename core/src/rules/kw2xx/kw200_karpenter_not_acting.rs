@@ -23,7 +23,8 @@ Karpenter log line naming it.
 
 Signal: the scheduler's `0/<n> nodes are available` (or, with no node at all, `no nodes available
 to schedule pods`) on a Pending pod, with none of the above. Another autoscaler's answer
-(Cluster Autoscaler's `TriggeredScaleUp`) also counts as an answer.
+(Cluster Autoscaler's `TriggeredScaleUp` or `NotTriggerScaleUp`, any event from
+`cluster-autoscaler`) also counts as an answer.
 The scheduler's own reasons (`Insufficient cpu`, `had untolerated taint`, `didn't match Pod's
 node affinity/selector`) are about existing nodes, not about what Karpenter could launch. Not
 this rule: a pod Karpenter leaves alone by design (KW209): a DaemonSet's pod, a pod whose claim
@@ -255,12 +256,16 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
         }
     };
     let karpenter_event = facts.events.iter().any(|e| {
-        // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`): another
-        // autoscaler answered the pod; Karpenter's silence is then expected.
+        // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`) or
+        // `NotTriggerScaleUp` (`pod didn't trigger scale-up: ...`, max node group size,
+        // no matching group): another autoscaler answered the pod, so the cluster scales with
+        // it and Karpenter's silence is expected; its reasons are not Karpenter's.
         (e.source.eq_ignore_ascii_case("karpenter")
             && matches!(e.reason.as_str(), "FailedScheduling" | "Nominated")
-            || e.reason == "TriggeredScaleUp"
-            || contains_ignore_ascii_case(&e.message, "pod triggered scale-up"))
+            || matches!(e.reason.as_str(), "TriggeredScaleUp" | "NotTriggerScaleUp")
+            || e.source.eq_ignore_ascii_case("cluster-autoscaler")
+            || contains_ignore_ascii_case(&e.message, "pod triggered scale-up")
+            || contains_ignore_ascii_case(&e.message, "pod didn't trigger scale-up"))
             && match (pod, &e.object) {
                 (Some(p), Some(o)) => o.name == p.name,
                 _ => true,
