@@ -1070,8 +1070,18 @@ fn key_conflict(reason: &str) -> Option<(String, String, String)> {
     Some((
         key.trim().to_string(),
         incoming.trim().to_string(),
-        existing.trim().to_string(),
+        requirement_end(existing).trim().to_string(),
     ))
+}
+
+/// A requirement (`<k> In [a b]`, `<k> DoesNotExist`) without what follows its value list: a
+/// message read from text it was escaped in (a JSON string inside a JSON export) runs on
+/// into `\"}",` and the wrapper's other fields.
+fn requirement_end(requirement: &str) -> &str {
+    match requirement.find(']') {
+        Some(i) => &requirement[..=i],
+        None => requirement.split(['"', '\\']).next().unwrap_or(requirement),
+    }
 }
 
 /// The taint of a `did not tolerate` reason in any of its three forms, as `k[=v]:Effect`.
@@ -2048,6 +2058,18 @@ mod tests {
         ] {
             let _ = parse_clauses(text);
         }
+    }
+
+    #[test]
+    fn a_key_conflict_read_from_escaped_text_ends_at_its_value_list() {
+        let reason = r#"incompatible requirements, key k, k In [r x] not in k In [c m]\"}", "attributes": {}}"#;
+        let (_, incoming, existing) = key_conflict(reason).unwrap();
+        assert_eq!(
+            (incoming.as_str(), existing.as_str()),
+            ("k In [r x]", "k In [c m]")
+        );
+        let reason = r#"incompatible requirements, key h, h In [a] not in h DoesNotExist\"}""#;
+        assert_eq!(key_conflict(reason).unwrap().2, "h DoesNotExist");
     }
 
     #[test]
