@@ -712,6 +712,63 @@ pub fn message_nodepool(facts: &Facts, message: &Message) -> Option<String> {
     })
 }
 
+/// The workload whose pod template makes the pod (`Controlled By:`, or the Deployment,
+/// StatefulSet or CronJob its name implies), namespaced like the pod.
+pub fn pod_owner(facts: &Facts, pod: Option<&ObjectRef>) -> Option<ObjectRef> {
+    let pod = pod?;
+    let namespace = pod.namespace.as_deref().filter(|ns| !ns.starts_with('<'));
+    let owner = facts.pod(pod).and_then(|p| p.meta.owners.first());
+    // A CronJob's pods are `<cronjob>-<scheduled minute>-<suffix>`: its Job is named after the
+    // minute count (8 digits and more), which no pod-template-hash is, so the name would
+    // otherwise pass for a Deployment's. A plain Job's template cannot be edited: no owner.
+    let job = match owner {
+        Some(o) if o.kind == "Job" => Some(o.name.as_str()),
+        Some(_) => None,
+        None => pod.name.rsplit_once('-').map(|(job, _)| job),
+    };
+    if let Some(cronjob) = job.and_then(cronjob_of_job) {
+        return Some(ObjectRef::new("CronJob", namespace, cronjob));
+    }
+    if owner.is_some_and(|o| o.kind == "Job") {
+        return None;
+    }
+    let (resource, name) = crate::rules::kw0xx::image_pull::owner_workload(facts, pod)?;
+    let kind = match resource.as_str() {
+        "deployment" => "Deployment",
+        // Spark's executors are bare pods named `<app>-exec-<n>`, not a StatefulSet's.
+        "statefulset" if owner.is_some() || !name.ends_with("-exec") => "StatefulSet",
+        "daemonset" => "DaemonSet",
+        _ => return None,
+    };
+    Some(ObjectRef::new(kind, namespace, &name))
+}
+
+/// The CronJob of Job `job` when it is named `<cronjob>-<scheduled minute>`.
+fn cronjob_of_job(job: &str) -> Option<&str> {
+    let (base, minute) = job.rsplit_once('-')?;
+    (!base.is_empty() && minute.len() >= 8 && minute.chars().all(|c| c.is_ascii_digit()))
+        .then_some(base)
+}
+
+/// `the pod template of Deployment web (`kubectl edit deployment web -n shop`)`.
+pub fn pod_template_of(owner: &ObjectRef, ns: &str) -> String {
+    format!(
+        "the pod template of {} {} (`kubectl edit {} {} -n {}`)",
+        owner.kind,
+        owner.name,
+        owner.kind.to_ascii_lowercase(),
+        owner.name,
+        owner.namespace.as_deref().unwrap_or(ns)
+    )
+}
+
+/// The one workload every pod of `pods` comes from, when the input tells it for each.
+pub fn shared_owner(facts: &Facts, pods: &[ObjectRef]) -> Option<ObjectRef> {
+    let mut owners = pods.iter().map(|p| pod_owner(facts, Some(p)));
+    let first = owners.next()??;
+    owners.all(|o| o.as_ref() == Some(&first)).then_some(first)
+}
+
 /// `ns/name` or `name` as a Pod reference.
 pub fn pod_ref(qualified: &str) -> ObjectRef {
     match qualified.split_once('/') {
@@ -2058,6 +2115,27 @@ mod tests {
         ] {
             let _ = parse_clauses(text);
         }
+    }
+
+    #[test]
+    fn the_owner_to_edit_is_named_only_when_the_name_says_which() {
+        let facts = Facts::default();
+        let owner = |name: &str| {
+            pod_owner(&facts, Some(&ObjectRef::new("Pod", Some("ns"), name)))
+                .map(|o| format!("{} {}", o.kind, o.name))
+        };
+        assert_eq!(
+            owner("web-7d9c6b8f5-xk2lp").as_deref(),
+            Some("Deployment web")
+        );
+        assert_eq!(owner("kafka-2").as_deref(), Some("StatefulSet kafka"));
+        // A CronJob's Job is named after the scheduled minute, no pod-template-hash.
+        assert_eq!(
+            owner("nightly-etl-29110560-5xk2v").as_deref(),
+            Some("CronJob nightly-etl")
+        );
+        // Spark's executors are bare pods.
+        assert_eq!(owner("etl-daily-8f2c1a9b7e-exec-1"), None);
     }
 
     #[test]
