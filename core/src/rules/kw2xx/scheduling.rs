@@ -192,6 +192,7 @@ impl SchedulingError<'_> {
     /// otherwise. `clause` is the one the diagnosis is about.
     pub fn nearest_note(&self, clause: &Clause) -> String {
         let tried = self.clauses.len();
+        let pools = self.pools_tried();
         let all_same_pool = self
             .clauses
             .iter()
@@ -203,7 +204,7 @@ impl SchedulingError<'_> {
             return String::new();
         };
         if tied.len() > 1 && !tied.contains(&clause) {
-            return nearest_are(tried, &tied);
+            return nearest_are(&pools, &tied);
         }
         if nearest == clause || tied.len() > 1 {
             let others: Vec<String> = self
@@ -219,11 +220,21 @@ impl SchedulingError<'_> {
                 "this one came nearest"
             };
             return format!(
-                " Of the {tried} NodePools tried, {lead}; the others fail on: {}.",
+                " Of the {pools} tried, {lead}; the others fail on: {}.",
                 others.join("; ")
             );
         }
-        came_nearest(tried, nearest)
+        came_nearest(&pools, nearest)
+    }
+
+    /// `2 NodePools`, or `2 Provisioners` before v0.32.
+    fn pools_tried(&self) -> String {
+        let word = if self.clauses.iter().any(|c| c.provisioner) {
+            "Provisioners"
+        } else {
+            "NodePools"
+        };
+        format!("{} {word}", self.clauses.len())
     }
 
     /// [`nearest_note`](Self::nearest_note) for a diagnosis about several clauses of this
@@ -233,6 +244,7 @@ impl SchedulingError<'_> {
             return self.nearest_note(one);
         }
         let tried = self.clauses.len();
+        let pools = self.pools_tried();
         let Some((nearest, tied)) = self.nearest_and_tied() else {
             return String::new();
         };
@@ -242,19 +254,19 @@ impl SchedulingError<'_> {
         let inside = |c: &Clause| group.contains(&c);
         let others: Vec<&Clause> = self.clauses.iter().filter(|c| !inside(c)).collect();
         if others.is_empty() {
-            return format!(" Every one of the {tried} NodePools tried fails on this.");
+            return format!(" Every one of the {pools} tried fails on this.");
         }
         if tied.iter().any(|c| inside(c)) {
             let names: Vec<String> = others.iter().take(3).map(|c| describe_clause(c)).collect();
             return format!(
-                " Of the {tried} NodePools tried, none came nearer than these; the others fail on: {}.",
+                " Of the {pools} tried, none came nearer than these; the others fail on: {}.",
                 names.join("; ")
             );
         }
         if tied.len() > 1 {
-            return nearest_are(tried, &tied);
+            return nearest_are(&pools, &tied);
         }
-        came_nearest(tried, nearest)
+        came_nearest(&pools, nearest)
     }
 
     /// The nearest clause and every clause as near as it (the nearest first among them).
@@ -279,23 +291,23 @@ fn describe_clause(c: &Clause) -> String {
 }
 
 /// The sentence for several NodePools equally near (at most three named).
-fn nearest_are(tried: usize, tied: &[&Clause]) -> String {
+fn nearest_are(pools: &str, tied: &[&Clause]) -> String {
     let names: Vec<String> = tied.iter().take(3).map(|c| describe_clause(c)).collect();
     format!(
-        " Of the {tried} NodePools tried, the nearest are {}.",
+        " Of the {pools} tried, the nearest are {}.",
         names.join("; ")
     )
 }
 
 /// The sentence for one NodePool nearer than every other.
-fn came_nearest(tried: usize, nearest: &Clause) -> String {
+fn came_nearest(pools: &str, nearest: &Clause) -> String {
     match &nearest.nodepool {
         Some(name) => format!(
-            " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
+            " Of the {pools} tried, \"{name}\" came nearest (it fails only on {}).",
             nearest.cause.describe()
         ),
         None => format!(
-            " Of the {tried} NodePools tried, the nearest fails only on {}.",
+            " Of the {pools} tried, the nearest fails only on {}.",
             nearest.cause.describe()
         ),
     }
