@@ -315,7 +315,9 @@ fn diagnose(facts: &Facts, mut p: PoolLimits<'_>) -> Diagnosis {
         })
         .with_object(p.pods.first())
         .with_node_pool(p.nodepool.as_deref())
-        .with_messages(p.messages.iter().copied())
+        // One event per pod reads the same (an Event list's message does not name its pod):
+        // each pod keeps its own evidence line and count.
+        .with_messages_per_object(p.messages.iter().copied(), &|m| m.object.clone())
         .with_remediation([
             Remediation::command(
                 format!("See the limits and the current usage of {kind} {name}:"),

@@ -275,7 +275,8 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
     Diagnosis::new(&META, summary)
         .with_object(p.pods.first())
         .with_node_pool(p.nodepool.as_deref())
-        .with_messages(p.messages.iter().copied())
+        // Each pod's event reads the same: each keeps its own evidence line and count.
+        .with_messages_per_object(p.messages.iter().copied(), &|m| m.object.clone())
         .with_remediation(steps)
 }
 
