@@ -3,7 +3,7 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
-use crate::rules::kw2xx::scheduling::{pod_ref, record_of};
+use crate::rules::kw2xx::scheduling::{pod_namespace, pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -628,9 +628,19 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     } else {
         Confidence::Medium
     };
+    // A row of `kubectl get events -n <ns>` names its pod without the namespace: the command
+    // it was printed under (or the one pod of that name) tells it, for `-n` in the commands.
     let pod_ns = silent
         .iter()
-        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()));
+        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()))
+        .or_else(|| {
+            silent.iter().find_map(|c| {
+                let p = c.pod.as_ref()?;
+                c.messages
+                    .iter()
+                    .find_map(|m| pod_namespace(facts, m, &p.name))
+            })
+        });
     let first_pod = silent.iter().find_map(|c| c.pod.as_ref());
     let mut steps = vec![
         Remediation::command(

@@ -508,7 +508,7 @@ fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
 /// NAMESPACE column, a console log line): the one pod of that name the input shows, else the
 /// `-n` of the `kubectl get events` / `kubectl describe pod` the paste printed the message
 /// under. The fix commands then carry `-n <ns>` instead of a placeholder or the default.
-fn pod_namespace(facts: &Facts, message: &Message, name: &str) -> Option<String> {
+pub fn pod_namespace(facts: &Facts, message: &Message, name: &str) -> Option<String> {
     let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
     if let (Some(p), None) = (same.next(), same.next()) {
         if p.meta.namespace.is_some() {
