@@ -22,6 +22,7 @@ use crate::facts::{
     ObjectRef, Taint,
 };
 use crate::ingest::objects::number::parse_f64;
+use crate::rules::time::age_seconds;
 
 /// One pod's scheduling failure as one message reported it.
 #[derive(Debug, Clone)]
@@ -435,7 +436,10 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         // for it (a describe of a pod that waited, then was Nominated and Scheduled) is
         // history, not why anything is Pending now. Only a pod the message itself names: the
         // one-pod fallback below may be a guess.
-        if pod.as_ref().is_some_and(|p| placed(facts, p)) {
+        if pod
+            .as_ref()
+            .is_some_and(|p| placed(facts, p) || nominated_since(facts, p, message))
+        {
             continue;
         }
         let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
@@ -467,9 +471,42 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
 /// pod that waited, then was Scheduled): the rules that also read raw messages, beside
 /// `scheduling_errors`, skip those as history too.
 pub fn about_placed_pod(facts: &Facts, m: &Message) -> bool {
-    m.object
-        .as_ref()
-        .is_some_and(|o| o.kind.eq_ignore_ascii_case("pod") && placed(facts, o))
+    m.object.as_ref().is_some_and(|o| {
+        o.kind.eq_ignore_ascii_case("pod") && (placed(facts, o) || nominated_since(facts, o, m))
+    })
+}
+
+/// Whether Karpenter nominated pod `pod` after `failure` was last seen: a `Nominated` event on
+/// the pod more recent than the failure's last occurrence (kubectl ages). Karpenter found a
+/// NodePool for the pod since (the limit was raised, the taint removed): the failure is
+/// history, and a NodeClaim is on its way. Without comparable ages, nothing is assumed.
+fn nominated_since(facts: &Facts, pod: &ObjectRef, failure: &Message) -> bool {
+    // `9m (x5 over 14m)`: last seen 9 minutes ago.
+    let last_seen = |e: &crate::facts::Event| {
+        e.age
+            .as_deref()
+            .and_then(|a| age_seconds(a.split(" (").next().unwrap_or(a)))
+    };
+    let Some(failed) = facts
+        .events
+        .iter()
+        .find(|e| {
+            e.evidence.source == failure.evidence.source && e.evidence.line == failure.evidence.line
+        })
+        .and_then(last_seen)
+    else {
+        return false;
+    };
+    facts.events.iter().any(|e| {
+        e.reason == "Nominated"
+            && e.object.as_ref().is_some_and(|o| {
+                o.name == pod.name
+                    && (o.namespace.is_none()
+                        || pod.namespace.is_none()
+                        || o.namespace == pod.namespace)
+            })
+            && last_seen(e).is_some_and(|nominated| nominated < failed)
+    })
 }
 
 /// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
