@@ -587,6 +587,17 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     {
         summary.push_str(" The events shown are all Warnings: Karpenter's `Nominated` answer is a Normal event, so look at the unfiltered list before concluding.");
     }
+    // The scheduler's text read from the pod's own status (`kubectl get pod -o yaml`): no event
+    // list was pasted, so Karpenter's answer may simply be missing from the input.
+    if facts.events.is_empty()
+        && facts.logs.is_empty()
+        && silent
+            .iter()
+            .flat_map(|c| c.messages.iter())
+            .all(|m| m.origin == MessageOrigin::Condition)
+    {
+        summary.push_str(" The input holds the pod's status, not its events or the Karpenter logs: Karpenter's answer (a `FailedScheduling` from `karpenter`, or `Nominated`) would be in `kubectl describe pod`, so look there before concluding.");
+    }
     let ignored = silent.iter().filter_map(|c| c.pod.as_ref()).any(|p| {
         facts.pods.iter().any(|fp| {
             fp.meta.name == p.name
