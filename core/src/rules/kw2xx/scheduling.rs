@@ -186,7 +186,25 @@ impl SchedulingError<'_> {
     /// The clause of the NodePool that came nearest to taking the pod (see
     /// [`Cause::nearness`]); ties keep Karpenter's order (NodePools are tried by weight).
     pub fn nearest(&self) -> Option<&Clause> {
-        self.clauses.iter().min_by_key(|c| c.cause.nearness())
+        self.clauses.iter().min_by_key(|c| self.nearness_of(c))
+    }
+
+    /// [`Cause::nearness`], except that a taint keyed like an extended resource the pod
+    /// requests (`nvidia.com/gpu`, on the NodePool made for that hardware) is nearest of all:
+    /// only a toleration is missing there, while the other NodePools lack the resource itself.
+    fn nearness_of(&self, clause: &Clause) -> u8 {
+        if let Cause::Taint(text) = &clause.cause {
+            let key = parse_taint(text).key;
+            let requested = |c: &Clause| {
+                c.resources
+                    .as_deref()
+                    .is_some_and(|r| r.contains(&format!("\"{key}\"")))
+            };
+            if key.contains('/') && self.clauses.iter().any(requested) {
+                return 0;
+            }
+        }
+        clause.cause.nearness()
     }
 
     /// One sentence naming the nearest NodePool when the pod failed against several, empty
@@ -273,11 +291,11 @@ impl SchedulingError<'_> {
     /// The nearest clause and every clause as near as it (the nearest first among them).
     fn nearest_and_tied(&self) -> Option<(&Clause, Vec<&Clause>)> {
         let nearest = self.nearest()?;
-        let best = nearest.cause.nearness();
+        let best = self.nearness_of(nearest);
         let tied = self
             .clauses
             .iter()
-            .filter(|c| c.cause.nearness() == best)
+            .filter(|c| self.nearness_of(c) == best)
             .collect();
         Some((nearest, tied))
     }
