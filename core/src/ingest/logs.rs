@@ -14,9 +14,11 @@ const LEVELS: &[&str] = &[
     "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "DPANIC", "PANIC", "FATAL",
 ];
 
-/// Fields exports wrap the original log line in.
+/// Fields exports wrap the original log line in (Datadog's log export nests the line as
+/// `content.message`).
 const WRAPPER_FIELDS: &[&str] = &[
     "@message",
+    "content",
     "log",
     "line",
     "message",

@@ -3,7 +3,7 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
-use crate::rules::kw2xx::scheduling::{pod_ref, record_of};
+use crate::rules::kw2xx::scheduling::{pod_namespace, pod_ref, record_of};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -23,7 +23,8 @@ Karpenter log line naming it.
 
 Signal: the scheduler's `0/<n> nodes are available` (or, with no node at all, `no nodes available
 to schedule pods`) on a Pending pod, with none of the above. Another autoscaler's answer
-(Cluster Autoscaler's `TriggeredScaleUp`) also counts as an answer.
+(Cluster Autoscaler's `TriggeredScaleUp` or `NotTriggerScaleUp`, any event from
+`cluster-autoscaler`) also counts as an answer.
 The scheduler's own reasons (`Insufficient cpu`, `had untolerated taint`, `didn't match Pod's
 node affinity/selector`) are about existing nodes, not about what Karpenter could launch. Not
 this rule: a pod Karpenter leaves alone by design (KW209): a DaemonSet's pod, a pod whose claim
@@ -255,12 +256,16 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
         }
     };
     let karpenter_event = facts.events.iter().any(|e| {
-        // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`): another
-        // autoscaler answered the pod; Karpenter's silence is then expected.
+        // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`) or
+        // `NotTriggerScaleUp` (`pod didn't trigger scale-up: ...`, max node group size,
+        // no matching group): another autoscaler answered the pod, so the cluster scales with
+        // it and Karpenter's silence is expected; its reasons are not Karpenter's.
         (e.source.eq_ignore_ascii_case("karpenter")
             && matches!(e.reason.as_str(), "FailedScheduling" | "Nominated")
-            || e.reason == "TriggeredScaleUp"
-            || contains_ignore_ascii_case(&e.message, "pod triggered scale-up"))
+            || matches!(e.reason.as_str(), "TriggeredScaleUp" | "NotTriggerScaleUp")
+            || e.source.eq_ignore_ascii_case("cluster-autoscaler")
+            || contains_ignore_ascii_case(&e.message, "pod triggered scale-up")
+            || contains_ignore_ascii_case(&e.message, "pod didn't trigger scale-up"))
             && match (pod, &e.object) {
                 (Some(p), Some(o)) => o.name == p.name,
                 _ => true,
@@ -582,6 +587,17 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     {
         summary.push_str(" The events shown are all Warnings: Karpenter's `Nominated` answer is a Normal event, so look at the unfiltered list before concluding.");
     }
+    // The scheduler's text read from the pod's own status (`kubectl get pod -o yaml`): no event
+    // list was pasted, so Karpenter's answer may simply be missing from the input.
+    if facts.events.is_empty()
+        && facts.logs.is_empty()
+        && silent
+            .iter()
+            .flat_map(|c| c.messages.iter())
+            .all(|m| m.origin == MessageOrigin::Condition)
+    {
+        summary.push_str(" The input holds the pod's status, not its events or the Karpenter logs: Karpenter's answer (a `FailedScheduling` from `karpenter`, or `Nominated`) would be in `kubectl describe pod`, so look there before concluding.");
+    }
     let ignored = silent.iter().filter_map(|c| c.pod.as_ref()).any(|p| {
         facts.pods.iter().any(|fp| {
             fp.meta.name == p.name
@@ -623,9 +639,19 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     } else {
         Confidence::Medium
     };
+    // A row of `kubectl get events -n <ns>` names its pod without the namespace: the command
+    // it was printed under (or the one pod of that name) tells it, for `-n` in the commands.
     let pod_ns = silent
         .iter()
-        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()));
+        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()))
+        .or_else(|| {
+            silent.iter().find_map(|c| {
+                let p = c.pod.as_ref()?;
+                c.messages
+                    .iter()
+                    .find_map(|m| pod_namespace(facts, m, &p.name))
+            })
+        });
     let first_pod = silent.iter().find_map(|c| c.pod.as_ref());
     let mut steps = vec![
         Remediation::command(

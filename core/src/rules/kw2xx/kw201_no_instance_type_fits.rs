@@ -1,11 +1,10 @@
 //! KW201 no-instance-type-fits.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, ObjectRef, Pod};
-use crate::rules::kw0xx::image_pull::owner_workload;
 use crate::rules::kw2xx::scheduling::{
     cpu_cores, format_resources, group_hits, hit_messages, in_values, nodepool_label, pod_label,
-    quantity_units, requirement_on, resource_bounds, resource_entries, resource_value,
-    scheduling_errors, single_value, Cause, Clause, InstanceTypeFailure,
+    pod_owner, pod_template_of, quantity_units, requirement_on, resource_bounds, resource_entries,
+    resource_value, scheduling_errors, single_value, Cause, Clause, InstanceTypeFailure,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -105,7 +104,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         };
         let pod = first.error.pod.as_ref();
-        let owner = owner_of(facts, pod);
+        let owner = pod_owner(facts, pod);
         // A describe copied from `Status:` on shows no pod name, but its `Controlled By:` does
         // name the workload: say that rather than `Pod <namespace>/<pod>`.
         let subject = match (&owner, pod) {
@@ -1002,18 +1001,6 @@ fn remediation(
     steps
 }
 
-/// `the pod template of Deployment web (`kubectl edit deployment web -n shop`)`.
-fn pod_template_of(owner: &ObjectRef, ns: &str) -> String {
-    format!(
-        "the pod template of {} {} (`kubectl edit {} {} -n {}`)",
-        owner.kind,
-        owner.name,
-        owner.kind.to_ascii_lowercase(),
-        owner.name,
-        owner.namespace.as_deref().unwrap_or(ns)
-    )
-}
-
 /// The resources Karpenter's AWS provider reads from instance types. Anything else a pod
 /// requests (an extended resource a device plugin advertises) fits no instance type.
 const INSTANCE_TYPE_RESOURCES: &[&str] = &[
@@ -1145,21 +1132,6 @@ fn instance_scope(clause: &Clause) -> (&'static str, Vec<String>) {
         }
     }
     (CATEGORY, out)
-}
-
-/// The workload whose pod template makes the pod (`Controlled By:`, or the Deployment its
-/// name implies), namespaced like the pod.
-fn owner_of(facts: &Facts, pod: Option<&ObjectRef>) -> Option<ObjectRef> {
-    let pod = pod?;
-    let (resource, name) = owner_workload(facts, pod)?;
-    let kind = match resource.as_str() {
-        "deployment" => "Deployment",
-        "statefulset" => "StatefulSet",
-        "daemonset" => "DaemonSet",
-        _ => return None,
-    };
-    let namespace = pod.namespace.as_deref().filter(|ns| !ns.starts_with('<'));
-    Some(ObjectRef::new(kind, namespace, &name))
 }
 
 /// `(namespace, name)` for a command; a pod named without its namespace takes it from the

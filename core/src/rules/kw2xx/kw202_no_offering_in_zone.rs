@@ -188,6 +188,12 @@ struct ZoneFacts {
     volume_conflict: bool,
     /// The v1alpha5 API (before v0.32): a Provisioner and its AWSNodeTemplate.
     legacy: bool,
+    /// The capacity type the pod itself pins (its nodeSelector or one affinity term): no
+    /// NodePool change offers it the other.
+    pod_capacity_type: Option<String>,
+    /// The command that shows the pod's volume zone, when the scheduler reports a volume
+    /// conflict but the input does not say the zone.
+    see_volume_zone: Option<String>,
 }
 
 impl ZoneFacts {
@@ -257,6 +263,18 @@ impl ZoneFacts {
                     }
                 }
             }
+            const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
+            z.pod_capacity_type = fp
+                .node_selector
+                .get(CAPACITY_TYPE)
+                .cloned()
+                .or_else(|| match fp.node_affinity.as_slice() {
+                    [term] => term.iter().find_map(|r| match r.values.as_slice() {
+                        [one] if r.key == CAPACITY_TYPE && r.operator == "In" => Some(one.clone()),
+                        _ => None,
+                    }),
+                    _ => None,
+                });
             for pv in &facts.persistent_volumes {
                 let bound_to_pod = pv.claim.as_ref().is_some_and(|c| {
                     fp.pvc_names.contains(&c.name)
@@ -284,6 +302,19 @@ impl ZoneFacts {
                     }
                 }
             }
+        }
+        // Only when nothing in the input says the zone (the message's requirements name it
+        // from v1.0 to v1.4).
+        if volume_conflict_seen && z.required.is_empty() && z.allowed_by_requirements.is_none() {
+            let ns = fact_pod
+                .and_then(|p| p.meta.namespace.as_deref())
+                .or_else(|| pod.and_then(|p| p.namespace.as_deref()))
+                .unwrap_or("<namespace>");
+            z.see_volume_zone = match (fact_pod.and_then(|p| p.pvc_names.first()), pod) {
+                (Some(claim), _) => Some(format!("kubectl get pv \"$(kubectl get pvc {claim} -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'")),
+                (None, Some(p)) => Some(format!("for pvc in $(kubectl get pod {} -n {ns} -o jsonpath='{{.spec.volumes[*].persistentVolumeClaim.claimName}}'); do echo \"$pvc: $(kubectl get pv \"$(kubectl get pvc \"$pvc\" -n {ns} -o jsonpath='{{.spec.volumeName}}')\" -o jsonpath='{{.spec.nodeAffinity.required}}')\"; done", p.name)),
+                (None, None) => None,
+            };
         }
         if let Some(np) = pool {
             if !np.meta.from_table {
@@ -546,6 +577,11 @@ impl ZoneFacts {
         if self.volume_conflict_seen && self.required.is_empty() {
             s.push_str(" The scheduler's `volume node affinity conflict` says a volume pins the pod to a zone.");
         }
+        if let Some(ct) = &self.pod_capacity_type {
+            s.push_str(&format!(
+                " The pod itself asks for `karpenter.sh/capacity-type={ct}` only."
+            ));
+        }
         s
     }
 
@@ -561,6 +597,12 @@ impl ZoneFacts {
             .unwrap_or_else(|| format!("<{pool_res}>"));
         let np = np.as_str();
         let mut steps = Vec::new();
+        if let Some(see) = &self.see_volume_zone {
+            steps.push(Remediation::command(
+                "See the zone the pod's volume lives in (the scheduler reports a volume node affinity conflict): that is the zone to cover.",
+                see.clone(),
+            ));
+        }
         if self.zone_does_not_exist {
             steps.push(Remediation::text(format!(
                 "Remove the `topology.kubernetes.io/zone DoesNotExist` requirement from the pod's node affinity (or the {pool}): no instance offering lacks a zone."
@@ -667,6 +709,13 @@ impl ZoneFacts {
             // No offering of any capacity type exists in a zone the facts show uncovered:
             // the other capacity type would not help there (nor KW216's on-demand).
             _ if self.volume_conflict || self.zone_missing_known() => {}
+            // The pod's own selector leaves it one capacity type, whatever the NodePool allows.
+            _ if self.pod_capacity_type.is_some() => {
+                let ct = self.pod_capacity_type.as_deref().unwrap_or_default();
+                steps.push(Remediation::text(format!(
+                    "{or}drop `karpenter.sh/capacity-type={ct}` from the pod template's nodeSelector / node affinity, if the workload can run on either capacity type: while the pod pins it, allowing the other in the {pool} does not help."
+                )));
+            }
             Some([one]) => {
                 let other = if one == "on-demand" { "spot" } else { "on-demand" };
                 let allow = if or.is_empty() { "Allow" } else { "allow" };

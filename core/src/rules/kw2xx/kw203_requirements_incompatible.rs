@@ -6,8 +6,8 @@ use crate::rules::kw2xx::kw202_no_offering_in_zone::ZONE_KEYS;
 use crate::rules::kw2xx::kw208_no_ready_nodepool::{not_ready, NotReady};
 use crate::rules::kw2xx::scheduling::{
     group_nearest_note, hit_messages_of, hit_pods, in_values, message_nodepool, nodepool_label,
-    pods_label, pools_label, requirement_on, scheduling_errors, single_value, Cause, Clause, Hit,
-    SchedulingError,
+    pod_owner, pod_template_of, pods_label, pools_label, requirement_on, scheduling_errors,
+    single_value, Cause, Clause, Hit, SchedulingError,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -769,12 +769,17 @@ fn unknown_label_fix(
     let value = value.unwrap_or("<value>");
     let mut steps = Vec::new();
     if let Some(wk) = typo_of {
+        let template = match pod_owner(facts, pod) {
+            Some(o) => pod_template_of(&o, "<namespace>"),
+            None => "the pod template".to_string(),
+        };
         steps.push(Remediation::yaml(
-            format!("Correct the key in the pod template's nodeSelector (or node affinity): \"{label}\" -> \"{wk}\"."),
+            format!("Correct the key in the nodeSelector (or node affinity) of {template}: \"{label}\" -> \"{wk}\"."),
             format!("nodeSelector:\n  {wk}: \"{value}\"\n"),
         ));
     } else {
         steps.push(pod_side(
+            facts,
             format!(
                 "If \"{label}\" is a leftover from managed node groups, drop it from the pod template's nodeSelector / node affinity."
             ),
@@ -943,10 +948,16 @@ fn volume_zone_fix(
 
 /// A step on the pods' side; with a known pod, the command that shows where its selector
 /// and node affinity come from (the pod's owner template sets them).
-fn pod_side(text: String, pod: Option<&ObjectRef>) -> Remediation {
+fn pod_side(facts: &Facts, text: String, pod: Option<&ObjectRef>) -> Remediation {
     match pod {
         Some(p) => Remediation::command(
-            format!("{text} The pod's own selector and node affinity (its Deployment/StatefulSet/Job template sets them):"),
+            match pod_owner(facts, Some(p)) {
+                Some(o) => format!(
+                    "{text} Edit it in {}; the pod's own selector and node affinity:",
+                    pod_template_of(&o, "<namespace>")
+                ),
+                None => format!("{text} The pod's own selector and node affinity (its Deployment/StatefulSet/Job template sets them):"),
+            },
             format!(
                 "kubectl get pod {}{} -o jsonpath='{{.spec.nodeSelector}}{{\"\\n\"}}{{.spec.affinity.nodeAffinity}}{{\"\\n\"}}'",
                 p.name,
@@ -968,6 +979,7 @@ fn conflict_fix(
     let (kind, res, placeholder) = pool_words(clause);
     let np = clause.nodepool.as_deref().unwrap_or(placeholder);
     let pod_step = pod_side(
+        facts,
         format!(
             "Correct the pod's nodeSelector / node affinity on {key} if `{incoming}` is not what it should ask for."
         ),

@@ -2,8 +2,8 @@
 
 use crate::facts::{Facts, ObjectRef, Taint, Toleration};
 use crate::rules::kw2xx::scheduling::{
-    group_hits_across_pods, group_nearest_note, hit_messages_of, hit_pods, parse_taint, pods_label,
-    pools_label, same_taint, scheduling_errors, Cause,
+    group_hits_across_pods, group_nearest_note, hit_messages_of, hit_pods, parse_taint,
+    pod_template_of, pods_label, pools_label, same_taint, scheduling_errors, shared_owner, Cause,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -153,11 +153,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .filter(|p| p.taints.is_empty() && !pools.contains(&p.meta.name))
             .map(|p| p.meta.name.as_str())
             .collect();
+        // The workload to edit, when every pod comes from the same one.
+        let template = match shared_owner(facts, &pods) {
+            Some(o) => pod_template_of(&o, "<namespace>"),
+            None => "the pod template (spec.template.spec of its Deployment/StatefulSet/Job)"
+                .to_string(),
+        };
         let toleration = Remediation::yaml(
             if mismatches.is_empty() {
-                format!("Add a toleration for {text} to the pod template (spec.template.spec of its Deployment/StatefulSet/Job):")
+                format!("Add a toleration for {text} to {template}:")
             } else {
-                format!("Correct the pod template's toleration for {} to match {text} (spec.template.spec of its Deployment/StatefulSet/Job):", taint.key)
+                format!(
+                    "Correct the toleration for {} in {template} to match {text}:",
+                    taint.key
+                )
             },
             toleration_yaml(&taint),
         );

@@ -2,8 +2,8 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{
-    message_nodepool, quantity_parts, quantity_units, record_of, scheduling_errors, Cause,
-    InstanceTypeFailure,
+    about_placed_pod, message_nodepool, quantity_parts, quantity_units, record_of,
+    scheduling_errors, Cause, InstanceTypeFailure,
 };
 use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -116,7 +116,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         "exceed provisioner limits",
         "node limits have been exhausted",
     ]) {
-        if scheduling_texts.contains(&m.text.as_str()) {
+        if scheduling_texts.contains(&m.text.as_str()) || about_placed_pod(facts, m) {
             continue;
         }
         let np = message_nodepool(facts, m);
@@ -315,7 +315,9 @@ fn diagnose(facts: &Facts, mut p: PoolLimits<'_>) -> Diagnosis {
         })
         .with_object(p.pods.first())
         .with_node_pool(p.nodepool.as_deref())
-        .with_messages(p.messages.iter().copied())
+        // One event per pod reads the same (an Event list's message does not name its pod):
+        // each pod keeps its own evidence line and count.
+        .with_messages_per_object(p.messages.iter().copied(), &|m| m.object.clone())
         .with_remediation([
             Remediation::command(
                 format!("See the limits and the current usage of {kind} {name}:"),

@@ -1,7 +1,9 @@
 //! KW207 nodepool-filtered-all-types.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef, Requirement};
-use crate::rules::kw2xx::scheduling::{message_nodepool, scheduling_errors, Cause};
+use crate::rules::kw2xx::scheduling::{
+    about_placed_pod, message_nodepool, scheduling_errors, Cause,
+};
 use crate::rules::text::quoting_prose;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -92,7 +94,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     for m in &facts.messages {
-        if errors.iter().any(|e| std::ptr::eq(e.message, m)) || quoting_prose(m) {
+        if errors.iter().any(|e| std::ptr::eq(e.message, m))
+            || quoting_prose(m)
+            || about_placed_pod(facts, m)
+        {
             continue;
         }
         let phrase = phrase_of(&m.text);
@@ -270,7 +275,8 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
     Diagnosis::new(&META, summary)
         .with_object(p.pods.first())
         .with_node_pool(p.nodepool.as_deref())
-        .with_messages(p.messages.iter().copied())
+        // Each pod's event reads the same: each keeps its own evidence line and count.
+        .with_messages_per_object(p.messages.iter().copied(), &|m| m.object.clone())
         .with_remediation(steps)
 }
 

@@ -472,6 +472,15 @@ fn explain(facts: &Facts, g: &Group<'_>) -> (Cause, Option<String>, String) {
             cause = Cause::Validation {
                 auth: v.reason.as_deref().is_some_and(|r| contains_any(r, AUTH)),
             };
+        } else if cause.rank() < 3
+            && nc_obj
+                .conditions
+                .iter()
+                .any(|c| c.condition_type == "Ready" && c.status == "False")
+        {
+            // Only its Ready column is known (`kubectl get ec2nodeclass`): not ready all the
+            // same, which is why the NodePool is not; KW501 tells which part fails.
+            cause = Cause::NodeClassNotReady(Vec::new());
         }
     } else if np_obj.is_some() && nc.is_some() && !facts.nodeclasses.is_empty() && cause.rank() < 4
     {

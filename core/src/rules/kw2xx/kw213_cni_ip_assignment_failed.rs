@@ -43,6 +43,19 @@ Turn on VPC CNI prefix delegation (`ENABLE_PREFIX_DELEGATION=true`, 16 addresses
 
 const SIGNALS: &[&str] = &["failed to assign an ip address"];
 
+/// The first of `pods` the input shows requesting `vpc.amazonaws.com/pod-eni`.
+fn security_groups_pod(facts: &Facts, pods: &[ObjectRef]) -> Option<String> {
+    pods.iter()
+        .find(|r| {
+            facts.pod(r).is_some_and(|p| {
+                p.containers
+                    .iter()
+                    .any(|c| c.requests.contains_key("vpc.amazonaws.com/pod-eni"))
+            })
+        })
+        .map(ObjectRef::qualified_name)
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let hits: Vec<&Message> = facts
         .messages_containing("failed to assign an ip address")
@@ -131,6 +144,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
+        confidence = Confidence::Medium;
+    } else if let Some(sgp) = security_groups_pod(facts, &pods) {
+        // A Security Groups for Pods pod gets its address from a branch ENI of the node's trunk
+        // ENI, which amazon-vpc-resource-controller allocates some time after the node joins.
+        summary.push_str(&format!(
+            " Pod {sgp} requests vpc.amazonaws.com/pod-eni (Security Groups for Pods): its address comes from a branch ENI that amazon-vpc-resource-controller allocates on the node's trunk ENI (KW210 explains that wait; a `ResourceAllocated` event says it is done), so check that first. Otherwise: maxPods above what the node's ENIs can address (the trunk ENI takes one), or a subnet out of addresses."
+        ));
+        related.push("KW210");
         confidence = Confidence::Medium;
     } else {
         summary.push_str(" The facts do not say which cause: maxPods above what the node's ENIs can address, or a subnet out of addresses (check `AvailableIpAddressCount`).");

@@ -691,6 +691,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         summary.push_str(" No other offering remains: every requested instance type was unavailable, so the pods stay Pending.");
     } else if reservation_hit && !other_capacity {
         summary.push_str(" Karpenter retries with the NodePool's other capacity types, if it allows any besides `reserved`.");
+    } else if !other_capacity
+        && quota_codes
+            .iter()
+            .any(|c| matches!(*c, "VcpuLimitExceeded" | "MaxSpotInstanceCountExceeded"))
+    {
+        // A vCPU or spot quota is per account and instance class, not per offering: another
+        // zone or size of the same class hits the same limit.
+        summary.push_str(" Karpenter retries with the other allowed types and zones, but the quota counts every instance of its class: the types of the same class fail too until it is raised.");
     } else {
         // With every allowed zone short, only other instance types are left to try.
         summary.push_str(if matches!(zones, Some(ZonesLeft::NoneLeft(_))) {

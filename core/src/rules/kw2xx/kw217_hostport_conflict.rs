@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{record_of, scheduling_errors, Cause};
+use crate::rules::kw2xx::scheduling::{about_placed_pod, record_of, scheduling_errors, Cause};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -110,7 +110,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     for m in facts.messages_containing_any(SIGNALS) {
-        if is_bookkeeping(&m.text) || errors.iter().any(|e| std::ptr::eq(e.message, m)) {
+        if is_bookkeeping(&m.text)
+            || errors.iter().any(|e| std::ptr::eq(e.message, m))
+            || about_placed_pod(facts, m)
+        {
             continue;
         }
         let pod = m

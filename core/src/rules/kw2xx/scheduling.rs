@@ -22,6 +22,7 @@ use crate::facts::{
     ObjectRef, Taint,
 };
 use crate::ingest::objects::number::parse_f64;
+use crate::rules::time::age_seconds;
 
 /// One pod's scheduling failure as one message reported it.
 #[derive(Debug, Clone)]
@@ -185,13 +186,32 @@ impl SchedulingError<'_> {
     /// The clause of the NodePool that came nearest to taking the pod (see
     /// [`Cause::nearness`]); ties keep Karpenter's order (NodePools are tried by weight).
     pub fn nearest(&self) -> Option<&Clause> {
-        self.clauses.iter().min_by_key(|c| c.cause.nearness())
+        self.clauses.iter().min_by_key(|c| self.nearness_of(c))
+    }
+
+    /// [`Cause::nearness`], except that a taint keyed like an extended resource the pod
+    /// requests (`nvidia.com/gpu`, on the NodePool made for that hardware) is nearest of all:
+    /// only a toleration is missing there, while the other NodePools lack the resource itself.
+    fn nearness_of(&self, clause: &Clause) -> u8 {
+        if let Cause::Taint(text) = &clause.cause {
+            let key = parse_taint(text).key;
+            let requested = |c: &Clause| {
+                c.resources
+                    .as_deref()
+                    .is_some_and(|r| r.contains(&format!("\"{key}\"")))
+            };
+            if key.contains('/') && self.clauses.iter().any(requested) {
+                return 0;
+            }
+        }
+        clause.cause.nearness()
     }
 
     /// One sentence naming the nearest NodePool when the pod failed against several, empty
     /// otherwise. `clause` is the one the diagnosis is about.
     pub fn nearest_note(&self, clause: &Clause) -> String {
         let tried = self.clauses.len();
+        let pools = self.pools_tried();
         let all_same_pool = self
             .clauses
             .iter()
@@ -203,7 +223,7 @@ impl SchedulingError<'_> {
             return String::new();
         };
         if tied.len() > 1 && !tied.contains(&clause) {
-            return nearest_are(tried, &tied);
+            return nearest_are(&pools, &tied);
         }
         if nearest == clause || tied.len() > 1 {
             let others: Vec<String> = self
@@ -219,11 +239,21 @@ impl SchedulingError<'_> {
                 "this one came nearest"
             };
             return format!(
-                " Of the {tried} NodePools tried, {lead}; the others fail on: {}.",
+                " Of the {pools} tried, {lead}; the others fail on: {}.",
                 others.join("; ")
             );
         }
-        came_nearest(tried, nearest)
+        came_nearest(&pools, nearest)
+    }
+
+    /// `2 NodePools`, or `2 Provisioners` before v0.32.
+    fn pools_tried(&self) -> String {
+        let word = if self.clauses.iter().any(|c| c.provisioner) {
+            "Provisioners"
+        } else {
+            "NodePools"
+        };
+        format!("{} {word}", self.clauses.len())
     }
 
     /// [`nearest_note`](Self::nearest_note) for a diagnosis about several clauses of this
@@ -233,6 +263,7 @@ impl SchedulingError<'_> {
             return self.nearest_note(one);
         }
         let tried = self.clauses.len();
+        let pools = self.pools_tried();
         let Some((nearest, tied)) = self.nearest_and_tied() else {
             return String::new();
         };
@@ -242,29 +273,29 @@ impl SchedulingError<'_> {
         let inside = |c: &Clause| group.contains(&c);
         let others: Vec<&Clause> = self.clauses.iter().filter(|c| !inside(c)).collect();
         if others.is_empty() {
-            return format!(" Every one of the {tried} NodePools tried fails on this.");
+            return format!(" Every one of the {pools} tried fails on this.");
         }
         if tied.iter().any(|c| inside(c)) {
             let names: Vec<String> = others.iter().take(3).map(|c| describe_clause(c)).collect();
             return format!(
-                " Of the {tried} NodePools tried, none came nearer than these; the others fail on: {}.",
+                " Of the {pools} tried, none came nearer than these; the others fail on: {}.",
                 names.join("; ")
             );
         }
         if tied.len() > 1 {
-            return nearest_are(tried, &tied);
+            return nearest_are(&pools, &tied);
         }
-        came_nearest(tried, nearest)
+        came_nearest(&pools, nearest)
     }
 
     /// The nearest clause and every clause as near as it (the nearest first among them).
     fn nearest_and_tied(&self) -> Option<(&Clause, Vec<&Clause>)> {
         let nearest = self.nearest()?;
-        let best = nearest.cause.nearness();
+        let best = self.nearness_of(nearest);
         let tied = self
             .clauses
             .iter()
-            .filter(|c| c.cause.nearness() == best)
+            .filter(|c| self.nearness_of(c) == best)
             .collect();
         Some((nearest, tied))
     }
@@ -279,23 +310,23 @@ fn describe_clause(c: &Clause) -> String {
 }
 
 /// The sentence for several NodePools equally near (at most three named).
-fn nearest_are(tried: usize, tied: &[&Clause]) -> String {
+fn nearest_are(pools: &str, tied: &[&Clause]) -> String {
     let names: Vec<String> = tied.iter().take(3).map(|c| describe_clause(c)).collect();
     format!(
-        " Of the {tried} NodePools tried, the nearest are {}.",
+        " Of the {pools} tried, the nearest are {}.",
         names.join("; ")
     )
 }
 
 /// The sentence for one NodePool nearer than every other.
-fn came_nearest(tried: usize, nearest: &Clause) -> String {
+fn came_nearest(pools: &str, nearest: &Clause) -> String {
     match &nearest.nodepool {
         Some(name) => format!(
-            " Of the {tried} NodePools tried, \"{name}\" came nearest (it fails only on {}).",
+            " Of the {pools} tried, \"{name}\" came nearest (it fails only on {}).",
             nearest.cause.describe()
         ),
         None => format!(
-            " Of the {tried} NodePools tried, the nearest fails only on {}.",
+            " Of the {pools} tried, the nearest fails only on {}.",
             nearest.cause.describe()
         ),
     }
@@ -423,7 +454,10 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         // for it (a describe of a pod that waited, then was Nominated and Scheduled) is
         // history, not why anything is Pending now. Only a pod the message itself names: the
         // one-pod fallback below may be a guess.
-        if pod.as_ref().is_some_and(|p| placed(facts, p)) {
+        if pod
+            .as_ref()
+            .is_some_and(|p| placed(facts, p) || nominated_since(facts, p, message))
+        {
             continue;
         }
         let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
@@ -449,6 +483,48 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         });
     }
     out
+}
+
+/// Whether message `m` is about a pod the input shows placed since (a describe's Events of a
+/// pod that waited, then was Scheduled): the rules that also read raw messages, beside
+/// `scheduling_errors`, skip those as history too.
+pub fn about_placed_pod(facts: &Facts, m: &Message) -> bool {
+    m.object.as_ref().is_some_and(|o| {
+        o.kind.eq_ignore_ascii_case("pod") && (placed(facts, o) || nominated_since(facts, o, m))
+    })
+}
+
+/// Whether Karpenter nominated pod `pod` after `failure` was last seen: a `Nominated` event on
+/// the pod more recent than the failure's last occurrence (kubectl ages). Karpenter found a
+/// NodePool for the pod since (the limit was raised, the taint removed): the failure is
+/// history, and a NodeClaim is on its way. Without comparable ages, nothing is assumed.
+fn nominated_since(facts: &Facts, pod: &ObjectRef, failure: &Message) -> bool {
+    // `9m (x5 over 14m)`: last seen 9 minutes ago.
+    let last_seen = |e: &crate::facts::Event| {
+        e.age
+            .as_deref()
+            .and_then(|a| age_seconds(a.split(" (").next().unwrap_or(a)))
+    };
+    let Some(failed) = facts
+        .events
+        .iter()
+        .find(|e| {
+            e.evidence.source == failure.evidence.source && e.evidence.line == failure.evidence.line
+        })
+        .and_then(last_seen)
+    else {
+        return false;
+    };
+    facts.events.iter().any(|e| {
+        e.reason == "Nominated"
+            && e.object.as_ref().is_some_and(|o| {
+                o.name == pod.name
+                    && (o.namespace.is_none()
+                        || pod.namespace.is_none()
+                        || o.namespace == pod.namespace)
+            })
+            && last_seen(e).is_some_and(|nominated| nominated < failed)
+    })
 }
 
 /// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
@@ -487,7 +563,7 @@ fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
 /// NAMESPACE column, a console log line): the one pod of that name the input shows, else the
 /// `-n` of the `kubectl get events` / `kubectl describe pod` the paste printed the message
 /// under. The fix commands then carry `-n <ns>` instead of a placeholder or the default.
-fn pod_namespace(facts: &Facts, message: &Message, name: &str) -> Option<String> {
+pub fn pod_namespace(facts: &Facts, message: &Message, name: &str) -> Option<String> {
     let mut same = facts.pods.iter().filter(|p| p.meta.name == name);
     if let (Some(p), None) = (same.next(), same.next()) {
         if p.meta.namespace.is_some() {
@@ -701,6 +777,63 @@ pub fn message_nodepool(facts: &Facts, message: &Message) -> Option<String> {
             _ => None,
         }
     })
+}
+
+/// The workload whose pod template makes the pod (`Controlled By:`, or the Deployment,
+/// StatefulSet or CronJob its name implies), namespaced like the pod.
+pub fn pod_owner(facts: &Facts, pod: Option<&ObjectRef>) -> Option<ObjectRef> {
+    let pod = pod?;
+    let namespace = pod.namespace.as_deref().filter(|ns| !ns.starts_with('<'));
+    let owner = facts.pod(pod).and_then(|p| p.meta.owners.first());
+    // A CronJob's pods are `<cronjob>-<scheduled minute>-<suffix>`: its Job is named after the
+    // minute count (8 digits and more), which no pod-template-hash is, so the name would
+    // otherwise pass for a Deployment's. A plain Job's template cannot be edited: no owner.
+    let job = match owner {
+        Some(o) if o.kind == "Job" => Some(o.name.as_str()),
+        Some(_) => None,
+        None => pod.name.rsplit_once('-').map(|(job, _)| job),
+    };
+    if let Some(cronjob) = job.and_then(cronjob_of_job) {
+        return Some(ObjectRef::new("CronJob", namespace, cronjob));
+    }
+    if owner.is_some_and(|o| o.kind == "Job") {
+        return None;
+    }
+    let (resource, name) = crate::rules::kw0xx::image_pull::owner_workload(facts, pod)?;
+    let kind = match resource.as_str() {
+        "deployment" => "Deployment",
+        // Spark's executors are bare pods named `<app>-exec-<n>`, not a StatefulSet's.
+        "statefulset" if owner.is_some() || !name.ends_with("-exec") => "StatefulSet",
+        "daemonset" => "DaemonSet",
+        _ => return None,
+    };
+    Some(ObjectRef::new(kind, namespace, &name))
+}
+
+/// The CronJob of Job `job` when it is named `<cronjob>-<scheduled minute>`.
+fn cronjob_of_job(job: &str) -> Option<&str> {
+    let (base, minute) = job.rsplit_once('-')?;
+    (!base.is_empty() && minute.len() >= 8 && minute.chars().all(|c| c.is_ascii_digit()))
+        .then_some(base)
+}
+
+/// `the pod template of Deployment web (`kubectl edit deployment web -n shop`)`.
+pub fn pod_template_of(owner: &ObjectRef, ns: &str) -> String {
+    format!(
+        "the pod template of {} {} (`kubectl edit {} {} -n {}`)",
+        owner.kind,
+        owner.name,
+        owner.kind.to_ascii_lowercase(),
+        owner.name,
+        owner.namespace.as_deref().unwrap_or(ns)
+    )
+}
+
+/// The one workload every pod of `pods` comes from, when the input tells it for each.
+pub fn shared_owner(facts: &Facts, pods: &[ObjectRef]) -> Option<ObjectRef> {
+    let mut owners = pods.iter().map(|p| pod_owner(facts, Some(p)));
+    let first = owners.next()??;
+    owners.all(|o| o.as_ref() == Some(&first)).then_some(first)
 }
 
 /// `ns/name` or `name` as a Pod reference.
@@ -1061,8 +1194,18 @@ fn key_conflict(reason: &str) -> Option<(String, String, String)> {
     Some((
         key.trim().to_string(),
         incoming.trim().to_string(),
-        existing.trim().to_string(),
+        requirement_end(existing).trim().to_string(),
     ))
+}
+
+/// A requirement (`<k> In [a b]`, `<k> DoesNotExist`) without what follows its value list: a
+/// message read from text it was escaped in (a JSON string inside a JSON export) runs on
+/// into `\"}",` and the wrapper's other fields.
+fn requirement_end(requirement: &str) -> &str {
+    match requirement.find(']') {
+        Some(i) => &requirement[..=i],
+        None => requirement.split(['"', '\\']).next().unwrap_or(requirement),
+    }
 }
 
 /// The taint of a `did not tolerate` reason in any of its three forms, as `k[=v]:Effect`.
@@ -2039,6 +2182,39 @@ mod tests {
         ] {
             let _ = parse_clauses(text);
         }
+    }
+
+    #[test]
+    fn the_owner_to_edit_is_named_only_when_the_name_says_which() {
+        let facts = Facts::default();
+        let owner = |name: &str| {
+            pod_owner(&facts, Some(&ObjectRef::new("Pod", Some("ns"), name)))
+                .map(|o| format!("{} {}", o.kind, o.name))
+        };
+        assert_eq!(
+            owner("web-7d9c6b8f5-xk2lp").as_deref(),
+            Some("Deployment web")
+        );
+        assert_eq!(owner("kafka-2").as_deref(), Some("StatefulSet kafka"));
+        // A CronJob's Job is named after the scheduled minute, no pod-template-hash.
+        assert_eq!(
+            owner("nightly-etl-29110560-5xk2v").as_deref(),
+            Some("CronJob nightly-etl")
+        );
+        // Spark's executors are bare pods.
+        assert_eq!(owner("etl-daily-8f2c1a9b7e-exec-1"), None);
+    }
+
+    #[test]
+    fn a_key_conflict_read_from_escaped_text_ends_at_its_value_list() {
+        let reason = r#"incompatible requirements, key k, k In [r x] not in k In [c m]\"}", "attributes": {}}"#;
+        let (_, incoming, existing) = key_conflict(reason).unwrap();
+        assert_eq!(
+            (incoming.as_str(), existing.as_str()),
+            ("k In [r x]", "k In [c m]")
+        );
+        let reason = r#"incompatible requirements, key h, h In [a] not in h DoesNotExist\"}""#;
+        assert_eq!(key_conflict(reason).unwrap().2, "h DoesNotExist");
     }
 
     #[test]
