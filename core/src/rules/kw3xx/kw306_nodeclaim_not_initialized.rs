@@ -1,7 +1,9 @@
 //! KW306 nodeclaim-not-initialized.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::facts::{
+    contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef,
+};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
@@ -387,6 +389,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect()
 }
 
+/// Karpenter's own words in the evidence: `Node isn't initialized` (v1.2+), `state node isn't
+/// initialized` (v1.0 to v1.1, after `Cannot disrupt Node: `), quoted as the input has them.
+fn said_not_initialized(group: &[&Hit]) -> String {
+    group
+        .iter()
+        .flat_map(|h| &h.evidence)
+        .find_map(|e| {
+            // A single-quoted YAML scalar doubles the apostrophe (`isn''t`).
+            let text = e.text.replace("''", "'");
+            let (begin, end) = ["isn't initialized", "isn\u{2019}t initialized"]
+                .iter()
+                .find_map(|m| find_ignore_ascii_case(&text, m).map(|at| (at, at + m.len())))?;
+            // The clause starts after the event's `Cannot disrupt Node: `, a quote or the wide
+            // gap before a table's MESSAGE column.
+            let head = &text[..begin];
+            let start = [": ", "\"", "'", "  ", "\t"]
+                .iter()
+                .filter_map(|sep| head.rfind(sep).map(|at| at + sep.len()))
+                .max()
+                .unwrap_or(0);
+            let clause = text[start..end].trim();
+            Some(format!("\"{clause}\""))
+        })
+        .unwrap_or_else(|| "\"Node isn't initialized\"".to_string())
+}
+
 fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
     let mut nodeclaims: Vec<String> = Vec::new();
     let mut nodes: Vec<String> = Vec::new();
@@ -548,7 +576,7 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         Cause::Unstated if cni_evidence(facts) => {
             related.push("KW305");
             (
-                format!("{subject} is not initialized (Karpenter: Node isn't initialized): the Node is NotReady because its container network is not ready (cni plugin not initialized, KW305), and Karpenter only initializes a Ready node."),
+                format!("{subject} is not initialized (Karpenter: {}): the Node is NotReady because its container network is not ready (cni plugin not initialized, KW305), and Karpenter only initializes a Ready node.", said_not_initialized(group)),
                 vec![Remediation::command(
                     format!("Fix the CNI on {node} (KW305); then the Node turns Ready and Karpenter initializes it. Its conditions:"),
                     format!("kubectl get node {node} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}} {{.message}}{{\"\\n\"}}{{end}}'"),
@@ -563,9 +591,9 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                 format!(
                     "{subject} is not initialized{}. Karpenter waits for three things: the Node Ready, every expected resource (GPUs, pod ENIs...) in its allocatable, and every startup taint removed; the input does not say which one is missing.",
                     if group.iter().any(|h| h.inferred) {
-                        " (inferred: the Node has Karpenter's labels but not karpenter.sh/initialized=true)"
+                        " (inferred: the Node has Karpenter's labels but not karpenter.sh/initialized=true)".to_string()
                     } else {
-                        " (Karpenter: Node isn't initialized)"
+                        format!(" (Karpenter: {})", said_not_initialized(group))
                     }
                 ),
                 vec![match crate::rules::version::era_before_v0_28(facts) {
