@@ -346,16 +346,48 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
     // Karpenter's bare `isn't initialized` adds nothing where a reason is known.
+    // Its evidence joins the hit of the same NodeClaim or node: with several NodeClaims, one's
+    // event is no evidence about another.
     if hits.iter().any(|h| h.cause != Cause::Unstated) {
-        let evidence: Vec<Evidence> = hits
+        let unstated: Vec<Hit> = hits
             .iter()
             .filter(|h| h.cause == Cause::Unstated)
-            .flat_map(|h| h.evidence.clone())
+            .map(|h| Hit {
+                cause: Cause::Unstated,
+                nodeclaim: h.nodeclaim.clone(),
+                node: h.node.clone(),
+                evidence: h.evidence.clone(),
+                inferred: h.inferred,
+            })
             .collect();
         hits.retain(|h| h.cause != Cause::Unstated);
-        if let Some(first) = hits.first_mut() {
-            first.evidence.extend(evidence);
+        let mut kept: Vec<Hit> = Vec::new();
+        for u in unstated {
+            let same = |h: &Hit| {
+                (u.nodeclaim.is_some() && h.nodeclaim == u.nodeclaim)
+                    || (u.node.is_some() && h.node == u.node)
+                    || u.nodeclaim.as_deref().is_some_and(|n| {
+                        h.node.is_some()
+                            && facts
+                                .nodeclaims
+                                .iter()
+                                .any(|c| c.meta.name == n && c.node_name == h.node)
+                    })
+            };
+            let anonymous = |h: &Hit| h.nodeclaim.is_none() && h.node.is_none();
+            // Words about no object, or hits about no object: they may be the same one.
+            let target = hits.iter().position(same).or_else(|| {
+                (anonymous(&u))
+                    .then_some(0)
+                    .or_else(|| hits.iter().position(anonymous))
+            });
+            match target {
+                Some(i) => hits[i].evidence.extend(u.evidence),
+                // Another NodeClaim, which Karpenter says only is not initialized.
+                None => kept.push(u),
+            }
         }
+        hits.extend(kept);
     }
     // One diagnosis per cause.
     let mut causes: Vec<Cause> = Vec::new();
