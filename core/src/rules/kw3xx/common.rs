@@ -922,7 +922,7 @@ pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
         && lower.contains("with fleet error(s), ")
         && !lower.contains("insufficient capacity, ")
     {
-        "v1.0"
+        "v0.32-v1.0"
     } else if lower.contains("launching nodeclaim, ") {
         "v1.1-v1.2"
     } else {
@@ -971,7 +971,7 @@ mod tests {
         let v10 = parse_launch_error("launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda").unwrap();
         assert_eq!(v10.code.as_deref(), Some("InvalidBlockDeviceMapping"));
         assert_eq!(v10.detail, "Invalid device name /dev/xvda");
-        assert_eq!(v10.grammar, "v1.0");
+        assert_eq!(v10.grammar, "v0.32-v1.0");
         let v11 = parse_launch_error(
             "launching nodeclaim, creating instance, InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
         )

@@ -35,7 +35,7 @@ Reasons (v1.2+): `LaunchTemplateNotFound`, `InvalidAMIID`, `AMINotFound`,
 `SecurityGroupSubnetVPCMismatch`, `InstanceProfileNameInvalid`, `UserDataSizeLimitExceeded`,
 `FreeTierIneligible`, `AccountPendingVerification`, `RequestLimitExceeded`, `InternalError`, and
 the default `LaunchFailed` (`Instance launch failed`; v1.0 puts the truncated error in the
-message, v1.1 `Error creating fleet`). Error grammars: v1.0 `launching nodeclaim, creating
+message, v1.1 `Error creating fleet`). Error grammars: v0.32-v1.0 `launching nodeclaim, creating
 instance, with fleet error(s), <Code>: <Msg>`; v1.1-1.2 without `with fleet error(s)`; v1.3-1.4
 with `creating nodeclaim, `; v1.5+ with the `(aws-error-code=..., aws-operation-name=...,
 aws-service-name=...)` suffix; pre-v0.32 `Could not launch node, launching instances, ...`,
@@ -1248,7 +1248,7 @@ mod tests {
             "{}",
             d.summary
         );
-        assert!(d.summary.contains("v1.0 wording"), "{}", d.summary);
+        assert!(d.summary.contains("v0.32-v1.0 wording"), "{}", d.summary);
         assert!(d.summary.contains("LaunchFailed"), "{}", d.summary);
     }
 
