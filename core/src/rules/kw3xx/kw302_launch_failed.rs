@@ -735,12 +735,13 @@ fn unreachable_steps(api: &UnreachableApi) -> Vec<Remediation> {
 }
 
 impl Ctx {
+    /// The IDs with `prefix`, each once: a retried launch logs the same error again.
     fn ids_with(&self, prefix: &str) -> Vec<String> {
-        self.ids
-            .iter()
-            .filter(|i| i.starts_with(prefix))
-            .cloned()
-            .collect()
+        let mut ids: Vec<String> = Vec::new();
+        for i in self.ids.iter().filter(|i| i.starts_with(prefix)) {
+            push_unique(&mut ids, i.clone());
+        }
+        ids
     }
 }
 
