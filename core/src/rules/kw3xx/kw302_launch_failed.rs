@@ -487,7 +487,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         format!("Karpenter could not launch {}", named(claim, &nodeclaims))
     };
-    if let Some(np) = &nodepool {
+    // NodeClaims of several NodePools name each one, not the first's for all.
+    let mut nodepools: Vec<String> = Vec::new();
+    for np in nodeclaims
+        .iter()
+        .filter_map(|n| nodepool_of_nodeclaim(facts, n))
+    {
+        push_unique(&mut nodepools, np);
+    }
+    if nodepools.len() > 1 {
+        summary.push_str(&format!(" ({})", named(pool, &nodepools)));
+    } else if let Some(np) = &nodepool {
         summary.push_str(&format!(" ({pool} {np})"));
     }
     let reason_words: Vec<String> = reasons
@@ -521,7 +531,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else if legacy {
         summary.push_str(" The Machine stays MachineLaunched=False, Karpenter retries the launch and deletes the Machine after the 15-minute registration timeout, so the pods stay Pending while this repeats.");
     } else {
-        summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
+        summary.push_str(if nodeclaims.len() > 1 {
+            " The NodeClaims stay Launched=Unknown and are replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats."
+        } else {
+            " The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats."
+        });
     }
     let nodeclass_cmd = api.nodeclass_cmd(
         nodeclass.as_deref(),
