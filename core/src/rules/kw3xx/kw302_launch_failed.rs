@@ -749,6 +749,24 @@ fn unreachable_steps(api: &UnreachableApi) -> Vec<Remediation> {
 }
 
 impl Ctx {
+    /// The NodePool to edit: its name, else the command that reads it from the NodeClaim's
+    /// label (the Provisioner's, before v0.32), else the placeholder.
+    fn nodepool_cmd(&self) -> String {
+        if self.known_nodepool.is_some() || self.nodeclaim.starts_with('<') {
+            return self.nodepool.clone();
+        }
+        format!(
+            "\"$(kubectl get {} {} -o jsonpath='{{.metadata.labels.karpenter\\.sh/{}}}')\"",
+            self.api.claim_kubectl(),
+            self.nodeclaim,
+            if self.api.legacy {
+                "provisioner-name"
+            } else {
+                "nodepool"
+            }
+        )
+    }
+
     /// The IDs with `prefix`, each once: a retried launch logs the same error again.
     fn ids_with(&self, prefix: &str) -> Vec<String> {
         let mut ids: Vec<String> = Vec::new();
@@ -767,7 +785,6 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
     let (class, class_res, pool, pool_res) =
         (api.class(), api.class_res(), api.pool(), api.pool_res());
     let profile = ctx.profile.as_deref().unwrap_or("<profile>");
-    let np = &ctx.nodepool;
     // Named when the input shows them, else described: not `EC2NodeClass <ec2nodeclass>`.
     // Before v0.28 there is no Machine to name: what was launched is a node.
     let claim = if ctx.no_machine { "node" } else { api.claim() };
@@ -889,7 +906,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 "spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"t3.micro\", \"t3.small\"]\n"
             };
             vec![Remediation::yaml(
-                format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict {pn} to the types the plan allows (`kubectl edit {pool_res} {np}`):"),
+                format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict {pn} to the types the plan allows (`kubectl edit {pool_res} {}`):", ctx.nodepool_cmd()),
                 yaml,
             )]
         }
