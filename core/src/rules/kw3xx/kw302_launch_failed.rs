@@ -551,7 +551,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .first()
             .cloned()
             .unwrap_or_else(|| format!("<{}>", api.claim_res())),
-        nodeclass: nodeclass.unwrap_or_else(|| format!("<{}>", api.class_res())),
         nodeclass_cmd,
         nodepool: nodepool
             .clone()
@@ -653,7 +652,6 @@ struct Ctx {
     known_nodeclass: Option<String>,
     known_nodepool: Option<String>,
     nodeclaim: String,
-    nodeclass: String,
     /// The EC2NodeClass (AWSNodeTemplate) for commands: its name, or a lookup through the
     /// NodeClaim (Machine) or NodePool (Provisioner).
     nodeclass_cmd: String,
@@ -778,7 +776,6 @@ impl Ctx {
 }
 
 fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
-    let nc = &ctx.nodeclass;
     let ncc = &ctx.nodeclass_cmd;
     let ns = &ctx.ns;
     let api = ctx.api;
@@ -817,11 +814,11 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
         // The v1alpha1 AWSNodeTemplate selects AMIs with an `amiSelector` map, not terms, and
         // has no aliases: without a selector it uses the EKS optimized AMI of `amiFamily`.
         "InvalidAMIID" if api.legacy => vec![Remediation::yaml(
-            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelector` (`kubectl edit awsnodetemplate {nc}`), or remove it so Karpenter uses the current EKS optimized AMI of `spec.amiFamily`:"),
+            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelector` (`kubectl edit awsnodetemplate {ncc}`), or remove it so Karpenter uses the current EKS optimized AMI of `spec.amiFamily`:"),
             "spec:\n  amiFamily: AL2\n  amiSelector:\n    aws-ids: ami-0123456789abcdef0   # or remove amiSelector\n",
         )],
         "InvalidAMIID" => vec![Remediation::yaml(
-            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {nc}`), or select by alias:"),
+            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {ncc}`), or select by alias:"),
             "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest   # or pin a version, e.g. al2023@v20250203\n",
         )],
         "AMINotFound" => {
@@ -867,7 +864,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 "spec:\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n"
             };
             v.push(Remediation::yaml(
-                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit {class_res} {nc}`):"),
+                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit {class_res} {ncc}`):"),
                 yaml,
             ));
             v
