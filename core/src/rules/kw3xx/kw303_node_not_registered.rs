@@ -33,7 +33,8 @@ liveness log `terminating due to timeout` with `reason: registration_timeout` (o
 due to registration ttl`); NodePool `NodeRegistrationHealthy=False` reason `RegistrationFailed`
 (`Failed to register node`); a `kubectl get nodeclaims` row with a TYPE but no NODE, not Ready,
 and an AGE past the 15-minute registration timeout; the kubelet's own `Unable to register node
-with API server` with a cause other than Unauthorized (an i/o timeout says the network path).
+with API server` (before Kubernetes 1.20 `Unable to register node "<name>" with API server:
+<cause>`) with a cause other than Unauthorized (an i/o timeout says the network path).
 
 ## Why it happens
 The kubelet cannot reach or authenticate to the API server: the node IAM role is missing from
@@ -53,6 +54,7 @@ security groups, and the subnet's routes.
 const SIGNALS: &[&str] = &[
     "node not registered with cluster",
     "unable to register node with api server",
+    "unable to register node \"",
     "registration_timeout",
     // v0.31+ `terminating due to registration ttl`; v0.27-v0.30 `deprovisioning machine due to
     // registration ttl`.
@@ -294,7 +296,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .evidence
                 .first()
                 .map(|e| e.text.as_str())
-                .and_then(|t| t.split_once("err=").map(|(_, e)| e.trim()))
+                .and_then(|t| {
+                    t.split_once("err=")
+                        .or_else(|| t.split_once("with API server: "))
+                        .map(|(_, e)| e.trim())
+                })
                 .unwrap_or("");
             if contains_any(
                 cause,
@@ -413,10 +419,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 /// A message carrying a registration failure: the NodeClaim condition message, the liveness
 /// log's registration timeout, or the NodePool's `Failed to register node`.
-/// The kubelet's `Unable to register node with API server` for another cause than
-/// Unauthorized (that one is KW304's).
+/// The kubelet's `Unable to register node with API server" err=...` (klog structured,
+/// Kubernetes 1.20+; before: `Unable to register node "<name>" with API server: ...`) for another
+/// cause than Unauthorized (that one is KW304's).
 fn kubelet_refused(m: &Message) -> bool {
-    contains_ignore_ascii_case(&m.text, "Unable to register node with API server")
+    (contains_ignore_ascii_case(&m.text, "Unable to register node with API server")
+        || (contains_ignore_ascii_case(&m.text, "Unable to register node \"")
+            && contains_ignore_ascii_case(&m.text, "with API server")))
         && !contains_ignore_ascii_case(&m.text, "Unauthorized")
 }
 
