@@ -7,6 +7,7 @@ use crate::rules::kw3xx::common::{
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
     registered_after, sole_raw_value, Api,
 };
+use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::text::contains_any;
 use crate::rules::time::age_seconds;
 use crate::rules::{
@@ -198,6 +199,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let instance = instance_of(facts, nodeclaims.first().map(String::as_str));
+    // Only the kubelet's log: the node it tries to register names the instance.
+    let kubelet_node = hits
+        .iter()
+        .filter(|h| h.kubelet)
+        .flat_map(|h| &h.evidence)
+        .find_map(|e| {
+            // Structured `node="<name>"`; before Kubernetes 1.20 `Unable to register node
+            // "<name>" with API server`.
+            let v: String = tail_after(&e.text, "node=\"")
+                .or_else(|| tail_after(&e.text, "register node \""))?
+                .chars()
+                .take_while(|c| *c != '"')
+                .collect();
+            (!v.is_empty()).then_some(v)
+        })
+        .filter(|_| nodeclaims.is_empty() && instance.is_none());
     // Before v0.32 the claim is a Machine of a Provisioner, even when the input does not name it.
     let api = Api::of(facts, &nodeclaims);
     let kind = nodeclaims
@@ -205,7 +222,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map_or(api.claim(), |n| claim_kind(facts, n));
     let kind = if api.legacy { "Machine" } else { kind };
     let several = nodeclaims.len() > 1;
-    let mut summary = if nodeclaims.is_empty() {
+    let mut summary = if let Some(node) = &kubelet_node {
+        format!("The instance of node {node}")
+    } else if nodeclaims.is_empty() {
         format!("A {kind}")
     } else {
         named(kind, &nodeclaims)
@@ -358,9 +377,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
-    let target = instance
-        .clone()
-        .unwrap_or_else(|| "<instance-id>".to_string());
+    let target = match (&instance, &kubelet_node) {
+        (Some(i), _) => i.clone(),
+        // A resource-name hostname starts with the instance ID; an IP name is its private DNS.
+        (None, Some(node)) => match node.split('.').next().filter(|h| h.starts_with("i-")) {
+            Some(i) => i.to_string(),
+            None => format!(
+                "\"$(aws ec2 describe-instances --filters Name=private-dns-name,Values={node} --query 'Reservations[].Instances[].InstanceId' --output text)\""
+            ),
+        },
+        (None, None) => "<instance-id>".to_string(),
+    };
     let steps = vec![
         Remediation::command(
             if hits.iter().any(|h| h.kubelet) {
