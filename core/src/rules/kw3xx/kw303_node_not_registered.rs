@@ -2,12 +2,12 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
     claim_age, claim_kind, claim_ref, conditions, instance_id, launched_status, name_after, named,
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
     registered_after, sole_raw_value, Api,
 };
-use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::text::contains_any;
 use crate::rules::time::age_seconds;
 use crate::rules::{

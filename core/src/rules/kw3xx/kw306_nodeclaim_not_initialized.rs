@@ -7,9 +7,9 @@ use crate::facts::{
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
-    claim_age, claim_ref, conditions, daemonset_presence, named, node_of, nodeclaim_of,
-    nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized, sole_raw_value,
-    Api, Presence,
+    claim_age, claim_ref, conditions, daemonset_presence, describe_block, named, node_of,
+    nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized,
+    sole_raw_value, Api, Presence,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{evidence_of, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -220,8 +220,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .then_some(Cause::Unstated)
         });
         let Some(cause) = cause else { continue };
-        let nodeclaim = nodeclaim_of(facts, m);
-        let node = node_of(facts, m);
+        // A grepped describe of several NodeClaims: the `Name:` above and `Node Name:` below.
+        let (block, block_node) = describe_block(facts, m);
+        let node_like = |n: &String| n.starts_with("ip-") || n.starts_with("i-");
+        let nodeclaim = nodeclaim_of(facts, m).or_else(|| block.clone().filter(|n| !node_like(n)));
+        let node = node_of(facts, m)
+            .or(block_node)
+            .or_else(|| block.filter(node_like));
         if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref()) {
             continue;
         }
