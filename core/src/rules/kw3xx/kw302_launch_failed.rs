@@ -507,6 +507,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .find(|x| x.reason == *r)
                 .map_or("", |x| x.message);
+            // Before v0.32 there was no EC2NodeClass: the profile came from the AWSNodeTemplate
+            // or the global settings.
+            let msg = if legacy {
+                msg.replace(" used from EC2NodeClass status", "")
+            } else {
+                msg.to_string()
+            };
             format!("{r} ({})", msg.trim_end_matches('.'))
         })
         .collect();
