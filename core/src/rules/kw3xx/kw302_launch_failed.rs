@@ -4,7 +4,7 @@ use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
 use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw3xx::common::{
-    conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
+    conditions, karpenter_namespace, launched_status, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
     Api, LaunchError,
 };
@@ -538,10 +538,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else if legacy {
         summary.push_str(" The Machine stays MachineLaunched=False, Karpenter retries the launch and deletes the Machine after the 15-minute registration timeout, so the pods stay Pending while this repeats.");
     } else {
-        summary.push_str(if nodeclaims.len() > 1 {
-            " The NodeClaims stay Launched=Unknown and are replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats."
+        // v1.1+ keep Launched Unknown; v0.32-v1.0 set it False: say what the input shows.
+        let status = nodeclaims
+            .iter()
+            .filter_map(|n| launched_status(facts, n))
+            .find(|s| s.eq_ignore_ascii_case("false"))
+            .map_or("Unknown", |_| "False");
+        summary.push_str(&if nodeclaims.len() > 1 {
+            format!(" The NodeClaims stay Launched={status} and are replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.")
         } else {
-            " The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats."
+            format!(" The NodeClaim stays Launched={status} and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.")
         });
     }
     let nodeclass_cmd = api.nodeclass_cmd(
