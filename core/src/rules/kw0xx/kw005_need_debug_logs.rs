@@ -64,6 +64,11 @@ const SIGNALS: &[&str] = &[
     "registered nodeclaim",
 ];
 
+/// A launch takes seconds and registration a minute or two: a NodeClaim launched but not
+/// registered is still on its way while the nomination (or the NodeClaim) is this recent; the
+/// launch timeout is as long.
+const STILL_COMING_SECONDS: i64 = 5 * 60;
+
 /// Levels at which Karpenter reports a failure it knows.
 const FAILURE_LEVELS: &[&str] = &["ERROR", "WARN", "WARNING", "DPANIC", "PANIC", "FATAL"];
 
@@ -157,14 +162,25 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
+    // A NodeClaim younger than the launch timeout is still coming up, not stuck: only an age
+    // measured against now (or printed by kubectl) says so; one bounded from below may be older.
+    let coming_up = |name: &str| {
+        crate::rules::kw3xx::common::claim_age(facts, name).is_some_and(|a| {
+            matches!(
+                a.base,
+                crate::rules::AgeBase::Now | crate::rules::AgeBase::Kubectl
+            ) && a.seconds < STILL_COMING_SECONDS
+        })
+    };
     let stuck: Vec<String> = facts
         .nodeclaims
         .iter()
         .filter(|c| {
-            ["Launched", "Registered", "Initialized"].iter().any(|t| {
+            (["Launched", "Registered", "Initialized"].iter().any(|t| {
                 c.condition(t).is_some_and(|k| k.status != "True")
                     && !facts.claim_step_logged(&c.meta.name, t)
-            }) || table_row_stuck(c)
+            }) || table_row_stuck(c))
+                && !coming_up(&c.meta.name)
         })
         .map(|c| c.meta.name.clone())
         .collect();
@@ -181,9 +197,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .filter_map(|r| r.field_name("NodeClaim"))
             .collect()
     };
-    // A launch takes seconds and registration a minute or two: a NodeClaim launched but not
-    // registered is still on its way while the nomination is this recent.
-    const STILL_COMING_SECONDS: i64 = 5 * 60;
     let launched = named("launched nodeclaim");
     let registered = named("registered nodeclaim");
     let nominations: Vec<(String, String, Option<i64>)> = facts
@@ -200,7 +213,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         nominations.iter().any(|(p, claim, age)| {
             p == pod
                 && (registered.contains(claim)
-                    || (launched.contains(claim) && age.is_some_and(|a| a < STILL_COMING_SECONDS)))
+                    || (launched.contains(claim) && age.is_some_and(|a| a < STILL_COMING_SECONDS))
+                    || coming_up(claim))
         })
     };
     if stuck.is_empty() && !pending.is_empty() && pending.iter().all(on_its_way) {

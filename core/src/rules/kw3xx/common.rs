@@ -196,6 +196,48 @@ pub fn nodeclaim_of(facts: &Facts, m: &Message) -> Option<String> {
         .or_else(|| json_field_in_text(&m.text, "machine"))
 }
 
+/// A grepped `kubectl describe` of several objects (`kubectl describe nodeclaims | grep -E
+/// 'Name:|Reason:|Message:'`) that no describe parser took apart: raw line `m` belongs to the
+/// nearest unindented `Name:` above it, and that object's `Node Name:` is the first one after
+/// `m` before the next `Name:`. Returns (the object's name, its node's name).
+pub fn describe_block(facts: &Facts, m: &Message) -> (Option<String>, Option<String>) {
+    if m.origin != MessageOrigin::Unrecognised {
+        return (None, None);
+    }
+    let value = |x: &Message, key: &str| -> Option<String> {
+        let v = x.text.trim().strip_prefix(key)?.trim();
+        (!v.is_empty() && !v.contains(char::is_whitespace)).then(|| v.to_string())
+    };
+    // The object's own `Name:` starts its line; a reference's (`Node Class Ref: Name:`) is
+    // indented.
+    let own_name = |x: &Message| -> Option<String> {
+        if x.evidence.text.starts_with("Name:") {
+            value(x, "Name:")
+        } else {
+            None
+        }
+    };
+    let mut lines: Vec<&Message> = facts
+        .messages
+        .iter()
+        .filter(|x| {
+            x.origin == MessageOrigin::Unrecognised && x.evidence.source == m.evidence.source
+        })
+        .collect();
+    lines.sort_by_key(|x| x.evidence.line);
+    let name = lines
+        .iter()
+        .rev()
+        .filter(|x| x.evidence.line < m.evidence.line)
+        .find_map(|x| own_name(x));
+    let node = lines
+        .iter()
+        .filter(|x| x.evidence.line > m.evidence.line)
+        .take_while(|x| own_name(x).is_none())
+        .find_map(|x| value(x, "Node Name:"));
+    (name, node)
+}
+
 /// Whether a log record is about NodeClaim `name`: its `NodeClaim` field, or before v0.32 its
 /// `Machine` / `machine` field (`{"machine": "default-r9k2x"}` of a v0.2x console line).
 pub fn record_names_claim(r: &crate::facts::LogRecord, name: &str) -> bool {
@@ -922,7 +964,7 @@ pub fn parse_launch_error(text: &str) -> Option<LaunchError> {
         && lower.contains("with fleet error(s), ")
         && !lower.contains("insufficient capacity, ")
     {
-        "v1.0"
+        "v0.32-v1.0"
     } else if lower.contains("launching nodeclaim, ") {
         "v1.1-v1.2"
     } else {
@@ -971,7 +1013,7 @@ mod tests {
         let v10 = parse_launch_error("launching nodeclaim, creating instance, with fleet error(s), InvalidBlockDeviceMapping: Invalid device name /dev/xvda").unwrap();
         assert_eq!(v10.code.as_deref(), Some("InvalidBlockDeviceMapping"));
         assert_eq!(v10.detail, "Invalid device name /dev/xvda");
-        assert_eq!(v10.grammar, "v1.0");
+        assert_eq!(v10.grammar, "v0.32-v1.0");
         let v11 = parse_launch_error(
             "launching nodeclaim, creating instance, InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
         )

@@ -4,7 +4,7 @@ use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
 use crate::rules::kw2xx::scheduling::message_nodepool;
 use crate::rules::kw3xx::common::{
-    conditions, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
+    conditions, karpenter_namespace, launched_status, named, nodeclaim_of, nodeclass_of_nodeclaim,
     nodepool_of_nodeclaim, parse_launch_error, push_unique, raw_describe_subject, sole_nodeclass,
     Api, LaunchError,
 };
@@ -35,7 +35,7 @@ Reasons (v1.2+): `LaunchTemplateNotFound`, `InvalidAMIID`, `AMINotFound`,
 `SecurityGroupSubnetVPCMismatch`, `InstanceProfileNameInvalid`, `UserDataSizeLimitExceeded`,
 `FreeTierIneligible`, `AccountPendingVerification`, `RequestLimitExceeded`, `InternalError`, and
 the default `LaunchFailed` (`Instance launch failed`; v1.0 puts the truncated error in the
-message, v1.1 `Error creating fleet`). Error grammars: v1.0 `launching nodeclaim, creating
+message, v1.1 `Error creating fleet`). Error grammars: v0.32-v1.0 `launching nodeclaim, creating
 instance, with fleet error(s), <Code>: <Msg>`; v1.1-1.2 without `with fleet error(s)`; v1.3-1.4
 with `creating nodeclaim, `; v1.5+ with the `(aws-error-code=..., aws-operation-name=...,
 aws-service-name=...)` suffix; pre-v0.32 `Could not launch node, launching instances, ...`,
@@ -487,7 +487,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         format!("Karpenter could not launch {}", named(claim, &nodeclaims))
     };
-    if let Some(np) = &nodepool {
+    // NodeClaims of several NodePools name each one, not the first's for all.
+    let mut nodepools: Vec<String> = Vec::new();
+    for np in nodeclaims
+        .iter()
+        .filter_map(|n| nodepool_of_nodeclaim(facts, n))
+    {
+        push_unique(&mut nodepools, np);
+    }
+    if nodepools.len() > 1 {
+        summary.push_str(&format!(" ({})", named(pool, &nodepools)));
+    } else if let Some(np) = &nodepool {
         summary.push_str(&format!(" ({pool} {np})"));
     }
     let reason_words: Vec<String> = reasons
@@ -497,6 +507,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .iter()
                 .find(|x| x.reason == *r)
                 .map_or("", |x| x.message);
+            // Before v0.32 there was no EC2NodeClass: the profile came from the AWSNodeTemplate
+            // or the global settings.
+            let msg = if legacy {
+                msg.replace(" used from EC2NodeClass status", "")
+            } else {
+                msg.to_string()
+            };
             format!("{r} ({})", msg.trim_end_matches('.'))
         })
         .collect();
@@ -521,7 +538,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else if legacy {
         summary.push_str(" The Machine stays MachineLaunched=False, Karpenter retries the launch and deletes the Machine after the 15-minute registration timeout, so the pods stay Pending while this repeats.");
     } else {
-        summary.push_str(" The NodeClaim stays Launched=Unknown and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.");
+        // v1.1+ keep Launched Unknown; v0.32-v1.0 set it False: say what the input shows.
+        let status = nodeclaims
+            .iter()
+            .filter_map(|n| launched_status(facts, n))
+            .find(|s| s.eq_ignore_ascii_case("false"))
+            .map_or("Unknown", |_| "False");
+        summary.push_str(&if nodeclaims.len() > 1 {
+            format!(" The NodeClaims stay Launched={status} and are replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.")
+        } else {
+            format!(" The NodeClaim stays Launched={status} and is replaced after the 5-minute launch timeout, so the pods stay Pending while this repeats.")
+        });
     }
     let nodeclass_cmd = api.nodeclass_cmd(
         nodeclass.as_deref(),
@@ -537,7 +564,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .first()
             .cloned()
             .unwrap_or_else(|| format!("<{}>", api.claim_res())),
-        nodeclass: nodeclass.unwrap_or_else(|| format!("<{}>", api.class_res())),
         nodeclass_cmd,
         nodepool: nodepool
             .clone()
@@ -639,7 +665,6 @@ struct Ctx {
     known_nodeclass: Option<String>,
     known_nodepool: Option<String>,
     nodeclaim: String,
-    nodeclass: String,
     /// The EC2NodeClass (AWSNodeTemplate) for commands: its name, or a lookup through the
     /// NodeClaim (Machine) or NodePool (Provisioner).
     nodeclass_cmd: String,
@@ -735,24 +760,41 @@ fn unreachable_steps(api: &UnreachableApi) -> Vec<Remediation> {
 }
 
 impl Ctx {
+    /// The NodePool to edit: its name, else the command that reads it from the NodeClaim's
+    /// label (the Provisioner's, before v0.32), else the placeholder.
+    fn nodepool_cmd(&self) -> String {
+        if self.known_nodepool.is_some() || self.nodeclaim.starts_with('<') {
+            return self.nodepool.clone();
+        }
+        format!(
+            "\"$(kubectl get {} {} -o jsonpath='{{.metadata.labels.karpenter\\.sh/{}}}')\"",
+            self.api.claim_kubectl(),
+            self.nodeclaim,
+            if self.api.legacy {
+                "provisioner-name"
+            } else {
+                "nodepool"
+            }
+        )
+    }
+
+    /// The IDs with `prefix`, each once: a retried launch logs the same error again.
     fn ids_with(&self, prefix: &str) -> Vec<String> {
-        self.ids
-            .iter()
-            .filter(|i| i.starts_with(prefix))
-            .cloned()
-            .collect()
+        let mut ids: Vec<String> = Vec::new();
+        for i in self.ids.iter().filter(|i| i.starts_with(prefix)) {
+            push_unique(&mut ids, i.clone());
+        }
+        ids
     }
 }
 
 fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
-    let nc = &ctx.nodeclass;
     let ncc = &ctx.nodeclass_cmd;
     let ns = &ctx.ns;
     let api = ctx.api;
     let (class, class_res, pool, pool_res) =
         (api.class(), api.class_res(), api.pool(), api.pool_res());
     let profile = ctx.profile.as_deref().unwrap_or("<profile>");
-    let np = &ctx.nodepool;
     // Named when the input shows them, else described: not `EC2NodeClass <ec2nodeclass>`.
     // Before v0.28 there is no Machine to name: what was launched is a node.
     let claim = if ctx.no_machine { "node" } else { api.claim() };
@@ -785,11 +827,11 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
         // The v1alpha1 AWSNodeTemplate selects AMIs with an `amiSelector` map, not terms, and
         // has no aliases: without a selector it uses the EKS optimized AMI of `amiFamily`.
         "InvalidAMIID" if api.legacy => vec![Remediation::yaml(
-            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelector` (`kubectl edit awsnodetemplate {nc}`), or remove it so Karpenter uses the current EKS optimized AMI of `spec.amiFamily`:"),
+            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelector` (`kubectl edit awsnodetemplate {ncc}`), or remove it so Karpenter uses the current EKS optimized AMI of `spec.amiFamily`:"),
             "spec:\n  amiFamily: AL2\n  amiSelector:\n    aws-ids: ami-0123456789abcdef0   # or remove amiSelector\n",
         )],
         "InvalidAMIID" => vec![Remediation::yaml(
-            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {nc}`), or select by alias:"),
+            format!("An AMI ID in {cn} is malformed (`ami-` and 8 or 17 hex digits). Fix `spec.amiSelectorTerms` (`kubectl edit ec2nodeclass {ncc}`), or select by alias:"),
             "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest   # or pin a version, e.g. al2023@v20250203\n",
         )],
         "AMINotFound" => {
@@ -835,7 +877,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 "spec:\n  subnetSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n  securityGroupSelectorTerms:\n    - tags:\n        karpenter.sh/discovery: <cluster-name>\n"
             };
             v.push(Remediation::yaml(
-                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit {class_res} {nc}`):"),
+                format!("Narrow both selectors to the cluster's VPC, e.g. by the discovery tag on the cluster's own subnets and node security group (`kubectl edit {class_res} {ncc}`):"),
                 yaml,
             ));
             v
@@ -874,7 +916,7 @@ fn steps_for(reason: &str, ctx: &Ctx) -> Vec<Remediation> {
                 "spec:\n  template:\n    spec:\n      requirements:\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"t3.micro\", \"t3.small\"]\n"
             };
             vec![Remediation::yaml(
-                format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict {pn} to the types the plan allows (`kubectl edit {pool_res} {np}`):"),
+                format!("The account is limited to Free Tier instance types: upgrade the account plan, or restrict {pn} to the types the plan allows (`kubectl edit {pool_res} {}`):", ctx.nodepool_cmd()),
                 yaml,
             )]
         }
@@ -1248,7 +1290,7 @@ mod tests {
             "{}",
             d.summary
         );
-        assert!(d.summary.contains("v1.0 wording"), "{}", d.summary);
+        assert!(d.summary.contains("v0.32-v1.0 wording"), "{}", d.summary);
         assert!(d.summary.contains("LaunchFailed"), "{}", d.summary);
     }
 

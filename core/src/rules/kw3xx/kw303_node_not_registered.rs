@@ -2,6 +2,7 @@
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::common::{
     claim_age, claim_kind, claim_ref, conditions, instance_id, launched_status, name_after, named,
     nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, record_names_claim,
@@ -33,7 +34,8 @@ liveness log `terminating due to timeout` with `reason: registration_timeout` (o
 due to registration ttl`); NodePool `NodeRegistrationHealthy=False` reason `RegistrationFailed`
 (`Failed to register node`); a `kubectl get nodeclaims` row with a TYPE but no NODE, not Ready,
 and an AGE past the 15-minute registration timeout; the kubelet's own `Unable to register node
-with API server` with a cause other than Unauthorized (an i/o timeout says the network path).
+with API server` (before Kubernetes 1.20 `Unable to register node "<name>" with API server:
+<cause>`) with a cause other than Unauthorized (an i/o timeout says the network path).
 
 ## Why it happens
 The kubelet cannot reach or authenticate to the API server: the node IAM role is missing from
@@ -53,6 +55,7 @@ security groups, and the subnet's routes.
 const SIGNALS: &[&str] = &[
     "node not registered with cluster",
     "unable to register node with api server",
+    "unable to register node \"",
     "registration_timeout",
     // v0.31+ `terminating due to registration ttl`; v0.27-v0.30 `deprovisioning machine due to
     // registration ttl`.
@@ -196,6 +199,22 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let instance = instance_of(facts, nodeclaims.first().map(String::as_str));
+    // Only the kubelet's log: the node it tries to register names the instance.
+    let kubelet_node = hits
+        .iter()
+        .filter(|h| h.kubelet)
+        .flat_map(|h| &h.evidence)
+        .find_map(|e| {
+            // Structured `node="<name>"`; before Kubernetes 1.20 `Unable to register node
+            // "<name>" with API server`.
+            let v: String = tail_after(&e.text, "node=\"")
+                .or_else(|| tail_after(&e.text, "register node \""))?
+                .chars()
+                .take_while(|c| *c != '"')
+                .collect();
+            (!v.is_empty()).then_some(v)
+        })
+        .filter(|_| nodeclaims.is_empty() && instance.is_none());
     // Before v0.32 the claim is a Machine of a Provisioner, even when the input does not name it.
     let api = Api::of(facts, &nodeclaims);
     let kind = nodeclaims
@@ -203,7 +222,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .map_or(api.claim(), |n| claim_kind(facts, n));
     let kind = if api.legacy { "Machine" } else { kind };
     let several = nodeclaims.len() > 1;
-    let mut summary = if nodeclaims.is_empty() {
+    let mut summary = if let Some(node) = &kubelet_node {
+        format!("The instance of node {node}")
+    } else if nodeclaims.is_empty() {
         format!("A {kind}")
     } else {
         named(kind, &nodeclaims)
@@ -294,7 +315,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .evidence
                 .first()
                 .map(|e| e.text.as_str())
-                .and_then(|t| t.split_once("err=").map(|(_, e)| e.trim()))
+                .and_then(|t| {
+                    t.split_once("err=")
+                        .or_else(|| t.split_once("with API server: "))
+                        .map(|(_, e)| e.trim())
+                })
                 .unwrap_or("");
             if contains_any(
                 cause,
@@ -352,9 +377,17 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
-    let target = instance
-        .clone()
-        .unwrap_or_else(|| "<instance-id>".to_string());
+    let target = match (&instance, &kubelet_node) {
+        (Some(i), _) => i.clone(),
+        // A resource-name hostname starts with the instance ID; an IP name is its private DNS.
+        (None, Some(node)) => match node.split('.').next().filter(|h| h.starts_with("i-")) {
+            Some(i) => i.to_string(),
+            None => format!(
+                "\"$(aws ec2 describe-instances --filters Name=private-dns-name,Values={node} --query 'Reservations[].Instances[].InstanceId' --output text)\""
+            ),
+        },
+        (None, None) => "<instance-id>".to_string(),
+    };
     let steps = vec![
         Remediation::command(
             if hits.iter().any(|h| h.kubelet) {
@@ -413,10 +446,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 
 /// A message carrying a registration failure: the NodeClaim condition message, the liveness
 /// log's registration timeout, or the NodePool's `Failed to register node`.
-/// The kubelet's `Unable to register node with API server` for another cause than
-/// Unauthorized (that one is KW304's).
+/// The kubelet's `Unable to register node with API server" err=...` (klog structured,
+/// Kubernetes 1.20+; before: `Unable to register node "<name>" with API server: ...`) for another
+/// cause than Unauthorized (that one is KW304's).
 fn kubelet_refused(m: &Message) -> bool {
-    contains_ignore_ascii_case(&m.text, "Unable to register node with API server")
+    (contains_ignore_ascii_case(&m.text, "Unable to register node with API server")
+        || (contains_ignore_ascii_case(&m.text, "Unable to register node \"")
+            && contains_ignore_ascii_case(&m.text, "with API server")))
         && !contains_ignore_ascii_case(&m.text, "Unauthorized")
 }
 

@@ -1,13 +1,15 @@
 //! KW306 nodeclaim-not-initialized.
 
 use crate::document::Evidence;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
+use crate::facts::{
+    contains_ignore_ascii_case, find_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef,
+};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
-    claim_age, claim_ref, conditions, daemonset_presence, named, node_of, nodeclaim_of,
-    nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized, sole_raw_value,
-    Api, Presence,
+    claim_age, claim_ref, conditions, daemonset_presence, describe_block, named, node_of,
+    nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized,
+    sole_raw_value, Api, Presence,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{evidence_of, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -218,8 +220,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .then_some(Cause::Unstated)
         });
         let Some(cause) = cause else { continue };
-        let nodeclaim = nodeclaim_of(facts, m);
-        let node = node_of(facts, m);
+        // A grepped describe of several NodeClaims: the `Name:` above and `Node Name:` below.
+        let (block, block_node) = describe_block(facts, m);
+        let node_like = |n: &String| n.starts_with("ip-") || n.starts_with("i-");
+        let nodeclaim = nodeclaim_of(facts, m).or_else(|| block.clone().filter(|n| !node_like(n)));
+        let node = node_of(facts, m)
+            .or(block_node)
+            .or_else(|| block.filter(node_like));
         if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref()) {
             continue;
         }
@@ -344,16 +351,48 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
     // Karpenter's bare `isn't initialized` adds nothing where a reason is known.
+    // Its evidence joins the hit of the same NodeClaim or node: with several NodeClaims, one's
+    // event is no evidence about another.
     if hits.iter().any(|h| h.cause != Cause::Unstated) {
-        let evidence: Vec<Evidence> = hits
+        let unstated: Vec<Hit> = hits
             .iter()
             .filter(|h| h.cause == Cause::Unstated)
-            .flat_map(|h| h.evidence.clone())
+            .map(|h| Hit {
+                cause: Cause::Unstated,
+                nodeclaim: h.nodeclaim.clone(),
+                node: h.node.clone(),
+                evidence: h.evidence.clone(),
+                inferred: h.inferred,
+            })
             .collect();
         hits.retain(|h| h.cause != Cause::Unstated);
-        if let Some(first) = hits.first_mut() {
-            first.evidence.extend(evidence);
+        let mut kept: Vec<Hit> = Vec::new();
+        for u in unstated {
+            let same = |h: &Hit| {
+                (u.nodeclaim.is_some() && h.nodeclaim == u.nodeclaim)
+                    || (u.node.is_some() && h.node == u.node)
+                    || u.nodeclaim.as_deref().is_some_and(|n| {
+                        h.node.is_some()
+                            && facts
+                                .nodeclaims
+                                .iter()
+                                .any(|c| c.meta.name == n && c.node_name == h.node)
+                    })
+            };
+            let anonymous = |h: &Hit| h.nodeclaim.is_none() && h.node.is_none();
+            // Words about no object, or hits about no object: they may be the same one.
+            let target = hits.iter().position(same).or_else(|| {
+                (anonymous(&u))
+                    .then_some(0)
+                    .or_else(|| hits.iter().position(anonymous))
+            });
+            match target {
+                Some(i) => hits[i].evidence.extend(u.evidence),
+                // Another NodeClaim, which Karpenter says only is not initialized.
+                None => kept.push(u),
+            }
         }
+        hits.extend(kept);
     }
     // One diagnosis per cause.
     let mut causes: Vec<Cause> = Vec::new();
@@ -385,6 +424,32 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             diagnose(facts, &cause, &group)
         })
         .collect()
+}
+
+/// Karpenter's own words in the evidence: `Node isn't initialized` (v1.2+), `state node isn't
+/// initialized` (v1.0 to v1.1, after `Cannot disrupt Node: `), quoted as the input has them.
+fn said_not_initialized(group: &[&Hit]) -> String {
+    group
+        .iter()
+        .flat_map(|h| &h.evidence)
+        .find_map(|e| {
+            // A single-quoted YAML scalar doubles the apostrophe (`isn''t`).
+            let text = e.text.replace("''", "'");
+            let (begin, end) = ["isn't initialized", "isn\u{2019}t initialized"]
+                .iter()
+                .find_map(|m| find_ignore_ascii_case(&text, m).map(|at| (at, at + m.len())))?;
+            // The clause starts after the event's `Cannot disrupt Node: `, a quote or the wide
+            // gap before a table's MESSAGE column.
+            let head = &text[..begin];
+            let start = [": ", "\"", "'", "  ", "\t"]
+                .iter()
+                .filter_map(|sep| head.rfind(sep).map(|at| at + sep.len()))
+                .max()
+                .unwrap_or(0);
+            let clause = text[start..end].trim();
+            Some(format!("\"{clause}\""))
+        })
+        .unwrap_or_else(|| "\"Node isn't initialized\"".to_string())
 }
 
 fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
@@ -548,7 +613,7 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         Cause::Unstated if cni_evidence(facts) => {
             related.push("KW305");
             (
-                format!("{subject} is not initialized (Karpenter: Node isn't initialized): the Node is NotReady because its container network is not ready (cni plugin not initialized, KW305), and Karpenter only initializes a Ready node."),
+                format!("{subject} is not initialized (Karpenter: {}): the Node is NotReady because its container network is not ready (cni plugin not initialized, KW305), and Karpenter only initializes a Ready node.", said_not_initialized(group)),
                 vec![Remediation::command(
                     format!("Fix the CNI on {node} (KW305); then the Node turns Ready and Karpenter initializes it. Its conditions:"),
                     format!("kubectl get node {node} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}} {{.message}}{{\"\\n\"}}{{end}}'"),
@@ -563,9 +628,9 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
                 format!(
                     "{subject} is not initialized{}. Karpenter waits for three things: the Node Ready, every expected resource (GPUs, pod ENIs...) in its allocatable, and every startup taint removed; the input does not say which one is missing.",
                     if group.iter().any(|h| h.inferred) {
-                        " (inferred: the Node has Karpenter's labels but not karpenter.sh/initialized=true)"
+                        " (inferred: the Node has Karpenter's labels but not karpenter.sh/initialized=true)".to_string()
                     } else {
-                        " (Karpenter: Node isn't initialized)"
+                        format!(" (Karpenter: {})", said_not_initialized(group))
                     }
                 ),
                 vec![match crate::rules::version::era_before_v0_28(facts) {
