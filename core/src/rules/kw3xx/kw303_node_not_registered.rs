@@ -500,7 +500,16 @@ fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
         .any(|c| {
             crate::facts::condition_type_is(&c.condition_type, "Registered") && c.status == "True"
         });
-    logged || condition
+    // A `Status condition transitioned, Type: Registered, Status: Unknown -> True` event (v1):
+    // Registered never turns back.
+    let transitioned = || {
+        conditions(facts).iter().any(|c| {
+            c.is("Registered")
+                && c.status.eq_ignore_ascii_case("true")
+                && c.object.as_deref() == Some(nodeclaim)
+        })
+    };
+    logged || condition || transitioned()
 }
 
 /// What KW307 explains: the text of its evidence (which names the terminated instances) and
