@@ -386,6 +386,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "\"$(aws ec2 describe-instances --filters Name=private-dns-name,Values={node} --query 'Reservations[].Instances[].InstanceId' --output text)\""
             ),
         },
+        // One NodeClaim the input names: its provider ID (`aws:///<zone>/<instance-id>`) says,
+        // while it exists (the registration timeout deletes it).
+        (None, None) if nodeclaims.len() == 1 && !timed_out && unlaunched.is_empty() => format!(
+            "\"$(kubectl get {} {} -o jsonpath='{{.status.providerID}}' | cut -d/ -f5)\"",
+            api.claim_kubectl(),
+            nodeclaims[0]
+        ),
         (None, None) => "<instance-id>".to_string(),
     };
     let steps = vec![
