@@ -264,8 +264,13 @@ pub fn shown_initialized(facts: &Facts, nodeclaim: Option<&str>, node: Option<&s
     }
     let logged = nodeclaim.is_some_and(|name| {
         facts.messages.iter().any(|m| {
-            m.origin == MessageOrigin::KarpenterLog
+            (m.origin == MessageOrigin::KarpenterLog
                 && contains_ignore_ascii_case(&m.text, "initialized nodeclaim")
+                || parse_transition(&m.text).is_some_and(|c| {
+                    // v1's `Status condition transitioned, Type: Initialized, Status: Unknown
+                    // -> True` event: Initialized never turns back.
+                    c.is("Initialized") && c.status.eq_ignore_ascii_case("true")
+                }))
                 && nodeclaim_of(facts, m).as_deref() == Some(name)
         })
     });

@@ -386,6 +386,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "\"$(aws ec2 describe-instances --filters Name=private-dns-name,Values={node} --query 'Reservations[].Instances[].InstanceId' --output text)\""
             ),
         },
+        // One NodeClaim the input names: its provider ID (`aws:///<zone>/<instance-id>`) says,
+        // while it exists (the registration timeout deletes it).
+        (None, None) if nodeclaims.len() == 1 && !timed_out && unlaunched.is_empty() => format!(
+            "\"$(kubectl get {} {} -o jsonpath='{{.status.providerID}}' | cut -d/ -f5)\"",
+            api.claim_kubectl(),
+            nodeclaims[0]
+        ),
         (None, None) => "<instance-id>".to_string(),
     };
     let steps = vec![
@@ -500,7 +507,16 @@ fn registered_later(facts: &Facts, nodeclaim: &str) -> bool {
         .any(|c| {
             crate::facts::condition_type_is(&c.condition_type, "Registered") && c.status == "True"
         });
-    logged || condition
+    // A `Status condition transitioned, Type: Registered, Status: Unknown -> True` event (v1):
+    // Registered never turns back.
+    let transitioned = || {
+        conditions(facts).iter().any(|c| {
+            c.is("Registered")
+                && c.status.eq_ignore_ascii_case("true")
+                && c.object.as_deref() == Some(nodeclaim)
+        })
+    };
+    logged || condition || transitioned()
 }
 
 /// What KW307 explains: the text of its evidence (which names the terminated instances) and

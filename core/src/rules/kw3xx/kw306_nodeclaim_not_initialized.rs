@@ -186,7 +186,12 @@ fn accelerator_missing(n: &crate::facts::Node) -> Option<&'static str> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut hits: Vec<Hit> = Vec::new();
     for c in conditions(facts) {
-        if !c.is("Initialized") || !c.not_true() {
+        // A NodeClaim initialized later (its `initialized nodeclaim` line, a transition event
+        // to True) only waited for that.
+        if !c.is("Initialized")
+            || !c.not_true()
+            || shown_initialized(facts, c.object.as_deref(), None)
+        {
             continue;
         }
         let Some(cause) = cause_of(&c.reason, &c.message) else {
