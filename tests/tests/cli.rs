@@ -528,7 +528,11 @@ fn redact_masks_the_report_in_every_format() {
         assert!(r.stdout.contains("<account-1>"), "{format}:\n{}", r.stdout);
     }
     // The flag is global: before the verb too, and the verdict does not change.
-    let masked = json(&run_with(&["--redact", "-o", "json", "analyze"], Some(input), &[]));
+    let masked = json(&run_with(
+        &["--redact", "-o", "json", "analyze"],
+        Some(input),
+        &[],
+    ));
     assert_eq!(ids(&masked), ids(&json(&plain)));
     assert_eq!(ids(&masked), ["KW105"]);
 }

@@ -53,12 +53,36 @@ const NOT_REGISTERED: &[&str] = &["node not registered with cluster", "nodenotfo
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| contains_any(t, SIGNALS));
-    let (unmanaged, waiting) = split_unmanaged(found);
+    let (unmanaged, mut waiting) = split_unmanaged(found);
+    // A NodeClaim the input shows with its node (Registered=True, a node name) got it after
+    // the event: Karpenter's first-minute "does not have an associated node" is history.
+    let has_node = |name: &str| {
+        facts
+            .nodeclaims
+            .iter()
+            .any(|c| c.meta.name == name && registered(c))
+    };
+    waiting
+        .messages
+        .retain(|m| subject_of(m).is_none_or(|s| !has_node(&s.name)));
+    waiting.subjects.retain(|s| !has_node(&s.name));
+    if waiting.messages.is_empty() {
+        waiting.subjects.clear();
+    }
     [(unmanaged, true), (waiting, false)]
         .into_iter()
         .filter(|(group, _)| !group.is_empty())
         .map(|(group, unmanaged_only)| diagnose(facts, group, unmanaged_only))
         .collect()
+}
+
+/// Whether the NodeClaim (Machine) object shows its node: Registered True and a node name.
+fn registered(c: &crate::facts::NodeClaim) -> bool {
+    c.node_name.is_some()
+        && c.conditions.iter().any(|k| {
+            (k.condition_type == "Registered" || k.condition_type == "MachineRegistered")
+                && k.status == "True"
+        })
 }
 
 /// The nodes Karpenter does not manage, apart from the NodeClaims still waiting for a node:
