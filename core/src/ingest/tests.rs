@@ -881,14 +881,16 @@ fn a_hard_wrapped_json_log_line_is_joined_back() {
         .step_by(50)
         .map(|at| &line[at..(at + 50).min(line.len())])
         .collect();
-    let text = format!("{}\n{line}\n", wrapped.join("\n"));
-    let facts = facts_of(&text);
+    let facts = facts_of(&format!("{}\n", wrapped.join("\n")));
     assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
-    assert_eq!(facts.logs.len(), 2);
+    assert_eq!(facts.logs.len(), 1);
     assert_eq!(facts.logs[0].evidence.line, 1);
     assert_eq!(facts.logs[0].evidence.text, line);
-    assert_eq!(facts.logs[1].evidence.line, wrapped.len() + 1);
-    assert_eq!(facts.logs[0].error, facts.logs[1].error);
+    assert_eq!(facts.logs[0].error, facts_of(line).logs[0].error);
+    // The line whole after its wrapped copy is the same record read twice.
+    let both = facts_of(&format!("{}\n{line}\n", wrapped.join("\n")));
+    assert_eq!(both.logs.len(), 1);
+    assert_eq!(both.messages.len(), 1);
 }
 
 #[test]
@@ -1189,7 +1191,8 @@ fn streamed_input_gives_the_same_facts() {
     for i in 0..40 {
         bundle.push_str(&format!("{{\"level\":\"info\",\"ts\":\"2026-12-06T20:42:0{}.000Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Reconcile ENI pool {i}\"}}\n", i % 10));
         bundle.push_str(&format!("{{\"level\":\"INFO\",\"time\":\"2026-12-06T20:42:0{}.000Z\",\"logger\":\"controller\",\"message\":\"found provisionable pod(s)\",\"Pods\":\"shop/web-{i}\"}}\n", i % 10));
-        bundle.push_str("{\"level\":\"debug\",\"ts\":\"2026-12-06T20:42:03.412Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Failed to call ec2:DescribeNetworkInterfaces: UnauthorizedOperation\"}\n");
+        // Each line its own time: the same line with the same time is one line read twice.
+        bundle.push_str(&format!("{{\"level\":\"debug\",\"ts\":\"2026-12-06T20:42:03.4{i:02}Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Failed to call ec2:DescribeNetworkInterfaces: UnauthorizedOperation\"}}\n"));
     }
     let inputs = corpus_inputs()
         .into_iter()
@@ -2450,4 +2453,65 @@ Events:
     assert_eq!(facts.events[0].evidence.line, 16);
     let origins: Vec<MessageOrigin> = facts.messages.iter().map(|m| m.origin).collect();
     assert_eq!(origins, [MessageOrigin::Condition, MessageOrigin::Event]);
+}
+
+/// The facts of a paste with one output pasted twice are the facts of the paste: a repeated
+/// block is taken back, a repeated log line is one record. (Log noise lines the prefilter
+/// only counts are not told apart: `log_lines_by_level` may grow.)
+#[test]
+fn an_input_pasted_twice_gives_the_facts_of_one_copy() {
+    let lines = |f: &Facts| {
+        let mut out: Vec<(String, usize)> = f
+            .messages
+            .iter()
+            .map(|m| (m.text.clone(), m.evidence.line))
+            .collect();
+        out.sort();
+        out
+    };
+    for (name, text) in corpus_inputs() {
+        let once = ingest(&[Document::new(name.clone(), text.clone())]);
+        let text = if text.ends_with('\n') {
+            text
+        } else {
+            format!("{text}\n")
+        };
+        let twice = ingest(&[Document::new(name.clone(), format!("{text}\n{text}"))]);
+        assert_eq!(signature(&once), signature(&twice), "{name}");
+        assert_eq!(lines(&once), lines(&twice), "{name}");
+        assert_eq!(once.events.len(), twice.events.len(), "{name}");
+        assert_eq!(once.logs.len(), twice.logs.len(), "{name}");
+        assert_eq!(once.input_errors.len(), twice.input_errors.len(), "{name}");
+    }
+}
+
+#[test]
+fn aws_cli_output_pasted_again_without_its_prompt_is_read_once() {
+    let subnets = "[\n    {\n        \"SubnetId\": \"subnet-0e91d4c7a2b36f158\",\n        \"AvailableIpAddressCount\": 0\n    }\n]\n";
+    let text = format!(
+        "$ aws ec2 describe-subnets --subnet-ids subnet-0e91d4c7a2b36f158\n{subnets}\n$ kubectl get nodes\nNAME   STATUS   ROLES   AGE   VERSION\nip-10-3-44-9.us-west-2.compute.internal   Ready   <none>   11m   v1.31.4\n\n{subnets}"
+    );
+    let facts = facts_of(&text);
+    let counts: Vec<usize> = facts
+        .messages
+        .iter()
+        .filter(|m| m.text.contains("AvailableIpAddressCount"))
+        .map(|m| m.evidence.line)
+        .collect();
+    assert_eq!(counts, [5]);
+    // The same text under another prompt is another command's output: both stay.
+    let other = text.replacen(
+        "\n\n[",
+        "\n\n$ aws ec2 describe-subnets --subnet-ids subnet-0b5e2c8d71f4a9e36\n[",
+        1,
+    );
+    let facts = facts_of(&other);
+    assert_eq!(
+        facts
+            .messages
+            .iter()
+            .filter(|m| m.text.contains("AvailableIpAddressCount"))
+            .count(),
+        2
+    );
 }
