@@ -1008,11 +1008,18 @@ fn single_jsonpath(output: &str) -> Option<Vec<String>> {
 /// joins it. Other kinds are left as text: rules read their empty fields as "none".
 fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
     let command = cx.command.as_ref()?;
-    // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
-    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() || part.lines[i - 1].contains('|') {
+    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() {
         return None;
     }
-    let object = command.printed_object().filter(|o| o.kind == "NodePool")?;
+    let object = command.printed_object()?;
+    let nodeclass = matches!(object.kind.as_str(), "EC2NodeClass" | "AWSNodeTemplate");
+    if nodeclass && part.lines[i - 1].contains('|') {
+        return printed_yaml_piece(part, i, &object, sink);
+    }
+    // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
+    if part.lines[i - 1].contains('|') || !(nodeclass || object.kind == "NodePool") {
+        return None;
+    }
     let path = single_jsonpath(command.output.as_deref()?)?;
     if !matches!(path.first().map(String::as_str), Some("spec" | "status")) {
         return None;
@@ -1023,9 +1030,11 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
         text: part.lines[i],
     };
     let before = sink.facts.nodepools.len();
+    let classes_before = sink.facts.nodeclasses.len();
     if !objects::ingest_fragment(segment, &object.kind, &object.name, &path, &mut sink.facts) {
         return None;
     }
+    shows_part_of(&mut sink.facts.nodeclasses[classes_before..]);
     let requirements = ["spec", "template", "spec", "requirements"];
     let shows_requirements = path.len() <= requirements.len()
         && requirements
@@ -1037,6 +1046,46 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
         pool.meta.annotations_cut = true;
     }
     Some(i + 1)
+}
+
+/// `kubectl get ec2nodeclass <name> -o yaml | grep -A10 status` (or `sed`, `head`): the
+/// YAML right under the prompt, up to a blank line or grep's `--`, is a piece of that
+/// EC2NodeClass ([`objects::ingest_yaml_piece`]). A piece that is not YAML stays text.
+fn printed_yaml_piece(
+    part: &Part<'_>,
+    i: usize,
+    object: &ObjectRef,
+    sink: &mut Sink,
+) -> Option<usize> {
+    let end = (i..part.lines.len())
+        .find(|&k| {
+            let line = part.lines[k].trim();
+            line.is_empty() || line == "--" || segment::prompt(part.lines[k]).is_some()
+        })
+        .unwrap_or(part.lines.len());
+    let before = sink.facts.nodeclasses.len();
+    let read = part.with_segment(i, end, |s| {
+        objects::ingest_yaml_piece(s, &object.kind, &object.name, &mut sink.facts)
+    });
+    if !read {
+        return None;
+    }
+    shows_part_of(&mut sink.facts.nodeclasses[before..]);
+    // Its lines stay text too, as before it was read: rules quote a spec line they match
+    // (`kmsKeyID: ...`) as evidence.
+    for k in i..end {
+        sink.unrecognised(part, k);
+    }
+    Some(end)
+}
+
+/// NodeClasses read from a piece of their printout: the fields it leaves out are unknown, not
+/// empty (see [`crate::facts::Meta::from_table`]).
+fn shows_part_of(nodeclasses: &mut [crate::facts::NodeClass]) {
+    for class in nodeclasses {
+        class.meta.from_table = true;
+        class.meta.annotations_cut = true;
+    }
 }
 
 /// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then

@@ -2384,7 +2384,6 @@ spec:
         "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}{.spec.limits}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
         "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}' | jq .\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
         "$ kubectl get nodepools -o jsonpath='{.items[*].spec.disruption}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
-        "$ kubectl get ec2nodeclass default -o jsonpath='{.spec.role}'\nKarpenterNodeRole\n",
         "$ kubectl get nodepool general -o jsonpath='{.spec.disruption.consolidationPolicy}'\nnot found\n",
     ] {
         let facts = facts_of(text);
@@ -2514,4 +2513,49 @@ fn aws_cli_output_pasted_again_without_its_prompt_is_read_once() {
             .count(),
         2
     );
+}
+
+/// `kubectl get ec2nodeclass <name> -o jsonpath='{.status.conditions}'` (several conditions on
+/// one line) and `-o yaml | grep -A10 status` (or a key cut out of it, indented as in the
+/// object): read into that EC2NodeClass, whose other fields stay unknown.
+#[test]
+fn a_printed_piece_of_an_ec2nodeclass_is_read_into_it() {
+    let jsonpath = "$ kubectl get ec2nodeclass al2023 -o jsonpath='{.status.conditions}'\n[{\"lastTransitionTime\":\"2025-01-14T09:02:11Z\",\"message\":\"SecurityGroupSelector did not match any SecurityGroups\",\"reason\":\"SecurityGroupsNotFound\",\"status\":\"False\",\"type\":\"SecurityGroupsReady\"},{\"lastTransitionTime\":\"2025-01-14T09:02:11Z\",\"message\":\"SecurityGroupsReady=False\",\"reason\":\"UnhealthyDependents\",\"status\":\"False\",\"type\":\"Ready\"}]\n";
+    let grep_status = "$ kubectl get ec2nodeclass al2023 -o yaml | grep -A9 status\nstatus:\n  conditions:\n  - lastTransitionTime: \"2025-01-14T09:02:11Z\"\n    message: SecurityGroupSelector did not match any SecurityGroups\n    reason: SecurityGroupsNotFound\n    status: \"False\"\n    type: SecurityGroupsReady\n  subnets:\n  - id: subnet-0a1b2c3d4e5f60718\n    zone: us-east-1a\n";
+    let grep_conditions = "$ kubectl get ec2nodeclass al2023 -o yaml | grep -A5 conditions\n  conditions:\n  - lastTransitionTime: \"2025-01-14T09:02:11Z\"\n    message: SecurityGroupSelector did not match any SecurityGroups\n    reason: SecurityGroupsNotFound\n    status: \"False\"\n    type: SecurityGroupsReady\n";
+    for text in [jsonpath, grep_status, grep_conditions] {
+        let facts = facts_of(text);
+        assert_eq!(facts.nodeclasses.len(), 1, "{text}");
+        let class = &facts.nodeclasses[0];
+        assert_eq!(class.meta.name, "al2023");
+        assert!(class.meta.from_table, "{text}");
+        let failing: Vec<(&str, &str)> = class
+            .conditions
+            .iter()
+            .filter(|c| c.status == "False")
+            .map(|c| (c.condition_type.as_str(), c.reason.as_deref().unwrap_or("")))
+            .collect();
+        assert!(
+            failing.contains(&("SecurityGroupsReady", "SecurityGroupsNotFound")),
+            "{text}: {failing:?}"
+        );
+    }
+    let facts = facts_of(grep_status);
+    assert_eq!(
+        facts.nodeclasses[0].status_subnets,
+        [(
+            "subnet-0a1b2c3d4e5f60718".to_string(),
+            "us-east-1a".to_string()
+        )]
+    );
+    // A spec piece (`sed -n '/blockDeviceMappings/,/role/p'`) is the spec's.
+    let facts = facts_of("$ kubectl get ec2nodeclass secure -o yaml | sed -n '/blockDeviceMappings/,/role/p'\n  blockDeviceMappings:\n  - deviceName: /dev/xvda\n    ebs:\n      encrypted: true\n  role: KarpenterNodeRole-prod\n");
+    assert_eq!(
+        facts.nodeclasses[0].role.as_deref(),
+        Some("KarpenterNodeRole-prod")
+    );
+    assert_eq!(facts.nodeclasses[0].block_device_mappings.len(), 1);
+    // Without a name on the prompt it stays text.
+    let facts = facts_of(&jsonpath.replacen("al2023 ", "", 1));
+    assert!(facts.nodeclasses.is_empty());
 }

@@ -727,6 +727,13 @@ impl<'a> Ctx<'a> {
                     set(&nc.security_group_selector_terms)
                 ))
             }
+            // A `kubectl get` row or a piece of its status shows no selector terms: "0 subnet
+            // selector terms" would be a guess.
+            Some(nc) if f.nodeclasses.len() == 1 && nc.meta.from_table => Seen::ok(format!(
+                "{} {}: no failing condition, seen without its selector terms (a table row or part of its status)",
+                class_kind(nc),
+                nc.meta.name
+            )),
             Some(nc) if f.nodeclasses.len() == 1 => Seen::ok(format!(
                 "{} {}: {} and {}, no failing condition",
                 class_kind(nc),
