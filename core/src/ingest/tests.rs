@@ -2559,3 +2559,19 @@ fn a_printed_piece_of_an_ec2nodeclass_is_read_into_it() {
     let facts = facts_of(&jsonpath.replacen("al2023 ", "", 1));
     assert!(facts.nodeclasses.is_empty());
 }
+
+/// An indented event line pasted below a describe, after a blank line, is not one of the
+/// described object's events: `Events:` is a describe's last section.
+#[test]
+fn an_event_line_below_a_describe_is_not_the_described_objects() {
+    let describe = "Name:         web-0\nNamespace:    shop\nStatus:       Pending\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n";
+    let facts = facts_of(&format!(
+        "{describe}\n  Normal  DisruptionBlocked  3m    karpenter  Pdb prevents pod evictions\n"
+    ));
+    let objects: Vec<Option<String>> = facts
+        .events
+        .iter()
+        .map(|e| e.object.as_ref().map(|o| o.name.clone()))
+        .collect();
+    assert_eq!(objects, [Some("web-0".to_string()), None]);
+}
