@@ -990,6 +990,11 @@ fn single_jsonpath(output: &str) -> Option<Vec<String>> {
         .strip_prefix("jsonpath=")
         .or_else(|| output.strip_prefix("jsonpath:"))?
         .trim_matches(['\'', '"']);
+    // A newline printed after the value (`{.spec.disruption}{"\n"}`) adds nothing.
+    let template = template
+        .strip_suffix(r#"{"\n"}"#)
+        .or_else(|| template.strip_suffix(r"{'\n'}"))
+        .unwrap_or(template);
     let inner = template.strip_prefix("{.")?.strip_suffix('}')?;
     let keys: Vec<String> = inner.split('.').map(str::to_string).collect();
     let plain = |k: &String| {

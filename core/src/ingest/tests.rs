@@ -2575,3 +2575,17 @@ fn an_event_line_below_a_describe_is_not_the_described_objects() {
         .collect();
     assert_eq!(objects, [Some("web-0".to_string()), None]);
 }
+
+/// The jsonpath the report itself proposes (`{.spec.disruption}{"\n"}`) is read like the bare one.
+#[test]
+fn a_jsonpath_field_with_a_newline_after_it_is_read() {
+    let facts = facts_of("$ kubectl get nodepool batch -o jsonpath='{.spec.disruption}{\"\\n\"}'\n{\"consolidateAfter\":\"30s\",\"consolidationPolicy\":\"WhenEmpty\"}\n");
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(
+        facts.nodepools[0]
+            .disruption
+            .consolidation_policy
+            .as_deref(),
+        Some("WhenEmpty")
+    );
+}

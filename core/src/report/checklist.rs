@@ -203,7 +203,20 @@ pub fn walk(
     let mut checklist = Vec::new();
     let mut missing = Vec::new();
     for (i, (name, seen, what, command)) in steps.into_iter().enumerate() {
-        if seen.status == StepStatus::NotCollected {
+        // Its command is in the input, and nothing the step needs came out of it: asking
+        // for the same output again would not help.
+        let seen = if seen.status == StepStatus::NotCollected && facts.ran(&command) {
+            Seen {
+                signal: format!(
+                    "{}, though `{command}` is in the input (it printed none)",
+                    seen.signal
+                ),
+                ..seen
+            }
+        } else {
+            seen
+        };
+        if seen.status == StepStatus::NotCollected && !facts.ran(&command) {
             missing.push(Missing {
                 what,
                 reason: None,
