@@ -375,7 +375,7 @@ fn fix(facts: &Facts, np: &str, disabled: bool) -> Vec<Remediation> {
     };
     let mut steps = Vec::new();
     // The input showing the NodePool's policy (its YAML, or this very jsonpath) has told it.
-    if !pool.is_some_and(|p| p.disruption.consolidation_policy.is_some()) {
+    if pool.is_none_or(|p| p.disruption.consolidation_policy.is_none()) {
         steps.push(Remediation::command(
             "See the NodePool's disruption settings:",
             format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption}}{{\"\\n\"}}'"),
