@@ -1472,6 +1472,32 @@ impl Facts {
         self.collected.contains(&what)
     }
 
+    /// Whether the input shows read-only `command` (a `kubectl get` / `describe` / `logs`, an
+    /// `aws ... describe-*` / `get-*` / `list-*`) typed at a prompt, blanks aside: its output
+    /// is in the input, and a report asking for it again would ask for what the user gave.
+    /// Only the whole command counts: a pipe after it (`| jq`) printed something else.
+    pub fn ran(&self, command: &str) -> bool {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let read_only = match words.as_slice() {
+            ["kubectl", verb, ..] => matches!(*verb, "get" | "describe" | "logs" | "events"),
+            ["aws", _, call, ..] => ["describe-", "get-", "list-"]
+                .iter()
+                .any(|p| call.starts_with(p)),
+            _ => false,
+        };
+        if !read_only || command.contains(['|', ';', '&', '`', '$']) {
+            return false;
+        }
+        self.commands.iter().any(|c| {
+            let typed: Vec<&str> = c.evidence.text.split_whitespace().collect();
+            typed.len() > words.len()
+                && typed[typed.len() - words.len()..] == words[..]
+                && typed[..typed.len() - words.len()]
+                    .last()
+                    .is_some_and(|p| p.ends_with(['$', '#', '>', '%']))
+        })
+    }
+
     /// Settings whose key is one of `keys` (ASCII case-insensitive), wherever written.
     pub fn settings_named<'a>(
         &'a self,
@@ -1951,6 +1977,30 @@ mod tests {
             vec!["web"],
             "a PDB of another namespace never covers"
         );
+    }
+
+    #[test]
+    fn ran_is_a_read_only_command_typed_whole_at_a_prompt() {
+        let prompt = |line: &str| ShellCommand {
+            evidence: Evidence::new("p", 1, line),
+            ..ShellCommand::default()
+        };
+        let facts = Facts {
+            commands: vec![
+                prompt("$ kubectl get nodepool batch -o jsonpath='{.spec.disruption}'"),
+                prompt("user@host:~$ kubectl   describe nodeclaim c-1"),
+                prompt("$ kubectl get pods -n shop | grep web"),
+                prompt("$ kubectl rollout restart deployment/karpenter -n karpenter"),
+            ],
+            ..Facts::default()
+        };
+        assert!(facts.ran("kubectl get nodepool batch -o jsonpath='{.spec.disruption}'"));
+        assert!(facts.ran("kubectl describe nodeclaim c-1"));
+        // Another name, a part of a pipe, a command that changes something: asked.
+        assert!(!facts.ran("kubectl describe nodeclaim c-12"));
+        assert!(!facts.ran("kubectl get pods -n shop"));
+        assert!(!facts.ran("kubectl rollout restart deployment/karpenter -n karpenter"));
+        assert!(!facts.ran("kubectl get nodepool batch"));
     }
 
     #[test]

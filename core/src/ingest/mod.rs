@@ -23,7 +23,7 @@
 //! | anything else                                | `Unrecognised` message          | here            |
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::document::{Document, Evidence, InputError};
 use crate::facts::{Absorb, Collected, Facts, LogRecord, Message, MessageOrigin, ObjectRef};
@@ -91,6 +91,107 @@ pub(crate) struct Sink {
     /// The one object the current command prints (`kubectl get nodepool x -o yaml | sed
     /// -n '/^status/,$p'`): the text no format claims is about it.
     pub printed_object: Option<ObjectRef>,
+    /// Every [`Block`] read so far: (text hash, context hash), and the text hashes alone.
+    seen_blocks: HashSet<(u64, u64)>,
+    seen_block_texts: HashSet<u64>,
+}
+
+/// A run of input lines between blank lines and prompts (one command's output, one document
+/// pasted whole) and the lengths of the fact lists before it was read.
+struct Block {
+    start: usize,
+    /// Hash of the prompt the run is the output of; 0 when it follows none.
+    context: u64,
+    mark: FactsMark,
+}
+
+/// A line that starts a document of its own (a describe, a JSON value, a YAML object, a
+/// table), so a [`Block`]: two copies of one output pasted without a blank line between
+/// are still two blocks.
+fn starts_document(line: &str) -> bool {
+    segment::starts_describe(line)
+        || segment::is_events_heading(line)
+        || line.starts_with(['{', '['])
+        || line.starts_with("apiVersion:")
+        || line.trim_end() == "---"
+        || tables::Table::from_header(line).is_some()
+}
+
+/// Lengths of the fact lists at one point of the reading, to take back what came after.
+struct FactsMark([usize; 19]);
+
+impl FactsMark {
+    fn of(f: &Facts) -> Self {
+        FactsMark([
+            f.messages.len(),
+            f.events.len(),
+            f.logs.len(),
+            f.pods.len(),
+            f.nodes.len(),
+            f.nodeclaims.len(),
+            f.nodepools.len(),
+            f.nodeclasses.len(),
+            f.pdbs.len(),
+            f.workloads.len(),
+            f.storage_classes.len(),
+            f.persistent_volumes.len(),
+            f.pvcs.len(),
+            f.settings.len(),
+            f.crds.len(),
+            f.security_group_policies.len(),
+            f.service_accounts.len(),
+            f.empty_lists.len(),
+            f.input_errors.len(),
+        ])
+    }
+
+    /// Takes back every fact added since the mark; the log lines it read no longer count.
+    fn roll_back(&self, f: &mut Facts) {
+        let [messages, events, logs, pods, nodes, nodeclaims, nodepools, nodeclasses, pdbs, workloads, storage_classes, persistent_volumes, pvcs, settings, crds, sgps, accounts, empty_lists, errors] =
+            self.0;
+        let dropped = f.logs.split_off(logs.min(f.logs.len()));
+        for record in &dropped {
+            uncount_log_line(f, record);
+        }
+        f.messages.truncate(messages);
+        f.events.truncate(events);
+        f.pods.truncate(pods);
+        f.nodes.truncate(nodes);
+        f.nodeclaims.truncate(nodeclaims);
+        f.nodepools.truncate(nodepools);
+        f.nodeclasses.truncate(nodeclasses);
+        f.pdbs.truncate(pdbs);
+        f.workloads.truncate(workloads);
+        f.storage_classes.truncate(storage_classes);
+        f.persistent_volumes.truncate(persistent_volumes);
+        f.pvcs.truncate(pvcs);
+        f.settings.truncate(settings);
+        f.crds.truncate(crds);
+        f.security_group_policies.truncate(sgps);
+        f.service_accounts.truncate(accounts);
+        f.empty_lists.truncate(empty_lists);
+        f.input_errors.truncate(errors);
+    }
+}
+
+/// Takes back the count of a log record's line ([`Sink::count_log_line`]).
+fn uncount_log_line(f: &mut Facts, record: &LogRecord) {
+    if crate::facts::foreign_log_line(&record.evidence.text) {
+        f.other_component_log_lines = f.other_component_log_lines.saturating_sub(1);
+    } else if let Some(n) = f.log_lines_by_level.get_mut(&record.level) {
+        *n = n.saturating_sub(1);
+    }
+}
+
+/// A hash of lines, each without its trailing blanks: the same on every platform and run.
+fn text_hash<'a>(lines: impl IntoIterator<Item = &'a str>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    #[allow(deprecated)]
+    let mut hasher = std::hash::SipHasher::new();
+    for line in lines {
+        line.trim_end().hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// One fact per object: a second full description of an object (describe and YAML of it, one
@@ -177,8 +278,68 @@ fn drop_repeated_events(facts: &mut Facts) {
     });
 }
 
+/// One record per log line: the same record met again (a log pasted twice, two overlapping
+/// `--since` windows, a line of a stern output also in a CloudWatch export) is one record
+/// read twice, not a repeat, since each carries its own time (Karpenter's to the
+/// millisecond, klog's to the microsecond). Records without a time cannot be told from a
+/// repeat and all stay. Their messages go with them.
+fn drop_repeated_log_lines(facts: &mut Facts) {
+    let at = |e: &Evidence| (e.source.clone(), e.line);
+    // Per (time, message): the records kept.
+    let mut kept: HashMap<(String, String), Vec<LogRecord>> = HashMap::new();
+    let mut dropped: HashSet<(String, usize)> = HashSet::new();
+    let mut records = std::mem::take(&mut facts.logs);
+    records.retain(|r| {
+        let Some(time) = &r.time else {
+            return true;
+        };
+        let same = kept.entry((time.clone(), r.message.clone())).or_default();
+        if same
+            .iter()
+            .any(|k| at(&k.evidence) != at(&r.evidence) && same_record(k, r))
+        {
+            uncount_log_line(facts, r);
+            dropped.insert(at(&r.evidence));
+            return false;
+        }
+        same.push(r.clone());
+        true
+    });
+    facts.logs = records;
+    let mut journal: HashMap<String, (String, usize)> = HashMap::new();
+    facts.messages.retain(|m| match m.origin {
+        MessageOrigin::KarpenterLog => !dropped.contains(&at(&m.evidence)),
+        MessageOrigin::Kubelet if m.time.is_some() => {
+            let first = journal
+                .entry(m.evidence.text.clone())
+                .or_insert_with(|| at(&m.evidence));
+            *first == at(&m.evidence)
+        }
+        _ => true,
+    });
+}
+
+/// Two records of one line, whatever wrapped it: the pod an export or stern names is left
+/// out, since a stern prefix and a CloudWatch stream name both say it.
+fn same_record(a: &LogRecord, b: &LogRecord) -> bool {
+    let fields = |r: &LogRecord| {
+        r.fields
+            .iter()
+            .filter(|(k, _)| k.as_str() != logs::EXPORTER_POD_FIELD)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<Vec<_>>()
+    };
+    a.level == b.level
+        && a.logger == b.logger
+        && a.controller == b.controller
+        && a.error == b.error
+        && a.error_causes == b.error_causes
+        && fields(a) == fields(b)
+}
+
 impl Sink {
     fn finish(mut self) -> Facts {
+        drop_repeated_log_lines(&mut self.facts);
         // Before the table rows join them: a row joins the one object of its name.
         merge_duplicates(&mut self.facts.pods);
         merge_duplicates(&mut self.facts.nodes);
@@ -209,6 +370,26 @@ impl Sink {
             });
         }
         self.facts
+    }
+
+    /// Ends the block of lines `block.start..end`: one read before (the same output pasted
+    /// twice, or once with its prompt and once without) says nothing new, and what it added
+    /// is taken back, so that its records, rows and lines do not count twice. Its objects
+    /// would join the first ones anyway ([`merge_duplicates`]).
+    fn close_block(&mut self, part: &Part<'_>, block: Option<Block>, end: usize) {
+        let Some(block) = block.filter(|b| b.start < end) else {
+            return;
+        };
+        let lines = (block.start..end).filter(|&k| !part.log[k]);
+        let text = text_hash(lines.map(|k| part.lines[k]));
+        let repeated = self.seen_blocks.contains(&(text, block.context))
+            || (block.context == 0 && self.seen_block_texts.contains(&text));
+        if repeated {
+            block.mark.roll_back(&mut self.facts);
+        } else {
+            self.seen_blocks.insert((text, block.context));
+            self.seen_block_texts.insert(text);
+        }
     }
 
     pub fn message(&mut self, message: Message) {
@@ -465,10 +646,13 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
     };
     sink.printed_object = None;
     let mut garbage_from: Option<usize> = None;
+    let mut block: Option<Block> = None;
+    let mut prompt_line = "";
     let mut i = 0;
     while i < part.lines.len() {
         let line = part.lines[i];
         if line.trim().is_empty() {
+            sink.close_block(part, block.take(), i);
             // A command's output ends at a blank line, unless another table of the same
             // command follows (`kubectl get deploy,pods` prints one table per kind).
             let next = (i..part.lines.len()).find(|&k| !part.lines[k].trim().is_empty());
@@ -492,6 +676,28 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
                 garbage_message(part.lines[from], part.lines[0], from, i),
             );
         }
+        let is_prompt = !part.log[i] && segment::prompt(line).is_some();
+        if is_prompt || part.log[i] || starts_document(line) {
+            // Log lines are told apart one by one ([`drop_repeated_log_lines`]): the noise
+            // lines the prefilter leaves out of a block differ between two copies of it.
+            sink.close_block(part, block.take(), i);
+            if is_prompt {
+                prompt_line = line;
+            }
+        }
+        if !is_prompt && !part.log[i] && block.is_none() {
+            // The output under a prompt means what the prompt says it is (a jsonpath value of
+            // one NodePool): the same text under another command is another fact.
+            let context = match cx.command {
+                Some(_) => text_hash(std::iter::once(prompt_line)),
+                None => 0,
+            };
+            block = Some(Block {
+                start: i,
+                context,
+                mark: FactsMark::of(&sink.facts),
+            });
+        }
         if part.log[i] {
             if let Some(next) = log_segment(part, i, sink, true) {
                 i = next;
@@ -500,6 +706,7 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
         }
         i = dispatch(part, i, &mut cx, sink);
     }
+    sink.close_block(part, block.take(), part.lines.len());
     if let Some(from) = garbage_from {
         sink.error(
             part,
@@ -783,6 +990,11 @@ fn single_jsonpath(output: &str) -> Option<Vec<String>> {
         .strip_prefix("jsonpath=")
         .or_else(|| output.strip_prefix("jsonpath:"))?
         .trim_matches(['\'', '"']);
+    // A newline printed after the value (`{.spec.disruption}{"\n"}`) adds nothing.
+    let template = template
+        .strip_suffix(r#"{"\n"}"#)
+        .or_else(|| template.strip_suffix(r"{'\n'}"))
+        .unwrap_or(template);
     let inner = template.strip_prefix("{.")?.strip_suffix('}')?;
     let keys: Vec<String> = inner.split('.').map(str::to_string).collect();
     let plain = |k: &String| {
@@ -801,11 +1013,18 @@ fn single_jsonpath(output: &str) -> Option<Vec<String>> {
 /// joins it. Other kinds are left as text: rules read their empty fields as "none".
 fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
     let command = cx.command.as_ref()?;
-    // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
-    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() || part.lines[i - 1].contains('|') {
+    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() {
         return None;
     }
-    let object = command.printed_object().filter(|o| o.kind == "NodePool")?;
+    let object = command.printed_object()?;
+    let nodeclass = matches!(object.kind.as_str(), "EC2NodeClass" | "AWSNodeTemplate");
+    if nodeclass && part.lines[i - 1].contains('|') {
+        return printed_yaml_piece(part, i, &object, sink);
+    }
+    // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
+    if part.lines[i - 1].contains('|') || !(nodeclass || object.kind == "NodePool") {
+        return None;
+    }
     let path = single_jsonpath(command.output.as_deref()?)?;
     if !matches!(path.first().map(String::as_str), Some("spec" | "status")) {
         return None;
@@ -816,9 +1035,11 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
         text: part.lines[i],
     };
     let before = sink.facts.nodepools.len();
+    let classes_before = sink.facts.nodeclasses.len();
     if !objects::ingest_fragment(segment, &object.kind, &object.name, &path, &mut sink.facts) {
         return None;
     }
+    shows_part_of(&mut sink.facts.nodeclasses[classes_before..]);
     let requirements = ["spec", "template", "spec", "requirements"];
     let shows_requirements = path.len() <= requirements.len()
         && requirements
@@ -830,6 +1051,46 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
         pool.meta.annotations_cut = true;
     }
     Some(i + 1)
+}
+
+/// `kubectl get ec2nodeclass <name> -o yaml | grep -A10 status` (or `sed`, `head`): the
+/// YAML right under the prompt, up to a blank line or grep's `--`, is a piece of that
+/// EC2NodeClass ([`objects::ingest_yaml_piece`]). A piece that is not YAML stays text.
+fn printed_yaml_piece(
+    part: &Part<'_>,
+    i: usize,
+    object: &ObjectRef,
+    sink: &mut Sink,
+) -> Option<usize> {
+    let end = (i..part.lines.len())
+        .find(|&k| {
+            let line = part.lines[k].trim();
+            line.is_empty() || line == "--" || segment::prompt(part.lines[k]).is_some()
+        })
+        .unwrap_or(part.lines.len());
+    let before = sink.facts.nodeclasses.len();
+    let read = part.with_segment(i, end, |s| {
+        objects::ingest_yaml_piece(s, &object.kind, &object.name, &mut sink.facts)
+    });
+    if !read {
+        return None;
+    }
+    shows_part_of(&mut sink.facts.nodeclasses[before..]);
+    // Its lines stay text too, as before it was read: rules quote a spec line they match
+    // (`kmsKeyID: ...`) as evidence.
+    for k in i..end {
+        sink.unrecognised(part, k);
+    }
+    Some(end)
+}
+
+/// NodeClasses read from a piece of their printout: the fields it leaves out are unknown, not
+/// empty (see [`crate::facts::Meta::from_table`]).
+fn shows_part_of(nodeclasses: &mut [crate::facts::NodeClass]) {
+    for class in nodeclasses {
+        class.meta.from_table = true;
+        class.meta.annotations_cut = true;
+    }
 }
 
 /// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then

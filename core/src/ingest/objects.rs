@@ -126,6 +126,58 @@ pub fn ingest_fragment(
     map_object(&src, &root, kind, None, facts)
 }
 
+/// The piece of an object's YAML that `kubectl get <kind> <name> -o yaml | grep -A10 status`
+/// printed: `status:` and what follows, or a key cut out of it (`  conditions:`), indented as
+/// in the object. Read as the object `kind`/`name` holding what the piece shows; the keys of a
+/// cut-out piece are the status's when one is (conditions, the subnets, security groups and
+/// AMIs Karpenter resolved), else the spec's. False when it is not YAML of one map.
+pub fn ingest_yaml_piece(segment: Segment<'_>, kind: &str, name: &str, facts: &mut Facts) -> bool {
+    const STATUS_KEYS: &[&str] = &[
+        "conditions",
+        "subnets",
+        "securityGroups",
+        "amis",
+        "capacityReservations",
+    ];
+    let src = Source::new(segment);
+    let (documents, error) = yaml::parse_documents(segment.text, 0);
+    let ([root], None) = (documents.as_slice(), error) else {
+        return false;
+    };
+    let mut root = root.clone();
+    let Value::Map(entries) = &mut root.value else {
+        return false;
+    };
+    if entries
+        .iter()
+        .any(|(k, _)| k == "kind" || k == "apiVersion")
+    {
+        return false;
+    }
+    if !entries.iter().any(|(k, _)| k == "status" || k == "spec") {
+        // Keys cut out of one of them: the status's when one is a status key, else the spec's
+        // (`sed -n '/blockDeviceMappings/,/role/p'`).
+        let status = entries
+            .iter()
+            .any(|(k, _)| STATUS_KEYS.contains(&k.as_str()));
+        let keys = std::mem::take(entries);
+        let line = keys.first().map_or(root.line, |(_, n)| n.line);
+        let parent = if status { "status" } else { "spec" };
+        entries.push((parent.into(), Node::new(Value::Map(keys), line)));
+    }
+    if !entries.iter().any(|(k, _)| k == "metadata") {
+        entries.push((
+            "metadata".into(),
+            Node::new(Value::Map(Vec::new()), root.line),
+        ));
+    }
+    let line = root.line;
+    if let Value::Map(entries) = &mut root.value {
+        assume_kind_and_name(entries, kind, name, line);
+    }
+    map_object(&src, &root, kind, None, facts)
+}
+
 /// Fill in the `kind` and `metadata.name` a header-less printout does not show.
 fn assume_kind_and_name(root: &mut Vec<(String, Node)>, kind: &str, name: &str, line: usize) {
     // Copied from `Conditions:` on: they are the status's.

@@ -486,17 +486,21 @@ pub fn may_start_headless_describe(line: &str) -> bool {
 }
 
 /// The end (exclusive) of a `kubectl describe` block starting at `start`: indented lines and
-/// column-0 `Key:` lines belong to it; a blank line ends it unless indented text follows; a
-/// new `Name:` starts the next object.
+/// column-0 `Key:` lines belong to it; a blank line ends it unless indented text follows (and
+/// always after `Events:`, the last section: an indented line pasted further down is not one
+/// of the object's events); a new `Name:` starts the next object.
 pub fn describe_end(lines: &[&str], start: usize) -> usize {
     let mut i = start + 1;
+    let mut in_events = false;
     while i < lines.len() {
         let line = lines[i];
+        in_events |= line.starts_with("Events:");
         if is_blank(line) {
             let next = (i + 1..lines.len()).find(|&k| !is_blank(lines[k]));
             match next {
                 Some(k)
-                    if indent(lines[k]) > 0
+                    if !in_events
+                        && indent(lines[k]) > 0
                         && super::scan::quick_level(lines[k].as_bytes()).is_none() =>
                 {
                     i = k;

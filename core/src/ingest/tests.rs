@@ -881,14 +881,16 @@ fn a_hard_wrapped_json_log_line_is_joined_back() {
         .step_by(50)
         .map(|at| &line[at..(at + 50).min(line.len())])
         .collect();
-    let text = format!("{}\n{line}\n", wrapped.join("\n"));
-    let facts = facts_of(&text);
+    let facts = facts_of(&format!("{}\n", wrapped.join("\n")));
     assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
-    assert_eq!(facts.logs.len(), 2);
+    assert_eq!(facts.logs.len(), 1);
     assert_eq!(facts.logs[0].evidence.line, 1);
     assert_eq!(facts.logs[0].evidence.text, line);
-    assert_eq!(facts.logs[1].evidence.line, wrapped.len() + 1);
-    assert_eq!(facts.logs[0].error, facts.logs[1].error);
+    assert_eq!(facts.logs[0].error, facts_of(line).logs[0].error);
+    // The line whole after its wrapped copy is the same record read twice.
+    let both = facts_of(&format!("{}\n{line}\n", wrapped.join("\n")));
+    assert_eq!(both.logs.len(), 1);
+    assert_eq!(both.messages.len(), 1);
 }
 
 #[test]
@@ -1189,7 +1191,8 @@ fn streamed_input_gives_the_same_facts() {
     for i in 0..40 {
         bundle.push_str(&format!("{{\"level\":\"info\",\"ts\":\"2026-12-06T20:42:0{}.000Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Reconcile ENI pool {i}\"}}\n", i % 10));
         bundle.push_str(&format!("{{\"level\":\"INFO\",\"time\":\"2026-12-06T20:42:0{}.000Z\",\"logger\":\"controller\",\"message\":\"found provisionable pod(s)\",\"Pods\":\"shop/web-{i}\"}}\n", i % 10));
-        bundle.push_str("{\"level\":\"debug\",\"ts\":\"2026-12-06T20:42:03.412Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Failed to call ec2:DescribeNetworkInterfaces: UnauthorizedOperation\"}\n");
+        // Each line its own time: the same line with the same time is one line read twice.
+        bundle.push_str(&format!("{{\"level\":\"debug\",\"ts\":\"2026-12-06T20:42:03.4{i:02}Z\",\"caller\":\"ipamd/ipamd.go:455\",\"msg\":\"Failed to call ec2:DescribeNetworkInterfaces: UnauthorizedOperation\"}}\n"));
     }
     let inputs = corpus_inputs()
         .into_iter()
@@ -2381,7 +2384,6 @@ spec:
         "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}{.spec.limits}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
         "$ kubectl get nodepool general -o jsonpath='{.spec.disruption}' | jq .\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
         "$ kubectl get nodepools -o jsonpath='{.items[*].spec.disruption}'\n{\"consolidationPolicy\":\"WhenEmpty\"}\n",
-        "$ kubectl get ec2nodeclass default -o jsonpath='{.spec.role}'\nKarpenterNodeRole\n",
         "$ kubectl get nodepool general -o jsonpath='{.spec.disruption.consolidationPolicy}'\nnot found\n",
     ] {
         let facts = facts_of(text);
@@ -2450,4 +2452,140 @@ Events:
     assert_eq!(facts.events[0].evidence.line, 16);
     let origins: Vec<MessageOrigin> = facts.messages.iter().map(|m| m.origin).collect();
     assert_eq!(origins, [MessageOrigin::Condition, MessageOrigin::Event]);
+}
+
+/// The facts of a paste with one output pasted twice are the facts of the paste: a repeated
+/// block is taken back, a repeated log line is one record. (Log noise lines the prefilter
+/// only counts are not told apart: `log_lines_by_level` may grow.)
+#[test]
+fn an_input_pasted_twice_gives_the_facts_of_one_copy() {
+    let lines = |f: &Facts| {
+        let mut out: Vec<(String, usize)> = f
+            .messages
+            .iter()
+            .map(|m| (m.text.clone(), m.evidence.line))
+            .collect();
+        out.sort();
+        out
+    };
+    for (name, text) in corpus_inputs() {
+        let once = ingest(&[Document::new(name.clone(), text.clone())]);
+        let text = if text.ends_with('\n') {
+            text
+        } else {
+            format!("{text}\n")
+        };
+        let twice = ingest(&[Document::new(name.clone(), format!("{text}\n{text}"))]);
+        assert_eq!(signature(&once), signature(&twice), "{name}");
+        assert_eq!(lines(&once), lines(&twice), "{name}");
+        assert_eq!(once.events.len(), twice.events.len(), "{name}");
+        assert_eq!(once.logs.len(), twice.logs.len(), "{name}");
+        assert_eq!(once.input_errors.len(), twice.input_errors.len(), "{name}");
+    }
+}
+
+#[test]
+fn aws_cli_output_pasted_again_without_its_prompt_is_read_once() {
+    let subnets = "[\n    {\n        \"SubnetId\": \"subnet-0e91d4c7a2b36f158\",\n        \"AvailableIpAddressCount\": 0\n    }\n]\n";
+    let text = format!(
+        "$ aws ec2 describe-subnets --subnet-ids subnet-0e91d4c7a2b36f158\n{subnets}\n$ kubectl get nodes\nNAME   STATUS   ROLES   AGE   VERSION\nip-10-3-44-9.us-west-2.compute.internal   Ready   <none>   11m   v1.31.4\n\n{subnets}"
+    );
+    let facts = facts_of(&text);
+    let counts: Vec<usize> = facts
+        .messages
+        .iter()
+        .filter(|m| m.text.contains("AvailableIpAddressCount"))
+        .map(|m| m.evidence.line)
+        .collect();
+    assert_eq!(counts, [5]);
+    // The same text under another prompt is another command's output: both stay.
+    let other = text.replacen(
+        "\n\n[",
+        "\n\n$ aws ec2 describe-subnets --subnet-ids subnet-0b5e2c8d71f4a9e36\n[",
+        1,
+    );
+    let facts = facts_of(&other);
+    assert_eq!(
+        facts
+            .messages
+            .iter()
+            .filter(|m| m.text.contains("AvailableIpAddressCount"))
+            .count(),
+        2
+    );
+}
+
+/// `kubectl get ec2nodeclass <name> -o jsonpath='{.status.conditions}'` (several conditions on
+/// one line) and `-o yaml | grep -A10 status` (or a key cut out of it, indented as in the
+/// object): read into that EC2NodeClass, whose other fields stay unknown.
+#[test]
+fn a_printed_piece_of_an_ec2nodeclass_is_read_into_it() {
+    let jsonpath = "$ kubectl get ec2nodeclass al2023 -o jsonpath='{.status.conditions}'\n[{\"lastTransitionTime\":\"2025-01-14T09:02:11Z\",\"message\":\"SecurityGroupSelector did not match any SecurityGroups\",\"reason\":\"SecurityGroupsNotFound\",\"status\":\"False\",\"type\":\"SecurityGroupsReady\"},{\"lastTransitionTime\":\"2025-01-14T09:02:11Z\",\"message\":\"SecurityGroupsReady=False\",\"reason\":\"UnhealthyDependents\",\"status\":\"False\",\"type\":\"Ready\"}]\n";
+    let grep_status = "$ kubectl get ec2nodeclass al2023 -o yaml | grep -A9 status\nstatus:\n  conditions:\n  - lastTransitionTime: \"2025-01-14T09:02:11Z\"\n    message: SecurityGroupSelector did not match any SecurityGroups\n    reason: SecurityGroupsNotFound\n    status: \"False\"\n    type: SecurityGroupsReady\n  subnets:\n  - id: subnet-0a1b2c3d4e5f60718\n    zone: us-east-1a\n";
+    let grep_conditions = "$ kubectl get ec2nodeclass al2023 -o yaml | grep -A5 conditions\n  conditions:\n  - lastTransitionTime: \"2025-01-14T09:02:11Z\"\n    message: SecurityGroupSelector did not match any SecurityGroups\n    reason: SecurityGroupsNotFound\n    status: \"False\"\n    type: SecurityGroupsReady\n";
+    for text in [jsonpath, grep_status, grep_conditions] {
+        let facts = facts_of(text);
+        assert_eq!(facts.nodeclasses.len(), 1, "{text}");
+        let class = &facts.nodeclasses[0];
+        assert_eq!(class.meta.name, "al2023");
+        assert!(class.meta.from_table, "{text}");
+        let failing: Vec<(&str, &str)> = class
+            .conditions
+            .iter()
+            .filter(|c| c.status == "False")
+            .map(|c| (c.condition_type.as_str(), c.reason.as_deref().unwrap_or("")))
+            .collect();
+        assert!(
+            failing.contains(&("SecurityGroupsReady", "SecurityGroupsNotFound")),
+            "{text}: {failing:?}"
+        );
+    }
+    let facts = facts_of(grep_status);
+    assert_eq!(
+        facts.nodeclasses[0].status_subnets,
+        [(
+            "subnet-0a1b2c3d4e5f60718".to_string(),
+            "us-east-1a".to_string()
+        )]
+    );
+    // A spec piece (`sed -n '/blockDeviceMappings/,/role/p'`) is the spec's.
+    let facts = facts_of("$ kubectl get ec2nodeclass secure -o yaml | sed -n '/blockDeviceMappings/,/role/p'\n  blockDeviceMappings:\n  - deviceName: /dev/xvda\n    ebs:\n      encrypted: true\n  role: KarpenterNodeRole-prod\n");
+    assert_eq!(
+        facts.nodeclasses[0].role.as_deref(),
+        Some("KarpenterNodeRole-prod")
+    );
+    assert_eq!(facts.nodeclasses[0].block_device_mappings.len(), 1);
+    // Without a name on the prompt it stays text.
+    let facts = facts_of(&jsonpath.replacen("al2023 ", "", 1));
+    assert!(facts.nodeclasses.is_empty());
+}
+
+/// An indented event line pasted below a describe, after a blank line, is not one of the
+/// described object's events: `Events:` is a describe's last section.
+#[test]
+fn an_event_line_below_a_describe_is_not_the_described_objects() {
+    let describe = "Name:         web-0\nNamespace:    shop\nStatus:       Pending\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n";
+    let facts = facts_of(&format!(
+        "{describe}\n  Normal  DisruptionBlocked  3m    karpenter  Pdb prevents pod evictions\n"
+    ));
+    let objects: Vec<Option<String>> = facts
+        .events
+        .iter()
+        .map(|e| e.object.as_ref().map(|o| o.name.clone()))
+        .collect();
+    assert_eq!(objects, [Some("web-0".to_string()), None]);
+}
+
+/// The jsonpath the report itself proposes (`{.spec.disruption}{"\n"}`) is read like the bare one.
+#[test]
+fn a_jsonpath_field_with_a_newline_after_it_is_read() {
+    let facts = facts_of("$ kubectl get nodepool batch -o jsonpath='{.spec.disruption}{\"\\n\"}'\n{\"consolidateAfter\":\"30s\",\"consolidationPolicy\":\"WhenEmpty\"}\n");
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(
+        facts.nodepools[0]
+            .disruption
+            .consolidation_policy
+            .as_deref(),
+        Some("WhenEmpty")
+    );
 }

@@ -203,7 +203,20 @@ pub fn walk(
     let mut checklist = Vec::new();
     let mut missing = Vec::new();
     for (i, (name, seen, what, command)) in steps.into_iter().enumerate() {
-        if seen.status == StepStatus::NotCollected {
+        // Its command is in the input, and nothing the step needs came out of it: asking
+        // for the same output again would not help.
+        let seen = if seen.status == StepStatus::NotCollected && facts.ran(&command) {
+            Seen {
+                signal: format!(
+                    "{}, though `{command}` is in the input (it printed none)",
+                    seen.signal
+                ),
+                ..seen
+            }
+        } else {
+            seen
+        };
+        if seen.status == StepStatus::NotCollected && !facts.ran(&command) {
             missing.push(Missing {
                 what,
                 reason: None,
@@ -727,6 +740,13 @@ impl<'a> Ctx<'a> {
                     set(&nc.security_group_selector_terms)
                 ))
             }
+            // A `kubectl get` row or a piece of its status shows no selector terms: "0 subnet
+            // selector terms" would be a guess.
+            Some(nc) if f.nodeclasses.len() == 1 && nc.meta.from_table => Seen::ok(format!(
+                "{} {}: no failing condition, seen without its selector terms (a table row or part of its status)",
+                class_kind(nc),
+                nc.meta.name
+            )),
             Some(nc) if f.nodeclasses.len() == 1 => Seen::ok(format!(
                 "{} {}: {} and {}, no failing condition",
                 class_kind(nc),

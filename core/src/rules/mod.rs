@@ -650,6 +650,9 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 pub fn run(facts: &Facts, rules: &[&'static Rule]) -> Vec<Diagnosis> {
     let mut diagnoses: Vec<Diagnosis> = rules.iter().flat_map(|r| (r.check)(facts)).collect();
     for d in &mut diagnoses {
+        // A step that only reads what the input already shows asks the user for nothing new.
+        d.remediation
+            .retain(|r| !r.command.as_deref().is_some_and(|c| facts.ran(c)));
         let names: Vec<String> = d.node_pool.iter().chain(&d.node_pools).cloned().collect();
         if !names.is_empty() {
             d.node_pool_kind = Some(NodePoolKind::of(facts, &names, d.object.as_ref()));

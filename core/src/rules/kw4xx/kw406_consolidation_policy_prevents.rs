@@ -265,11 +265,15 @@ fn from_provisioner_message(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         summary.push_str(&format!(" Its spec: {}.", provisioner_quote(np)));
     }
     summary.push_str(" This is the configuration working as written (Karpenter before v0.32).");
+    let mut steps = provisioner_fix(p);
+    if spec.is_some_and(|np| !np.meta.from_table) {
+        steps.remove(0);
+    }
     Diagnosis::new(&META, summary)
         .with_object(g.subjects.first())
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(spec.and_then(|np| np.meta.evidence.clone()))
-        .with_remediation(provisioner_fix(p))
+        .with_remediation(steps)
 }
 
 /// `consolidation.enabled: false; ttlSecondsAfterEmpty: 30` as a Provisioner writes them.
@@ -310,10 +314,11 @@ fn from_provisioner_spec(np: &NodePool) -> Option<Diagnosis> {
             .with_object(Some(&ObjectRef::new("Provisioner", None, name)))
             .with_node_pool(Some(name))
             .with_evidence(np.meta.evidence.clone())
-            .with_remediation(provisioner_fix(name)),
+            .with_remediation(provisioner_fix(name).split_off(1)),
     )
 }
 
+/// The first step reads the Provisioner's settings: left out where the input shows them.
 fn provisioner_fix(p: &str) -> Vec<Remediation> {
     vec![
         Remediation::command(
@@ -368,13 +373,16 @@ fn fix(facts: &Facts, np: &str, disabled: bool) -> Vec<Remediation> {
         "spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 1m\n"
             .to_string()
     };
-    vec![
-        Remediation::command(
+    let mut steps = Vec::new();
+    // The input showing the NodePool's policy (its YAML, or this very jsonpath) has told it.
+    if pool.is_none_or(|p| p.disruption.consolidation_policy.is_none()) {
+        steps.push(Remediation::command(
             "See the NodePool's disruption settings:",
             format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption}}{{\"\\n\"}}'"),
-        ),
-        Remediation::yaml(how, yaml),
-    ]
+        ));
+    }
+    steps.push(Remediation::yaml(how, yaml));
+    steps
 }
 
 #[cfg(test)]
@@ -512,7 +520,10 @@ mod tests {
             ..Default::default()
         };
         old.nodepools.push(pool("WhenEmpty", "30s"));
-        assert!(check(&old)[0].remediation[1]
+        // The pool's policy is known: no step asks for it again.
+        let steps = &check(&old)[0].remediation;
+        assert!(steps.iter().all(|r| r.command.is_none()));
+        assert!(steps[0]
             .yaml
             .as_deref()
             .is_some_and(|y| y.contains("WhenUnderutilized\n")));

@@ -546,17 +546,19 @@ fn arithmetic(np: &NodePool, reasons: &[String]) -> (String, bool) {
     (sentence, used_up)
 }
 
-/// Read the budgets, show them, and a budget that allows some disruption.
+/// Read the budgets (shown instead when the input has them), and a budget that allows some
+/// disruption.
 fn steps(np: &str, quoted: Option<&str>) -> Vec<Remediation> {
-    let mut steps = vec![Remediation::command(
-        "Read the budgets (nodes, schedule, duration, reasons); a schedule with a duration blocks only inside its window:",
-        format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption.budgets}}{{\"\\n\"}}'"),
-    )];
-    if let Some(yaml) = quoted {
-        steps.push(Remediation::yaml(
-            format!("NodePool {np}'s current budgets:"),
+    let mut steps = Vec::new();
+    match quoted {
+        Some(yaml) => steps.push(Remediation::yaml(
+            format!("NodePool {np}'s current budgets (nodes, schedule, duration, reasons; a schedule with a duration blocks only inside its window):"),
             format!("spec:\n  disruption:\n    budgets:\n{yaml}"),
-        ));
+        )),
+        None => steps.push(Remediation::command(
+            "Read the budgets (nodes, schedule, duration, reasons); a schedule with a duration blocks only inside its window:",
+            format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption.budgets}}{{\"\\n\"}}'"),
+        )),
     }
     steps.push(Remediation::yaml(
         format!(
@@ -845,8 +847,10 @@ mod tests {
         assert!(d.summary.contains(
             r#"Its budgets: [nodes: "0", schedule: "0 9 * * mon-fri", duration: "8h", reasons: ["Drifted"]] [nodes: "10%"]."#
         ), "{}", d.summary);
+        // Shown, not asked for again.
+        assert!(d.remediation.iter().all(|r| r.command.is_none()));
         assert_eq!(
-            d.remediation[1].yaml.as_deref(),
+            d.remediation[0].yaml.as_deref(),
             Some("spec:\n  disruption:\n    budgets:\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: \"8h\"\n        reasons: [\"Drifted\"]\n      - nodes: \"10%\"\n")
         );
         facts.nodepools[0].disruption.budgets.clear();
