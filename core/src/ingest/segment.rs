@@ -629,9 +629,13 @@ fn yaml_end(lines: &[&str], start: usize) -> usize {
     lines.len()
 }
 
-/// Lines that end a YAML block even though they are indented or key-shaped.
+/// Lines that end a YAML block even though they are indented or key-shaped: a Markdown fence
+/// indented with the block it closes (a chat paste quoted as an indented code block).
 fn starts_other_format(line: &str) -> bool {
-    prompt(line).is_some()
+    let t = line.trim_start();
+    t.starts_with("```")
+        || t.starts_with("~~~")
+        || prompt(line).is_some()
         || super::scan::quick_level(line.as_bytes()).is_some()
         || super::scan::header_label(line.as_bytes()).is_some()
 }

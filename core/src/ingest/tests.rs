@@ -2589,3 +2589,17 @@ fn a_jsonpath_field_with_a_newline_after_it_is_read() {
         Some("WhenEmpty")
     );
 }
+
+/// A chat paste quoted as an indented code block keeps its Markdown fences indented: the fence
+/// after a YAML object closes it instead of being read as one more YAML line.
+#[test]
+fn an_indented_fence_closes_the_yaml_above_it() {
+    let text = "Output:\n\n    nodepool:\n    ```yaml\n    apiVersion: karpenter.sh/v1\n    kind: NodePool\n    metadata:\n      name: spark\n    spec:\n      template:\n        spec:\n          requirements:\n            - key: karpenter.sh/capacity-type\n              operator: In\n              values: [\"spot\"]\n    ```\n\n    thanks!\n";
+    let facts = facts_of(text);
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    assert_eq!(facts.nodepools.len(), 1);
+    assert_eq!(
+        facts.nodepools[0].allowed_values("karpenter.sh/capacity-type"),
+        Some(vec!["spot".to_string()])
+    );
+}
