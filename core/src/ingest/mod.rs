@@ -122,26 +122,63 @@ struct FactsMark([usize; 19]);
 
 impl FactsMark {
     fn of(f: &Facts) -> Self {
+        // Every field named, so a fact list added to `Facts` must be placed here or below.
+        // Kept as they are: what the repeat says again anyway (the commands typed, the
+        // collected kinds, versions and namespace, aws-auth, which merges) and what is
+        // derived after reading (`now`, the indexes, the own-report ranges).
+        let Facts {
+            messages,
+            events,
+            logs,
+            pods,
+            nodes,
+            nodeclaims,
+            nodepools,
+            nodeclasses,
+            pdbs,
+            workloads,
+            storage_classes,
+            persistent_volumes,
+            pvcs,
+            settings,
+            crds,
+            aws_auth: _,
+            security_group_policies,
+            service_accounts,
+            empty_lists,
+            commands: _,
+            own_report: _,
+            karpenter_version: _,
+            crd_chart_version: _,
+            karpenter_namespace: _,
+            collected: _,
+            input_errors,
+            now: _,
+            log_lines_by_level: _,
+            other_component_log_lines: _,
+            log_index: _,
+            claim_nodepool_index: _,
+        } = f;
         FactsMark([
-            f.messages.len(),
-            f.events.len(),
-            f.logs.len(),
-            f.pods.len(),
-            f.nodes.len(),
-            f.nodeclaims.len(),
-            f.nodepools.len(),
-            f.nodeclasses.len(),
-            f.pdbs.len(),
-            f.workloads.len(),
-            f.storage_classes.len(),
-            f.persistent_volumes.len(),
-            f.pvcs.len(),
-            f.settings.len(),
-            f.crds.len(),
-            f.security_group_policies.len(),
-            f.service_accounts.len(),
-            f.empty_lists.len(),
-            f.input_errors.len(),
+            messages.len(),
+            events.len(),
+            logs.len(),
+            pods.len(),
+            nodes.len(),
+            nodeclaims.len(),
+            nodepools.len(),
+            nodeclasses.len(),
+            pdbs.len(),
+            workloads.len(),
+            storage_classes.len(),
+            persistent_volumes.len(),
+            pvcs.len(),
+            settings.len(),
+            crds.len(),
+            security_group_policies.len(),
+            service_accounts.len(),
+            empty_lists.len(),
+            input_errors.len(),
         ])
     }
 
@@ -183,11 +220,10 @@ fn uncount_log_line(f: &mut Facts, record: &LogRecord) {
     }
 }
 
-/// A hash of lines, each without its trailing blanks: the same on every platform and run.
+/// A hash of lines, each without its trailing blanks; compared only within one reading.
 fn text_hash<'a>(lines: impl IntoIterator<Item = &'a str>) -> u64 {
     use std::hash::{Hash, Hasher};
-    #[allow(deprecated)]
-    let mut hasher = std::hash::SipHasher::new();
+    let mut hasher = std::hash::DefaultHasher::new();
     for line in lines {
         line.trim_end().hash(&mut hasher);
     }

@@ -205,7 +205,8 @@ pub fn walk(
     for (i, (name, seen, what, command)) in steps.into_iter().enumerate() {
         // Its command is in the input, and nothing the step needs came out of it: asking
         // for the same output again would not help.
-        let seen = if seen.status == StepStatus::NotCollected && facts.ran(&command) {
+        let ran = seen.status == StepStatus::NotCollected && facts.ran(&command);
+        let seen = if ran {
             Seen {
                 signal: format!(
                     "{}, though `{command}` is in the input (it printed none)",
@@ -216,7 +217,7 @@ pub fn walk(
         } else {
             seen
         };
-        if seen.status == StepStatus::NotCollected && !facts.ran(&command) {
+        if seen.status == StepStatus::NotCollected && !ran {
             missing.push(Missing {
                 what,
                 reason: None,
