@@ -291,6 +291,7 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
     let described_pending = candidates.iter().any(|(r, c)| {
         r.kind == "Pod" && c.typed && c.pending && (c.named_by_diagnosis || !listed_only(r))
     });
+    let typed_kind = |kind: &str| candidates.iter().any(|(r, c)| r.kind == kind && c.typed);
     let (kind, plural) = SUBJECT_KINDS
         .iter()
         .copied()
@@ -299,6 +300,17 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
         .fold(None::<(&str, &str, u32)>, |best, (k, p)| {
             let s = kind_score(k);
             match best {
+                // Neither pasted, only mentioned by events or log lines: a pod's events next to
+                // those of the NodeClaim Karpenter made for it answer a question about the pod.
+                // (A node's are different: its pods' events are evidence about the node.)
+                Some((bk, _, bs))
+                    if bs == s
+                        && k == "Pod"
+                        && matches!(bk, "NodeClaim" | "Machine")
+                        && !typed_kind(bk) =>
+                {
+                    Some((k, p, s))
+                }
                 Some((_, _, bs)) if bs >= s => best,
                 _ => Some((k, p, s)),
             }
@@ -682,6 +694,29 @@ mod tests {
             .iter_mut()
             .for_each(|e| e.from_describe = false);
         assert_eq!(infer_subject(&listed, &d).unwrap().kind, "NodePool");
+    }
+
+    /// `kubectl get events` listing a pod's events and those of the NodeClaim made for it:
+    /// the pod is the question, the NodeClaim the answer; a node's events are about the node.
+    #[test]
+    fn a_listed_pod_beats_a_listed_nodeclaim_of_equal_weight() {
+        let listed = |kind: &str, ns: Option<&str>, name: &str| crate::facts::Event {
+            object: Some(ObjectRef::new(kind, ns, name)),
+            ..Default::default()
+        };
+        let mut facts = Facts::default();
+        facts.events.push(listed("Pod", Some("checkout"), "cart-6f7d8"));
+        facts.events.push(listed("NodeClaim", None, "default-7pk4d"));
+        let s = infer_subject(&facts, &[]).unwrap();
+        assert_eq!(s.describe(), "Pod checkout/cart-6f7d8");
+        // The NodeClaim pasted as an object is what was asked about.
+        let mut claim = crate::facts::NodeClaim::default();
+        claim.meta.name = "default-7pk4d".into();
+        facts.nodeclaims.push(claim);
+        assert_eq!(infer_subject(&facts, &[]).unwrap().kind, "NodeClaim");
+        facts.nodeclaims.clear();
+        facts.events[1] = listed("Node", None, "ip-10-0-4-9.ec2.internal");
+        assert_eq!(infer_subject(&facts, &[]).unwrap().kind, "Node");
     }
 
     #[test]
