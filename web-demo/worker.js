@@ -93,7 +93,7 @@ function onPortMessage({ data }) {
     if (run.failure) {
       // Skipped: the analysis has already failed.
     } else if (data.type === 'document') {
-      engine.streamDocument(data.label, run.redact);
+      engine.streamDocument(data.label, false);
     } else if (data.type === 'piece') {
       feedPiece(engine, memory, data.piece);
       run.done += data.units;
@@ -117,9 +117,10 @@ function finishRun() {
     // it (copied for a ticket): the page never re-words the report itself.
     const { report, markdown } = engine.diagnoseStreamed({ now, readErrors });
     const ms = performance.timeOrigin + performance.now() - started;
-    // The redacted copy is the report of the redacted documents, as the CLI would print it
-    // for a `collect --redact` file; only computed while the toggle is on.
-    const markdownRedacted = redact ? engine.diagnoseStreamed({ now, redact: true, readErrors }).markdown : null;
+    // The redacted copy is this markdown masked, exactly what `analyze -o markdown --redact`
+    // prints: the analysis saw the real names (a masked hostname no longer tells its zone),
+    // and the masks are numbered in the order the report shows them.
+    const markdownRedacted = redact ? engine.redact(markdown) : null;
     postMessage({ type: 'result', seq, report, markdown, markdownRedacted, ms, bytes: units });
   } catch (error) {
     postMessage({ type: 'error', seq, message: String((error && error.message) || error) });

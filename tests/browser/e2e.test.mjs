@@ -513,6 +513,7 @@ test('copy report as markdown: the CLI\'s words, and redacted with the CLI\'s ma
   assert.ok(!/\b\d{1,3}(\.\d{1,3}){3}\b/.test(redacted), 'no IP address is left');
   assert.ok(!redacted.includes('123456789012') && !redacted.includes('ip-10-1-2-3'), 'no account ID or hostname is left');
   assert.ok(redacted.includes('<account-1>') || redacted.includes('&lt;account-1>'), 'masks are numbered like the CLI\'s');
+  assert.equal(redacted.replace(/\n+$/, ''), run(['--now', new Date().toISOString(), '--redact']), 'the page copies what the CLI prints with --redact');
   for (const id of kase.native) assert.ok(redacted.includes(id), `${id} is still diagnosed after redaction`);
   await page.uncheck('#redact');
   await clearInput(page);
