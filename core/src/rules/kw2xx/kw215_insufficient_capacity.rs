@@ -23,7 +23,9 @@ capacity type (insufficient capacity), or an account quota forbids it, or the EC
 reservation (On-Demand Capacity Reservation or Capacity Block, `cr-...`) the launch targeted is
 full or not active yet. Karpenter deletes the
 NodeClaim, marks the offering unavailable for a few minutes and tries other types and zones;
-when none remains, the pod stays Pending.
+when none remains, the pod stays Pending (an error). When Karpenter's log shows a NodeClaim of
+the same NodePool launched after the shortage, the fallback worked: the diagnosis is then
+information, worth acting on only if the shortage comes back.
 
 Signals: the ICE codes `InsufficientInstanceCapacity`, `MaxSpotInstanceCountExceeded`,
 `VcpuLimitExceeded`, `UnfulfillableCapacity`, `MaxFleetCountExceeded`,
@@ -707,6 +709,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             " Karpenter retries with the other allowed types and zones."
         });
     }
+    let fallback = fallback_launch(facts, &hits, &nodeclaims, &nodepools);
+    if let Some(launched) = &fallback {
+        summary.push_str(&format!(
+            " Karpenter then launched NodeClaim {launched} for the same NodePool: the fallback worked, and nothing needs fixing unless the shortage comes back."
+        ));
+    }
     let np = nodepools
         .first()
         .map(String::as_str)
@@ -899,7 +907,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         related.push("KW216");
     }
     vec![Diagnosis::new(&META, summary)
-        .with_severity(if no_offering_left {
+        .with_severity(if fallback.is_some() {
+            Severity::Info
+        } else if no_offering_left {
             Severity::Error
         } else {
             Severity::Warning
@@ -908,6 +918,46 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .with_messages(hits.iter().copied())
         .with_related(&related)
         .with_remediation(steps)]
+}
+
+/// A NodeClaim of the same NodePool that Karpenter's log shows launched after the last
+/// shortage, as `name (type in zone)`: the retry found an offering, so the shortage is history.
+/// Ordered by the records' timestamps, or by line within one document when a time is missing.
+fn fallback_launch(
+    facts: &Facts,
+    hits: &[&Message],
+    failed: &[String],
+    nodepools: &[String],
+) -> Option<String> {
+    let last = hits.last()?;
+    let after_last = |time: Option<&str>, evidence: &crate::document::Evidence| {
+        match (time, last.time.as_deref()) {
+            (Some(t), Some(l)) if t.len() == l.len() && t.as_bytes()[0].is_ascii_digit() => t > l,
+            _ => evidence.source == last.evidence.source && evidence.line > last.evidence.line,
+        }
+    };
+    facts.logs.iter().find_map(|r| {
+        if !matches!(r.message.as_str(), "launched nodeclaim" | "launched machine") {
+            return None;
+        }
+        let claim = ["NodeClaim", "nodeclaim", "Machine", "machine"]
+            .iter()
+            .find_map(|k| r.field_name(k))?;
+        let pool = facts
+            .nodepool_of_claim_in_logs(&claim)
+            .or_else(|| nodepool_by_claim_name(&claim))?;
+        if failed.contains(&claim)
+            || !nodepools.contains(&pool)
+            || !after_last(r.time.as_deref(), &r.evidence)
+        {
+            return None;
+        }
+        let field = |k: &str| r.fields.get(k).and_then(|v| v.as_str());
+        Some(match (field("instance-type"), field("zone")) {
+            (Some(it), Some(zone)) => format!("{claim} ({it} in {zone})"),
+            _ => claim,
+        })
+    })
 }
 
 /// The EC2NodeClasses the NodePools reference; every one in the input when none is found.
