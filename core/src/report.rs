@@ -705,8 +705,12 @@ mod tests {
             ..Default::default()
         };
         let mut facts = Facts::default();
-        facts.events.push(listed("Pod", Some("checkout"), "cart-6f7d8"));
-        facts.events.push(listed("NodeClaim", None, "default-7pk4d"));
+        facts
+            .events
+            .push(listed("Pod", Some("checkout"), "cart-6f7d8"));
+        facts
+            .events
+            .push(listed("NodeClaim", None, "default-7pk4d"));
         let s = infer_subject(&facts, &[]).unwrap();
         assert_eq!(s.describe(), "Pod checkout/cart-6f7d8");
         // The NodeClaim pasted as an object is what was asked about.

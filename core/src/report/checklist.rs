@@ -715,7 +715,27 @@ impl<'a> Ctx<'a> {
         if f.has(Collected::DebugLogs) {
             return Seen::ok("Karpenter runs at debug level");
         }
-        Seen::not_collected("no DEBUG lines: needed when the info-level logs do not explain")
+        // `kubectl logs ... | grep -v DEBUG`: the paste would not show them even at debug level.
+        let filtered = f.commands.iter().find(|c| {
+            let line = c.evidence.text.to_ascii_lowercase();
+            line.split('|').skip(1).any(|piece| {
+                let mut words = piece.split_whitespace();
+                words.next() == Some("grep")
+                    && words
+                        .clone()
+                        .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('v'))
+                    && words.any(|w| w.contains("debug"))
+            })
+        });
+        match filtered {
+            Some(c) => Seen::not_collected(format!(
+                "no DEBUG lines: the input's `{}` filters them out; needed when the info-level logs do not explain",
+                c.evidence.text.trim().trim_start_matches('$').trim()
+            )),
+            None => {
+                Seen::not_collected("no DEBUG lines: needed when the info-level logs do not explain")
+            }
+        }
     }
 
     fn nodeclass(&self) -> Seen {
@@ -1380,6 +1400,49 @@ mod tests {
             steps[2].signal,
             "2 ERROR/WARN of 3 lines; first: could not schedule pod: no instance type has the required offering"
         );
+    }
+
+    /// A log command piped through `grep -v DEBUG` shows no DEBUG line at any level: the
+    /// step says so rather than only asking for debug logs.
+    #[test]
+    fn debug_lines_filtered_out_by_the_pasted_command_are_named() {
+        let command = |text: &str| crate::facts::ShellCommand {
+            tool: "kubectl".into(),
+            verb: Some("logs".into()),
+            evidence: Evidence {
+                text: text.into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut facts = Facts::default();
+        facts.logs.push(log("INFO", "found provisionable pod(s)"));
+        for line in [
+            "$ kubectl logs -n karpenter deploy/karpenter | grep -v DEBUG",
+            "kubectl logs deploy/karpenter -n kube-system | grep -vi '\"level\":\"debug\"'",
+        ] {
+            facts.commands = vec![command(line)];
+            let (steps, _) = run(&facts);
+            assert!(
+                steps[3].signal.contains("filters them out"),
+                "{line}: {}",
+                steps[3].signal
+            );
+        }
+        // A grep keeping the lines, or one about something else, filters nothing out.
+        for line in [
+            "kubectl logs deploy/karpenter -n karpenter | grep DEBUG",
+            "kubectl logs deploy/karpenter -n karpenter | grep -v webhook",
+            "kubectl logs deploy/karpenter -n karpenter --debug",
+        ] {
+            facts.commands = vec![command(line)];
+            let (steps, _) = run(&facts);
+            assert_eq!(
+                steps[3].signal,
+                "no DEBUG lines: needed when the info-level logs do not explain",
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -930,14 +930,18 @@ fn fallback_launch(
     nodepools: &[String],
 ) -> Option<String> {
     let last = hits.last()?;
-    let after_last = |time: Option<&str>, evidence: &crate::document::Evidence| {
-        match (time, last.time.as_deref()) {
-            (Some(t), Some(l)) if t.len() == l.len() && t.as_bytes()[0].is_ascii_digit() => t > l,
-            _ => evidence.source == last.evidence.source && evidence.line > last.evidence.line,
-        }
+    let after_last = |time: Option<&str>, evidence: &crate::document::Evidence| match (
+        time,
+        last.time.as_deref(),
+    ) {
+        (Some(t), Some(l)) if t.len() == l.len() && t.as_bytes()[0].is_ascii_digit() => t > l,
+        _ => evidence.source == last.evidence.source && evidence.line > last.evidence.line,
     };
     facts.logs.iter().find_map(|r| {
-        if !matches!(r.message.as_str(), "launched nodeclaim" | "launched machine") {
+        if !matches!(
+            r.message.as_str(),
+            "launched nodeclaim" | "launched machine"
+        ) {
             return None;
         }
         let claim = ["NodeClaim", "nodeclaim", "Machine", "machine"]
