@@ -622,9 +622,19 @@ mod tests {
         let d = check(&facts);
         assert!(d[0].summary.contains("(default)"), "{}", d[0].summary);
         assert!(!d[0].summary.contains("typo"));
-        assert!(d[0].remediation[2].yaml.as_deref().is_some_and(|y| y
-            .contains("name: bottlerocket")
-            && y.contains("karpenter.sh/discovery: prod")));
+        // The facts show the list and the reference: no step asks for them again.
+        assert!(d[0].remediation.iter().all(|r| !r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl get ec2nodeclasses"))));
+        assert!(d[0]
+            .remediation
+            .iter()
+            .any(|r| r
+                .yaml
+                .as_deref()
+                .is_some_and(|y| y.contains("name: bottlerocket")
+                    && y.contains("karpenter.sh/discovery: prod"))));
         // An AWSNodeTemplate of a near name is no EC2NodeClass to point at.
         facts.nodepools[0].nodeclass_ref = Some("defualt".into());
         facts.nodeclasses[0].is_aws_node_template = true;
