@@ -51,11 +51,15 @@ pub fn era_before_v1(facts: &Facts) -> Option<bool> {
             )
             .any(|a| a.ends_with(suffix))
     };
+    // controller-runtime's own lines (`Starting workers`, `Starting Controller`, `Starting
+    // EventSource`) carry that logger and field in v0.3x too.
     let v1_logger = facts.logs.iter().any(|r| {
         r.logger
             .as_deref()
             .is_some_and(|l| l.eq_ignore_ascii_case("controller"))
             && r.controller.is_some()
+            && !r.message.starts_with("Starting ")
+            && !r.message.starts_with("All workers finished")
     });
     let v1_text = facts
         .messages_containing_any(&[
