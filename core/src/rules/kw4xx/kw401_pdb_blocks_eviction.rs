@@ -6,8 +6,8 @@ use crate::facts::{
 };
 use crate::rules::kw4xx::disruption::{
     gone_after, lifted_after, messages_with, node_name, ns_flag, number_after, push_unique,
-    removed_after, same_subject, serrors_values, split_qualified, subject_of, subjects_label,
-    unescaped, wholly_after,
+    removed_after, same_subject, serrors_values, split_qualified, subject_nodepools, subject_of,
+    subjects_label, unescaped, wholly_after,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -644,8 +644,20 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         let (ns, name) = split_qualified(p);
         ObjectRef::new("Pod", ns, name)
     });
+    // Every node the budget holds (or NodeClaim, when the input names no node: a Node and
+    // its NodeClaim are one machine), and their NodePools.
+    let any_node = g.subjects.iter().any(|s| s.kind == "Node");
+    let objects: Vec<&ObjectRef> = if g.subjects.is_empty() {
+        pod.iter().collect()
+    } else {
+        g.subjects
+            .iter()
+            .filter(|s| !any_node || s.kind == "Node")
+            .collect()
+    };
     let mut d = Diagnosis::new(&META, summary)
-        .with_object(g.subjects.first().or(pod.as_ref()))
+        .with_objects(objects)
+        .with_node_pools(&subject_nodepools(facts, &g.subjects))
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(evidence)
         .with_related(&related)
