@@ -51,11 +51,15 @@ pub fn era_before_v1(facts: &Facts) -> Option<bool> {
             )
             .any(|a| a.ends_with(suffix))
     };
+    // controller-runtime's own lines (`Starting workers`, `Starting Controller`, `Starting
+    // EventSource`) carry that logger and field in v0.3x too.
     let v1_logger = facts.logs.iter().any(|r| {
         r.logger
             .as_deref()
             .is_some_and(|l| l.eq_ignore_ascii_case("controller"))
             && r.controller.is_some()
+            && !r.message.starts_with("Starting ")
+            && !r.message.starts_with("All workers finished")
     });
     let v1_text = facts
         .messages_containing_any(&[
@@ -152,7 +156,35 @@ pub fn subject_of(message: &Message) -> Option<ObjectRef> {
     if let Some(o) = &message.object {
         return Some(o.clone());
     }
-    for word in message.text.split_whitespace().take(OBJECT_COLUMN_WITHIN) {
+    let words: Vec<&str> = message
+        .text
+        .split_whitespace()
+        .take(OBJECT_COLUMN_WITHIN + 1)
+        .collect();
+    // `-o custom-columns=...KIND:.involvedObject.kind,NAME:.involvedObject.name`: the kind and
+    // the name in two columns, the kind as the API spells it.
+    for pair in words.windows(2) {
+        let kind = match pair[0] {
+            "Node" | "NodeClaim" | "Machine" | "NodePool" => pair[0],
+            _ => continue,
+        };
+        // Generated names hold a dash, dot or digit; `Node is nominated ...` names nothing.
+        let name = pair[1];
+        if name
+            .bytes()
+            .any(|b| b == b'-' || b == b'.' || b.is_ascii_digit())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+            && name
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric())
+        {
+            return Some(ObjectRef::new(kind, None, name));
+        }
+    }
+    for word in words.iter().take(OBJECT_COLUMN_WITHIN) {
         let Some((kind, name)) = word.split_once('/') else {
             continue;
         };
@@ -832,6 +864,33 @@ mod tests {
             era("default 1m Normal DisruptionBlocked node/ip-1 Cannot disrupt Node: Nominated for a pending pod\ndefault 1m Normal Unconsolidatable node/ip-2 NodePool \"a\" has non-empty consolidation disabled"),
             Some(false)
         );
+    }
+
+    /// A v0.3x log record's controller-runtime `Starting workers` line carries the flat logger
+    /// and a controller field too: no proof of v1.
+    #[test]
+    fn controller_runtime_lines_do_not_date_v1() {
+        let facts = crate::ingest::ingest(&[crate::Document::new(
+            "paste",
+            r#"{"level":"INFO","time":"2024-02-29T15:08:40.101Z","logger":"controller","message":"Starting workers","commit":"596ea97","controller":"nodeclaim.lifecycle","worker count":1000}"#,
+        )]);
+        assert_ne!(era_before_v1(&facts), Some(false));
+    }
+
+    /// Custom columns put the kind and the name side by side; a sentence starting `Node is`
+    /// names no node.
+    #[test]
+    fn subject_from_kind_and_name_columns() {
+        let subject = |text: &str| {
+            let facts = crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+            facts.messages.first().and_then(subject_of)
+        };
+        let s = subject("2026-12-07T08:01:10Z   NodeClaim   default-q8w2e   DisruptionBlocked   Pdb prevents pod evictions (PodDisruptionBudget=[a/b])");
+        assert_eq!(
+            s.map(|s| (s.kind, s.name)),
+            Some(("NodeClaim".to_string(), "default-q8w2e".to_string()))
+        );
+        assert_eq!(subject("Node is nominated for a pending pod"), None);
     }
 
     #[test]

@@ -6,8 +6,8 @@ use crate::facts::{
 };
 use crate::rules::kw4xx::disruption::{
     gone_after, lifted_after, messages_with, node_name, ns_flag, number_after, push_unique,
-    same_subject, serrors_values, split_qualified, subject_of, subjects_label, unescaped,
-    wholly_after,
+    removed_after, same_subject, serrors_values, split_qualified, subject_nodepools, subject_of,
+    subjects_label, unescaped, wholly_after,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -214,10 +214,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             continue;
         }
         let name = pdb_name(pdb);
-        if groups
-            .iter()
-            .any(|g| g.pdbs.contains(&name) || g.likely.iter().any(|(n, _)| *n == name))
-        {
+        if groups.iter().any(|g| {
+            g.pdbs
+                .iter()
+                .chain(g.likely.iter().map(|(n, _)| n))
+                .any(|n| pdb_is(pdb, n))
+        }) {
             continue;
         }
         let on_nodes: Vec<&Pod> = covered_pods(facts, pdb)
@@ -313,9 +315,17 @@ fn named_pdbs(text: &str) -> Vec<String> {
 /// `ns/name` of a PDB.
 fn pdb_name(pdb: &Pdb) -> String {
     match &pdb.meta.namespace {
-        Some(ns) => format!("{ns}/{}", pdb.meta.name),
-        None => pdb.meta.name.clone(),
+        Some(ns) if !pdb.meta.namespace_assumed => format!("{ns}/{}", pdb.meta.name),
+        _ => pdb.meta.name.clone(),
     }
+}
+
+/// Whether `pdb` is the budget `qualified` (`<ns>/<name>`) names. A `kubectl get pdb -n <ns>`
+/// table pasted without its command does not say its namespace: the name alone then decides.
+fn pdb_is(pdb: &Pdb, qualified: &str) -> bool {
+    pdb_name(pdb) == qualified
+        || ((pdb.meta.namespace.is_none() || pdb.meta.namespace_assumed)
+            && split_qualified(qualified).1 == pdb.meta.name)
 }
 
 /// Pods the PDB selects: by labels when the pod's and the PDB's selector are known; a pod
@@ -500,7 +510,13 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .pdbs
         .iter()
         .chain(g.likely.iter().map(|(n, _)| n))
-        .filter_map(|n| facts.pdbs.iter().find(|p| &pdb_name(p) == n))
+        .filter_map(|n| {
+            facts
+                .pdbs
+                .iter()
+                .find(|p| &pdb_name(p) == n)
+                .or_else(|| facts.pdbs.iter().find(|p| pdb_is(p, n)))
+        })
         .collect();
     let mut summary = if g.multiple && g.pdbs.is_empty() && !g.pods.is_empty() {
         // The drain event names the pod, not the budgets.
@@ -628,8 +644,20 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         let (ns, name) = split_qualified(p);
         ObjectRef::new("Pod", ns, name)
     });
+    // Every node the budget holds (or NodeClaim, when the input names no node: a Node and
+    // its NodeClaim are one machine), and their NodePools.
+    let any_node = g.subjects.iter().any(|s| s.kind == "Node");
+    let objects: Vec<&ObjectRef> = if g.subjects.is_empty() {
+        pod.iter().collect()
+    } else {
+        g.subjects
+            .iter()
+            .filter(|s| !any_node || s.kind == "Node")
+            .collect()
+    };
     let mut d = Diagnosis::new(&META, summary)
-        .with_object(g.subjects.first().or(pod.as_ref()))
+        .with_objects(objects)
+        .with_node_pools(&subject_nodepools(facts, &g.subjects))
         .with_messages_per_object(g.messages.iter().copied(), &subject_of)
         .with_evidence(evidence)
         .with_related(&related)
@@ -655,16 +683,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d
             .with_severity(Severity::Warning)
             .with_confidence(Confidence::Medium);
-    } else if let Some(verdict) = weighed_after(facts, g) {
+    } else if let Some((verdict, disrupted)) = weighed_after(facts, g) {
         for (now, then) in [
             ("prevents pod evictions", "prevented pod evictions"),
             ("Karpenter cannot", "Karpenter could not"),
         ] {
             d.summary = d.summary.replace(now, then);
         }
-        d.summary.push_str(
-            " Karpenter weighed the node for consolidation after that, which it does only once no budget blocks its pods' eviction: that block has passed.",
-        );
+        d.summary.push_str(if disrupted {
+            " Karpenter went on to disrupt the node after that, which it does only once no budget blocks its pods' eviction: that block has passed (the drain still evicts within the budgets; a drain failure would say so)."
+        } else {
+            " Karpenter weighed the node for consolidation after that, which it does only once no budget blocks its pods' eviction: that block has passed."
+        });
         d = d
             .with_evidence(vec![if verdict.evidence.first_seen.is_some() {
                 verdict.evidence.clone()
@@ -691,7 +721,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
 /// budgets before it weighs a candidate for consolidation, so the budget no longer blocked
 /// then. `None` for drain failures (a draining node is weighed for nothing) and for blocks
 /// without a named subject.
-fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<&'a Message> {
+fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<(&'a Message, bool)> {
     if g.pdbs.is_empty() || g.subjects.is_empty() || g.waiting.is_some() || !g.pods.is_empty() {
         return None;
     }
@@ -716,7 +746,20 @@ fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<&'a Message> {
             v.reason.as_deref() == Some("Unconsolidatable")
                 && subject_of(v).as_ref() == Some(s)
                 && blocks.iter().all(|b| wholly_after(v, b))
-        })?;
+        });
+        // Disrupting the node (`Disrupting Node: Drifted/Replace`) after every block: Karpenter
+        // chose it as a candidate, which it does only with no budget in the way.
+        let verdict = match verdict {
+            Some(v) => (v, false),
+            None => {
+                let mut later = blocks.iter().map(|b| removed_after(facts, b, s));
+                let first_later = later.next().flatten()?;
+                if later.any(|l| l.is_none()) {
+                    return None;
+                }
+                (first_later, true)
+            }
+        };
         first.get_or_insert(verdict);
     }
     first

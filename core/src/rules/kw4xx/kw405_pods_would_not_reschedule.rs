@@ -1,7 +1,7 @@
 //! KW405 pods-would-not-reschedule.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, PersistentVolume};
 use crate::rules::kw2xx::scheduling::{parse_clause, Cause};
 use crate::rules::kw4xx::disruption::{
     grouped_hits, subject_of, subjects_label, without_later_removal,
@@ -61,12 +61,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     .map(|(key, hits)| (key, without_later_removal(facts, hits)))
     .filter(|(_, hits)| !hits.is_empty())
     .map(|((pods, others), hits)| {
-        diagnose(&Blocked {
-            pods,
-            others,
-            subjects: hits.subjects,
-            messages: hits.messages,
-        })
+        diagnose(
+            facts,
+            &Blocked {
+                pods,
+                others,
+                subjects: hits.subjects,
+                messages: hits.messages,
+            },
+        )
     })
     .collect()
 }
@@ -113,6 +116,32 @@ fn is_pod_key(word: &str) -> bool {
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-./".contains(c))
+}
+
+/// The PersistentVolumes of pod `<ns>/<name>`: bound to a claim the pod's spec mounts, or to
+/// a claim of its namespace named `<template>-<pod>` (a StatefulSet's volumeClaimTemplates).
+fn pod_volumes<'a>(facts: &'a Facts, pod: &str) -> Vec<&'a PersistentVolume> {
+    let Some((ns, name)) = pod.split_once('/') else {
+        return Vec::new();
+    };
+    let claims = facts
+        .pods
+        .iter()
+        .find(|p| p.meta.name == name && p.meta.namespace.as_deref() == Some(ns))
+        .map(|p| p.pvc_names.as_slice())
+        .unwrap_or_default();
+    let suffix = format!("-{name}");
+    facts
+        .persistent_volumes
+        .iter()
+        .filter(|pv| {
+            pv.claim.as_ref().is_some_and(|c| {
+                c.namespace.as_deref().is_none_or(|n| n == ns)
+                    && (claims.contains(&c.name) || c.name.ends_with(&suffix))
+            })
+        })
+        .take(2)
+        .collect()
 }
 
 /// The NodePools an inner scheduling error names (`incompatible with nodepool "gpu", ...`), in
@@ -237,7 +266,7 @@ fn explain(error: &str) -> (String, &'static str, Option<&'static str>) {
     }
 }
 
-fn diagnose(g: &Blocked<'_>) -> Diagnosis {
+fn diagnose(facts: &Facts, g: &Blocked<'_>) -> Diagnosis {
     let (first_pod, first_error) = g
         .pods
         .first()
@@ -280,6 +309,31 @@ fn diagnose(g: &Blocked<'_>) -> Diagnosis {
         }
     };
     let bare = g.pods.iter().all(|(p, e)| p.is_none() && e.is_empty());
+    // A zone pin is most often the pod's EBS volume: name it, and its zone when shown.
+    let zone_pin = related == Some("KW203") && contains_ignore_ascii_case(first_error, "zone");
+    let volumes: Vec<&PersistentVolume> = match first_pod {
+        Some(pod) if zone_pin => pod_volumes(facts, pod),
+        _ => Vec::new(),
+    };
+    let mut summary = summary;
+    if !volumes.is_empty() && !summary.ends_with('.') {
+        summary.push('.');
+    }
+    for pv in &volumes {
+        let claim = pv
+            .claim
+            .as_ref()
+            .map(|c| format!(" (claim {})", c.name))
+            .unwrap_or_default();
+        summary.push_str(&match pv.zones.as_slice() {
+            [] => format!(" Its volume {}{claim} may be what pins it: an EBS volume stays in the zone it was created in.", pv.meta.name),
+            zones => format!(
+                " Its volume {}{claim} is in {}: an EBS volume stays in its zone, so the pod can only run there, and a NodePool must offer that zone.",
+                pv.meta.name,
+                zones.join(", ")
+            ),
+        });
+    }
     let mut steps = if bare {
         let node = g
             .subjects
@@ -292,7 +346,18 @@ fn diagnose(g: &Blocked<'_>) -> Diagnosis {
             format!("kubectl get pods -A -o wide --field-selector spec.nodeName={node}"),
         )]
     } else {
-        vec![Remediation::text(fix)]
+        let pinned: Vec<&str> = volumes
+            .iter()
+            .flat_map(|pv| pv.zones.iter().map(String::as_str))
+            .collect();
+        if pinned.is_empty() {
+            vec![Remediation::text(fix)]
+        } else {
+            vec![Remediation::text(format!(
+                "Let the NodePool offer {}, where the volume is (its topology.kubernetes.io/zone requirement), so a replacement can be made there; or move the data to an allowed zone (snapshot the volume, restore it there).",
+                pinned.join(", ")
+            ))]
+        }
     };
     if related == Some("KW201") {
         // The inner error names the NodePools it tried (`incompatible with nodepool "x", ...`):
@@ -305,6 +370,18 @@ fn diagnose(g: &Blocked<'_>) -> Diagnosis {
                 ),
             ));
         }
+    }
+    for pv in volumes.iter().filter(|pv| pv.zones.is_empty()).take(2) {
+        steps.push(Remediation::command(
+            format!(
+                "Read the zone PersistentVolume {} is pinned to:",
+                pv.meta.name
+            ),
+            format!(
+                "kubectl get pv {} -o jsonpath='{{.spec.nodeAffinity.required}}{{\"\\n\"}}'",
+                pv.meta.name
+            ),
+        ));
     }
     for (ns, name) in g
         .pods

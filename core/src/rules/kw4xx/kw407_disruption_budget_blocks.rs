@@ -5,8 +5,8 @@ use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, NodePool, ObjectRef,
 };
 use crate::rules::kw4xx::disruption::{
-    command_nodepool, consolidation_rejected_reason, hits, node_or_claim, push_unique, subject_of,
-    subjects_label, unescaped, Hits,
+    command_nodepool, consolidation_rejected_reason, era_before_v1, hits, node_or_claim,
+    push_unique, subject_of, subjects_label, unescaped, Hits,
 };
 use crate::rules::text::{contains_any, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -255,7 +255,7 @@ fn from_spec(facts: &Facts, np: &NodePool) -> Option<Diagnosis> {
                     .into_iter()
                     .map(|(o, _, e)| (Some(o.qualified_name()), e)),
             )
-            .with_remediation(steps(name, quoted.as_deref())),
+            .with_remediation(steps(facts, name, quoted.as_deref())),
     )
 }
 
@@ -410,7 +410,7 @@ fn diagnose(facts: &Facts, found: Hits<'_>) -> Diagnosis {
         .with_evidence(nodepool.and_then(|p| p.meta.evidence.clone()))
         .with_remediation({
             let np = name.as_deref().unwrap_or("<nodepool>");
-            let mut steps = steps(np, quoted.flatten().as_deref());
+            let mut steps = steps(facts, np, quoted.flatten().as_deref());
             if used_up {
                 // The budget is not zero: the nodes holding it are the ones to look at.
                 steps.insert(
@@ -546,17 +546,26 @@ fn arithmetic(np: &NodePool, reasons: &[String]) -> (String, bool) {
     (sentence, used_up)
 }
 
+const BUDGET_EXAMPLE: &str = "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n";
+
 /// Read the budgets (shown instead when the input has them), and a budget that allows some
-/// disruption.
-fn steps(np: &str, quoted: Option<&str>) -> Vec<Remediation> {
+/// disruption. A budget's `reasons` came with the v1 API: the v1beta1 NodePool of v0.3x
+/// refuses the field, so the example leaves it out there.
+fn steps(facts: &Facts, np: &str, quoted: Option<&str>) -> Vec<Remediation> {
     let mut steps = Vec::new();
+    let before_v1 = era_before_v1(facts) == Some(true);
+    let fields = if before_v1 {
+        "nodes, schedule, duration"
+    } else {
+        "nodes, schedule, duration, reasons"
+    };
     match quoted {
         Some(yaml) => steps.push(Remediation::yaml(
-            format!("NodePool {np}'s current budgets (nodes, schedule, duration, reasons; a schedule with a duration blocks only inside its window):"),
+            format!("NodePool {np}'s current budgets ({fields}; a schedule with a duration blocks only inside its window):"),
             format!("spec:\n  disruption:\n    budgets:\n{yaml}"),
         )),
         None => steps.push(Remediation::command(
-            "Read the budgets (nodes, schedule, duration, reasons); a schedule with a duration blocks only inside its window:",
+            format!("Read the budgets ({fields}); a schedule with a duration blocks only inside its window:"),
             format!("kubectl get nodepool {np} -o jsonpath='{{.spec.disruption.budgets}}{{\"\\n\"}}'"),
         )),
     }
@@ -564,7 +573,14 @@ fn steps(np: &str, quoted: Option<&str>) -> Vec<Remediation> {
         format!(
             "If the block is not intended, allow some disruption (keep a zero-node window only for the hours it is meant for) with `kubectl edit nodepool {np}`:"
         ),
-        "spec:\n  disruption:\n    budgets:\n      - nodes: \"10%\"\n      - nodes: \"0\"\n        schedule: \"0 9 * * mon-fri\"\n        duration: 8h\n        reasons: [\"Drifted\", \"Underutilized\"]\n",
+        if before_v1 {
+            BUDGET_EXAMPLE
+                .split_inclusive('\n')
+                .filter(|l| !l.contains("reasons:"))
+                .collect()
+        } else {
+            BUDGET_EXAMPLE.to_string()
+        },
     ));
     steps
 }

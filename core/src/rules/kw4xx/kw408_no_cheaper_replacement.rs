@@ -88,15 +88,47 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // Before v0.32 (Provisioner, Machine): no feature gate to turn on; spot-to-spot replacement
     // came with v0.34.
     let legacy = crate::rules::version::before_v0_32(facts);
-    if !gate_off && options.is_none() && !legacy && !all_on_demand(facts, &found.subjects) {
+    // The NodePool whose requirements to widen: the nodes' label, the NodeClaim's pool or name,
+    // the only one the input shows; else a command that prints it.
+    let mut nodepools = subject_nodepools(facts, &found.subjects);
+    if let ([], [only]) = (nodepools.as_slice(), facts.nodepools.as_slice()) {
+        nodepools.push(only.meta.name.clone());
+    }
+    // What that NodePool's spec allows (`In` requirements; a table row shows none).
+    let allowed = |key: &str| {
+        let [one] = nodepools.as_slice() else {
+            return None;
+        };
+        facts
+            .nodepool(one)
+            .filter(|p| !p.meta.from_table)?
+            .requirements
+            .iter()
+            .find(|r| r.key == key && r.operator == "In")
+            .map(|r| r.values.as_slice())
+    };
+    let pool_on_demand = allowed("karpenter.sh/capacity-type") == Some(&["on-demand".to_string()]);
+    if let (Some(types), [np]) = (
+        allowed("node.kubernetes.io/instance-type").filter(|t| t.len() <= 3),
+        nodepools.as_slice(),
+    ) {
+        summary.push_str(&format!(
+            " NodePool {np} allows only {}: consolidation has {} to replace the node with, so it mostly can only delete it once its pods fit on other nodes.",
+            types.join(", "),
+            if types.len() == 1 { "no other instance type" } else { "few instance types" }
+        ));
+    }
+    if !gate_off
+        && options.is_none()
+        && !legacy
+        && !pool_on_demand
+        && !all_on_demand(facts, &found.subjects)
+    {
         summary.push_str(" For a spot node this also says the SpotToSpotConsolidation feature gate is on: with it off, Karpenter says `SpotToSpotConsolidation is disabled` instead.");
     }
     if legacy && !all_on_demand(facts, &found.subjects) {
         summary.push_str(" Before v0.32 (Provisioner and Machine) Karpenter never replaced a spot node with another spot node: spot-to-spot consolidation came in v0.34, behind the SpotToSpotConsolidation feature gate.");
     }
-    // The NodePool whose requirements to widen: the nodes' label, the NodeClaim's pool or name;
-    // else a command that prints it.
-    let nodepools = subject_nodepools(facts, &found.subjects);
     let pool_kind = if legacy { "Provisioner" } else { "NodePool" };
     let in_pool = match nodepools.as_slice() {
         [] => format!(

@@ -4,7 +4,7 @@ use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::{claim_age, nodeclaim_of};
 use crate::rules::kw4xx::disruption::{
     hits, nodepool_lookup_command, push_unique, subject_nodepools, subject_of, subjects_label,
-    unescaped, Hits,
+    unescaped, wholly_after, Hits,
 };
 use crate::rules::text::contains_any;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -56,15 +56,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let (unmanaged, mut waiting) = split_unmanaged(found);
     // A NodeClaim the input shows with its node (Registered=True, a node name) got it after
     // the event: Karpenter's first-minute "does not have an associated node" is history.
+    // So does a later `Registered` transition (Unknown -> True) of that NodeClaim.
     let has_node = |name: &str| {
         facts
             .nodeclaims
             .iter()
             .any(|c| c.meta.name == name && registered(c))
     };
+    let registered_after = |m: &Message, name: &str| {
+        facts.messages.iter().any(|r| {
+            let t = unescaped(&r.text);
+            subject_of(r).is_some_and(|s| s.name == name)
+                && contains_any(&t, &["Type: Registered,", "Type: MachineRegistered,"])
+                && contains_any(&t, &["-> True"])
+                && wholly_after(r, m)
+        })
+    };
+    waiting.messages.retain(|m| {
+        subject_of(m).is_none_or(|s| !has_node(&s.name) && !registered_after(m, &s.name))
+    });
+    let kept = &waiting.messages;
     waiting
-        .messages
-        .retain(|m| subject_of(m).is_none_or(|s| !has_node(&s.name)));
+        .subjects
+        .retain(|s| kept.iter().any(|m| subject_of(m).as_ref() == Some(s)));
     waiting.subjects.retain(|s| !has_node(&s.name));
     if waiting.messages.is_empty() {
         waiting.subjects.clear();
@@ -76,13 +90,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect()
 }
 
-/// Whether the NodeClaim (Machine) object shows its node: Registered True and a node name.
+/// Whether the NodeClaim (Machine) object shows its node: Registered True and a node name, or
+/// a `kubectl get nodeclaims` row's NODE (set only once the node registered).
 fn registered(c: &crate::facts::NodeClaim) -> bool {
     c.node_name.is_some()
-        && c.conditions.iter().any(|k| {
-            (k.condition_type == "Registered" || k.condition_type == "MachineRegistered")
-                && k.status == "True"
-        })
+        && (c.meta.from_table
+            || c.conditions.iter().any(|k| {
+                (k.condition_type == "Registered" || k.condition_type == "MachineRegistered")
+                    && k.status == "True"
+            }))
 }
 
 /// The nodes Karpenter does not manage, apart from the NodeClaims still waiting for a node:

@@ -1043,10 +1043,17 @@ fn first_tag(
     }
     // The discovery tag first: it is the one the Karpenter docs have users put on subnets and
     // security groups.
+    // A wildcard term (`Name: stg-private-*`) is matched only by its own key: a value with
+    // the wildcard to fill in, rather than a discovery tag the terms do not select on.
     tags.iter()
         .find(|t| t.0 == "karpenter.sh/discovery" && settable(t))
         .or_else(|| tags.iter().find(|t| settable(t)))
         .cloned()
+        .or_else(|| {
+            tags.iter()
+                .find(|(_, v)| v.contains('*'))
+                .map(|(k, v)| (k.clone(), v.replace('*', "<any>")))
+        })
 }
 
 #[cfg(test)]

@@ -125,28 +125,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         groups[i].messages.push(m);
     }
     // Typed NodePools: the condition itself, or a reference the listed EC2NodeClasses lack.
-    let listed_empty = facts.empty_lists.iter().any(|e| {
-        e.resource
-            .as_deref()
-            .is_some_and(|r| r.starts_with("ec2nodeclass"))
-    });
-    // `kubectl get ec2nodeclass <name>` shows that one, not every EC2NodeClass: a reference to
-    // another one is not missing because the paste lacks it.
-    let class_commands: Vec<_> = facts
-        .commands
-        .iter()
-        .filter(|c| {
-            c.tool == "kubectl"
-                && c.kinds
-                    .iter()
-                    .any(|k| k == "EC2NodeClass" || k == "AWSNodeTemplate")
-        })
-        .collect();
-    let only_named_fetches =
-        !class_commands.is_empty() && class_commands.iter().all(|c| c.name.is_some());
-    let classes_listed = listed_empty
-        || ((!facts.nodeclasses.is_empty() || facts.has(Collected::NodeClasses))
-            && !only_named_fetches);
+    let classes_listed = classes_listed(facts);
     for np in &facts.nodepools {
         let cond = np.conditions.iter().find(|c| {
             c.condition_type == "NodeClassReady"
@@ -223,6 +202,33 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     groups.iter().map(|g| diagnose(facts, g)).collect()
+}
+
+/// Whether the input lists the cluster's EC2NodeClasses (a list, or `No resources found`), so
+/// that a reference it lacks is missing.
+fn classes_listed(facts: &Facts) -> bool {
+    let listed_empty = facts.empty_lists.iter().any(|e| {
+        e.resource
+            .as_deref()
+            .is_some_and(|r| r.starts_with("ec2nodeclass"))
+    });
+    // `kubectl get ec2nodeclass <name>` shows that one, not every EC2NodeClass: a reference to
+    // another one is not missing because the paste lacks it.
+    let class_commands: Vec<_> = facts
+        .commands
+        .iter()
+        .filter(|c| {
+            c.tool == "kubectl"
+                && c.kinds
+                    .iter()
+                    .any(|k| k == "EC2NodeClass" || k == "AWSNodeTemplate")
+        })
+        .collect();
+    let only_named_fetches =
+        !class_commands.is_empty() && class_commands.iter().all(|c| c.name.is_some());
+    listed_empty
+        || ((!facts.nodeclasses.is_empty() || facts.has(Collected::NodeClasses))
+            && !only_named_fetches)
 }
 
 /// Before v0.32 a Provisioner's `spec.providerRef` named an AWSNodeTemplate.
@@ -304,16 +310,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         "{np_label} references {target}: the NodePool is not ready (KW208) and Karpenter launches nothing from it."
     );
     let typo = typo_for(facts, g);
+    let listed = classes_listed(facts);
+    let existing: Vec<&str> = facts
+        .nodeclasses
+        .iter()
+        .filter(|c| !c.is_aws_node_template)
+        .map(|c| c.meta.name.as_str())
+        .collect();
     if let (Some(near), Some(n)) = (typo, nc) {
         summary.push_str(&format!(
             " The input has EC2NodeClass {near}, a near match: {n} is probably a typo for {near} in the nodeClassRef."
         ));
     } else if g.inferred {
-        let existing: Vec<&str> = facts
-            .nodeclasses
-            .iter()
-            .map(|c| c.meta.name.as_str())
-            .collect();
         let list = if existing.is_empty() {
             "none".to_string()
         } else {
@@ -321,6 +329,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         };
         summary.push_str(&format!(
             " Inferred from the input's EC2NodeClasses ({list}), which lack it."
+        ));
+    } else if listed && !existing.is_empty() {
+        summary.push_str(&format!(
+            " The input's EC2NodeClasses are {}.",
+            existing.join(", ")
         ));
     }
     // `kubectl get ec2nodeclasses` said `No resources found`: there is none to point at.
@@ -362,7 +375,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         return finish(facts, g, claim.as_deref(), summary, steps, None);
     }
     if empty_list.is_none() {
-        steps.extend(point_at_existing(np));
+        // The list and the reference are what the input already shows when it lists the
+        // EC2NodeClasses beside the NodePool's spec: ask only for what it lacks.
+        let shown = listed
+            && g.nodepool
+                .as_deref()
+                .and_then(|n| facts.nodepool(n))
+                .is_some_and(|p| p.nodeclass_ref.is_some());
+        let [list, patch] = point_at_existing(np, if listed { &existing } else { &[] });
+        if !shown {
+            steps.push(list);
+        }
+        steps.push(patch);
     }
     let cluster = cluster_name_or_placeholder(facts);
     let create = if empty_list.is_some() {
@@ -396,7 +420,18 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
 }
 
 /// List what exists, then repoint the NodePool at one of them.
-fn point_at_existing(np: &str) -> [Remediation; 2] {
+fn point_at_existing(np: &str, existing: &[&str]) -> [Remediation; 2] {
+    // The only EC2NodeClass a listing shows is the one to point at.
+    let (target, text) = match existing {
+        [only] => (
+            *only,
+            format!("Point the NodePool at {only}, the only EC2NodeClass listed:"),
+        ),
+        _ => (
+            "<existing-ec2nodeclass>",
+            "Point the NodePool at an existing EC2NodeClass:".to_string(),
+        ),
+    };
     [
         Remediation::command(
             "List the EC2NodeClasses that exist and the reference the NodePool holds:",
@@ -405,9 +440,9 @@ fn point_at_existing(np: &str) -> [Remediation; 2] {
             ),
         ),
         Remediation::command(
-            "Point the NodePool at an existing EC2NodeClass:",
+            text,
             format!(
-                "kubectl patch nodepool {np} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"nodeClassRef\":{{\"group\":\"karpenter.k8s.aws\",\"kind\":\"EC2NodeClass\",\"name\":\"<existing-ec2nodeclass>\"}}}}}}}}}}'"
+                "kubectl patch nodepool {np} --type merge -p '{{\"spec\":{{\"template\":{{\"spec\":{{\"nodeClassRef\":{{\"group\":\"karpenter.k8s.aws\",\"kind\":\"EC2NodeClass\",\"name\":\"{target}\"}}}}}}}}}}'"
             ),
         ),
     ]
@@ -587,9 +622,19 @@ mod tests {
         let d = check(&facts);
         assert!(d[0].summary.contains("(default)"), "{}", d[0].summary);
         assert!(!d[0].summary.contains("typo"));
-        assert!(d[0].remediation[2].yaml.as_deref().is_some_and(|y| y
-            .contains("name: bottlerocket")
-            && y.contains("karpenter.sh/discovery: prod")));
+        // The facts show the list and the reference: no step asks for them again.
+        assert!(d[0].remediation.iter().all(|r| !r
+            .command
+            .as_deref()
+            .is_some_and(|c| c.starts_with("kubectl get ec2nodeclasses"))));
+        assert!(d[0]
+            .remediation
+            .iter()
+            .any(|r| r
+                .yaml
+                .as_deref()
+                .is_some_and(|y| y.contains("name: bottlerocket")
+                    && y.contains("karpenter.sh/discovery: prod"))));
         // An AWSNodeTemplate of a near name is no EC2NodeClass to point at.
         facts.nodepools[0].nodeclass_ref = Some("defualt".into());
         facts.nodeclasses[0].is_aws_node_template = true;

@@ -241,7 +241,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let sdk_v2 = texts
         .iter()
         .any(|t| contains_any(t, &["operation error Pricing"]));
-    let era_before = era_before_v0_32(facts).or(sdk_v2.then_some(false));
+    // v1 logs under the flat `controller` logger with a `controller` field (v0.3x dotted it).
+    let v1_logs = crate::rules::kw4xx::disruption::era_before_v1(facts) == Some(false);
+    let era_before = era_before_v0_32(facts).or((sdk_v2 || v1_logs).then_some(false));
     let dated_by = if version_label(facts).is_some() {
         String::new()
     } else if era_before == Some(true) {
@@ -249,8 +251,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some(l) => format!(" (its {l} log lines date it before v0.32)"),
             None => " (the input's Provisioner/Machine API dates it before v0.32)".to_string(),
         }
-    } else if era_before_v0_32(facts).is_none() {
+    } else if era_before_v0_32(facts).is_none() && sdk_v2 {
         " (its AWS SDK v2 error text, `operation error Pricing`, dates it v1.1 or later)"
+            .to_string()
+    } else if era_before_v0_32(facts).is_none() {
+        " (its log records, under the `controller` logger with a `controller` field, date it v1)"
             .to_string()
     } else {
         " (the input's NodePool/NodeClaim API dates it v0.32 or later)".to_string()
