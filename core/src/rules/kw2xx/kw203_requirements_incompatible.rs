@@ -1112,7 +1112,16 @@ fn offer_values_step(
             }
         }
         Some((op, _, _)) if op == "DoesNotExist" => Remediation::text(format!(
-            "Or let {kind} {np} offer it: delete its `{key} DoesNotExist` requirement and give its nodes the label ({edit})."
+            "Or let {kind} {np} offer it: delete its `{key} DoesNotExist` requirement{} ({edit}).",
+            // Karpenter sets its own and the instance-type labels on every node it launches.
+            if ["karpenter.k8s.aws/", "karpenter.sh/", "node.kubernetes.io/", "topology.kubernetes.io/", "kubernetes.io/"]
+                .iter()
+                .any(|p| key.starts_with(p))
+            {
+                " (Karpenter sets that label on its nodes itself)"
+            } else {
+                " and give its nodes the label (`spec.template.metadata.labels`)"
+            }
         )),
         Some((op, _, _)) if op == "Gt" || op == "Lt" => Remediation::text(format!(
             "Or let {kind} {np} offer it: loosen its `{existing}` requirement so that it admits {} ({edit}).",
