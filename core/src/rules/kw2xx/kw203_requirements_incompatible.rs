@@ -694,7 +694,11 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .with_messages_of(hit_messages_of(hits))
         .with_messages(filtered.iter().copied())
         .with_evidence(evidence)
-        .with_remediation(steps.into_iter().filter(|s| !super::reads_only_shown(facts, s)))
+        .with_remediation(
+            steps
+                .into_iter()
+                .filter(|s| !super::reads_only_shown(facts, s)),
+        )
 }
 
 /// Karpenter's lines saying NodePool `np`'s requirements (or minValues) leave no instance type:
@@ -1320,7 +1324,9 @@ status:
             .filter_map(|r| r.command.as_deref())
             .collect();
         // The NodePool's conditions are in the input: no step to read them again.
-        assert!(!commands.iter().any(|c| c.starts_with("kubectl get nodepool gpu")));
+        assert!(!commands
+            .iter()
+            .any(|c| c.starts_with("kubectl get nodepool gpu")));
         assert!(commands[0].starts_with("kubectl get ec2nodeclass gpu-nodes -o jsonpath="));
         assert!(d.remediation[0].text.contains("(KW503)"));
         // No loosening of the pods' selector when the NodePool they want is there.

@@ -279,7 +279,11 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
         .with_node_pool(p.nodepool.as_deref())
         // Each pod's event reads the same: each keeps its own evidence line and count.
         .with_messages_per_object(p.messages.iter().copied(), &|m| m.object.clone())
-        .with_remediation(steps.into_iter().filter(|s| !super::reads_only_shown(facts, s)))
+        .with_remediation(
+            steps
+                .into_iter()
+                .filter(|s| !super::reads_only_shown(facts, s)),
+        )
 }
 
 const ARCH: &str = "kubernetes.io/arch";

@@ -71,7 +71,10 @@ pub(crate) fn reads_only_shown(facts: &Facts, step: &Remediation) -> bool {
     // relative to it).
     let mut fields: Vec<&str> = Vec::new();
     let mut depth = 0usize;
-    for part in path.split('{').filter_map(|p| p.split_once('}').map(|(f, _)| f.trim())) {
+    for part in path
+        .split('{')
+        .filter_map(|p| p.split_once('}').map(|(f, _)| f.trim()))
+    {
         if part == "end" {
             depth = depth.saturating_sub(1);
         } else if let Some(f) = part.strip_prefix("range ") {

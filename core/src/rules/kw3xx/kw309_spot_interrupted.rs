@@ -199,9 +199,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 || nodeclaim_of(facts, m).is_some_and(|n| nodeclaim_of(facts, o) == Some(n))
         };
         let spot_echo = echo
-            && facts.messages.iter().any(|o| {
-                same(o) && kind_of(facts, o).as_deref() == Some("spot interruption")
-            });
+            && facts
+                .messages
+                .iter()
+                .any(|o| same(o) && kind_of(facts, o).as_deref() == Some("spot interruption"));
         hits.push(m);
         if kind != "termination on interruption" && !spot_echo {
             push_unique(&mut kinds, kind);
