@@ -178,8 +178,10 @@ pub fn ingest_rows(
                 match pending.last_mut() {
                     Some((event, _)) if !row_like => {
                         let more = line.trim();
-                        // A terminal's hard wrap cuts anywhere, even inside a word.
-                        if !segment::hard_wrapped(part.lines[k - 1], line) {
+                        // A terminal's hard wrap cuts anywhere, even inside a word; a cut
+                        // at a space leaves the space at the end of the line above.
+                        let prev = part.lines[k - 1];
+                        if !segment::hard_wrapped(prev, line) || prev.ends_with([' ', '\t']) {
                             event.message.push(' ');
                             event.evidence.text.push(' ');
                         }
