@@ -84,6 +84,13 @@ pub fn sections<'a>(part: &Part<'a>, start: usize, end: usize) -> Vec<Section<'a
             continue;
         }
         let indent = segment::indent(line);
+        // A row's tail a terminal wrapped to column 0 stays in its section's body.
+        let wrapped = k > start && segment::hard_wrapped(part.lines[k - 1], line);
+        if let (true, Some(section)) = (wrapped, out.last_mut().filter(|s| s.body.end == k)) {
+            section.body.end = k + 1;
+            k += 1;
+            continue;
+        }
         if indent == 0 {
             if let Some((key, value, offset)) = key_value_at(line) {
                 value_column = (!value.is_empty()).then_some(offset);

@@ -178,9 +178,14 @@ pub fn ingest_rows(
                 match pending.last_mut() {
                     Some((event, _)) if !row_like => {
                         let more = line.trim();
-                        event.message.push(' ');
+                        // A terminal's hard wrap cuts anywhere, even inside a word; a cut
+                        // at a space leaves the space at the end of the line above.
+                        let prev = part.lines[k - 1];
+                        if !segment::hard_wrapped(prev, line) || prev.ends_with([' ', '\t']) {
+                            event.message.push(' ');
+                            event.evidence.text.push(' ');
+                        }
                         event.message.push_str(more);
-                        event.evidence.text.push(' ');
                         event.evidence.text.push_str(more);
                     }
                     _ => match headerless_row(part, k, line.trim()) {

@@ -519,7 +519,11 @@ pub fn describe_end(lines: &[&str], start: usize) -> usize {
         // `Annotations:  kubectl.kubernetes.io/last-applied-configuration={...}` ends with a
         // newline, so kubectl prints the next annotation at column 0 after a comma
         // (`,storageclass.kubernetes.io/is-default-class=true`).
-        if is_describe_key_line(line) || is_cut_mark(line) || line.starts_with(',') {
+        if is_describe_key_line(line)
+            || is_cut_mark(line)
+            || line.starts_with(',')
+            || (in_events && hard_wrapped(lines[i - 1], line))
+        {
             i += 1;
             continue;
         }
@@ -540,10 +544,30 @@ pub fn section_end(lines: &[&str], start: usize) -> usize {
         return start + 1;
     }
     let mut i = start + 1;
-    while i < lines.len() && !is_blank(lines[i]) && indent(lines[i]) > 0 {
+    while i < lines.len()
+        && !is_blank(lines[i])
+        && (indent(lines[i]) > 0 || hard_wrapped(lines[i - 1], lines[i]))
+    {
         i += 1;
     }
     i
+}
+
+/// `line` continues `prev` cut by a terminal's hard wrap: it sits at column 0 right after a
+/// line of at least 80 characters and starts nothing else (a describe key, a prompt, a
+/// heading, a fence). A describe's rows are indented, so only a copy from a terminal that
+/// wrapped them puts their tail at column 0; the cut may fall inside a word.
+pub fn hard_wrapped(prev: &str, line: &str) -> bool {
+    indent(line) == 0
+        && !is_blank(line)
+        && prev.len() >= 80
+        && !is_blank(prev)
+        && prompt(line).is_none()
+        && !starts_describe(line)
+        && !is_describe_key_line(line)
+        && !is_events_heading(line)
+        && !line.starts_with(['#', '$', '`', '>', '~'])
+        && !line.starts_with("---")
 }
 
 /// A YAML key at column 0 the way Kubernetes and helm values write them.
@@ -773,4 +797,29 @@ pub fn karpenter_version_in(text: &str) -> Option<String> {
         search = at + 1;
     }
     None
+}
+
+#[cfg(test)]
+mod hard_wrap_tests {
+    use super::hard_wrapped;
+
+    #[test]
+    fn only_a_column_zero_tail_of_a_long_line() {
+        let long = format!(
+            "  Warning  FailedScheduling  2m  karpenter  {}",
+            "x".repeat(80)
+        );
+        assert!(hard_wrapped(&long, "emonset overhead={\"cpu\":\"1\"}"));
+        for next in [
+            "  indented",
+            "",
+            "Name:  other",
+            "Events:  <none>",
+            "$ kubectl get pods",
+            "```",
+        ] {
+            assert!(!hard_wrapped(&long, next), "{next}");
+        }
+        assert!(!hard_wrapped("  short row", "tail"));
+    }
 }

@@ -690,6 +690,20 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
             ),
         );
     }
+    // Only Karpenter's own pods wait: no controller runs to log, create NodeClaims or send
+    // events, so the steps about those ask for nothing.
+    let only_own = stopped.is_some()
+        && silent.iter().all(|c| {
+            c.pod
+                .as_ref()
+                .is_some_and(|p| p.name.starts_with("karpenter-"))
+        });
+    if only_own {
+        steps = vec![Remediation::text(format!(
+            "Give the controller capacity Karpenter does not manage: a managed node group its nodeSelector and affinity match (the chart keeps it off Karpenter's nodes with `karpenter.sh/nodepool DoesNotExist`), or a Fargate profile for namespace {}.",
+            pod_ns.as_deref().unwrap_or(ns.as_str())
+        ))];
+    }
     if let Some(reason) = &stopped {
         steps.insert(
             0,
@@ -712,7 +726,7 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
             );
         }
     }
-    if let Some(p) = first_pod {
+    if let Some(p) = first_pod.filter(|_| !only_own) {
         steps.push(Remediation::command(
             "Look at the pod's full event list (Karpenter's own events come from `karpenter`):",
             format!(

@@ -694,7 +694,11 @@ fn untried_pin(facts: &Facts, hits: &[Hit<'_, '_>], key: &str, incoming: &str) -
         .with_messages_of(hit_messages_of(hits))
         .with_messages(filtered.iter().copied())
         .with_evidence(evidence)
-        .with_remediation(steps)
+        .with_remediation(
+            steps
+                .into_iter()
+                .filter(|s| !super::reads_only_shown(facts, s)),
+        )
 }
 
 /// Karpenter's lines saying NodePool `np`'s requirements (or minValues) leave no instance type:
@@ -1112,7 +1116,16 @@ fn offer_values_step(
             }
         }
         Some((op, _, _)) if op == "DoesNotExist" => Remediation::text(format!(
-            "Or let {kind} {np} offer it: delete its `{key} DoesNotExist` requirement and give its nodes the label ({edit})."
+            "Or let {kind} {np} offer it: delete its `{key} DoesNotExist` requirement{} ({edit}).",
+            // Karpenter sets its own and the instance-type labels on every node it launches.
+            if ["karpenter.k8s.aws/", "karpenter.sh/", "node.kubernetes.io/", "topology.kubernetes.io/", "kubernetes.io/"]
+                .iter()
+                .any(|p| key.starts_with(p))
+            {
+                " (Karpenter sets that label on its nodes itself)"
+            } else {
+                " and give its nodes the label (`spec.template.metadata.labels`)"
+            }
         )),
         Some((op, _, _)) if op == "Gt" || op == "Lt" => Remediation::text(format!(
             "Or let {kind} {np} offer it: loosen its `{existing}` requirement so that it admits {} ({edit}).",
@@ -1310,9 +1323,12 @@ status:
             .iter()
             .filter_map(|r| r.command.as_deref())
             .collect();
-        assert!(commands[0].starts_with("kubectl get nodepool gpu -o jsonpath="));
-        assert!(commands[1].starts_with("kubectl get ec2nodeclass gpu-nodes -o jsonpath="));
-        assert!(d.remediation[1].text.contains("(KW503)"));
+        // The NodePool's conditions are in the input: no step to read them again.
+        assert!(!commands
+            .iter()
+            .any(|c| c.starts_with("kubectl get nodepool gpu")));
+        assert!(commands[0].starts_with("kubectl get ec2nodeclass gpu-nodes -o jsonpath="));
+        assert!(d.remediation[0].text.contains("(KW503)"));
         // No loosening of the pods' selector when the NodePool they want is there.
         assert!(!d.remediation.iter().any(|r| r.yaml.is_some()));
     }

@@ -334,7 +334,9 @@ fn diagnose(facts: &Facts, mut p: PoolLimits<'_>) -> Diagnosis {
             Remediation::text(format!(
                 "Or free capacity: delete idle nodes of {kind} {name}, let consolidation remove under-used ones (KW4xx says what blocks it), or move workloads to another {kind}."
             )),
-        ])
+        ]
+        .into_iter()
+        .filter(|s| !super::reads_only_shown(facts, s)))
 }
 
 /// The limits to raise, each with double its value: `nodes` for the node limit; otherwise every
@@ -533,7 +535,8 @@ spec:
         facts.nodepools.push(np);
         let d = &check(&facts)[0];
         assert!(d.summary.contains("cpu 998 used of 1000"), "{}", d.summary);
-        assert!(d.remediation[1]
+        // Limits and usage are quoted: no step to read them again.
+        assert!(d.remediation[0]
             .command
             .as_deref()
             .unwrap()

@@ -504,6 +504,19 @@ fn one_constraint(
                 widened.push((*m).clone());
             }
         }
+        // Nothing names the domain that is missing: the message's node domains are what the
+        // NodePool creates already, so the edit must add one the input does not show (an empty
+        // domain is another story: there the explicit list of the real ones is the fix).
+        if missing.is_empty() && pool_values.is_none() && !widened.is_empty() && empty.is_none() {
+            widened.push(
+                if is_zone_key(key) {
+                    "<another-zone>"
+                } else {
+                    "<another-value>"
+                }
+                .to_string(),
+            );
+        }
         // Widening a NodePool that already allows every zone the spread needs changes nothing.
         let widens = pool_values
             .as_ref()

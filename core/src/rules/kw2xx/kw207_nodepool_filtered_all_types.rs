@@ -177,7 +177,7 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
             .requirements
             .iter()
             .map(|r| {
-                let mut s = format!("{} {} [{}]", r.key, r.operator, r.values.join(" "));
+                let mut s = quoted(r);
                 if let Some(mv) = r.min_values {
                     s.push_str(&format!(" minValues {mv}"));
                 }
@@ -250,7 +250,8 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
             .find(|r| labels.is_empty() || labels.contains(&r.key))
     });
     match (p.min_values, min_req) {
-        (true, Some(r)) => steps.push(Remediation::yaml(
+        // A cause found on that key already says what to change.
+        (true, Some(r)) if !found.iter().any(|f| f.key == r.key) => steps.push(Remediation::yaml(
             format!(
                 "Lower minValues on {} (now {}) or allow more values for it:",
                 r.key,
@@ -264,6 +265,7 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
                 r.min_values.unwrap_or(1).saturating_sub(1).max(1)
             ),
         )),
+        (true, Some(_)) => {}
         (true, None) => steps.push(Remediation::text(
             "Lower the minValues of the NodePool's requirements, or allow more values (families, sizes) for the key whose minValues fails.",
         )),
@@ -277,7 +279,11 @@ fn diagnose(facts: &Facts, p: Pool<'_>) -> Diagnosis {
         .with_node_pool(p.nodepool.as_deref())
         // Each pod's event reads the same: each keeps its own evidence line and count.
         .with_messages_per_object(p.messages.iter().copied(), &|m| m.object.clone())
-        .with_remediation(steps)
+        .with_remediation(
+            steps
+                .into_iter()
+                .filter(|s| !super::reads_only_shown(facts, s)),
+        )
 }
 
 const ARCH: &str = "kubernetes.io/arch";
@@ -482,6 +488,36 @@ fn causes(facts: &Facts, np: &NodePool) -> Vec<Found> {
                             families.join(" ")
                         ),
                         key: key.to_string(),
+                    });
+                }
+            }
+        }
+        if source == TYPE {
+            // minValues on the family or category counts what the listed types leave.
+            for r in on(FAMILY).chain(on(CATEGORY)) {
+                let mut left: Vec<&str> = Vec::new();
+                for f in &families {
+                    let v = if r.key == FAMILY {
+                        f.as_str()
+                    } else {
+                        family_parts(f).map_or(f.as_str(), |(c, _, _)| c)
+                    };
+                    if allows(r, v) && !left.contains(&v) {
+                        left.push(v);
+                    }
+                }
+                if r.min_values.is_some_and(|mv| (left.len() as u64) < mv) {
+                    out.push(Found {
+                        sentence: format!(
+                            "`{}` has minValues {}, but the instance types [{}] leave only {} ({}): it can never be met; lower minValues to {} or allow more instance types.",
+                            quoted(r),
+                            r.min_values.unwrap_or_default(),
+                            on(TYPE).flat_map(|t| t.values.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
+                            left.len(),
+                            left.join(" "),
+                            left.len().max(1)
+                        ),
+                        key: r.key.clone(),
                     });
                 }
             }

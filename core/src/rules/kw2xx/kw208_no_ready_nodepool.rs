@@ -608,7 +608,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             format!("kubectl get nodepool {np} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
         ),
         Remediation::command(
-            "Then the EC2NodeClass's conditions, and fix what the linked rule says:",
+            "Read the EC2NodeClass's conditions, and fix what the linked rule says:",
             format!("kubectl get ec2nodeclass {nc_name} -o jsonpath='{{range .status.conditions[*]}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{\"\\n\"}}{{end}}'"),
         ),
     ];
@@ -634,6 +634,24 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
                 format!("kubectl get nodepool {np} -o jsonpath='{{.spec.template.spec.nodeClassRef.name}}{{\"\\n\"}}' && kubectl get ec2nodeclasses"),
             ),
         );
+    }
+    // What the input shows in full needs no command to read it again.
+    let pool = g
+        .nodepool
+        .as_deref()
+        .and_then(|n| facts.nodepool(n))
+        .filter(|p| !p.meta.from_table);
+    steps.retain(|s| !super::reads_only_shown(facts, s));
+    for step in &mut steps {
+        // `<read the nodeClassRef> && kubectl get ec2nodeclasses`: the pasted NodePool shows it.
+        let rest = step.command.as_deref().and_then(|c| c.split_once(" && "));
+        if let (Some((_, rest)), true) = (rest, pool.is_some_and(|p| p.nodeclass_ref.is_some())) {
+            // The list shown too: the step's text alone says what to do.
+            step.command = (!facts.ran(rest)).then(|| rest.to_string());
+            if step.command.is_none() {
+                step.text = format!("{}.", step.text.trim_end_matches(':'));
+            }
+        }
     }
     let mut d = Diagnosis::new(&META, summary)
         .with_node_pool(g.nodepool.as_deref())

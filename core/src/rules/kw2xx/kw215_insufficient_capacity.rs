@@ -1,7 +1,9 @@
 //! KW215 insufficient-capacity.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, CapacityReservation, Facts, Message, NodeClass};
+use crate::facts::{
+    contains_ignore_ascii_case, CapacityReservation, Facts, Message, NodeClass, Requirement,
+};
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
 use crate::rules::kw2xx::scheduling::{nodepool_subnets, scheduling_errors, tail_after, Cause};
 use crate::rules::text::is_region;
@@ -701,6 +703,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // A vCPU or spot quota is per account and instance class, not per offering: another
         // zone or size of the same class hits the same limit.
         summary.push_str(" Karpenter retries with the other allowed types and zones, but the quota counts every instance of its class: the types of the same class fail too until it is raised.");
+    } else if let Some(it) = only_type(facts, &nodepools, &nodeclaims) {
+        // Nothing else to fall back to but another zone or capacity type of that one type.
+        summary.push_str(&format!(
+            " Only {it} is allowed, so Karpenter can only retry it in another zone or capacity type{}.",
+            if matches!(zones, Some(ZonesLeft::NoneLeft(_))) {
+                ", and every allowed zone reports the shortage"
+            } else {
+                ""
+            }
+        ));
     } else {
         // With every allowed zone short, only other instance types are left to try.
         summary.push_str(if matches!(zones, Some(ZonesLeft::NoneLeft(_))) {
@@ -1047,6 +1059,35 @@ fn single_offering(
         .iter()
         .all(|(t, z)| *t == it && *z == zone)
         .then_some((it, zone, capacity))
+}
+
+/// The one instance type the NodeClaims hit (or else the NodePools hit) allow, when each allows
+/// exactly that one (`node.kubernetes.io/instance-type In [<type>]`).
+fn only_type(facts: &Facts, nodepools: &[String], nodeclaims: &[String]) -> Option<String> {
+    let claims: Vec<&[Requirement]> = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| nodeclaims.contains(&c.meta.name) && !c.requirements.is_empty())
+        .map(|c| c.requirements.as_slice())
+        .collect();
+    let pools: Vec<&[Requirement]> = facts
+        .nodepools
+        .iter()
+        .filter(|p| nodepools.contains(&p.meta.name) && !p.meta.from_table)
+        .map(|p| p.requirements.as_slice())
+        .collect();
+    let sets = if claims.is_empty() { pools } else { claims };
+    let mut types = sets.iter().map(|reqs| {
+        let mut it = reqs
+            .iter()
+            .filter(|r| r.key == "node.kubernetes.io/instance-type" && r.operator == "In");
+        match (it.next(), it.next()) {
+            (Some(r), None) if r.values.len() == 1 => Some(r.values[0].clone()),
+            _ => None,
+        }
+    });
+    let first = types.next()??;
+    types.all(|t| t.as_deref() == Some(&first)).then_some(first)
 }
 
 fn zones_left(

@@ -1,6 +1,7 @@
 //! KW2xx: provisioning (the pod stays Pending).
 
-use super::Rule;
+use super::{Remediation, Rule};
+use crate::facts::Facts;
 
 pub(crate) mod eni_limits;
 mod kw200_karpenter_not_acting;
@@ -44,3 +45,73 @@ pub const RULES: &[Rule] = &[
     kw216_spot_only_nodepool::RULE,
     kw217_hostport_conflict::RULE,
 ];
+
+/// Whether a step only runs `kubectl get <kind> <name> -o jsonpath='...'` for fields the input
+/// already shows of that object in full (its YAML, JSON or describe; not a table row): asking
+/// the user to read them again adds nothing. Compound commands and fields not known here count
+/// as not shown.
+pub(crate) fn reads_only_shown(facts: &Facts, step: &Remediation) -> bool {
+    let Some(command) = step.command.as_deref() else {
+        return false;
+    };
+    let Some(path) = command
+        .split_once(" -o jsonpath='")
+        .and_then(|(_, p)| p.strip_suffix('\''))
+    else {
+        return false;
+    };
+    let words: Vec<&str> = command.split_whitespace().take(4).collect();
+    let ["kubectl", "get", kind, name] = words.as_slice() else {
+        return false;
+    };
+    if path.contains(['\'', '|', ';', '$', '&']) || name.starts_with('-') {
+        return false;
+    }
+    // The absolute fields read: `{.a.b}` and `{range .a.b[*]}` (fields inside a range are
+    // relative to it).
+    let mut fields: Vec<&str> = Vec::new();
+    let mut depth = 0usize;
+    for part in path
+        .split('{')
+        .filter_map(|p| p.split_once('}').map(|(f, _)| f.trim()))
+    {
+        if part == "end" {
+            depth = depth.saturating_sub(1);
+        } else if let Some(f) = part.strip_prefix("range ") {
+            if depth == 0 {
+                fields.push(f.trim());
+            }
+            depth += 1;
+        } else if depth == 0 && part.starts_with('.') {
+            fields.push(part);
+        }
+    }
+    let shown = |f: &str| -> bool {
+        let has = |prefix: &str| f.starts_with(prefix);
+        match *kind {
+            "nodepool" | "provisioner" => facts.nodepool(name).is_some_and(|p| {
+                !p.meta.from_table
+                    && ((has(".spec.template.spec.requirements") || has(".spec.requirements"))
+                        && !p.requirements.is_empty()
+                        || has(".status.conditions") && !p.conditions.is_empty()
+                        || has(".spec.limits") && !p.limits.is_empty()
+                        || has(".status.resources") && !p.usage.is_empty()
+                        || has(".spec.template.spec.nodeClassRef") && p.nodeclass_ref.is_some())
+            }),
+            "ec2nodeclass" | "awsnodetemplate" => facts.nodeclass(name).is_some_and(|c| {
+                !c.meta.from_table
+                    && (has(".status.conditions") && !c.conditions.is_empty()
+                        || has(".spec.blockDeviceMappings") && !c.block_device_mappings.is_empty()
+                        || has(".status.subnets") && !c.status_subnets.is_empty())
+            }),
+            "nodeclaim" | "machine" | "machines.karpenter.sh" => facts.nodeclaims.iter().any(|c| {
+                c.meta.name == *name
+                    && !c.meta.from_table
+                    && (has(".status.conditions") && !c.conditions.is_empty()
+                        || has(".spec.requirements") && !c.requirements.is_empty())
+            }),
+            _ => false,
+        }
+    };
+    !fields.is_empty() && fields.into_iter().all(shown)
+}

@@ -454,10 +454,11 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         // for it (a describe of a pod that waited, then was Nominated and Scheduled) is
         // history, not why anything is Pending now. Only a pod the message itself names: the
         // one-pod fallback below may be a guess.
-        if pod
-            .as_ref()
-            .is_some_and(|p| placed(facts, p) || nominated_since(facts, p, message))
-        {
+        if pod.as_ref().is_some_and(|p| {
+            placed(facts, p)
+                || nominated_since(facts, p, message)
+                || provisioned_since(facts, p, message)
+        }) {
             continue;
         }
         let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
@@ -490,7 +491,8 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
 /// `scheduling_errors`, skip those as history too.
 pub fn about_placed_pod(facts: &Facts, m: &Message) -> bool {
     m.object.as_ref().is_some_and(|o| {
-        o.kind.eq_ignore_ascii_case("pod") && (placed(facts, o) || nominated_since(facts, o, m))
+        o.kind.eq_ignore_ascii_case("pod")
+            && (placed(facts, o) || nominated_since(facts, o, m) || provisioned_since(facts, o, m))
     })
 }
 
@@ -525,6 +527,51 @@ fn nominated_since(facts: &Facts, pod: &ObjectRef, failure: &Message) -> bool {
             })
             && last_seen(e).is_some_and(|nominated| nominated < failed)
     })
+}
+
+/// Whether Karpenter's log shows a later batch that took pod `pod` (`found provisionable
+/// pod(s)` naming it, at or after `failure`) and created a NodeClaim, with no failure for the
+/// pod since: the failure is history. A batch's failures are logged between its `found` line
+/// and its `created nodeclaim` lines, so a later failure for the pod says it failed again.
+fn provisioned_since(facts: &Facts, pod: &ObjectRef, failure: &Message) -> bool {
+    let Some(failed) = failure.time.as_deref() else {
+        return false;
+    };
+    let named = |r: &LogRecord| {
+        ["pods", "Pods"].iter().any(|k| {
+            r.fields
+                .get(*k)
+                .and_then(|v| v.as_str())
+                .is_some_and(|list| {
+                    list.split([',', ' '])
+                        .any(|p| p == pod.name || p.rsplit('/').next() == Some(pod.name.as_str()))
+                })
+        })
+    };
+    let after = |r: &LogRecord| r.time.as_deref().is_some_and(|t| t > failed);
+    let Some(found) = facts
+        .logs
+        .iter()
+        .filter(|r| after(r) && named(r))
+        .find(|r| contains_ignore_ascii_case(&r.message, "found provisionable pod"))
+        .and_then(|r| r.time.as_deref())
+    else {
+        return false;
+    };
+    let since = |r: &&LogRecord| r.time.as_deref().is_some_and(|t| t >= found);
+    let failed_again = facts.logs.iter().filter(since).any(|r| {
+        contains_ignore_ascii_case(&r.message, "schedule pod")
+            && ["Pod", "pod"].iter().any(|k| {
+                r.field_name(k)
+                    .is_some_and(|n| n.rsplit('/').next() == Some(pod.name.as_str()))
+            })
+    });
+    !failed_again
+        && facts
+            .logs
+            .iter()
+            .filter(since)
+            .any(|r| contains_ignore_ascii_case(&r.message, "created nodeclaim"))
 }
 
 /// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,

@@ -1,7 +1,7 @@
 //! KW301 invalid-block-device-mapping.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodeClass};
 use crate::rules::kw2xx::scheduling::{record_of, tail_after};
 use crate::rules::kw3xx::common::{
     join_names, karpenter_namespace, named, nodeclaim_of, nodeclass_of_nodeclaim,
@@ -228,7 +228,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .map(|f| format!(", here {f}"))
                     .unwrap_or_else(|| device_names_hint(facts, api.legacy).to_string())
             ),
-            mappings_yaml(family.as_deref(), None),
+            pasted_sizes(
+                mappings_yaml(family.as_deref(), None),
+                facts.nodeclass(&nodeclass),
+                &wrong_devices,
+            ),
         ));
     }
     if let Some(n) = min_size_gb {
@@ -342,6 +346,41 @@ fn family_of(facts: &Facts, nodeclass: &str) -> Option<String> {
             .to_string(),
         )
     })
+}
+
+/// The family's mappings with the sizes of the pasted EC2NodeClass kept: the root device's
+/// for the root (OS) volume, a wrongly named device's for the data volume (Bottlerocket's second
+/// one), since renaming a device does not change what it must hold.
+fn pasted_sizes(yaml: String, class: Option<&NodeClass>, wrong: &[String]) -> String {
+    let Some(class) = class else { return yaml };
+    let size = |pick: &dyn Fn(&str, Option<bool>) -> bool| {
+        class
+            .block_device_mappings
+            .iter()
+            .find(|m| pick(m.device_name.as_deref().unwrap_or_default(), m.root_volume))
+            .and_then(|m| m.volume_size.clone())
+    };
+    let root = size(&|dev, root| root == Some(true) || dev == "/dev/xvda");
+    let data = size(&|dev, _| dev != "/dev/xvda" && wrong.iter().any(|w| w == dev));
+    let two = yaml.matches("volumeSize: ").count() > 1;
+    // One volume: the root's size, else the renamed device's.
+    let mut sizes = if two {
+        vec![root, data]
+    } else {
+        vec![root.or(data)]
+    }
+    .into_iter();
+    let mut out = String::new();
+    for line in yaml.split_inclusive('\n') {
+        match line.split_once("volumeSize: ") {
+            Some((indent, _)) => match sizes.next().flatten() {
+                Some(size) => out.push_str(&format!("{indent}volumeSize: {size}\n")),
+                None => out.push_str(line),
+            },
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// `spec.blockDeviceMappings` for an AMI family, with the given minimum size.

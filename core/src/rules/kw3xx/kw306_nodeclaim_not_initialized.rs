@@ -288,16 +288,23 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .conditions
             .iter()
             .find(|c| c.condition_type == "Ready" && c.status != "True");
-        let startup = n
+        // The startup taints of its NodePool, or of its NodeClaim (a copy of them).
+        let pool = n
             .meta
             .labels
             .get("karpenter.sh/nodepool")
             .and_then(|np| facts.nodepool(np))
-            .and_then(|np| {
-                n.taints
-                    .iter()
-                    .find(|t| np.startup_taints.iter().any(|s| s.key == t.key))
-            });
+            .map(|np| &np.startup_taints);
+        let claim = facts
+            .nodeclaims
+            .iter()
+            .find(|c| c.node_name.as_deref() == Some(n.meta.name.as_str()));
+        let startup = n.taints.iter().find(|t| {
+            pool.into_iter()
+                .chain(claim.map(|c| &c.startup_taints))
+                .flatten()
+                .any(|s| s.key == t.key)
+        });
         // Taints Kubernetes or an agent removes once the node is set up: a taint of an agent
         // the engine knows is a startup taint even when the NodePool is not in the input.
         let ephemeral = n
@@ -320,7 +327,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         };
         hits.push(Hit {
             cause,
-            nodeclaim: None,
+            nodeclaim: claim.map(|c| c.meta.name.clone()),
             node: Some(n.meta.name.clone()),
             // The Ready condition says more than the Node's name line.
             evidence: not_ready

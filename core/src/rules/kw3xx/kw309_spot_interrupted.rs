@@ -191,8 +191,20 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if echo && disrupted_by_karpenter(facts, m) {
             continue;
         }
+        // EC2 terminates the spot instance it reclaims with its own state-change notice: the
+        // same interruption, not someone outside Karpenter.
+        let same = |o: &Message| {
+            let node = node_of(facts, m);
+            (node.is_some() && node_of(facts, o) == node)
+                || nodeclaim_of(facts, m).is_some_and(|n| nodeclaim_of(facts, o) == Some(n))
+        };
+        let spot_echo = echo
+            && facts
+                .messages
+                .iter()
+                .any(|o| same(o) && kind_of(facts, o).as_deref() == Some("spot interruption"));
         hits.push(m);
-        if kind != "termination on interruption" {
+        if kind != "termination on interruption" && !spot_echo {
             push_unique(&mut kinds, kind);
         }
         if let Some(n) = nodeclaim_of(facts, m) {
