@@ -1254,6 +1254,10 @@ pub struct Facts {
     pub security_group_policies: Vec<SecurityGroupPolicy>,
     pub service_accounts: Vec<ServiceAccount>,
     pub empty_lists: Vec<EmptyList>,
+    /// An Event object's `involvedObject` with its `fieldPath` (`spec.containers{app}`), which
+    /// names the container the event is about: kept per object, not per event, since every
+    /// builder of [`Event`] would otherwise have to fill it.
+    pub event_field_paths: Vec<(ObjectRef, String)>,
     /// The shell commands the paste shows, in input order.
     pub commands: Vec<ShellCommand>,
     /// karpenter-why's own report pasted back into the input: per source, its first and last

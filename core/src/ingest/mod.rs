@@ -118,7 +118,7 @@ fn starts_document(line: &str) -> bool {
 }
 
 /// Lengths of the fact lists at one point of the reading, to take back what came after.
-struct FactsMark([usize; 19]);
+struct FactsMark([usize; 20]);
 
 impl FactsMark {
     fn of(f: &Facts) -> Self {
@@ -146,6 +146,7 @@ impl FactsMark {
             security_group_policies,
             service_accounts,
             empty_lists,
+            event_field_paths,
             commands: _,
             own_report: _,
             karpenter_version: _,
@@ -178,13 +179,14 @@ impl FactsMark {
             security_group_policies.len(),
             service_accounts.len(),
             empty_lists.len(),
+            event_field_paths.len(),
             input_errors.len(),
         ])
     }
 
     /// Takes back every fact added since the mark; the log lines it read no longer count.
     fn roll_back(&self, f: &mut Facts) {
-        let [messages, events, logs, pods, nodes, nodeclaims, nodepools, nodeclasses, pdbs, workloads, storage_classes, persistent_volumes, pvcs, settings, crds, sgps, accounts, empty_lists, errors] =
+        let [messages, events, logs, pods, nodes, nodeclaims, nodepools, nodeclasses, pdbs, workloads, storage_classes, persistent_volumes, pvcs, settings, crds, sgps, accounts, empty_lists, field_paths, errors] =
             self.0;
         let dropped = f.logs.split_off(logs.min(f.logs.len()));
         for record in &dropped {
@@ -207,6 +209,7 @@ impl FactsMark {
         f.security_group_policies.truncate(sgps);
         f.service_accounts.truncate(accounts);
         f.empty_lists.truncate(empty_lists);
+        f.event_field_paths.truncate(field_paths);
         f.input_errors.truncate(errors);
     }
 }

@@ -287,15 +287,25 @@ fn point_workload(
     }
     let owner = pod.and_then(|p| owner_workload(facts, p));
     // Without the pod object, a `kubectl get events -o wide` row names the container in its
-    // SUBOBJECT column (`spec.containers{<name>}`).
+    // SUBOBJECT column, an Event object in `involvedObject.fieldPath` (`spec.containers{<name>}`).
+    let container_in = |text: &str| {
+        let token = crate::rules::text::token_after(text, "containers{")?;
+        Some(token.split('}').next()?.to_string()).filter(|n| !n.is_empty())
+    };
     let container = f
         .containers
         .first()
         .cloned()
         .or_else(|| {
             f.messages.iter().find_map(|m| {
-                let token = crate::rules::text::token_after(&m.evidence.text, "containers{")?;
-                Some(token.split('}').next()?.to_string()).filter(|n| !n.is_empty())
+                container_in(&m.evidence.text).or_else(|| {
+                    let object = m.object.as_ref()?;
+                    facts
+                        .event_field_paths
+                        .iter()
+                        .filter(|(o, _)| o == object)
+                        .find_map(|(_, path)| container_in(path))
+                })
             })
         })
         .unwrap_or_else(|| "<container>".to_string());
