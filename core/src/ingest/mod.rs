@@ -1246,7 +1246,8 @@ fn json_log_export(
             items.iter().collect(),
             segment::json_item_lines(&part.lines, i, end, true),
         ),
-        Value::Object(map) => match map.get("events") {
+        // Datadog's log search API answers `{"data": [{"attributes": {...}}]}`.
+        Value::Object(map) => match map.get("events").or_else(|| map.get("data")) {
             Some(Value::Array(events)) if !events.is_empty() => (
                 events.iter().collect(),
                 segment::json_lines_at_depth(&part.lines, i, end, 2),
