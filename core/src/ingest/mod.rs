@@ -94,6 +94,9 @@ pub(crate) struct Sink {
     /// Every [`Block`] read so far: (text hash, context hash), and the text hashes alone.
     seen_blocks: HashSet<(u64, u64)>,
     seen_block_texts: HashSet<u64>,
+    /// Hashes of the timestamped log lines the prefilter dropped: a block pasted twice counts
+    /// its noise lines once, as [`drop_repeated_log_lines`] does for the records.
+    dropped_log_lines: HashSet<u64>,
 }
 
 /// A run of input lines between blank lines and prompts (one command's output, one document
@@ -527,7 +530,11 @@ impl<'a> Part<'a> {
                 .map(|&(_, id)| id);
             let log = match filter.decide(line.as_bytes(), || signal.is_some()) {
                 Decision::Drop(level) => {
-                    sink.count_log_line(&level.upper(), level.is_other_component());
+                    let repeat = scan::has_time_of_day(line.as_bytes())
+                        && !sink.dropped_log_lines.insert(text_hash([line]));
+                    if !repeat {
+                        sink.count_log_line(&level.upper(), level.is_other_component());
+                    }
                     continue;
                 }
                 Decision::KeepSignal(level) => {
@@ -536,6 +543,9 @@ impl<'a> Part<'a> {
                     true
                 }
                 Decision::KeepLog(level) => {
+                    if level.is_noise() && scan::has_time_of_day(line.as_bytes()) {
+                        sink.dropped_log_lines.insert(text_hash([line]));
+                    }
                     sink.count_log_line(&level.upper(), level.is_other_component());
                     true
                 }
