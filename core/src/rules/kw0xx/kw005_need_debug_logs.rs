@@ -224,8 +224,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     // Without a Nominated event: the logs found the pod provisionable and every NodeClaim they
     // created has registered or is still coming up (kubectl's AGE, or the time against now).
     let created = named("created nodeclaim");
-    let fresh_launch =
-        !created.is_empty() && created.iter().all(|c| registered.contains(c) || coming_up(c));
+    let fresh_launch = !created.is_empty()
+        && created
+            .iter()
+            .all(|c| registered.contains(c) || coming_up(c));
     let found = named_in("found provisionable pod(s)", "Pods");
     let on_its_way = |pod: &String| {
         nominations.iter().any(|(p, claim, age)| {
