@@ -110,7 +110,15 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Option<Diagnosis> {
             format!("kubectl get events -n {ns} --field-selector involvedObject.name={name} | grep -i 'failed to pull'"),
         ));
     }
-    let region = aws_region(facts).unwrap_or_else(|| "<region>".to_string());
+    // The node a pod object is bound to names the region (`ip-10-0-7-9.eu-central-1.compute.internal`).
+    let region = aws_region(facts)
+        .or_else(|| {
+            facts
+                .pods
+                .iter()
+                .find_map(|p| crate::rules::text::region_in_text(p.node_name.as_deref()?))
+        })
+        .unwrap_or_else(|| "<region>".to_string());
     let account = aws_account(facts).unwrap_or_else(|| "<account-id>".to_string());
     let ecr = format!("{account}.dkr.ecr.{region}.amazonaws.com");
     let (mirror_registry, mirror_image) = mirror_steps(&mut steps, image, &ecr, &region, &account);
