@@ -1631,9 +1631,11 @@ pub const POD_EVENT_REASONS: &[&str] = &[
 /// `"msg"` and `"ts"`; or a `kubectl logs --prefix` / stern prefix naming another pod and
 /// container.
 pub fn foreign_log_line(raw: &str) -> bool {
-    let key =
-        |k: &str| raw.contains(&format!("\"{k}\":")) || raw.contains(&format!("\\\"{k}\\\":"));
-    if key("msg") && !key("message") {
+    // Plain and JSON-escaped keys apart: an export that wraps the line in a `message` field
+    // (`"message": "{\"level\": \"debug\", \"msg\": ...}"`) has a plain `message` key of its own.
+    let plain = |k: &str| raw.contains(&format!("\"{k}\":"));
+    let escaped = |k: &str| raw.contains(&format!("\\\"{k}\\\":"));
+    if (plain("msg") && !plain("message")) || (escaped("msg") && !escaped("message")) {
         return true;
     }
     let Some(brace) = raw.find('{') else {

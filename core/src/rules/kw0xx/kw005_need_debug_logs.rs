@@ -108,6 +108,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         || facts
             .logs
             .iter()
+            .filter(|r| !crate::facts::foreign_log_line(&r.evidence.text))
             .any(|r| r.level == "DEBUG" || r.fields.contains_key("caller"))
         || facts
             .log_lines_by_level
@@ -264,11 +265,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         [one] => problem.push(format!("{claim} {one} is not ready")),
         many => problem.push(format!("{claim}s {} are not ready", many.join(", "))),
     }
-    let lines: usize = facts
-        .log_lines_by_level
-        .values()
-        .sum::<usize>()
-        .max(facts.logs.len());
+    let lines: usize = facts.log_lines_by_level.values().sum::<usize>().max(
+        facts
+            .logs
+            .iter()
+            .filter(|r| !crate::facts::foreign_log_line(&r.evidence.text))
+            .count(),
+    );
     // NodeClaims the logs show created but never launched: where the info logs go quiet.
     let mut unlaunched: Vec<String> = Vec::new();
     for name in named("created nodeclaim") {
