@@ -1254,6 +1254,10 @@ pub struct Facts {
     pub security_group_policies: Vec<SecurityGroupPolicy>,
     pub service_accounts: Vec<ServiceAccount>,
     pub empty_lists: Vec<EmptyList>,
+    /// An Event object's `involvedObject` with its `fieldPath` (`spec.containers{app}`), which
+    /// names the container the event is about: kept per object, not per event, since every
+    /// builder of [`Event`] would otherwise have to fill it.
+    pub event_field_paths: Vec<(ObjectRef, String)>,
     /// The shell commands the paste shows, in input order.
     pub commands: Vec<ShellCommand>,
     /// karpenter-why's own report pasted back into the input: per source, its first and last
@@ -1627,9 +1631,11 @@ pub const POD_EVENT_REASONS: &[&str] = &[
 /// `"msg"` and `"ts"`; or a `kubectl logs --prefix` / stern prefix naming another pod and
 /// container.
 pub fn foreign_log_line(raw: &str) -> bool {
-    let key =
-        |k: &str| raw.contains(&format!("\"{k}\":")) || raw.contains(&format!("\\\"{k}\\\":"));
-    if key("msg") && !key("message") {
+    // Plain and JSON-escaped keys apart: an export that wraps the line in a `message` field
+    // (`"message": "{\"level\": \"debug\", \"msg\": ...}"`) has a plain `message` key of its own.
+    let plain = |k: &str| raw.contains(&format!("\"{k}\":"));
+    let escaped = |k: &str| raw.contains(&format!("\\\"{k}\\\":"));
+    if (plain("msg") && !plain("message")) || (escaped("msg") && !escaped("message")) {
         return true;
     }
     let Some(brace) = raw.find('{') else {

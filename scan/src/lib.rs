@@ -1190,6 +1190,14 @@ impl LogLineFilter {
     }
 }
 
+/// Whether `line` holds a time of day (`08:01:02`) in its first 160 bytes, where every log
+/// format and prefix puts it: two such lines that are the same are one line pasted twice.
+pub fn has_time_of_day(line: &[u8]) -> bool {
+    line[..line.len().min(160)].windows(8).any(|w| {
+        w[2] == b':' && w[5] == b':' && [0, 1, 3, 4, 6, 7].iter().all(|&k| w[k].is_ascii_digit())
+    })
+}
+
 /// What a left-out noise line counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Noise {
@@ -1267,6 +1275,8 @@ pub struct StreamScanner<'m> {
     /// bytes, DEBUG?). Most are pushed out again, so they are decoded only when kept.
     recent: Vec<VecDeque<(usize, Vec<u8>, Noise)>>,
     transcoder: encoding::Transcoder,
+    /// Hashes of the timestamped lines left out so far ([`Self::omit`]).
+    omitted_hashes: std::collections::HashSet<u64>,
 }
 
 impl<'m> StreamScanner<'m> {
@@ -1289,6 +1299,7 @@ impl<'m> StreamScanner<'m> {
             tail_lines: Vec::new(),
             recent: Vec::new(),
             transcoder: encoding::Transcoder::default(),
+            omitted_hashes: std::collections::HashSet::new(),
         }
     }
 
@@ -1398,8 +1409,9 @@ impl<'m> StreamScanner<'m> {
             self.flush();
             self.filter.reset();
         }
-        match self.filter.decide(line, || signal.is_some()) {
-            Decision::Drop(level) => self.omit(level),
+        let decision = self.filter.decide(line, || signal.is_some());
+        match decision {
+            Decision::Drop(level) => self.omit(level, line),
             Decision::KeepSignal(level) => {
                 let id = signal.unwrap_or_default() as usize;
                 if self.recent.len() <= id {
@@ -1419,14 +1431,45 @@ impl<'m> StreamScanner<'m> {
                 ring.push_back((number, text, Noise::of(&level)));
             }
             Decision::NotLog | Decision::KeepLog(_) => {
+                // The first noise line is kept, and its repeat would be left out.
+                if let Decision::KeepLog(level) = decision {
+                    if level.is_noise() {
+                        self.first_sight(line);
+                    }
+                }
                 self.tail.push_str(&String::from_utf8_lossy(line));
                 self.tail_lines.push((number, self.tail.len()));
             }
         }
     }
 
-    fn omit(&mut self, level: QuickLevel<'_>) {
-        count_omitted(&mut self.stats, Noise::of(&level));
+    /// A left-out line counts once: the same timestamped line again is the block pasted twice
+    /// (core reads repeated records once too).
+    fn omit(&mut self, level: QuickLevel<'_>, line: &[u8]) {
+        if self.first_sight(line) {
+            count_omitted(&mut self.stats, Noise::of(&level));
+        }
+    }
+
+    /// Whether a noise line is not the repeat of an earlier one, remembering it. The hashes
+    /// kept are capped, so a huge log costs bounded memory and only repeats past the cap count
+    /// twice.
+    fn first_sight(&mut self, line: &[u8]) -> bool {
+        const MAX_REMEMBERED: usize = 1 << 18;
+        if !has_time_of_day(line) {
+            return true;
+        }
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        line.trim_ascii_end().hash(&mut hasher);
+        let hash = hasher.finish();
+        if self.omitted_hashes.contains(&hash) {
+            return false;
+        }
+        if self.omitted_hashes.len() < MAX_REMEMBERED {
+            self.omitted_hashes.insert(hash);
+        }
+        true
     }
 
     /// Merges the current part's kept lines and its recent signal lines, in line order.

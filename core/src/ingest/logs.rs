@@ -15,10 +15,12 @@ const LEVELS: &[&str] = &[
 ];
 
 /// Fields exports wrap the original log line in (Datadog's log export nests the line as
-/// `content.message`).
+/// `content.message`, its API as `attributes.message`, or the parsed fields as
+/// `attributes.attributes` beside the message).
 const WRAPPER_FIELDS: &[&str] = &[
     "@message",
     "content",
+    "attributes",
     "log",
     "line",
     "message",
@@ -132,7 +134,10 @@ fn json_error(e: &serde_json::Error, json: &str) -> String {
 /// What may stand before the JSON object of a log line: nothing, a `kubectl logs --prefix`
 /// tag, a timestamp, a stern `pod container` pair, CloudWatch/Loki columns.
 fn is_log_prefix(prefix: &str) -> bool {
+    // A bare `[` opens a JSON array of records (a Datadog or Loki export on one line): the
+    // JSON reader takes it as a whole, one record per item.
     prefix.len() <= 256
+        && prefix.trim() != "["
         && !prefix.contains('"')
         && !prefix.contains(": ")
         && !prefix.trim_end().ends_with(':')
@@ -211,7 +216,20 @@ fn unwrap_log(map: Map<String, Value>, depth: usize) -> Option<Map<String, Value
                     _ => continue,
                 }
             }
-            Some(Value::Object(inner)) => inner.clone(),
+            Some(Value::Object(inner)) => {
+                let mut inner = inner.clone();
+                // A log service that parsed the JSON line keeps its message beside the
+                // other fields (Datadog: `message` next to `attributes`).
+                if !inner.contains_key("message") && !inner.contains_key("msg") {
+                    if let Some(m) = map
+                        .get("message")
+                        .filter(|m| m.is_string() && !is_json_text(m))
+                    {
+                        inner.insert("message".to_string(), m.clone());
+                    }
+                }
+                inner
+            }
             _ => continue,
         };
         let Some(mut inner) = unwrap_log(inner, depth + 1) else {

@@ -94,6 +94,9 @@ pub(crate) struct Sink {
     /// Every [`Block`] read so far: (text hash, context hash), and the text hashes alone.
     seen_blocks: HashSet<(u64, u64)>,
     seen_block_texts: HashSet<u64>,
+    /// Hashes of the timestamped log lines the prefilter dropped: a block pasted twice counts
+    /// its noise lines once, as [`drop_repeated_log_lines`] does for the records.
+    dropped_log_lines: HashSet<u64>,
 }
 
 /// A run of input lines between blank lines and prompts (one command's output, one document
@@ -118,7 +121,7 @@ fn starts_document(line: &str) -> bool {
 }
 
 /// Lengths of the fact lists at one point of the reading, to take back what came after.
-struct FactsMark([usize; 19]);
+struct FactsMark([usize; 20]);
 
 impl FactsMark {
     fn of(f: &Facts) -> Self {
@@ -146,6 +149,7 @@ impl FactsMark {
             security_group_policies,
             service_accounts,
             empty_lists,
+            event_field_paths,
             commands: _,
             own_report: _,
             karpenter_version: _,
@@ -178,13 +182,14 @@ impl FactsMark {
             security_group_policies.len(),
             service_accounts.len(),
             empty_lists.len(),
+            event_field_paths.len(),
             input_errors.len(),
         ])
     }
 
     /// Takes back every fact added since the mark; the log lines it read no longer count.
     fn roll_back(&self, f: &mut Facts) {
-        let [messages, events, logs, pods, nodes, nodeclaims, nodepools, nodeclasses, pdbs, workloads, storage_classes, persistent_volumes, pvcs, settings, crds, sgps, accounts, empty_lists, errors] =
+        let [messages, events, logs, pods, nodes, nodeclaims, nodepools, nodeclasses, pdbs, workloads, storage_classes, persistent_volumes, pvcs, settings, crds, sgps, accounts, empty_lists, field_paths, errors] =
             self.0;
         let dropped = f.logs.split_off(logs.min(f.logs.len()));
         for record in &dropped {
@@ -207,6 +212,7 @@ impl FactsMark {
         f.security_group_policies.truncate(sgps);
         f.service_accounts.truncate(accounts);
         f.empty_lists.truncate(empty_lists);
+        f.event_field_paths.truncate(field_paths);
         f.input_errors.truncate(errors);
     }
 }
@@ -524,7 +530,11 @@ impl<'a> Part<'a> {
                 .map(|&(_, id)| id);
             let log = match filter.decide(line.as_bytes(), || signal.is_some()) {
                 Decision::Drop(level) => {
-                    sink.count_log_line(&level.upper(), level.is_other_component());
+                    let repeat = scan::has_time_of_day(line.as_bytes())
+                        && !sink.dropped_log_lines.insert(text_hash([line]));
+                    if !repeat {
+                        sink.count_log_line(&level.upper(), level.is_other_component());
+                    }
                     continue;
                 }
                 Decision::KeepSignal(level) => {
@@ -533,6 +543,9 @@ impl<'a> Part<'a> {
                     true
                 }
                 Decision::KeepLog(level) => {
+                    if level.is_noise() && scan::has_time_of_day(line.as_bytes()) {
+                        sink.dropped_log_lines.insert(text_hash([line]));
+                    }
                     sink.count_log_line(&level.upper(), level.is_other_component());
                     true
                 }
@@ -1243,7 +1256,8 @@ fn json_log_export(
             items.iter().collect(),
             segment::json_item_lines(&part.lines, i, end, true),
         ),
-        Value::Object(map) => match map.get("events") {
+        // Datadog's log search API answers `{"data": [{"attributes": {...}}]}`.
+        Value::Object(map) => match map.get("events").or_else(|| map.get("data")) {
             Some(Value::Array(events)) if !events.is_empty() => (
                 events.iter().collect(),
                 segment::json_lines_at_depth(&part.lines, i, end, 2),

@@ -347,6 +347,9 @@ pub fn event(src: &Source<'_>, obj: &Node, facts: &mut Facts) {
             &text_of(o.get("name"))?,
         ))
     });
+    if let (Some(o), Some(path)) = (&object, involved.and_then(|o| text_of(o.get("fieldPath")))) {
+        facts.event_field_paths.push((o.clone(), path));
+    }
     let message_node = field("message").or(field("note"));
     let text = text_of(message_node).unwrap_or_default();
     let reason = text_of(field("reason"));

@@ -110,7 +110,15 @@ fn diagnose(facts: &Facts, f: &PullFailure<'_>) -> Option<Diagnosis> {
             format!("kubectl get events -n {ns} --field-selector involvedObject.name={name} | grep -i 'failed to pull'"),
         ));
     }
-    let region = aws_region(facts).unwrap_or_else(|| "<region>".to_string());
+    // The node a pod object is bound to names the region (`ip-10-0-7-9.eu-central-1.compute.internal`).
+    let region = aws_region(facts)
+        .or_else(|| {
+            facts
+                .pods
+                .iter()
+                .find_map(|p| crate::rules::text::region_in_text(p.node_name.as_deref()?))
+        })
+        .unwrap_or_else(|| "<region>".to_string());
     let account = aws_account(facts).unwrap_or_else(|| "<account-id>".to_string());
     let ecr = format!("{account}.dkr.ecr.{region}.amazonaws.com");
     let (mirror_registry, mirror_image) = mirror_steps(&mut steps, image, &ecr, &region, &account);
@@ -287,15 +295,25 @@ fn point_workload(
     }
     let owner = pod.and_then(|p| owner_workload(facts, p));
     // Without the pod object, a `kubectl get events -o wide` row names the container in its
-    // SUBOBJECT column (`spec.containers{<name>}`).
+    // SUBOBJECT column, an Event object in `involvedObject.fieldPath` (`spec.containers{<name>}`).
+    let container_in = |text: &str| {
+        let token = crate::rules::text::token_after(text, "containers{")?;
+        Some(token.split('}').next()?.to_string()).filter(|n| !n.is_empty())
+    };
     let container = f
         .containers
         .first()
         .cloned()
         .or_else(|| {
             f.messages.iter().find_map(|m| {
-                let token = crate::rules::text::token_after(&m.evidence.text, "containers{")?;
-                Some(token.split('}').next()?.to_string()).filter(|n| !n.is_empty())
+                container_in(&m.evidence.text).or_else(|| {
+                    let object = m.object.as_ref()?;
+                    facts
+                        .event_field_paths
+                        .iter()
+                        .filter(|(o, _)| o == object)
+                        .find_map(|(_, path)| container_in(path))
+                })
             })
         })
         .unwrap_or_else(|| "<container>".to_string());

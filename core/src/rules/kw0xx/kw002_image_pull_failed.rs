@@ -208,6 +208,18 @@ fn not_found_steps(
         }
         return;
     }
+    // `v1.30.2-eksbuild.1`: EKS builds its add-on images (kube-proxy, CoreDNS, the VPC CNI)
+    // into its own ECR registries only; the upstream registry has no such tag.
+    if let Some(tag) = image.tag.as_deref().filter(|t| t.contains("-eksbuild.")) {
+        steps.push(Remediation::command(
+            format!("Tag {tag} is an EKS build: EKS publishes it only in its add-on ECR registry (account 602401143452 in most regions), never in {}. Point the image there, or let the EKS add-on manage the workload:", image.registry),
+            format!(
+                "kubectl set image <kind>/<name> <container>=602401143452.dkr.ecr.<region>.amazonaws.com/eks/{}:{tag} -n {ns}",
+                image.repository.rsplit('/').next().unwrap_or(&image.repository)
+            ),
+        ));
+        return;
+    }
     match &image.digest {
         Some(digest) => steps.push(Remediation::command(
             format!(

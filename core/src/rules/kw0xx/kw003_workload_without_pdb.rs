@@ -579,7 +579,11 @@ fn diagnose(facts: &Facts, u: &Unit) -> Option<Diagnosis> {
     summary.push_str(&inferred);
 
     let selectors_unknown = matches!(list, PdbList::NotCollected) || !unlisted.is_empty();
-    let steps = remediation(u, &labels, ns_name, selectors_unknown);
+    // A PDB of the workload's own name that selects other labels: the YAML below replaces it.
+    let namesake = facts.pdbs.iter().find(|p| {
+        p.meta.name == u.name && p.meta.namespace.as_deref().unwrap_or("default") == ns_name
+    });
+    let steps = remediation(u, &labels, ns_name, selectors_unknown, namesake.is_some());
     let mut evidence: Vec<Evidence> = Vec::new();
     evidence.extend(u.workload.and_then(|w| w.meta.evidence.clone()));
     evidence.extend(
@@ -697,6 +701,7 @@ fn remediation(
     labels: &BTreeMap<String, String>,
     ns: &str,
     selectors_unknown: bool,
+    namesake_pdb: bool,
 ) -> Vec<Remediation> {
     let mut steps = Vec::new();
     if selectors_unknown {
@@ -747,8 +752,13 @@ fn remediation(
     }
     steps.push(Remediation::yaml(
         format!(
-            "A PDB that keeps at least one replica up while Karpenter drains nodes (`kubectl apply -f pdb.yaml`; `maxUnavailable: 25%` is the alternative for larger workloads){}:",
-            if ingress_nginx { ", if the chart does not manage it" } else { "" }
+            "A PDB that keeps at least one replica up while Karpenter drains nodes (`kubectl apply -f pdb.yaml`; `maxUnavailable: 25%` is the alternative for larger workloads){}{}:",
+            if ingress_nginx { ", if the chart does not manage it" } else { "" },
+            if namesake_pdb {
+                format!("; PDB {} exists but its selector matches none of these pods: applying this replaces the selector", u.name)
+            } else {
+                String::new()
+            }
         ),
         yaml,
     ));

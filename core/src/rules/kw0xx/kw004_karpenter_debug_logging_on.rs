@@ -247,16 +247,27 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         evidence.push(c.evidence.clone());
     }
 
-    // Debug lines in the logs.
+    // Debug lines in the logs, unless the next `set env` below them sets another level: they
+    // were written while the user had raised it, and the paste shows it set back.
+    let set_back_later = |e: &Evidence| {
+        facts
+            .commands
+            .iter()
+            .filter(|c| set_env(c) && c.evidence.source == e.source && c.evidence.line > e.line)
+            .min_by_key(|c| c.evidence.line)
+            .and_then(|c| log_level_of(&c.evidence.text))
+            .is_some_and(|v| !v.eq_ignore_ascii_case("debug"))
+    };
     let parsed: Vec<&LogRecord> = facts
         .logs
         .iter()
         .filter(|r| r.level == "DEBUG" && is_karpenter_record(r) && !ours(&r.evidence))
+        .filter(|r| !set_back_later(&r.evidence))
         .collect();
     let raw: Vec<&Message> = facts
         .messages
         .iter()
-        .filter(|m| raw_debug_line(&m.text) && !ours(&m.evidence))
+        .filter(|m| raw_debug_line(&m.text) && !ours(&m.evidence) && !set_back_later(&m.evidence))
         .filter(|m| !parsed.iter().any(|r| r.evidence == m.evidence))
         .collect();
     let set_to_debug: Vec<&Message> = facts

@@ -108,6 +108,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         || facts
             .logs
             .iter()
+            .filter(|r| !crate::facts::foreign_log_line(&r.evidence.text))
             .any(|r| r.level == "DEBUG" || r.fields.contains_key("caller"))
         || facts
             .log_lines_by_level
@@ -164,7 +165,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     // A NodeClaim younger than the launch timeout is still coming up, not stuck: only an age
     // measured against now (or printed by kubectl) says so; one bounded from below may be older.
+    // kubectl's AGE column comes first: an age against the latest log time of the input says
+    // nothing of how long the NodeClaim has existed.
     let coming_up = |name: &str| {
+        let row_age = facts
+            .nodeclaims
+            .iter()
+            .find(|c| c.meta.name == name)
+            .and_then(|c| c.meta.table_age.as_deref())
+            .and_then(age_seconds);
+        if let Some(seconds) = row_age {
+            return seconds < STILL_COMING_SECONDS;
+        }
         crate::rules::kw3xx::common::claim_age(facts, name).is_some_and(|a| {
             matches!(
                 a.base,
@@ -189,14 +201,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     // Provisioning under way: every Pending pod is nominated for a NodeClaim the logs show
     // launched, and no NodeClaim is stuck. The info logs explain it: the node is coming.
-    let named = |message: &str| -> Vec<String> {
+    let named_in = |message: &str, field: &str| -> Vec<String> {
         facts
             .logs
             .iter()
             .filter(|r| r.message == message)
-            .filter_map(|r| r.field_name("NodeClaim"))
+            .filter_map(|r| r.field_name(field))
             .collect()
     };
+    let named = |message: &str| named_in(message, "NodeClaim");
     let launched = named("launched nodeclaim");
     let registered = named("registered nodeclaim");
     let nominations: Vec<(String, String, Option<i64>)> = facts
@@ -209,13 +222,21 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some((pod.qualified_name(), claim, age))
         })
         .collect();
+    // Without a Nominated event: the logs found the pod provisionable and every NodeClaim they
+    // created has registered or is still coming up (kubectl's AGE, or the time against now).
+    let created = named("created nodeclaim");
+    let fresh_launch = !created.is_empty()
+        && created
+            .iter()
+            .all(|c| registered.contains(c) || coming_up(c));
+    let found = named_in("found provisionable pod(s)", "Pods");
     let on_its_way = |pod: &String| {
         nominations.iter().any(|(p, claim, age)| {
             p == pod
                 && (registered.contains(claim)
                     || (launched.contains(claim) && age.is_some_and(|a| a < STILL_COMING_SECONDS))
                     || coming_up(claim))
-        })
+        }) || (fresh_launch && found.iter().any(|pods| pods.split(", ").any(|p| p == pod)))
     };
     if stuck.is_empty() && !pending.is_empty() && pending.iter().all(on_its_way) {
         return Vec::new();
@@ -244,11 +265,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         [one] => problem.push(format!("{claim} {one} is not ready")),
         many => problem.push(format!("{claim}s {} are not ready", many.join(", "))),
     }
-    let lines: usize = facts
-        .log_lines_by_level
-        .values()
-        .sum::<usize>()
-        .max(facts.logs.len());
+    let lines: usize = facts.log_lines_by_level.values().sum::<usize>().max(
+        facts
+            .logs
+            .iter()
+            .filter(|r| !crate::facts::foreign_log_line(&r.evidence.text))
+            .count(),
+    );
     // NodeClaims the logs show created but never launched: where the info logs go quiet.
     let mut unlaunched: Vec<String> = Vec::new();
     for name in named("created nodeclaim") {

@@ -198,14 +198,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ": the request gets no answer".to_string()
     });
     let recovered = recovered_after(facts, &hits);
-    match recovered {
-        Some(m) => summary.push_str(&format!(
-            ", so AWS calls failed for a while; it recovered: later the controller reached AWS again (`{}`, line {}), so this was transient",
-            m.text.split(':').next().unwrap_or(&m.text),
-            m.evidence.line
-        )),
-        None => summary.push_str(", so every AWS call fails"),
-    }
     let crashing: Vec<String> = facts
         .pods
         .iter()
@@ -224,10 +216,29 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         } else {
             "Checking EC2 API connectivity"
         };
-        summary.push_str(&format!(" and the controller exits at start-up ({check})"));
-        if crashing.is_empty() {
-            summary.push_str(", its pods crash-looping");
+        if recovered.is_some() {
+            summary.push_str(&format!(
+                ", so AWS calls failed for a while and the controller exited at start-up ({check})"
+            ));
+        } else {
+            summary.push_str(&format!(
+                ", so every AWS call fails and the controller exits at start-up ({check})"
+            ));
+            if crashing.is_empty() {
+                summary.push_str(", its pods crash-looping");
+            }
         }
+    } else if recovered.is_some() {
+        summary.push_str(", so AWS calls failed for a while");
+    } else {
+        summary.push_str(", so every AWS call fails");
+    }
+    if let Some(m) = recovered {
+        summary.push_str(&format!(
+            "; it recovered: later the controller reached AWS again (`{}`, line {}), so this was transient",
+            m.text.split(':').next().unwrap_or(&m.text),
+            m.evidence.line
+        ));
     }
     if !crashing.is_empty() {
         summary.push_str(&format!(

@@ -793,7 +793,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
         .collect();
     let findings = crd_findings(facts);
-    if hits.is_empty() && findings.is_empty() {
+    // `helm list` alone can show the skew: the karpenter-crd release behind the controller's.
+    let release_behind = facts
+        .crd_chart_version
+        .as_deref()
+        .and_then(version::parse)
+        .zip(version::karpenter_version(facts))
+        .is_some_and(|(crd, controller)| (crd.0, crd.1) < (controller.0, controller.1));
+    if hits.is_empty() && findings.is_empty() && !release_behind {
         return Vec::new();
     }
     let skews: Vec<Skew> = hits.iter().fold(Vec::new(), |mut acc, (_, s)| {
@@ -1013,6 +1020,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         (true, false) => "The installed Karpenter CRDs do not match the controller",
         _ => "The installed Karpenter CRDs do not match the controller or the manifest",
     };
+    if parts.is_empty() {
+        parts.push("the karpenter-crd helm release is older than the controller's".into());
+    }
     let mut summary = format!("{head}: {}.", parts.join("; "));
     if controller_side && !fields.is_empty() {
         summary.push_str(" The controller writes fields the CRDs lack: the CRDs are older than the controller (helm upgrade does not upgrade CRDs).");
@@ -1119,7 +1129,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     }
     let certain = !hits.is_empty() || findings.iter().any(|f| f.certain);
     if !certain {
-        summary.push_str(" Inferred from the CRD objects and the controller's version: nothing in the input shows an error yet.");
+        let from = if findings.is_empty() {
+            "the helm releases"
+        } else {
+            "the CRD objects"
+        };
+        summary.push_str(&format!(" Inferred from {from} and the controller's version: nothing in the input shows an error yet."));
     }
 
     // A field newer than the controller: both go to the release that added it.
