@@ -23,7 +23,10 @@ struct Input {
 }
 
 fn pod(i: usize) -> (String, String) {
-    (format!("ns{}", i % 40), format!("web-{i:05}-7f9c8b6d5-x2k4q"))
+    (
+        format!("ns{}", i % 40),
+        format!("web-{i:05}-7f9c8b6d5-x2k4q"),
+    )
 }
 
 fn events_table(n: usize) -> String {
@@ -55,7 +58,12 @@ fn karpenter_log(n: usize) -> String {
     let mut s = String::new();
     for i in 0..n {
         let (ns, name) = pod(i);
-        let time = format!("2025-06-02T14:{:02}:{:02}.{:03}Z", (i / 60) % 60, i % 60, i % 1000);
+        let time = format!(
+            "2025-06-02T14:{:02}:{:02}.{:03}Z",
+            (i / 60) % 60,
+            i % 60,
+            i % 1000
+        );
         s.push_str(&format!("{{\"level\":\"INFO\",\"time\":\"{time}\",\"logger\":\"controller\",\"message\":\"found provisionable pod(s)\",\"commit\":\"901a5dc\",\"controller\":\"provisioner\",\"Pods\":\"{ns}/{name}\",\"duration\":\"12ms\"}}\n"));
         s.push_str(&format!("{{\"level\":\"ERROR\",\"time\":\"{time}\",\"logger\":\"controller\",\"message\":\"could not schedule pod\",\"commit\":\"901a5dc\",\"controller\":\"provisioner\",\"Pod\":{{\"name\":\"{name}\",\"namespace\":\"{ns}\"}},\"error\":\"incompatible with nodepool \\\"default\\\", daemonset overhead={{\\\"cpu\\\":\\\"180m\\\",\\\"memory\\\":\\\"250Mi\\\",\\\"pods\\\":\\\"4\\\"}}, incompatible requirements, key kubernetes.io/arch, kubernetes.io/arch In [arm64] not in kubernetes.io/arch In [amd64]\"}}\n"));
     }
@@ -63,7 +71,8 @@ fn karpenter_log(n: usize) -> String {
 }
 
 fn events_json(n: usize) -> String {
-    let mut s = String::from("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n");
+    let mut s =
+        String::from("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n");
     for i in 0..n {
         let (ns, name) = pod(i);
         if i > 0 {

@@ -1438,8 +1438,7 @@ mod tests {
             facts.commands = vec![command(line)];
             let (steps, _) = run(&facts);
             assert_eq!(
-                steps[3].signal,
-                "no DEBUG lines: needed when the info-level logs do not explain",
+                steps[3].signal, "no DEBUG lines: needed when the info-level logs do not explain",
                 "{line}"
             );
         }

@@ -1,9 +1,11 @@
 //! KW200 karpenter-not-acting.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
-use crate::rules::kw2xx::scheduling::{pod_namespace, pod_ref, record_of};
+use crate::rules::kw2xx::scheduling::{pod_namespace, pod_ref, record_of, PodIndex};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -107,7 +109,10 @@ struct Candidate<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let index = PodIndex::of(facts);
     let mut candidates: Vec<Candidate> = Vec::new();
+    // Where each pod's candidate is: thousands of pods would make a search quadratic.
+    let mut position: BTreeMap<Option<ObjectRef>, usize> = BTreeMap::new();
     for m in facts
         .messages_containing_any(&["nodes are available", "no nodes available to schedule pods"])
     {
@@ -122,38 +127,39 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let pod = scheduler_pod(facts, m);
         if pod
             .as_ref()
-            .is_some_and(|p| !still_pending(facts, p) || scheduled_since(facts, p, m))
+            .is_some_and(|p| !still_pending(&index, p) || scheduled_since(&index, p, m))
         {
             continue;
         }
         // A pod whose spec keeps Karpenter away is KW209's: Karpenter stays silent on purpose.
         let ignored = pod.as_ref().is_some_and(|p| {
-            facts
-                .pods
+            index
+                .pods_named(&p.name)
                 .iter()
-                .filter(|fp| {
-                    fp.meta.name == p.name
-                        && (p.namespace.is_none() || fp.meta.namespace == p.namespace)
-                })
+                .filter(|fp| p.namespace.is_none() || fp.meta.namespace == p.namespace)
                 .any(|fp| ignored_by_spec(fp).is_some())
         });
         if ignored {
             continue;
         }
-        match candidates.iter_mut().find(|c| c.pod == pod) {
-            Some(c) => c.messages.push(m),
-            None => candidates.push(Candidate {
-                pod,
-                messages: vec![m],
-            }),
+        match position.get(&pod) {
+            Some(&i) => candidates[i].messages.push(m),
+            None => {
+                position.insert(pod.clone(), candidates.len());
+                candidates.push(Candidate {
+                    pod,
+                    messages: vec![m],
+                });
+            }
         }
     }
     if pod_got_scheduled(facts) {
         candidates.retain(|c| c.pod.is_some());
     }
+    let acted = KarpenterActs::of(facts);
     let silent: Vec<Candidate> = candidates
         .into_iter()
-        .filter(|c| !karpenter_acted(facts, c.pod.as_ref()))
+        .filter(|c| !acted.on(c.pod.as_ref()))
         .collect();
     if silent.is_empty() {
         return Vec::new();
@@ -193,11 +199,10 @@ fn scheduler_pod(facts: &Facts, m: &Message) -> Option<ObjectRef> {
     }
 }
 
-fn still_pending(facts: &Facts, pod: &ObjectRef) -> bool {
-    facts
-        .pods
-        .iter()
-        .find(|p| p.meta.name == pod.name)
+fn still_pending(index: &PodIndex<'_>, pod: &ObjectRef) -> bool {
+    index
+        .pods_named(&pod.name)
+        .first()
         .is_none_or(|p| p.phase.is_none() || (p.is_pending() && p.node_name.is_none()))
 }
 
@@ -205,19 +210,15 @@ fn still_pending(facts: &Facts, pod: &ObjectRef) -> bool {
 /// no older than `complaint`: the pod left Pending (a `kubectl get events` table has no pod
 /// status to say so). An older one belongs to an earlier pod of the same name (a StatefulSet
 /// pod recreated after a drain), which says nothing about this one.
-fn scheduled_since(facts: &Facts, pod: &ObjectRef, complaint: &Message) -> bool {
+fn scheduled_since(index: &PodIndex<'_>, pod: &ObjectRef, complaint: &Message) -> bool {
     let last_seen = |age: Option<&str>| {
         age.and_then(|a| crate::rules::time::age_seconds(a.split(" (").next().unwrap_or(a)))
     };
-    let complaint_age = facts
-        .events
-        .iter()
-        .find(|e| {
-            e.evidence.source == complaint.evidence.source
-                && e.evidence.line == complaint.evidence.line
-        })
+    let complaint_age = index
+        .event_at(&complaint.evidence)
         .and_then(|e| last_seen(e.age.as_deref()));
-    facts.events.iter().any(|e| {
+    // The events naming the pod: its own, and Scheduled events assigning it.
+    index.events_about(&pod.name).iter().any(|e| {
         let names_pod = e.object.as_ref().is_some_and(|o| {
             o.name == pod.name
                 && (o.namespace.is_none()
@@ -247,59 +248,92 @@ fn pod_got_scheduled(facts: &Facts) -> bool {
             .any(|p| p.phase.as_deref() == Some("Running"))
 }
 
-/// Any sign that Karpenter looked at `pod` (or, when the pod is unknown, at any pod).
-fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
-    let about_pod = |m: &Message| -> bool {
-        match (pod, &m.object) {
-            (Some(p), Some(o)) => o.name == p.name,
-            _ => true,
+/// The signs that Karpenter looked at a pod, gathered once: asked for each of thousands of
+/// pods (a big cluster's `kubectl get events -A`), scanning every event and log line each
+/// time would be quadratic.
+struct KarpenterActs {
+    /// Karpenter's (or another autoscaler's) events and texts about a pod, by pod name.
+    answered: BTreeSet<String>,
+    /// Such an event or text about no named pod: it may be about any.
+    answered_unnamed: bool,
+    /// The name-like words of Karpenter's log lines and their fields.
+    log_words: BTreeSet<String>,
+    /// A Karpenter log line about provisioning pods, whichever.
+    provisioning_logged: bool,
+    /// Signs that do not depend on the pod.
+    at_work: bool,
+    /// `found provisionable pod(s)` cut short (`and 4 other(s)`).
+    truncated_list: bool,
+}
+
+impl KarpenterActs {
+    fn of(facts: &Facts) -> Self {
+        let mut acts = KarpenterActs {
+            answered: BTreeSet::new(),
+            answered_unnamed: false,
+            log_words: BTreeSet::new(),
+            provisioning_logged: false,
+            at_work: false,
+            truncated_list: false,
+        };
+        let mut answer = |object: Option<&ObjectRef>| match object {
+            Some(o) => {
+                acts.answered.insert(o.name.clone());
+            }
+            None => acts.answered_unnamed = true,
+        };
+        for e in &facts.events {
+            // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`) or
+            // `NotTriggerScaleUp` (`pod didn't trigger scale-up: ...`, max node group size,
+            // no matching group): another autoscaler answered the pod, so the cluster scales
+            // with it and Karpenter's silence is expected; its reasons are not Karpenter's.
+            if e.source.eq_ignore_ascii_case("karpenter")
+                && matches!(e.reason.as_str(), "FailedScheduling" | "Nominated")
+                || matches!(e.reason.as_str(), "TriggeredScaleUp" | "NotTriggerScaleUp")
+                || e.source.eq_ignore_ascii_case("cluster-autoscaler")
+                || contains_ignore_ascii_case(&e.message, "pod triggered scale-up")
+                || contains_ignore_ascii_case(&e.message, "pod didn't trigger scale-up")
+            {
+                answer(e.object.as_ref());
+            }
         }
-    };
-    let karpenter_event = facts.events.iter().any(|e| {
-        // Cluster Autoscaler's `TriggeredScaleUp` (`pod triggered scale-up: [...]`) or
-        // `NotTriggerScaleUp` (`pod didn't trigger scale-up: ...`, max node group size,
-        // no matching group): another autoscaler answered the pod, so the cluster scales with
-        // it and Karpenter's silence is expected; its reasons are not Karpenter's.
-        (e.source.eq_ignore_ascii_case("karpenter")
-            && matches!(e.reason.as_str(), "FailedScheduling" | "Nominated")
-            || matches!(e.reason.as_str(), "TriggeredScaleUp" | "NotTriggerScaleUp")
-            || e.source.eq_ignore_ascii_case("cluster-autoscaler")
-            || contains_ignore_ascii_case(&e.message, "pod triggered scale-up")
-            || contains_ignore_ascii_case(&e.message, "pod didn't trigger scale-up"))
-            && match (pod, &e.object) {
-                (Some(p), Some(o)) => o.name == p.name,
-                _ => true,
+        for m in
+            facts.messages_containing_any(&["failed to schedule pod", "pod should schedule on"])
+        {
+            answer(m.object.as_ref());
+        }
+        let name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_');
+        let mut words = |text: &str| {
+            for word in text.split(|c: char| !name_char(c)) {
+                let word = word.trim_matches('.');
+                if !word.is_empty() {
+                    acts.log_words.insert(word.to_ascii_lowercase());
+                }
             }
-    });
-    let karpenter_text = facts
-        .messages_containing_any(&["failed to schedule pod", "pod should schedule on"])
-        .any(about_pod);
-    let log_names_pod = facts
-        .messages
-        .iter()
-        .filter(|m| m.origin == MessageOrigin::KarpenterLog)
-        .any(|m| match pod {
-            Some(p) => {
-                contains_ignore_ascii_case(&m.text, &p.name)
-                    || record_of(facts, m).is_some_and(|r| {
-                        r.fields
-                            .values()
-                            .any(|v| contains_ignore_ascii_case(&v.to_string(), &p.name))
-                    })
+        };
+        for m in facts
+            .messages
+            .iter()
+            .filter(|m| m.origin == MessageOrigin::KarpenterLog)
+        {
+            words(&m.text);
+            if let Some(r) = record_of(facts, m) {
+                for v in r.fields.values() {
+                    words(&v.to_string());
+                }
             }
-            None => [
+            acts.provisioning_logged |= [
                 "provisionable pod",
                 "schedule pod",
                 "created nodeclaim",
                 "computed new nodeclaim",
             ]
             .iter()
-            .any(|s| contains_ignore_ascii_case(&m.text, s)),
-        });
-    // `found provisionable pod(s)` lists five pods, then `and <n> other(s)`: the pod may be
-    // one of the others, so the list is no proof Karpenter passed it over.
-    let in_truncated_list = pod.is_some()
-        && facts.logs.iter().any(|r| {
+            .any(|s| contains_ignore_ascii_case(&m.text, s));
+        }
+        // `found provisionable pod(s)` lists five pods, then `and <n> other(s)`: the pod may
+        // be one of the others, so the list is no proof Karpenter passed it over.
+        acts.truncated_list = facts.logs.iter().any(|r| {
             ["Pods", "pods"].iter().any(|k| {
                 r.fields
                     .get(*k)
@@ -307,19 +341,31 @@ fn karpenter_acted(facts: &Facts, pod: Option<&ObjectRef>) -> bool {
                     .is_some_and(lists_others)
             })
         });
-    // A NodeClaim still on its way (not Ready yet) is Karpenter at work.
-    let launching = facts.nodeclaims.iter().any(|c| {
-        !c.conditions
-            .iter()
-            .any(|x| x.condition_type == "Ready" && x.status == "True")
-    });
-    karpenter_event
-        || karpenter_text
-        || log_names_pod
-        || in_truncated_list
-        || launching
-        || (!names_any_pod(facts) && provisioning(facts))
-        || no_nodepool_answer(facts)
+        // A NodeClaim still on its way (not Ready yet) is Karpenter at work.
+        let launching = facts.nodeclaims.iter().any(|c| {
+            !c.conditions
+                .iter()
+                .any(|x| x.condition_type == "Ready" && x.status == "True")
+        });
+        acts.at_work = launching
+            || (!names_any_pod(facts) && provisioning(facts))
+            || no_nodepool_answer(facts);
+        acts
+    }
+
+    /// Any sign that Karpenter looked at `pod` (or, when the pod is unknown, at any pod).
+    fn on(&self, pod: Option<&ObjectRef>) -> bool {
+        let named = match pod {
+            Some(p) => {
+                self.answered_unnamed
+                    || self.answered.contains(&p.name)
+                    || self.log_words.contains(&p.name.to_ascii_lowercase())
+                    || self.truncated_list
+            }
+            None => self.answered_unnamed || !self.answered.is_empty() || self.provisioning_logged,
+        };
+        named || self.at_work
+    }
 }
 
 /// A pod list Karpenter cut short: `ns/a, ns/b, ... and 4 other(s)`.

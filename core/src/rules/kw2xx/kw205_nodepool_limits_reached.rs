@@ -2,8 +2,8 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{
-    about_placed_pod, message_nodepool, quantity_parts, quantity_units, record_of,
-    scheduling_errors, Cause, InstanceTypeFailure,
+    message_nodepool, quantity_parts, quantity_units, record_of, scheduling_errors, Cause,
+    InstanceTypeFailure, PodIndex,
 };
 use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -78,7 +78,9 @@ struct PoolLimits<'a> {
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut pools: Vec<PoolLimits> = Vec::new();
     let errors = scheduling_errors(facts);
-    let scheduling_texts: Vec<&str> = errors.iter().map(|e| e.message.text.as_str()).collect();
+    let scheduling_texts: std::collections::BTreeSet<&str> =
+        errors.iter().map(|e| e.message.text.as_str()).collect();
+    let index = PodIndex::of(facts);
     for error in &errors {
         for clause in &error.clauses {
             let pool_of = |pools: &mut Vec<PoolLimits<'_>>| -> usize {
@@ -116,7 +118,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         "exceed provisioner limits",
         "node limits have been exhausted",
     ]) {
-        if scheduling_texts.contains(&m.text.as_str()) || about_placed_pod(facts, m) {
+        if scheduling_texts.contains(m.text.as_str()) || index.about_placed_pod(m) {
             continue;
         }
         let np = message_nodepool(facts, m);

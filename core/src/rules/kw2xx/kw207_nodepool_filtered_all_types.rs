@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef, Requirement};
 use crate::rules::kw2xx::scheduling::{
-    about_placed_pod, message_nodepool, scheduling_errors, Cause,
+    message_nodepool, messages_of, scheduling_errors, Cause, PodIndex,
 };
 use crate::rules::text::quoting_prose;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -93,11 +93,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             pool.messages.push(error.message);
         }
     }
+    let read = messages_of(&errors);
+    let index = PodIndex::of(facts);
     for m in &facts.messages {
-        if errors.iter().any(|e| std::ptr::eq(e.message, m))
-            || quoting_prose(m)
-            || about_placed_pod(facts, m)
-        {
+        if read.contains(&(m as *const Message)) || quoting_prose(m) || index.about_placed_pod(m) {
             continue;
         }
         let phrase = phrase_of(&m.text);

@@ -2,7 +2,7 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{about_placed_pod, record_of, scheduling_errors, Cause};
+use crate::rules::kw2xx::scheduling::{messages_of, record_of, scheduling_errors, Cause, PodIndex};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -109,10 +109,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             }
         }
     }
+    let read = messages_of(&errors);
+    let index = PodIndex::of(facts);
     for m in facts.messages_containing_any(SIGNALS) {
         if is_bookkeeping(&m.text)
-            || errors.iter().any(|e| std::ptr::eq(e.message, m))
-            || about_placed_pod(facts, m)
+            || read.contains(&(m as *const Message))
+            || index.about_placed_pod(m)
         {
             continue;
         }

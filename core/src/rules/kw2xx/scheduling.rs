@@ -18,8 +18,8 @@
 use std::collections::BTreeMap;
 
 use crate::facts::{
-    contains_ignore_ascii_case, find_ignore_ascii_case, Facts, LogRecord, Message, MessageOrigin,
-    ObjectRef, Taint,
+    contains_ignore_ascii_case, find_ignore_ascii_case, Event, Facts, LogRecord, Message,
+    MessageOrigin, ObjectRef, Pod, Taint,
 };
 use crate::ingest::objects::number::parse_f64;
 use crate::rules::time::age_seconds;
@@ -438,6 +438,7 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         [pod] => Some(pod.object_ref()),
         _ => None,
     };
+    let index = PodIndex::of(facts);
     let mut out = Vec::new();
     for message in &facts.messages {
         let record = if message.origin == MessageOrigin::KarpenterLog {
@@ -454,11 +455,7 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         // for it (a describe of a pod that waited, then was Nominated and Scheduled) is
         // history, not why anything is Pending now. Only a pod the message itself names: the
         // one-pod fallback below may be a guess.
-        if pod.as_ref().is_some_and(|p| {
-            placed(facts, p)
-                || nominated_since(facts, p, message)
-                || provisioned_since(facts, p, message)
-        }) {
+        if pod.as_ref().is_some_and(|p| index.left_pending(p, message)) {
             continue;
         }
         let pod = pod.or_else(|| only_pod.clone()).map(|mut p| {
@@ -486,124 +483,215 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
     out
 }
 
-/// Whether message `m` is about a pod the input shows placed since (a describe's Events of a
-/// pod that waited, then was Scheduled): the rules that also read raw messages, beside
-/// `scheduling_errors`, skip those as history too.
-pub fn about_placed_pod(facts: &Facts, m: &Message) -> bool {
-    m.object.as_ref().is_some_and(|o| {
-        o.kind.eq_ignore_ascii_case("pod")
-            && (placed(facts, o) || nominated_since(facts, o, m) || provisioned_since(facts, o, m))
-    })
+/// The messages scheduling errors were read from, to skip them in a second pass over every
+/// message (a set: a big cluster's paste has tens of thousands of both).
+pub fn messages_of(errors: &[SchedulingError<'_>]) -> std::collections::BTreeSet<*const Message> {
+    errors.iter().map(|e| e.message as *const Message).collect()
 }
 
-/// Whether Karpenter nominated pod `pod` after `failure` was last seen: a `Nominated` event on
-/// the pod more recent than the failure's last occurrence (kubectl ages). Karpenter found a
-/// NodePool for the pod since (the limit was raised, the taint removed): the failure is
-/// history, and a NodeClaim is on its way. Without comparable ages, nothing is assumed.
-fn nominated_since(facts: &Facts, pod: &ObjectRef, failure: &Message) -> bool {
-    // `9m (x5 over 14m)`: last seen 9 minutes ago.
-    let last_seen = |e: &crate::facts::Event| {
-        e.age
-            .as_deref()
-            .and_then(|a| age_seconds(a.split(" (").next().unwrap_or(a)))
-    };
-    let Some(failed) = facts
-        .events
-        .iter()
-        .find(|e| {
-            e.evidence.source == failure.evidence.source && e.evidence.line == failure.evidence.line
-        })
-        .and_then(last_seen)
-    else {
-        return false;
-    };
-    facts.events.iter().any(|e| {
-        e.reason == "Nominated"
-            && e.object.as_ref().is_some_and(|o| {
-                o.name == pod.name
-                    && (o.namespace.is_none()
-                        || pod.namespace.is_none()
-                        || o.namespace == pod.namespace)
-            })
-            && last_seen(e).is_some_and(|nominated| nominated < failed)
-    })
+/// The input's events, pods and Karpenter log records by the pod they name, built once per
+/// rule run: a rule asks about each message's pod, and a big cluster's paste (`kubectl get
+/// events -A`, a log naming thousands of pods) would make scanning every event or record for
+/// each of them quadratic (minutes instead of milliseconds).
+pub struct PodIndex<'a> {
+    /// Events by their object's name, and Scheduled events also by the pod their message
+    /// assigns (`Successfully assigned <ns>/<pod> to <node>`).
+    events: BTreeMap<&'a str, Vec<&'a Event>>,
+    /// The first event read from each input line.
+    event_at: BTreeMap<(&'a str, usize), &'a Event>,
+    pods: BTreeMap<&'a str, Vec<&'a Pod>>,
+    /// `found provisionable pod(s)` records by the pods they list, in log order.
+    found: BTreeMap<&'a str, Vec<&'a LogRecord>>,
+    /// The times of `could not schedule pod` records by the pod they name.
+    failed: BTreeMap<String, Vec<&'a str>>,
+    /// The latest time of a `created nodeclaim` record.
+    last_created: Option<&'a str>,
 }
 
-/// Whether Karpenter's log shows a later batch that took pod `pod` (`found provisionable
-/// pod(s)` naming it, at or after `failure`) and created a NodeClaim, with no failure for the
-/// pod since: the failure is history. A batch's failures are logged between its `found` line
-/// and its `created nodeclaim` lines, so a later failure for the pod says it failed again.
-fn provisioned_since(facts: &Facts, pod: &ObjectRef, failure: &Message) -> bool {
-    let Some(failed) = failure.time.as_deref() else {
-        return false;
-    };
-    let named = |r: &LogRecord| {
-        ["pods", "Pods"].iter().any(|k| {
-            r.fields
-                .get(*k)
-                .and_then(|v| v.as_str())
-                .is_some_and(|list| {
-                    list.split([',', ' '])
-                        .any(|p| p == pod.name || p.rsplit('/').next() == Some(pod.name.as_str()))
+impl<'a> PodIndex<'a> {
+    pub fn of(facts: &'a Facts) -> Self {
+        let mut index = PodIndex {
+            events: BTreeMap::new(),
+            event_at: BTreeMap::new(),
+            pods: BTreeMap::new(),
+            found: BTreeMap::new(),
+            failed: BTreeMap::new(),
+            last_created: None,
+        };
+        for e in &facts.events {
+            index
+                .event_at
+                .entry((e.evidence.source.as_str(), e.evidence.line))
+                .or_insert(e);
+            let object = e.object.as_ref().map(|o| o.name.as_str());
+            if let Some(name) = object {
+                index.events.entry(name).or_default().push(e);
+            }
+            let assigned = find_ignore_ascii_case(&e.message, "successfully assigned ")
+                .and_then(|i| e.message[i + 22..].split(" to ").next())
+                .map(|target| target.rsplit('/').next().unwrap_or(target))
+                .filter(|name| Some(*name) != object);
+            if let Some(name) = assigned {
+                index.events.entry(name).or_default().push(e);
+            }
+        }
+        for p in &facts.pods {
+            index.pods.entry(p.meta.name.as_str()).or_default().push(p);
+        }
+        for r in &facts.logs {
+            if contains_ignore_ascii_case(&r.message, "found provisionable pod") {
+                for k in ["pods", "Pods"] {
+                    let Some(list) = r.fields.get(k).and_then(|v| v.as_str()) else {
+                        continue;
+                    };
+                    for p in list.split([',', ' ']) {
+                        let name = p.rsplit('/').next().unwrap_or(p);
+                        let records = index.found.entry(name).or_default();
+                        if !records.last().is_some_and(|l| std::ptr::eq(*l, r)) {
+                            records.push(r);
+                        }
+                    }
+                }
+            }
+            let Some(time) = r.time.as_deref() else {
+                continue;
+            };
+            if contains_ignore_ascii_case(&r.message, "schedule pod") {
+                for k in ["Pod", "pod"] {
+                    if let Some(n) = r.field_name(k) {
+                        let name = n.rsplit('/').next().unwrap_or(&n).to_string();
+                        index.failed.entry(name).or_default().push(time);
+                    }
+                }
+            }
+            if contains_ignore_ascii_case(&r.message, "created nodeclaim")
+                && index.last_created.is_none_or(|t| time > t)
+            {
+                index.last_created = Some(time);
+            }
+        }
+        index
+    }
+
+    /// The events naming pod `name`: its own, and Scheduled events assigning it.
+    pub fn events_about(&self, name: &str) -> &[&'a Event] {
+        self.events.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The first event read from the line of `evidence`.
+    pub fn event_at(&self, evidence: &crate::document::Evidence) -> Option<&'a Event> {
+        self.event_at
+            .get(&(evidence.source.as_str(), evidence.line))
+            .copied()
+    }
+
+    pub fn pods_named(&self, name: &str) -> &[&'a Pod] {
+        self.pods.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether message `m` is about a pod the input shows placed since (a describe's Events
+    /// of a pod that waited, then was Scheduled): the rules that also read raw messages,
+    /// beside `scheduling_errors`, skip those as history too.
+    pub fn about_placed_pod(&self, m: &Message) -> bool {
+        m.object
+            .as_ref()
+            .is_some_and(|o| o.kind.eq_ignore_ascii_case("pod") && self.left_pending(o, m))
+    }
+
+    /// Placed, nominated or provisioned since `failure`: the failure is history.
+    fn left_pending(&self, pod: &ObjectRef, failure: &Message) -> bool {
+        self.placed(pod)
+            || self.nominated_since(pod, failure)
+            || self.provisioned_since(pod, failure)
+    }
+
+    /// Whether Karpenter nominated pod `pod` after `failure` was last seen: a `Nominated`
+    /// event on the pod more recent than the failure's last occurrence (kubectl ages).
+    /// Karpenter found a NodePool for the pod since (the limit was raised, the taint
+    /// removed): the failure is history, and a NodeClaim is on its way. Without comparable
+    /// ages, nothing is assumed.
+    fn nominated_since(&self, pod: &ObjectRef, failure: &Message) -> bool {
+        // `9m (x5 over 14m)`: last seen 9 minutes ago.
+        let last_seen = |e: &Event| {
+            e.age
+                .as_deref()
+                .and_then(|a| age_seconds(a.split(" (").next().unwrap_or(a)))
+        };
+        let Some(failed) = self
+            .event_at
+            .get(&(failure.evidence.source.as_str(), failure.evidence.line))
+            .and_then(|e| last_seen(e))
+        else {
+            return false;
+        };
+        self.events_about(&pod.name).iter().any(|e| {
+            e.reason == "Nominated"
+                && e.object.as_ref().is_some_and(|o| {
+                    o.name == pod.name
+                        && (o.namespace.is_none()
+                            || pod.namespace.is_none()
+                            || o.namespace == pod.namespace)
                 })
+                && last_seen(e).is_some_and(|nominated| nominated < failed)
         })
-    };
-    let after = |r: &LogRecord| r.time.as_deref().is_some_and(|t| t > failed);
-    let Some(found) = facts
-        .logs
-        .iter()
-        .filter(|r| after(r) && named(r))
-        .find(|r| contains_ignore_ascii_case(&r.message, "found provisionable pod"))
-        .and_then(|r| r.time.as_deref())
-    else {
-        return false;
-    };
-    let since = |r: &&LogRecord| r.time.as_deref().is_some_and(|t| t >= found);
-    let failed_again = facts.logs.iter().filter(since).any(|r| {
-        contains_ignore_ascii_case(&r.message, "schedule pod")
-            && ["Pod", "pod"].iter().any(|k| {
-                r.field_name(k)
-                    .is_some_and(|n| n.rsplit('/').next() == Some(pod.name.as_str()))
-            })
-    });
-    !failed_again
-        && facts
-            .logs
-            .iter()
-            .filter(since)
-            .any(|r| contains_ignore_ascii_case(&r.message, "created nodeclaim"))
-}
+    }
 
-/// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
-/// `spec.nodeName`) or past Pending (Running, Succeeded, Failed).
-fn placed(facts: &Facts, pod: &ObjectRef) -> bool {
-    // The scheduler's `Scheduled` event (`Successfully assigned <ns>/<pod> to <node>`): a pod
-    // once bound never fails scheduling again, so every failure before it is history.
-    let assigned = match &pod.namespace {
-        Some(ns) => format!("Successfully assigned {ns}/{} to ", pod.name),
-        None => format!("/{} to ", pod.name),
-    };
-    let scheduled_event = facts.events.iter().any(|e| {
-        e.reason == "Scheduled"
-            && e.message.contains(&assigned)
-            && (pod.namespace.is_some() || e.message.starts_with("Successfully assigned "))
-    });
-    scheduled_event
-        || facts
-            .pods
-            .iter()
-            .filter(|p| {
-                p.meta.name == pod.name
-                    && (pod.namespace.is_none()
+    /// Whether Karpenter's log shows a later batch that took pod `pod` (`found provisionable
+    /// pod(s)` naming it, at or after `failure`) and created a NodeClaim, with no failure for
+    /// the pod since: the failure is history. A batch's failures are logged between its
+    /// `found` line and its `created nodeclaim` lines, so a later failure for the pod says it
+    /// failed again.
+    fn provisioned_since(&self, pod: &ObjectRef, failure: &Message) -> bool {
+        let Some(failed) = failure.time.as_deref() else {
+            return false;
+        };
+        let Some(found) = self
+            .found
+            .get(pod.name.as_str())
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.time.as_deref())
+            .find(|t| *t > failed)
+        else {
+            return false;
+        };
+        let failed_again = self
+            .failed
+            .get(&pod.name)
+            .is_some_and(|times| times.iter().any(|t| *t >= found));
+        !failed_again && self.last_created.is_some_and(|t| t >= found)
+    }
+
+    /// Whether the input shows pod `pod` bound to a node (`Node: <node>` of a describe,
+    /// `spec.nodeName`) or past Pending (Running, Succeeded, Failed).
+    fn placed(&self, pod: &ObjectRef) -> bool {
+        // The scheduler's `Scheduled` event (`Successfully assigned <ns>/<pod> to <node>`): a
+        // pod once bound never fails scheduling again, so every failure before it is history.
+        let assigned = match &pod.namespace {
+            Some(ns) => format!("Successfully assigned {ns}/{} to ", pod.name),
+            None => format!("/{} to ", pod.name),
+        };
+        let scheduled_event = self.events_about(&pod.name).iter().any(|e| {
+            e.reason == "Scheduled"
+                && e.message.contains(&assigned)
+                && (pod.namespace.is_some() || e.message.starts_with("Successfully assigned "))
+        });
+        scheduled_event
+            || self
+                .pods_named(&pod.name)
+                .iter()
+                .filter(|p| {
+                    pod.namespace.is_none()
                         || p.meta.namespace.is_none()
-                        || p.meta.namespace == pod.namespace)
-            })
-            .any(|p| {
-                p.node_name
-                    .as_deref()
-                    .is_some_and(|n| !n.is_empty() && n != "<none>")
-                    || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
-            })
+                        || p.meta.namespace == pod.namespace
+                })
+                .any(|p| {
+                    p.node_name
+                        .as_deref()
+                        .is_some_and(|n| !n.is_empty() && n != "<none>")
+                        || matches!(p.phase.as_deref(), Some("Running" | "Succeeded" | "Failed"))
+                })
+    }
 }
 
 /// The namespace of pod `name` when the message does not say it (an events table without a
