@@ -159,7 +159,7 @@ fn time(text: String) -> Timing {
     // `run` repeats the rules: only the report's own part is timed.
     let report_time = start.elapsed().saturating_sub(rules_time);
     std::hint::black_box(&report);
-    per_rule.sort_by(|a, b| b.1.cmp(&a.1));
+    per_rule.sort_by_key(|rule| std::cmp::Reverse(rule.1));
     per_rule.truncate(3);
     Timing {
         bytes,
