@@ -282,12 +282,14 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
     // NodePool, NodeClaim or node pasted next to it to explain it scores. A table row of one
     // counts only when a diagnosis names it: a DaemonSet's pod stuck in Init on the node a
     // NodeClaim diagnosis is about is evidence, not the question.
-    let listed_only = |r: &ObjectRef| {
-        facts
-            .pods
-            .iter()
-            .any(|p| p.meta.from_table && p.object_ref() == *r)
-    };
+    // Sets, not scans per candidate: `kubectl get pods -A` of a big cluster lists thousands.
+    let table_pods: std::collections::BTreeSet<ObjectRef> = facts
+        .pods
+        .iter()
+        .filter(|p| p.meta.from_table)
+        .map(|p| p.object_ref())
+        .collect();
+    let listed_only = |r: &ObjectRef| table_pods.contains(r);
     let described_pending = candidates.iter().any(|(r, c)| {
         r.kind == "Pod" && c.typed && c.pending && (c.named_by_diagnosis || !listed_only(r))
     });
@@ -326,11 +328,14 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
     // Several objects of the kind the input describes (an object, or its describe's events)
     // and diagnoses name (two pods described, each with its own failure): the report is about
     // all of them, not the one the input happens to list in a table too.
+    let described_events: std::collections::BTreeSet<&ObjectRef> = facts
+        .events
+        .iter()
+        .filter(|e| e.from_describe)
+        .filter_map(|e| e.object.as_ref())
+        .collect();
     let described = |r: &ObjectRef| {
-        facts
-            .events
-            .iter()
-            .any(|e| e.from_describe && e.object.as_ref() == Some(r))
+        described_events.contains(r)
             || facts.commands.iter().any(|c| {
                 c.is("describe", &r.kind)
                     && c.name.as_deref() == Some(r.name.as_str())

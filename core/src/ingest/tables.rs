@@ -1022,27 +1022,38 @@ impl Deferred {
         /// Adds the rows not known yet; a row repeating a known object (another table of the
         /// same objects: `-o wide`, then `--show-labels`) lends it the labels it lacks.
         fn merge<T>(into: &mut Vec<T>, rows: Vec<T>, meta: impl Fn(&mut T) -> &mut Meta) {
+            // Positions by (namespace, name) and by name: `kubectl get pods -A` of a big
+            // cluster has thousands of rows, and a search per row would be quadratic.
+            use std::collections::BTreeMap;
+            type Key = (Option<String>, String);
+            let mut by_key: BTreeMap<Key, usize> = BTreeMap::new();
+            let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            fn index(
+                by_key: &mut BTreeMap<Key, usize>,
+                by_name: &mut BTreeMap<String, Vec<usize>>,
+                i: usize,
+                m: &Meta,
+            ) {
+                by_key
+                    .entry((m.namespace.clone(), m.name.clone()))
+                    .or_insert(i);
+                by_name.entry(m.name.clone()).or_default().push(i);
+            }
+            for (i, o) in into.iter_mut().enumerate() {
+                index(&mut by_key, &mut by_name, i, meta(o));
+            }
             for mut row in rows {
                 let (namespace, name) = {
                     let m = meta(&mut row);
                     (m.namespace.clone(), m.name.clone())
                 };
                 let assumed = meta(&mut row).namespace_assumed;
-                let same = into.iter_mut().position(|o| {
-                    let m = meta(o);
-                    m.namespace == namespace && m.name == name
-                });
+                let same = by_key.get(&(namespace, name.clone())).copied();
                 // `kubectl get pods` in the context's namespace, next to `kubectl describe pod
                 // -n shop`: the one object of that name is the one the row lists.
-                let same = same.or_else(|| {
-                    let mut named = into
-                        .iter_mut()
-                        .enumerate()
-                        .filter_map(|(i, o)| (meta(o).name == name).then_some(i));
-                    match (assumed, named.next(), named.next()) {
-                        (true, Some(i), None) => Some(i),
-                        _ => None,
-                    }
+                let same = same.or_else(|| match by_name.get(&name).map(Vec::as_slice) {
+                    Some([i]) if assumed => Some(*i),
+                    _ => None,
                 });
                 match same {
                     Some(i) => {
@@ -1052,7 +1063,10 @@ impl Deferred {
                             known.labels.entry(k).or_insert(v);
                         }
                     }
-                    None => into.push(row),
+                    None => {
+                        index(&mut by_key, &mut by_name, into.len(), meta(&mut row));
+                        into.push(row);
+                    }
                 }
             }
         }

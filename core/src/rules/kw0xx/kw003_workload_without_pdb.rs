@@ -51,6 +51,8 @@ struct Unit<'a> {
     pods: Vec<&'a Pod>,
     /// How the owner was found when it was not read from the objects.
     owner_inferred: Option<&'static str>,
+    /// `importance`, computed once.
+    rank: u8,
 }
 
 /// Whether a node is Karpenter's: `Some(true)` / `Some(false)` when the facts say, `None`
@@ -114,8 +116,12 @@ fn karpenter_present(facts: &Facts) -> Option<&'static str> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut units = units(facts);
+    // Ranked once, not in every comparison: a big cluster's pod list makes thousands of units.
+    for u in &mut units {
+        u.rank = importance(u);
+    }
     crate::rules::sort_stable_by(&mut units, |a, b| {
-        (importance(a), &a.namespace, &a.name).cmp(&(importance(b), &b.namespace, &b.name))
+        (a.rank, &a.namespace, &a.name).cmp(&(b.rank, &b.namespace, &b.name))
     });
     units.iter().filter_map(|u| diagnose(facts, u)).collect()
 }
@@ -124,14 +130,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// lists without owners (a `kubectl get pods` table) by name.
 fn units(facts: &Facts) -> Vec<Unit<'_>> {
     let mut units: Vec<Unit> = Vec::new();
+    // The units of each (kind, name), whatever their namespace: a search of every unit per pod
+    // would be quadratic on a big cluster's pod list.
+    let mut named: std::collections::BTreeMap<(&str, String), Vec<usize>> = Default::default();
     for pod in &facts.pods {
         let ns = pod.meta.namespace.clone();
         let Some((kind, name, inferred)) = owner_of(facts, pod) else {
             continue;
         };
-        let i = match units
+        let same = named.entry((kind, name.clone())).or_default();
+        let i = match same
             .iter()
-            .position(|u| u.kind == kind && u.name == name && same_ns(&u.namespace, &ns))
+            .copied()
+            .find(|&i| same_ns(&units[i].namespace, &ns))
         {
             Some(i) => i,
             None => {
@@ -147,7 +158,9 @@ fn units(facts: &Facts) -> Vec<Unit<'_>> {
                     workload,
                     pods: Vec::new(),
                     owner_inferred: inferred,
+                    rank: 0,
                 });
+                same.push(units.len() - 1);
                 units.len() - 1
             }
         };
@@ -160,8 +173,9 @@ fn units(facts: &Facts) -> Vec<Unit<'_>> {
             "StatefulSet" => "StatefulSet",
             _ => continue,
         };
-        let known = units.iter().any(|u| {
-            u.kind == kind && u.name == w.meta.name && same_ns(&u.namespace, &w.meta.namespace)
+        let known = named.get(&(kind, w.meta.name.clone())).is_some_and(|same| {
+            same.iter()
+                .any(|&i| same_ns(&units[i].namespace, &w.meta.namespace))
         });
         if !known {
             units.push(Unit {
@@ -171,6 +185,7 @@ fn units(facts: &Facts) -> Vec<Unit<'_>> {
                 workload: Some(w),
                 pods: Vec::new(),
                 owner_inferred: None,
+                rank: 0,
             });
         }
     }
