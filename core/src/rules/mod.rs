@@ -245,9 +245,11 @@ impl Diagnosis {
     /// The objects one shared cause concerns, repeats dropped: `object` is the first, and
     /// `objects` lists them all when there are several.
     pub fn with_objects<'a>(mut self, objects: impl IntoIterator<Item = &'a ObjectRef>) -> Self {
+        // A set beside the list: one cause can name thousands of pods.
+        let mut seen: BTreeSet<(String, Option<String>, String)> = BTreeSet::new();
         let mut all: Vec<SerializedRef> = Vec::new();
         for o in objects.into_iter().map(SerializedRef::from) {
-            if !all.contains(&o) {
+            if seen.insert((o.kind.clone(), o.namespace.clone(), o.name.clone())) {
                 all.push(o);
             }
         }

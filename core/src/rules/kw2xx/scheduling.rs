@@ -338,18 +338,20 @@ fn came_nearest(pools: &str, nearest: &Clause) -> String {
 pub fn group_nearest_note(hits: &[Hit<'_, '_>]) -> String {
     // (note, pods) in first-appearance order; one note per error message.
     let mut notes: Vec<(String, Vec<String>)> = Vec::new();
-    let mut seen: Vec<*const Message> = Vec::new();
+    // Each message's clauses, gathered in one pass: thousands of messages would make a pass
+    // per message quadratic.
+    let mut clauses: BTreeMap<*const Message, Vec<&Clause>> = BTreeMap::new();
+    for h in hits {
+        clauses
+            .entry(h.error.message as *const Message)
+            .or_default()
+            .push(h.clause);
+    }
+    let mut pods_of_note: Vec<std::collections::BTreeSet<String>> = Vec::new();
     for hit in hits {
-        let message: *const Message = hit.error.message;
-        if seen.contains(&message) {
+        let Some(group) = clauses.remove(&(hit.error.message as *const Message)) else {
             continue;
-        }
-        seen.push(message);
-        let group: Vec<&Clause> = hits
-            .iter()
-            .filter(|h| std::ptr::eq(h.error.message, hit.error.message))
-            .map(|h| h.clause)
-            .collect();
+        };
         let note = hit.error.nearest_note_among(&group);
         let pod = hit
             .error
@@ -357,13 +359,16 @@ pub fn group_nearest_note(hits: &[Hit<'_, '_>]) -> String {
             .as_ref()
             .map(ObjectRef::qualified_name)
             .unwrap_or_else(|| "the pod".to_string());
-        match notes.iter_mut().find(|(n, _)| *n == note) {
-            Some((_, pods)) => {
-                if !pods.contains(&pod) {
-                    pods.push(pod);
+        match notes.iter().position(|(n, _)| *n == note) {
+            Some(i) => {
+                if pods_of_note[i].insert(pod.clone()) {
+                    notes[i].1.push(pod);
                 }
             }
-            None => notes.push((note, vec![pod])),
+            None => {
+                pods_of_note.push([pod.clone()].into());
+                notes.push((note, vec![pod]));
+            }
         }
     }
     match notes.as_slice() {
@@ -414,9 +419,11 @@ pub fn pools_label(kind: &str, pools: &[String]) -> String {
 
 /// The pods of a group of hits, in first-appearance order.
 pub fn hit_pods(hits: &[Hit<'_, '_>]) -> Vec<ObjectRef> {
+    // A set beside the list: a big cluster's paste has thousands of pods in one group.
+    let mut seen: std::collections::BTreeSet<&ObjectRef> = Default::default();
     let mut pods: Vec<ObjectRef> = Vec::new();
     for p in hits.iter().filter_map(|h| h.error.pod.as_ref()) {
-        if !pods.contains(p) {
+        if seen.insert(p) {
             pods.push(p.clone());
         }
     }
