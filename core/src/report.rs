@@ -380,11 +380,13 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
 fn pods_pending_by_their_describe_events(facts: &Facts) -> Vec<ObjectRef> {
     let mut waiting: std::collections::BTreeSet<&ObjectRef> = Default::default();
     let mut placed: std::collections::BTreeSet<&ObjectRef> = Default::default();
+    let objects: std::collections::BTreeSet<ObjectRef> =
+        facts.pods.iter().map(|p| p.object_ref()).collect();
     for e in &facts.events {
         let Some(pod) = e.object.as_ref().filter(|o| o.kind == "Pod") else {
             continue;
         };
-        if !e.from_describe || facts.pods.iter().any(|p| p.object_ref() == *pod) {
+        if !e.from_describe || objects.contains(pod) {
             continue;
         }
         if e.reason == "Scheduled" || e.source == "kubelet" {

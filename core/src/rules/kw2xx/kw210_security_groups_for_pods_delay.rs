@@ -119,8 +119,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             let scheduled_pending = p.node_name.is_some()
                 && p.is_pending()
                 && p.containers.iter().all(|c| c.reason.is_none());
+            // The event scan last: thousands of pods would otherwise each scan every event.
             let sgp_waiting =
-                (requests_eni && creating) || (sgp_by_event(p) && (creating || scheduled_pending));
+                (requests_eni && creating) || ((creating || scheduled_pending) && sgp_by_event(p));
             sgp_waiting && !sandbox_ready(p)
         })
         .map(|p| p.object_ref())
