@@ -156,6 +156,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if pod_got_scheduled(facts) {
         candidates.retain(|c| c.pod.is_some());
     }
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    // Gathered only now: it reads every Karpenter log line, needless without a candidate.
     let acted = KarpenterActs::of(facts);
     let silent: Vec<Candidate> = candidates
         .into_iter()

@@ -946,7 +946,11 @@ fn fallback_launch(
         time,
         last.time.as_deref(),
     ) {
-        (Some(t), Some(l)) if t.len() == l.len() && t.as_bytes()[0].is_ascii_digit() => t > l,
+        (Some(t), Some(l))
+            if t.len() == l.len() && t.as_bytes().first().is_some_and(u8::is_ascii_digit) =>
+        {
+            t > l
+        }
         _ => evidence.source == last.evidence.source && evidence.line > last.evidence.line,
     };
     facts.logs.iter().find_map(|r| {
