@@ -672,12 +672,27 @@ impl ZoneFacts {
                 .nodeclass
                 .clone()
                 .unwrap_or_else(|| format!("<{class_res}>"));
-            let target = missing_sub
+            // With no zone missing or required, every zone left to the pod is worth checking:
+            // `Values=` of the AWS CLI filter takes them comma-separated.
+            let (target, zones_filter, find) = match missing_sub
                 .first()
                 .cloned()
                 .or_else(|| self.required_zones().into_iter().next().map(str::to_string))
-                .or_else(|| wanted.first().cloned())
-                .unwrap_or_else(|| "<zone>".to_string());
+            {
+                Some(zone) => (zone.clone(), zone, "find one and give it"),
+                None if wanted.len() > 1 => (
+                    format!("each of {}", wanted.join(", ")),
+                    wanted.join(","),
+                    "where a zone has none, give one of its subnets",
+                ),
+                None => {
+                    let zone = wanted
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "<zone>".to_string());
+                    (zone.clone(), zone, "find one and give it")
+                }
+            };
             let verb = if missing_sub.is_empty() {
                 "Make sure {class} {nc} selects"
             } else {
@@ -695,15 +710,31 @@ impl ZoneFacts {
             zone_steps.push((
                 !missing_sub.is_empty(),
                 Remediation::command(
-                    format!("{verb} a subnet in {target}: find one and give it the tag {see}."),
-                    tag_subnet_command(self.subnet_tag.as_ref(), &target),
+                    format!("{verb} a subnet in {target}: {find} the tag {see}."),
+                    tag_subnet_command(self.subnet_tag.as_ref(), &zones_filter),
                 ),
             ));
         }
         // A step for a piece known to be missing before a step that only checks.
         let (missing, checks): (Vec<_>, Vec<_>) =
             zone_steps.into_iter().partition(|(missing, _)| *missing);
-        steps.extend(missing.into_iter().chain(checks).map(|(_, step)| step));
+        steps.extend(missing.into_iter().map(|(_, step)| step));
+        // When the zones left to the pod are exactly the NodePool's own (no pod or volume pin),
+        // an unseen subnet is a less likely cause than the capacity type: its check follows the
+        // capacity step instead of leading.
+        let checks_last = self.required.is_empty()
+            && !self.volume_conflict
+            && !self.volume_conflict_seen
+            && self.nodepool_zones.as_ref().is_some_and(|np| {
+                wanted.len() == np.len() && wanted.iter().all(|z| np.contains(z))
+            });
+        let checks = checks.into_iter().map(|(_, step)| step);
+        let mut checks_after = Vec::new();
+        if checks_last {
+            checks_after.extend(checks);
+        } else {
+            steps.extend(checks);
+        }
         let or = if steps.is_empty() { "" } else { "Or " };
         match self.capacity_types.as_deref() {
             // No offering of any capacity type exists in a zone the facts show uncovered:
@@ -730,6 +761,7 @@ impl ZoneFacts {
                 pool_requirements_yaml(self.legacy, "        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"on-demand\", \"spot\"]\n"),
             )),
         }
+        steps.extend(checks_after);
         if self
             .gap()
             .is_some_and(|_| missing_np.is_empty() && missing_sub.is_empty())
