@@ -1,9 +1,10 @@
 //! KW204 taint-not-tolerated.
 
-use crate::facts::{Facts, ObjectRef, Taint, Toleration};
+use crate::facts::{Facts, Message, ObjectRef, Taint, Toleration};
 use crate::rules::kw2xx::scheduling::{
     group_hits_across_pods, group_nearest_note, hit_messages_of, hit_pods, parse_taint,
     pod_template_of, pods_label, pools_label, same_taint, scheduling_errors, shared_owner, Cause,
+    Hit,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -25,7 +26,9 @@ Karpenter used: `did not tolerate <k>=<v>:<Effect>` (v1.0 to v1.1, `k=:E` for an
 `did not tolerate <k>[=<v>]:<Effect>` (v1.2 to v1.4) and `did not tolerate taint
 (taint=<k>[=<v>]:<Effect>)` (v1.5+); before v1 (v0.32 to v0.37) the first form. One taint
 that several pods do not tolerate, on one NodePool or several, is one diagnosis naming them
-all, with each pod's line as evidence. The scheduler's `had untolerated taint {...}` is about
+all, with each pod's line as evidence. When every NodePool tried fails on a taint and
+nothing else, the pods' taints are one diagnosis: the fix is the toleration of the one NodePool
+the pods are meant for, and each taint's toleration is given for that choice. The scheduler's `had untolerated taint {...}` is about
 existing nodes, not Karpenter's NodePools, and is not this rule.
 
 ## Why it happens
@@ -79,6 +82,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         },
     );
     let mut out = Vec::new();
+    // Plain taint groups whose messages fail on taints alone: when several cover the same pods
+    // through the same messages, every NodePool tried is tainted and they become one diagnosis.
+    let mut plain: Vec<PlainTaint> = Vec::new();
     for hits in groups {
         let first = hits[0];
         let Cause::Taint(text) = &first.clause.cause else {
@@ -213,6 +219,31 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 _ => Vec::new(),
             };
         }
+        let taints_only = hits.iter().all(|h| {
+            h.error
+                .clauses
+                .iter()
+                .all(|c| matches!(c.cause, Cause::Taint(_)))
+        });
+        if taints_only && mismatches.is_empty() && agent.is_none() && !system {
+            let messages = hits
+                .iter()
+                .map(|h| h.error.message as *const Message as usize)
+                .collect();
+            plain.push(PlainTaint {
+                pods,
+                messages,
+                text: text.clone(),
+                taint,
+                pool,
+                pools,
+                pw,
+                template,
+                hits,
+                single: Diagnosis::new(&META, summary).with_remediation(steps),
+            });
+            continue;
+        }
         out.push(
             Diagnosis::new(&META, summary)
                 .with_objects(pods.iter())
@@ -221,7 +252,117 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .with_remediation(steps),
         );
     }
+    while !plain.is_empty() {
+        let first = plain.remove(0);
+        let (same, rest): (Vec<_>, Vec<_>) = plain
+            .into_iter()
+            .partition(|p| p.pods == first.pods && p.messages == first.messages);
+        plain = rest;
+        if same.is_empty() {
+            let PlainTaint {
+                pods,
+                pools,
+                hits,
+                single,
+                ..
+            } = first;
+            out.push(
+                single
+                    .with_objects(pods.iter())
+                    .with_node_pools(&pools)
+                    .with_messages_of(hit_messages_of(&hits)),
+            );
+            continue;
+        }
+        out.push(every_pool_tainted(first, same));
+    }
     out
+}
+
+/// One taint group that needs nothing but a toleration: no near-miss toleration, no readiness
+/// or add-on taint, and every clause of its messages a taint.
+struct PlainTaint<'e, 'a> {
+    pods: Vec<ObjectRef>,
+    /// The messages of its hits, by address: groups from the same messages merge.
+    messages: std::collections::BTreeSet<usize>,
+    text: String,
+    taint: Taint,
+    /// The pool as the summary names it (`NodePool "gpu"`, `a NodePool`).
+    pool: String,
+    pools: Vec<String>,
+    pw: &'static str,
+    template: String,
+    hits: Vec<Hit<'e, 'a>>,
+    /// The diagnosis it makes on its own, without objects and evidence.
+    single: Diagnosis,
+}
+
+/// The pods fail on a taint at every NodePool tried: one diagnosis naming every taint, since
+/// the fix is the toleration of whichever NodePool the pods are meant for, not all of them.
+fn every_pool_tainted(first: PlainTaint<'_, '_>, same: Vec<PlainTaint<'_, '_>>) -> Diagnosis {
+    let pw = first.pw;
+    let verb = if first.pods.len() > 1 { "do" } else { "does" };
+    let all: Vec<&PlainTaint> = std::iter::once(&first).chain(same.iter()).collect();
+    let taints: Vec<String> = all
+        .iter()
+        .map(|p| {
+            if p.pool.starts_with("a ") {
+                p.text.clone()
+            } else {
+                format!("{} ({})", p.text, p.pool)
+            }
+        })
+        .collect();
+    let unnamed = all.iter().all(|p| p.pools.is_empty());
+    let (them, belong) = if first.pods.len() > 1 {
+        ("them", "the pods belong")
+    } else {
+        ("it", "the pod belongs")
+    };
+    let mut summary = format!(
+        "{} {verb} not tolerate the taint of any of the {} {pw}s tried: {}. Every {pw} tried carries a taint that keeps {them} off, so Karpenter has none to launch a node from.",
+        pods_label(&first.pods),
+        all.len(),
+        taints.join("; "),
+    );
+    if unnamed {
+        summary.push_str(&format!(
+            " This Karpenter version does not name the {pw} of each taint: `kubectl get nodepools -o yaml` shows which carries which."
+        ));
+    }
+    let mut steps = vec![Remediation::text(format!(
+        "Decide which {pw} {belong} on and add only that {pw}'s toleration to {}; a toleration for every taint would let {them} land on all of these {pw}s.",
+        first.template
+    ))];
+    for p in &all {
+        let whose = if p.pool.starts_with("a ") {
+            String::new()
+        } else {
+            format!(" ({})", p.pool)
+        };
+        steps.push(Remediation::yaml(
+            format!("For {}{whose}:", p.text),
+            toleration_yaml(&p.taint),
+        ));
+    }
+    steps.push(Remediation::text(format!(
+        "Or give general workloads a {pw} without a taint, if none of these is meant for {them}."
+    )));
+    let mut pools: Vec<String> = Vec::new();
+    let mut hits: Vec<Hit<'_, '_>> = Vec::new();
+    for p in &all {
+        for np in &p.pools {
+            if !pools.contains(np) {
+                pools.push(np.clone());
+            }
+        }
+        hits.extend(p.hits.iter().copied());
+    }
+    Diagnosis::new(&META, summary)
+        .with_objects(first.pods.iter())
+        .with_node_pools(&pools)
+        .with_messages_of(hit_messages_of(&hits))
+        .with_remediation(steps)
 }
 
 /// The pods that carry a toleration for the taint's key that still does not tolerate it, with
@@ -388,15 +529,46 @@ mod tests {
     }
 
     #[test]
-    fn v1_5_form_one_diagnosis_per_taint() {
+    fn v1_5_form_every_pool_tainted_is_one_diagnosis_with_a_toleration_per_taint() {
         let report = check_only(
             "KW204",
             r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"docdb-proxy-0","namespace":"storage"},"error":"did not tolerate taint (taint=example.io/tier=A400:NoSchedule); did not tolerate taint (taint=example.io/set=lowdisruption:NoSchedule)"}"#,
         );
+        assert_eq!(ids(&report), ["KW204"]);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.contains("any of the 2 NodePools tried"),
+            "{}",
+            d.summary
+        );
+        let yamls: Vec<&str> = d
+            .remediation
+            .iter()
+            .filter_map(|r| r.yaml.as_deref())
+            .collect();
+        assert_eq!(yamls.len(), 2, "{:?}", d.remediation);
+        assert!(
+            yamls[0].contains("key: \"example.io/tier\""),
+            "{}",
+            yamls[0]
+        );
+        assert!(yamls[0].contains("value: \"A400\""), "{}", yamls[0]);
+        assert!(
+            yamls[1].contains("value: \"lowdisruption\""),
+            "{}",
+            yamls[1]
+        );
+    }
+
+    /// A pod that also fails a NodePool on something else is not kept off by taints alone:
+    /// each taint stays its own diagnosis beside the other rule's.
+    #[test]
+    fn a_taint_beside_another_cause_stays_per_taint() {
+        let report = check_only(
+            "KW204",
+            r#"Failed to schedule pod, incompatible with nodepool "a", daemonset overhead={}, did not tolerate x=1:NoSchedule; incompatible with nodepool "b", daemonset overhead={}, did not tolerate y=2:NoSchedule; incompatible with nodepool "c", daemonset overhead={}, incompatible requirements, label "team" does not have known values"#,
+        );
         assert_eq!(ids(&report), ["KW204", "KW204"]);
-        let yaml = report.diagnoses[0].remediation[0].yaml.as_deref().unwrap();
-        assert!(yaml.contains("key: \"example.io/tier\""), "{yaml}");
-        assert!(yaml.contains("value: \"A400\""), "{yaml}");
     }
 
     #[test]
