@@ -404,6 +404,26 @@ fn nodeclass_of<'a>(facts: &'a Facts, np: Option<&'a NodePool>) -> Option<String
             [only] => Some(only.meta.name.clone()),
             _ => None,
         })
+        .or_else(|| only_nodeclass_spoken_of(facts))
+}
+
+/// The one EC2NodeClass (or AWSNodeTemplate) the input's events and conditions are about,
+/// when it shows no such object itself (`kubectl describe ec2nodeclass` cut to its events).
+fn only_nodeclass_spoken_of(facts: &Facts) -> Option<String> {
+    let mut found: Option<&str> = None;
+    for m in &facts.messages {
+        let Some(o) = m.object.as_ref() else {
+            continue;
+        };
+        if !matches!(o.kind.as_str(), "EC2NodeClass" | "AWSNodeTemplate") {
+            continue;
+        }
+        match found {
+            Some(name) if name != o.name => return None,
+            _ => found = Some(&o.name),
+        }
+    }
+    found.map(str::to_string)
 }
 
 /// The EC2NodeClass a NodePool's condition message names (`EC2NodeClass "default" not
@@ -736,6 +756,40 @@ mod tests {
         let report = check_only("KW208", text);
         assert_eq!(ids(&report), ["KW208"], "{text}");
         report.diagnoses[0].clone()
+    }
+
+    /// A NodePool without its spec takes the EC2NodeClass the events are about, only when
+    /// they are about one.
+    #[test]
+    fn the_one_nodeclass_the_events_are_about_is_named() {
+        let pool = "  Normal  Ready  3m  karpenter  Status condition transitioned, Type: Ready, Status: True -> False, Reason: UnhealthyDependents, Message: NodeClassReady=False\n";
+        let class = |name: &str| {
+            format!("$ kubectl describe ec2nodeclass {name}\nEvents:\n  Type    Reason  Age  From       Message\n  ----    ------  ---  ----       -------\n  Normal  Ready   3m   karpenter  Status condition transitioned, Type: Ready, Status: True -> False, Reason: UnhealthyDependents, Message: SubnetsReady=False\n")
+        };
+        let head = "$ kubectl describe nodepool general\nEvents:\n  Type    Reason  Age  From       Message\n  ----    ------  ---  ----       -------\n";
+        let commands = |d: &Diagnosis| {
+            d.remediation
+                .iter()
+                .filter_map(|r| r.command.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let d = one(&format!("{}{head}{pool}", class("private")));
+        assert!(
+            commands(&d).contains("get ec2nodeclass private "),
+            "{:?}",
+            d.remediation
+        );
+        let d = one(&format!(
+            "{}{}{head}{pool}",
+            class("private"),
+            class("public")
+        ));
+        assert!(
+            commands(&d).contains("<ec2nodeclass>"),
+            "{:?}",
+            d.remediation
+        );
     }
 
     #[test]
