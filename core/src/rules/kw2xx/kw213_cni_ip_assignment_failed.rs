@@ -168,10 +168,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "Give the pods addresses where the subnet has none: KW214's steps (a secondary CIDR with new subnets, pods spread across zones, a smaller warm IP pool). Not prefix delegation: it needs free contiguous /28 blocks, which an exhausted subnet lacks.",
             )])];
     }
-    let karpenter_ns = facts
-        .karpenter_namespace
-        .clone()
-        .unwrap_or_else(|| "<karpenter-namespace>".to_string());
+    let karpenter_ns = crate::rules::text::karpenter_namespace_or_placeholder(facts);
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let mut steps = Vec::new();
     if roomy.is_empty() {

@@ -630,9 +630,7 @@ pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
 /// The namespace Karpenter runs in, as a shell expression that works when the facts do not say
 /// (the Karpenter docs' own `KARPENTER_NAMESPACE` convention, defaulting to `kube-system`).
 pub fn karpenter_namespace(facts: &Facts) -> String {
-    facts
-        .karpenter_namespace
-        .clone()
+    crate::rules::text::karpenter_namespace(facts)
         .unwrap_or_else(|| "${KARPENTER_NAMESPACE:-kube-system}".to_string())
 }
 
