@@ -170,7 +170,11 @@ fn controller_pod_name(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("karpenter-") else {
         return false;
     };
-    let alnum = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let alnum = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
     matches!(rest.split_once('-'), Some((hash, pod)) if (6..=10).contains(&hash.len()) && alnum(hash) && pod.len() == 5 && alnum(pod))
 }
 
@@ -602,7 +606,8 @@ mod tests {
             Some("kube-system")
         );
         assert_eq!(
-            namespace_before_controller_pod("pod=\"karpenter/karpenter-7f6b5c4d9-abc12\"").as_deref(),
+            namespace_before_controller_pod("pod=\"karpenter/karpenter-7f6b5c4d9-abc12\"")
+                .as_deref(),
             Some("karpenter")
         );
         // A repository path, a chart, a Deployment are no pod.

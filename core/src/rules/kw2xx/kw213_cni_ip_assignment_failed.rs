@@ -74,8 +74,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 if !v.contains(o) {
                     v.push(o.clone());
                 }
-            } else if let Some(o) = pod_in_text(&m.text) {
-                // A describe Events row has no object column: dockershim's text names the pod.
+            } else if let Some(o) = pod_in_text(&m.text).or_else(|| {
+                // A describe Events row has no object column: dockershim's text names the
+                // pod, else the same Events section's Scheduled row does.
+                crate::rules::kw2xx::scheduling::scheduled_pod_in_source(facts, m).map(|(p, _)| p)
+            }) {
                 if !v.iter().any(|p| p.name == o.name) {
                     v.push(o);
                 }

@@ -234,9 +234,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Some(n) => format!("EC2NodeClass {n}"),
         None => format!("the EC2NodeClass (`kubectl edit ec2nodeclass {nc}`)"),
     };
-    let known_arch = ami_arch
-        .clone()
-        .or_else(|| types_arch.as_deref().and_then(other_arch).map(str::to_string));
+    let known_arch = ami_arch.clone().or_else(|| {
+        types_arch
+            .as_deref()
+            .and_then(other_arch)
+            .map(str::to_string)
+    });
     // Neither the AMIs' nor the instance types' architecture is in the input: the value is an
     // example, and the step says the describe-images output decides it.
     let arch_hint = if known_arch.is_some() {
