@@ -435,7 +435,10 @@ pub fn age_of(
             .messages
             .iter()
             .filter(|m| own(m))
-            .filter_map(|m| m.time.as_deref().and_then(time::epoch_seconds))
+            // An Event object's repeats: its first time (firstTimestamp), not the last one
+            // the message carries.
+            .flat_map(|m| [m.evidence.first_seen.as_deref(), m.time.as_deref()])
+            .filter_map(|t| t.and_then(time::epoch_seconds))
             .min()
     };
     let start = created.and_then(time::epoch_seconds).or_else(first_seen)?;
@@ -1206,5 +1209,19 @@ mod age_tests {
         assert_eq!(age_of(&facts, &is_a, &own, None), None);
         let e = evidence_of(&facts.messages[0]);
         assert_eq!(e.first_seen.as_deref(), Some("2025-06-03T09:31:05Z"));
+    }
+
+    /// An Event object repeated for half an hour (`firstTimestamp` .. `lastTimestamp`): the
+    /// object existed since its first time, not its last.
+    #[test]
+    fn a_repeated_event_ages_from_its_first_time() {
+        let mut facts = Facts::default();
+        let mut repeated = message("2025-06-03T10:01:05Z", "a");
+        repeated.evidence.first_seen = Some("2025-06-03T09:31:05Z".into());
+        facts.messages.push(repeated);
+        facts.messages.push(message("2025-06-03T10:11:05Z", "b"));
+        let is_a = |o: &ObjectRef| o.name == "a";
+        let own = |m: &Message| m.object.as_ref().is_some_and(is_a);
+        assert_eq!(age_of(&facts, &is_a, &own, None).unwrap().seconds, 40 * 60);
     }
 }

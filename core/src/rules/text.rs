@@ -116,6 +116,24 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
     {
         return Some(ns);
     }
+    // An event about one of its pods (`kubectl get events -A`: `kube-system   pod/karpenter-...`).
+    if let Some(ns) = facts
+        .events
+        .iter()
+        .filter_map(|e| e.object.as_ref())
+        .filter(|o| o.kind == "Pod" && controller_pod_name(&o.name))
+        .find_map(|o| o.namespace.clone())
+    {
+        return Some(ns);
+    }
+    // `<ns>/<pod>` in a text: `Successfully assigned karpenter/karpenter-6d9c7b8f5d-4xq2m to
+    // ...`, a log exporter's `kube-system/karpenter-6d9c7b8f5d-4xq2m`.
+    if let Some(ns) = facts
+        .messages_containing_any(&["/karpenter-"])
+        .find_map(|m| namespace_before_controller_pod(&m.text))
+    {
+        return Some(ns);
+    }
     // A prompt line about Karpenter itself (`$ helm list -n kube-system | grep karpenter`,
     // `kubectl logs -n karpenter deploy/karpenter`), not one that only names its labels or
     // annotations (`kubectl annotate pod x -n shop karpenter.sh/do-not-disrupt-`).
@@ -144,6 +162,34 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
                     .map(str::to_string)
             }
         })
+    })
+}
+
+/// A Karpenter controller pod's name: `karpenter-<ReplicaSet hash>-<5 characters>`.
+fn controller_pod_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("karpenter-") else {
+        return false;
+    };
+    let alnum = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    matches!(rest.split_once('-'), Some((hash, pod)) if (6..=10).contains(&hash.len()) && alnum(hash) && pod.len() == 5 && alnum(pod))
+}
+
+/// The `<ns>` of the first `<ns>/karpenter-<hash>-<id>` in `text`. A path or URL
+/// (`github.com/aws/karpenter-provider-aws`) names no pod.
+fn namespace_before_controller_pod(text: &str) -> Option<String> {
+    let label = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
+    text.match_indices("/karpenter-").find_map(|(at, _)| {
+        let pod: String = text[at + 1..].chars().take_while(|c| label(*c)).collect();
+        let head = &text[..at];
+        let ns_start = head.rfind(|c: char| !label(c)).map_or(0, |i| i + 1);
+        let ns = &head[ns_start..];
+        let before = head[..ns_start].chars().last();
+        (controller_pod_name(&pod) && !ns.is_empty() && !matches!(before, Some('/' | '.' | ':')))
+            .then(|| ns.to_string())
     })
 }
 
@@ -553,6 +599,27 @@ pub fn quoting_prose(m: &Message) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn karpenter_namespace_from_a_pod_reference_in_text() {
+        assert_eq!(
+            namespace_before_controller_pod("Successfully assigned kube-system/karpenter-6d9c7b8f5d-4xq2m to ip-10-0-3-7.ec2.internal").as_deref(),
+            Some("kube-system")
+        );
+        assert_eq!(
+            namespace_before_controller_pod("pod=\"karpenter/karpenter-7f6b5c4d9-abc12\"")
+                .as_deref(),
+            Some("karpenter")
+        );
+        // A repository path, a chart, a Deployment are no pod.
+        for text in [
+            "see https://github.com/aws/karpenter-provider-aws/issues/1",
+            "oci://public.ecr.aws/karpenter/karpenter-crd",
+            "deployment.apps/karpenter-controller",
+        ] {
+            assert_eq!(namespace_before_controller_pod(text), None, "{text}");
+        }
+    }
+
     use super::*;
 
     #[test]

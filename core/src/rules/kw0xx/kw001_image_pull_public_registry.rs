@@ -317,12 +317,51 @@ fn point_workload(
             })
         })
         .unwrap_or_else(|| "<container>".to_string());
-    let (kind, name) =
-        owner.unwrap_or_else(|| ("deployment".to_string(), "<workload>".to_string()));
+    // Without a known owner, the pod's name may still say it: `<daemonset>-<5 characters>`
+    // (no ReplicaSet hash). A Job's pods are named the same way, so the step says how to tell.
+    let (kind, name, check) = match (owner, pod) {
+        (Some((kind, name)), _) => (kind, name, String::new()),
+        (None, Some(p)) => {
+            let lookup = format!(
+                "kubectl get pod {} -n {ns} -o jsonpath='{{.metadata.ownerReferences[*].kind}}/{{.metadata.ownerReferences[*].name}}{{\"\\n\"}}'",
+                p.name
+            );
+            match daemonset_of_pod(&p.name) {
+                Some(ds) => (
+                    "daemonset".to_string(),
+                    ds.to_string(),
+                    format!("The pod's name reads as a DaemonSet's (`{ds}-` and five characters, no ReplicaSet hash); a Job's pods are named the same way, so confirm its owner first (`{lookup}`). "),
+                ),
+                None => (
+                    "<owner-kind>".to_string(),
+                    "<workload>".to_string(),
+                    format!("The input does not show the pod's owner: `{lookup}` names it. "),
+                ),
+            }
+        }
+        (None, None) => (
+            "<owner-kind>".to_string(),
+            "<workload>".to_string(),
+            String::new(),
+        ),
+    };
     steps.push(Remediation::command(
-        "Point the workload at the mirror (or change the image in its chart values / manifest so the next deploy keeps it):",
+        format!("{check}Point the workload at the mirror (or change the image in its chart values / manifest so the next deploy keeps it):"),
         format!("kubectl set image {kind}/{name} {container}={mirror_image} -n {ns}"),
     ));
+}
+
+/// `<base>` of a pod named `<base>-<5 lowercase letters or digits>` that no Deployment or
+/// StatefulSet naming explains: a DaemonSet's (or a Job's) pod.
+fn daemonset_of_pod(pod: &str) -> Option<&str> {
+    let (base, suffix) = pod.rsplit_once('-')?;
+    (!base.is_empty()
+        && suffix.len() == 5
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && crate::rules::names::deployment_of_pod(pod).is_none())
+    .then_some(base)
 }
 
 /// Whether a PodDisruptionBudget is blocking disruption, which the unpullable replica

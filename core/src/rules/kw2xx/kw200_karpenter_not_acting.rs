@@ -595,10 +595,8 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     let mut summary = format!(
         "{who} Pending with only the kube-scheduler's FailedScheduling: no Karpenter event, NodeClaim or log line answers."
     );
-    let ns = facts
-        .karpenter_namespace
-        .clone()
-        .unwrap_or_else(|| "<karpenter-namespace>".to_string());
+    // Also from Karpenter's own pods when the paste lists them (`kubectl get pods -A`).
+    let ns = crate::rules::text::karpenter_namespace_or_placeholder(facts);
     let mut related: Vec<&'static str> = Vec::new();
     let stopped = not_running(facts);
     let standby = standby_lease(facts);

@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{
-    message_nodepool, quantity_parts, quantity_units, record_of, scheduling_errors, Cause,
+    message_nodepool, quantity_parts, quantity_units, record_of, scheduling_errors_with, Cause,
     InstanceTypeFailure, PodIndex,
 };
 use crate::rules::version::before_v0_32;
@@ -77,10 +77,10 @@ struct PoolLimits<'a> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut pools: Vec<PoolLimits> = Vec::new();
-    let errors = scheduling_errors(facts);
+    let index = PodIndex::of(facts);
+    let errors = scheduling_errors_with(facts, &index);
     let scheduling_texts: std::collections::BTreeSet<&str> =
         errors.iter().map(|e| e.message.text.as_str()).collect();
-    let index = PodIndex::of(facts);
     for error in &errors {
         for clause in &error.clauses {
             let pool_of = |pools: &mut Vec<PoolLimits<'_>>| -> usize {

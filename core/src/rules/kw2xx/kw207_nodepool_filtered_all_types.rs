@@ -2,7 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, NodePool, ObjectRef, Requirement};
 use crate::rules::kw2xx::scheduling::{
-    message_nodepool, messages_of, scheduling_errors, Cause, PodIndex,
+    message_nodepool, messages_of, scheduling_errors_with, Cause, PodIndex,
 };
 use crate::rules::text::quoting_prose;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -77,7 +77,8 @@ struct Pool<'a> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut pools: Vec<Pool> = Vec::new();
-    let errors = scheduling_errors(facts);
+    let index = PodIndex::of(facts);
+    let errors = scheduling_errors_with(facts, &index);
     for error in errors.iter().filter(|e| !quoting_prose(e.message)) {
         for clause in &error.clauses {
             if !matches!(clause.cause, Cause::MinValues | Cause::AllTypesFiltered) {
@@ -94,7 +95,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let read = messages_of(&errors);
-    let index = PodIndex::of(facts);
     for m in &facts.messages {
         if read.contains(&(m as *const Message)) || quoting_prose(m) || index.about_placed_pod(m) {
             continue;

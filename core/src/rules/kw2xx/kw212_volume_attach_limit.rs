@@ -126,7 +126,15 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .iter()
         .chain(&unmounted)
         .filter_map(|m| m.object.as_ref().filter(|o| o.kind == "Pod"))
-        .find_map(|o| assigned_node(facts, o));
+        .find_map(|o| assigned_node(facts, o))
+        .or_else(|| {
+            attaching
+                .iter()
+                .chain(&unmounted)
+                .filter(|m| m.object.is_none())
+                .find_map(|m| crate::rules::kw2xx::scheduling::scheduled_pod_in_source(facts, m))
+                .map(|(_, node)| node)
+        });
     if !attaching.is_empty() {
         let node = attaching
             .iter()
@@ -215,6 +223,19 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             if !pods.contains(o) {
                 pods.push(o.clone());
             }
+        }
+    }
+    // A describe's Events without its header: the Scheduled row names the pod.
+    if pods.is_empty() {
+        if let Some((pod, _)) = limit
+            .iter()
+            .chain(&max_count)
+            .chain(&attaching)
+            .chain(&unmounted)
+            .filter(|m| m.object.is_none())
+            .find_map(|m| crate::rules::kw2xx::scheduling::scheduled_pod_in_source(facts, m))
+        {
+            pods.push(pod);
         }
     }
     let counted = volumes_waiting(&attaching, &unmounted);

@@ -74,8 +74,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 if !v.contains(o) {
                     v.push(o.clone());
                 }
-            } else if let Some(o) = pod_in_text(&m.text) {
-                // A describe Events row has no object column: dockershim's text names the pod.
+            } else if let Some(o) = pod_in_text(&m.text).or_else(|| {
+                // A describe Events row has no object column: dockershim's text names the
+                // pod, else the same Events section's Scheduled row does.
+                crate::rules::kw2xx::scheduling::scheduled_pod_in_source(facts, m).map(|(p, _)| p)
+            }) {
                 if !v.iter().any(|p| p.name == o.name) {
                     v.push(o);
                 }
@@ -168,10 +171,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 "Give the pods addresses where the subnet has none: KW214's steps (a secondary CIDR with new subnets, pods spread across zones, a smaller warm IP pool). Not prefix delegation: it needs free contiguous /28 blocks, which an exhausted subnet lacks.",
             )])];
     }
-    let karpenter_ns = facts
-        .karpenter_namespace
-        .clone()
-        .unwrap_or_else(|| "<karpenter-namespace>".to_string());
+    let karpenter_ns = crate::rules::text::karpenter_namespace_or_placeholder(facts);
     let cluster = crate::rules::text::cluster_name_or_placeholder(facts);
     let mut steps = Vec::new();
     if roomy.is_empty() {

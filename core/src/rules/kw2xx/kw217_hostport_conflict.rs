@@ -2,7 +2,9 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw2xx::scheduling::{messages_of, record_of, scheduling_errors, Cause, PodIndex};
+use crate::rules::kw2xx::scheduling::{
+    messages_of, record_of, scheduling_errors_with, Cause, PodIndex,
+};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -55,7 +57,8 @@ struct Conflict<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let errors = scheduling_errors(facts);
+    let index = PodIndex::of(facts);
+    let errors = scheduling_errors_with(facts, &index);
     let mut conflicts: Vec<Conflict> = Vec::new();
     fn add<'a>(
         conflicts: &mut Vec<Conflict<'a>>,
@@ -110,7 +113,6 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
     }
     let read = messages_of(&errors);
-    let index = PodIndex::of(facts);
     for m in facts.messages_containing_any(SIGNALS) {
         if is_bookkeeping(&m.text)
             || read.contains(&(m as *const Message))

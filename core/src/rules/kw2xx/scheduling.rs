@@ -432,6 +432,15 @@ pub fn hit_pods(hits: &[Hit<'_, '_>]) -> Vec<ObjectRef> {
 
 /// Every scheduling error in the facts, in input order.
 pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
+    scheduling_errors_with(facts, &PodIndex::of(facts))
+}
+
+/// `scheduling_errors` with the caller's `PodIndex`, for a rule that also needs the index:
+/// building it reads every event and log record, so a rule builds it once.
+pub fn scheduling_errors_with<'a>(
+    facts: &'a Facts,
+    index: &PodIndex<'a>,
+) -> Vec<SchedulingError<'a>> {
     // Log messages carry `message: error: causes` in their text; the record keeps `error`
     // apart, which avoids splitting a clause on the causes' copy of it.
     // Inserts rather than `collect()`: the same map, without a stable sort copy in wasm.
@@ -445,7 +454,6 @@ pub fn scheduling_errors(facts: &Facts) -> Vec<SchedulingError<'_>> {
         [pod] => Some(pod.object_ref()),
         _ => None,
     };
-    let index = PodIndex::of(facts);
     let mut out = Vec::new();
     for message in &facts.messages {
         let record = if message.origin == MessageOrigin::KarpenterLog {
@@ -1008,6 +1016,42 @@ pub fn assigned_node(facts: &Facts, pod: &ObjectRef) -> Option<String> {
         .filter_map(|m| tail_after(&m.text, &marker))
         .filter_map(|rest| rest.split_whitespace().next().map(str::to_string))
         .rfind(|n| !n.is_empty())
+}
+
+/// The pod a message without an object is about, when its paste names one pod only in a
+/// `Scheduled` event (`Successfully assigned <ns>/<pod> to <node>`): the Events section of a
+/// `kubectl describe pod` pasted without its header. With its node.
+pub fn scheduled_pod_in_source(facts: &Facts, m: &Message) -> Option<(ObjectRef, String)> {
+    let mut found: Option<(ObjectRef, String)> = None;
+    for e in facts.events.iter().filter(|e| {
+        e.reason == "Scheduled" && e.evidence.source == m.evidence.source && e.object.is_none()
+    }) {
+        let Some(rest) = tail_after(&e.message, "Successfully assigned ") else {
+            continue;
+        };
+        let Some((target, node)) = rest.split_once(" to ") else {
+            continue;
+        };
+        let (ns, name) = match target.split_once('/') {
+            Some((ns, name)) => (Some(ns), name),
+            None => (None, target),
+        };
+        let node = node
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if name.is_empty() || node.is_empty() {
+            continue;
+        }
+        let pod = ObjectRef::new("Pod", ns, name);
+        match &found {
+            // Two pods in one source: the message may be either's.
+            Some((p, _)) if *p != pod => return None,
+            _ => found = Some((pod, node)),
+        }
+    }
+    found
 }
 
 /// The text after the first case-insensitive occurrence of `marker`, if any.

@@ -412,8 +412,18 @@ pub fn claim_age(facts: &Facts, nodeclaim: &str) -> Option<crate::rules::Age> {
         {
             Some(row)
         }
-        (Some(age), _) => Some(age),
-        (None, row) => row,
+        // Only its creationTimestamp against the caller's "now" is as exact as the AGE kubectl
+        // printed when the paste was collected. From its first log line, or against the
+        // latest time of other lines, the age is a guess (the logs may start later, the latest
+        // line may be older than the paste): the row's AGE wins.
+        (Some(age), Some(_))
+            if age.base == crate::rules::AgeBase::Now && created.is_some()
+                || age.base == crate::rules::AgeBase::EventsAtLeast =>
+        {
+            Some(age)
+        }
+        (_, Some(row)) => Some(row),
+        (age, None) => age,
     }
 }
 
@@ -620,9 +630,7 @@ pub fn sole_nodeclass(facts: &Facts) -> Option<String> {
 /// The namespace Karpenter runs in, as a shell expression that works when the facts do not say
 /// (the Karpenter docs' own `KARPENTER_NAMESPACE` convention, defaulting to `kube-system`).
 pub fn karpenter_namespace(facts: &Facts) -> String {
-    facts
-        .karpenter_namespace
-        .clone()
+    crate::rules::text::karpenter_namespace(facts)
         .unwrap_or_else(|| "${KARPENTER_NAMESPACE:-kube-system}".to_string())
 }
 

@@ -27,7 +27,7 @@ insufficient capacity: the NodeClaim keeps `Launched=Unknown` (or `False`) with 
 Karpenter's error mapping, the controller logs `Reconciler error` with `launching nodeclaim,
 ...`, and after the 5-minute launch timeout the NodeClaim is deleted and a new one tries again.
 This is the fallback: when a more specific rule explains the failure (KW101 spot service-linked
-role, KW105 IAM, KW214 subnet exhausted, KW215 capacity, KW301 block device mappings, KW310 AMI
+role, KW102 / KW103 the controller's own credentials (`WebIdentityErr`), KW105 IAM, KW214 subnet exhausted, KW215 capacity, KW301 block device mappings, KW310 AMI
 architecture, KW501 an EC2NodeClass whose subnets, security groups or AMIs resolve to nothing:
 `no subnets matched selector`) only that one is reported.
 
@@ -219,6 +219,10 @@ fn explained_elsewhere(text: &str) -> bool {
     EXPLAINED_ELSEWHERE
         .iter()
         .any(|s| contains_ignore_ascii_case(text, s))
+        // The controller's own credentials failed before any EC2 call (`WebIdentityErr`,
+        // `operation error STS: AssumeRoleWithWebIdentity`, Pod Identity): KW102 when STS
+        // did not answer, KW103 when it refused. Nothing about this launch to fix.
+        || crate::rules::kw1xx::credentials::credential_failure(text).is_some()
 }
 
 /// The NodeClaim messages of the mapping, as they appear in describe/YAML lines.

@@ -332,7 +332,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 None => "the Amazon VPC CNI (aws-node)".to_string(),
             };
             let who = capitalised(&who);
-            let cause = logged_cause(logged.unwrap_or(&CniLogCause::IpamdNotStarting));
+            let mut cause = logged_cause(logged.unwrap_or(&CniLogCause::IpamdNotStarting));
+            // The node's pod list (a describe node's Non-terminated Pods, `get pods -o wide`)
+            // shows kube-proxy there: it is scheduled, so not "not running" but the other half.
+            if let (Some(CniLogCause::ApiServerUnreachable), Some(proxy)) =
+                (logged, kube_proxy_on(facts, &node))
+            {
+                cause = format!("ipamd cannot reach the Kubernetes API server. {proxy} is on the node, so either it is not serving yet (not Ready, or it cannot reach the API server itself) or the node's security groups do not let the node reach the control plane.");
+            }
             summary = if only_logs {
                 // The log alone: the node's condition is not in the input, its consequence is.
                 let place = if nodes.is_empty() {
@@ -518,6 +525,32 @@ fn pods_phrase(pods: &[String]) -> String {
         [] => "the pod".to_string(),
         [one] => format!("pod {one}"),
         many => format!("pods {}", join_names(many)),
+    }
+}
+
+/// The kube-proxy pod the input lists on `node` (`kube-proxy-x2k9q`), with its status.
+fn kube_proxy_on(facts: &Facts, node: &str) -> Option<String> {
+    let is_proxy = |name: &str| name.starts_with("kube-proxy-");
+    let listed = facts
+        .nodes
+        .iter()
+        .filter(|n| n.meta.name == node)
+        .flat_map(|n| n.pods.iter())
+        .find(|p| is_proxy(&p.name))
+        .map(|p| p.name.clone());
+    let pod = facts
+        .pods
+        .iter()
+        .find(|p| is_proxy(&p.meta.name) && p.node_name.as_deref() == Some(node));
+    match (pod, listed) {
+        (Some(pod), _) => {
+            let status = crate::rules::kw3xx::common::pod_status(facts, pod)
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            Some(format!("kube-proxy ({}{status})", pod.meta.name))
+        }
+        (None, Some(name)) => Some(format!("kube-proxy ({name})")),
+        (None, None) => None,
     }
 }
 

@@ -175,7 +175,11 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     .unwrap_or_else(|| format!("the {pool_kind}"))
             ));
         }
-        (Some(t), Some(a)) if t != a => summary.push_str(&format!(
+        (Some(t), Some(a)) if t == a => summary.push_str(&format!(
+            " The instance types and the AMI are both {}: not an architecture mismatch, so another of the AMI's requirements excludes the types (a GPU or Neuron variant; the EC2NodeClass status.amis lists each AMI's requirements).",
+            arch_words(t)
+        )),
+        (Some(t), Some(a)) => summary.push_str(&format!(
             " The instance types are {} and the AMI is {}: an architecture mismatch.",
             arch_words(t),
             arch_words(a)
@@ -192,7 +196,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         (None, Some(a)) if drift_only => summary.push_str(&format!(
             " The AMI is {}: the node's instance type is most likely {}.",
             arch_words(a),
-            arch_words(other_arch(a))
+            other_arch(a).map_or("of another architecture".into(), arch_words)
         )),
         (None, Some(a)) => summary.push_str(&format!(
             " The AMI is {}: the instance types the {pool_kind} allows are most likely of the other architecture.",
@@ -230,9 +234,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Some(n) => format!("EC2NodeClass {n}"),
         None => format!("the EC2NodeClass (`kubectl edit ec2nodeclass {nc}`)"),
     };
-    let known_arch = ami_arch
-        .clone()
-        .or_else(|| types_arch.as_deref().map(other_arch).map(str::to_string));
+    let known_arch = ami_arch.clone().or_else(|| {
+        types_arch
+            .as_deref()
+            .and_then(other_arch)
+            .map(str::to_string)
+    });
     // Neither the AMIs' nor the instance types' architecture is in the input: the value is an
     // example, and the step says the describe-images output decides it.
     let arch_hint = if known_arch.is_some() {
@@ -240,7 +247,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         " (the Architecture describe-images shows: x86_64 is amd64, arm64 is arm64)"
     };
-    let target_arch = known_arch.unwrap_or_else(|| "amd64".to_string());
+    // Unknown: a placeholder the describe-images output fills in, never a guessed amd64.
+    let target_arch = known_arch.unwrap_or_else(|| "<amd64 or arm64>".to_string());
     let ami_ids = if amis.is_empty() {
         "<ami-id>".to_string()
     } else {
@@ -407,18 +415,22 @@ fn ami_variant(facts: &Facts, ami: &str, hits: &[&Message]) -> Option<Variant> {
     })
 }
 
-fn arch_words(arch: &str) -> &'static str {
+/// `arm64 (Graviton)`, `amd64 (x86_64)`; any other value (a label or requirement that says
+/// `s390x`) as it is written.
+fn arch_words(arch: &str) -> String {
     match arch {
-        "arm64" => "arm64 (Graviton)",
-        _ => "amd64 (x86_64)",
+        "arm64" => "arm64 (Graviton)".into(),
+        "amd64" => "amd64 (x86_64)".into(),
+        other => other.into(),
     }
 }
 
-fn other_arch(arch: &str) -> &'static str {
-    if arch == "arm64" {
-        "amd64"
-    } else {
-        "arm64"
+/// The other of the two architectures EC2 offers; none for a value that is neither.
+fn other_arch(arch: &str) -> Option<&'static str> {
+    match arch {
+        "arm64" => Some("amd64"),
+        "amd64" => Some("arm64"),
+        _ => None,
     }
 }
 

@@ -297,6 +297,14 @@ fn from_provisioner_spec(np: &NodePool) -> Option<Diagnosis> {
     if np.disruption.consolidation_enabled == Some(true) {
         return None;
     }
+    // A `kubectl get provisioners` row shows a name and an age, not the spec: a consolidation
+    // setting nothing printed is unknown, not absent.
+    if np.meta.from_table
+        && np.disruption.consolidation_enabled.is_none()
+        && np.disruption.consolidate_after.is_none()
+    {
+        return None;
+    }
     let name = &np.meta.name;
     let quote = provisioner_quote(np);
     let what = match &np.disruption.consolidate_after {
