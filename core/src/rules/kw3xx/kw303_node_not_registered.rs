@@ -367,9 +367,16 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             summary.push_str(&format!(" {waits} for {}.", age.span()));
         }
         let which = if several { "a" } else { "the" };
-        summary.push_str(&format!(
-            " Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again."
-        ));
+        let oldest = ages.iter().flatten().map(|a| a.seconds).max();
+        if oldest.is_some_and(|s| s > REGISTRATION_TIMEOUT_SECONDS) && !timed_out {
+            summary.push_str(&format!(
+                " That is past the 15-minute registration timeout, after which Karpenter deletes {which} {kind} and launches again: if it is still there, the controller's logs say why (look for `registration_timeout`)."
+            ));
+        } else {
+            summary.push_str(&format!(
+                " Karpenter deletes {which} {kind} after the 15-minute registration timeout and launches again."
+            ));
+        }
         if (launched_state.is_none() || several) && !hits.iter().any(|h| h.kubelet) {
             summary.push_str(
                 " The input has no kubelet log, so the cause is not known yet: the kubelet's log names it.",
