@@ -162,6 +162,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             (Some(_), None) => false,
             _ => true,
         });
+    let same_arch =
+        variant.is_none() && matches!((&types_arch, &ami_arch), (Some(t), Some(a)) if t == a);
     match (&types_arch, &ami_arch) {
         _ if variant.is_some() => {
             let v = variant.unwrap_or(Variant::Gpu);
@@ -290,6 +292,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                     v.count_label()
                 ),
             ),
+            // One architecture on both sides: an arch requirement changes nothing.
+            None if same_arch => Remediation::text(format!(
+                "Either compare each AMI's requirements in the EC2NodeClass's status.amis with the instance types {np_named} allows (`kubectl edit nodepool {np}`), and allow types that meet them (GPU or accelerator types for an accelerated AMI)."
+            )),
             None => Remediation::yaml(
                 format!("Either keep {np_named} (`kubectl edit nodepool {np}`) on the AMIs' architecture{arch_hint}:"),
                 format!(
@@ -300,6 +306,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         match variant {
             Some(_) => Remediation::yaml(
                 format!("Or let {nc_named} select the standard AMI too (an alias resolves the standard, NVIDIA and Neuron variants, and Karpenter picks the one each instance type needs):"),
+                "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+            ),
+            None if same_arch => Remediation::yaml(
+                format!("Or let {nc_named} select the standard AMI (an alias resolves the standard, NVIDIA and Neuron variants of each architecture, and Karpenter picks the one each instance type needs):"),
                 "spec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
             ),
             None => Remediation::yaml(
