@@ -632,7 +632,8 @@ fn table_end(lines: &[&str], header: usize) -> usize {
         let line = lines[j];
         if segment::is_blank(line)
             || (!rows_start_with_time && super::logs::starts_with_log_time(line))
-            || segment::prompt(line).is_some()
+            || super::command_line(line).is_some()
+            || segment::is_events_heading(line)
             || super::scan::quick_level(line.as_bytes()).is_some()
             || super::scan::header_label(line.as_bytes()).is_some()
             || segment::starts_describe(line)
@@ -738,6 +739,11 @@ impl Row<'_, '_> {
         let Some(raw_name) = self.cell("NAME").filter(|n| is_object_name(n)) else {
             return false;
         };
+        // A word typed under the table (`thanks`) fills the first cell alone; kubectl fills
+        // more (a row's age, status or ready count is never blank).
+        if self.table.columns.len() > 2 && self.cells.iter().filter(|c| !c.is_empty()).count() < 2 {
+            return false;
+        }
         let (kind, name) = match raw_name.split_once('/') {
             Some((k, n)) => (canonical_kind(k), n),
             None => (self.kind_from_header().or(listed), raw_name),

@@ -2875,3 +2875,59 @@ nodeclaim.karpenter.sh/general-purpose-w7d5n   c6a.2xlarge   spot        us-east
         ]
     );
 }
+
+/// A word or a sentence typed under a table stays text: a lone first cell is no row, and a
+/// sentence after an events row that ended its own is no wrapped tail of its message.
+#[test]
+fn a_remark_under_a_table_stays_text() {
+    let facts = facts_of(
+        "$ kubectl get nodes
+NAME                                      STATUS     ROLES    AGE   VERSION
+ip-10-0-12-8.us-west-2.compute.internal   NotReady   <none>   14m   v1.29.1-eks-61c0bbb
+thanks
+$ kubectl get events -n shop
+LAST SEEN   TYPE      REASON             OBJECT            MESSAGE
+2m          Warning   FailedScheduling   pod/web-7d9f-x2   0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.
+Any idea? the nodepool gpu exists
+",
+    );
+    assert_eq!(facts.nodes.len(), 1);
+    assert!(facts.events[0]
+        .message
+        .ends_with("not helpful for scheduling."));
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let text: Vec<&str> = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Unrecognised)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(text, ["thanks", "Any idea? the nodepool gpu exists"]);
+}
+
+/// A table ends at a command copied without its prompt and at an `Events:` heading.
+#[test]
+fn a_table_ends_at_a_bare_command() {
+    let facts = facts_of(
+        "kubectl get pods -n shop
+NAME          READY   STATUS    RESTARTS   AGE
+web-7d9f-x2   0/1     Pending   0          12m
+kubectl describe pod web-7d9f-x2 -n shop | tail -4
+Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}.
+",
+    );
+    let pods: Vec<(Option<&str>, &str)> = facts
+        .pods
+        .iter()
+        .map(|p| (p.meta.namespace.as_deref(), p.meta.name.as_str()))
+        .collect();
+    assert_eq!(pods, [(Some("shop"), "web-7d9f-x2")]);
+    assert_eq!(facts.events.len(), 1);
+    assert_eq!(
+        facts.events[0].object.as_ref().map(|o| o.name.as_str()),
+        Some("web-7d9f-x2")
+    );
+}
