@@ -458,6 +458,15 @@ fn ingest_root(
                 src.keep_node(root, last, facts);
             }
         }
+        // `kubectl get nodes -o json | jq '.items'`: a list's items without the list.
+        (Value::Seq(items), None, _)
+            if !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| i.get("kind").is_some() && i.get("apiVersion").is_some()) =>
+        {
+            ingest_list(src, root, "List", None, last, facts);
+        }
         (Value::Map(_) | Value::Seq(_), None, _) => {
             let release = yaml_start.and_then(|start| helm_release(src, start));
             let owner = release.map(|r| ObjectRef::new("HelmRelease", None, &r));

@@ -1857,3 +1857,24 @@ spec:
         Some("true")
     );
 }
+
+/// The items of a list printed without the list (`kubectl get nodes -o json | jq '.items'`)
+/// are objects, not settings.
+#[test]
+fn a_bare_array_of_objects_is_a_list() {
+    let facts = structured(
+        "items.json",
+        r#"[
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-33-7.eu-west-1.compute.internal", "annotations": {"karpenter.sh/do-not-disrupt": "true"}}},
+  {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "default-x7k2p"}, "spec": {"requirements": []}}
+]"#,
+    );
+    assert!(facts.settings.is_empty());
+    assert_eq!(
+        facts.nodes[0]
+            .meta
+            .annotation("karpenter.sh/do-not-disrupt"),
+        Some("true")
+    );
+    assert_eq!(facts.nodeclaims[0].meta.name, "default-x7k2p");
+}
