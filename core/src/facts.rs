@@ -474,6 +474,8 @@ pub struct Pod {
     /// The RESTARTS cell of a `kubectl get pods` row (`9 (2m ago)` -> 9): the restarts of all
     /// its containers, where the row does not say which container restarted.
     pub restarts: Option<i64>,
+    /// `spec.terminationGracePeriodSeconds`: how long the kubelet waits for the pod to stop.
+    pub termination_grace_period_seconds: Option<i64>,
 }
 
 impl Absorb for Pod {
@@ -503,6 +505,10 @@ impl Absorb for Pod {
         fill(&mut self.qos_class, other.qos_class);
         fill(&mut self.scheduler_name, other.scheduler_name);
         fill(&mut self.restarts, other.restarts);
+        fill(
+            &mut self.termination_grace_period_seconds,
+            other.termination_grace_period_seconds,
+        );
     }
 }
 
@@ -568,6 +574,9 @@ pub struct NodePool {
     pub conditions: Vec<Condition>,
     /// v1alpha5 Provisioner (pre-v0.32) rather than a NodePool.
     pub is_provisioner: bool,
+    /// v1 `spec.template.spec.terminationGracePeriod` (`48h`): how long Karpenter drains a
+    /// node before it deletes the pods left, budgets and do-not-disrupt notwithstanding.
+    pub termination_grace_period: Option<String>,
 }
 
 impl Absorb for NodePool {
@@ -604,6 +613,10 @@ impl Absorb for NodePool {
         fill(&mut self.kubelet, other.kubelet);
         fill(&mut self.weight, other.weight);
         union_conditions(&mut self.conditions, other.conditions);
+        fill(
+            &mut self.termination_grace_period,
+            other.termination_grace_period,
+        );
     }
 }
 
@@ -798,6 +811,8 @@ pub struct NodeClaim {
     pub conditions: Vec<Condition>,
     /// A v1alpha5 Machine (pre-v0.32) rather than a NodeClaim.
     pub is_machine: bool,
+    /// v1 `spec.terminationGracePeriod`, copied from its NodePool's template.
+    pub termination_grace_period: Option<String>,
 }
 
 impl Absorb for NodeClaim {
@@ -832,6 +847,10 @@ impl Absorb for NodeClaim {
         fill(&mut self.expire_after, other.expire_after);
         fill(&mut self.kubelet, other.kubelet);
         union_conditions(&mut self.conditions, other.conditions);
+        fill(
+            &mut self.termination_grace_period,
+            other.termination_grace_period,
+        );
     }
 }
 

@@ -175,6 +175,10 @@ pub fn ingest_rows(
                     .iter()
                     .take(3)
                     .any(|c| is_event_type(c));
+                if !pending.is_empty() && !row_like && is_prose_after(part.lines[k - 1], line) {
+                    sink.unrecognised(part, k);
+                    continue;
+                }
                 match pending.last_mut() {
                     Some((event, _)) if !row_like => {
                         let more = line.trim();
@@ -211,6 +215,17 @@ pub fn ingest_rows(
     for (event, time) in pending {
         push_event(sink, event, time);
     }
+}
+
+/// A sentence typed under the table (`any idea why?`), not the wrapped tail of the message
+/// above: that message ended a sentence, and the line reads as prose, one of its own rather
+/// than the scheduler's second sentence (`preemption: ...`, which follows a period).
+fn is_prose_after(prev: &str, line: &str) -> bool {
+    let line = line.trim();
+    prev.trim_end().ends_with(['.', '?', '!'])
+        && line.contains(' ')
+        && !line.contains("  ")
+        && !line.starts_with("preemption:")
 }
 
 /// A Markdown code fence line: three backticks or tildes, maybe followed by a language.

@@ -725,7 +725,7 @@ fn ingest_part(part: &Part<'_>, sink: &mut Sink) {
                 garbage_message(part.lines[from], part.lines[0], from, i),
             );
         }
-        let is_prompt = !part.log[i] && segment::prompt(line).is_some();
+        let is_prompt = !part.log[i] && command_line(line).is_some();
         if is_prompt || part.log[i] || starts_document(line) {
             // Log lines are told apart one by one ([`drop_repeated_log_lines`]): the noise
             // lines the prefilter leaves out of a block differ between two copies of it.
@@ -960,7 +960,7 @@ fn console_continuation(
 /// returns the index after it.
 fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usize {
     let line = part.lines[i];
-    if let Some(command) = segment::prompt(&continued_command(&part.lines, i)) {
+    if let Some(command) = command_line(&continued_command(&part.lines, i)) {
         let record = segment::shell_command(&command, part.evidence(i));
         sink.facts.commands.push(record);
         sink.printed_object = command.printed_object();
@@ -1002,7 +1002,9 @@ fn dispatch(part: &Part<'_>, i: usize, cx: &mut Context, sink: &mut Sink) -> usi
             return end;
         }
     }
-    if let Some(table) = tables::Table::from_header(line) {
+    if let Some(table) = tables::Table::custom_columns(line, cx.command.as_ref())
+        .or_else(|| tables::Table::from_header(line))
+    {
         return tables::ingest(part, i, table, cx, sink);
     }
     if let Some(end) = tables::headerless(part, i, cx, sink) {
@@ -1059,10 +1061,13 @@ fn single_jsonpath(output: &str) -> Option<Vec<String>> {
 /// fields the value shows: its labels and annotations are unknown, and so are its
 /// requirements unless the value shows them (`from_table`, which rules read as "its
 /// requirements are not shown"). A full description of the NodePool elsewhere in the input
-/// joins it. Other kinds are left as text: rules read their empty fields as "none".
+/// joins it. The same for a Node, NodeClaim or Pod (`{.metadata.annotations}` of a node,
+/// `{.status.conditions}` of a claim, `{.spec.terminationGracePeriodSeconds}` of a pod),
+/// known as a table row is: its other fields unknown. Other kinds are left as text: rules
+/// read their empty fields as "none".
 fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
     let command = cx.command.as_ref()?;
-    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() {
+    if i == 0 || command_line(part.lines[i - 1]).is_none() {
         return None;
     }
     let object = command.printed_object()?;
@@ -1070,12 +1075,22 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
     if nodeclass && part.lines[i - 1].contains('|') {
         return printed_yaml_piece(part, i, &object, sink);
     }
+    let readable = nodeclass
+        || matches!(
+            object.kind.as_str(),
+            "NodePool" | "Node" | "NodeClaim" | "Pod"
+        );
     // Right under the prompt, and not piped (`| jq .`, `| grep`) into another shape.
-    if part.lines[i - 1].contains('|') || !(nodeclass || object.kind == "NodePool") {
+    if part.lines[i - 1].contains('|') || !readable {
         return None;
     }
     let path = single_jsonpath(command.output.as_deref()?)?;
-    if !matches!(path.first().map(String::as_str), Some("spec" | "status")) {
+    let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+    let annotations = keys == ["metadata", "annotations"];
+    if !(matches!(keys.first(), Some(&("spec" | "status")))
+        || annotations
+        || keys == ["metadata", "labels"])
+    {
         return None;
     }
     let segment = objects::Segment {
@@ -1085,10 +1100,29 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
     };
     let before = sink.facts.nodepools.len();
     let classes_before = sink.facts.nodeclasses.len();
-    if !objects::ingest_fragment(segment, &object.kind, &object.name, &path, &mut sink.facts) {
+    let others_before = (
+        sink.facts.nodes.len(),
+        sink.facts.nodeclaims.len(),
+        sink.facts.pods.len(),
+    );
+    if !objects::ingest_fragment(segment, &object, &path, &mut sink.facts) {
         return None;
     }
     shows_part_of(&mut sink.facts.nodeclasses[classes_before..]);
+    let f = &mut sink.facts;
+    let metas = f.nodes[others_before.0..]
+        .iter_mut()
+        .map(|n| &mut n.meta)
+        .chain(
+            f.nodeclaims[others_before.1..]
+                .iter_mut()
+                .map(|c| &mut c.meta),
+        )
+        .chain(f.pods[others_before.2..].iter_mut().map(|p| &mut p.meta));
+    for meta in metas {
+        meta.from_table = true;
+        meta.annotations_cut = !annotations;
+    }
     let requirements = ["spec", "template", "spec", "requirements"];
     let shows_requirements = path.len() <= requirements.len()
         && requirements
@@ -1140,6 +1174,39 @@ fn shows_part_of(nodeclasses: &mut [crate::facts::NodeClass]) {
         class.meta.from_table = true;
         class.meta.annotations_cut = true;
     }
+}
+
+/// The command a line shows: after a shell prompt, or copied without it (`kubectl get
+/// nodeclaim x -o jsonpath='{.status.conditions}'` on a line of its own, the output under
+/// it). A bare line counts only as a kubectl command that reads (`get`, `describe`, `logs`,
+/// `events`, `top`) or a helm one (`list`, `get`, `status`, `history`), with no more words
+/// than those take and a name kubectl accepts, so that a sentence that starts with
+/// "kubectl" stays text.
+pub(crate) fn command_line(line: &str) -> Option<Command> {
+    if let Some(command) = segment::prompt(line) {
+        return Some(command);
+    }
+    let tool = line.split_whitespace().next()?;
+    if line.starts_with(char::is_whitespace)
+        || !matches!(tool, "kubectl" | "helm")
+        || line.trim_end().ends_with(['.', '?', '!', ':'])
+    {
+        return None;
+    }
+    let command = segment::prompt(&format!("$ {line}"))?;
+    let verb = command.positional.first().map(String::as_str);
+    let reads = if command.tool == "kubectl" {
+        matches!(verb, Some("get" | "describe" | "logs" | "events" | "top"))
+            && command.positional.len() <= 3
+    } else {
+        matches!(verb, Some("list" | "ls" | "get" | "status" | "history"))
+            && command.positional.len() <= 4
+    };
+    let name_ok = command.name.as_deref().is_none_or(|n| {
+        n.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-./".contains(&b))
+    });
+    (reads && name_ok).then_some(command)
 }
 
 /// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then

@@ -92,12 +92,11 @@ fn ingest_describe(segment: Segment<'_>, assumed: Option<(&str, &str)>, facts: &
 }
 
 /// The value a `kubectl get <kind> <name> -o jsonpath='{.spec.disruption}'` printed: one
-/// JSON value (a map or a list) or one bare scalar, read as the object `kind`/`name` holding
-/// it at `path` and nothing else. False when it is not one value.
+/// JSON value (a map or a list) or one bare scalar, read as the object holding it at `path`
+/// and nothing else. False when it is not one value.
 pub fn ingest_fragment(
     segment: Segment<'_>,
-    kind: &str,
-    name: &str,
+    object: &ObjectRef,
     path: &[String],
     facts: &mut Facts,
 ) -> bool {
@@ -120,10 +119,26 @@ pub fn ingest_fragment(
     let Value::Map(entries) = &mut root.value else {
         return false;
     };
-    entries.push(("kind".into(), Node::new(Value::Str(kind.into()), 0)));
-    let metadata = vec![("name".into(), Node::new(Value::Str(name.into()), 0))];
-    entries.push(("metadata".into(), Node::new(Value::Map(metadata), 0)));
-    map_object(&src, &root, kind, None, facts)
+    entries.push(("kind".into(), Node::new(Value::Str(object.kind.clone()), 0)));
+    let mut metadata = vec![("name".into(), Node::new(Value::Str(object.name.clone()), 0))];
+    if let Some(namespace) = &object.namespace {
+        metadata.push((
+            "namespace".into(),
+            Node::new(Value::Str(namespace.clone()), 0),
+        ));
+    }
+    // `{.metadata.annotations}` printed the value inside the metadata.
+    match entries.iter_mut().find(|(k, _)| k == "metadata") {
+        Some((
+            _,
+            Node {
+                value: Value::Map(known),
+                ..
+            },
+        )) => known.extend(metadata),
+        _ => entries.push(("metadata".into(), Node::new(Value::Map(metadata), 0))),
+    }
+    map_object(&src, &root, &object.kind, None, facts)
 }
 
 /// The piece of an object's YAML that `kubectl get <kind> <name> -o yaml | grep -A10 status`
@@ -442,6 +457,15 @@ fn ingest_root(
             if !map_object(src, root, &kind, api_version.as_deref(), facts) {
                 src.keep_node(root, last, facts);
             }
+        }
+        // `kubectl get nodes -o json | jq '.items'`: a list's items without the list.
+        (Value::Seq(items), None, _)
+            if !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| i.get("kind").is_some() && i.get("apiVersion").is_some()) =>
+        {
+            ingest_list(src, root, "List", None, last, facts);
         }
         (Value::Map(_) | Value::Seq(_), None, _) => {
             let release = yaml_start.and_then(|start| helm_release(src, start));

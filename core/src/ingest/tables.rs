@@ -7,8 +7,8 @@
 
 use crate::facts::{
     Collected, Condition, Container, EmptyList, LabelSelector, Message, MessageOrigin, Meta, Node,
-    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, PersistentVolumeClaim, Pod, StorageClass,
-    Workload,
+    NodeClaim, NodeClass, NodePool, ObjectRef, Pdb, PersistentVolume, PersistentVolumeClaim, Pod,
+    StorageClass, Workload,
 };
 
 use super::segment::{self, canonical_kind, Command};
@@ -26,6 +26,9 @@ pub struct Column {
 pub struct Table {
     pub columns: Vec<Column>,
     tabs: bool,
+    /// `-o custom-columns` columns printing one label or annotation: (column index, true for
+    /// an annotation, key).
+    meta_columns: Vec<(usize, bool, String)>,
 }
 
 impl Table {
@@ -98,7 +101,69 @@ impl Table {
         let words_ok = columns
             .iter()
             .all(|c| c.name.len() <= 40 && !c.name.contains(':') && !c.name.contains('='));
-        (columns.len() >= 2 && words_ok).then_some(Table { columns, tabs })
+        (columns.len() >= 2 && words_ok).then_some(Table {
+            columns,
+            tabs,
+            meta_columns: Vec::new(),
+        })
+    }
+
+    /// The header of a `kubectl get ... -o custom-columns=HEADER:.path,...` table: its columns
+    /// that print a field kubectl's own tables print are named as there (`.metadata.name` is
+    /// NAME, `.spec.nodeName` NODE), so that its rows read as `kubectl get` rows, and those
+    /// that print one label or annotation fill the object's. `None` unless the line is the
+    /// header the command's columns make.
+    pub fn custom_columns(line: &str, command: Option<&Command>) -> Option<Table> {
+        let spec = command?
+            .output
+            .as_deref()?
+            .strip_prefix("custom-columns=")?;
+        let fields: Vec<(&str, &str)> = spec
+            .trim_matches(['\'', '"'])
+            .split(',')
+            .filter_map(|c| c.split_once(':'))
+            .collect();
+        let mut table = Table::columns_of(line)?;
+        if table.tabs
+            || fields.len() != table.columns.len()
+            || fields
+                .iter()
+                .zip(&table.columns)
+                .any(|((header, _), c)| !header.eq_ignore_ascii_case(&c.name))
+        {
+            return None;
+        }
+        for (i, (_, path)) in fields.iter().enumerate() {
+            // `.metadata.labels.karpenter\.sh/nodepool`, or in braces as jsonpath.
+            let path = path
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .trim_start_matches('.')
+                .replace("\\.", ".");
+            let standard = match path.as_str() {
+                "metadata.name" => "NAME",
+                "metadata.namespace" => "NAMESPACE",
+                "spec.nodeName" | "status.nodeName" => "NODE",
+                "status.phase" => "STATUS",
+                "spec.volumeName" => "VOLUME",
+                "spec.storageClassName" => "STORAGECLASS",
+                _ => {
+                    let meta = [("metadata.labels.", false), ("metadata.annotations.", true)]
+                        .into_iter()
+                        .find_map(|(prefix, annotation)| {
+                            Some((annotation, path.strip_prefix(prefix)?.to_string()))
+                        });
+                    if let Some((annotation, key)) = meta.filter(|(_, k)| !k.is_empty()) {
+                        table.meta_columns.push((i, annotation, key));
+                    }
+                    continue;
+                }
+            };
+            if !table.has(standard) {
+                table.columns[i].name = standard.to_string();
+            }
+        }
+        table.has("NAME").then_some(table)
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -300,8 +365,11 @@ pub fn ingest(part: &Part<'_>, i: usize, table: Table, cx: &Context, sink: &mut 
 /// (`-A`, `-o wide`, `--show-labels`, `-L`), cut at their gaps. A row with fewer cells than
 /// the columns (an empty cell) stays unrecognised.
 pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
-    let command = cx.command.as_ref().filter(|c| c.filtered)?;
-    if i == 0 || segment::prompt(part.lines[i - 1]).is_none() {
+    let command = cx.command.as_ref()?;
+    if i == 0 || super::command_line(part.lines[i - 1]).is_none() {
+        return None;
+    }
+    if !command.filtered && !part.lines[i - 1].contains("--no-headers") {
         return None;
     }
     let wide = match command.output.as_deref() {
@@ -309,16 +377,39 @@ pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> O
         Some("wide") => true,
         Some(_) => return None,
     };
+    // `helm list -A | grep karpenter`: the releases, whose chart tells the version.
+    let helm_list = command.tool == "helm"
+        && matches!(
+            command.positional.first().map(String::as_str),
+            Some("list" | "ls")
+        );
+    let listed = if helm_list {
+        None
+    } else {
+        Some(command.listed_kind()?)
+    };
     let mut columns: Vec<&str> = Vec::new();
-    let namespaced = match command.listed_kind()? {
-        "Pod" => {
+    let namespaced = match listed {
+        None => {
+            columns.extend([
+                "NAME",
+                "NAMESPACE",
+                "REVISION",
+                "UPDATED",
+                "STATUS",
+                "CHART",
+                "APP VERSION",
+            ]);
+            false
+        }
+        Some("Pod") => {
             columns.extend(["NAME", "READY", "STATUS", "RESTARTS", "AGE"]);
             if wide {
                 columns.extend(["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]);
             }
             true
         }
-        "Node" => {
+        Some("Node") => {
             columns.extend(["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
             if wide {
                 columns.extend([
@@ -331,7 +422,7 @@ pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> O
             }
             false
         }
-        "NodeClaim" => {
+        Some("NodeClaim") => {
             columns.extend(["NAME", "TYPE", "CAPACITY", "ZONE", "NODE", "READY", "AGE"]);
             if wide {
                 columns.extend(["ID", "NODEPOOL", "NODECLASS"]);
@@ -377,6 +468,7 @@ pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> O
             })
             .collect(),
         tabs: false,
+        meta_columns: Vec::new(),
     };
     let end = table_end(&part.lines, i - 1);
     for j in i..end {
@@ -540,7 +632,8 @@ fn table_end(lines: &[&str], header: usize) -> usize {
         let line = lines[j];
         if segment::is_blank(line)
             || (!rows_start_with_time && super::logs::starts_with_log_time(line))
-            || segment::prompt(line).is_some()
+            || super::command_line(line).is_some()
+            || segment::is_events_heading(line)
             || super::scan::quick_level(line.as_bytes()).is_some()
             || super::scan::header_label(line.as_bytes()).is_some()
             || segment::starts_describe(line)
@@ -596,7 +689,7 @@ impl Row<'_, '_> {
                     .collect()
             })
             .unwrap_or_default();
-        Meta {
+        let mut meta = Meta {
             name: name.to_string(),
             namespace,
             labels,
@@ -605,7 +698,30 @@ impl Row<'_, '_> {
             namespace_assumed,
             table_age: self.cell("AGE").map(str::to_string),
             ..Meta::default()
+        };
+        // `-L karpenter.sh/nodepool`: a column named by the key's last segment (NODEPOOL).
+        for key in self
+            .command
+            .map(|c| c.label_columns.as_slice())
+            .unwrap_or_default()
+        {
+            let header = key.rsplit('/').next().unwrap_or(key).to_ascii_uppercase();
+            if let Some(value) = self.cell(&header) {
+                meta.labels.insert(key.clone(), value.to_string());
+            }
         }
+        for (column, annotation, key) in &self.table.meta_columns {
+            let value = self.cells.get(*column).map(String::as_str);
+            if let Some(value) = value.filter(|v| !v.is_empty() && *v != "<none>") {
+                let map = if *annotation {
+                    &mut meta.annotations
+                } else {
+                    &mut meta.labels
+                };
+                map.insert(key.clone(), value.to_string());
+            }
+        }
+        meta
     }
 
     fn ready_condition(&self, status: &str) -> Condition {
@@ -620,9 +736,14 @@ impl Row<'_, '_> {
 
     /// Turns the row into an object; false when the table's kind is unknown.
     fn ingest(&self, listed: Option<&'static str>, sink: &mut Sink) -> bool {
-        let Some(raw_name) = self.cell("NAME") else {
+        let Some(raw_name) = self.cell("NAME").filter(|n| is_object_name(n)) else {
             return false;
         };
+        // A word typed under the table (`thanks`) fills the first cell alone; kubectl fills
+        // more (a row's age, status or ready count is never blank).
+        if self.table.columns.len() > 2 && self.cells.iter().filter(|c| !c.is_empty()).count() < 2 {
+            return false;
+        }
         let (kind, name) = match raw_name.split_once('/') {
             Some((k, n)) => (canonical_kind(k), n),
             None => (self.kind_from_header().or(listed), raw_name),
@@ -647,6 +768,7 @@ impl Row<'_, '_> {
             "PodDisruptionBudget" => self.pdb(name, sink),
             "StorageClass" => self.storage_class(name, sink),
             "PersistentVolumeClaim" => self.pvc(name, sink),
+            "PersistentVolume" => self.pv(name, sink),
             "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => {
                 self.workload(kind, name, sink)
             }
@@ -670,6 +792,8 @@ impl Row<'_, '_> {
         } else if t.has("VOLUME") && t.has("STORAGECLASS") && t.has("ACCESS MODES") {
             // `kubectl get pvc` (a PersistentVolume's table has CLAIM, not VOLUME).
             "PersistentVolumeClaim"
+        } else if t.has("CLAIM") && t.has("RECLAIM POLICY") {
+            "PersistentVolume"
         } else if t.has("ALLOWED DISRUPTIONS") || t.has("MIN AVAILABLE") {
             "PodDisruptionBudget"
         } else if t.has("UP-TO-DATE") && t.has("AVAILABLE") && !t.has("DESIRED") {
@@ -746,16 +870,6 @@ impl Row<'_, '_> {
                     .insert(format!("node-role.kubernetes.io/{role}"), String::new());
             }
         }
-        for key in self
-            .command
-            .map(|c| c.label_columns.as_slice())
-            .unwrap_or_default()
-        {
-            let header = key.rsplit('/').next().unwrap_or(key).to_ascii_uppercase();
-            if let Some(value) = self.cell(&header) {
-                node.meta.labels.insert(key.clone(), value.to_string());
-            }
-        }
         sink.collected(Collected::Nodes);
         sink.deferred.nodes.push(node);
     }
@@ -825,6 +939,35 @@ impl Row<'_, '_> {
             phase: status.filter(|_| !terminating).map(str::to_string),
             terminating,
             ..PersistentVolumeClaim::default()
+        });
+    }
+
+    /// A `kubectl get pv` row: `NAME CAPACITY ACCESS MODES RECLAIM POLICY STATUS CLAIM
+    /// STORAGECLASS [VOLUMEATTRIBUTESCLASS] REASON AGE`. The zone is not a column: it shows
+    /// only as a label (`-L topology.kubernetes.io/zone`, `--show-labels`), which in-tree and
+    /// migrated volumes carry; a CSI volume's is in its node affinity, in the YAML.
+    fn pv(&self, name: &str, sink: &mut Sink) {
+        let meta = self.meta(name, false);
+        let zones = PV_ZONE_LABELS
+            .iter()
+            .find_map(|k| meta.label(k))
+            .map(|z| vec![z.to_string()])
+            .unwrap_or_default();
+        let claim = self.cell("CLAIM").and_then(|c| {
+            let (namespace, name) = c.split_once('/')?;
+            Some(ObjectRef::new(
+                "PersistentVolumeClaim",
+                Some(namespace),
+                name,
+            ))
+        });
+        sink.deferred.pvs.push(PersistentVolume {
+            storage_class: self.cell("STORAGECLASS").map(str::to_string),
+            phase: self.cell("STATUS").map(str::to_string),
+            zones,
+            claim,
+            meta,
+            ..PersistentVolume::default()
         });
     }
 
@@ -924,6 +1067,22 @@ impl Row<'_, '_> {
     }
 }
 
+/// The labels that tell a PersistentVolume's zone, newest first.
+pub const PV_ZONE_LABELS: &[&str] = &[
+    "topology.kubernetes.io/zone",
+    "topology.ebs.csi.aws.com/zone",
+    "failure-domain.beta.kubernetes.io/zone",
+];
+
+/// A name `kubectl get` prints: no blank in it (a sentence typed under a table is not a row),
+/// but for the `(default)` kubectl appends to the default StorageClass's.
+fn is_object_name(name: &str) -> bool {
+    let name = name.strip_suffix(" (default)").unwrap_or(name);
+    !name.is_empty()
+        && !name.contains(char::is_whitespace)
+        && !name.ends_with(['?', '!', ',', ':', ';'])
+}
+
 /// The pod phase a `kubectl get pods` STATUS implies, when it does.
 fn pod_phase(status: &str) -> Option<&'static str> {
     Some(match status {
@@ -1013,6 +1172,7 @@ pub struct Deferred {
     nodeclasses: Vec<NodeClass>,
     pdbs: Vec<Pdb>,
     pvcs: Vec<PersistentVolumeClaim>,
+    pvs: Vec<PersistentVolume>,
     workloads: Vec<Workload>,
     storage_classes: Vec<StorageClass>,
 }
@@ -1097,6 +1257,7 @@ impl Deferred {
             &mut s.meta
         });
         merge(&mut facts.pvcs, self.pvcs, |p| &mut p.meta);
+        merge(&mut facts.persistent_volumes, self.pvs, |p| &mut p.meta);
         // A row of a workload known already (its object, or a row of the same table pasted
         // twice) adds nothing.
         for w in self.workloads {

@@ -2602,3 +2602,331 @@ fn an_indented_fence_closes_the_yaml_above_it() {
         Some(vec!["spot".to_string()])
     );
 }
+
+/// A sentence typed right under a table is text, not a row: kubectl names have no blanks.
+#[test]
+fn a_sentence_under_a_table_is_not_a_row() {
+    let facts = facts_of(
+        "$ kubectl get nodes
+NAME                                        STATUS                     ROLES    AGE   VERSION
+ip-10-0-101-23.us-west-2.compute.internal   Ready                      <none>   12d   v1.29.3-eks-ae9a62a
+ip-10-0-54-171.us-west-2.compute.internal   Ready,SchedulingDisabled   <none>   3d    v1.29.3-eks-ae9a62a
+this node has been cordoned for 2 days and karpenter never removes it, any idea why?
+$ kubectl get nodeclaims
+NAME            TYPE          CAPACITY    ZONE         NODE   READY     AGE
+default-w7d5n   c6a.2xlarge   spot        us-east-2a          Unknown   48m
+stuck like this for an hour
+",
+    );
+    let nodes: Vec<&str> = facts.nodes.iter().map(|n| n.meta.name.as_str()).collect();
+    assert_eq!(
+        nodes,
+        [
+            "ip-10-0-101-23.us-west-2.compute.internal",
+            "ip-10-0-54-171.us-west-2.compute.internal"
+        ]
+    );
+    assert_eq!(facts.nodeclaims.len(), 1);
+    let text: Vec<&str> = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Unrecognised)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "this node has been cordoned for 2 days and karpenter never removes it, any idea why?",
+            "stuck like this for an hour"
+        ]
+    );
+}
+
+/// `kubectl get pv` rows (kubectl 1.29+ adds VOLUMEATTRIBUTESCLASS; `-o wide` VOLUMEMODE):
+/// the claim and class; the zone only from a zone label column.
+#[test]
+fn persistent_volume_rows_are_read() {
+    let facts = facts_of(
+        "$ kubectl get pv -L topology.kubernetes.io/zone
+NAME                                       CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS      CLAIM                    STORAGECLASS   VOLUMEATTRIBUTESCLASS   REASON   AGE    ZONE
+pvc-91aa7e0c-5d1b-4f5e-8a47-0c1d2e3f4a5b   50Gi       RWO            Delete           Bound       data/pgdata-postgres-1   gp3            <unset>                          118d   us-east-2c
+pvc-3c1f00aa-1b2b-4c3c-9d4d-5e6f7a8b9c0d   10Gi       RWO            Retain           Available                            gp3            <unset>                          9d
+$ kubectl get pv -o wide
+NAME                                       CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS   CLAIM          STORAGECLASS   REASON   AGE   VOLUMEMODE
+pvc-77aa7e0c-5d1b-4f5e-8a47-0c1d2e3f4a5b   8Gi        RWO            Delete           Bound    shop/cache-0   gp2                     3d    Filesystem
+",
+    );
+    let pvs: Vec<_> = facts
+        .persistent_volumes
+        .iter()
+        .map(|pv| {
+            (
+                pv.meta.name.as_str(),
+                pv.claim
+                    .as_ref()
+                    .map(|c| format!("{}/{}", c.namespace.as_deref().unwrap_or("-"), c.name)),
+                pv.storage_class.as_deref(),
+                pv.phase.as_deref(),
+                pv.zones.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pvs,
+        [
+            (
+                "pvc-91aa7e0c-5d1b-4f5e-8a47-0c1d2e3f4a5b",
+                Some("data/pgdata-postgres-1".to_string()),
+                Some("gp3"),
+                Some("Bound"),
+                vec!["us-east-2c".to_string()]
+            ),
+            (
+                "pvc-3c1f00aa-1b2b-4c3c-9d4d-5e6f7a8b9c0d",
+                None,
+                Some("gp3"),
+                Some("Available"),
+                vec![]
+            ),
+            (
+                "pvc-77aa7e0c-5d1b-4f5e-8a47-0c1d2e3f4a5b",
+                Some("shop/cache-0".to_string()),
+                Some("gp2"),
+                Some("Bound"),
+                vec![]
+            ),
+        ]
+    );
+}
+
+/// A command copied without its prompt still says what the lines under it are.
+#[test]
+fn a_command_copied_without_its_prompt_still_tells_its_output() {
+    let facts = facts_of(
+        "kubectl get nodeclaim default-x7k2p -o jsonpath='{.status.conditions}'
+[{\"lastTransitionTime\":\"2024-11-02T10:29:03Z\",\"message\":\"Node not registered with cluster\",\"reason\":\"NodeNotFound\",\"status\":\"Unknown\",\"type\":\"Registered\"}]
+",
+    );
+    assert_eq!(facts.nodeclaims.len(), 1);
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.meta.name, "default-x7k2p");
+    assert!(claim.meta.from_table);
+    assert_eq!(
+        claim.condition("Registered").map(|c| c.status.as_str()),
+        Some("Unknown")
+    );
+    // A sentence that starts with the tool's name stays text.
+    for text in [
+        "kubectl get nodes shows nothing wrong at all\n{\"a\":1}\n",
+        "kubectl get nodeclaims says:\n{\"a\":1}\n",
+        "kubectl delete node ip-10-0-1-2.ec2.internal\n",
+    ] {
+        let facts = facts_of(text);
+        assert!(facts.commands.is_empty(), "{text}");
+        assert!(
+            facts.nodes.is_empty() && facts.nodeclaims.is_empty(),
+            "{text}"
+        );
+    }
+}
+
+/// `{.metadata.annotations}` / `{.metadata.labels}` of a node or claim, `{.spec...}` of a pod,
+/// printed by jsonpath: read into that object, whose other fields stay unknown.
+#[test]
+fn jsonpath_maps_of_nodes_claims_and_pods_are_read() {
+    let facts = facts_of(
+        "$ kubectl get node ip-10-0-33-7.eu-west-1.compute.internal -o jsonpath='{.metadata.annotations}'
+{\"karpenter.sh/do-not-disrupt\":\"true\",\"node.alpha.kubernetes.io/ttl\":\"0\"}
+$ kubectl get nodeclaim default-x7k2p -o jsonpath='{.metadata.labels}'
+{\"karpenter.sh/nodepool\":\"default\",\"topology.kubernetes.io/zone\":\"eu-west-1b\"}
+$ kubectl get pod web-0 -n shop -o jsonpath='{.spec.terminationGracePeriodSeconds}'
+3600
+",
+    );
+    let node = &facts.nodes[0];
+    assert_eq!(node.meta.name, "ip-10-0-33-7.eu-west-1.compute.internal");
+    assert_eq!(
+        node.meta.annotation("karpenter.sh/do-not-disrupt"),
+        Some("true")
+    );
+    assert!(node.meta.from_table && !node.meta.annotations_cut);
+    let claim = &facts.nodeclaims[0];
+    assert_eq!(claim.nodepool.as_deref(), Some("default"));
+    assert!(claim.meta.annotations_cut);
+    let pod = &facts.pods[0];
+    assert_eq!(
+        (pod.meta.namespace.as_deref(), pod.meta.name.as_str()),
+        (Some("shop"), "web-0")
+    );
+    assert_eq!(pod.termination_grace_period_seconds, Some(3600));
+    assert!(pod.meta.from_table);
+}
+
+/// `helm list -A | grep karpenter` and `kubectl get nodes --no-headers`: rows without their
+/// header, read with the columns the command prints.
+#[test]
+fn helm_and_no_headers_rows_are_read() {
+    let facts = facts_of(
+        "$ helm list -A | grep karpenter
+karpenter       \tkube-system\t14      \t2024-10-02 09:01:12.44 +0000 UTC \tdeployed\tkarpenter-1.0.6      \t1.0.6
+karpenter-crd   \tkube-system\t2       \t2024-02-11 09:12:40.10 +0000 UTC \tdeployed\tkarpenter-crd-0.37.0 \t0.37.0
+$ kubectl get nodes --no-headers
+ip-10-0-33-7.eu-west-1.compute.internal    Ready                      <none>   5d    v1.30.2-eks-1552ad0
+ip-10-0-90-12.eu-west-1.compute.internal   Ready,SchedulingDisabled   <none>   40d   v1.30.2-eks-1552ad0
+",
+    );
+    assert_eq!(facts.karpenter_version.as_deref(), Some("1.0.6"));
+    assert_eq!(facts.crd_chart_version.as_deref(), Some("0.37.0"));
+    assert_eq!(facts.karpenter_namespace.as_deref(), Some("kube-system"));
+    let nodes: Vec<(&str, bool)> = facts
+        .nodes
+        .iter()
+        .map(|n| (n.meta.name.as_str(), n.unschedulable))
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            ("ip-10-0-33-7.eu-west-1.compute.internal", false),
+            ("ip-10-0-90-12.eu-west-1.compute.internal", true)
+        ]
+    );
+}
+
+/// `-o custom-columns`: the columns printing a label or an annotation fill the object's, and
+/// a NAME-less header names its `.metadata.name` column.
+#[test]
+fn custom_columns_fill_labels_and_annotations() {
+    let facts = facts_of(
+        "$ kubectl get nodes -o custom-columns=NODE:.metadata.name,POOL:.metadata.labels.karpenter\\.sh/nodepool,DND:.metadata.annotations.karpenter\\.sh/do-not-disrupt
+NODE                                       POOL      DND
+ip-10-0-33-7.eu-west-1.compute.internal    default   true
+ip-10-0-90-12.eu-west-1.compute.internal   <none>    <none>
+",
+    );
+    let nodes: Vec<_> = facts
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.meta.name.as_str(),
+                n.meta.label("karpenter.sh/nodepool"),
+                n.meta.annotation("karpenter.sh/do-not-disrupt"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            (
+                "ip-10-0-33-7.eu-west-1.compute.internal",
+                Some("default"),
+                Some("true")
+            ),
+            ("ip-10-0-90-12.eu-west-1.compute.internal", None, None),
+        ]
+    );
+}
+
+/// `kubectl get nodes,nodeclaims`: one table per kind, names prefixed by the kind.
+#[test]
+fn tables_of_several_kinds_are_read_by_their_prefixes() {
+    let facts = facts_of(
+        "$ kubectl get nodes,nodeclaims
+NAME                                               STATUS   ROLES    AGE   VERSION
+node/ip-192-168-12-40.us-east-2.compute.internal   Ready    <none>   41d   v1.30.4-eks-a737599
+
+NAME                                           TYPE          CAPACITY    ZONE         NODE                                         READY   AGE
+nodeclaim.karpenter.sh/general-purpose-8kq2x   m6i.xlarge    on-demand   us-east-2b   ip-192-168-77-3.us-east-2.compute.internal   True    6h
+nodeclaim.karpenter.sh/general-purpose-w7d5n   c6a.2xlarge   spot        us-east-2a                                                False   18m
+",
+    );
+    assert_eq!(
+        facts.nodes[0].meta.name,
+        "ip-192-168-12-40.us-east-2.compute.internal"
+    );
+    let claims: Vec<_> = facts
+        .nodeclaims
+        .iter()
+        .map(|c| {
+            (
+                c.meta.name.as_str(),
+                c.node_name.as_deref(),
+                c.zone.as_deref(),
+                c.condition("Ready").map(|r| r.status.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            (
+                "general-purpose-8kq2x",
+                Some("ip-192-168-77-3.us-east-2.compute.internal"),
+                Some("us-east-2b"),
+                Some("True")
+            ),
+            (
+                "general-purpose-w7d5n",
+                None,
+                Some("us-east-2a"),
+                Some("False")
+            ),
+        ]
+    );
+}
+
+/// A word or a sentence typed under a table stays text: a lone first cell is no row, and a
+/// sentence after an events row that ended its own is no wrapped tail of its message.
+#[test]
+fn a_remark_under_a_table_stays_text() {
+    let facts = facts_of(
+        "$ kubectl get nodes
+NAME                                      STATUS     ROLES    AGE   VERSION
+ip-10-0-12-8.us-west-2.compute.internal   NotReady   <none>   14m   v1.29.1-eks-61c0bbb
+thanks
+$ kubectl get events -n shop
+LAST SEEN   TYPE      REASON             OBJECT            MESSAGE
+2m          Warning   FailedScheduling   pod/web-7d9f-x2   0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.
+Any idea? the nodepool gpu exists
+",
+    );
+    assert_eq!(facts.nodes.len(), 1);
+    assert!(facts.events[0]
+        .message
+        .ends_with("not helpful for scheduling."));
+    assert!(facts.input_errors.is_empty(), "{:?}", facts.input_errors);
+    let text: Vec<&str> = facts
+        .messages
+        .iter()
+        .filter(|m| m.origin == MessageOrigin::Unrecognised)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(text, ["thanks", "Any idea? the nodepool gpu exists"]);
+}
+
+/// A table ends at a command copied without its prompt and at an `Events:` heading.
+#[test]
+fn a_table_ends_at_a_bare_command() {
+    let facts = facts_of(
+        "kubectl get pods -n shop
+NAME          READY   STATUS    RESTARTS   AGE
+web-7d9f-x2   0/1     Pending   0          12m
+kubectl describe pod web-7d9f-x2 -n shop | tail -4
+Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}.
+",
+    );
+    let pods: Vec<(Option<&str>, &str)> = facts
+        .pods
+        .iter()
+        .map(|p| (p.meta.namespace.as_deref(), p.meta.name.as_str()))
+        .collect();
+    assert_eq!(pods, [(Some("shop"), "web-7d9f-x2")]);
+    assert_eq!(facts.events.len(), 1);
+    assert_eq!(
+        facts.events[0].object.as_ref().map(|o| o.name.as_str()),
+        Some("web-7d9f-x2")
+    );
+}

@@ -78,6 +78,7 @@ pub fn nodepool(
             expire_after: text_of(template_spec(&["expireAfter"]))
                 .or_else(|| text_of(disruption.and_then(|d| d.get("expireAfter")))),
             kubelet: json_of(template_spec(&["kubelet"])),
+            termination_grace_period: text_of(template_spec(&["terminationGracePeriod"])),
             ..NodePool::default()
         }
     };
@@ -137,6 +138,7 @@ pub fn nodeclaim(
         kubelet: json_of(field(&["kubelet"])),
         conditions: claim_conditions,
         is_machine,
+        termination_grace_period: text_of(field(&["terminationGracePeriod"])),
         meta,
     });
 }

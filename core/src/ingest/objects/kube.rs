@@ -145,6 +145,7 @@ pub fn pod(src: &Source<'_>, obj: &Node, api_version: Option<&str>, facts: &mut 
         qos_class: text_of(status.and_then(|s| s.get("qosClass"))),
         // Each container's `restartCount` is on the container.
         restarts: None,
+        termination_grace_period_seconds: int_of(field("terminationGracePeriodSeconds")),
         meta,
     });
 }
@@ -424,11 +425,7 @@ pub fn persistent_volume(
     let spec = obj.get("spec");
     let field = |key: &str| spec.and_then(|s| s.get(key));
     let in_tree = field("awsElasticBlockStore");
-    let zone_keys = [
-        "topology.kubernetes.io/zone",
-        "topology.ebs.csi.aws.com/zone",
-        "failure-domain.beta.kubernetes.io/zone",
-    ];
+    let zone_keys = crate::ingest::tables::PV_ZONE_LABELS;
     let mut zones: Vec<String> = field("nodeAffinity")
         .and_then(|a| a.path(&["required", "nodeSelectorTerms"]))
         .map(Node::items)

@@ -1800,3 +1800,81 @@ fn arbitrary_bytes_and_mangled_objects_never_panic_and_output_stays_bounded() {
         }
     }
 }
+
+/// The grace periods: a pod's `terminationGracePeriodSeconds`, a v1 NodePool's template
+/// `terminationGracePeriod` and the NodeClaim's copy of it, from YAML and from a `List` as JSON.
+#[test]
+fn termination_grace_periods() {
+    let facts = structured(
+        "objects.yaml",
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: web-0
+  namespace: shop
+spec:
+  containers:
+  - image: nginx:1.25
+    name: web
+  terminationGracePeriodSeconds: 3600
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements: []
+      terminationGracePeriod: 48h
+",
+    );
+    assert_eq!(facts.pods[0].termination_grace_period_seconds, Some(3600));
+    assert_eq!(
+        facts.nodepools[0].termination_grace_period.as_deref(),
+        Some("48h")
+    );
+    let facts = structured(
+        "list.json",
+        r#"{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "default-8kq2x"},
+   "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}, "requirements": [], "terminationGracePeriod": "24h"}},
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-33-7.eu-west-1.compute.internal", "annotations": {"karpenter.sh/do-not-disrupt": "true"}}}
+]}"#,
+    );
+    assert_eq!(
+        facts.nodeclaims[0].termination_grace_period.as_deref(),
+        Some("24h")
+    );
+    assert_eq!(
+        facts.nodes[0]
+            .meta
+            .annotation("karpenter.sh/do-not-disrupt"),
+        Some("true")
+    );
+}
+
+/// The items of a list printed without the list (`kubectl get nodes -o json | jq '.items'`)
+/// are objects, not settings.
+#[test]
+fn a_bare_array_of_objects_is_a_list() {
+    let facts = structured(
+        "items.json",
+        r#"[
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-33-7.eu-west-1.compute.internal", "annotations": {"karpenter.sh/do-not-disrupt": "true"}}},
+  {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "default-x7k2p"}, "spec": {"requirements": []}}
+]"#,
+    );
+    assert!(facts.settings.is_empty());
+    assert_eq!(
+        facts.nodes[0]
+            .meta
+            .annotation("karpenter.sh/do-not-disrupt"),
+        Some("true")
+    );
+    assert_eq!(facts.nodeclaims[0].meta.name, "default-x7k2p");
+}

@@ -1164,9 +1164,14 @@ fn remediation(
         ));
     }
     if g.waiting.is_some() || (!g.pods.is_empty() && !g.inferred) {
-        steps.push(Remediation::text(
-            "For a node that must go regardless, set the NodePool's `spec.template.spec.terminationGracePeriod` (Karpenter v1): after that period Karpenter deletes the remaining pods despite their budgets.",
-        ));
+        // A NodePool that sets one already bounds the wait.
+        let set = subject_nodepools(facts, &g.subjects)
+            .into_iter()
+            .find_map(|np| Some((facts.nodepool(&np)?.termination_grace_period.clone()?, np)));
+        steps.push(Remediation::text(match set {
+            Some((tgp, np)) => format!("NodePool {np} sets `terminationGracePeriod: {tgp}`: that long after the node's deletion began, Karpenter deletes the remaining pods despite their budgets."),
+            None => "For a node that must go regardless, set the NodePool's `spec.template.spec.terminationGracePeriod` (Karpenter v1): after that period Karpenter deletes the remaining pods despite their budgets.".to_string(),
+        }));
     }
     steps.push(Remediation::text(
         "Do not delete the pods to force the drain: the budget is protecting the replicas that still serve; deleting them bypasses it and can take the workload down.",
