@@ -647,6 +647,8 @@ pub struct BlockDeviceMapping {
     pub snapshot_id: Option<String>,
     pub root_volume: Option<bool>,
     pub evidence: Option<Evidence>,
+    /// The `kmsKeyID:` line itself, for the rules that quote the key.
+    pub kms_key_evidence: Option<Evidence>,
 }
 
 /// One `status.amis` entry of an EC2NodeClass: the AMIs the selector resolved.

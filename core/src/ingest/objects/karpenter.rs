@@ -280,5 +280,6 @@ fn block_device_mapping(src: &Source<'_>, mapping: &Node) -> BlockDeviceMapping 
         snapshot_id: text_of(ebs("snapshotID")),
         root_volume: mapping.get("rootVolume").and_then(Node::boolean),
         evidence: Some(src.evidence(mapping.get("deviceName").unwrap_or(mapping))),
+        kms_key_evidence: ebs("kmsKeyID").map(|k| src.evidence(k)),
     }
 }

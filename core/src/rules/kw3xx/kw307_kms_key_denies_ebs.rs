@@ -105,6 +105,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     } else {
         Vec::new()
     };
+    // The same line of an EC2NodeClass read as an object.
+    let key_evidence: Vec<Evidence> = facts
+        .nodeclasses
+        .iter()
+        .flat_map(|nc| &nc.block_device_mappings)
+        .filter(|b| b.encrypted == Some(true))
+        .filter_map(|b| b.kms_key_evidence.clone())
+        .collect();
     let inferred =
         strong.is_empty() && !short_lived.is_empty() && (!keys.is_empty() || !templates.is_empty());
     if strong.is_empty() && !inferred {
@@ -428,6 +436,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // One line per NodeClaim (or Machine): their garbage-collection lines read the same.
         .with_messages_of(ended.iter().map(|(o, m)| (Some(o), *m)))
         .with_messages(key_lines.iter().copied())
+        .with_evidence(key_evidence)
         .with_messages(templates.iter().filter_map(|t| t.message))
         .with_evidence(id_evidence)
         .with_messages(resolved.iter().flat_map(|r| r.messages.iter().copied()))
