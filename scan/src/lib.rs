@@ -36,6 +36,7 @@ use memchr::memmem;
 
 pub mod document;
 pub mod encoding;
+pub mod line_breaks;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 pub mod wasm_teddy;
 
@@ -1008,6 +1009,10 @@ fn escape_json(s: &str, html: bool, ascii: bool) -> String {
 pub struct QuickLevel<'a> {
     word: &'a [u8],
     other_component: bool,
+    /// A console line without its JSON fields at the end (Karpenter's logger always adds
+    /// `commit`): the record may go on in the next line (a message with a line break, a
+    /// terminal's hard wrap), which only the segmenter joins.
+    unfinished: bool,
 }
 
 impl QuickLevel<'_> {
@@ -1084,6 +1089,7 @@ pub fn quick_level(line: &[u8]) -> Option<QuickLevel<'_>> {
                 let after = &line[start + word_len..];
                 return Some(QuickLevel {
                     word: &line[start..start + word_len],
+                    unfinished: false,
                     other_component: [&b"\",\"ts\":"[..], b"\", \"ts\":", b"\\\",\\\"ts\\\":"]
                         .iter()
                         .any(|key| after.starts_with(key)),
@@ -1104,6 +1110,7 @@ pub fn quick_level(line: &[u8]) -> Option<QuickLevel<'_>> {
             return Some(QuickLevel {
                 word: &rest[..word_len],
                 other_component: false,
+                unfinished: last != b'}',
             });
         }
     }
@@ -1180,7 +1187,8 @@ impl LogLineFilter {
         if karpenter_debug {
             self.seen_debug = true;
         }
-        if !level.is_noise() || first_log || first_debug {
+        // An unfinished line is kept: dropped, the rest of its record would read as text.
+        if !level.is_noise() || first_log || first_debug || level.unfinished {
             Decision::KeepLog(level)
         } else if has_signal() {
             Decision::KeepSignal(level)
@@ -1275,6 +1283,7 @@ pub struct StreamScanner<'m> {
     /// bytes, DEBUG?). Most are pushed out again, so they are decoded only when kept.
     recent: Vec<VecDeque<(usize, Vec<u8>, Noise)>>,
     transcoder: encoding::Transcoder,
+    line_breaks: line_breaks::LineBreaks,
     /// Hashes of the timestamped lines left out so far ([`Self::omit`]).
     omitted_hashes: std::collections::HashSet<u64>,
 }
@@ -1299,6 +1308,7 @@ impl<'m> StreamScanner<'m> {
             tail_lines: Vec::new(),
             recent: Vec::new(),
             transcoder: encoding::Transcoder::default(),
+            line_breaks: line_breaks::LineBreaks::default(),
             omitted_hashes: std::collections::HashSet::new(),
         }
     }
@@ -1308,8 +1318,12 @@ impl<'m> StreamScanner<'m> {
     pub fn feed(&mut self, bytes: &[u8]) {
         self.stats.bytes += bytes.len() as u64;
         let mut transcoder = std::mem::take(&mut self.transcoder);
-        transcoder.push(bytes, &mut |utf8| self.feed_utf8(utf8));
+        let mut breaks = std::mem::take(&mut self.line_breaks);
+        transcoder.push(bytes, &mut |utf8| {
+            breaks.push(utf8, &mut |fixed| self.feed_utf8(fixed))
+        });
         self.transcoder = transcoder;
+        self.line_breaks = breaks;
     }
 
     fn feed_utf8(&mut self, mut bytes: &[u8]) {
@@ -1503,7 +1517,9 @@ impl<'m> StreamScanner<'m> {
 
     pub fn finish(mut self) -> ScanOutput {
         let mut transcoder = std::mem::take(&mut self.transcoder);
-        transcoder.finish(&mut |utf8| self.feed_utf8(utf8));
+        let mut breaks = std::mem::take(&mut self.line_breaks);
+        transcoder.finish(&mut |utf8| breaks.push(utf8, &mut |fixed| self.feed_utf8(fixed)));
+        breaks.finish(&mut |fixed| self.feed_utf8(fixed));
         if !self.partial.is_empty() || self.partial_cut {
             if self.partial_cut {
                 self.stats.cut_lines += 1;

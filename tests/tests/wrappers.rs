@@ -10,13 +10,19 @@ use std::path::Path;
 use karpenter_why_core::{analyze, Document};
 use karpenter_why_tests::cases::{load_cases, Case};
 
+/// The lines as an editor shows them: a lone `\r` (an old Mac text, some Windows tools) breaks
+/// a line too, so a wrapper that works line by line wraps every line the user sees.
+fn editor_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().flat_map(|l| l.split('\r'))
+}
+
 fn crlf(text: &str) -> String {
     text.replace('\n', "\r\n")
 }
 
 /// `> ` before every line, a bare `>` on blank ones (GitHub's "Quote reply", a mail client).
 fn quoted(text: &str) -> String {
-    text.lines()
+    editor_lines(text)
         .map(|l| {
             if l.trim().is_empty() {
                 ">\n".to_string()
@@ -36,8 +42,7 @@ fn fenced(text: &str) -> String {
 
 /// A Markdown code block by indentation: four spaces before every line that has text.
 fn indented(text: &str) -> String {
-    let body: String = text
-        .lines()
+    let body: String = editor_lines(text)
         .map(|l| {
             if l.trim().is_empty() {
                 "\n".to_string()

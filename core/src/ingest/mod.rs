@@ -52,10 +52,14 @@ use segment::Command;
 pub fn ingest(documents: &[Document]) -> Facts {
     let mut sink = Sink::default();
     for doc in documents {
-        let unwrapped = unwrap::unwrapped(&doc.text).map(|text| Document {
-            text,
+        let unwrapped = unwrap::unwrapped(&doc.text).map(|u| Document {
+            line_numbers: match &u.origin {
+                // Joined lines keep the number of their first piece.
+                Some(origin) => Some(origin.iter().map(|&k| doc.original_line(k)).collect()),
+                None => doc.line_numbers.clone(),
+            },
+            text: u.text,
             label: doc.label.clone(),
-            line_numbers: doc.line_numbers.clone(),
             omitted_log_lines: doc.omitted_log_lines.clone(),
             omitted_other_log_lines: doc.omitted_other_log_lines,
         });

@@ -560,7 +560,9 @@ pub fn section_end(lines: &[&str], start: usize) -> usize {
 pub fn hard_wrapped(prev: &str, line: &str) -> bool {
     indent(line) == 0
         && !is_blank(line)
-        && prev.len() >= 80
+        // A terminal row is 80 to 200 columns; a longer line is whole, or one the unwrapper
+        // joined already (the text after it is not its tail).
+        && (80..=200).contains(&prev.len())
         && !is_blank(prev)
         && prompt(line).is_none()
         && !starts_describe(line)
