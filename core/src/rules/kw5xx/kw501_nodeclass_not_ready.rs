@@ -880,13 +880,17 @@ fn fix(
             ));
         } else {
             for cmd in describe_commands(sel, nodeclass, tags) {
-                steps.push(Remediation::command(
+                // An alias or ssmParameter term is one SSM parameter: a version that does not
+                // exist fails the read rather than printing nothing.
+                let label = if cmd.starts_with("aws ssm get-parameter") {
+                    "See which AMI the term resolves to (`ParameterNotFound`: no such AMI for that Kubernetes version):".to_string()
+                } else {
                     format!(
                         "See which {what} the selector {} (no output: nothing matches):",
                         if legacy.on { "matches" } else { "term matches" }
-                    ),
-                    cmd,
-                ));
+                    )
+                };
+                steps.push(Remediation::command(label, cmd));
             }
         }
         let current = if legacy.on {

@@ -391,18 +391,26 @@ pub fn describe_command(selected: Selected, term: &Value) -> String {
     }
 }
 
-/// The SSM parameter an `amiSelectorTerms` alias resolves from (the latest x86_64 AMI of
-/// the family; Karpenter reads the matching arm64 and pinned-version parameters alike).
+/// The SSM parameter an `amiSelectorTerms` alias resolves from (the x86_64 standard AMI of
+/// the family; Karpenter reads the arm64 and GPU parameters alike). A pinned version has its
+/// own parameter, named as Karpenter's `DescribeImageQuery` of each family names it: a version
+/// that does not exist for the cluster's Kubernetes version is the usual `AMIsReady=False`.
 fn alias_command(alias: &str) -> String {
-    let family = alias
-        .split('@')
-        .next()
-        .unwrap_or(alias)
-        .to_ascii_lowercase();
+    let (family, version) = alias.split_once('@').unwrap_or((alias, "latest"));
+    let family = family.trim().to_ascii_lowercase();
+    let version = version.trim();
+    let latest = version.is_empty() || version.eq_ignore_ascii_case("latest");
+    const EKS: &str = "/aws/service/eks/optimized-ami/<kubernetes-version>";
     let path = match family.as_str() {
-        "al2023" => "/aws/service/eks/optimized-ami/<kubernetes-version>/amazon-linux-2023/x86_64/standard/recommended/image_id".to_string(),
-        "al2" => "/aws/service/eks/optimized-ami/<kubernetes-version>/amazon-linux-2/recommended/image_id".to_string(),
-        "bottlerocket" => "/aws/service/bottlerocket/aws-k8s-<kubernetes-version>/x86_64/latest/image_id".to_string(),
+        "al2023" if latest => format!("{EKS}/amazon-linux-2023/x86_64/standard/recommended/image_id"),
+        "al2023" => format!("{EKS}/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-<kubernetes-version>-{version}/image_id"),
+        "al2" if latest => format!("{EKS}/amazon-linux-2/recommended/image_id"),
+        "al2" => format!("{EKS}/amazon-linux-2/amazon-eks-node-<kubernetes-version>-{version}/image_id"),
+        // Bottlerocket's parameters drop the `v` its release names carry.
+        "bottlerocket" => format!(
+            "/aws/service/bottlerocket/aws-k8s-<kubernetes-version>/x86_64/{}/image_id",
+            if latest { "latest" } else { version.trim_start_matches('v') }
+        ),
         "windows2019" => "/aws/service/ami-windows-latest/Windows_Server-2019-English-Core-EKS_Optimized-<kubernetes-version>/image_id".to_string(),
         "windows2022" => "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-<kubernetes-version>/image_id".to_string(),
         other => format!("<the SSM parameter of the {other} family for Kubernetes <kubernetes-version>>"),
@@ -518,6 +526,28 @@ pub fn terms_yaml(selected: Selected, nc: &NodeClass) -> Option<String> {
 mod tests {
     use super::*;
     use crate::facts::Meta;
+
+    #[test]
+    fn a_pinned_alias_reads_the_parameter_of_its_version() {
+        let cmd =
+            |alias: &str| describe_command(Selected::Amis, &serde_json::json!({ "alias": alias }));
+        let eks = "/aws/service/eks/optimized-ami/<kubernetes-version>";
+        for (alias, path) in [
+            ("al2023@latest", format!("{eks}/amazon-linux-2023/x86_64/standard/recommended/image_id")),
+            ("al2023@v20240807", format!("{eks}/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-<kubernetes-version>-v20240807/image_id")),
+            ("AL2@v20240807", format!("{eks}/amazon-linux-2/amazon-eks-node-<kubernetes-version>-v20240807/image_id")),
+            ("al2", format!("{eks}/amazon-linux-2/recommended/image_id")),
+            ("bottlerocket@v1.20.3", "/aws/service/bottlerocket/aws-k8s-<kubernetes-version>/x86_64/1.20.3/image_id".to_string()),
+            ("bottlerocket@1.20.3", "/aws/service/bottlerocket/aws-k8s-<kubernetes-version>/x86_64/1.20.3/image_id".to_string()),
+            ("bottlerocket@latest", "/aws/service/bottlerocket/aws-k8s-<kubernetes-version>/x86_64/latest/image_id".to_string()),
+        ] {
+            assert_eq!(
+                cmd(alias),
+                format!("aws ssm get-parameter --name {path} --query Parameter.Value --output text"),
+                "{alias}"
+            );
+        }
+    }
 
     #[test]
     fn yaml_strings_read_back_as_strings() {
