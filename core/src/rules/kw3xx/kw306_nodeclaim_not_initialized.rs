@@ -497,6 +497,34 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         Some(o) if o.kind == "NodeClaim" && nodeclaims.is_empty() => nodeclaims.push(o.name),
         _ => {}
     }
+    // The NodeClaim's own describe cut by grep before `Node Name:`: the node the input shows
+    // of its NodePool, not initialized either, when there is exactly one such node.
+    if nodes.is_empty() {
+        let claim_pool = nodeclaims.iter().find_map(|n| {
+            nodepool_of_nodeclaim(facts, n)
+                .or_else(|| crate::rules::kw4xx::disruption::nodepool_in_generated_name(facts, n))
+        });
+        let claimed_by_other = |node: &str| {
+            facts
+                .nodeclaims
+                .iter()
+                .any(|c| !nodeclaims.contains(&c.meta.name) && c.node_name.as_deref() == Some(node))
+        };
+        let candidates: Vec<&String> = facts
+            .nodes
+            .iter()
+            .filter(|n| !n.karpenter_initialized() && !claimed_by_other(&n.meta.name))
+            .filter(|n| match (n.nodepool(), &claim_pool) {
+                (Some(pool), Some(wanted)) => pool == wanted,
+                (Some(_), None) => true,
+                (None, _) => false,
+            })
+            .map(|n| &n.meta.name)
+            .collect();
+        if let [only] = candidates.as_slice() {
+            nodes.push((*only).clone());
+        }
+    }
     let nodepool = nodeclaims
         .iter()
         .find_map(|n| nodepool_of_nodeclaim(facts, n))
