@@ -640,11 +640,17 @@ pub fn pods_of_claims(facts: &Facts, claims: &[String]) -> Vec<ObjectRef> {
             }
         }
     }
-    for b in batches {
+    // A pod a later batch took to a NodeClaim outside `claims` was retried there.
+    let retried: Vec<&str> = batches
+        .iter()
+        .filter(|b| b.created.iter().any(|c| !claims.contains(c)))
+        .flat_map(|b| b.pods.iter().copied())
+        .collect();
+    for b in &batches {
         if b.created.is_empty() || !b.created.iter().all(|c| claims.contains(c)) {
             continue;
         }
-        for p in b.pods {
+        for &p in b.pods.iter().filter(|p| !retried.contains(p)) {
             let (namespace, name) = match p.split_once('/') {
                 Some((ns, name)) => (Some(ns), name),
                 None => (None, p),
@@ -672,6 +678,36 @@ pub fn pods_of_claims(facts: &Facts, claims: &[String]) -> Vec<ObjectRef> {
         waiting && !scheduled && !moved_on.contains(&r)
     });
     pods
+}
+
+/// How long a node may take to boot before NotReady (the CNI not initialized yet) or the
+/// missing `karpenter.sh/initialized` label means something: the kubelet registers first, the
+/// CNI's DaemonSet pod starts after.
+const BOOT_SECONDS: i64 = 90;
+
+/// Whether the input shows node `node` booting: its describe's events include the kubelet's
+/// `Starting`, and every event of the node was first seen less than `BOOT_SECONDS` ago
+/// (kubectl ages). Its NotReady is the boot, not a fault.
+pub fn node_booting(facts: &Facts, node: &str) -> bool {
+    let events: Vec<&crate::facts::Event> = facts
+        .events
+        .iter()
+        .filter(|e| {
+            e.from_describe
+                && e.object
+                    .as_ref()
+                    .is_some_and(|o| o.kind == "Node" && o.name == node)
+        })
+        .collect();
+    // `20s`, or `2m (x3 over 10m)`: first seen 10 minutes ago.
+    let first_seen =
+        |e: &crate::facts::Event| e.age.as_deref().and_then(crate::rules::time::age_seconds);
+    events
+        .iter()
+        .any(|e| e.source == "kubelet" && e.reason == "Starting")
+        && events
+            .iter()
+            .all(|e| first_seen(e).is_some_and(|a| a < BOOT_SECONDS))
 }
 
 /// The object a NodeClaim name refers to, of the kind `claim_kind` says.
@@ -1135,6 +1171,13 @@ mod tests {
         // The batch also made a NodeClaim that launched: its pods are spread over both.
         let two = format!("{}{}", created("spark-8fw2q"), created("spark-q2w3e"));
         assert!(names(&facts(&batch(&two))).is_empty());
+        // A later batch took the pods to a NodeClaim that is not failing: retried there.
+        let retry = format!(
+            "{}{}",
+            batch(&created("spark-8fw2q")),
+            batch(&created("spark-q2w3e"))
+        );
+        assert!(names(&facts(&retry)).is_empty());
         let events = "LAST SEEN   TYPE     REASON      OBJECT       MESSAGE\n2m   Normal   Nominated   pod/web-1   Pod should schedule on: nodeclaim/spark-8fw2q\n2m   Normal   Nominated   pod/web-2   Pod should schedule on: nodeclaim/spark-8fw2q\n1m   Normal   Nominated   pod/web-2   Pod should schedule on: nodeclaim/spark-zz9x1\n";
         assert_eq!(names(&facts(events)), ["web-1"]);
     }
