@@ -606,7 +606,7 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         |pods: &[&ObjectRef]| -> Vec<String> { pods.iter().map(|p| p.qualified_name()).collect() };
     let mut summary = match (victims.as_slice(), own_waiting.as_slice()) {
         ([], [_, ..]) => format!(
-            "Karpenter's own {} Pending with only the kube-scheduler's FailedScheduling. Karpenter never provisions for its own pods (the chart keeps them off its nodes with `karpenter.sh/nodepool DoesNotExist`, KW209), and until one runs it acts on no pod.",
+            "Karpenter's own {} Pending with only the kube-scheduler's FailedScheduling: Karpenter never provisions for its own pods (the chart keeps them off its nodes with `karpenter.sh/nodepool DoesNotExist`, KW209), so they need a managed node group or Fargate, and until one runs Karpenter acts on no pod.",
             match names(&own_waiting).as_slice() {
                 [one] => format!("pod {one} is"),
                 many => format!("pods {} are", many.join(", ")),
@@ -633,9 +633,19 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
         if !own_waiting.is_empty() {
             related.push("KW209");
         }
-        if !own_waiting.is_empty() || reason.contains("Pending") {
+        if !victims.is_empty() && (!own_waiting.is_empty() || reason.contains("Pending")) {
             summary.push_str(" Its own pods cannot run on nodes it manages: they need a managed node group or Fargate.");
         }
+    } else if !victims.is_empty() && !own_waiting.is_empty() {
+        // Not shown down, but one of its pods waits: a replica may still run, or none does.
+        summary.push_str(&format!(
+            " Karpenter's own {} Pending too: it never provisions for its own pods (KW209), which need a managed node group or Fargate; if no replica runs, that is why nothing answers.",
+            match names(&own_waiting).as_slice() {
+                [one] => format!("pod {one} is"),
+                many => format!("pods {} are", many.join(", ")),
+            }
+        ));
+        related.extend(["KW209", "KW208"]);
     } else if let Some(answered) = answered_pods(facts) {
         // Karpenter runs: it passed over this pod only.
         summary.push_str(&format!(
@@ -715,22 +725,27 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     };
     // A row of `kubectl get events -n <ns>` names its pod without the namespace: the command
     // it was printed under (or the one pod of that name) tells it, for `-n` in the commands.
-    let pod_ns = silent
+    let concerned: &[&ObjectRef] = if victims.is_empty() {
+        &own_waiting
+    } else {
+        &victims
+    };
+    let concerned_candidates = || {
+        silent
+            .iter()
+            .filter(|c| c.pod.as_ref().is_some_and(|p| concerned.contains(&p)))
+    };
+    let pod_ns = concerned
         .iter()
-        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()))
+        .find_map(|p| p.namespace.clone())
         .or_else(|| {
-            silent.iter().find_map(|c| {
+            concerned_candidates().find_map(|c| {
                 let p = c.pod.as_ref()?;
                 c.messages
                     .iter()
                     .find_map(|m| pod_namespace(facts, m, &p.name))
             })
         });
-    let concerned: &[&ObjectRef] = if victims.is_empty() {
-        &own_waiting
-    } else {
-        &victims
-    };
     let first_pod = concerned.first().copied();
     let mut steps = vec![
         Remediation::command(
