@@ -370,6 +370,20 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
             of_kind.iter().map(|(r, _)| *r).collect()
         }
     };
+    // Karpenter's own Pending pods listed next to the pods it should serve explain its
+    // silence; the others are what the user asks about.
+    let chosen: Vec<&ObjectRef> = if kind == "Pod"
+        && chosen
+            .iter()
+            .any(|r| !crate::rules::text::is_karpenter_pod(facts, r))
+    {
+        chosen
+            .into_iter()
+            .filter(|r| !crate::rules::text::is_karpenter_pod(facts, r))
+            .collect()
+    } else {
+        chosen
+    };
     Some(subject_of(kind, plural, &chosen))
 }
 

@@ -3,7 +3,7 @@
 //! Karpenter namespace, the AWS region and account, the cluster name).
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::scheduling::record_of;
 
 /// Whether `text` contains any of `needles`, ASCII-case-insensitively.
@@ -163,6 +163,28 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
             }
         })
     })
+}
+
+/// Whether pod `pod` is one of Karpenter's own controller pods: labelled
+/// `app.kubernetes.io/name=karpenter`, or named `karpenter-<hash>-<id>` in Karpenter's
+/// namespace (`karpenter`, `kube-system`, or the one the input shows). A Pending one is the
+/// reason Karpenter is silent, not one more pod it ignores: it never provisions for itself.
+pub fn is_karpenter_pod(facts: &Facts, pod: &ObjectRef) -> bool {
+    let fact = facts.pods.iter().find(|p| {
+        p.meta.name == pod.name && (pod.namespace.is_none() || p.meta.namespace == pod.namespace)
+    });
+    if fact.is_some_and(|p| p.meta.label("app.kubernetes.io/name") == Some("karpenter")) {
+        return true;
+    }
+    let namespace = pod
+        .namespace
+        .clone()
+        .or_else(|| fact.and_then(|p| p.meta.namespace.clone()));
+    controller_pod_name(&pod.name)
+        && namespace.is_none_or(|ns| {
+            matches!(ns.as_str(), "karpenter" | "kube-system")
+                || facts.karpenter_namespace.as_deref() == Some(ns.as_str())
+        })
 }
 
 /// A Karpenter controller pod's name: `karpenter-<ReplicaSet hash>-<5 characters>`.

@@ -143,16 +143,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     if explained {
         return Vec::new();
     }
+    // Karpenter never provisions for its own pods: its logs, debug or not, say nothing of them.
+    let own = |o: &crate::facts::ObjectRef| crate::rules::text::is_karpenter_pod(facts, o);
     let mut pending: Vec<String> = facts
         .pending_pods()
-        .filter(|p| !p.meta.name.is_empty())
+        .filter(|p| !p.meta.name.is_empty() && !own(&p.object_ref()))
         .map(|p| p.object_ref().qualified_name())
         .collect();
     let mut evidence = Vec::new();
     for m in &facts.messages {
         let failed_scheduling = m.reason.as_deref() == Some("FailedScheduling")
             || (m.reason.is_none() && contains_ignore_ascii_case(&m.text, "FailedScheduling"));
-        if !failed_scheduling {
+        if !failed_scheduling || m.object.as_ref().is_some_and(own) {
             continue;
         }
         evidence.push(m);

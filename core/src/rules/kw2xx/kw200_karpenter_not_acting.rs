@@ -6,6 +6,7 @@ use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
 use crate::rules::kw2xx::scheduling::{pod_namespace, pod_ref, record_of, PodIndex};
+use crate::rules::text::is_karpenter_pod;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -165,7 +166,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .into_iter()
         .filter(|c| !acted.on(c.pod.as_ref()))
         .collect();
-    if silent.is_empty() {
+    // Only Karpenter's own pods wait, while it runs (another replica serves): they wait by
+    // design (KW209), and nothing else shows Karpenter silent.
+    let all_own = silent
+        .iter()
+        .all(|c| c.pod.as_ref().is_some_and(|p| is_karpenter_pod(facts, p)));
+    if silent.is_empty() || (all_own && not_running(facts).is_none()) {
         return Vec::new();
     }
     vec![diagnose(facts, &silent)]
@@ -583,18 +589,40 @@ fn pod_down(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
 }
 
 fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
-    let names: Vec<String> = silent
+    // Karpenter's own Pending pods are why it is silent, not more pods it passed over: it
+    // never provisions for itself (KW209), whether it runs or not.
+    let own = |c: &&Candidate<'_>| c.pod.as_ref().is_some_and(|p| is_karpenter_pod(facts, p));
+    let own_waiting: Vec<&ObjectRef> = silent
         .iter()
-        .filter_map(|c| c.pod.as_ref().map(ObjectRef::qualified_name))
+        .filter(own)
+        .filter_map(|c| c.pod.as_ref())
         .collect();
-    let who = match names.as_slice() {
-        [] => "The pod is".to_string(),
-        [one] => format!("Pod {one} is"),
-        many => format!("Pods {} are", many.join(", ")),
+    let victims: Vec<&ObjectRef> = silent
+        .iter()
+        .filter(|c| !own(c))
+        .filter_map(|c| c.pod.as_ref())
+        .collect();
+    let names =
+        |pods: &[&ObjectRef]| -> Vec<String> { pods.iter().map(|p| p.qualified_name()).collect() };
+    let mut summary = match (victims.as_slice(), own_waiting.as_slice()) {
+        ([], [_, ..]) => format!(
+            "Karpenter's own {} Pending with only the kube-scheduler's FailedScheduling: Karpenter never provisions for its own pods (the chart keeps them off its nodes with `karpenter.sh/nodepool DoesNotExist`, KW209), so they need a managed node group or Fargate, and until one runs Karpenter acts on no pod.",
+            match names(&own_waiting).as_slice() {
+                [one] => format!("pod {one} is"),
+                many => format!("pods {} are", many.join(", ")),
+            }
+        ),
+        _ => {
+            let who = match names(&victims).as_slice() {
+                [] => "The pod is".to_string(),
+                [one] => format!("Pod {one} is"),
+                many => format!("Pods {} are", many.join(", ")),
+            };
+            format!(
+                "{who} Pending with only the kube-scheduler's FailedScheduling: no Karpenter event, NodeClaim or log line answers."
+            )
+        }
     };
-    let mut summary = format!(
-        "{who} Pending with only the kube-scheduler's FailedScheduling: no Karpenter event, NodeClaim or log line answers."
-    );
     // Also from Karpenter's own pods when the paste lists them (`kubectl get pods -A`).
     let ns = crate::rules::text::karpenter_namespace_or_placeholder(facts);
     let mut related: Vec<&'static str> = Vec::new();
@@ -602,14 +630,22 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     let standby = standby_lease(facts);
     if let Some(reason) = &stopped {
         summary.push_str(&format!(" Karpenter is not running: {reason}."));
-        if silent.iter().any(|c| {
-            c.pod
-                .as_ref()
-                .is_some_and(|p| p.name.starts_with("karpenter-"))
-        }) || reason.contains("Pending")
-        {
+        if !own_waiting.is_empty() {
+            related.push("KW209");
+        }
+        if !victims.is_empty() && (!own_waiting.is_empty() || reason.contains("Pending")) {
             summary.push_str(" Its own pods cannot run on nodes it manages: they need a managed node group or Fargate.");
         }
+    } else if !victims.is_empty() && !own_waiting.is_empty() {
+        // Not shown down, but one of its pods waits: a replica may still run, or none does.
+        summary.push_str(&format!(
+            " Karpenter's own {} Pending too: it never provisions for its own pods (KW209), which need a managed node group or Fargate; if no replica runs, that is why nothing answers.",
+            match names(&own_waiting).as_slice() {
+                [one] => format!("pod {one} is"),
+                many => format!("pods {} are", many.join(", ")),
+            }
+        ));
+        related.extend(["KW209", "KW208"]);
     } else if let Some(answered) = answered_pods(facts) {
         // Karpenter runs: it passed over this pod only.
         summary.push_str(&format!(
@@ -689,18 +725,28 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     };
     // A row of `kubectl get events -n <ns>` names its pod without the namespace: the command
     // it was printed under (or the one pod of that name) tells it, for `-n` in the commands.
-    let pod_ns = silent
+    let concerned: &[&ObjectRef] = if victims.is_empty() {
+        &own_waiting
+    } else {
+        &victims
+    };
+    let concerned_candidates = || {
+        silent
+            .iter()
+            .filter(|c| c.pod.as_ref().is_some_and(|p| concerned.contains(&p)))
+    };
+    let pod_ns = concerned
         .iter()
-        .find_map(|c| c.pod.as_ref().and_then(|p| p.namespace.clone()))
+        .find_map(|p| p.namespace.clone())
         .or_else(|| {
-            silent.iter().find_map(|c| {
+            concerned_candidates().find_map(|c| {
                 let p = c.pod.as_ref()?;
                 c.messages
                     .iter()
                     .find_map(|m| pod_namespace(facts, m, &p.name))
             })
         });
-    let first_pod = silent.iter().find_map(|c| c.pod.as_ref());
+    let first_pod = concerned.first().copied();
     let mut steps = vec![
         Remediation::command(
             "Is Karpenter running and ready (and which replica is the leader)?",
@@ -740,12 +786,7 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     }
     // Only Karpenter's own pods wait: no controller runs to log, create NodeClaims or send
     // events, so the steps about those ask for nothing.
-    let only_own = stopped.is_some()
-        && silent.iter().all(|c| {
-            c.pod
-                .as_ref()
-                .is_some_and(|p| p.name.starts_with("karpenter-"))
-        });
+    let only_own = victims.is_empty() && !own_waiting.is_empty();
     if only_own {
         steps = vec![Remediation::text(format!(
             "Give the controller capacity Karpenter does not manage: a managed node group its nodeSelector and affinity match (the chart keeps it off Karpenter's nodes with `karpenter.sh/nodepool DoesNotExist`), or a Fargate profile for namespace {}.",
@@ -786,7 +827,7 @@ fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     }
     Diagnosis::new(&META, summary)
         .with_confidence(confidence)
-        .with_object(first_pod)
+        .with_objects(concerned.iter().copied())
         .with_messages(silent.iter().flat_map(|c| c.messages.iter().copied()))
         .with_evidence(
             facts
@@ -811,6 +852,52 @@ mod tests {
     use crate::testing::{check_only, ids};
 
     const SCHEDULER: &str = "  Warning  FailedScheduling  3m5s (x9 over 22m)  default-scheduler  0/3 nodes are available: 1 node(s) had untolerated taint {CriticalAddonsOnly: true}, 2 Insufficient cpu.";
+
+    /// Karpenter's own Pending pod is why it is silent, not one more pod it passed over; alone,
+    /// with another replica Running, it waits by design (KW209) and shows nothing silent.
+    #[test]
+    fn karpenter_own_pending_pod_is_the_reason_not_a_victim() {
+        let rows = |own: &str| {
+            format!(
+                "$ kubectl get pods -A\nNAMESPACE     NAME                         READY   STATUS    RESTARTS   AGE\n{own}web           shop-5f7d8c9b6-7hj2k         0/1     Pending   0          17m\n"
+            )
+        };
+        let event = |pod: &str| {
+            format!("LAST SEEN   TYPE      REASON             OBJECT     MESSAGE\n2m   Warning   FailedScheduling   pod/{pod}   0/2 nodes are available: 2 node(s) had untolerated taint {{node.kubernetes.io/unschedulable: }}.\n")
+        };
+        let pending =
+            "karpenter     karpenter-6c8f9d7b5d-2kqpl   0/1     Pending   0          18m\n";
+        let text = format!(
+            "{}\n{}{}",
+            rows(pending),
+            event("karpenter-6c8f9d7b5d-2kqpl"),
+            event("shop-5f7d8c9b6-7hj2k")
+                .lines()
+                .nth(1)
+                .unwrap_or_default()
+        );
+        let report = check_only("KW200", &text);
+        let d = &report.diagnoses[0];
+        assert!(
+            d.summary.starts_with("Pod ") && d.summary.contains("shop-5f7d8c9b6-7hj2k is Pending"),
+            "{}",
+            d.summary
+        );
+        assert!(d.summary.contains("Karpenter's own pods are not running"));
+        assert_eq!(
+            d.object.as_ref().map(|o| o.name.as_str()),
+            Some("shop-5f7d8c9b6-7hj2k")
+        );
+        assert!(d.objects.is_empty());
+        assert!(d.related.contains(&"KW209"));
+        // One replica Pending beside one Running: Karpenter runs, nothing is silent.
+        let ha = format!(
+            "{}karpenter     karpenter-6c8f9d7b5d-9xq4w   1/1     Running   0          3d\n\n{}",
+            "NAMESPACE     NAME                         READY   STATUS    RESTARTS   AGE\nkarpenter     karpenter-6c8f9d7b5d-2kqpl   0/1     Pending   0          18m\n",
+            event("karpenter-6c8f9d7b5d-2kqpl")
+        );
+        assert!(ids(&check_only("KW200", &ha)).is_empty());
+    }
 
     #[test]
     fn scheduler_only() {

@@ -572,6 +572,144 @@ impl Api {
     }
 }
 
+/// The pods NodeClaims `claims` were made for, as the input shows them, minus those it shows
+/// placed: each pod's `Nominated` event (`Pod should schedule on: nodeclaim/<claim>`, a
+/// `machine/<claim>` before v0.32), and Karpenter's provisioning batch (`found provisionable
+/// pod(s)` naming the pods, then the `created nodeclaim` lines of the same reconcile) when the
+/// batch created no NodeClaim outside `claims`: a batch spreads its pods over its NodeClaims,
+/// so the pods of a batch that also created a healthy one are not all this failure's.
+pub fn pods_of_claims(facts: &Facts, claims: &[String]) -> Vec<ObjectRef> {
+    let mut pods: Vec<ObjectRef> = Vec::new();
+    let mut add = |pod: ObjectRef| {
+        if !pods.contains(&pod) {
+            pods.push(pod);
+        }
+    };
+    // A pod nominated for another NodeClaim too has moved on: Karpenter retried it elsewhere.
+    let mut moved_on: Vec<&ObjectRef> = Vec::new();
+    for m in &facts.messages {
+        let Some(pod) = m.object.as_ref().filter(|o| o.kind == "Pod") else {
+            continue;
+        };
+        let claim = name_after(&m.text, "should schedule on: nodeclaim/")
+            .or_else(|| name_after(&m.text, "should schedule on: machine/"));
+        match claim {
+            Some(c) if claims.contains(&c) => add(pod.clone()),
+            Some(_) => moved_on.push(pod),
+            None => {}
+        }
+    }
+    // One batch: its source, its reconcileID (v1), the pods it found, the claims it created.
+    struct Batch<'a> {
+        source: &'a str,
+        reconcile: Option<&'a str>,
+        pods: Vec<&'a str>,
+        created: Vec<String>,
+    }
+    let mut batches: Vec<Batch<'_>> = Vec::new();
+    for r in &facts.logs {
+        let reconcile = r.fields.get("reconcileID").and_then(|v| v.as_str());
+        if r.message == "found provisionable pod(s)" {
+            let list = ["Pods", "pods"]
+                .iter()
+                .find_map(|k| r.fields.get(*k).and_then(|v| v.as_str()))
+                .unwrap_or("");
+            // `pretty.Slice(pods, 5)`: `a, b, c, d, e and 12 other(s)`.
+            let pods = list
+                .split(", ")
+                .map(|p| p.split(" and ").next().unwrap_or(p).trim())
+                .filter(|p| !p.is_empty())
+                .collect();
+            batches.push(Batch {
+                source: &r.evidence.source,
+                reconcile,
+                pods,
+                created: Vec::new(),
+            });
+        } else if matches!(
+            r.message.as_str(),
+            "created nodeclaim" | "created machine" | "launched machine"
+        ) {
+            let batch = batches.iter_mut().rev().find(|b| {
+                b.source == r.evidence.source
+                    && (b.reconcile.is_none() || reconcile.is_none() || b.reconcile == reconcile)
+            });
+            let claim = CLAIM_KEYS.iter().find_map(|k| r.field_name(k));
+            if let (Some(batch), Some(claim)) = (batch, claim) {
+                batch.created.push(claim);
+            }
+        }
+    }
+    // A pod a later batch took to a NodeClaim outside `claims` was retried there.
+    let retried: Vec<&str> = batches
+        .iter()
+        .filter(|b| b.created.iter().any(|c| !claims.contains(c)))
+        .flat_map(|b| b.pods.iter().copied())
+        .collect();
+    for b in &batches {
+        if b.created.is_empty() || !b.created.iter().all(|c| claims.contains(c)) {
+            continue;
+        }
+        for &p in b.pods.iter().filter(|p| !retried.contains(p)) {
+            let (namespace, name) = match p.split_once('/') {
+                Some((ns, name)) => (Some(ns), name),
+                None => (None, p),
+            };
+            add(ObjectRef::new("Pod", namespace, name));
+        }
+    }
+    // A pod the input shows scheduled or running since is no longer waiting for the claim.
+    let same = |a: &ObjectRef, name: &str, namespace: Option<&str>| {
+        a.name == name
+            && (a.namespace.is_none() || namespace.is_none() || a.namespace.as_deref() == namespace)
+    };
+    pods.retain(|r| {
+        let waiting = facts
+            .pods
+            .iter()
+            .filter(|p| same(r, &p.meta.name, p.meta.namespace.as_deref()))
+            .all(|p| p.phase.as_deref().is_none_or(|phase| phase == "Pending"));
+        let scheduled = facts.events.iter().any(|e| {
+            e.reason == "Scheduled"
+                && e.object
+                    .as_ref()
+                    .is_some_and(|o| same(r, &o.name, o.namespace.as_deref()))
+        });
+        waiting && !scheduled && !moved_on.contains(&r)
+    });
+    pods
+}
+
+/// How long a node may take to boot before NotReady (the CNI not initialized yet) or the
+/// missing `karpenter.sh/initialized` label means something: the kubelet registers first, the
+/// CNI's DaemonSet pod starts after.
+const BOOT_SECONDS: i64 = 90;
+
+/// Whether the input shows node `node` booting: its describe's events include the kubelet's
+/// `Starting`, and every event of the node was first seen less than `BOOT_SECONDS` ago
+/// (kubectl ages). Its NotReady is the boot, not a fault.
+pub fn node_booting(facts: &Facts, node: &str) -> bool {
+    let events: Vec<&crate::facts::Event> = facts
+        .events
+        .iter()
+        .filter(|e| {
+            e.from_describe
+                && e.object
+                    .as_ref()
+                    .is_some_and(|o| o.kind == "Node" && o.name == node)
+        })
+        .collect();
+    // `20s`, or `2m (x3 over 10m)`: first seen 10 minutes ago.
+    let first_seen =
+        |e: &crate::facts::Event| e.age.as_deref().and_then(crate::rules::time::age_seconds);
+    events
+        .iter()
+        .any(|e| e.source == "kubelet" && e.reason == "Starting")
+        && events
+            .iter()
+            .all(|e| first_seen(e).is_some_and(|a| a < BOOT_SECONDS))
+}
+
 /// The object a NodeClaim name refers to, of the kind `claim_kind` says.
 pub fn claim_ref(facts: &Facts, nodeclaim: &str) -> ObjectRef {
     ObjectRef::new(claim_kind(facts, nodeclaim), None, nodeclaim)
@@ -1004,6 +1142,45 @@ fn is_error_code(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pods a NodeClaim was made for: its batch's `found provisionable pod(s)` (the list
+    /// truncated by `and N other(s)`) when the batch made no other NodeClaim, and `Nominated`
+    /// events; not a pod nominated elsewhere since, nor one the input shows Running.
+    #[test]
+    fn the_pods_a_nodeclaim_was_made_for() {
+        let facts = |text: &str| crate::ingest::ingest(&[crate::Document::new("paste", text)]);
+        let claims = ["spark-8fw2q".to_string()];
+        let batch = |created: &str| {
+            format!(
+                "{{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\",\"reconcileID\":\"e1\",\"Pods\":\"spark/a, spark/b and 2 other(s)\"}}\n{created}"
+            )
+        };
+        let created = |claim: &str| {
+            format!("{{\"level\":\"INFO\",\"message\":\"created nodeclaim\",\"reconcileID\":\"e1\",\"NodePool\":{{\"name\":\"spark\"}},\"NodeClaim\":{{\"name\":\"{claim}\"}}}}\n")
+        };
+        let names = |f: &Facts| -> Vec<String> {
+            pods_of_claims(f, &claims)
+                .iter()
+                .map(ObjectRef::qualified_name)
+                .collect()
+        };
+        assert_eq!(
+            names(&facts(&batch(&created("spark-8fw2q")))),
+            ["spark/a", "spark/b"]
+        );
+        // The batch also made a NodeClaim that launched: its pods are spread over both.
+        let two = format!("{}{}", created("spark-8fw2q"), created("spark-q2w3e"));
+        assert!(names(&facts(&batch(&two))).is_empty());
+        // A later batch took the pods to a NodeClaim that is not failing: retried there.
+        let retry = format!(
+            "{}{}",
+            batch(&created("spark-8fw2q")),
+            batch(&created("spark-q2w3e"))
+        );
+        assert!(names(&facts(&retry)).is_empty());
+        let events = "LAST SEEN   TYPE     REASON      OBJECT       MESSAGE\n2m   Normal   Nominated   pod/web-1   Pod should schedule on: nodeclaim/spark-8fw2q\n2m   Normal   Nominated   pod/web-2   Pod should schedule on: nodeclaim/spark-8fw2q\n1m   Normal   Nominated   pod/web-2   Pod should schedule on: nodeclaim/spark-zz9x1\n";
+        assert_eq!(names(&facts(events)), ["web-1"]);
+    }
 
     #[test]
     fn a_grepped_pod_row_is_a_pod_not_the_daemonset() {

@@ -3,6 +3,7 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{assigned_node, tail_after};
 use crate::rules::kw3xx::cni_log::{cni_log_findings, CniLogCause};
+use crate::rules::kw3xx::common::node_booting;
 use crate::rules::kw3xx::common::{
     join_names, node_of, push_unique, registered_after, sole_raw_value,
 };
@@ -167,12 +168,18 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 .any(|s| contains_ignore_ascii_case(&m.text, s))
                 && !ready_since(facts, m)
                 && !never_registered(facts, m)
+                && !m
+                    .object
+                    .as_ref()
+                    .is_some_and(|o| o.kind == "Node" && node_booting(facts, &o.name))
         })
         .collect();
     // A typed Node whose Ready condition says so, when the messages do not carry it.
     let node_conditions: Vec<(String, String)> = facts
         .nodes
         .iter()
+        // A node the input shows in its first seconds is booting: the CNI starts after it.
+        .filter(|n| !node_booting(facts, &n.meta.name))
         // A Conditions table pasted without the describe's `Name:` line makes a nameless Node:
         // its condition still counts, its empty name does not.
         .flat_map(|n| {
@@ -692,6 +699,17 @@ fn aws_node_role(facts: &Facts) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    /// A node whose describe shows its first seconds (the kubelet's `Starting`, every event
+    /// under a minute and a half) is booting: the CNI starts after the kubelet registers.
+    #[test]
+    fn a_node_in_its_first_seconds_is_booting() {
+        let describe = |age: &str| {
+            format!("Name:               ip-10-30-5-91.us-east-2.compute.internal\nLabels:             karpenter.sh/nodepool=arm\nConditions:\n  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message\n  ----             ------  -----------------                 ------------------                ------                       -------\n  Ready            False   Wed, 12 Nov 2025 16:40:19 +0000   Wed, 12 Nov 2025 16:40:02 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized\nEvents:\n  Type    Reason                   Age   From                   Message\n  ----    ------                   ----  ----                   -------\n  Normal  Starting                 {age}   kubelet                Starting kubelet.\n  Normal  RegisteredNode           {age}   node-controller        Node ip-10-30-5-91.us-east-2.compute.internal event: Registered Node ip-10-30-5-91.us-east-2.compute.internal in Controller\n")
+        };
+        assert!(ids(&check_only("KW305", &describe("20s"))).is_empty());
+        assert_eq!(ids(&check_only("KW305", &describe("6m"))), ["KW305"]);
+    }
 
     #[test]
     fn a_conditions_section_without_its_name_line_names_no_empty_node() {

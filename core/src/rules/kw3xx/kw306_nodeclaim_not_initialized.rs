@@ -7,9 +7,9 @@ use crate::facts::{
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
-    claim_age, claim_ref, conditions, daemonset_presence, describe_block, named, node_of,
-    nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject, shown_initialized,
-    sole_raw_value, Api, Presence,
+    claim_age, claim_ref, conditions, daemonset_presence, describe_block, named, node_booting,
+    node_of, nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject,
+    shown_initialized, sole_raw_value, Api, Presence,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{evidence_of, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -232,7 +232,9 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let node = node_of(facts, m)
             .or(block_node)
             .or_else(|| block.filter(node_like));
-        if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref()) {
+        if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref())
+            || node.as_deref().is_some_and(|n| node_booting(facts, n))
+        {
             continue;
         }
         // Karpenter's bare `isn't initialized` is said in every node's first minute; a node it
@@ -280,6 +282,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if !karpenter
             || initialized
             || !labels_known
+            || node_booting(facts, &n.meta.name)
             || weighed_for_disruption(facts, &n.meta.name, None)
         {
             continue;
@@ -496,6 +499,34 @@ fn diagnose(facts: &Facts, cause: &Cause, group: &[&Hit]) -> Diagnosis {
         }
         Some(o) if o.kind == "NodeClaim" && nodeclaims.is_empty() => nodeclaims.push(o.name),
         _ => {}
+    }
+    // The NodeClaim's own describe cut by grep before `Node Name:`: the node the input shows
+    // of its NodePool, not initialized either, when there is exactly one such node.
+    if nodes.is_empty() {
+        let claim_pool = nodeclaims.iter().find_map(|n| {
+            nodepool_of_nodeclaim(facts, n)
+                .or_else(|| crate::rules::kw4xx::disruption::nodepool_in_generated_name(facts, n))
+        });
+        let claimed_by_other = |node: &str| {
+            facts
+                .nodeclaims
+                .iter()
+                .any(|c| !nodeclaims.contains(&c.meta.name) && c.node_name.as_deref() == Some(node))
+        };
+        let candidates: Vec<&String> = facts
+            .nodes
+            .iter()
+            .filter(|n| !n.karpenter_initialized() && !claimed_by_other(&n.meta.name))
+            .filter(|n| match (n.nodepool(), &claim_pool) {
+                (Some(pool), Some(wanted)) => pool == wanted,
+                (Some(_), None) => true,
+                (None, _) => false,
+            })
+            .map(|n| &n.meta.name)
+            .collect();
+        if let [only] = candidates.as_slice() {
+            nodes.push((*only).clone());
+        }
     }
     let nodepool = nodeclaims
         .iter()
@@ -1113,7 +1144,7 @@ mod tests {
     use super::*;
     use crate::facts::{Condition, Meta, Node, NodeClaim, Workload};
     use crate::rules;
-    use crate::testing::{check_only, ids, karpenter_node_describe};
+    use crate::testing::{check_only, ids, karpenter_node_describe, remediation_text};
 
     /// An event's age says the NodeClaim existed at least that long, not when it was made.
     #[test]
@@ -1619,6 +1650,33 @@ Events:
         ] {
             assert!(ids(&check_only("KW306", text)).is_empty(), "{text}");
         }
+    }
+
+    /// A NodeClaim describe grepped down to its conditions: the one not-initialized node of its
+    /// NodePool the input describes is its node; two such nodes leave the placeholder.
+    #[test]
+    fn a_cut_nodeclaim_describe_reads_the_one_node_of_its_nodepool() {
+        let claim = "$ kubectl describe nodeclaim gpu-x8k2q | grep -A6 Conditions\n  Conditions:\n    Last Transition Time:  2025-03-11T08:14:52Z\n    Message:               Resource \"nvidia.com/gpu\" was requested but not registered\n    Reason:                ResourceNotRegistered\n    Status:                False\n    Type:                  Initialized\n";
+        let node = |name: &str, pool: &str| {
+            format!("\n$ kubectl describe node {name}\nName:               {name}\nRoles:              <none>\nLabels:             karpenter.sh/nodepool={pool}\n                    node.kubernetes.io/instance-type=g5.2xlarge\nTaints:             nvidia.com/gpu=true:NoSchedule\nUnschedulable:      false\n")
+        };
+        let fix = |text: &str| remediation_text(&check_only("KW306", text).diagnoses[0]);
+        let one = format!(
+            "{claim}{}{}",
+            node("ip-10-0-1-1.ec2.internal", "gpu"),
+            node("ip-10-0-2-2.ec2.internal", "web")
+        );
+        assert!(
+            fix(&one).contains("kubectl get node ip-10-0-1-1.ec2.internal"),
+            "{}",
+            fix(&one)
+        );
+        let two = format!(
+            "{claim}{}{}",
+            node("ip-10-0-1-1.ec2.internal", "gpu"),
+            node("ip-10-0-3-3.ec2.internal", "gpu")
+        );
+        assert!(fix(&two).contains("<node-name>"), "{}", fix(&two));
     }
 
     #[test]
