@@ -128,7 +128,9 @@ pub fn ingest_headingless(
         return None;
     }
     let end = (header + 1..part.lines.len())
-        .find(|&k| segment::is_blank(part.lines[k]) || segment::prompt(part.lines[k]).is_some())
+        .find(|&k| {
+            segment::is_blank(part.lines[k]) || segment::command_line(part.lines[k]).is_some()
+        })
         .unwrap_or(part.lines.len());
     ingest_described_rows(part, header, end, &table, Some(object), sink);
     Some(end)

@@ -2930,3 +2930,73 @@ Events:
         Some("web-7d9f-x2")
     );
 }
+
+/// One function answers "is this line a command" for a prompted line and a bare one: `k` and
+/// `oc` aliases, flags before the verb, and a quoted jsonpath with spaces are commands
+/// without their prompt too; a sentence that starts with the tool's name is not.
+#[test]
+fn bare_commands_with_aliases_flags_and_quoted_spaces_are_commands() {
+    for (line, verb, resource, name, namespace) in [
+        ("k describe pod web-0 -n shop", "describe", "pod", Some("web-0"), Some("shop")),
+        ("oc get nodes", "get", "nodes", None, None),
+        ("kubectl -n karpenter logs deploy/karpenter", "logs", "deploy/karpenter", None, Some("karpenter")),
+        ("kubectl --context prod describe node ip-10-0-1-2.ec2.internal", "describe", "node", Some("ip-10-0-1-2.ec2.internal"), None),
+        ("kubectl --request-timeout 5s get nodeclaims", "get", "nodeclaims", None, None),
+        (
+            r#"kubectl get nodeclaims -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.status.nodeName}{"\n"}{end}'"#,
+            "get", "nodeclaims", None, None,
+        ),
+        (
+            "kubectl get nodes -o custom-columns='NAME:.metadata.name,POOL:.metadata.labels.karpenter\\.sh/nodepool' | grep gpu",
+            "get", "nodes", None, None,
+        ),
+    ] {
+        for text in [format!("{line}\n"), format!("$ {line}\n")] {
+            let command = segment::command_line(text.trim_end()).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(command.verb.as_deref(), Some(verb), "{text}");
+            assert_eq!(command.resource.as_deref(), Some(resource), "{text}");
+            assert_eq!(command.name.as_deref(), name, "{text}");
+            assert_eq!(command.namespace.as_deref(), namespace, "{text}");
+            assert_eq!(facts_of(&text).commands.len(), 1, "{text}");
+        }
+    }
+    for prose in [
+        "run kubectl get pods to see.",
+        "kubectl get pods to see what is going on",
+        "k get pods shows them all Pending",
+        "oc describe says nothing:",
+        "  kubectl get nodes",
+    ] {
+        assert!(segment::command_line(prose).is_none(), "{prose}");
+    }
+}
+
+/// A bare command ends the segment above it the way a prompted one does: it is no terminal
+/// wrap's tail of a long event message, and the events under it belong to what it describes.
+#[test]
+fn a_bare_command_starts_a_segment_in_the_segmenter_too() {
+    let long = "  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available.";
+    for prefix in ["", "$ "] {
+        let text = format!(
+            "{prefix}kubectl describe pod web-0 -n shop | tail -3
+Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+{long}
+{prefix}k describe pod api-1 -n shop | tail -3
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+{long}
+"
+        );
+        let facts = facts_of(&text);
+        assert_eq!(facts.commands.len(), 2, "{text}");
+        let objects: Vec<&str> = facts
+            .events
+            .iter()
+            .filter_map(|e| e.object.as_ref().map(|o| o.name.as_str()))
+            .collect();
+        assert_eq!(objects, ["web-0", "api-1"], "{text}");
+        assert!(facts.events.iter().all(|e| !e.message.contains("describe")));
+    }
+}

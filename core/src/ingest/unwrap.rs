@@ -261,7 +261,7 @@ fn starts_column_document(line: &str) -> bool {
         || super::segment::starts_describe(line)
         || (super::tables::Table::from_header(line).is_some()
             && !line.bytes().any(|b| b.is_ascii_lowercase()))
-        || super::segment::prompt(line).is_some()
+        || super::segment::command_line(line).is_some()
         // A log line (console or JSON, a `--prefix`/stern prefix before it): log readers
         // take a line's leading spaces for a continuation of the line above.
         || super::scan::quick_level(line.as_bytes()).is_some()
@@ -505,7 +505,7 @@ fn continues(first: &str, last: &str, next: &str, reading: &Reading) -> bool {
     if is_blank(next)
         || super::scan::quick_level(next.as_bytes()).is_some()
         || super::scan::header_label(next.as_bytes()).is_some()
-        || super::segment::prompt(next).is_some()
+        || super::segment::command_line(next).is_some()
         || starts_document(next)
     {
         return false;
