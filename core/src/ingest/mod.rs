@@ -34,6 +34,7 @@ mod describe_misc;
 mod describe_node;
 mod describe_pod;
 mod events_table;
+mod gutter;
 mod kubelet;
 pub mod logs;
 pub mod objects;
