@@ -33,7 +33,7 @@ mod describe;
 mod describe_misc;
 mod describe_node;
 mod describe_pod;
-mod events_table;
+pub(crate) mod events_table;
 mod gutter;
 mod kubelet;
 pub mod logs;

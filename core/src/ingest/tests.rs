@@ -3000,3 +3000,42 @@ Events:
         assert!(facts.events.iter().all(|e| !e.message.contains("describe")));
     }
 }
+
+/// An exporter's Event JSON line (kubernetes-event-exporter, eventrouter's `event`) keeps
+/// `firstTimestamp` next to `lastTimestamp` and its count, as the same Event read as an
+/// object does: ages and counts of a repeated event come from both.
+#[test]
+fn exporter_event_lines_keep_first_and_last_times_like_event_objects() {
+    let fields = r#""involvedObject":{"kind":"Pod","namespace":"shop","name":"web-0"},"reason":"FailedScheduling","message":"0/3 nodes are available: 3 Insufficient cpu.","source":{"component":"default-scheduler"},"firstTimestamp":"2025-03-01T09:00:00Z","lastTimestamp":"2025-03-01T09:40:00Z","count":14,"type":"Warning""#;
+    let exporter =
+        format!("{{\"metadata\":{{\"name\":\"web-0.182\",\"namespace\":\"shop\"}},{fields}}}\n");
+    let object = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":\"web-0.182\",\"namespace\":\"shop\"}},{fields}}}\n"
+    );
+    let seen = |text: &str| {
+        let facts = facts_of(text);
+        assert_eq!(facts.events.len(), 1, "{text}");
+        let e = &facts.events[0];
+        (
+            e.count,
+            e.evidence.count,
+            e.evidence.first_seen.clone(),
+            e.evidence.last_seen.clone(),
+            e.age.clone(),
+        )
+    };
+    let want = (
+        14,
+        14,
+        Some("2025-03-01T09:00:00Z".to_string()),
+        Some("2025-03-01T09:40:00Z".to_string()),
+        Some("2025-03-01T09:40:00Z".to_string()),
+    );
+    assert_eq!(seen(&object), want);
+    assert_eq!(seen(&exporter), want);
+    let eventrouter = format!(
+        "{{\"verb\":\"UPDATED\",\"event\":{}}}\n",
+        exporter.trim_end()
+    );
+    assert_eq!(seen(&eventrouter), want);
+}
