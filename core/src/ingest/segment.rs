@@ -575,6 +575,10 @@ pub fn describe_end(lines: &[&str], start: usize) -> usize {
     let mut in_events = false;
     while i < lines.len() {
         let line = lines[i];
+        // A second `Events:` is another object's (a describe's tail, its blank line lost).
+        if in_events && line.starts_with("Events:") {
+            return i;
+        }
         in_events |= line.starts_with("Events:");
         if is_blank(line) {
             let next = (i + 1..lines.len()).find(|&k| !is_blank(lines[k]));
