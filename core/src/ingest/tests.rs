@@ -3039,3 +3039,26 @@ fn exporter_event_lines_keep_first_and_last_times_like_event_objects() {
     );
     assert_eq!(seen(&eventrouter), want);
 }
+
+/// `grep -n` and `grep -rn` put a line number (and a file) before each JSON log line; a
+/// sentence ending in a colon before JSON stays text.
+#[test]
+fn grep_line_numbers_before_json_log_lines_are_prefixes() {
+    let record = r#"{"level":"ERROR","time":"2025-02-03T14:21:07.118Z","logger":"controller","message":"could not schedule pod","Pod":{"name":"web-0","namespace":"shop"},"error":"x"}"#;
+    for prefix in [
+        "1187:",
+        "1188-",
+        "karpenter.log:1187:",
+        "logs/karpenter-0.log:12:",
+    ] {
+        let facts = facts_of(&format!("{prefix}{record}\n"));
+        assert_eq!(facts.logs.len(), 1, "{prefix}");
+        assert_eq!(facts.logs[0].message, "could not schedule pod", "{prefix}");
+    }
+    for prefix in ["the error was:", "see 12 lines below:"] {
+        assert!(
+            facts_of(&format!("{prefix}{record}\n")).logs.is_empty(),
+            "{prefix}"
+        );
+    }
+}
