@@ -150,6 +150,10 @@ mod tests {
         ] {
             assert_eq!(stripped(&text), plain, "{text}");
         }
+        // Inside a quote (Slack, a GitHub reply).
+        let quoted: String = numbered(&|n, l| format!("> {n:6}\t{l}"));
+        let unwrapped = crate::ingest::unwrap::unwrapped(&quoted).map(|u| u.text);
+        assert_eq!(unwrapped.as_deref(), Some(plain));
         // `nl` leaves blank lines unnumbered.
         assert_eq!(
             stripped("     1\tName:  web-0\n     2\tEvents:\n\n     3\t  Normal  Nominated"),

@@ -53,8 +53,9 @@ pub fn unwrapped(text: &str) -> Option<Unwrapped> {
     if may_quote || may_indent {
         changed |= dedent_code_blocks(&mut lines);
     }
-    // A gutter sits inside the quote or the code block the file was pasted in.
-    if may_gutter {
+    // A gutter sits inside the quote or the code block the file was pasted in (a quoted
+    // line starts with `>`, so the hint misses it).
+    if may_gutter || changed {
         changed |= super::gutter::strip_gutters(&mut lines);
     }
     // The terminal wrapped the lines before they were quoted or indented.
