@@ -46,6 +46,40 @@ pub fn push_event(sink: &mut Sink, mut event: Event, time: Option<String>) {
     sink.facts.events.push(event);
 }
 
+/// An Event's last and first times, the same for every shape it comes in (an `Event` or
+/// `events.k8s.io/v1` object, an exporter's JSON line): `field(path)` reads a string at a
+/// path. A repeated event keeps both (`firstTimestamp` is when the series began, what ages
+/// and counts over time are computed from); either one stands for the other when alone.
+pub fn event_times(field: impl Fn(&[&str]) -> Option<String>) -> (Option<String>, Option<String>) {
+    let first_of = |paths: &[&[&str]]| paths.iter().find_map(|p| field(p));
+    let last = first_of(&[
+        &["series", "lastObservedTime"],
+        &["lastTimestamp"],
+        &["deprecatedLastTimestamp"],
+        &["eventTime"],
+        &["firstTimestamp"],
+        &["deprecatedFirstTimestamp"],
+        &["metadata", "creationTimestamp"],
+    ]);
+    let first = first_of(&[
+        &["firstTimestamp"],
+        &["deprecatedFirstTimestamp"],
+        &["eventTime"],
+    ])
+    .or_else(|| last.clone());
+    (last, first)
+}
+
+/// An Event's occurrence count (`series.count`, `count`, `deprecatedCount`), at least 1.
+pub fn event_count(field: impl Fn(&[&str]) -> Option<i64>) -> usize {
+    [&["series", "count"][..], &["count"], &["deprecatedCount"]]
+        .iter()
+        .find_map(|p| field(p))
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(1)
+}
+
 /// `Events:` at `heading` with its indented table (or `<none>`) up to `end`, about `object`.
 pub fn ingest_section(
     part: &Part<'_>,
@@ -128,7 +162,9 @@ pub fn ingest_headingless(
         return None;
     }
     let end = (header + 1..part.lines.len())
-        .find(|&k| segment::is_blank(part.lines[k]) || segment::prompt(part.lines[k]).is_some())
+        .find(|&k| {
+            segment::is_blank(part.lines[k]) || segment::command_line(part.lines[k]).is_some()
+        })
         .unwrap_or(part.lines.len());
     ingest_described_rows(part, header, end, &table, Some(object), sink);
     Some(end)
@@ -520,9 +556,17 @@ fn looks_like_age(s: &str) -> bool {
 /// Events as JSON from an event exporter (`involvedObject`, `reason`, `message` or
 /// `eventMessage`; one object or an array). True when `value` was such events.
 pub fn ingest_json(part: &Part<'_>, i: usize, end: usize, value: &Value, sink: &mut Sink) -> bool {
+    // eventrouter wraps each event: `{"verb":"ADDED","event":{...}}` (and the `old_event`
+    // an update replaced, which says nothing new).
+    fn unwrapped(v: &Value) -> &Value {
+        match (v.get("verb"), v.get("event")) {
+            (Some(Value::String(_)), Some(event)) if event.is_object() => event,
+            _ => v,
+        }
+    }
     let items: Vec<&Value> = match value {
-        Value::Array(items) => items.iter().collect(),
-        other => vec![other],
+        Value::Array(items) => items.iter().map(unwrapped).collect(),
+        other => vec![unwrapped(other)],
     };
     let is_event = |v: &Value| {
         v.get("involvedObject").is_some_and(Value::is_object)
@@ -551,9 +595,9 @@ pub fn ingest_json(part: &Part<'_>, i: usize, end: usize, value: &Value, sink: &
             }
             _ => None,
         };
-        let time = text(item.get("lastTimestamp"))
-            .or_else(|| text(item.get("eventTime")))
-            .or_else(|| text(item.get("firstTimestamp")));
+        let at = |path: &[&str]| path.iter().try_fold(*item, |v, key| v.get(key));
+        let (time, first_seen) = event_times(|path| text(at(path)));
+        let count = event_count(|path| at(path).and_then(Value::as_i64));
         let source = text(item.pointer("/source/component"))
             .or_else(|| text(item.get("reportingComponent")))
             .or_else(|| text(item.get("reportingController")))
@@ -568,12 +612,13 @@ pub fn ingest_json(part: &Part<'_>, i: usize, end: usize, value: &Value, sink: &
                 .or_else(|| text(item.get("eventMessage")))
                 .or_else(|| text(item.get("note")))
                 .unwrap_or_default(),
-            count: item
-                .get("count")
-                .and_then(Value::as_u64)
-                .map_or(1, |c| c as usize),
+            count,
             age: time.clone(),
-            evidence: part.evidence(line),
+            evidence: Evidence {
+                first_seen,
+                last_seen: time.clone(),
+                ..part.evidence(line)
+            },
         };
         push_event(sink, event, time);
     }

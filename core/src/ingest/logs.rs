@@ -134,6 +134,9 @@ fn json_error(e: &serde_json::Error, json: &str) -> String {
 /// What may stand before the JSON object of a log line: nothing, a `kubectl logs --prefix`
 /// tag, a timestamp, a stern `pod container` pair, CloudWatch/Loki columns.
 fn is_log_prefix(prefix: &str) -> bool {
+    if grep_line_number(prefix) {
+        return true;
+    }
     // A bare `[` opens a JSON array of records (a Datadog or Loki export on one line): the
     // JSON reader takes it as a whole, one record per item.
     prefix.len() <= 256
@@ -142,6 +145,22 @@ fn is_log_prefix(prefix: &str) -> bool {
         && !prefix.contains(": ")
         && !prefix.trim_end().ends_with(':')
         && prefix.split_whitespace().count() <= 6
+}
+
+/// What `grep -n` (`123:`, a context line's `124-`) or `grep -rn` (`karpenter.log:123:`) puts
+/// before a matching line. A prefix ending in `:` is otherwise a sentence (`the error was:`).
+fn grep_line_number(prefix: &str) -> bool {
+    let Some(head) = prefix.strip_suffix([':', '-']) else {
+        return false;
+    };
+    let (file, number) = match head.rsplit_once(':') {
+        Some((file, number)) => (Some(file), number),
+        None => (None, head),
+    };
+    !number.is_empty()
+        && number.len() <= 9
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && file.is_none_or(|f| !f.is_empty() && f.len() <= 200 && !f.contains(char::is_whitespace))
 }
 
 /// Loki's label set as `logcli query` prints it before each line

@@ -33,7 +33,8 @@ mod describe;
 mod describe_misc;
 mod describe_node;
 mod describe_pod;
-mod events_table;
+pub(crate) mod events_table;
+mod gutter;
 mod kubelet;
 pub mod logs;
 pub mod objects;
@@ -46,7 +47,7 @@ pub use karpenter_why_scan::wasm_teddy;
 
 use objects::Segment;
 use scan::{Decision, LogLineFilter};
-use segment::Command;
+use segment::{command_line, Command};
 
 /// Ingests every document into one set of facts.
 pub fn ingest(documents: &[Document]) -> Facts {
@@ -915,7 +916,7 @@ fn hard_wrapped_json(part: &Part<'_>, i: usize) -> Option<(usize, Box<LogRecord>
         if piece.trim().is_empty()
             || part.line_no(j) != part.line_no(j - 1) + 1
             || scan::quick_level(piece.as_bytes()).is_some()
-            || segment::prompt(piece).is_some()
+            || command_line(piece).is_some()
             || joined.len() + piece.len() > MAX_BYTES
         {
             return None;
@@ -946,7 +947,7 @@ fn console_continuation(
         if line.trim().is_empty()
             || scan::quick_level(line.as_bytes()).is_some()
             || logs::console_head(line).is_some()
-            || segment::prompt(line).is_some()
+            || command_line(line).is_some()
         {
             return None;
         }
@@ -1152,7 +1153,7 @@ fn printed_yaml_piece(
     let end = (i..part.lines.len())
         .find(|&k| {
             let line = part.lines[k].trim();
-            line.is_empty() || line == "--" || segment::prompt(part.lines[k]).is_some()
+            line.is_empty() || line == "--" || command_line(part.lines[k]).is_some()
         })
         .unwrap_or(part.lines.len());
     let before = sink.facts.nodeclasses.len();
@@ -1178,39 +1179,6 @@ fn shows_part_of(nodeclasses: &mut [crate::facts::NodeClass]) {
         class.meta.from_table = true;
         class.meta.annotations_cut = true;
     }
-}
-
-/// The command a line shows: after a shell prompt, or copied without it (`kubectl get
-/// nodeclaim x -o jsonpath='{.status.conditions}'` on a line of its own, the output under
-/// it). A bare line counts only as a kubectl command that reads (`get`, `describe`, `logs`,
-/// `events`, `top`) or a helm one (`list`, `get`, `status`, `history`), with no more words
-/// than those take and a name kubectl accepts, so that a sentence that starts with
-/// "kubectl" stays text.
-pub(crate) fn command_line(line: &str) -> Option<Command> {
-    if let Some(command) = segment::prompt(line) {
-        return Some(command);
-    }
-    let tool = line.split_whitespace().next()?;
-    if line.starts_with(char::is_whitespace)
-        || !matches!(tool, "kubectl" | "helm")
-        || line.trim_end().ends_with(['.', '?', '!', ':'])
-    {
-        return None;
-    }
-    let command = segment::prompt(&format!("$ {line}"))?;
-    let verb = command.positional.first().map(String::as_str);
-    let reads = if command.tool == "kubectl" {
-        matches!(verb, Some("get" | "describe" | "logs" | "events" | "top"))
-            && command.positional.len() <= 3
-    } else {
-        matches!(verb, Some("list" | "ls" | "get" | "status" | "history"))
-            && command.positional.len() <= 4
-    };
-    let name_ok = command.name.as_deref().is_none_or(|n| {
-        n.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-./".contains(&b))
-    });
-    (reads && name_ok).then_some(command)
 }
 
 /// The prompt line at `i` with its shell continuation lines (`helm upgrade ... \` then

@@ -131,9 +131,78 @@ impl Command {
     }
 }
 
+/// The command a line shows, the one answer to "is this line a command" for the segmenter and
+/// the format modules: after a shell prompt ([`prompt`]), or copied without it (`kubectl get
+/// nodeclaim x -o jsonpath='{.status.conditions}'` on a line of its own, the output under it).
+/// A bare line counts only as a kubectl command (`k`, `oc`) that reads (`get`, `describe`,
+/// `logs`, `events`, `top`) or a helm one (`list`, `get`, `status`, `history`), with no more
+/// words than those take and a name kubectl accepts, so that a sentence that starts with
+/// "kubectl" ("run kubectl get pods to see.") stays text.
+pub fn command_line(line: &str) -> Option<Command> {
+    if let Some(command) = prompt(line) {
+        return Some(command);
+    }
+    let tool = line.split_whitespace().next()?;
+    if line.starts_with(char::is_whitespace)
+        || !matches!(tool, "kubectl" | "k" | "oc" | "helm")
+        || line.trim_end().ends_with(['.', '?', '!', ':'])
+    {
+        return None;
+    }
+    let command = command_after_prompt(line)?;
+    let verb = command.positional.first().map(String::as_str);
+    let reads = if command.tool == "kubectl" {
+        matches!(verb, Some("get" | "describe" | "logs" | "events" | "top"))
+            && command.positional.len() <= 3
+    } else {
+        matches!(verb, Some("list" | "ls" | "get" | "status" | "history"))
+            && command.positional.len() <= 4
+    };
+    let name_ok = command.name.as_deref().is_none_or(|n| {
+        n.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-./".contains(&b))
+    });
+    (reads && name_ok).then_some(command)
+}
+
+/// Splits a command line into words at whitespace outside quotes, keeping the quotes: a
+/// jsonpath or custom-columns argument with spaces (`-o jsonpath='{range .items[*]}...'`) is
+/// one word. `|` outside quotes is a word of its own, so pipes can be found.
+fn shell_words(line: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut quote: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                start.get_or_insert(i);
+            }
+            None if c.is_whitespace() || c == '|' => {
+                if let Some(s) = start.take() {
+                    words.push(&line[s..i]);
+                }
+                if c == '|' {
+                    words.push(&line[i..i + 1]);
+                }
+            }
+            None => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        words.push(&line[s..]);
+    }
+    words
+}
+
 /// The command of a prompt line (`$ kubectl get nodeclaims`, `user@host:~$ k describe pod x`,
-/// `% ...`, `❯ ...`), up to the first pipe.
-pub fn prompt(line: &str) -> Option<Command> {
+/// `% ...`, `❯ ...`), up to the first pipe. Only [`command_line`] and the unwrapper (for
+/// which a prompt's marker matters) ask this directly.
+pub(super) fn prompt(line: &str) -> Option<Command> {
     let trimmed = line.trim_start();
     let after = ["$ ", "% ", "❯ ", "> ", "# "]
         .iter()
@@ -167,15 +236,21 @@ pub fn prompt(line: &str) -> Option<Command> {
             let (path, cmd) = rest.split_once("> ")?;
             (!path.is_empty() && !path.contains(char::is_whitespace)).then_some(cmd)
         })?;
-    let mut stages = after.split('|');
-    let command_line = stages.next().unwrap_or(after);
+    command_after_prompt(after)
+}
+
+/// The command of the text after a prompt (or of a line copied without one).
+fn command_after_prompt(after: &str) -> Option<Command> {
+    let words = shell_words(after);
+    let mut stages = words.split(|w| *w == "|");
+    let command_words = stages.next().unwrap_or(&[]);
     let filtered = stages.any(|stage| {
         matches!(
-            stage.split_whitespace().next(),
+            stage.first().copied(),
             Some("grep" | "egrep" | "fgrep" | "rg" | "head" | "tail" | "awk" | "sed" | "findstr")
         )
     });
-    let mut tokens = command_line.split_whitespace().peekable();
+    let mut tokens = command_words.iter().copied().peekable();
     let tool = tokens.next()?;
     let known_tools = [
         "kubectl",
@@ -269,6 +344,12 @@ pub fn prompt(line: &str) -> Option<Command> {
             "--tail",
             "--field-selector",
             "--sort-by",
+            "--cluster",
+            "--user",
+            "--as",
+            "--request-timeout",
+            "--since-time",
+            "--template",
         ];
         if takes_value.contains(&token) {
             tokens.next();
@@ -494,6 +575,10 @@ pub fn describe_end(lines: &[&str], start: usize) -> usize {
     let mut in_events = false;
     while i < lines.len() {
         let line = lines[i];
+        // A second `Events:` is another object's (a describe's tail, its blank line lost).
+        if in_events && line.starts_with("Events:") {
+            return i;
+        }
         in_events |= line.starts_with("Events:");
         if is_blank(line) {
             let next = (i + 1..lines.len()).find(|&k| !is_blank(lines[k]));
@@ -564,7 +649,7 @@ pub fn hard_wrapped(prev: &str, line: &str) -> bool {
         // joined already (the text after it is not its tail).
         && (80..=200).contains(&prev.len())
         && !is_blank(prev)
-        && prompt(line).is_none()
+        && command_line(line).is_none()
         && !starts_describe(line)
         && !is_describe_key_line(line)
         && !is_events_heading(line)
@@ -661,7 +746,7 @@ fn starts_other_format(line: &str) -> bool {
     let t = line.trim_start();
     t.starts_with("```")
         || t.starts_with("~~~")
-        || prompt(line).is_some()
+        || command_line(line).is_some()
         || super::scan::quick_level(line.as_bytes()).is_some()
         || super::scan::header_label(line.as_bytes()).is_some()
 }

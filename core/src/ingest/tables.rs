@@ -366,7 +366,7 @@ pub fn ingest(part: &Part<'_>, i: usize, table: Table, cx: &Context, sink: &mut 
 /// the columns (an empty cell) stays unrecognised.
 pub fn headerless(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) -> Option<usize> {
     let command = cx.command.as_ref()?;
-    if i == 0 || super::command_line(part.lines[i - 1]).is_none() {
+    if i == 0 || super::segment::command_line(part.lines[i - 1]).is_none() {
         return None;
     }
     if !command.filtered && !part.lines[i - 1].contains("--no-headers") {
@@ -632,7 +632,7 @@ fn table_end(lines: &[&str], header: usize) -> usize {
         let line = lines[j];
         if segment::is_blank(line)
             || (!rows_start_with_time && super::logs::starts_with_log_time(line))
-            || super::command_line(line).is_some()
+            || super::segment::command_line(line).is_some()
             || segment::is_events_heading(line)
             || super::scan::quick_level(line.as_bytes()).is_some()
             || super::scan::header_label(line.as_bytes()).is_some()

@@ -2930,3 +2930,135 @@ Events:
         Some("web-7d9f-x2")
     );
 }
+
+/// One function answers "is this line a command" for a prompted line and a bare one: `k` and
+/// `oc` aliases, flags before the verb, and a quoted jsonpath with spaces are commands
+/// without their prompt too; a sentence that starts with the tool's name is not.
+#[test]
+fn bare_commands_with_aliases_flags_and_quoted_spaces_are_commands() {
+    for (line, verb, resource, name, namespace) in [
+        ("k describe pod web-0 -n shop", "describe", "pod", Some("web-0"), Some("shop")),
+        ("oc get nodes", "get", "nodes", None, None),
+        ("kubectl -n karpenter logs deploy/karpenter", "logs", "deploy/karpenter", None, Some("karpenter")),
+        ("kubectl --context prod describe node ip-10-0-1-2.ec2.internal", "describe", "node", Some("ip-10-0-1-2.ec2.internal"), None),
+        ("kubectl --request-timeout 5s get nodeclaims", "get", "nodeclaims", None, None),
+        (
+            r#"kubectl get nodeclaims -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.status.nodeName}{"\n"}{end}'"#,
+            "get", "nodeclaims", None, None,
+        ),
+        (
+            "kubectl get nodes -o custom-columns='NAME:.metadata.name,POOL:.metadata.labels.karpenter\\.sh/nodepool' | grep gpu",
+            "get", "nodes", None, None,
+        ),
+    ] {
+        for text in [format!("{line}\n"), format!("$ {line}\n")] {
+            let command = segment::command_line(text.trim_end()).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(command.verb.as_deref(), Some(verb), "{text}");
+            assert_eq!(command.resource.as_deref(), Some(resource), "{text}");
+            assert_eq!(command.name.as_deref(), name, "{text}");
+            assert_eq!(command.namespace.as_deref(), namespace, "{text}");
+            assert_eq!(facts_of(&text).commands.len(), 1, "{text}");
+        }
+    }
+    for prose in [
+        "run kubectl get pods to see.",
+        "kubectl get pods to see what is going on",
+        "k get pods shows them all Pending",
+        "oc describe says nothing:",
+        "  kubectl get nodes",
+    ] {
+        assert!(segment::command_line(prose).is_none(), "{prose}");
+    }
+}
+
+/// A bare command ends the segment above it the way a prompted one does: it is no terminal
+/// wrap's tail of a long event message, and the events under it belong to what it describes.
+#[test]
+fn a_bare_command_starts_a_segment_in_the_segmenter_too() {
+    let long = "  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available.";
+    for prefix in ["", "$ "] {
+        let text = format!(
+            "{prefix}kubectl describe pod web-0 -n shop | tail -3
+Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+{long}
+{prefix}k describe pod api-1 -n shop | tail -3
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+{long}
+"
+        );
+        let facts = facts_of(&text);
+        assert_eq!(facts.commands.len(), 2, "{text}");
+        let objects: Vec<&str> = facts
+            .events
+            .iter()
+            .filter_map(|e| e.object.as_ref().map(|o| o.name.as_str()))
+            .collect();
+        assert_eq!(objects, ["web-0", "api-1"], "{text}");
+        assert!(facts.events.iter().all(|e| !e.message.contains("describe")));
+    }
+}
+
+/// An exporter's Event JSON line (kubernetes-event-exporter, eventrouter's `event`) keeps
+/// `firstTimestamp` next to `lastTimestamp` and its count, as the same Event read as an
+/// object does: ages and counts of a repeated event come from both.
+#[test]
+fn exporter_event_lines_keep_first_and_last_times_like_event_objects() {
+    let fields = r#""involvedObject":{"kind":"Pod","namespace":"shop","name":"web-0"},"reason":"FailedScheduling","message":"0/3 nodes are available: 3 Insufficient cpu.","source":{"component":"default-scheduler"},"firstTimestamp":"2025-03-01T09:00:00Z","lastTimestamp":"2025-03-01T09:40:00Z","count":14,"type":"Warning""#;
+    let exporter =
+        format!("{{\"metadata\":{{\"name\":\"web-0.182\",\"namespace\":\"shop\"}},{fields}}}\n");
+    let object = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":\"web-0.182\",\"namespace\":\"shop\"}},{fields}}}\n"
+    );
+    let seen = |text: &str| {
+        let facts = facts_of(text);
+        assert_eq!(facts.events.len(), 1, "{text}");
+        let e = &facts.events[0];
+        (
+            e.count,
+            e.evidence.count,
+            e.evidence.first_seen.clone(),
+            e.evidence.last_seen.clone(),
+            e.age.clone(),
+        )
+    };
+    let want = (
+        14,
+        14,
+        Some("2025-03-01T09:00:00Z".to_string()),
+        Some("2025-03-01T09:40:00Z".to_string()),
+        Some("2025-03-01T09:40:00Z".to_string()),
+    );
+    assert_eq!(seen(&object), want);
+    assert_eq!(seen(&exporter), want);
+    let eventrouter = format!(
+        "{{\"verb\":\"UPDATED\",\"event\":{}}}\n",
+        exporter.trim_end()
+    );
+    assert_eq!(seen(&eventrouter), want);
+}
+
+/// `grep -n` and `grep -rn` put a line number (and a file) before each JSON log line; a
+/// sentence ending in a colon before JSON stays text.
+#[test]
+fn grep_line_numbers_before_json_log_lines_are_prefixes() {
+    let record = r#"{"level":"ERROR","time":"2025-02-03T14:21:07.118Z","logger":"controller","message":"could not schedule pod","Pod":{"name":"web-0","namespace":"shop"},"error":"x"}"#;
+    for prefix in [
+        "1187:",
+        "1188-",
+        "karpenter.log:1187:",
+        "logs/karpenter-0.log:12:",
+    ] {
+        let facts = facts_of(&format!("{prefix}{record}\n"));
+        assert_eq!(facts.logs.len(), 1, "{prefix}");
+        assert_eq!(facts.logs[0].message, "could not schedule pod", "{prefix}");
+    }
+    for prefix in ["the error was:", "see 12 lines below:"] {
+        assert!(
+            facts_of(&format!("{prefix}{record}\n")).logs.is_empty(),
+            "{prefix}"
+        );
+    }
+}

@@ -2,7 +2,8 @@
 //! codes (`stern`, `script`, a log saved with `--color always`), no-break spaces and smart
 //! quotes from a chat or wiki copy, a Markdown or e-mail quote (`> ` in a GitHub reply or a
 //! forwarded mail), an indented Markdown code block, and a terminal's hard wrap (a line longer
-//! than the window, copied as several). Kubernetes YAML only parses from column 0, a table cell
+//! than the window, copied as several), and a line-number gutter (`cat -n`, an editor: see
+//! `gutter`). Kubernetes YAML only parses from column 0, a table cell
 //! with a colour code in it reads as another word and a JSON log line cut in three parses as
 //! none, so the wrapper comes off before the segmenter sees the text.
 //!
@@ -37,7 +38,8 @@ pub fn unwrapped(text: &str) -> Option<Unwrapped> {
     let base: &str = &current;
     let (may_quote, may_indent) = wrapper_hints(base.as_bytes());
     let wrap_hint = hard_wrap_hint(base.split('\n'));
-    if !may_quote && !may_indent && !wrap_hint {
+    let may_gutter = super::gutter::may_have_gutter(base);
+    if !may_quote && !may_indent && !wrap_hint && !may_gutter {
         return match current {
             Cow::Owned(text) => Some(Unwrapped { text, origin: None }),
             Cow::Borrowed(_) => None,
@@ -50,6 +52,11 @@ pub fn unwrapped(text: &str) -> Option<Unwrapped> {
     }
     if may_quote || may_indent {
         changed |= dedent_code_blocks(&mut lines);
+    }
+    // A gutter sits inside the quote or the code block the file was pasted in (a quoted
+    // line starts with `>`, so the hint misses it).
+    if may_gutter || changed {
+        changed |= super::gutter::strip_gutters(&mut lines);
     }
     // The terminal wrapped the lines before they were quoted or indented.
     if let Some(width) = hard_wrap_width(&lines) {
@@ -261,6 +268,8 @@ fn starts_column_document(line: &str) -> bool {
         || super::segment::starts_describe(line)
         || (super::tables::Table::from_header(line).is_some()
             && !line.bytes().any(|b| b.is_ascii_lowercase()))
+        // A prompt names the output under it; a bare command in an indented block is more
+        // often an instruction in a Markdown list (a report pasted back) than a terminal copy.
         || super::segment::prompt(line).is_some()
         // A log line (console or JSON, a `--prefix`/stern prefix before it): log readers
         // take a line's leading spaces for a continuation of the line above.
@@ -505,7 +514,7 @@ fn continues(first: &str, last: &str, next: &str, reading: &Reading) -> bool {
     if is_blank(next)
         || super::scan::quick_level(next.as_bytes()).is_some()
         || super::scan::header_label(next.as_bytes()).is_some()
-        || super::segment::prompt(next).is_some()
+        || super::segment::command_line(next).is_some()
         || starts_document(next)
     {
         return false;

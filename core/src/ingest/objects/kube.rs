@@ -360,27 +360,8 @@ pub fn event(src: &Source<'_>, obj: &Node, facts: &mut Facts) {
         &["reportingComponent"],
         &["reportingController"],
     ]);
-    let count = int_of(obj.path(&["series", "count"]))
-        .or_else(|| int_of(field("count")))
-        .or_else(|| int_of(field("deprecatedCount")))
-        .and_then(|n| usize::try_from(n).ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(1);
-    let last = first_text(&[
-        &["series", "lastObservedTime"],
-        &["lastTimestamp"],
-        &["deprecatedLastTimestamp"],
-        &["eventTime"],
-        &["firstTimestamp"],
-        &["deprecatedFirstTimestamp"],
-        &["metadata", "creationTimestamp"],
-    ]);
-    let first = first_text(&[
-        &["firstTimestamp"],
-        &["deprecatedFirstTimestamp"],
-        &["eventTime"],
-    ])
-    .or_else(|| last.clone());
+    let count = crate::ingest::events_table::event_count(|path| int_of(obj.path(path)));
+    let (last, first) = crate::ingest::events_table::event_times(|path| text_of(obj.path(path)));
     let mut evidence = src.evidence(message_node.unwrap_or(obj));
     evidence.count = count;
     evidence.first_seen = first;
