@@ -372,18 +372,16 @@ pub fn infer_subject(facts: &Facts, diagnoses: &[Diagnosis]) -> Option<Subject> 
     };
     // Karpenter's own Pending pods listed next to the pods it should serve explain its
     // silence; the others are what the user asks about.
-    let chosen: Vec<&ObjectRef> = if kind == "Pod"
-        && chosen
-            .iter()
-            .any(|r| !crate::rules::text::is_karpenter_pod(facts, r))
-    {
-        chosen
-            .into_iter()
-            .filter(|r| !crate::rules::text::is_karpenter_pod(facts, r))
-            .collect()
-    } else {
-        chosen
-    };
+    let karpenter_pods = crate::rules::text::KarpenterPods::new(facts);
+    let chosen: Vec<&ObjectRef> =
+        if kind == "Pod" && chosen.iter().any(|r| !karpenter_pods.contains(r)) {
+            chosen
+                .into_iter()
+                .filter(|r| !karpenter_pods.contains(r))
+                .collect()
+        } else {
+            chosen
+        };
     Some(subject_of(kind, plural, &chosen))
 }
 

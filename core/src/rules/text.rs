@@ -165,26 +165,53 @@ pub fn karpenter_namespace(facts: &Facts) -> Option<String> {
     })
 }
 
-/// Whether pod `pod` is one of Karpenter's own controller pods: labelled
+/// Karpenter's own controller pods among the facts: labelled
 /// `app.kubernetes.io/name=karpenter`, or named `karpenter-<hash>-<id>` in Karpenter's
 /// namespace (`karpenter`, `kube-system`, or the one the input shows). A Pending one is the
 /// reason Karpenter is silent, not one more pod it ignores: it never provisions for itself.
-pub fn is_karpenter_pod(facts: &Facts, pod: &ObjectRef) -> bool {
-    let fact = facts.pods.iter().find(|p| {
-        p.meta.name == pod.name && (pod.namespace.is_none() || p.meta.namespace == pod.namespace)
-    });
-    if fact.is_some_and(|p| p.meta.label("app.kubernetes.io/name") == Some("karpenter")) {
-        return true;
+///
+/// The labelled pods are found once, in [`KarpenterPods::new`], so a `kubectl get pods -A`
+/// of thousands is not searched once per pod.
+pub struct KarpenterPods<'f> {
+    facts: &'f Facts,
+    /// `(namespace, name)` of the pods labelled `app.kubernetes.io/name=karpenter`.
+    labelled: std::collections::BTreeSet<(Option<&'f str>, &'f str)>,
+}
+
+impl<'f> KarpenterPods<'f> {
+    pub fn new(facts: &'f Facts) -> Self {
+        let labelled = facts
+            .pods
+            .iter()
+            .filter(|p| p.meta.label("app.kubernetes.io/name") == Some("karpenter"))
+            .map(|p| (p.meta.namespace.as_deref(), p.meta.name.as_str()))
+            .collect();
+        KarpenterPods { facts, labelled }
     }
-    let namespace = pod
-        .namespace
-        .clone()
-        .or_else(|| fact.and_then(|p| p.meta.namespace.clone()));
-    controller_pod_name(&pod.name)
-        && namespace.is_none_or(|ns| {
+
+    pub fn contains(&self, pod: &ObjectRef) -> bool {
+        let labelled = match pod.namespace.as_deref() {
+            Some(ns) => self.labelled.contains(&(Some(ns), pod.name.as_str())),
+            None => self.labelled.iter().any(|(_, name)| *name == pod.name),
+        };
+        if labelled {
+            return true;
+        }
+        if !controller_pod_name(&pod.name) {
+            return false;
+        }
+        let namespace = pod.namespace.clone().or_else(|| {
+            self.facts
+                .pods
+                .iter()
+                .find(|p| p.meta.name == pod.name)
+                .and_then(|p| p.meta.namespace.clone())
+        });
+        namespace.is_none_or(|ns| {
             matches!(ns.as_str(), "karpenter" | "kube-system")
-                || facts.karpenter_namespace.as_deref() == Some(ns.as_str())
+                || self.facts.karpenter_namespace.as_deref() == Some(ns.as_str())
         })
+    }
 }
 
 /// A Karpenter controller pod's name: `karpenter-<ReplicaSet hash>-<5 characters>`.

@@ -144,7 +144,8 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         return Vec::new();
     }
     // Karpenter never provisions for its own pods: its logs, debug or not, say nothing of them.
-    let own = |o: &crate::facts::ObjectRef| crate::rules::text::is_karpenter_pod(facts, o);
+    let karpenter_pods = crate::rules::text::KarpenterPods::new(facts);
+    let own = |o: &crate::facts::ObjectRef| karpenter_pods.contains(o);
     let mut pending: Vec<String> = facts
         .pending_pods()
         .filter(|p| !p.meta.name.is_empty() && !own(&p.object_ref()))

@@ -6,7 +6,7 @@ use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
 use crate::rules::kw2xx::kw209_pod_ignored_by_karpenter::{ignored_by_spec, UNBOUND_IMMEDIATE};
 use crate::rules::kw2xx::scheduling::{pod_namespace, pod_ref, record_of, PodIndex};
-use crate::rules::text::is_karpenter_pod;
+use crate::rules::text::KarpenterPods;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -168,9 +168,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .collect();
     // Only Karpenter's own pods wait, while it runs (another replica serves): they wait by
     // design (KW209), and nothing else shows Karpenter silent.
+    let karpenter_pods = KarpenterPods::new(facts);
     let all_own = silent
         .iter()
-        .all(|c| c.pod.as_ref().is_some_and(|p| is_karpenter_pod(facts, p)));
+        .all(|c| c.pod.as_ref().is_some_and(|p| karpenter_pods.contains(p)));
     if silent.is_empty() || (all_own && not_running(facts).is_none()) {
         return Vec::new();
     }
@@ -591,7 +592,8 @@ fn pod_down(facts: &Facts, pod: &crate::facts::Pod) -> Option<String> {
 fn diagnose(facts: &Facts, silent: &[Candidate<'_>]) -> Diagnosis {
     // Karpenter's own Pending pods are why it is silent, not more pods it passed over: it
     // never provisions for itself (KW209), whether it runs or not.
-    let own = |c: &&Candidate<'_>| c.pod.as_ref().is_some_and(|p| is_karpenter_pod(facts, p));
+    let karpenter_pods = KarpenterPods::new(facts);
+    let own = |c: &&Candidate<'_>| c.pod.as_ref().is_some_and(|p| karpenter_pods.contains(p));
     let own_waiting: Vec<&ObjectRef> = silent
         .iter()
         .filter(own)
