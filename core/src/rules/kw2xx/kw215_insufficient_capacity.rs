@@ -6,7 +6,10 @@ use crate::facts::{
     Requirement,
 };
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
-use crate::rules::kw2xx::scheduling::{nodepool_subnets, scheduling_errors, tail_after, Cause};
+use crate::rules::kw2xx::kw216_spot_only_nodepool::pool_requirements_yaml;
+use crate::rules::kw2xx::scheduling::{
+    in_values, nodepool_subnets, scheduling_errors, tail_after, Cause,
+};
 use crate::rules::kw3xx::common::pods_of_claims;
 use crate::rules::text::is_region;
 use crate::rules::version::before_v0_32;
@@ -806,35 +809,45 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             Some(ZonesLeft::NoneLeft(_)) => "more zones",
             _ => "every zone",
         };
-        // A NodePool the input shows already allowing spot and on-demand needs no capacity-type
-        // advice: it already falls back.
-        let both_capacity_types = facts
-            .nodepools
-            .iter()
-            .find(|p| p.meta.name == np)
-            .and_then(|p| p.allowed_values("karpenter.sh/capacity-type"))
-            .is_some_and(|v| v.iter().any(|c| c == "spot") && v.iter().any(|c| c == "on-demand"));
-        let fallback = fallback_requirements(&shortages, !both_capacity_types);
-        let capacity_hint = if both_capacity_types {
-            ""
-        } else {
+        // On-demand next to spot only for a NodePool the input shows limited to spot; when the
+        // input does not show its capacity types, a step of its own says when it applies.
+        let capacity = capacity_types_of(facts, &nodepools, &nodeclaims);
+        let spot_only = capacity == Some(true);
+        let sets = requirement_sets(facts, &nodepools, &nodeclaims);
+        let fallback = fallback_requirements(&shortages, &pool_categories(&sets), spot_only);
+        let capacity_hint = if spot_only {
             ", and on-demand next to spot"
-        };
-        let zones_and = if both_capacity_types {
-            format!(" and {zones_hint}")
         } else {
+            ""
+        };
+        let zones_and = if spot_only {
             format!(", {zones_hint}")
-        };
-        if legacy {
-            // v1alpha5: the requirements sit directly under the Provisioner's spec.
-            steps.push(Remediation::yaml(
-                format!("Give Provisioner {np} more to fall back to: more families and sizes{zones_and}{capacity_hint} (`kubectl edit provisioner {np}`):"),
-                format!("spec:\n  requirements:\n{}", indent(&fallback, 4)),
-            ));
         } else {
+            format!(" and {zones_hint}")
+        };
+        let families = if fallback.contains("generation") {
+            "more families and sizes"
+        } else {
+            // GPU and other accelerated types fall back to their own kind only.
+            "more accelerated families and sizes"
+        };
+        // The fallback's category requirement is ANDed with a narrower family or type list.
+        let replaces = narrowing_key(&sets)
+            .map(|k| format!("; the category requirement below replaces its `{k}` one"))
+            .unwrap_or_default();
+        let (pool, pool_res) = if legacy {
+            ("Provisioner", "provisioner")
+        } else {
+            ("NodePool", "nodepool")
+        };
+        steps.push(Remediation::yaml(
+            format!("Give {pool} {np} more to fall back to: {families}{zones_and}{capacity_hint} (`kubectl edit {pool_res} {np}`{replaces}):"),
+            pool_requirements_yaml(legacy, &indent(&fallback, 8)),
+        ));
+        if capacity.is_none() {
             steps.push(Remediation::yaml(
-                format!("Give NodePool {np} more to fall back to: more families and sizes{zones_and}{capacity_hint} (`kubectl edit nodepool {np}`):"),
-                format!("spec:\n  template:\n    spec:\n      requirements:\n{}", indent(&fallback, 8)),
+                format!("If {pool} {np} allows only spot (`karpenter.sh/capacity-type In [spot]`; `kubectl get {pool_res} {np} -o yaml` shows it), add on-demand next to it: Karpenter still prefers spot and launches on-demand when spot has no capacity (`kubectl edit {pool_res} {np}`):"),
+                pool_requirements_yaml(legacy, &indent(CAPACITY_BOTH, 8)),
             ));
         }
     }
@@ -1207,22 +1220,28 @@ const ACCELERATED_CATEGORIES: &[&str] = &["g", "gr", "p", "inf", "trn", "dl", "f
 /// The requirement list items of the fall-back step: more families of the short types'
 /// categories when those are all accelerated (no generation bound: inf1/inf2 and trn1 would
 /// fail one), else the current general-purpose generations.
-fn fallback_requirements(shortages: &[(String, String)], with_capacity_types: bool) -> String {
-    let category =
-        |ty: &str| -> String { ty.chars().take_while(|c| c.is_ascii_lowercase()).collect() };
+fn fallback_requirements(
+    shortages: &[(String, String)],
+    pool_categories: &[String],
+    with_capacity_types: bool,
+) -> String {
     let mut categories: Vec<String> = Vec::new();
     for (ty, _) in shortages {
-        let c = category(ty);
+        let c = category_of(ty);
         if !categories.contains(&c) {
             categories.push(c);
         }
+    }
+    // No type named in the error: the categories the NodePool (or NodeClaim) allows.
+    if categories.is_empty() {
+        categories = pool_categories.to_vec();
     }
     let accelerated = !categories.is_empty()
         && categories
             .iter()
             .all(|c| ACCELERATED_CATEGORIES.contains(&c.as_str()));
     let capacity = if with_capacity_types {
-        "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n"
+        CAPACITY_BOTH
     } else {
         ""
     };
@@ -1235,6 +1254,122 @@ fn fallback_requirements(shortages: &[(String, String)], with_capacity_types: bo
     } else {
         format!("- key: karpenter.k8s.aws/instance-category\n  operator: In\n  values: [\"c\", \"m\", \"r\"]\n- key: karpenter.k8s.aws/instance-generation\n  operator: Gt\n  values: [\"5\"]\n{capacity}")
     }
+}
+
+const CAPACITY_BOTH: &str =
+    "- key: karpenter.sh/capacity-type\n  operator: In\n  values: [\"spot\", \"on-demand\"]\n";
+
+/// The instance category of a type or family name: its leading letters (`g5.2xlarge` -> `g`,
+/// `inf2` -> `inf`, `p4d` -> `p`).
+fn category_of(ty: &str) -> String {
+    ty.chars().take_while(|c| c.is_ascii_lowercase()).collect()
+}
+
+/// The requirements of the NodeClaims hit (they carry their NodePool's), else of their
+/// NodePools as the input shows them.
+fn requirement_sets<'a>(
+    facts: &'a Facts,
+    nodepools: &[String],
+    nodeclaims: &[String],
+) -> Vec<&'a [Requirement]> {
+    let claims: Vec<&[Requirement]> = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| nodeclaims.contains(&c.meta.name) && !c.requirements.is_empty())
+        .map(|c| c.requirements.as_slice())
+        .collect();
+    if !claims.is_empty() {
+        return claims;
+    }
+    facts
+        .nodepools
+        .iter()
+        .filter(|p| nodepools.contains(&p.meta.name) && !p.meta.from_table)
+        .map(|p| p.requirements.as_slice())
+        .collect()
+}
+
+/// The instance categories the requirements allow, from their category, family or type `In`
+/// lists; a GPU requirement without one of those means the GPU categories.
+fn pool_categories(sets: &[&[Requirement]]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut gpu = false;
+    for r in sets.iter().flat_map(|s| s.iter()) {
+        gpu |= r.key.starts_with("karpenter.k8s.aws/instance-gpu-") && r.operator != "DoesNotExist";
+        if r.operator != "In" {
+            continue;
+        }
+        let values: Vec<String> = match r.key.as_str() {
+            "karpenter.k8s.aws/instance-category" => r.values.clone(),
+            "karpenter.k8s.aws/instance-family" | "node.kubernetes.io/instance-type" => {
+                r.values.iter().map(|v| category_of(v)).collect()
+            }
+            _ => continue,
+        };
+        for v in values {
+            if !v.is_empty() && !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    if out.is_empty() && gpu {
+        out = vec!["g".to_string(), "p".to_string()];
+    }
+    out
+}
+
+/// The family or type list that a new category requirement would still be ANDed with.
+fn narrowing_key(sets: &[&[Requirement]]) -> Option<&'static str> {
+    [
+        "karpenter.k8s.aws/instance-family",
+        "node.kubernetes.io/instance-type",
+    ]
+    .into_iter()
+    .find(|k| {
+        sets.iter()
+            .flat_map(|s| s.iter())
+            .any(|r| r.key == *k && r.operator == "In")
+    })
+}
+
+/// What the input shows of the capacity types the NodePool hit allows: `Some(true)` only spot,
+/// `Some(false)` on-demand too (a NodePool shown without the requirement defaults to
+/// on-demand), `None` when it does not show them.
+fn capacity_types_of(facts: &Facts, nodepools: &[String], nodeclaims: &[String]) -> Option<bool> {
+    const KEY: &str = "karpenter.sh/capacity-type";
+    let of = |reqs: &[Requirement]| {
+        reqs.iter()
+            .filter(|r| r.key == KEY)
+            .find_map(|r| match r.operator.as_str() {
+                "In" => Some(!r.values.is_empty() && r.values.iter().all(|v| v == "spot")),
+                "NotIn" => Some(r.values.iter().any(|v| v == "on-demand")),
+                _ => None,
+            })
+    };
+    let claims = facts
+        .nodeclaims
+        .iter()
+        .filter(|c| nodeclaims.contains(&c.meta.name))
+        .find_map(|c| of(&c.requirements));
+    let pools = || {
+        facts
+            .nodepools
+            .iter()
+            .filter(|p| nodepools.contains(&p.meta.name) && !p.meta.from_table)
+            .map(|p| of(&p.requirements).unwrap_or(false))
+            .reduce(|a, b| a && b)
+    };
+    // The scheduler's `requirements=` are the NodePool's and the pod's together.
+    let scheduling = || {
+        scheduling_errors(facts).iter().find_map(|e| {
+            e.clauses
+                .iter()
+                .filter(|c| c.nodepool.as_ref().is_none_or(|n| nodepools.contains(n)))
+                .find_map(|c| in_values(c.requirements.as_deref()?, KEY))
+                .map(|v| v == ["spot"])
+        })
+    };
+    claims.or_else(pools).or_else(scheduling)
 }
 
 /// `text` with every line indented by `n` spaces.
@@ -1288,17 +1423,18 @@ mod tests {
                 pair("g6.2xlarge", "us-east-1c")
             ]
         );
-        let gpu = fallback_requirements(&shortages, true);
+        let gpu = fallback_requirements(&shortages, &[], true);
         assert!(
             gpu.contains("values: [\"g\"]") && !gpu.contains("generation"),
             "{gpu}"
         );
-        let mixed = fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")], true);
+        let mixed =
+            fallback_requirements(&[pair("g5.xlarge", "a"), pair("m5.large", "a")], &[], true);
         assert!(mixed.contains("[\"c\", \"m\", \"r\"]"), "{mixed}");
-        assert!(fallback_requirements(&[], true).contains("instance-generation"));
+        assert!(fallback_requirements(&[], &[], true).contains("instance-generation"));
         // A NodePool already allowing both capacity types gets no capacity-type entry.
-        assert!(fallback_requirements(&[], true).contains("capacity-type"));
-        assert!(!fallback_requirements(&[], false).contains("capacity-type"));
+        assert!(fallback_requirements(&[], &[], true).contains("capacity-type"));
+        assert!(!fallback_requirements(&[], &[], false).contains("capacity-type"));
         let same_zone = [
             pair("g5.2xlarge", "a"),
             pair("m5.large", "b"),
@@ -1307,6 +1443,78 @@ mod tests {
         assert_eq!(
             shortage_list(&same_zone),
             "g5.2xlarge, g6.2xlarge in a, m5.large in b"
+        );
+    }
+
+    #[test]
+    fn on_demand_advice_only_for_a_pool_shown_spot_only() {
+        let ice = r#"{"level":"ERROR","message":"failed launching nodeclaim","NodeClaim":{"name":"web-8wq2m"},"error":"creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.xlarge capacity in the Availability Zone you requested (us-east-1a)."}"#;
+        let pool = |values: &str| {
+            format!("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [{values}]\n---\n{ice}\n")
+        };
+        let fix = |text: &str| {
+            check_only("KW215", text).diagnoses[0]
+                .remediation
+                .iter()
+                .map(|r| format!("{} {}", r.text, r.yaml.as_deref().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        // Not shown: said conditionally, in a step of its own.
+        let unknown = fix(ice);
+        assert!(!unknown.contains("and on-demand next to spot"), "{unknown}");
+        assert!(
+            unknown.contains("If NodePool web allows only spot"),
+            "{unknown}"
+        );
+        // Shown spot only: part of the fallback.
+        let spot = fix(&pool(r#""spot""#));
+        assert!(spot.contains("and on-demand next to spot"), "{spot}");
+        assert!(!spot.contains("If NodePool"), "{spot}");
+        // Shown on-demand: no capacity-type advice at all.
+        let on_demand = fix(&pool(r#""on-demand""#));
+        assert!(!on_demand.contains("capacity-type"), "{on_demand}");
+        // The scheduler's requirements say spot only.
+        let scheduled = format!(
+            "{ice}\n{}",
+            r#"{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"api-1","namespace":"web"},"error":"incompatible with nodepool \"web\", daemonset overhead={\"cpu\":\"200m\"}, no instance type has the required offering, requirements=karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [web], resources={\"cpu\":\"3\"}"}"#
+        );
+        assert!(fix(&scheduled).contains("and on-demand next to spot"));
+    }
+
+    #[test]
+    fn a_gpu_pool_falls_back_to_accelerated_categories() {
+        let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  template:\n    spec:\n      requirements:\n        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: [\"g5\"]\n---\nlaunching nodeclaim, creating instance, insufficient capacity, all requested instance types were unavailable during launch\n";
+        let d = &check_only("KW215", text).diagnoses[0];
+        let step = d
+            .remediation
+            .iter()
+            .find(|r| r.text.contains("families and sizes"))
+            .expect("fallback step");
+        let yaml = step.yaml.as_deref().unwrap_or_default();
+        assert!(yaml.contains("values: [\"g\"]"), "{yaml}");
+        assert!(!yaml.contains("\"c\""), "{yaml}");
+        assert!(step.text.contains("accelerated") && step.text.contains("instance-family"));
+        let cats = |key: &str, op: &str, v: &[&str]| {
+            let r = Requirement {
+                key: key.to_string(),
+                operator: op.to_string(),
+                values: v.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            };
+            pool_categories(&[std::slice::from_ref(&r)])
+        };
+        assert_eq!(
+            cats(
+                "node.kubernetes.io/instance-type",
+                "In",
+                &["inf2.xlarge", "trn1.2xlarge"]
+            ),
+            ["inf", "trn"]
+        );
+        assert_eq!(
+            cats("karpenter.k8s.aws/instance-gpu-count", "Gt", &["0"]),
+            ["g", "p"]
         );
     }
 
@@ -1488,7 +1696,7 @@ spec:
             assert!(
                 !d.remediation
                     .iter()
-                    .any(|r| r.text.contains("more families")),
+                    .any(|r| r.text.contains("families and sizes")),
                 "{:?}",
                 d.remediation
             );
@@ -1551,7 +1759,7 @@ spec:
         assert!(
             !d.remediation
                 .iter()
-                .any(|r| r.text.contains("more families")),
+                .any(|r| r.text.contains("families and sizes")),
             "{:?}",
             d.remediation
         );
@@ -1619,7 +1827,7 @@ spec:
         assert!(d
             .remediation
             .iter()
-            .any(|r| r.text.contains("more families")));
+            .any(|r| r.text.contains("families and sizes")));
         assert!(d.remediation.iter().any(|r| r
             .text
             .contains("fall back to on-demand while the reservation is full")));

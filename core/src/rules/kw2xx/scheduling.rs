@@ -1405,11 +1405,19 @@ fn taint_in(reason: &str) -> String {
             None => after,
         },
     };
-    taint
-        .split([' ', ';', ','])
-        .next()
-        .unwrap_or_default()
-        .to_string()
+    let token = taint.split([' ', ';', ',']).next().unwrap_or_default();
+    // The taint ends with its effect's letters: a JSON log line kept as raw text (in a table
+    // cell, say) would otherwise leave the string's closing `"}` on it.
+    match token.rfind(':') {
+        Some(colon) => {
+            let effect = token[colon + 1..]
+                .bytes()
+                .take_while(u8::is_ascii_alphabetic)
+                .count();
+            token[..colon + 1 + effect].to_string()
+        }
+        None => token.trim_end_matches(['"', '}', '\\', '|']).to_string(),
+    }
 }
 
 fn topology(tail: &str) -> Cause {
@@ -2030,6 +2038,15 @@ mod tests {
             (
                 "did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)",
                 "CriticalAddonsOnly:NoSchedule",
+            ),
+            // A JSON log line read as raw text: the string's end is not the taint's.
+            (
+                r#"did not tolerate pool=jobs:NoSchedule"} |"#,
+                "pool=jobs:NoSchedule",
+            ),
+            (
+                r#"did not tolerate nvidia.com/gpu:NoExecute\"}"#,
+                "nvidia.com/gpu:NoExecute",
             ),
         ] {
             assert_eq!(
