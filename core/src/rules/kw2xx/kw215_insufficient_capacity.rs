@@ -1094,19 +1094,7 @@ fn single_offering(
 /// The one instance type the NodeClaims hit (or else the NodePools hit) allow, when each allows
 /// exactly that one (`node.kubernetes.io/instance-type In [<type>]`).
 fn only_type(facts: &Facts, nodepools: &[String], nodeclaims: &[String]) -> Option<String> {
-    let claims: Vec<&[Requirement]> = facts
-        .nodeclaims
-        .iter()
-        .filter(|c| nodeclaims.contains(&c.meta.name) && !c.requirements.is_empty())
-        .map(|c| c.requirements.as_slice())
-        .collect();
-    let pools: Vec<&[Requirement]> = facts
-        .nodepools
-        .iter()
-        .filter(|p| nodepools.contains(&p.meta.name) && !p.meta.from_table)
-        .map(|p| p.requirements.as_slice())
-        .collect();
-    let sets = if claims.is_empty() { pools } else { claims };
+    let sets = requirement_sets(facts, nodepools, nodeclaims);
     let mut types = sets.iter().map(|reqs| {
         let mut it = reqs
             .iter()
