@@ -2,15 +2,14 @@
 
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{
-    contains_ignore_ascii_case, CapacityReservation, Facts, Message, NodeClass, ObjectRef,
-    Requirement,
+    contains_ignore_ascii_case, CapacityReservation, Facts, Message, NodeClass, Requirement,
 };
 use crate::rules::kw2xx::kw214_subnet_ip_exhausted::mentions_subnet_exhaustion;
 use crate::rules::kw2xx::kw216_spot_only_nodepool::pool_requirements_yaml;
 use crate::rules::kw2xx::scheduling::{
     in_values, nodepool_subnets, scheduling_errors, tail_after, Cause,
 };
-use crate::rules::kw3xx::common::pods_of_claims;
+use crate::rules::kw3xx::common::pods_waiting_on;
 use crate::rules::text::is_region;
 use crate::rules::version::before_v0_32;
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -930,15 +929,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         ));
     }
     // The pods the failed launches were for: what the user is asking about.
-    let mut waiting: Vec<ObjectRef> = hits
-        .iter()
-        .filter_map(|m| m.object.clone().filter(|o| o.kind == "Pod"))
-        .collect();
-    for pod in pods_of_claims(facts, &nodeclaims) {
-        if !waiting.contains(&pod) {
-            waiting.push(pod);
-        }
-    }
+    let waiting = pods_waiting_on(facts, hits.iter().copied(), &nodeclaims);
     let mut related: Vec<&'static str> = Vec::new();
     if spot_text || codes.contains(&"MaxSpotInstanceCountExceeded") {
         related.push("KW216");

@@ -1,11 +1,11 @@
 //! KW216 spot-only-nodepool.
 
-use crate::facts::{Facts, Message, NodePool, ObjectRef, Requirement};
+use crate::facts::{Facts, Message, NodePool, Requirement};
 use crate::rules::kw2xx::kw202_no_offering_in_zone::zone_gap_known;
 use crate::rules::kw2xx::scheduling::{
     in_values, message_nodepool, record_of, scheduling_errors, single_value, Cause, Clause,
 };
-use crate::rules::kw3xx::common::pods_of_claims;
+use crate::rules::kw3xx::common::pods_waiting_on;
 use crate::rules::kw4xx::disruption::{push_unique, unescaped};
 use crate::rules::text::{contains_any, is_mask};
 use crate::rules::version::before_v0_32;
@@ -424,16 +424,7 @@ fn diagnose(facts: &Facts, c: &Case<'_>) -> Diagnosis {
         .iter()
         .filter_map(|m| failure_claim(facts, m))
         .collect();
-    let mut waiting: Vec<ObjectRef> = c
-        .failures
-        .iter()
-        .filter_map(|m| m.object.clone().filter(|o| o.kind == "Pod"))
-        .collect();
-    for pod in pods_of_claims(facts, &claims) {
-        if !waiting.contains(&pod) {
-            waiting.push(pod);
-        }
-    }
+    let waiting = pods_waiting_on(facts, c.failures.iter().copied(), &claims);
     Diagnosis::new(&META, summary)
         .with_node_pool(c.nodepool.as_deref())
         .with_objects(&waiting)

@@ -2,6 +2,8 @@
 //! carry them in (typed objects, decoded condition messages, condition-transition events), the
 //! objects a message names, and the launch-error grammar of every Karpenter version.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::document::Evidence;
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef};
@@ -572,6 +574,26 @@ impl Api {
     }
 }
 
+/// The pods waiting on failed launches: the failure messages' own pods (a scheduling error
+/// names one), then the pods the failing NodeClaims `claims` were made for
+/// ([`pods_of_claims`]), each once.
+pub fn pods_waiting_on<'m>(
+    facts: &Facts,
+    failures: impl IntoIterator<Item = &'m Message>,
+    claims: &[String],
+) -> Vec<ObjectRef> {
+    let mut waiting: Vec<ObjectRef> = failures
+        .into_iter()
+        .filter_map(|m| m.object.clone().filter(|o| o.kind == "Pod"))
+        .collect();
+    for pod in pods_of_claims(facts, claims) {
+        if !waiting.contains(&pod) {
+            waiting.push(pod);
+        }
+    }
+    waiting
+}
+
 /// The pods NodeClaims `claims` were made for, as the input shows them, minus those it shows
 /// placed: each pod's `Nominated` event (`Pod should schedule on: nodeclaim/<claim>`, a
 /// `machine/<claim>` before v0.32), and Karpenter's provisioning batch (`found provisionable
@@ -685,29 +707,35 @@ pub fn pods_of_claims(facts: &Facts, claims: &[String]) -> Vec<ObjectRef> {
 /// CNI's DaemonSet pod starts after.
 const BOOT_SECONDS: i64 = 90;
 
-/// Whether the input shows node `node` booting: its describe's events include the kubelet's
+/// The nodes the input shows booting: a node's describe events include the kubelet's
 /// `Starting`, and every event of the node was first seen less than `BOOT_SECONDS` ago
-/// (kubectl ages). Its NotReady is the boot, not a fault.
-pub fn node_booting(facts: &Facts, node: &str) -> bool {
-    let events: Vec<&crate::facts::Event> = facts
-        .events
-        .iter()
-        .filter(|e| {
-            e.from_describe
-                && e.object
-                    .as_ref()
-                    .is_some_and(|o| o.kind == "Node" && o.name == node)
-        })
-        .collect();
-    // `20s`, or `2m (x3 over 10m)`: first seen 10 minutes ago.
-    let first_seen =
-        |e: &crate::facts::Event| e.age.as_deref().and_then(crate::rules::time::age_seconds);
-    events
-        .iter()
-        .any(|e| e.source == "kubelet" && e.reason == "Starting")
-        && events
-            .iter()
-            .all(|e| first_seen(e).is_some_and(|a| a < BOOT_SECONDS))
+/// (kubectl ages). Their NotReady is the boot, not a fault. One pass over the events, so a
+/// rule asks once for all its nodes.
+pub fn booting_nodes(facts: &Facts) -> BTreeSet<&str> {
+    // Per node: whether the kubelet's `Starting` is there, whether every event is young.
+    let mut seen: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+    for e in &facts.events {
+        let Some(node) = e
+            .object
+            .as_ref()
+            .filter(|o| e.from_describe && o.kind == "Node")
+        else {
+            continue;
+        };
+        // `20s`, or `2m (x3 over 10m)`: first seen 10 minutes ago.
+        let young = e
+            .age
+            .as_deref()
+            .and_then(crate::rules::time::age_seconds)
+            .is_some_and(|a| a < BOOT_SECONDS);
+        let entry = seen.entry(node.name.as_str()).or_insert((false, true));
+        entry.0 |= e.source == "kubelet" && e.reason == "Starting";
+        entry.1 &= young;
+    }
+    seen.into_iter()
+        .filter(|(_, (starting, all_young))| *starting && *all_young)
+        .map(|(node, _)| node)
+        .collect()
 }
 
 /// The object a NodeClaim name refers to, of the kind `claim_kind` says.

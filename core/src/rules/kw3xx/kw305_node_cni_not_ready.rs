@@ -3,7 +3,7 @@
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{assigned_node, tail_after};
 use crate::rules::kw3xx::cni_log::{cni_log_findings, CniLogCause};
-use crate::rules::kw3xx::common::node_booting;
+use crate::rules::kw3xx::common::booting_nodes;
 use crate::rules::kw3xx::common::{
     join_names, node_of, push_unique, registered_after, sole_raw_value,
 };
@@ -159,6 +159,7 @@ fn sandbox_created_since(facts: &Facts, pod: &ObjectRef) -> bool {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let booting = booting_nodes(facts);
     let hits: Vec<&Message> = facts
         .messages
         .iter()
@@ -171,7 +172,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 && !m
                     .object
                     .as_ref()
-                    .is_some_and(|o| o.kind == "Node" && node_booting(facts, &o.name))
+                    .is_some_and(|o| o.kind == "Node" && booting.contains(o.name.as_str()))
         })
         .collect();
     // A typed Node whose Ready condition says so, when the messages do not carry it.
@@ -179,7 +180,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         .nodes
         .iter()
         // A node the input shows in its first seconds is booting: the CNI starts after it.
-        .filter(|n| !node_booting(facts, &n.meta.name))
+        .filter(|n| !booting.contains(n.meta.name.as_str()))
         // A Conditions table pasted without the describe's `Name:` line makes a nameless Node:
         // its condition still counts, its empty name does not.
         .flat_map(|n| {

@@ -7,7 +7,7 @@ use crate::facts::{
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
-    claim_age, claim_ref, conditions, daemonset_presence, describe_block, named, node_booting,
+    booting_nodes, claim_age, claim_ref, conditions, daemonset_presence, describe_block, named,
     node_of, nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject,
     shown_initialized, sole_raw_value, Api, Presence,
 };
@@ -184,6 +184,7 @@ fn accelerator_missing(n: &crate::facts::Node) -> Option<&'static str> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let booting = booting_nodes(facts);
     let mut hits: Vec<Hit> = Vec::new();
     for c in conditions(facts) {
         // A NodeClaim initialized later (its `initialized nodeclaim` line, a transition event
@@ -233,7 +234,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             .or(block_node)
             .or_else(|| block.filter(node_like));
         if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref())
-            || node.as_deref().is_some_and(|n| node_booting(facts, n))
+            || node.as_deref().is_some_and(|n| booting.contains(n))
         {
             continue;
         }
@@ -282,7 +283,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if !karpenter
             || initialized
             || !labels_known
-            || node_booting(facts, &n.meta.name)
+            || booting.contains(n.meta.name.as_str())
             || weighed_for_disruption(facts, &n.meta.name, None)
         {
             continue;
