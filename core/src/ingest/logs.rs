@@ -91,7 +91,12 @@ fn json_log(line: &str) -> JsonLog {
             labels = Some(set);
         }
     }
-    let json = &trimmed[brace..];
+    let mut json = &trimmed[brace..];
+    // A Markdown table row (CloudWatch Logs Insights results copied as Markdown:
+    // `| <@timestamp> | <@message> |`): the record ends where its cell does.
+    if prefix.starts_with('|') {
+        json = json.strip_suffix('|').map_or(json, str::trim_end);
+    }
     match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(map)) => match unwrap_log(map, 0) {
             Some(mut map) => {
@@ -642,6 +647,7 @@ mod tests {
             r#"{"labels":{"app":"karpenter"},"line":"{\"level\":\"INFO\",\"message\":\"found provisionable pod(s)\"}","timestamp":"1"}"#,
             r#"2024-05-01 10:00:00.000,"{""level"":""INFO"",""message"":""found provisionable pod(s)""}""#,
             r#"2024-01-01T00:00:00Z {app="karpenter", container="controller"} {"level":"INFO","message":"found provisionable pod(s)"}"#,
+            r#"| 2024-01-01 00:00:00.000 | {"level":"INFO","message":"found provisionable pod(s)"} |"#,
         ] {
             let r = record(line);
             assert_eq!(r.message, "found provisionable pod(s)", "{line}");
