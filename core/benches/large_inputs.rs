@@ -104,6 +104,29 @@ fn describe_key_runs(n: usize) -> String {
     s
 }
 
+/// A cluster-wide `kubectl get events -A` of disruption verdicts: every node blocked by its own
+/// PDB, some NodeClaims not initialized, pods that would not reschedule. The KW4xx rules ask of
+/// each verdict whether the node went later, or was initialized: once per message, not by
+/// reading every message again.
+fn disruption_events(n: usize) -> String {
+    let mut s = String::from(
+        "NAMESPACE   LAST SEEN   TYPE     REASON              OBJECT                                MESSAGE\n",
+    );
+    for i in 0..n {
+        let (ns, name) = pod(i);
+        let node = format!("ip-10-0-{}-{}.ec2.internal", i / 200, i % 200);
+        s.push_str(&format!("default   {}m   Normal   DisruptionBlocked   node/{node}   Pdb \"{ns}/web-{i:05}\" prevents pod evictions\n", i % 50));
+        if i % 5 == 0 {
+            s.push_str(&format!("default   {}m   Normal   DisruptionBlocked   nodeclaim/default-{i:05}   Cannot disrupt NodeClaim: state node isn't initialized\n", i % 50));
+            s.push_str(&format!("{ns}   {}m   Normal   Unconsolidatable   node/{node}   Not all pods would schedule, {ns}/{name} => would schedule against uninitialized nodeclaim\n", i % 50));
+        }
+        if i % 9 == 0 {
+            s.push_str(&format!("default   {}m   Normal   Unconsolidatable   node/{node}   Can't replace with a cheaper node\n", i % 50));
+        }
+    }
+    s
+}
+
 const INPUTS: &[Input] = &[
     Input {
         name: "kubectl get events -A",
@@ -129,6 +152,11 @@ const INPUTS: &[Input] = &[
         name: "kubectl describe pods",
         pods_divisor: 10,
         text: describes,
+    },
+    Input {
+        name: "disruption events -A",
+        pods_divisor: 1,
+        text: disruption_events,
     },
     Input {
         name: "describe key runs",

@@ -1374,6 +1374,73 @@ impl Facts {
         names.iter().all(|n| *n == first).then_some(first)
     }
 
+    /// [`Facts::claim_of_node`] for every node at once (node name -> NodeClaim name), for rules
+    /// that ask it of many nodes: one pass over the claims, nodes and logs instead of one per
+    /// node.
+    pub fn claims_of_nodes(&self) -> BTreeMap<String, String> {
+        let mut from_objects: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for c in &self.nodeclaims {
+            if let Some(node) = c
+                .node_name
+                .as_deref()
+                .filter(|_| !c.meta.name.starts_with('<'))
+            {
+                from_objects.entry(node).or_default().push(&c.meta.name);
+            }
+        }
+        for n in &self.nodes {
+            for o in n
+                .meta
+                .owners
+                .iter()
+                .filter(|o| o.kind == "NodeClaim" || o.kind == "Machine")
+            {
+                from_objects.entry(&n.meta.name).or_default().push(&o.name);
+            }
+        }
+        let mut from_logs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in &self.logs {
+            let Some(claim) = ["NodeClaim", "nodeclaim", "Machine", "machine"]
+                .iter()
+                .find_map(|k| r.field_name(k))
+            else {
+                continue;
+            };
+            let nodes = [r.field_name("Node"), r.field_name("node")];
+            for (i, node) in nodes.iter().enumerate() {
+                // Both keys naming one node count once, as `claim_of_node` asks per record.
+                if let Some(node) = node
+                    .as_ref()
+                    .filter(|n| i == 0 || nodes[0].as_ref() != Some(n))
+                {
+                    if !from_objects.contains_key(node.as_str()) {
+                        from_logs
+                            .entry(node.clone())
+                            .or_default()
+                            .push(claim.clone());
+                    }
+                }
+            }
+        }
+        let agreed = |names: &[&str]| {
+            let first = *names.first()?;
+            names.iter().all(|n| *n == first).then(|| first.to_string())
+        };
+        let mut out = BTreeMap::new();
+        for (node, names) in &from_objects {
+            if let Some(claim) = agreed(names) {
+                out.insert(node.to_string(), claim);
+            }
+        }
+        for (node, names) in from_logs {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            if let Some(claim) = agreed(&names) {
+                out.insert(node, claim);
+            }
+        }
+        out
+    }
+
     /// The NodePool of NodeClaim `claim` according to the logs: the first record naming both
     /// (the `created nodeclaim` line, a launch failure).
     pub fn nodepool_of_claim_in_logs(&self, claim: &str) -> Option<String> {
@@ -1924,8 +1991,26 @@ mod tests {
 
     #[test]
     fn claim_of_node_from_claims_owners_or_logs() {
+        // `claims_of_nodes` answers for every node what `claim_of_node` answers for one.
+        let agree = |facts: &Facts| {
+            let all = facts.claims_of_nodes();
+            for node in ["ip-1", "ip-2", "ip-3"] {
+                assert_eq!(all.get(node).cloned(), facts.claim_of_node(node), "{node}");
+            }
+        };
         let mut facts = Facts::default();
         assert_eq!(facts.claim_of_node("ip-1"), None);
+        agree(&facts);
+        facts.logs.push(log_record(serde_json::json!({
+            "NodeClaim": {"name": "other-9"},
+            "node": "ip-3",
+            "Node": {"name": "ip-3"}
+        })));
+        facts.logs.push(log_record(serde_json::json!({
+            "nodeclaim": "other-9",
+            "node": "ip-3"
+        })));
+        agree(&facts);
         facts.logs.push(log_record(serde_json::json!({
             "NodeClaim": {"name": "general-k4x9p"},
             "Node": {"name": "ip-1"}
@@ -1953,11 +2038,19 @@ mod tests {
             ..Node::default()
         });
         assert_eq!(facts.claim_of_node("ip-1"), None);
+        agree(&facts);
         facts.nodes.clear();
         assert_eq!(
             facts.claim_of_node("ip-1").as_deref(),
             Some("general-k4x9p")
         );
+        agree(&facts);
+        facts.logs.push(log_record(serde_json::json!({
+            "NodeClaim": {"name": "third-1"},
+            "Node": {"name": "ip-3"}
+        })));
+        assert_eq!(facts.claim_of_node("ip-3"), None);
+        agree(&facts);
     }
 
     #[test]

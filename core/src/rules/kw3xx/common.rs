@@ -248,43 +248,61 @@ pub fn record_names_claim(r: &crate::facts::LogRecord, name: &str) -> bool {
 
 /// Whether the objects show the NodeClaim or the Node initialized now: the NodeClaim's
 /// `Initialized` condition True, Karpenter's `initialized nodeclaim` line, or the Node's
-/// `karpenter.sh/initialized=true` label (each also through the other's name). Karpenter says `Node isn't initialized` in the first minute
-/// of every node; against such a state that message is history, not a problem.
-pub fn shown_initialized(facts: &Facts, nodeclaim: Option<&str>, node: Option<&str>) -> bool {
-    let claims = facts.nodeclaims.iter().filter(|c| {
-        nodeclaim.is_some_and(|n| c.meta.name == n)
-            || (node.is_some() && c.node_name.as_deref() == node)
-    });
-    let mut nodes: Vec<&str> = node.into_iter().collect();
-    for c in claims {
-        if c.conditions.iter().any(|k| {
-            crate::facts::condition_type_is(&k.condition_type, "Initialized") && k.status == "True"
-        }) {
-            return true;
-        }
-        nodes.extend(c.node_name.as_deref());
+/// `karpenter.sh/initialized=true` label (each also through the other's name). Karpenter says
+/// `Node isn't initialized` in the first minute of every node; against such a state that
+/// message is history, not a problem. The messages are read once ([`Initialized::new`]): the
+/// rules ask this of every `isn't initialized` message, and reading them all per question made
+/// those rules quadratic on a cluster-wide `kubectl get events -A`.
+pub struct Initialized<'a> {
+    facts: &'a Facts,
+    /// NodeClaims whose `initialized nodeclaim` line or transition to `Initialized: True` the
+    /// input shows (Initialized never turns back).
+    logged: BTreeSet<String>,
+}
+
+impl<'a> Initialized<'a> {
+    pub fn new(facts: &'a Facts) -> Self {
+        let logged = facts
+            .messages
+            .iter()
+            .filter(|m| {
+                m.origin == MessageOrigin::KarpenterLog
+                    && contains_ignore_ascii_case(&m.text, "initialized nodeclaim")
+                    || parse_transition(&m.text).is_some_and(|c| {
+                        c.is("Initialized") && c.status.eq_ignore_ascii_case("true")
+                    })
+            })
+            .filter_map(|m| nodeclaim_of(facts, m))
+            .collect();
+        Initialized { facts, logged }
     }
-    let logged = nodeclaim.is_some_and(|name| {
-        facts.messages.iter().any(|m| {
-            (m.origin == MessageOrigin::KarpenterLog
-                && contains_ignore_ascii_case(&m.text, "initialized nodeclaim")
-                || parse_transition(&m.text).is_some_and(|c| {
-                    // v1's `Status condition transitioned, Type: Initialized, Status: Unknown
-                    // -> True` event: Initialized never turns back.
-                    c.is("Initialized") && c.status.eq_ignore_ascii_case("true")
-                }))
-                && nodeclaim_of(facts, m).as_deref() == Some(name)
-        })
-    });
-    logged
-        || facts.nodes.iter().any(|n| {
-            nodes.contains(&n.meta.name.as_str())
-                && n.meta
-                    .labels
-                    .get("karpenter.sh/initialized")
-                    .map(String::as_str)
-                    == Some("true")
-        })
+
+    pub fn shown(&self, nodeclaim: Option<&str>, node: Option<&str>) -> bool {
+        let facts = self.facts;
+        let claims = facts.nodeclaims.iter().filter(|c| {
+            nodeclaim.is_some_and(|n| c.meta.name == n)
+                || (node.is_some() && c.node_name.as_deref() == node)
+        });
+        let mut nodes: Vec<&str> = node.into_iter().collect();
+        for c in claims {
+            if c.conditions.iter().any(|k| {
+                crate::facts::condition_type_is(&k.condition_type, "Initialized")
+                    && k.status == "True"
+            }) {
+                return true;
+            }
+            nodes.extend(c.node_name.as_deref());
+        }
+        nodeclaim.is_some_and(|name| self.logged.contains(name))
+            || facts.nodes.iter().any(|n| {
+                nodes.contains(&n.meta.name.as_str())
+                    && n.meta
+                        .labels
+                        .get("karpenter.sh/initialized")
+                        .map(String::as_str)
+                        == Some("true")
+            })
+    }
 }
 
 /// The Node a message is about: the event's object, the log's `Node` field, `node/<name>`,

@@ -9,7 +9,7 @@ use crate::rules::kw3xx::agents::{resource_owner, taint_key, taint_owner};
 use crate::rules::kw3xx::common::{
     booting_nodes, claim_age, claim_ref, conditions, daemonset_presence, describe_block, named,
     node_of, nodeclaim_of, nodepool_of_nodeclaim, push_unique, raw_describe_subject,
-    shown_initialized, sole_raw_value, Api, Presence,
+    sole_raw_value, Api, Initialized, Presence,
 };
 use crate::rules::text::capitalised;
 use crate::rules::{evidence_of, Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -185,14 +185,12 @@ fn accelerator_missing(n: &crate::facts::Node) -> Option<&'static str> {
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let booting = booting_nodes(facts);
+    let initialized = Initialized::new(facts);
     let mut hits: Vec<Hit> = Vec::new();
     for c in conditions(facts) {
         // A NodeClaim initialized later (its `initialized nodeclaim` line, a transition event
         // to True) only waited for that.
-        if !c.is("Initialized")
-            || !c.not_true()
-            || shown_initialized(facts, c.object.as_deref(), None)
-        {
+        if !c.is("Initialized") || !c.not_true() || initialized.shown(c.object.as_deref(), None) {
             continue;
         }
         let Some(cause) = cause_of(&c.reason, &c.message) else {
@@ -233,7 +231,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         let node = node_of(facts, m)
             .or(block_node)
             .or_else(|| block.filter(node_like));
-        if shown_initialized(facts, nodeclaim.as_deref(), node.as_deref())
+        if initialized.shown(nodeclaim.as_deref(), node.as_deref())
             || node.as_deref().is_some_and(|n| booting.contains(n))
         {
             continue;

@@ -153,18 +153,22 @@ fn kms_explained(facts: &Facts) -> (Vec<Evidence>, Vec<String>) {
 }
 
 /// Whether Karpenter was itself disrupting the node or NodeClaim `m` is about, before `m`.
-fn disrupted_by_karpenter(facts: &Facts, m: &Message) -> bool {
+fn disrupted_by_karpenter(
+    facts: &Facts,
+    endings: &crate::rules::kw4xx::disruption::Endings<'_>,
+    m: &Message,
+) -> bool {
     let subject = node_of(facts, m)
         .map(|n| crate::facts::ObjectRef::new("Node", None, &n))
         .or_else(|| {
             nodeclaim_of(facts, m).map(|c| crate::facts::ObjectRef::new("NodeClaim", None, &c))
         });
-    subject
-        .is_some_and(|s| crate::rules::kw4xx::disruption::disrupted_before(facts, m, &s).is_some())
+    subject.is_some_and(|s| endings.disrupted_before(m, &s).is_some())
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let (kms_lines, kms_claims) = kms_explained(facts);
+    let endings = crate::rules::kw4xx::disruption::Endings::new(facts);
     let mut hits: Vec<&Message> = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
     let mut nodes: Vec<String> = Vec::new();
@@ -188,7 +192,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         // comes back as an EC2 state-change notice: nothing outside Karpenter took it.
         let echo = matches!(kind.as_str(), "instance terminating" | "instance stopping")
             || kind.starts_with("instance state change");
-        if echo && disrupted_by_karpenter(facts, m) {
+        if echo && disrupted_by_karpenter(facts, &endings, m) {
             continue;
         }
         // EC2 terminates the spot instance it reclaims with its own state-change notice: the

@@ -15,6 +15,7 @@
 //! unescaped first.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, find_ignore_ascii_case};
@@ -424,149 +425,238 @@ pub fn grouped_hits<'a, K: PartialEq>(
     out
 }
 
-/// `found` without the messages about a node or NodeClaim the input shows Karpenter disrupting
-/// or removing afterwards: a verdict that kept the node (`Can't replace with a cheaper node`,
-/// `Node is nominated for a pending pod`, `Not all pods would schedule, ...`) is history once
-/// the node went, and does not answer "why is it still here". Messages without a subject stay.
-pub fn without_later_removal<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
-    let mut out = Hits::default();
-    for m in found.messages {
-        let subject = subject_of(m);
-        if subject
-            .as_ref()
-            .is_some_and(|s| removed_after(facts, m, s).is_some())
-        {
-            continue;
+/// How a message ends a Node or NodeClaim, for [`Endings`].
+#[derive(Clone, Copy, PartialEq)]
+enum Ending {
+    /// The Node went away: the node lifecycle controller's `RemovingNode`, Karpenter's
+    /// `InstanceTerminating` from the EC2 state-change notice, a `deleted node` log line.
+    Gone,
+    /// Karpenter is disrupting it: the `DisruptionTerminating` event (`Disrupting Node:
+    /// Underutilized/Delete`).
+    Disrupting,
+}
+
+/// The messages that end a Node or NodeClaim (it went away, or Karpenter disrupted it), found
+/// in one pass and kept by the name they are about, with each node's NodeClaim: the KW4xx
+/// rules ask "did this node go later?" of every verdict, and asking it of every message made
+/// them quadratic on a cluster-wide `kubectl get events -A`. Build one per rule run.
+pub struct Endings<'a> {
+    /// Per Node / NodeClaim / Machine name: the messages about it that end it, with their
+    /// index in `facts.messages` (the answer is the first in input order).
+    about: BTreeMap<&'a str, Vec<(usize, Ending)>>,
+    /// Controller log lines disrupting nodes (`disrupting node(s)` of v1, `disrupting via ...`
+    /// of v0.32 to v0.37, `deprovisioning via ...` before): they name their nodes in the text.
+    disrupting_logs: Vec<usize>,
+    /// Node name -> its NodeClaim, as [`Facts::claim_of_node`] says, for every node at once.
+    claim_of_node: BTreeMap<String, String>,
+    /// NodeClaim name -> the nodes its objects name.
+    nodes_of_claim: BTreeMap<&'a str, Vec<&'a str>>,
+    facts: &'a Facts,
+}
+
+impl<'a> Endings<'a> {
+    pub fn new(facts: &'a Facts) -> Self {
+        let mut about: BTreeMap<&'a str, Vec<(usize, Ending)>> = BTreeMap::new();
+        let mut disrupting_logs = Vec::new();
+        for (i, d) in facts.messages.iter().enumerate() {
+            let text = unescaped(&d.text);
+            let from_log = d.origin == crate::facts::MessageOrigin::KarpenterLog;
+            let gone =
+                matches!(
+                    d.reason.as_deref(),
+                    Some("RemovingNode") | Some("InstanceTerminating")
+                ) || contains_any(&text, &["event: removing node ", "instance is terminating"])
+                    || (from_log && contains_ignore_ascii_case(&text, "deleted node"));
+            let disrupting = d.reason.as_deref() == Some("DisruptionTerminating")
+                || contains_any(&text, &["disrupting node:", "disrupting nodeclaim:"]);
+            if from_log
+                && contains_any(
+                    &text,
+                    &[
+                        "disrupting node(s)",
+                        "disrupting via ",
+                        "deprovisioning via ",
+                    ],
+                )
+            {
+                disrupting_logs.push(i);
+            }
+            if !gone && !disrupting {
+                continue;
+            }
+            let Some(name) = machine_subject_name(d) else {
+                continue;
+            };
+            let list = about.entry(name).or_default();
+            if gone {
+                list.push((i, Ending::Gone));
+            }
+            if disrupting {
+                list.push((i, Ending::Disrupting));
+            }
         }
-        if let Some(s) = subject {
-            push_unique(&mut out.subjects, s);
+        let mut nodes_of_claim: BTreeMap<&'a str, Vec<&'a str>> = BTreeMap::new();
+        for c in &facts.nodeclaims {
+            if let Some(node) = c.node_name.as_deref() {
+                nodes_of_claim.entry(&c.meta.name).or_default().push(node);
+            }
         }
-        out.messages.push(m);
+        Endings {
+            about,
+            disrupting_logs,
+            claim_of_node: facts.claims_of_nodes(),
+            nodes_of_claim,
+            facts,
+        }
     }
-    out
+
+    /// The names `subject` goes by: itself, and its NodeClaim or Node. `None` for other kinds
+    /// and for masks that cannot tell objects apart.
+    fn machine_names<'s>(&'s self, subject: &'s ObjectRef) -> Option<Vec<&'s str>> {
+        if is_unnumbered_mask(&subject.name) {
+            return None;
+        }
+        let mut names = vec![subject.name.as_str()];
+        match subject.kind.as_str() {
+            "Node" => names.extend(self.claim_of_node.get(&subject.name).map(String::as_str)),
+            "NodeClaim" | "Machine" => names.extend(
+                self.nodes_of_claim
+                    .get(subject.name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .copied(),
+            ),
+            _ => return None,
+        }
+        Some(names)
+    }
+
+    /// The messages ending one of `names` that `accept` takes (`gone_only`: only the Node
+    /// gone), the first in input order.
+    fn first_ending(
+        &self,
+        names: &[&str],
+        gone_only: bool,
+        accept: impl Fn(&Message) -> bool,
+    ) -> Option<&'a Message> {
+        let messages = &self.facts.messages;
+        let by_subject = names
+            .iter()
+            .filter_map(|n| self.about.get(n))
+            .flatten()
+            .filter(|(_, e)| !gone_only || *e == Ending::Gone)
+            .map(|(i, _)| *i);
+        let by_log = self
+            .disrupting_logs
+            .iter()
+            .copied()
+            .filter(|_| !gone_only)
+            .filter(|&i| {
+                names
+                    .iter()
+                    .any(|n| names_word(&messages[i].evidence.text, n))
+            });
+        by_subject
+            .chain(by_log)
+            .filter(|&i| accept(&messages[i]))
+            .min()
+            .map(|i| &messages[i])
+    }
+
+    fn ended_after(
+        &self,
+        before: &Message,
+        subject: &ObjectRef,
+        gone_only: bool,
+    ) -> Option<&'a Message> {
+        let names = self.machine_names(subject)?;
+        self.first_ending(&names, gone_only, |d| {
+            d.evidence != before.evidence && wholly_after(d, before)
+        })
+    }
+
+    /// A message saying Karpenter disrupted `subject` (or its Node / NodeClaim counterpart),
+    /// or that the Node went away, later than `before`: the `DisruptionTerminating` event
+    /// (`Disrupting Node: Underutilized/Delete`, `Disrupting NodeClaim: Drifted/Replace`), the
+    /// node lifecycle controller's `RemovingNode`, a controller log line disrupting it
+    /// (`disrupting node(s)` of v1 naming it in `disrupted-nodes`; `disrupting via ...` of
+    /// v0.32 to v0.37; `deprovisioning via ...` before) or `deleted node`. Disruption can be
+    /// rolled back (the replacement never initializes), so the removal must come after every
+    /// occurrence of `before`, by time when both say when, else by line in the same source.
+    pub fn removed_after(&self, before: &Message, subject: &ObjectRef) -> Option<&'a Message> {
+        self.ended_after(before, subject, false)
+    }
+
+    /// Like [`Endings::removed_after`], but only the Node gone (`RemovingNode`,
+    /// `InstanceTerminating`, a `deleted node` log line), not a disruption under way: a drain
+    /// blocked by a budget is the story of a disruption started, and stays worth telling until
+    /// the node is gone.
+    pub fn gone_after(&self, before: &Message, subject: &ObjectRef) -> Option<&'a Message> {
+        self.ended_after(before, subject, true)
+    }
+
+    /// A message before `after` (or at the same moment) saying Karpenter itself was
+    /// disrupting `subject` (or its Node / NodeClaim counterpart): the `DisruptionTerminating`
+    /// event or a controller log line disrupting it. An `InstanceTerminating` after it is the
+    /// echo of Karpenter's own termination, not EC2 taking the instance.
+    pub fn disrupted_before(&self, after: &Message, subject: &ObjectRef) -> Option<&'a Message> {
+        let names = self.machine_names(subject)?;
+        let messages = &self.facts.messages;
+        let by_subject = names
+            .iter()
+            .filter_map(|n| self.about.get(n))
+            .flatten()
+            .filter(|(_, e)| *e == Ending::Disrupting)
+            .map(|(i, _)| *i);
+        let by_log = self.disrupting_logs.iter().copied().filter(|&i| {
+            names
+                .iter()
+                .any(|n| names_word(&messages[i].evidence.text, n))
+        });
+        by_subject
+            .chain(by_log)
+            .filter(|&i| messages[i].evidence != after.evidence && !later(&messages[i], after))
+            .min()
+            .map(|i| &messages[i])
+    }
+
+    /// `found` without the messages about a node or NodeClaim the input shows Karpenter
+    /// disrupting or removing afterwards: a verdict that kept the node (`Can't replace with a
+    /// cheaper node`, `Node is nominated for a pending pod`, `Not all pods would schedule,
+    /// ...`) is history once the node went, and does not answer "why is it still here".
+    /// Messages without a subject stay.
+    pub fn without_later_removal<'b>(&self, found: Hits<'b>) -> Hits<'b> {
+        let mut out = Hits::default();
+        for m in found.messages {
+            let subject = subject_of(m);
+            if subject
+                .as_ref()
+                .is_some_and(|s| self.removed_after(m, s).is_some())
+            {
+                continue;
+            }
+            if let Some(s) = subject {
+                push_unique(&mut out.subjects, s);
+            }
+            out.messages.push(m);
+        }
+        out
+    }
 }
 
-/// A message saying Karpenter disrupted `subject` (or its Node / NodeClaim counterpart), or
-/// that the Node went away, later than `before`: the `DisruptionTerminating` event (`Disrupting
-/// Node: Underutilized/Delete`, `Disrupting NodeClaim: Drifted/Replace`), the node lifecycle
-/// controller's `RemovingNode`, a controller log line disrupting it (`disrupting node(s)` of
-/// v1 naming it in `disrupted-nodes`; `disrupting via ...` of v0.32 to v0.37; `deprovisioning
-/// via ...` before) or `deleted node`. Disruption can be rolled back (the replacement never
-/// initializes), so the removal must come after every occurrence of `before`, by time when
-/// both say when, else by line in the same source.
-pub fn removed_after<'a>(
-    facts: &'a Facts,
-    before: &Message,
-    subject: &ObjectRef,
-) -> Option<&'a Message> {
-    ended_after(facts, before, subject, false)
-}
-
-/// Like [`removed_after`], but only the Node gone (`RemovingNode`, `InstanceTerminating`, a
-/// `deleted node` log line), not a disruption under way: a drain blocked by a budget is the
-/// story of a disruption started, and stays worth telling until the node is gone.
-pub fn gone_after<'a>(
-    facts: &'a Facts,
-    before: &Message,
-    subject: &ObjectRef,
-) -> Option<&'a Message> {
-    ended_after(facts, before, subject, true)
-}
-
-/// A message before `after` (or at the same moment) saying Karpenter itself was disrupting
-/// `subject` (or its Node / NodeClaim counterpart): the `DisruptionTerminating` event or a
-/// controller log line disrupting it. An `InstanceTerminating` after it is the echo of
-/// Karpenter's own termination, not EC2 taking the instance.
-pub fn disrupted_before<'a>(
-    facts: &'a Facts,
-    after: &Message,
-    subject: &ObjectRef,
-) -> Option<&'a Message> {
-    let names = machine_names(facts, subject)?;
-    facts.messages.iter().find(|d| {
-        d.evidence != after.evidence
-            && disrupting(d, &unescaped(&d.text), &names)
-            && !later(d, after)
-    })
-}
-
-/// The names `subject` goes by: itself, and its NodeClaim or Node. `None` for other kinds and
-/// for masks that cannot tell objects apart.
-fn machine_names(facts: &Facts, subject: &ObjectRef) -> Option<Vec<String>> {
-    if is_unnumbered_mask(&subject.name) {
+/// The Node, NodeClaim or Machine name a message is about (see [`subject_of`]).
+fn machine_subject_name(m: &Message) -> Option<&str> {
+    if let Some(o) = &m.object {
+        return matches!(o.kind.as_str(), "Node" | "NodeClaim" | "Machine")
+            .then_some(o.name.as_str());
+    }
+    let s = subject_of(m)?;
+    if !matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine") {
         return None;
     }
-    let mut names = vec![subject.name.clone()];
-    match subject.kind.as_str() {
-        "Node" => names.extend(facts.claim_of_node(&subject.name)),
-        "NodeClaim" | "Machine" => names.extend(
-            facts
-                .nodeclaims
-                .iter()
-                .filter(|c| c.meta.name == subject.name)
-                .filter_map(|c| c.node_name.clone()),
-        ),
-        _ => return None,
-    }
-    Some(names)
-}
-
-/// Whether `d` (its text unescaped: `text`) is about one of `names`.
-fn about_names(d: &Message, names: &[String]) -> bool {
-    subject_of(d).is_some_and(|s| {
-        matches!(s.kind.as_str(), "Node" | "NodeClaim" | "Machine") && names.contains(&s.name)
-    })
-}
-
-/// Whether `d` says Karpenter is disrupting one of `names`: the `DisruptionTerminating` event
-/// (`Disrupting Node: Underutilized/Delete`), or a controller log line naming it (`disrupting
-/// node(s)` of v1, `disrupting via ...` of v0.32 to v0.37, `deprovisioning via ...` before).
-fn disrupting(d: &Message, text: &str, names: &[String]) -> bool {
-    let event = (d.reason.as_deref() == Some("DisruptionTerminating")
-        || contains_any(text, &["disrupting node:", "disrupting nodeclaim:"]))
-        && about_names(d, names);
-    let log = d.origin == crate::facts::MessageOrigin::KarpenterLog
-        && contains_any(
-            text,
-            &[
-                "disrupting node(s)",
-                "disrupting via ",
-                "deprovisioning via ",
-            ],
-        )
-        && names.iter().any(|n| names_word(&d.evidence.text, n));
-    event || log
-}
-
-fn ended_after<'a>(
-    facts: &'a Facts,
-    before: &Message,
-    subject: &ObjectRef,
-    gone_only: bool,
-) -> Option<&'a Message> {
-    let names = machine_names(facts, subject)?;
-    facts.messages.iter().find(|d| {
-        if d.evidence == before.evidence {
-            return false;
-        }
-        let text = unescaped(&d.text);
-        let about = |d: &Message| about_names(d, &names);
-        // The instance terminating (Karpenter's `InstanceTerminating` from the EC2 state-change
-        // notice) ends the node as surely as the node lifecycle controller's `RemovingNode`.
-        let gone = (d.reason.as_deref() == Some("RemovingNode")
-            || d.reason.as_deref() == Some("InstanceTerminating")
-            || contains_any(&text, &["event: removing node ", "instance is terminating"]))
-            && about(d);
-        let deleted_log = d.origin == crate::facts::MessageOrigin::KarpenterLog
-            && contains_ignore_ascii_case(&text, "deleted node")
-            && about(d);
-        let ended = if gone_only {
-            gone || deleted_log
-        } else {
-            gone || deleted_log || disrupting(d, &text, &names)
-        };
-        ended && wholly_after(d, before)
-    })
+    // A name read from the text: borrow it back from the text it came from.
+    let at = m.text.find(s.name.as_str())?;
+    Some(&m.text[at..at + s.name.len()])
 }
 
 /// Whether `said` (Karpenter's `isn't initialized` about Node `node`) is only the node's first
@@ -765,19 +855,42 @@ pub fn annotated_by_command(
     out
 }
 
+/// kubectl's `deleted` / `annotated` output lines of the input, found once per rule run for
+/// [`lifted_after`], which the KW4xx rules ask per blocked object: reading every message per
+/// question made them quadratic on a cluster-wide `kubectl get events -A`.
+pub struct KubectlOutputs<'a> {
+    facts: &'a Facts,
+    lines: Vec<&'a Message>,
+}
+
+impl<'a> KubectlOutputs<'a> {
+    pub fn new(facts: &'a Facts) -> Self {
+        let lines = facts
+            .messages
+            .iter()
+            .filter(|m| {
+                let t = m.text.trim_end();
+                t.ends_with(" deleted") || t.ends_with(" annotated")
+            })
+            .collect();
+        KubectlOutputs { facts, lines }
+    }
+}
+
 /// Where the input shows the object removed, or the annotation taken off it, after `after` (a
 /// later line of the same source): a `kubectl delete <kind> <name>` or `kubectl annotate <kind>
 /// <name> <annotation>-` prompt line, or kubectl's output `<kind>/<name> deleted`, `<kind>
 /// "<name>" deleted`. `kind` is the canonical kind (`Pod`, `Node`); `annotation` `None` asks
 /// for a delete only.
 pub fn lifted_after(
-    facts: &Facts,
+    outputs: &KubectlOutputs<'_>,
     kind: &str,
     namespace: Option<&str>,
     name: &str,
     annotation: Option<&str>,
     after: &Evidence,
 ) -> Option<Evidence> {
+    let facts = outputs.facts;
     let later = |e: &Evidence| e.source == after.source && e.line > after.line;
     let ns_ok = |ns: Option<&str>| namespace.is_none() || ns.is_none() || ns == namespace;
     let command = facts.commands.iter().find(|c| {
@@ -805,18 +918,18 @@ pub fn lifted_after(
         return Some(c.evidence.clone());
     }
     let lower = kind.to_ascii_lowercase();
-    let outputs = [
+    let deleted = [
         format!("{lower}/{name} deleted"),
         format!("{lower} \"{name}\" deleted"),
     ];
     let annotated = format!("{lower}/{name} annotated");
-    facts
-        .messages
+    outputs
+        .lines
         .iter()
+        .copied()
         .find(|m| {
-            later(&m.evidence)
-                && (outputs.iter().any(|o| m.text.trim() == o.as_str())
-                    || (annotation.is_some() && m.text.trim() == annotated
+            (deleted.iter().any(|o| m.text.trim() == o.as_str())
+                || (annotation.is_some() && m.text.trim() == annotated
                         // `annotated` alone does not say which annotation: the prompt line
                         // above it must take this one off.
                         && facts.commands.iter().any(|c| {
@@ -829,6 +942,7 @@ pub fn lifted_after(
                                         .any(|w| w.strip_suffix('-') == Some(a))
                                 })
                         })))
+                && later(&m.evidence)
         })
         .map(|m| m.evidence.clone())
 }
@@ -1046,11 +1160,17 @@ mod tests {
         let node = ObjectRef::new("Node", None, "ip-10-0-1-1.ec2.internal");
         // Disrupted after the verdict: history. Before it (rolled back), or another node: not.
         let after = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n30m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n5m   Normal   DisruptionTerminating   node/ip-10-0-1-1.ec2.internal   Disrupting Node: Underutilized/Delete\n");
-        assert!(removed_after(&after, &verdict(&after), &node).is_some());
+        assert!(Endings::new(&after)
+            .removed_after(&verdict(&after), &node)
+            .is_some());
         let before = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n5m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n30m   Normal   DisruptionTerminating   node/ip-10-0-1-1.ec2.internal   Disrupting Node: Drifted/Replace\n");
-        assert!(removed_after(&before, &verdict(&before), &node).is_none());
+        assert!(Endings::new(&before)
+            .removed_after(&verdict(&before), &node)
+            .is_none());
         let other = facts("LAST SEEN   TYPE     REASON                  OBJECT                          MESSAGE\n30m   Normal   Unconsolidatable   node/ip-10-0-1-1.ec2.internal   Can't replace with a cheaper node\n5m   Normal   DisruptionTerminating   node/ip-10-0-1-12.ec2.internal   Disrupting Node: Underutilized/Delete\n");
-        assert!(removed_after(&other, &verdict(&other), &node).is_none());
+        assert!(Endings::new(&other)
+            .removed_after(&verdict(&other), &node)
+            .is_none());
         assert!(names_word("[{\"Node\":{\"name\":\"ip-1-2\"}}]", "ip-1-2"));
         assert!(!names_word("ip-1-23 ip-1-2x", "ip-1-2"));
         assert!(!names_word("ip-1-2.ec2.internal", "ip-1-2"));

@@ -1,13 +1,15 @@
 //! KW401 pdb-blocks-eviction.
 
+use std::collections::BTreeMap;
+
 use crate::document::Evidence;
 use crate::facts::{
     contains_ignore_ascii_case, Facts, Message, MessageOrigin, ObjectRef, Pdb, Pod,
 };
 use crate::rules::kw4xx::disruption::{
-    gone_after, lifted_after, messages_with, node_name, ns_flag, number_after, push_unique,
-    removed_after, same_subject, serrors_values, split_qualified, subject_nodepools, subject_of,
-    subjects_label, unescaped, wholly_after,
+    lifted_after, messages_with, node_name, ns_flag, number_after, push_unique, same_subject,
+    serrors_values, split_qualified, subject_nodepools, subject_of, subjects_label, unescaped,
+    wholly_after, Endings, KubectlOutputs,
 };
 use crate::rules::text::{quoted_after, token_after};
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
@@ -116,10 +118,12 @@ impl Group<'_> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let endings = Endings::new(facts);
     let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut group_of_key: BTreeMap<String, usize> = BTreeMap::new();
     for m in messages_with(facts, SIGNALS) {
         // A node gone afterwards was drained after all: the block is history.
-        if subject_of(m).is_some_and(|s| gone_after(facts, m, &s).is_some()) {
+        if subject_of(m).is_some_and(|s| endings.gone_after(m, &s).is_some()) {
             continue;
         }
         let t = unescaped(&m.text);
@@ -162,7 +166,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             g.subjects.push(s);
         }
         g.messages.push(m);
-        merge(&mut groups, g);
+        merge(&mut groups, &mut group_of_key, g);
     }
     // `<n> pods are waiting to be evicted` names no budget: on a node whose drain another
     // message explains, it is the same problem.
@@ -242,7 +246,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         groups.push(g);
     }
-    groups.iter().map(|g| diagnose(facts, g)).collect()
+    // One image pull failure anywhere in the input is told in every group: found once.
+    let pull = pull_failure(facts);
+    let kubectl_outputs = KubectlOutputs::new(facts);
+    groups
+        .iter()
+        .map(|g| diagnose(facts, &endings, &kubectl_outputs, pull.as_ref(), g))
+        .collect()
 }
 
 /// Karpenter's interruption events: EC2 reclaims the instance whatever its pods' budgets say.
@@ -279,9 +289,14 @@ fn refused_pod(text: &str) -> Option<String> {
     })
 }
 
-fn merge<'a>(groups: &mut Vec<Group<'a>>, g: Group<'a>) {
-    let key = g.key();
-    match groups.iter_mut().find(|x| x.key() == key) {
+/// Adds `g` to the group of its key (`group_of_key`: key -> index in `groups`; a merge keeps
+/// the key, since the members it adds are the ones the key names).
+fn merge<'a>(
+    groups: &mut Vec<Group<'a>>,
+    group_of_key: &mut BTreeMap<String, usize>,
+    g: Group<'a>,
+) {
+    match group_of_key.get(&g.key()).map(|&i| &mut groups[i]) {
         Some(existing) => {
             for s in g.subjects {
                 push_unique(&mut existing.subjects, s);
@@ -292,7 +307,10 @@ fn merge<'a>(groups: &mut Vec<Group<'a>>, g: Group<'a>) {
             existing.waiting = existing.waiting.or(g.waiting);
             existing.messages.extend(g.messages);
         }
-        None => groups.push(g),
+        None => {
+            group_of_key.insert(g.key(), groups.len());
+            groups.push(g);
+        }
     }
 }
 
@@ -504,7 +522,13 @@ fn pull_failure(facts: &Facts) -> Option<PullFailure<'_>> {
     })
 }
 
-fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+fn diagnose(
+    facts: &Facts,
+    endings: &Endings<'_>,
+    kubectl_outputs: &KubectlOutputs<'_>,
+    pull: Option<&PullFailure<'_>>,
+    g: &Group<'_>,
+) -> Diagnosis {
     let on = subjects_label(&g.subjects);
     let pdb_objects: Vec<&Pdb> = g
         .pdbs
@@ -625,9 +649,8 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             list.join(", ")
         ));
     }
-    let pull = pull_failure(facts);
     let mut related: Vec<&'static str> = Vec::new();
-    if let Some(p) = &pull {
+    if let Some(p) = pull {
         let image = p
             .image
             .as_deref()
@@ -662,10 +685,10 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         .with_evidence(evidence)
         .with_related(&related)
         .with_remediation(remediation(facts, g, &pdb_objects, &unhealthy));
-    if let Some(p) = &pull {
+    if let Some(p) = pull {
         d = d.with_messages(p.messages.iter().copied());
     }
-    if let Some(lifted) = lifted_later(facts, g) {
+    if let Some(lifted) = lifted_later(facts, kubectl_outputs, g) {
         // Told in the past tense: the block is over.
         for (now, then) in [
             ("prevents pod evictions", "prevented pod evictions"),
@@ -683,7 +706,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
         d = d
             .with_severity(Severity::Warning)
             .with_confidence(Confidence::Medium);
-    } else if let Some((verdict, disrupted)) = weighed_after(facts, g) {
+    } else if let Some((verdict, disrupted)) = weighed_after(facts, endings, g) {
         for (now, then) in [
             ("prevents pod evictions", "prevented pod evictions"),
             ("Karpenter cannot", "Karpenter could not"),
@@ -721,7 +744,11 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
 /// budgets before it weighs a candidate for consolidation, so the budget no longer blocked
 /// then. `None` for drain failures (a draining node is weighed for nothing) and for blocks
 /// without a named subject.
-fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<(&'a Message, bool)> {
+fn weighed_after<'a>(
+    facts: &'a Facts,
+    endings: &Endings<'a>,
+    g: &Group<'_>,
+) -> Option<(&'a Message, bool)> {
     if g.pdbs.is_empty() || g.subjects.is_empty() || g.waiting.is_some() || !g.pods.is_empty() {
         return None;
     }
@@ -752,7 +779,7 @@ fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<(&'a Message, bo
         let verdict = match verdict {
             Some(v) => (v, false),
             None => {
-                let mut later = blocks.iter().map(|b| removed_after(facts, b, s));
+                let mut later = blocks.iter().map(|b| endings.removed_after(b, s));
                 let first_later = later.next().flatten()?;
                 if later.any(|l| l.is_none()) {
                     return None;
@@ -768,7 +795,11 @@ fn weighed_after<'a>(facts: &'a Facts, g: &Group<'_>) -> Option<(&'a Message, bo
 /// Where the input shows, after the group's last message, every budget it names (or, for a
 /// drain naming none, every likely one) deleted, or every pod it names deleted: the block was
 /// lifted.
-fn lifted_later(facts: &Facts, g: &Group<'_>) -> Option<Vec<Evidence>> {
+fn lifted_later(
+    facts: &Facts,
+    kubectl_outputs: &KubectlOutputs<'_>,
+    g: &Group<'_>,
+) -> Option<Vec<Evidence>> {
     let last = g
         .messages
         .iter()
@@ -784,13 +815,13 @@ fn lifted_later(facts: &Facts, g: &Group<'_>) -> Option<Vec<Evidence>> {
             g.likely.iter().map(|(n, _)| n).collect(),
         )
     } else {
-        return do_not_disrupt_lifted(facts, g, last);
+        return do_not_disrupt_lifted(facts, kubectl_outputs, g, last);
     };
     names
         .iter()
         .map(|q| {
             let (ns, name) = split_qualified(q);
-            lifted_after(facts, kind, ns, name, None, last)
+            lifted_after(kubectl_outputs, kind, ns, name, None, last)
         })
         .collect()
 }
@@ -798,7 +829,12 @@ fn lifted_later(facts: &Facts, g: &Group<'_>) -> Option<Vec<Evidence>> {
 /// A drain naming no budget on a node that a karpenter.sh/do-not-disrupt annotation blocked
 /// (`Pod "<ns>/<pod>" has "karpenter.sh/do-not-disrupt" annotation`, or the node's own): the
 /// input shows that pod deleted, or the annotation taken off, after the drain failure.
-fn do_not_disrupt_lifted(facts: &Facts, g: &Group<'_>, last: &Evidence) -> Option<Vec<Evidence>> {
+fn do_not_disrupt_lifted(
+    facts: &Facts,
+    kubectl_outputs: &KubectlOutputs<'_>,
+    g: &Group<'_>,
+    last: &Evidence,
+) -> Option<Vec<Evidence>> {
     const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
     let mut out = Vec::new();
     for m in &facts.messages {
@@ -811,12 +847,18 @@ fn do_not_disrupt_lifted(facts: &Facts, g: &Group<'_>, last: &Evidence) -> Optio
         let lifted = match quoted_after(&t, "pod ") {
             Some(q) => {
                 let (ns, name) = split_qualified(&q);
-                lifted_after(facts, "Pod", ns, name, Some(ANNOTATION), last)
+                lifted_after(kubectl_outputs, "Pod", ns, name, Some(ANNOTATION), last)
             }
-            None => g
-                .subjects
-                .iter()
-                .find_map(|s| lifted_after(facts, &s.kind, None, &s.name, Some(ANNOTATION), last)),
+            None => g.subjects.iter().find_map(|s| {
+                lifted_after(
+                    kubectl_outputs,
+                    &s.kind,
+                    None,
+                    &s.name,
+                    Some(ANNOTATION),
+                    last,
+                )
+            }),
         };
         out.push(lifted?);
     }

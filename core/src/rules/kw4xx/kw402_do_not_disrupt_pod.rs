@@ -7,7 +7,7 @@ use crate::facts::{Facts, Message, ObjectRef, Pod, Workload};
 use crate::ingest::objects::number::is_f64;
 use crate::rules::kw4xx::disruption::{
     annotated_by_command, era_before_v1, grouped_hits, lifted_after, push_unique, serrors_values,
-    split_qualified, subject_of, subjects_label,
+    split_qualified, subject_of, subjects_label, KubectlOutputs,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::{at_least, version_label};
@@ -151,6 +151,7 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let kubectl_outputs = KubectlOutputs::new(facts);
     let mut groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
         is_signal(t).then(|| (pod_named(t), annotation_of(t)))
     })
@@ -193,7 +194,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
                 *name == pod.meta.name
                     && (ns.is_none() || *ns == pod.meta.namespace)
                     && lifted_after(
-                        facts,
+                        &kubectl_outputs,
                         "Pod",
                         pod.meta.namespace.as_deref(),
                         name,
@@ -269,7 +270,10 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             });
         }
     }
-    groups.iter().map(|g| diagnose(facts, g)).collect()
+    groups
+        .iter()
+        .map(|g| diagnose(facts, &kubectl_outputs, g))
+        .collect()
 }
 
 /// Whether the workload created the pod: same namespace and the controller's name prefix
@@ -356,7 +360,7 @@ fn held_label(subjects: &[ObjectRef]) -> String {
     subjects_label(&held)
 }
 
-fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
+fn diagnose(facts: &Facts, kubectl_outputs: &KubectlOutputs<'_>, g: &Group<'_>) -> Diagnosis {
     let workload = g
         .workload
         .map(|w| format!("{} {}", w.kind, w.object_ref().qualified_name()));
@@ -414,7 +418,7 @@ fn diagnose(facts: &Facts, g: &Group<'_>) -> Diagnosis {
             .max_by_key(|e| e.line)?;
         [ANNOTATION, LEGACY_ANNOTATION]
             .iter()
-            .find_map(|a| lifted_after(facts, "Pod", ns, name, Some(a), last))
+            .find_map(|a| lifted_after(kubectl_outputs, "Pod", ns, name, Some(a), last))
     });
     if let Some(e) = &lifted {
         let how = if e.text.contains(" annotate") || e.text.trim_end().ends_with("annotated") {

@@ -6,7 +6,7 @@ use crate::document::Evidence;
 use crate::facts::{contains_ignore_ascii_case, Facts, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
     annotated_by_command, hits, lifted_after, node_or_claim, push_unique, subject_nodepools,
-    subject_of, subjects_label, Hits,
+    subject_of, subjects_label, Hits, KubectlOutputs,
 };
 use crate::rules::text::capitalised;
 use crate::rules::version;
@@ -63,6 +63,7 @@ const ANNOTATION: &str = "karpenter.sh/do-not-disrupt";
 const LEGACY_ANNOTATION: &str = "karpenter.sh/do-not-consolidate";
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let kubectl_outputs = KubectlOutputs::new(facts);
     let found = hits(facts, |t| {
         (contains_ignore_ascii_case(t, "disruption is blocked")
             && contains_ignore_ascii_case(t, ANNOTATION))
@@ -104,7 +105,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let mut from_command = false;
     for kind in ["Node", "NodeClaim"] {
         for (name, at, _) in annotated_by_command(facts, kind, ANNOTATION) {
-            if lifted_after(facts, kind, None, &name, Some(ANNOTATION), &at).is_some() {
+            if lifted_after(&kubectl_outputs, kind, None, &name, Some(ANNOTATION), &at).is_some() {
                 continue;
             }
             let object = ObjectRef::new(kind, None, &name);
@@ -145,7 +146,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         && blocked_at.iter().all(|(s, at)| {
             let found = [ANNOTATION, LEGACY_ANNOTATION]
                 .iter()
-                .find_map(|a| lifted_after(facts, &s.kind, None, &s.name, Some(a), at));
+                .find_map(|a| lifted_after(&kubectl_outputs, &s.kind, None, &s.name, Some(a), at));
             if let Some(e) = &found {
                 lifted.push(e.clone());
             }

@@ -1,7 +1,7 @@
 //! KW404 not-initialized-blocks-disruption.
 
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
-use crate::rules::kw3xx::common::shown_initialized;
+use crate::rules::kw3xx::common::Initialized;
 use crate::rules::kw4xx::disruption::{
     described_event, hits, launch_time_only, node_name, push_unique, same_subject, subject_of,
     subjects_label, unescaped, Hits,
@@ -97,6 +97,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// `Node isn't initialized` in the first minute of every node, which a describe keeps in its
 /// events long after the node initialized.
 fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
+    let initialized = Initialized::new(facts);
     let mut out = Hits::default();
     for m in found.messages {
         let subject = subject_of(m);
@@ -112,7 +113,7 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
             .as_ref()
             .is_some_and(|s| !crate::rules::text::is_unnumbered_mask(&s.name))
             || described_event(facts, m);
-        if (named && shown_initialized(facts, name_of("NodeClaim"), name_of("Node")))
+        if (named && initialized.shown(name_of("NodeClaim"), name_of("Node")))
             || subject
                 .as_ref()
                 .is_some_and(|s| initialized_since(facts, m, s))

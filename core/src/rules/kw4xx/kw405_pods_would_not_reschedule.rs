@@ -3,9 +3,7 @@
 use crate::facts::find_ignore_ascii_case;
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef, PersistentVolume};
 use crate::rules::kw2xx::scheduling::{parse_clause, Cause};
-use crate::rules::kw4xx::disruption::{
-    grouped_hits, subject_of, subjects_label, without_later_removal,
-};
+use crate::rules::kw4xx::disruption::{grouped_hits, subject_of, subjects_label, Endings};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
 pub const RULE: Rule = Rule { meta: META, check };
@@ -51,6 +49,7 @@ struct Blocked<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let endings = Endings::new(facts);
     grouped_hits(facts, |t| {
         let at = find_ignore_ascii_case(t, "not all pods would schedule")?;
         let rest = t[at + "not all pods would schedule".len()..].trim_start_matches([',', ' ']);
@@ -58,7 +57,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         Some((pod_errors(&rest), others))
     })
     .into_iter()
-    .map(|(key, hits)| (key, without_later_removal(facts, hits)))
+    .map(|(key, hits)| (key, endings.without_later_removal(hits)))
     .filter(|(_, hits)| !hits.is_empty())
     .map(|((pods, others), hits)| {
         diagnose(

@@ -4,7 +4,7 @@ use crate::facts::find_ignore_ascii_case;
 use crate::facts::{Facts, Message, NodePool, ObjectRef};
 use crate::rules::kw4xx::disruption::{
     era_before_v1, grouped_hits, nodepool_lookup_command, subject_nodepools, subject_of,
-    subjects_label, without_later_removal,
+    subjects_label, Endings,
 };
 use crate::rules::text::{contains_any, quoted_after, token_after};
 use crate::rules::version::at_least;
@@ -62,6 +62,7 @@ struct Group<'a> {
 }
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
+    let endings = Endings::new(facts);
     let groups: Vec<Group<'_>> = grouped_hits(facts, |t| {
         contains_any(t, SIGNALS).then(|| {
             let provisioner = find_ignore_ascii_case(t, "provisioner ").is_some()
@@ -83,7 +84,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         })
     })
     .into_iter()
-    .map(|(key, hits)| (key, without_later_removal(facts, hits)))
+    .map(|(key, hits)| (key, endings.without_later_removal(hits)))
     .filter(|(_, hits)| !hits.is_empty())
     .map(|((nodepool, disabled, provisioner), hits)| Group {
         // The text's name unreadable: the nodes' own NodePool label, the NodeClaim's pool.

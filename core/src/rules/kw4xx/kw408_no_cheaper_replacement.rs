@@ -3,7 +3,7 @@
 use crate::facts::{Facts, ObjectRef};
 use crate::rules::kw4xx::disruption::{
     hits, nodepool_lookup_command, number_after, subject_nodepools, subject_of, subjects_label,
-    unescaped, without_later_removal,
+    unescaped, Endings,
 };
 use crate::rules::text::contains_any;
 use crate::rules::text::karpenter_namespace_or_placeholder;
@@ -55,7 +55,8 @@ const SIGNALS: &[&str] = &[
 ];
 
 fn check(facts: &Facts) -> Vec<Diagnosis> {
-    let found = without_later_removal(facts, hits(facts, |t| contains_any(t, SIGNALS)));
+    let found =
+        Endings::new(facts).without_later_removal(hits(facts, |t| contains_any(t, SIGNALS)));
     if found.is_empty() {
         return Vec::new();
     }

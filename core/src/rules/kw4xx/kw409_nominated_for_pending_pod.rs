@@ -2,8 +2,7 @@
 
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw4xx::disruption::{
-    hits, push_unique, subject_nodepools, subject_of, subjects_label, wholly_after,
-    without_later_removal, Hits,
+    hits, push_unique, subject_nodepools, subject_of, subjects_label, wholly_after, Endings, Hits,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -44,7 +43,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
         contains_ignore_ascii_case(t, "nominated for a pending pod")
     });
-    let found = without_later_removal(facts, found);
+    let found = Endings::new(facts).without_later_removal(found);
     let found = without_later_verdict(facts, found);
     if found.is_empty() {
         return Vec::new();

@@ -3,7 +3,7 @@
 use crate::facts::{contains_ignore_ascii_case, Facts};
 use crate::rules::kw4xx::disruption::{
     hits, node_name, nodepool_lookup_command, number_after, subject_nodepools, subject_of,
-    subjects_label, unescaped, without_later_removal,
+    subjects_label, unescaped, Endings,
 };
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -45,7 +45,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let found = hits(facts, |t| {
         SIGNALS.iter().any(|s| contains_ignore_ascii_case(t, s))
     });
-    let found = without_later_removal(facts, found);
+    let found = Endings::new(facts).without_later_removal(found);
     if found.is_empty() {
         return Vec::new();
     }
