@@ -352,7 +352,11 @@ pub fn ingest(part: &Part<'_>, i: usize, table: Table, cx: &Context, sink: &mut 
             index: j,
             command: cx.command.as_ref(),
         };
-        if !row.ingest(listed, sink) {
+        // A condition's reason or message in custom columns (`-o custom-columns=...,REASON:
+        // .status.conditions[?(@.type=="Launched")].reason`) is read by the rules that scan
+        // text, as the same line of a describe is.
+        let conditions = table.has("REASON") || table.has("MESSAGE");
+        if !row.ingest(listed, sink) || conditions {
             sink.unrecognised(part, j);
         }
     }

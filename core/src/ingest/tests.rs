@@ -2827,6 +2827,23 @@ ip-10-0-90-12.eu-west-1.compute.internal   <none>    <none>
     );
 }
 
+/// A condition's REASON / MESSAGE in custom columns: the row is a NodeClaim and also text the
+/// rules scan (as the same line of a describe is).
+#[test]
+fn custom_columns_condition_reason_is_kept_as_text() {
+    let facts = facts_of(
+        "$ kubectl get nodeclaims -o custom-columns=NAME:.metadata.name,REASON:.status.conditions[?(@.type==\"Launched\")].reason
+NAME            REASON
+batch-7xq2p     InstanceProfileNameInvalid
+",
+    );
+    assert_eq!(facts.nodeclaims.len(), 1);
+    assert!(facts
+        .messages
+        .iter()
+        .any(|m| m.text.contains("InstanceProfileNameInvalid")));
+}
+
 /// `kubectl get nodes,nodeclaims`: one table per kind, names prefixed by the kind.
 #[test]
 fn tables_of_several_kinds_are_read_by_their_prefixes() {

@@ -237,8 +237,14 @@ fn namespace_before_controller_pod(text: &str) -> Option<String> {
         let ns_start = head.rfind(|c: char| !label(c)).map_or(0, |i| i + 1);
         let ns = &head[ns_start..];
         let before = head[..ns_start].chars().last();
-        (controller_pod_name(&pod) && !ns.is_empty() && !matches!(before, Some('/' | '.' | ':')))
-            .then(|| ns.to_string())
+        // `pod/karpenter-...` is kubectl's kind prefix (`kubectl logs --prefix` writes
+        // `[pod/<pod>/<container>]`, events print `pod/<pod>`), not a namespace.
+        let kind = matches!(ns, "pod" | "pods");
+        (controller_pod_name(&pod)
+            && !ns.is_empty()
+            && !kind
+            && !matches!(before, Some('/' | '.' | ':')))
+        .then(|| ns.to_string())
     })
 }
 
@@ -803,6 +809,17 @@ mod tests {
         assert_eq!(karpenter_namespace(&facts).as_deref(), Some("karpenter"));
         facts.karpenter_namespace = Some("kube-system".into());
         assert_eq!(karpenter_namespace(&facts).as_deref(), Some("kube-system"));
+    }
+
+    #[test]
+    fn a_logs_prefix_names_no_namespace() {
+        let prefix = "[pod/karpenter-7c9d8f6b5-kq2lm/controller] 2024-04-03T05:10:12.003Z\tERROR";
+        assert_eq!(namespace_before_controller_pod(prefix), None);
+        let assigned = "Successfully assigned karpenter/karpenter-6d9c7b8f5d-4xq2m to ip-10-0-1-2";
+        assert_eq!(
+            namespace_before_controller_pod(assigned).as_deref(),
+            Some("karpenter")
+        );
     }
 
     #[test]

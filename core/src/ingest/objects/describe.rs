@@ -108,7 +108,9 @@ fn structural_lines(text: &str) -> Vec<Line> {
     for (index, raw) in text.lines().enumerate() {
         let raw = raw.trim_start_matches('\u{feff}');
         let content = raw.trim();
-        if content.is_empty() {
+        // A `...` where the user cut the printout is no part of the value above it (glued,
+        // `Kind:  NodeClaim` would read as the kind `NodeClaim\n...`).
+        if content.is_empty() || crate::ingest::segment::is_cut_mark(content) {
             continue;
         }
         let indent = raw.len() - raw.trim_start().len();

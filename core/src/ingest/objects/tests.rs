@@ -1668,6 +1668,15 @@ fn describe_ec2nodeclass_and_unknown_kinds() {
 }
 
 #[test]
+fn a_cut_mark_inside_a_describe_is_not_part_of_the_value_above() {
+    let text = "Name:         general-4hx8c\nAPI Version:  karpenter.sh/v1\nKind:         NodeClaim\n...\nStatus:\n  Conditions:\n    Message:               Security group and subnet belong to different networks\n    Reason:                SecurityGroupSubnetVPCMismatch\n    Status:                Unknown\n    Type:                  Launched\n";
+    let facts = described(text);
+    assert_eq!(facts.nodeclaims.len(), 1);
+    assert_eq!(facts.nodeclaims[0].meta.name, "general-4hx8c");
+    assert_eq!(facts.nodeclaims[0].conditions.len(), 1);
+}
+
+#[test]
 fn describe_nodeclaims_of_the_corpus() {
     for name in [
         "events-spot-slr-not-permitted-b",

@@ -364,7 +364,13 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
             text: c.display(),
         });
     }
-    // Describe / YAML lines the object ingest did not model.
+    // Describe / YAML lines the object ingest did not model, and custom-columns rows of
+    // `kubectl get nodeclaims` (a Launched reason column), whose first cell names the claim.
+    let listed: std::collections::BTreeSet<&str> = facts
+        .nodeclaims
+        .iter()
+        .map(|c| c.meta.name.as_str())
+        .collect();
     for m in facts
         .messages
         .iter()
@@ -379,8 +385,12 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         if hits.iter().any(|h| h.evidence.contains(&m.evidence)) {
             continue;
         }
+        let row_claim = || {
+            let first = m.text.split_whitespace().next()?;
+            listed.contains(first).then(|| first.to_string())
+        };
         hits.push(Hit {
-            nodeclaim: nodeclaim_of(facts, m),
+            nodeclaim: nodeclaim_of(facts, m).or_else(row_claim),
             nodepool: None,
             reason,
             error: None,

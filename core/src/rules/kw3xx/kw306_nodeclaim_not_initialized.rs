@@ -97,10 +97,16 @@ struct Hit {
     inferred: bool,
 }
 
-/// The quoted value after `marker` (`StartupTaint "` -> the taint).
+/// The quoted value after `marker` (`StartupTaint "` -> the taint), also where the message
+/// sits JSON-escaped in a line kept as text (`"message": "StartupTaint \"<taint>\" ..."`, a
+/// `jq` projection without `kind`).
 fn quoted_after(text: &str, marker: &str) -> Option<String> {
-    let rest = tail_after(text, marker)?;
-    let v: String = rest.chars().take_while(|c| *c != '"').collect();
+    let escaped = marker.strip_suffix('"').map(|m| format!("{m}\\\""));
+    let rest = tail_after(text, marker).or_else(|| tail_after(text, escaped.as_deref()?))?;
+    let v: String = rest
+        .chars()
+        .take_while(|c| !matches!(c, '"' | '\\'))
+        .collect();
     (!v.is_empty()).then_some(v)
 }
 
@@ -1302,6 +1308,8 @@ default     2m          Normal   NodeNotReady   node/ip-10-0-88-4.ec2.internal  
             "  Normal  DisruptionBlocked        9m    karpenter              Node isn't initialized",
             "Cannot disrupt Node: state node isn't initialized",
             "    message: DRA driver \"gpu.example.com\" has not published a complete resource pool",
+            // A `jq` projection of the conditions, without `kind`: the JSON-escaped quotes.
+            "      \"message\": \"StartupTaint \\\"ebs.csi.aws.com/agent-not-ready=:NoExecute\\\" still exists\",",
         ] {
             assert_eq!(ids(&check_only("KW306", text)), ["KW306"], "{text}");
         }
