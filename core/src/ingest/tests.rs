@@ -2318,6 +2318,30 @@ gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a      Unknown   3m12s      gpu 
     }
 }
 
+/// `kubectl get nodepool <name> -o yaml | grep -A4 disruption` prints a piece of the spec: it
+/// is read into that NodePool, whose other fields stay unknown.
+#[test]
+fn a_grepped_piece_of_a_nodepool_is_read_into_it() {
+    let facts = facts_of(
+        "$ kubectl get nodepool batch -o yaml | grep -A4 disruption
+  disruption:
+    budgets:
+    - nodes: 10%
+    consolidateAfter: 30s
+    consolidationPolicy: WhenEmpty
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    let pool = &facts.nodepools[0];
+    assert_eq!(pool.meta.name, "batch");
+    assert_eq!(
+        pool.disruption.consolidation_policy.as_deref(),
+        Some("WhenEmpty")
+    );
+    assert_eq!(pool.disruption.budgets.len(), 1);
+    assert!(pool.meta.from_table && !pool.meta.annotations_known());
+}
+
 /// `kubectl get nodepool <name> -o jsonpath='{.spec.disruption}'` prints one field: it is read
 /// into that NodePool, whose other fields stay unknown (its requirements are not shown).
 #[test]
