@@ -1157,10 +1157,17 @@ fn printed_yaml_piece(
     object: &ObjectRef,
     sink: &mut Sink,
 ) -> Option<usize> {
+    // A line indented less than the first is past the piece (`sed -n '/requirements:/,/status:/p'`
+    // prints the `status:` that ends the range).
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let first_indent = indent(part.lines[i]);
     let end = (i..part.lines.len())
         .find(|&k| {
             let line = part.lines[k].trim();
-            line.is_empty() || line == "--" || command_line(part.lines[k]).is_some()
+            line.is_empty()
+                || line == "--"
+                || indent(part.lines[k]) < first_indent
+                || command_line(part.lines[k]).is_some()
         })
         .unwrap_or(part.lines.len());
     let before = sink.facts.nodeclasses.len();
@@ -1173,7 +1180,8 @@ fn printed_yaml_piece(
     }
     shows_part_of(&mut sink.facts.nodeclasses[before..]);
     for pool in sink.facts.nodepools.iter_mut().skip(pools_before) {
-        pool.meta.from_table = true;
+        // Requirements the piece shows are known; else they are not shown.
+        pool.meta.from_table = pool.requirements.is_empty();
         pool.meta.annotations_cut = true;
     }
     // Its lines stay text too, as before it was read: rules quote a spec line they match
