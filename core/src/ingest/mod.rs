@@ -1077,7 +1077,13 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
     }
     let object = command.printed_object()?;
     let nodeclass = matches!(object.kind.as_str(), "EC2NodeClass" | "AWSNodeTemplate");
-    if nodeclass && part.lines[i - 1].contains('|') {
+    // `| grep -A4 disruption` of a NodePool too: its consolidation policy and budgets. A
+    // NodePool's status slice stays text about it (its conditions are read from there).
+    let first = part.lines[i].trim_start();
+    let pool_spec = object.kind == "NodePool"
+        && !first.starts_with("status:")
+        && !first.starts_with("conditions:");
+    if (nodeclass || pool_spec) && part.lines[i - 1].contains('|') {
         return printed_yaml_piece(part, i, &object, sink);
     }
     let readable = nodeclass
@@ -1143,20 +1149,29 @@ fn printed_fragment(part: &Part<'_>, i: usize, cx: &Context, sink: &mut Sink) ->
 
 /// `kubectl get ec2nodeclass <name> -o yaml | grep -A10 status` (or `sed`, `head`): the
 /// YAML right under the prompt, up to a blank line or grep's `--`, is a piece of that
-/// EC2NodeClass ([`objects::ingest_yaml_piece`]). A piece that is not YAML stays text.
+/// EC2NodeClass ([`objects::ingest_yaml_piece`]); the same for a NodePool. A piece that is not
+/// YAML stays text.
 fn printed_yaml_piece(
     part: &Part<'_>,
     i: usize,
     object: &ObjectRef,
     sink: &mut Sink,
 ) -> Option<usize> {
+    // A line indented less than the first is past the piece (`sed -n '/requirements:/,/status:/p'`
+    // prints the `status:` that ends the range).
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let first_indent = indent(part.lines[i]);
     let end = (i..part.lines.len())
         .find(|&k| {
             let line = part.lines[k].trim();
-            line.is_empty() || line == "--" || command_line(part.lines[k]).is_some()
+            line.is_empty()
+                || line == "--"
+                || indent(part.lines[k]) < first_indent
+                || command_line(part.lines[k]).is_some()
         })
         .unwrap_or(part.lines.len());
     let before = sink.facts.nodeclasses.len();
+    let pools_before = sink.facts.nodepools.len();
     let read = part.with_segment(i, end, |s| {
         objects::ingest_yaml_piece(s, &object.kind, &object.name, &mut sink.facts)
     });
@@ -1164,6 +1179,11 @@ fn printed_yaml_piece(
         return None;
     }
     shows_part_of(&mut sink.facts.nodeclasses[before..]);
+    for pool in sink.facts.nodepools.iter_mut().skip(pools_before) {
+        // Requirements the piece shows are known; else they are not shown.
+        pool.meta.from_table = pool.requirements.is_empty();
+        pool.meta.annotations_cut = true;
+    }
     // Its lines stay text too, as before it was read: rules quote a spec line they match
     // (`kmsKeyID: ...`) as evidence.
     for k in i..end {

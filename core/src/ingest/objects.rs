@@ -178,7 +178,25 @@ pub fn ingest_yaml_piece(segment: Segment<'_>, kind: &str, name: &str, facts: &m
         let keys = std::mem::take(entries);
         let line = keys.first().map_or(root.line, |(_, n)| n.line);
         let parent = if status { "status" } else { "spec" };
-        entries.push((parent.into(), Node::new(Value::Map(keys), line)));
+        // A NodePool's requirements and taints sit in spec.template.spec
+        // (`sed -n '/requirements:/,$p'`).
+        let template = kind == "NodePool"
+            && keys.first().is_some_and(|(k, _)| {
+                matches!(
+                    k.as_str(),
+                    "requirements" | "taints" | "startupTaints" | "nodeClassRef"
+                )
+            });
+        let value = if template {
+            let inner = vec![("spec".to_string(), Node::new(Value::Map(keys), line))];
+            Value::Map(vec![(
+                "template".into(),
+                Node::new(Value::Map(inner), line),
+            )])
+        } else {
+            Value::Map(keys)
+        };
+        entries.push((parent.into(), Node::new(value, line)));
     }
     if !entries.iter().any(|(k, _)| k == "metadata") {
         entries.push((

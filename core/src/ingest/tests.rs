@@ -2318,6 +2318,51 @@ gpu-x8k2l   p4d.24xlarge   on-demand   us-east-1a      Unknown   3m12s      gpu 
     }
 }
 
+/// `kubectl get nodepool <name> -o yaml | grep -A4 disruption` prints a piece of the spec: it
+/// is read into that NodePool, whose other fields stay unknown.
+#[test]
+fn a_grepped_piece_of_a_nodepool_is_read_into_it() {
+    let facts = facts_of(
+        "$ kubectl get nodepool batch -o yaml | grep -A4 disruption
+  disruption:
+    budgets:
+    - nodes: 10%
+    consolidateAfter: 30s
+    consolidationPolicy: WhenEmpty
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    let pool = &facts.nodepools[0];
+    assert_eq!(pool.meta.name, "batch");
+    assert_eq!(
+        pool.disruption.consolidation_policy.as_deref(),
+        Some("WhenEmpty")
+    );
+    assert_eq!(pool.disruption.budgets.len(), 1);
+    assert!(pool.meta.from_table && !pool.meta.annotations_known());
+}
+
+/// `sed -n '/requirements:/,/status:/p'` of a NodePool: the requirements are its template's,
+/// and the outdented `status:` that ends the range is past the piece.
+#[test]
+fn a_sed_piece_of_nodepool_requirements_is_read_into_its_template() {
+    let facts = facts_of(
+        "$ kubectl get nodepool spot -o yaml | sed -n '/requirements:/,/status:/p'
+      requirements:
+      - key: karpenter.sh/capacity-type
+        operator: In
+        values:
+        - spot
+status:
+",
+    );
+    assert_eq!(facts.nodepools.len(), 1, "{:#?}", facts.nodepools);
+    let pool = &facts.nodepools[0];
+    assert_eq!(pool.requirements.len(), 1);
+    assert_eq!(pool.requirements[0].values, ["spot"]);
+    assert!(!pool.meta.from_table);
+}
+
 /// `kubectl get nodepool <name> -o jsonpath='{.spec.disruption}'` prints one field: it is read
 /// into that NodePool, whose other fields stay unknown (its requirements are not shown).
 #[test]

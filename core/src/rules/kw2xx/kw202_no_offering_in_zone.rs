@@ -6,7 +6,7 @@ use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::kw216_spot_only_nodepool::{pool_requirements_yaml, spot_only_clause};
 use crate::rules::kw2xx::scheduling::{
     format_resources, group_hits, hit_messages, in_values, nodepool_label, nodepool_subnets,
-    pod_label, requirement_on, scheduling_errors, tag_subnet_command, Cause, Clause,
+    pod_label, requirement_on, scheduling_errors, single_value, tag_subnet_command, Cause, Clause,
     SchedulingError,
 };
 use crate::rules::kw3xx::common::Api;
@@ -239,6 +239,9 @@ impl ZoneFacts {
                 .any(|k| requirement_on(reqs, k).is_some_and(|r| r.ends_with(" DoesNotExist")));
             z.capacity_types = in_values(reqs, "karpenter.sh/capacity-type");
             z.spot_only = z.capacity_types.as_ref().is_some_and(|v| v == &["spot"]);
+            // The message's requirements name the NodePool's EC2NodeClass (v1.0+), so the
+            // subnet step can say which one even with no NodePool in the input.
+            z.nodeclass = single_value(reqs, "karpenter.k8s.aws/ec2nodeclass");
         }
         let fact_pod = pod.and_then(|p| {
             facts.pods.iter().find(|fp| {
@@ -328,6 +331,9 @@ impl ZoneFacts {
                         .requirements
                         .iter()
                         .any(|r| ZONE_KEYS.contains(&r.key.as_str()));
+            }
+            if z.nodeclass.is_none() {
+                z.nodeclass = np.nodeclass_ref.clone();
             }
             if z.capacity_types.is_none() && !np.meta.from_table {
                 z.capacity_types = np.allowed_values("karpenter.sh/capacity-type");
@@ -838,6 +844,21 @@ mod tests {
             ..Default::default()
         };
         assert!(z.nonexistent().is_empty());
+    }
+
+    #[test]
+    fn the_subnet_step_names_the_nodeclass_the_message_names() {
+        let d = &check_only(
+            "KW202",
+            r#"Failed to schedule pod, no instance type has the required offering, requirements=karpenter.k8s.aws/ec2nodeclass In [private-a], karpenter.sh/nodepool In [db], topology.kubernetes.io/zone In [us-east-1c], resources={"cpu":"1"}"#,
+        )
+        .diagnoses[0];
+        let fix = crate::testing::remediation_text(d);
+        assert!(
+            fix.contains("EC2NodeClass private-a selects a subnet in us-east-1c"),
+            "{fix}"
+        );
+        assert!(!fix.contains("<ec2nodeclass>"), "{fix}");
     }
 
     #[test]

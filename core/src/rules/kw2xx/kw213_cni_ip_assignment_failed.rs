@@ -2,7 +2,9 @@
 
 use crate::facts::{Facts, Message, ObjectRef};
 use crate::rules::kw2xx::eni_limits::{eni_limits, max_pods};
-use crate::rules::kw2xx::kw214_subnet_ip_exhausted::{exhausted_subnets, subnet_counts};
+use crate::rules::kw2xx::kw214_subnet_ip_exhausted::{
+    exhausted_subnets_for_cni, subnet_counts, NEAR_ZERO,
+};
 use crate::rules::kw2xx::scheduling::tail_after;
 use crate::rules::{Confidence, Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -91,11 +93,14 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
         }
         v
     };
-    let exhausted = exhausted_subnets(facts);
+    let exhausted = exhausted_subnets_for_cni(facts, &hits);
     // Subnets whose free addresses the input shows, when none is near exhausted: the subnet
     // side is then already checked.
+    // An exhausted subnet of another zone than the failing nodes' is left out of both lists.
     let roomy = if exhausted.is_empty() {
-        subnet_counts(facts)
+        let mut counts = subnet_counts(facts);
+        counts.retain(|s| s.available > NEAR_ZERO);
+        counts
     } else {
         Vec::new()
     };

@@ -1,7 +1,7 @@
 //! KW214 subnet-ip-exhausted.
 
 use crate::facts::find_ignore_ascii_case;
-use crate::facts::{contains_ignore_ascii_case, Facts, Message};
+use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw2xx::scheduling::{nodepool_of_node, nodepool_subnets};
 use crate::rules::{Diagnosis, Remediation, Rule, RuleMeta, Severity};
 
@@ -162,6 +162,53 @@ pub fn exhausted_subnets(facts: &Facts) -> Vec<SubnetFree> {
         .collect()
 }
 
+/// The zones of the nodes the pods of these CNI failures run on, where the input shows them
+/// (the node's zone label, else the zone in its provider ID `aws:///<zone>/i-...`). One pass
+/// over the pods, one over the nodes.
+fn cni_node_zones<'a>(facts: &'a Facts, cni: &[&Message]) -> Vec<&'a str> {
+    let failing: Vec<&ObjectRef> = cni.iter().filter_map(|m| m.object.as_ref()).collect();
+    let nodes: Vec<&str> = facts
+        .pods
+        .iter()
+        .filter(|p| {
+            failing.iter().any(|r| {
+                r.name == p.meta.name && (r.namespace.is_none() || r.namespace == p.meta.namespace)
+            })
+        })
+        .filter_map(|p| p.node_name.as_deref())
+        .collect();
+    let mut zones: Vec<&str> = Vec::new();
+    for n in facts
+        .nodes
+        .iter()
+        .filter(|n| nodes.contains(&n.meta.name.as_str()))
+    {
+        let zone = n.meta.label("topology.kubernetes.io/zone").or_else(|| {
+            n.provider_id
+                .as_deref()?
+                .strip_prefix("aws:///")?
+                .split('/')
+                .next()
+        });
+        if let Some(z) = zone.filter(|z| !z.is_empty() && !zones.contains(z)) {
+            zones.push(z);
+        }
+    }
+    zones
+}
+
+/// The exhausted subnets that can explain `failed to assign an IP address`: a node's ENIs take
+/// addresses from subnets of its own zone, so when the failing pods' nodes show their zones, an
+/// exhausted subnet elsewhere is not the cause. Without zones every exhausted subnet counts.
+pub fn exhausted_subnets_for_cni(facts: &Facts, cni: &[&Message]) -> Vec<SubnetFree> {
+    let mut exhausted = exhausted_subnets(facts);
+    let zones = cni_node_zones(facts, cni);
+    if !zones.is_empty() {
+        exhausted.retain(|s| s.zone.as_deref().is_none_or(|z| zones.contains(&z)));
+    }
+    exhausted
+}
+
 fn check(facts: &Facts) -> Vec<Diagnosis> {
     let ec2: Vec<&Message> = facts
         .messages_containing_any(&[
@@ -174,7 +221,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
     let cni: Vec<&Message> = facts
         .messages_containing("failed to assign an ip address")
         .collect();
-    let exhausted = exhausted_subnets(facts);
+    let exhausted = exhausted_subnets_for_cni(facts, &cni);
     let cni_with_counts = !cni.is_empty() && !exhausted.is_empty();
     if ec2.is_empty() && !cni_with_counts {
         return Vec::new();
@@ -437,6 +484,29 @@ pub fn mentions_subnet_exhaustion(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::testing::{check_only, ids};
+
+    /// A node's ENIs draw from its own zone's subnets: an empty subnet elsewhere does not
+    /// explain the CNI failing on it.
+    #[test]
+    fn an_exhausted_subnet_of_another_zone_is_not_the_cni_cause() {
+        let paste = |node_zone: &str| {
+            format!(
+                "$ kubectl get pods -n shop -o wide\n\
+NAME    READY   STATUS              RESTARTS   AGE   IP       NODE                 NOMINATED NODE   READINESS GATES\n\
+cart-0  0/1     ContainerCreating   0          9m    <none>   ip-10-3-33-9.x.int   <none>           <none>\n\n\
+$ kubectl get events -n shop\n\
+LAST SEEN   TYPE      REASON                   OBJECT       MESSAGE\n\
+41s         Warning   FailedCreatePodSandBox   pod/cart-0   Failed to create pod sandbox: plugin type=\"aws-cni\" name=\"aws-cni\" failed (add): add cmd: failed to assign an IP address to container\n\n\
+$ kubectl get nodes -L topology.kubernetes.io/zone\n\
+NAME                 STATUS   ROLES    AGE   VERSION   ZONE\n\
+ip-10-3-33-9.x.int   Ready    <none>   11m   v1.31.4   {node_zone}\n\n\
+|  subnet-0b5e2c8d71f4a9e36 |  us-west-2a |  3870  |\n\
+|  subnet-04a8f1e6c3d7b2905 |  us-west-2c |  0     |\n"
+            )
+        };
+        assert!(ids(&check_only("KW214", &paste("us-west-2a"))).is_empty());
+        assert_eq!(ids(&check_only("KW214", &paste("us-west-2c"))), ["KW214"]);
+    }
 
     #[test]
     fn ec2_forms() {

@@ -186,13 +186,21 @@ impl SchedulingError<'_> {
     /// The clause of the NodePool that came nearest to taking the pod (see
     /// [`Cause::nearness`]); ties keep Karpenter's order (NodePools are tried by weight).
     pub fn nearest(&self) -> Option<&Clause> {
-        self.clauses.iter().min_by_key(|c| self.nearness_of(c))
+        self.clauses
+            .iter()
+            .filter(|c| !clause_is_cut(c))
+            .min_by_key(|c| self.nearness_of(c))
     }
 
     /// [`Cause::nearness`], except that a taint keyed like an extended resource the pod
     /// requests (`nvidia.com/gpu`, on the NodePool made for that hardware) is nearest of all:
     /// only a toleration is missing there, while the other NodePools lack the resource itself.
     fn nearness_of(&self, clause: &Clause) -> u8 {
+        // A clause the user cut short (`daemonset overh...`) lost its reason: it cannot be
+        // called nearest on the strength of a reason nobody saw.
+        if clause_is_cut(clause) {
+            return u8::MAX;
+        }
         if let Cause::Taint(text) = &clause.cause {
             let key = parse_taint(text).key;
             let requested = |c: &Clause| {
@@ -301,8 +309,19 @@ impl SchedulingError<'_> {
     }
 }
 
+/// An unclassified clause ending where the paste was cut (`...`, `…`).
+fn clause_is_cut(c: &Clause) -> bool {
+    matches!(c.cause, Cause::Other) && (c.text.ends_with("...") || c.text.ends_with('…'))
+}
+
 /// `"<np>" (<what it fails on>)`, or `an unnamed one (...)`.
 fn describe_clause(c: &Clause) -> String {
+    if clause_is_cut(c) {
+        return match &c.nodepool {
+            Some(np) => format!("\"{np}\" (its reason is cut from the paste)"),
+            None => "one whose reason is cut from the paste".to_string(),
+        };
+    }
     match &c.nodepool {
         Some(np) => format!("\"{np}\" ({})", c.cause.describe()),
         None => format!("an unnamed one ({})", c.cause.describe()),
@@ -1066,7 +1085,14 @@ pub fn tail_after(text: &str, marker: &str) -> Option<String> {
 pub fn parse_clauses(error: &str) -> Vec<Clause> {
     let mut out: Vec<Clause> = Vec::new();
     for piece in split_clauses(error) {
-        let piece = piece.trim().trim_end_matches('.').trim();
+        let piece = piece.trim();
+        // A sentence's full stop goes; a `...` where the user cut the message stays, so the
+        // clause is known to be cut.
+        let piece = if piece.ends_with("...") {
+            piece
+        } else {
+            piece.trim_end_matches('.').trim()
+        };
         if piece.is_empty() || out.iter().any(|c| c.text == piece) {
             continue;
         }
@@ -2183,6 +2209,34 @@ mod tests {
             );
             assert_eq!(c.nodepool.as_deref(), Some(np), "{text}");
         }
+    }
+
+    #[test]
+    fn a_clause_cut_short_is_never_nearest() {
+        let clauses = parse_clauses(
+            r#"incompatible with nodepool "arm", daemonset overhead={}, did not tolerate arch=arm64:NoSchedule; incompatible with nodepool "gpu", daemonset overh..."#,
+        );
+        let message = Message {
+            origin: MessageOrigin::Unrecognised,
+            text: String::new(),
+            evidence: crate::document::Evidence::new("x", 1, ""),
+            object: None,
+            nodepool: None,
+            reason: None,
+            component: None,
+            time: None,
+        };
+        let err = SchedulingError {
+            message: &message,
+            pod: None,
+            clauses,
+        };
+        assert_eq!(err.nearest().unwrap().nodepool.as_deref(), Some("arm"));
+        let note = err.nearest_note(&err.clauses[0]);
+        assert!(
+            note.contains("\"gpu\" (its reason is cut from the paste)"),
+            "{note}"
+        );
     }
 
     #[test]

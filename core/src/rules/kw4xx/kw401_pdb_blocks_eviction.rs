@@ -632,8 +632,10 @@ fn diagnose(
     if let ([pdb], true) = (g.pdbs.as_slice(), pdb_objects.is_empty() && !g.multiple) {
         for (pod, e) in warned_pods_named_like(facts, pdb) {
             if !unhealthy.iter().any(|(n, _)| *n == pod) {
-                // The message's head (`Readiness probe failed`), not a `:` inside an image tag.
-                let first = e.message.split(": ").next().unwrap_or_default().trim();
+                // The message's head (`Readiness probe failed`), not a `:` inside an image tag;
+                // the kubelet's `Error: ErrImagePull` is headed by its class.
+                let message = e.message.strip_prefix("Error: ").unwrap_or(&e.message);
+                let first = message.split(": ").next().unwrap_or_default().trim();
                 unhealthy.push((pod, format!("{}: {first}", e.reason)));
                 evidence.push(e.evidence.clone());
             }
@@ -1406,6 +1408,16 @@ mod tests {
             summary.contains(
                 "Not healthy: search/opensearch-data-2 (Unhealthy: Readiness probe failed)"
             ),
+            "{summary}"
+        );
+        // The kubelet's `Error: ErrImagePull` is headed by its class, not by `Error`.
+        let text = table(
+            "Pdb prevents pod evictions (PodDisruptionBudget=[search/opensearch-data])",
+            "search      2m          Warning   Failed              pod/opensearch-data-2            Error: ErrImagePull",
+        );
+        let summary = check_only("KW401", &text).diagnoses[0].summary.clone();
+        assert!(
+            summary.contains("search/opensearch-data-2 (Failed: ErrImagePull)"),
             "{summary}"
         );
         // A `-pdb` suffix; a Deployment's pod.
