@@ -2211,12 +2211,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_clause_cut_short_is_never_nearest() {
-        let clauses = parse_clauses(
-            r#"incompatible with nodepool "arm", daemonset overhead={}, did not tolerate arch=arm64:NoSchedule; incompatible with nodepool "gpu", daemonset overh..."#,
-        );
-        let message = Message {
+    /// A message that says nothing: what a scheduling error hangs its clauses on in tests.
+    fn empty_message() -> Message {
+        Message {
             origin: MessageOrigin::Unrecognised,
             text: String::new(),
             evidence: crate::document::Evidence::new("x", 1, ""),
@@ -2225,7 +2222,15 @@ mod tests {
             reason: None,
             component: None,
             time: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_clause_cut_short_is_never_nearest() {
+        let clauses = parse_clauses(
+            r#"incompatible with nodepool "arm", daemonset overhead={}, did not tolerate arch=arm64:NoSchedule; incompatible with nodepool "gpu", daemonset overh..."#,
+        );
+        let message = empty_message();
         let err = SchedulingError {
             message: &message,
             pod: None,
@@ -2244,16 +2249,7 @@ mod tests {
         let clauses = parse_clauses(
             r#"incompatible with nodepool "system", daemonset overhead={}, did not tolerate CriticalAddonsOnly=true:NoSchedule; incompatible with nodepool "default", daemonset overhead={}, incompatible requirements, label "nodegroup" does not have known values; all available instance types exceed limits for nodepool: "batch""#,
         );
-        let message = Message {
-            origin: MessageOrigin::Unrecognised,
-            text: String::new(),
-            evidence: crate::document::Evidence::new("x", 1, ""),
-            object: None,
-            nodepool: None,
-            reason: None,
-            component: None,
-            time: None,
-        };
+        let message = empty_message();
         let err = SchedulingError {
             message: &message,
             pod: None,
