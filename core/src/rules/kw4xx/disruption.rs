@@ -451,6 +451,9 @@ pub struct Endings<'a> {
     claim_of_node: BTreeMap<String, String>,
     /// NodeClaim name -> the nodes its objects name.
     nodes_of_claim: BTreeMap<&'a str, Vec<&'a str>>,
+    /// Karpenter's consolidation verdicts (`Unconsolidatable` events) by the object they are
+    /// about, in input order: a verdict after a block says the block had passed.
+    verdicts: BTreeMap<ObjectRef, Vec<usize>>,
     facts: &'a Facts,
 }
 
@@ -458,7 +461,13 @@ impl<'a> Endings<'a> {
     pub fn new(facts: &'a Facts) -> Self {
         let mut about: BTreeMap<&'a str, Vec<(usize, Ending)>> = BTreeMap::new();
         let mut disrupting_logs = Vec::new();
+        let mut verdicts: BTreeMap<ObjectRef, Vec<usize>> = BTreeMap::new();
         for (i, d) in facts.messages.iter().enumerate() {
+            if d.reason.as_deref() == Some("Unconsolidatable") {
+                if let Some(s) = subject_of(d) {
+                    verdicts.entry(s).or_default().push(i);
+                }
+            }
             let text = unescaped(&d.text);
             let from_log = d.origin == crate::facts::MessageOrigin::KarpenterLog;
             let gone =
@@ -506,8 +515,19 @@ impl<'a> Endings<'a> {
             disrupting_logs,
             claim_of_node: facts.claims_of_nodes(),
             nodes_of_claim,
+            verdicts,
             facts,
         }
+    }
+
+    /// The `Unconsolidatable` events about `subject`, in input order.
+    pub fn verdicts_about(&self, subject: &ObjectRef) -> impl Iterator<Item = &'a Message> + '_ {
+        let messages: &'a [Message] = &self.facts.messages;
+        self.verdicts
+            .get(subject)
+            .into_iter()
+            .flatten()
+            .map(move |&i| &messages[i])
     }
 
     /// The names `subject` goes by: itself, and its NodeClaim or Node. `None` for other kinds

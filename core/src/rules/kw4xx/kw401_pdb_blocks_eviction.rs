@@ -708,7 +708,7 @@ fn diagnose(
         d = d
             .with_severity(Severity::Warning)
             .with_confidence(Confidence::Medium);
-    } else if let Some((verdict, disrupted)) = weighed_after(facts, endings, g) {
+    } else if let Some((verdict, disrupted)) = weighed_after(endings, g) {
         for (now, then) in [
             ("prevents pod evictions", "prevented pod evictions"),
             ("Karpenter cannot", "Karpenter could not"),
@@ -746,11 +746,7 @@ fn diagnose(
 /// budgets before it weighs a candidate for consolidation, so the budget no longer blocked
 /// then. `None` for drain failures (a draining node is weighed for nothing) and for blocks
 /// without a named subject.
-fn weighed_after<'a>(
-    facts: &'a Facts,
-    endings: &Endings<'a>,
-    g: &Group<'_>,
-) -> Option<(&'a Message, bool)> {
+fn weighed_after<'a>(endings: &Endings<'a>, g: &Group<'_>) -> Option<(&'a Message, bool)> {
     if g.pdbs.is_empty() || g.subjects.is_empty() || g.waiting.is_some() || !g.pods.is_empty() {
         return None;
     }
@@ -771,11 +767,9 @@ fn weighed_after<'a>(
         {
             return None;
         }
-        let verdict = facts.messages.iter().find(|v| {
-            v.reason.as_deref() == Some("Unconsolidatable")
-                && subject_of(v).as_ref() == Some(s)
-                && blocks.iter().all(|b| wholly_after(v, b))
-        });
+        let verdict = endings
+            .verdicts_about(s)
+            .find(|v| blocks.iter().all(|b| wholly_after(v, b)));
         // Disrupting the node (`Disrupting Node: Drifted/Replace`) after every block: Karpenter
         // chose it as a candidate, which it does only with no budget in the way.
         let verdict = match verdict {

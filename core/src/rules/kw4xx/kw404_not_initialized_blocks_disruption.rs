@@ -1,5 +1,7 @@
 //! KW404 not-initialized-blocks-disruption.
 
+use std::collections::BTreeMap;
+
 use crate::facts::{contains_ignore_ascii_case, Facts, Message, ObjectRef};
 use crate::rules::kw3xx::common::Initialized;
 use crate::rules::kw4xx::disruption::{
@@ -98,6 +100,7 @@ fn check(facts: &Facts) -> Vec<Diagnosis> {
 /// events long after the node initialized.
 fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
     let initialized = Initialized::new(facts);
+    let since = shown_initialized_by_subject(facts);
     let mut out = Hits::default();
     for m in found.messages {
         let subject = subject_of(m);
@@ -116,7 +119,7 @@ fn without_initialized<'a>(facts: &Facts, found: Hits<'a>) -> Hits<'a> {
         if (named && initialized.shown(name_of("NodeClaim"), name_of("Node")))
             || subject
                 .as_ref()
-                .is_some_and(|s| initialized_since(facts, m, s))
+                .is_some_and(|s| initialized_since(facts, &since, m, s))
             || subject
                 .as_ref()
                 .is_some_and(|s| s.kind == "Node" && launch_time_only(facts, m, &s.name))
@@ -152,19 +155,36 @@ const AFTER_INITIALIZATION: &[&str] = &[
     "disrupting nodeclaim:",
 ];
 
-fn initialized_since(facts: &Facts, blocked: &Message, subject: &ObjectRef) -> bool {
-    facts.messages.iter().any(|m| {
-        if subject_of(m).as_ref() != Some(subject) || !same_subject(facts, blocked, m, subject) {
-            return false;
-        }
+/// The messages saying what Karpenter says only of an initialized node
+/// ([`AFTER_INITIALIZATION`], the `Initialized` transition to True), by the object they are
+/// about: read once, since every `isn't initialized` message asks.
+fn shown_initialized_by_subject(facts: &Facts) -> BTreeMap<ObjectRef, Vec<&Message>> {
+    let mut out: BTreeMap<ObjectRef, Vec<&Message>> = BTreeMap::new();
+    for m in &facts.messages {
         let t = unescaped(&m.text);
         let transitioned = contains_ignore_ascii_case(&t, "Type: Initialized,")
             && contains_ignore_ascii_case(&t, "-> True");
-        transitioned
+        let shows = transitioned
             || m.reason.as_deref() == Some("Unconsolidatable")
             || AFTER_INITIALIZATION
                 .iter()
-                .any(|s| contains_ignore_ascii_case(&t, s))
+                .any(|s| contains_ignore_ascii_case(&t, s));
+        if let Some(subject) = subject_of(m).filter(|_| shows) {
+            out.entry(subject).or_default().push(m);
+        }
+    }
+    out
+}
+
+fn initialized_since(
+    facts: &Facts,
+    since: &BTreeMap<ObjectRef, Vec<&Message>>,
+    blocked: &Message,
+    subject: &ObjectRef,
+) -> bool {
+    since.get(subject).is_some_and(|said| {
+        said.iter()
+            .any(|m| same_subject(facts, blocked, m, subject))
     })
 }
 
