@@ -551,12 +551,13 @@ impl<'a> Endings<'a> {
         Some(names)
     }
 
-    /// The messages ending one of `names` that `accept` takes (`gone_only`: only the Node
-    /// gone), the first in input order.
+    /// The first message, in input order, ending one of `names` in one of the `wanted` ways
+    /// (the controller's disrupting log lines count as [`Ending::Disrupting`]) that `accept`
+    /// takes.
     fn first_ending(
         &self,
         names: &[&str],
-        gone_only: bool,
+        wanted: &[Ending],
         accept: impl Fn(&Message) -> bool,
     ) -> Option<&'a Message> {
         let messages = &self.facts.messages;
@@ -564,13 +565,13 @@ impl<'a> Endings<'a> {
             .iter()
             .filter_map(|n| self.about.get(n))
             .flatten()
-            .filter(|(_, e)| !gone_only || *e == Ending::Gone)
+            .filter(|(_, e)| wanted.contains(e))
             .map(|(i, _)| *i);
         let by_log = self
             .disrupting_logs
             .iter()
             .copied()
-            .filter(|_| !gone_only)
+            .filter(|_| wanted.contains(&Ending::Disrupting))
             .filter(|&i| {
                 names
                     .iter()
@@ -587,10 +588,10 @@ impl<'a> Endings<'a> {
         &self,
         before: &Message,
         subject: &ObjectRef,
-        gone_only: bool,
+        wanted: &[Ending],
     ) -> Option<&'a Message> {
         let names = self.machine_names(subject)?;
-        self.first_ending(&names, gone_only, |d| {
+        self.first_ending(&names, wanted, |d| {
             d.evidence != before.evidence && wholly_after(d, before)
         })
     }
@@ -604,7 +605,7 @@ impl<'a> Endings<'a> {
     /// rolled back (the replacement never initializes), so the removal must come after every
     /// occurrence of `before`, by time when both say when, else by line in the same source.
     pub fn removed_after(&self, before: &Message, subject: &ObjectRef) -> Option<&'a Message> {
-        self.ended_after(before, subject, false)
+        self.ended_after(before, subject, &[Ending::Gone, Ending::Disrupting])
     }
 
     /// Like [`Endings::removed_after`], but only the Node gone (`RemovingNode`,
@@ -612,7 +613,7 @@ impl<'a> Endings<'a> {
     /// blocked by a budget is the story of a disruption started, and stays worth telling until
     /// the node is gone.
     pub fn gone_after(&self, before: &Message, subject: &ObjectRef) -> Option<&'a Message> {
-        self.ended_after(before, subject, true)
+        self.ended_after(before, subject, &[Ending::Gone])
     }
 
     /// A message before `after` (or at the same moment) saying Karpenter itself was
@@ -621,23 +622,9 @@ impl<'a> Endings<'a> {
     /// echo of Karpenter's own termination, not EC2 taking the instance.
     pub fn disrupted_before(&self, after: &Message, subject: &ObjectRef) -> Option<&'a Message> {
         let names = self.machine_names(subject)?;
-        let messages = &self.facts.messages;
-        let by_subject = names
-            .iter()
-            .filter_map(|n| self.about.get(n))
-            .flatten()
-            .filter(|(_, e)| *e == Ending::Disrupting)
-            .map(|(i, _)| *i);
-        let by_log = self.disrupting_logs.iter().copied().filter(|&i| {
-            names
-                .iter()
-                .any(|n| names_word(&messages[i].evidence.text, n))
-        });
-        by_subject
-            .chain(by_log)
-            .filter(|&i| messages[i].evidence != after.evidence && !later(&messages[i], after))
-            .min()
-            .map(|i| &messages[i])
+        self.first_ending(&names, &[Ending::Disrupting], |d| {
+            d.evidence != after.evidence && !later(d, after)
+        })
     }
 
     /// `found` without the messages about a node or NodeClaim the input shows Karpenter
